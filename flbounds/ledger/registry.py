@@ -1,0 +1,214 @@
+r"""The claim registry: one numbered statement of a paper, one registered computation.
+
+A claim module in ``verify/`` or ``paper_checks/`` declares::
+
+    @claim("focus.matrices.row_stochastic", ref="Appendix C, eq. (4)", kind="statement",
+           statement="R(S) is row stochastic for every participation set S.",
+           expected="holds", quick=dict(n_clients=6), full=dict(n_clients=12))
+    def row_stochastic(*, rng, n_clients):
+        ...
+        return Evidence(...)
+
+The function receives a ``np.random.Generator`` seeded from ``(root seed, claim id)`` and the
+profile's parameters; it returns :class:`~flbounds.ledger.result.Evidence`. The registry turns
+that into a :class:`~flbounds.ledger.result.CheckResult` (``Claim.check(seed=..., profile=...)``).
+The paper is the id's first component (``focus`` -> ``002_d5aeef3645e253f4``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib
+import json
+import pathlib
+import pkgutil
+import platform
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from .result import KINDS, CheckResult, Evidence, to_jsonable
+
+#: paper key -> (seed file name in ``shared/papers``, short title)
+PAPERS = {
+    "safari": ("000_e0ee0ed9d3888010", "SAFARI: server-assisted FL, not-PAC-learnable result"),
+    "fedals": ("001_62dd516e80e93f02", "FedALS: generalization bounds, adaptive local steps"),
+    "focus": ("002_d5aeef3645e253f4", "FOCUS: exact linear convergence, arbitrary participation"),
+    "kvib": ("003_5c85167508cfaee9", "K-Vib: optimal independent sampling, regret in K"),
+    "subtrunc": ("004_e668539e51e13de2", "SubTrunc / UnionFL: submodular fair selection"),
+}
+PROFILES = ("quick", "full")
+EXPECTED = ("holds", "violated", "not-applicable")
+#: packages whose modules register claims
+CLAIM_PACKAGES = ("verify", "paper_checks")
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered claim: identity, expected verdict and the quick/full parameter sets."""
+
+    id: str
+    ref: str
+    kind: str
+    statement: str
+    expected: str
+    func: Callable[..., Evidence]
+    quick: dict = field(default_factory=dict)
+    full: dict = field(default_factory=dict)
+
+    @property
+    def paper_key(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    @property
+    def paper(self) -> str:
+        return PAPERS[self.paper_key][0]
+
+    @property
+    def module(self) -> str:
+        return self.func.__module__
+
+    def params(self, profile: str) -> dict:
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+        return dict(self.full if profile == "full" else self.quick)
+
+    def reproducer(self, profile: str, seed: int) -> str:
+        return f"flbounds check {self.id} --profile {profile} --seed {seed}"
+
+    def rng(self, seed: int) -> np.random.Generator:
+        """The claim's generator: keyed by (root seed, claim id), independent of run order."""
+        return np.random.default_rng(claim_seed_sequence(seed, self.id))
+
+    def check(self, *, seed: int = 0, profile: str = "quick", **overrides) -> CheckResult:
+        """Run the claim once and return its :class:`CheckResult` (exceptions -> ``error``)."""
+        params = self.params(profile)
+        unknown = set(overrides) - set(params)
+        if unknown:
+            raise ValueError(f"unknown parameters for {self.id}: {sorted(unknown)}")
+        params.update(overrides)
+        start = time.perf_counter()
+        try:
+            ev = self.func(rng=self.rng(seed), **params)
+            if not isinstance(ev, Evidence):
+                raise TypeError(f"claim {self.id} returned {type(ev).__name__}, not Evidence")
+            fields = dict(measured=ev.measured, theoretical=ev.theoretical,
+                          relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
+                          details=ev.details, reason=ev.reason, traceback="")
+        except Exception as exc:  # a failing claim is a result, not a crash of the run
+            fields = dict(measured=None, theoretical=None, relation="", tolerance={},
+                          verdict="error", details={}, reason=f"{type(exc).__name__}: {exc}",
+                          traceback=traceback.format_exc())
+        elapsed = time.perf_counter() - start
+        row = dict(id=self.id, paper=self.paper, ref=self.ref, kind=self.kind,
+                   statement=self.statement, expected=self.expected,
+                   reproducer=self.reproducer(profile, seed), params=params, seed=seed,
+                   elapsed_s=elapsed, versions=versions(), profile=profile,
+                   task_key=task_key(self, profile, seed), **fields)
+        return CheckResult.from_dict(to_jsonable(row))
+
+
+def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
+          quick: dict | None = None, full: dict | None = None):
+    """Register the decorated function as claim ``id`` (see the module docstring)."""
+    key = id.split(".", 1)[0]
+    if key not in PAPERS:
+        raise ValueError(f"claim id {id!r} must start with a paper key {sorted(PAPERS)}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if expected not in EXPECTED:
+        raise ValueError(f"expected must be one of {EXPECTED}, got {expected!r}")
+
+    def register(func):
+        if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
+            raise ValueError(f"claim id {id!r} registered twice")
+        q = dict(quick or {})
+        _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
+                              expected=expected, func=func, quick=q,
+                              full=dict(full) if full is not None else q)
+        return func
+
+    return register
+
+
+def load_all() -> dict[str, Claim]:
+    """Import every module of the claim packages (registering their claims); return the table."""
+    for package_name in CLAIM_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}."):
+            importlib.import_module(info.name)
+    return dict(sorted(_REGISTRY.items()))
+
+
+def matches(claim_id: str, pattern: str) -> bool:
+    """Exact id, a dotted prefix (``focus`` matches ``focus.thm1a.rate``) or a glob."""
+    return (claim_id == pattern or claim_id.startswith(pattern.rstrip(".") + ".")
+            or fnmatch.fnmatchcase(claim_id, pattern))
+
+
+def select(patterns: list[str] | tuple[str, ...] = ()) -> list[Claim]:
+    """The registered claims matching any of ``patterns`` (all claims when none is given).
+
+    Raises ``ValueError`` naming the first pattern that matches no claim.
+    """
+    table = load_all()
+    if not patterns:
+        return list(table.values())
+    for pattern in patterns:
+        if not any(matches(cid, pattern) for cid in table):
+            raise ValueError(f"no claim matches pattern {pattern!r} (see 'flbounds list')")
+    return [c for cid, c in table.items() if any(matches(cid, p) for p in patterns)]
+
+
+def get(claim_id: str) -> Claim:
+    table = load_all()
+    if claim_id not in table:
+        raise ValueError(f"unknown claim id {claim_id!r}")
+    return table[claim_id]
+
+
+def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
+    """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result."""
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    digest = hashlib.sha256(claim_id.encode()).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(entropy=int(seed), spawn_key=words)
+
+
+@cache
+def versions() -> dict:
+    import numba
+    import scipy
+
+    from flbounds import __version__
+    return {"flbounds": __version__, "python": platform.python_version(),
+            "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
+
+
+@cache
+def _module_digest(module_name: str) -> str:
+    """Hash of the library sources plus the claim's own module: the code version of a task."""
+    import flbounds
+    h = hashlib.sha256()
+    root = flbounds.__path__[0]
+    for path in sorted(pathlib.Path(root).rglob("*.py")):
+        h.update(path.read_bytes())
+    module = importlib.import_module(module_name)
+    if getattr(module, "__file__", None):
+        h.update(pathlib.Path(module.__file__).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def task_key(c: Claim, profile: str, seed: int) -> str:
+    """Identity of one task for ``--resume``: same claim, params, seed and code version."""
+    payload = json.dumps([c.id, profile, to_jsonable(c.params(profile)), int(seed),
+                          _module_digest(c.module)], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]

@@ -1,0 +1,171 @@
+r"""Evidence a claim computes, and the :class:`CheckResult` the ledger stores.
+
+A claim function returns :class:`Evidence`: the measured and theoretical numbers, the relation
+between them and a named, derived :class:`Tolerance`. The verdict is *derived* from those
+numbers (:meth:`Evidence.verdict`), never stored by hand. The registry wraps the evidence with
+the claim's identity and provenance into a :class:`CheckResult`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+RELATIONS = ("<=", ">=", "==", "in")
+VERDICTS = ("holds", "violated", "not-applicable", "error")
+KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A named tolerance with the one-line derivation of its size.
+
+    ``value`` may be a scalar or an array broadcastable against the measured numbers (for
+    example one Monte Carlo standard error per coordinate, times 4).
+    """
+
+    value: Any
+    name: str
+    derivation: str
+
+    @classmethod
+    def exact(cls, why: str = "exact arithmetic: integers, booleans or closed forms") -> Tolerance:
+        """Zero tolerance, for comparisons that involve no rounding or sampling."""
+        return cls(0.0, "exact", why)
+
+    @classmethod
+    def mc(cls, se, k: float = 4.0, what: str = "Monte Carlo mean") -> Tolerance:
+        """``k`` standard errors of a Monte Carlo estimate (two-sided miss rate ~6e-5 at k=4)."""
+        return cls(k * np.asarray(se, dtype=float), f"{k:g} MC standard errors",
+                   f"{what}: k * std(ddof=1)/sqrt(n)")
+
+    @classmethod
+    def rounding(cls, value: float, derivation: str) -> Tolerance:
+        """Floating-point rounding bound, e.g. ``c * eps * kappa * scale``."""
+        return cls(float(value), "rounding", derivation)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a claim measured, what the paper predicts, and how they must relate.
+
+    Parameters
+    ----------
+    measured, theoretical
+        Scalars or arrays. For ``relation == "in"`` the theoretical value is an interval
+        ``(low, high)`` (or an array of shape ``(..., 2)``).
+    relation
+        One of ``<=``, ``>=``, ``==`` (within tolerance), ``in``.
+    tolerance
+        How much slack the comparison allows, and why.
+    details
+        Anything a reader needs to reproduce or judge the result: the counterexample instance,
+        intermediate numbers, fitted slopes. JSON-serialisable after :func:`to_jsonable`.
+    applicable
+        False when the instance falls outside the result's hypotheses; the verdict is then
+        ``not-applicable`` whatever the numbers say, and ``reason`` says which hypothesis failed.
+    """
+
+    measured: Any
+    theoretical: Any
+    relation: str
+    tolerance: Tolerance
+    details: dict = field(default_factory=dict)
+    applicable: bool = True
+    reason: str = ""
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+
+    def satisfied(self) -> np.ndarray:
+        """Elementwise truth of ``measured <relation> theoretical`` within the tolerance."""
+        m = np.asarray(self.measured, dtype=float)
+        t = np.asarray(self.theoretical, dtype=float)
+        tol = np.asarray(self.tolerance.value, dtype=float)
+        with np.errstate(invalid="ignore"):
+            if self.relation == "<=":
+                ok = m <= t + tol
+            elif self.relation == ">=":
+                ok = m >= t - tol
+            elif self.relation == "==":
+                ok = np.abs(m - t) <= tol
+            else:
+                if t.shape[-1:] != (2,):
+                    raise ValueError("relation 'in' needs theoretical intervals of shape (..., 2)")
+                ok = (m >= t[..., 0] - tol) & (m <= t[..., 1] + tol)
+        # NaN compares False everywhere, so a NaN measurement never "holds".
+        return np.asarray(ok, dtype=bool)
+
+    def verdict(self) -> str:
+        """``holds`` / ``violated`` / ``not-applicable``, derived from the numbers."""
+        if not self.applicable:
+            return "not-applicable"
+        return "holds" if bool(np.all(self.satisfied())) else "violated"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One claim evaluated once: the row of the ledger (fields as in ARCHITECTURE.md)."""
+
+    id: str
+    paper: str
+    ref: str
+    kind: str
+    statement: str
+    measured: Any
+    theoretical: Any
+    relation: str
+    tolerance: dict
+    verdict: str
+    expected: str
+    reproducer: str
+    params: dict
+    seed: int
+    elapsed_s: float
+    versions: dict
+    profile: str = "quick"
+    details: dict = field(default_factory=dict)
+    reason: str = ""
+    traceback: str = ""
+    task_key: str = ""
+
+    @property
+    def as_expected(self) -> bool:
+        return self.verdict == self.expected
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (arrays become lists, non-finite floats become strings)."""
+        return to_jsonable(asdict(self))
+
+    @classmethod
+    def from_dict(cls, row: dict) -> CheckResult:
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in row.items() if k in names})
+
+
+def to_jsonable(value):
+    """Convert numpy scalars/arrays, tuples and non-finite floats into plain JSON values.
+
+    Floats round-trip exactly through ``json`` (shortest repr), so stored measurements are
+    bit-identical to the computed ones; ``nan``/``inf`` are stored as strings.
+    """
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        x = float(value)
+        return x if math.isfinite(x) else repr(x)
+    if isinstance(value, Tolerance):
+        return to_jsonable(asdict(value))
+    return value

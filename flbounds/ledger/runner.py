@@ -1,0 +1,127 @@
+"""Run claims on the embedded process pool or on a Dask distributed cluster.
+
+A task is ``(claim id, profile, root seed)``. Its randomness depends on nothing else, so the
+numbers are bit-identical for any worker count and either backend. Results are appended to
+the store as each task finishes; ``resume=True`` skips tasks whose key (claim, params, seed,
+code version) is already stored.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from .registry import Claim, get, task_key
+from .result import CheckResult
+from .store import ResultStore
+
+Progress = Callable[[int, int, CheckResult, float], None]
+
+
+def execute(claim_id: str, profile: str, seed: int) -> dict:
+    """Run one task in whatever process this is; the unit sent to pool and Dask workers."""
+    return get(claim_id).check(seed=seed, profile=profile).to_dict()
+
+
+class SchedulerError(RuntimeError):
+    """The Dask scheduler could not be reached (a usage error for the CLI)."""
+
+
+def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0,
+               workers: int = 1, scheduler: str | None = None,
+               store: ResultStore | None = None, resume: bool = False,
+               progress: Progress | None = None) -> list[CheckResult]:
+    """Evaluate ``claims`` and return their results in the order given.
+
+    Parameters
+    ----------
+    claims
+        Registered claims (see :func:`flbounds.ledger.registry.select`).
+    profile, seed
+        Parameter set and root seed, shared by every task.
+    workers
+        Size of the local process pool; 1 runs in this process. Ignored with ``scheduler``.
+    scheduler
+        Address of a Dask distributed scheduler (``tcp://host:8786``), or a
+        ``distributed.Client`` instance.
+    store, resume
+        Where each result is appended as it finishes; with ``resume`` the tasks already in the
+        store are not recomputed and their stored results are returned.
+    progress
+        Called as ``progress(done, total, result, elapsed_s)`` after every task.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    start = time.perf_counter()
+    keys = {c.id: task_key(c, profile, seed) for c in claims}
+    results: dict[str, CheckResult] = {}
+    if resume and store is not None:
+        stored = {r.task_key: r for r in store.load() if r.verdict != "error"}
+        results = {cid: stored[k] for cid, k in keys.items() if k in stored}
+    todo = [c for c in claims if c.id not in results]
+    total, done = len(claims), len(results)
+
+    def finished(row: dict) -> None:
+        nonlocal done
+        result = CheckResult.from_dict(row)
+        results[result.id] = result
+        if store is not None:
+            store.append(result)
+        done += 1
+        if progress is not None:
+            progress(done, total, result, time.perf_counter() - start)
+
+    tasks = [(c.id, profile, seed) for c in todo]
+    if scheduler is not None:
+        _run_dask(tasks, scheduler, finished)
+    elif workers == 1 or len(tasks) <= 1:
+        for task in tasks:
+            finished(execute(*task))
+    else:
+        _run_pool(tasks, workers, finished)
+    return [results[c.id] for c in claims]
+
+
+def _run_pool(tasks, workers: int, finished) -> None:
+    # spawn: workers import the registry afresh and share no state (numba caches on disk)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(execute, *task) for task in tasks]
+        try:
+            for future in as_completed(futures):
+                finished(future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def connect(scheduler, timeout: float = 10.0):
+    """A ``distributed.Client`` for ``scheduler`` (an address or an existing client)."""
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise SchedulerError("--scheduler needs dask: pip install 'flbounds[dask]'") from exc
+    if isinstance(scheduler, Client):
+        return scheduler
+    try:
+        return Client(scheduler, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SchedulerError(f"cannot reach Dask scheduler {scheduler!r}: {exc}") from exc
+
+
+def _run_dask(tasks, scheduler, finished) -> None:
+    from distributed import as_completed as dask_completed
+
+    client = connect(scheduler)
+    own = client is not scheduler
+    try:
+        futures = [client.submit(execute, *task, pure=False, key=f"{task[0]}-{task[2]}-{i}")
+                   for i, task in enumerate(tasks)]
+        for future in dask_completed(futures):
+            finished(future.result())
+    finally:
+        if own:
+            client.close()

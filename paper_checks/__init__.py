@@ -1,0 +1,1 @@
+"""The papers' published numbers (worked examples, tables, printed constants) as claims."""

@@ -1,0 +1,98 @@
+"""The ledger: derived verdicts, determinism across workers and backends, resume, errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from flbounds.ledger import Evidence, ResultStore, Tolerance, run_claims, select
+from flbounds.ledger.registry import Claim, claim_seed_sequence
+
+CHEAP = "focus.matrices"  # a fast, randomized selection (mass_preservation draws)
+
+
+def _measured(results):
+    return {r.id: json.dumps(r.measured) for r in results}
+
+
+def test_verdict_is_derived_from_numbers():
+    tol = Tolerance(0.1, "test", "fixed")
+    assert Evidence(1.05, 1.0, "<=", tol).verdict() == "holds"
+    assert Evidence(1.2, 1.0, "<=", tol).verdict() == "violated"
+    assert Evidence(0.95, 1.0, ">=", tol).verdict() == "holds"
+    assert Evidence([1.0, 2.0], [1.0, 2.3], "==", tol).verdict() == "violated"
+    assert Evidence(0.5, (0.0, 0.4), "in", tol).verdict() == "holds"
+    assert Evidence(float("nan"), 1.0, "<=", tol).verdict() == "violated"
+    assert Evidence(5.0, 1.0, "<=", tol, applicable=False).verdict() == "not-applicable"
+    with pytest.raises(ValueError, match="relation"):
+        Evidence(1.0, 1.0, "<", tol)
+
+
+def test_claim_that_raises_becomes_error():
+    def broken(*, rng):
+        """Always fails."""
+        raise RuntimeError("boom")
+
+    c = Claim(id="focus.test.broken", ref="-", kind="statement", statement="-",
+              expected="holds", func=broken)
+    r = c.check(seed=0)
+    assert r.verdict == "error" and "boom" in r.reason and "RuntimeError" in r.traceback
+
+
+def test_seed_sequence_depends_on_seed_and_id_only():
+    a = np.random.default_rng(claim_seed_sequence(1, "x.y")).random(3)
+    b = np.random.default_rng(claim_seed_sequence(1, "x.y")).random(3)
+    c = np.random.default_rng(claim_seed_sequence(1, "x.z")).random(3)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    with pytest.raises(ValueError, match="seed"):
+        claim_seed_sequence(-1, "x.y")
+
+
+def test_pool_and_serial_give_identical_numbers(tmp_path):
+    claims = select([CHEAP])
+    serial = run_claims(claims, seed=3, workers=1)
+    pooled = run_claims(claims, seed=3, workers=2)
+    assert _measured(serial) == _measured(pooled)
+
+
+def test_dask_local_cluster_gives_identical_numbers():
+    distributed = pytest.importorskip("distributed")
+    claims = select([CHEAP])
+    serial = run_claims(claims, seed=5, workers=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = run_claims(claims, seed=5, scheduler=client)
+    assert _measured(serial) == _measured(remote)
+
+
+def test_resume_computes_only_unfinished(tmp_path):
+    claims = select([CHEAP])
+    store = ResultStore(tmp_path)
+    seen = []
+
+    def interrupt_after_two(done, total, result, elapsed):
+        seen.append(result.id)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_claims(claims, store=store, progress=interrupt_after_two)
+    with open(store.path, "a") as fh:  # a line cut short by the interruption
+        fh.write('{"id": "focus.matr')
+    assert len(store.load()) == 2
+
+    computed = []
+    results = run_claims(claims, store=store, resume=True,
+                         progress=lambda d, t, r, e: computed.append(r.id))
+    assert sorted(computed) == sorted(c.id for c in claims if c.id not in seen[:2])
+    assert [r.id for r in results] == [c.id for c in claims]
+    again = []
+    run_claims(claims, store=store, resume=True,
+               progress=lambda d, t, r, e: again.append(r.id))
+    assert again == []
+
+
+def test_select_rejects_unknown_pattern():
+    with pytest.raises(ValueError, match="no.such.claim"):
+        select(["no.such.claim"])

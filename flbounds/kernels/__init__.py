@@ -1,0 +1,1 @@
+"""Numba kernels: contiguous float64 arrays in, caller-owned outputs, no RNG, cache=True."""

@@ -157,3 +157,13 @@ def test_convexity_required():
 def test_noise_shape(quad, plan):
     with pytest.raises(ValueError, match="noise"):
         sg_focus(quad, plan, np.zeros((40, 6, 2, 4)), step=0.1, local_steps=1)
+
+
+def test_logistic_kernel_matches_numpy_path(plan):
+    from flbounds.problems import NonconvexLogistic
+    base = random_logistic(np.random.default_rng(8), 6, 9, 3, lam=0.1)
+    for pb in (base, NonconvexLogistic(base.features, base.labels, 0.01, 0.5)):
+        for algo in (fedavg, focus):
+            a = algo(pb, plan, step=0.1, local_steps=3).x
+            b = algo(pb, plan, step=0.1, local_steps=3, compiled=False).x
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)

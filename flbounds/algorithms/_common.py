@@ -6,7 +6,7 @@ import numpy as np
 
 from flbounds._validate import as_float_array, check_int, check_positive
 from flbounds.kernels import focus_local
-from flbounds.problems import Quadratic, Ridge
+from flbounds.problems import LogisticL2, NonconvexLogistic, Quadratic, Ridge
 
 _DUMMY3 = np.zeros((1, 1, 1))
 _DUMMY2 = np.zeros((1, 1))
@@ -45,11 +45,14 @@ def start_point(problem, x0) -> np.ndarray:
 
 
 def kernel_data(problem):
-    """Arguments ``(kind, A, b, features, targets, lam)`` of the compiled round loops, or
+    """Arguments ``(kind, A, b, features, targets, lam, rho)`` of the compiled round loops, or
     None when the problem has no compiled gradient (then the NumPy path is used)."""
     if isinstance(problem, Quadratic):
-        return (focus_local.QUADRATIC, problem.A, problem.b, _DUMMY3, _DUMMY2, 0.0)
+        return (focus_local.QUADRATIC, problem.A, problem.b, _DUMMY3, _DUMMY2, 0.0, 0.0)
     if isinstance(problem, Ridge):
         return (focus_local.RIDGE, _DUMMY3, _DUMMY2, problem.features, problem.targets,
-                float(problem.lam))
+                float(problem.lam), 0.0)
+    if isinstance(problem, LogisticL2 | NonconvexLogistic):
+        return (focus_local.LOGISTIC, _DUMMY3, _DUMMY2, problem.features, problem.labels,
+                float(problem.lam), float(problem.rho))
     return None

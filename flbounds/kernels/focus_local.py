@@ -6,7 +6,10 @@ kernels, selected by ``kind``:
 
 - ``QUADRATIC`` (0): :math:`\nabla f_i(z) = A_i z - b_i`; ``A`` (N, d, d), ``b`` (N, d);
 - ``RIDGE`` (1): :math:`\nabla f_i(z) = X_i^\top (X_i z - y_i)/n + \lambda z`;
-  ``features`` (N, n, d), ``targets`` (N, n), ``lam``.
+  ``features`` (N, n, d), ``targets`` (N, n), ``lam``;
+- ``LOGISTIC`` (2): logistic loss with labels ``targets`` in {-1, +1}, plus
+  :math:`\tfrac{\lambda}{2}\|z\|^2 + \rho\sum_p z_p^2/(1 + z_p^2)` (as
+  :mod:`flbounds.kernels.losses`).
 
 The unused model's arrays may be any (dummy) arrays of the right number of dimensions.
 Kernels never draw random numbers: participation is the bool ``plan`` (R, N) and the gradient
@@ -15,12 +18,15 @@ noise of SG-FOCUS the array ``noise`` (R, N, tau, d) (``use_noise = False`` igno
 
 from numba import njit
 
+from flbounds.kernels.losses import _expit
+
 QUADRATIC = 0
 RIDGE = 1
+LOGISTIC = 2
 
 
 @njit(cache=True, fastmath=False)
-def client_gradient(kind, A, b, features, targets, lam, c, z, out):
+def client_gradient(kind, A, b, features, targets, lam, rho, c, z, out):
     """Write :math:`\\nabla f_c(z)` into ``out`` (shape (d,))."""
     d = z.shape[0]
     if kind == QUADRATIC:
@@ -29,6 +35,24 @@ def client_gradient(kind, A, b, features, targets, lam, c, z, out):
             for q in range(d):
                 acc += A[c, p, q] * z[q]
             out[p] = acc - b[c, p]
+    elif kind == LOGISTIC:
+        n = features.shape[1]
+        for p in range(d):
+            out[p] = 0.0
+        for k in range(n):
+            m = 0.0
+            for p in range(d):
+                m += features[c, k, p] * z[p]
+            y = targets[c, k]
+            w = -y * _expit(-y * m)
+            for p in range(d):
+                out[p] += w * features[c, k, p]
+        for p in range(d):
+            g = out[p] / n + lam * z[p]
+            if rho != 0.0:
+                s = 1.0 + z[p] * z[p]
+                g += 2.0 * rho * z[p] / (s * s)
+            out[p] = g
     else:
         n = features.shape[1]
         for p in range(d):
@@ -45,7 +69,7 @@ def client_gradient(kind, A, b, features, targets, lam, c, z, out):
 
 
 @njit(cache=True, fastmath=False)
-def fedavg_rounds(kind, A, b, features, targets, lam, plan, step, local_steps, x0, xs):
+def fedavg_rounds(kind, A, b, features, targets, lam, rho, plan, step, local_steps, x0, xs):
     r"""FedAvg: each participant runs ``local_steps`` GD steps from the server model, the server
     takes their mean; an empty round leaves the model unchanged. ``xs`` (R + 1, d) receives
     the server iterates (``xs[0] = x0``)."""
@@ -67,7 +91,7 @@ def fedavg_rounds(kind, A, b, features, targets, lam, plan, step, local_steps, x
             for p in range(d):
                 z[p] = xs[r, p]
             for _ in range(local_steps):
-                client_gradient(kind, A, b, features, targets, lam, i, z, grad)
+                client_gradient(kind, A, b, features, targets, lam, rho, i, z, grad)
                 for p in range(d):
                     z[p] -= step * grad[p]
             for p in range(d):
@@ -77,7 +101,7 @@ def fedavg_rounds(kind, A, b, features, targets, lam, plan, step, local_steps, x
 
 
 @njit(cache=True, fastmath=False)
-def focus_rounds(kind, A, b, features, targets, lam, plan, step, local_steps, noise,
+def focus_rounds(kind, A, b, features, targets, lam, rho, plan, step, local_steps, noise,
                  use_noise, x, y, g, xs, ys, record_sum, g_sums):
     r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]) in place.
 
@@ -113,7 +137,7 @@ def focus_rounds(kind, A, b, features, targets, lam, plan, step, local_steps, no
                 if t > 0:
                     for p in range(d):
                         z[p] -= step * v[p]
-                client_gradient(kind, A, b, features, targets, lam, i, z, h)
+                client_gradient(kind, A, b, features, targets, lam, rho, i, z, h)
                 if use_noise:
                     for p in range(d):
                         h[p] += noise[r, i, t, p]

@@ -1,0 +1,95 @@
+r"""FOCUS's tracking invariant and fixed point ([002] Sec. 5.1, App. E.2 eq. (80)).
+
+After every round the server tracker equals the sum of the clients' stored gradients,
+:math:`y = \sum_i g_i` (I1), so :math:`x_{r+1} = x_r - \eta \sum_i \nabla f_i(z_i)` with stale
+points :math:`z_i`; at :math:`x = x^\star`, :math:`g_i = \nabla f_i(x^\star)` nothing moves (I4).
+Rounding tolerance: y is updated by <= N + 1 additions per round and the sum of g is
+recomputed afresh (N additions), each off by eps times the running magnitude, so
+:math:`|y - \sum g| \le (R + 1)(2N + 1)\,\epsilon\, G` with G the largest partial sum seen
+(bounded by N max|g| + max|y|).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.algorithms import focus, sg_focus
+from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.participation import Bernoulli, Cyclic, MarkovOnOff
+from flbounds.problems import random_logistic, random_quadratics
+
+from ._common import EPS
+
+
+def _processes(n_clients):
+    p = np.linspace(0.1, 0.9, n_clients)
+    return {"bernoulli": Bernoulli(p), "cyclic": Cyclic(n_clients, 1),
+            "markov": MarkovOnOff(p, 0.9)}
+
+
+@claim("focus.sec5_1.tracking_invariant", ref="Sec. 5.1; App. E.2 eq. (80)", kind="statement",
+       expected="holds",
+       statement="The server tracker always equals the sum of the latest stored client "
+                 "gradients, y_r = sum_i g_i, for deterministic and stochastic gradients (Alg. 2 "
+                 "reuses the stored stochastic gradient).",
+       quick=dict(n_clients=6, dim=3, n_rounds=300, local_steps=3),
+       full=dict(n_clients=16, dim=5, n_rounds=5000, local_steps=5))
+def tracking_invariant(*, rng, n_clients, dim, n_rounds, local_steps):
+    """Runs FOCUS on quadratics and logistic regression and SG-FOCUS (Gaussian noise,
+    sigma = 0.1) under Bernoulli, cyclic and Markov participation; records max_r |y_r -
+    sum_i g_i|. Holds by telescoping (line 8 of Alg. 1 adds the new minus the stored gradient);
+    tolerance is the rounding bound of the module docstring."""
+    quad = random_quadratics(rng, n_clients, dim, mu=1.0, L=5.0)
+    logi = random_logistic(rng, n_clients, 10, dim, lam=0.1)
+    measured, tolerance, labels = [], [], []
+    for name, proc in _processes(n_clients).items():
+        plan = proc.plan(rng, n_rounds)
+        noise = 0.1 / np.sqrt(dim) * rng.standard_normal((n_rounds, n_clients, local_steps, dim))
+        runs = {"quadratic": focus(quad, plan, step=0.5 / (quad.L * n_clients),
+                                   local_steps=local_steps, record_sum=True),
+                "logistic": focus(logi, plan, step=0.5 / (logi.L * n_clients),
+                                  local_steps=local_steps, record_sum=True),
+                "sg_quadratic": sg_focus(quad, plan, noise, step=0.5 / (quad.L * n_clients),
+                                         local_steps=local_steps, record_sum=True)}
+        for kind, tr in runs.items():
+            scale = n_clients * np.abs(tr.g_sum).max() + np.abs(tr.y).max() + \
+                n_clients * np.abs(tr.g).max()
+            measured.append(float(np.abs(tr.y - tr.g_sum).max()))
+            tolerance.append((n_rounds + 1) * (2 * n_clients + 1) * EPS * scale)
+            labels.append(f"{name}/{kind}")
+    return Evidence(measured=measured, theoretical=0.0, relation="==",
+                    tolerance=Tolerance(np.array(tolerance), "rounding",
+                                        "(R+1)(2N+1) eps G, see module docstring"),
+                    details={"runs": labels})
+
+
+@claim("focus.sec5_1.fixed_point", ref="Sec. 5.1 (exactness); Thm 1", kind="statement",
+       expected="holds",
+       statement="x = x*, g_i = grad f_i(x*), y = 0 is a fixed point of FOCUS for every step, "
+                 "tau and participation pattern.",
+       quick=dict(n_clients=6, dim=3, n_rounds=200), full=dict(n_clients=16, dim=5,
+                                                               n_rounds=5000))
+def fixed_point(*, rng, n_clients, dim, n_rounds):
+    """Start at x* with stored gradients grad f_i(x*) (init="gradient", so y = sum_i grad
+    f_i(x*) = N grad F(x*) = 0 up to rounding). Every push is then grad f_i(x*) - grad f_i(x*)
+    = 0 exactly, so x stays at x* up to the rounding of y_0 (size N eps max|grad f_i(x*)|)
+    times step, accumulated over R rounds. Steps up to 1/(N L), tau in {1, 5}, three
+    participation processes. Contrast: FedAvg started at x* leaves it (in details)."""
+    from flbounds.algorithms import fedavg
+    quad = random_quadratics(rng, n_clients, dim, mu=1.0, L=5.0)
+    g_star = quad.client_gradients(np.tile(quad.x_star, (n_clients, 1)))
+    measured, fedavg_drift = [], []
+    for proc in _processes(n_clients).values():
+        plan = proc.plan(rng, n_rounds)
+        for tau in (1, 5):
+            step = 1.0 / (quad.L * n_clients)
+            xs = focus(quad, plan, step=step, local_steps=tau, x0=quad.x_star,
+                       init="gradient").x
+            measured.append(float(np.abs(xs - quad.x_star).max()))
+            fa = fedavg(quad, plan, step=step, local_steps=tau, x0=quad.x_star).x
+            fedavg_drift.append(float(np.abs(fa - quad.x_star).max()))
+    tol = (n_rounds + 1) * n_clients * EPS * (np.abs(g_star).max() * n_clients * step +
+                                              np.abs(quad.x_star).max())
+    return Evidence(measured=max(measured), theoretical=0.0, relation="==",
+                    tolerance=Tolerance.rounding(tol, "(R+1) N eps (N eta max|g*| + |x*|)"),
+                    details={"focus_max_drift": measured, "fedavg_max_drift": fedavg_drift})

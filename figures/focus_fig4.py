@@ -48,7 +48,7 @@ def compute(profile="quick", seed=0):
     scale = np.linalg.norm(problem.x_star)
     step = 1.0 / (3.0 * problem.L)
     data = {"n_rounds": cfg["n_rounds"], "step": step, "tau": TAU}
-    for s_idx, (scen, proc) in enumerate(scenarios().items()):
+    for s_idx, proc in enumerate(scenarios().values()):
         for name, (algo, _) in ALGORITHMS.items():
             curves = []
             for child in np.random.default_rng([seed, s_idx]).spawn(cfg["n_seeds"]):
@@ -77,8 +77,8 @@ def plot(data):
     axes[0].legend(loc="lower left", fontsize=8, title="x2 cost: SCAFFOLD, ProxSkip",
                    title_fontsize=7)
     fig.suptitle(rf"Ridge, N = {N_CLIENTS}, d = {DIM}, K = {SAMPLES}, $\lambda$ = {LAM}, "
-                 rf"$\tau$ = {TAU}, $\eta$ = {float(data['step']):.3g} (normalized loss); median, 20-80% band "
-                 "over participation seeds")
+                 rf"$\tau$ = {TAU}, $\eta$ = {float(data['step']):.3g} (normalized loss); "
+                 "median, 20-80% band over participation seeds")
     return fig
 
 

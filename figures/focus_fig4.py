@@ -41,23 +41,33 @@ def scenarios():
             "Arbitrary participation (weighted 4 of 16)": WeightedWithoutReplacement(w, 4)}
 
 
-def compute(profile="quick", seed=0):
-    cfg = PROFILES[profile]
-    root = np.random.default_rng(seed)
-    problem = random_ridge(root, N_CLIENTS, SAMPLES, DIM, lam=LAM, noise=0.1, heterogeneity=0.5)
+def run_scenarios(problem, steps, *, n_rounds, n_seeds, seed, tau):
+    """Relative-error curves of every method, per scenario (``steps``: one step per scenario);
+    keys ``"<scenario index>/<method>"``, arrays (n_seeds, n_rounds + 1)."""
     scale = np.linalg.norm(problem.x_star)
-    step = 1.0 / (3.0 * problem.L)
-    data = {"n_rounds": cfg["n_rounds"], "step": step, "tau": TAU}
+    data = {"n_rounds": n_rounds, "steps": np.asarray(steps, dtype=float), "tau": tau}
     for s_idx, proc in enumerate(scenarios().values()):
         for name, (algo, _) in ALGORITHMS.items():
             curves = []
-            for child in np.random.default_rng([seed, s_idx]).spawn(cfg["n_seeds"]):
-                plan = proc.plan(child, cfg["n_rounds"])
+            for child in np.random.default_rng([seed, s_idx]).spawn(n_seeds):
+                plan = proc.plan(child, n_rounds)
                 with np.errstate(over="ignore", invalid="ignore"):
-                    xs = algo(problem, plan, step=step, local_steps=TAU).x
+                    xs = algo(problem, plan, step=steps[s_idx], local_steps=tau).x
                     err = np.linalg.norm(xs - problem.x_star, axis=1) / scale
                 curves.append(np.where(np.isfinite(err), err, np.inf))
             data[f"{s_idx}/{name}"] = np.array(curves)
+    return data
+
+
+def compute(profile="quick", seed=0):
+    cfg = PROFILES[profile]
+    problem = random_ridge(np.random.default_rng(seed), N_CLIENTS, SAMPLES, DIM, lam=LAM,
+                           noise=0.1, heterogeneity=0.5)
+    step = 1.0 / (3.0 * problem.L)
+    data = run_scenarios(problem, [step] * 3, n_rounds=cfg["n_rounds"],
+                         n_seeds=cfg["n_seeds"], seed=seed, tau=TAU)
+    data["title"] = (f"Ridge, N = {N_CLIENTS}, d = {DIM}, K = {SAMPLES}, lambda = {LAM}, "
+                     f"tau = {TAU}, eta = {step:.3g} (normalized loss)")
     return data
 
 
@@ -71,14 +81,14 @@ def plot(data):
         ax.set_yscale("log")
         ax.set_ylim(1e-16, 1e4)
         ax.set_xlim(0, rounds[-1])
-        ax.set_title(scen)
+        ax.set_title(scen, fontsize=10)
         ax.set_xlabel("communication cost per model size")
     axes[0].set_ylabel(r"relative error $\|x_r - x^\star\| / \|x^\star\|$")
     axes[0].legend(loc="lower left", fontsize=8, title="x2 cost: SCAFFOLD, ProxSkip",
                    title_fontsize=7)
-    fig.suptitle(rf"Ridge, N = {N_CLIENTS}, d = {DIM}, K = {SAMPLES}, $\lambda$ = {LAM}, "
-                 rf"$\tau$ = {TAU}, $\eta$ = {float(data['step']):.3g} (normalized loss); "
-                 "median, 20-80% band over participation seeds")
+    steps = ", ".join(f"{s:.3g}" for s in np.atleast_1d(data["steps"]))
+    fig.suptitle(f"{data['title']}; step per panel: {steps}; median, 20-80% band over "
+                 "participation seeds", fontsize=10)
     return fig
 
 

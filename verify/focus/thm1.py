@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.algorithms import focus
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.problems import NonconvexLogistic, random_logistic, random_quadratics
@@ -140,7 +141,6 @@ def _pl_runs(rng, n_runs, n_rounds, step_fn):
     step = step_fn(beta, L, n, q_min)
     gaps = np.empty((n_runs, n_rounds + 1))
     for k, child in enumerate(rng.spawn(n_runs)):
-        from flbounds.algorithms import focus
         xs = focus(problem, proc.plan(child, n_rounds), step=step, local_steps=TAU, x0=X0,
                    init="gradient").x
         gaps[k] = np.array([problem.loss(x) for x in xs]) - problem.F_star
@@ -220,7 +220,6 @@ def nonconvex_rate(*, rng, n_runs, horizons):
     which is >= the true F*, so the computed right side is <= the true one: a pass is a valid
     pass. Read (25) as in the proof (129): F(x-bar_1) - F* with x-bar_1 = the first server model
     (x_0 here, all nodes equal). Tolerance: 4 MC SE of the averaged squared gradient norm."""
-    from flbounds.algorithms import focus
     base = random_logistic(rng, 4, 10, 3, lam=0.01)
     problem = NonconvexLogistic(base.features, base.labels, 0.01, 0.5)
     proc = Bernoulli(P_THM1)
@@ -234,9 +233,9 @@ def nonconvex_rate(*, rng, n_runs, horizons):
     for k, child in enumerate(rng.spawn(n_runs)):
         xs = focus(problem, proc.plan(child, R), step=step, local_steps=TAU, x0=x0,
                    init="gradient").x
-        grads = problem.client_gradients(xs[:R].repeat(n, 0).reshape(R, n, 3).reshape(-1, 3),
+        grads = problem.client_gradients(np.repeat(xs[:R], n, axis=0),
                                           clients=np.tile(np.arange(n), R))
-        sq[k] = np.sum(grads.reshape(R, n, 3).mean(axis=1) ** 2, axis=1)
+        sq[k] = np.sum(grads.reshape(R, n, -1).mean(axis=1) ** 2, axis=1)
     means, ses, rhs = [], [], []
     for h in horizons:
         st = mc_mean(sq[:, :h].mean(axis=1))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms import focus, sg_focus
+from flbounds.algorithms import fedavg, focus, sg_focus
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, Cyclic, MarkovOnOff
 from flbounds.problems import random_logistic, random_quadratics
@@ -75,7 +75,6 @@ def fixed_point(*, rng, n_clients, dim, n_rounds):
     = 0 exactly, so x stays at x* up to the rounding of y_0 (size N eps max|grad f_i(x*)|)
     times step, accumulated over R rounds. Steps up to 1/(N L), tau in {1, 5}, three
     participation processes. Contrast: FedAvg started at x* leaves it (in details)."""
-    from flbounds.algorithms import fedavg
     quad = random_quadratics(rng, n_clients, dim, mu=1.0, L=5.0)
     g_star = quad.client_gradients(np.tile(quad.x_star, (n_clients, 1)))
     measured, fedavg_drift = [], []

@@ -167,3 +167,12 @@ def test_logistic_kernel_matches_numpy_path(plan):
             a = algo(pb, plan, step=0.1, local_steps=3).x
             b = algo(pb, plan, step=0.1, local_steps=3, compiled=False).x
             np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+
+
+def test_scalar_pl_kernel_matches_numpy_path(plan):
+    from flbounds.problems import ScalarPL
+    pb = ScalarPL(np.array([1.0, -2.0, 0.5, 0.5, -0.25, 0.25]))
+    for algo in (fedavg, focus):
+        a = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0])).x
+        b = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0]), compiled=False).x
+        np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)

@@ -6,7 +6,7 @@ import numpy as np
 
 from flbounds._validate import as_float_array, check_int, check_positive
 from flbounds.kernels import focus_local
-from flbounds.problems import LogisticL2, NonconvexLogistic, Quadratic, Ridge
+from flbounds.problems import LogisticL2, NonconvexLogistic, Quadratic, Ridge, ScalarPL
 
 _DUMMY3 = np.zeros((1, 1, 1))
 _DUMMY2 = np.zeros((1, 1))
@@ -55,4 +55,7 @@ def kernel_data(problem):
     if isinstance(problem, LogisticL2 | NonconvexLogistic):
         return (focus_local.LOGISTIC, _DUMMY3, _DUMMY2, problem.features, problem.labels,
                 float(problem.lam), float(problem.rho))
+    if isinstance(problem, ScalarPL):
+        return (focus_local.SCALAR_PL, _DUMMY3, np.ascontiguousarray(problem.c[:, None]),
+                _DUMMY3, _DUMMY2, 0.0, 0.0)
     return None

@@ -9,12 +9,15 @@ kernels, selected by ``kind``:
   ``features`` (N, n, d), ``targets`` (N, n), ``lam``;
 - ``LOGISTIC`` (2): logistic loss with labels ``targets`` in {-1, +1}, plus
   :math:`\tfrac{\lambda}{2}\|z\|^2 + \rho\sum_p z_p^2/(1 + z_p^2)` (as
-  :mod:`flbounds.kernels.losses`).
+  :mod:`flbounds.kernels.losses`);
+- ``SCALAR_PL`` (3): :math:`f_i'(z) = 2z + 3\sin 2z + c_i` (d = 1), with :math:`c_i` = ``b[i, 0]``.
 
 The unused model's arrays may be any (dummy) arrays of the right number of dimensions.
 Kernels never draw random numbers: participation is the bool ``plan`` (R, N) and the gradient
 noise of SG-FOCUS the array ``noise`` (R, N, tau, d) (``use_noise = False`` ignores it).
 """
+
+import math
 
 from numba import njit
 
@@ -23,6 +26,7 @@ from flbounds.kernels.losses import _expit
 QUADRATIC = 0
 RIDGE = 1
 LOGISTIC = 2
+SCALAR_PL = 3
 
 
 @njit(cache=True, fastmath=False)
@@ -35,6 +39,8 @@ def client_gradient(kind, A, b, features, targets, lam, rho, c, z, out):
             for q in range(d):
                 acc += A[c, p, q] * z[q]
             out[p] = acc - b[c, p]
+    elif kind == SCALAR_PL:
+        out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + b[c, 0]
     elif kind == LOGISTIC:
         n = features.shape[1]
         for p in range(d):

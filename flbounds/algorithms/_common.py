@@ -8,8 +8,17 @@ from flbounds._validate import as_float_array, check_int, check_positive
 from flbounds.kernels import focus_local
 from flbounds.problems import LogisticL2, NonconvexLogistic, Quadratic, Ridge, ScalarPL
 
-_DUMMY3 = np.zeros((1, 1, 1))
-_DUMMY2 = np.zeros((1, 1))
+
+def _readonly(a) -> np.ndarray:
+    """A read-only C-contiguous float64 view: every problem's data reach the kernels with the
+    same array types, so each kernel compiles once (numba types read-only arrays apart)."""
+    view = np.ascontiguousarray(a, dtype=np.float64).view()
+    view.flags.writeable = False
+    return view
+
+
+_DUMMY3 = _readonly(np.zeros((1, 1, 1)))
+_DUMMY2 = _readonly(np.zeros((1, 1)))
 
 
 def check_problem(problem) -> None:
@@ -48,14 +57,15 @@ def kernel_data(problem):
     """Arguments ``(kind, A, b, features, targets, lam, rho)`` of the compiled round loops, or
     None when the problem has no compiled gradient (then the NumPy path is used)."""
     if isinstance(problem, Quadratic):
-        return (focus_local.QUADRATIC, problem.A, problem.b, _DUMMY3, _DUMMY2, 0.0, 0.0)
+        return (focus_local.QUADRATIC, _readonly(problem.A), _readonly(problem.b), _DUMMY3,
+                _DUMMY2, 0.0, 0.0)
     if isinstance(problem, Ridge):
-        return (focus_local.RIDGE, _DUMMY3, _DUMMY2, problem.features, problem.targets,
-                float(problem.lam), 0.0)
+        return (focus_local.RIDGE, _DUMMY3, _DUMMY2, _readonly(problem.features),
+                _readonly(problem.targets), float(problem.lam), 0.0)
     if isinstance(problem, LogisticL2 | NonconvexLogistic):
-        return (focus_local.LOGISTIC, _DUMMY3, _DUMMY2, problem.features, problem.labels,
-                float(problem.lam), float(problem.rho))
+        return (focus_local.LOGISTIC, _DUMMY3, _DUMMY2, _readonly(problem.features),
+                _readonly(problem.labels), float(problem.lam), float(problem.rho))
     if isinstance(problem, ScalarPL):
-        return (focus_local.SCALAR_PL, _DUMMY3, np.ascontiguousarray(problem.c[:, None]),
-                _DUMMY3, _DUMMY2, 0.0, 0.0)
+        return (focus_local.SCALAR_PL, _DUMMY3, _readonly(problem.c[:, None]), _DUMMY3,
+                _DUMMY2, 0.0, 0.0)
     return None

@@ -30,15 +30,31 @@ SCALAR_PL = 3
 
 
 @njit(cache=True, fastmath=False)
+def _dot(M, c, k, z):
+    """``M[c, k, :] @ z`` with four independent partial sums (a fixed summation order that
+    keeps the floating-point pipeline busy; fastmath stays off)."""
+    d = z.shape[0]
+    s0 = s1 = s2 = s3 = 0.0
+    p = 0
+    while p + 4 <= d:
+        s0 += M[c, k, p] * z[p]
+        s1 += M[c, k, p + 1] * z[p + 1]
+        s2 += M[c, k, p + 2] * z[p + 2]
+        s3 += M[c, k, p + 3] * z[p + 3]
+        p += 4
+    while p < d:
+        s0 += M[c, k, p] * z[p]
+        p += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, fastmath=False)
 def client_gradient(kind, A, b, features, targets, lam, rho, c, z, out):
     """Write :math:`\\nabla f_c(z)` into ``out`` (shape (d,))."""
     d = z.shape[0]
     if kind == QUADRATIC:
         for p in range(d):
-            acc = 0.0
-            for q in range(d):
-                acc += A[c, p, q] * z[q]
-            out[p] = acc - b[c, p]
+            out[p] = _dot(A, c, p, z) - b[c, p]
     elif kind == SCALAR_PL:
         out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + b[c, 0]
     elif kind == LOGISTIC:
@@ -46,9 +62,7 @@ def client_gradient(kind, A, b, features, targets, lam, rho, c, z, out):
         for p in range(d):
             out[p] = 0.0
         for k in range(n):
-            m = 0.0
-            for p in range(d):
-                m += features[c, k, p] * z[p]
+            m = _dot(features, c, k, z)
             y = targets[c, k]
             w = -y * _expit(-y * m)
             for p in range(d):
@@ -64,10 +78,7 @@ def client_gradient(kind, A, b, features, targets, lam, rho, c, z, out):
         for p in range(d):
             out[p] = 0.0
         for k in range(n):
-            r = 0.0
-            for p in range(d):
-                r += features[c, k, p] * z[p]
-            r -= targets[c, k]
+            r = _dot(features, c, k, z) - targets[c, k]
             for p in range(d):
                 out[p] += r * features[c, k, p]
         for p in range(d):

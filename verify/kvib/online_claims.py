@@ -17,8 +17,7 @@ from flbounds.online import (
 )
 from flbounds.samplers import Mabs, Vrb
 from flbounds.sampling import optimal_isp_probabilities
-
-from ._fit import loglog_slope_seeds
+from flbounds.stats import loglog_slope
 
 
 @claim("kvib.thm5_1.tbfp_bound", ref="Thm 5.1 (App. D.1)", kind="statement", expected="holds",
@@ -139,7 +138,7 @@ def _baseline_slopes(rng, fb, ks, n_rounds, n_seeds):
                 costs = (kvib_online(fb, n_rounds, k, child, G=G).costs if make is None
                          else run_online(make(k), fb, n_rounds, child).costs)
                 reg[s, j] = regrets(costs, fb, k).static
-        out[name] = (loglog_slope_seeds(ks, reg, rng), reg.mean(0))
+        out[name] = (loglog_slope(ks, reg, rng=rng), reg.mean(0))
     return out
 
 

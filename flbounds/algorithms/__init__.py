@@ -3,3 +3,5 @@
 Randomness is data: participation plans, sampled indices and gradient noise are passed in,
 never drawn here.
 """
+
+from .fedavg_sampler import fedavg_sampler  # noqa: E402,F401

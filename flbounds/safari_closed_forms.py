@@ -16,27 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.problems import Quadratic
 
-class ClientQuadratics:
-    r"""Quadratic clients :math:`f_i(x) = x^\top A_i x/2 - b_i^\top x` (same interface as the
-    foundation's ``problems.Quadratic``: ``client_gradients``, ``gradient``, ``loss``...)."""
 
-    def __init__(self, A, b):
-        A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
-        if A.ndim != 3 or A.shape[1] != A.shape[2] or b.shape != A.shape[:2]:
-            raise ValueError("A must be (N, d, d) and b (N, d)")
-        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
-            raise ValueError("A and b must be finite")
-        if not np.allclose(A, np.swapaxes(A, 1, 2)):
-            raise ValueError("every A_i must be symmetric")
-        self.A, self.b = A, b
-        self.n_clients, self.dim = b.shape
-        eig = np.linalg.eigvalsh(A)
-        self.client_L, self.client_mu = eig[:, -1], eig[:, 0]
-        self.L = float(eig[:, -1].max())
-        eig_mean = np.linalg.eigvalsh(A.mean(axis=0))
-        self.mu = float(eig_mean[0])
-        self.x_star = np.linalg.solve(A.mean(axis=0), b.mean(axis=0))
+class ClientQuadratics(Quadratic):
+    r"""The foundation's :class:`flbounds.problems.Quadratic` with two SAFARI helpers: the
+    isotropic constructor of the spec's instances and the exact :math:`\sigma_G^2`."""
 
     @classmethod
     def isotropic(cls, centers):
@@ -44,22 +29,6 @@ class ClientQuadratics:
         centers = np.asarray(centers, dtype=float)
         n, d = centers.shape
         return cls(np.broadcast_to(np.eye(d), (n, d, d)).copy(), centers)
-
-    def client_losses(self, X, clients=None):
-        idx = np.arange(self.n_clients) if clients is None else np.asarray(clients)
-        X = np.asarray(X, dtype=float)
-        return 0.5 * np.einsum("nj,njk,nk->n", X, self.A[idx], X) - np.sum(self.b[idx] * X, 1)
-
-    def client_gradients(self, X, clients=None):
-        idx = np.arange(self.n_clients) if clients is None else np.asarray(clients)
-        return np.einsum("njk,nk->nj", self.A[idx], np.asarray(X, dtype=float)) - self.b[idx]
-
-    def loss(self, x):
-        x = np.asarray(x, dtype=float)
-        return float(np.mean(self.client_losses(np.tile(x, (self.n_clients, 1)))))
-
-    def gradient(self, x):
-        return self.A.mean(axis=0) @ np.asarray(x, dtype=float) - self.b.mean(axis=0)
 
     def heterogeneity(self) -> float:
         r""":math:`\sigma_G^2 = \sup_x \max_i\|\nabla f_i - \nabla F\|^2`; finite only for a shared

@@ -1,7 +1,9 @@
-"""Small statistics helpers of the SAFARI checks (Clopper-Pearson, bootstrap slope fits).
+"""Statistics helpers of the SAFARI checks that differ from :mod:`flbounds.stats` on purpose.
 
-They mirror what ``flbounds.stats`` provides once it lands; kept local so these checks do not
-depend on its exact signatures.
+- :func:`loglog_slope` fits log of the *arithmetic* mean over seeds (Theorems 2-5 and the
+  corollaries bound expectations), whereas ``flbounds.stats.loglog_slope`` fits the mean of
+  log y (a geometric mean); both bootstrap over seeds.
+- :func:`clopper_pearson` is vectorised over cells (the foundation's takes scalars).
 """
 
 from __future__ import annotations

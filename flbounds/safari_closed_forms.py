@@ -58,8 +58,10 @@ def safari_mean_limit(problem: ClientQuadratics, eligible, *, q, step_client, st
     zero and the map is affine, so :math:`E x_r \to \bar x` solving
     :math:`[q(I - \bar M) + (1-q)\eta_s \bar A]\bar x = q\bar c + (1-q)\eta_s \bar b`.
     """
-    if not 0.0 < q <= 1.0 and not (q == 0.0):
+    if not 0.0 <= q <= 1.0:
         raise ValueError(f"q must lie in [0, 1], got {q}")
+    if not (step_client > 0 and step_server > 0):
+        raise ValueError("step_client and step_server must be positive")
     eligible = np.asarray(eligible, dtype=np.int64)
     maps = [local_gd_map(problem.A[i], problem.b[i], step_client, local_steps) for i in eligible]
     M_bar = np.mean([m[0] for m in maps], axis=0)

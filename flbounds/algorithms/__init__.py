@@ -15,3 +15,4 @@ from .focus import sg_focus as sg_focus
 from .matrix_forms import fedavg_matrix as fedavg_matrix
 from .matrix_forms import fedavg_virtual as fedavg_virtual
 from .matrix_forms import focus_matrix as focus_matrix
+from .safari import SafariPlan, SafariTrace, safari, safari_plan  # noqa: F401

@@ -102,11 +102,25 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
 def _chunk(model, w, n_samples, n_draws, rng, local) -> OneRoundDraws:
     data, copy = model.sample(rng, n_draws, n_samples), model.sample(rng, n_draws, n_samples)
     if local is None:
-        theta, theta_c = model.erm(data), model.erm(copy)
+        return one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
+                               local_is_erm=True)
+    return one_round_batch(model, w, data, copy, local(data, rng), local(copy, rng))
+
+
+def one_round_batch(model, weights, data, copy, theta, theta_c, *,
+                    local_is_erm: bool = False) -> OneRoundDraws:
+    r"""The per-draw quantities for given datasets S (``data``), copies S' (``copy``) and the
+    local outputs :math:`\theta_k = \mathcal A_k(S_k)` (``theta``) and
+    :math:`\mathcal A_k(S'_k)` (``theta_c``), each (T, K, d).
+
+    With ``local_is_erm`` the local outputs are taken to be the ERMs (no optimization error);
+    otherwise the ERMs are computed to measure :math:`\varepsilon_k`.
+    """
+    w = np.asarray(weights, dtype=float)
+    if local_is_erm:
         star_c = theta_c
         opt_error = np.zeros(theta.shape[:2])
     else:
-        theta, theta_c = local(data, rng), local(copy, rng)
         star, star_c = model.erm(data), model.erm(copy)
         opt_error = model.empirical_risk(data, theta) - model.empirical_risk(data, star)
     avg = np.einsum("k,tki->ti", w, theta)
@@ -134,7 +148,7 @@ def _chunk(model, w, n_samples, n_draws, rng, local) -> OneRoundDraws:
     smooth_slack = g_dot_v + 0.5 * L * v_sq - loo
     diff = theta - theta_c
     sc_slack = (model.empirical_risk(copy, theta) - model.empirical_risk(copy, theta_c)
-                - 0.5 * model.mu * np.einsum("tki,tki->tk", diff, diff)) if local is None \
+                - 0.5 * model.mu * np.einsum("tki,tki->tk", diff, diff)) if local_is_erm \
         else np.zeros_like(v_sq)
     pl_slack = 2.0 * L * excess_copy - g_sq
     return OneRoundDraws(gap, local_gap, nonid, opt_error, loo, v_sq, g_sq, g_dot_v,

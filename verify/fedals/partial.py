@@ -153,3 +153,51 @@ def claim70_iid(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_draws
     tol = 4 * n_clients * EPS * float(np.max(np.abs(risks)))
     return Evidence(measured=float(np.max(np.abs(gap))), theoretical=0.0, relation="==",
                     tolerance=Tolerance.rounding(tol, "4 K eps max|R_k|"))
+
+
+@claim("fedals.remark42.case2_bound", ref="Remark 4.2, App. C, eqs. (71), (73)",
+       kind="statement", expected="holds",
+       statement="Case II (uniform K_hat-subsets, weights K(k) K/K_hat): the out-of-sample gap "
+                 "E[R^{K_hat}(A(S)) - R_S^{K_hat}(A(S))] is at most E_{k~K}[(L/mu)(K(k)K/K_hat)^2"
+                 " G_k + 2 sqrt(L/mu) (K(k)K/K_hat) sqrt(D_k G_k)].",
+       quick=dict(CLAIM70, zeta=1.0, n_draws=2000), full=dict(CLAIM70, zeta=1.0, n_draws=20000))
+def remark42_case2(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_draws):
+    r"""V7(d). Uniform K, so K_hat(k) = 1/K_hat. Given the participant set P, (71) is Thm A.2
+    for the participants; averaging over P (Lemma C.2) gives (73) with D_k read as the
+    non-iidness of client k when it participates, E[delta_k | k in P] (the square root is
+    moved outside the P-average by Jensen, which keeps the bound valid). Every hypothesis is
+    met, so ``holds``; tolerance 4 SE of (gap - bound), the bound's SE by the delta method
+    on G_k and D_k (dominated by the G term)."""
+    model = RidgeModel(rng.standard_normal(DIM) + zeta * rng.standard_normal((n_clients, DIM)),
+                       NOISE_SD, lam)
+    members = np.argsort(rng.random((n_draws, n_clients)), axis=1)[:, :n_participants]
+    data = model.sample(rng, n_draws, n_samples)
+    local = model.erm(data)
+    avg = np.take_along_axis(local, members[..., None], axis=1).mean(axis=1)
+    avg_b = np.broadcast_to(avg[:, None, :], local.shape)
+    ref = model.reference_theta
+    star = np.broadcast_to(ref, local.shape)
+    cv = model.population_risk(star) - model.empirical_risk(data, star)
+    local_gap = model.population_risk(local) - model.empirical_risk(data, local) - cv
+    nonid = model.empirical_risk(data, avg_b) - model.empirical_risk(data, local)
+    mask = np.zeros((n_draws, n_clients), dtype=bool)
+    np.put_along_axis(mask, members, True, axis=1)
+    ref_avg = np.broadcast_to(ref.mean(0), local.shape)
+    cv_avg = model.population_risk(ref_avg) - model.empirical_risk(data, ref_avg)
+    per_client = model.population_risk(avg_b) - model.empirical_risk(data, avg_b) - cv_avg
+    oos = np.where(mask, per_client, 0.0).sum(axis=1) / n_participants
+    G = local_gap.mean(axis=0)
+    D = np.where(mask, nonid, 0.0).sum(axis=0) / mask.sum(axis=0)
+    kappa = model.L / model.mu
+    kh = 1.0 / n_participants
+    bound = float(np.mean(kappa * kh ** 2 * G + 2 * np.sqrt(kappa) * kh * np.sqrt(D * G)))
+    G_se = local_gap.std(axis=0, ddof=1) / np.sqrt(n_draws)
+    bound_se = float(np.sqrt(np.sum(((kappa * kh ** 2 + np.sqrt(kappa) * kh
+                                      * np.sqrt(D / np.maximum(G, 1e-300))) * G_se) ** 2))
+                     / n_clients)
+    gap_se = oos.std(ddof=1) / np.sqrt(n_draws)
+    return Evidence(measured=float(oos.mean()), theoretical=bound, relation="<=",
+                    tolerance=Tolerance.mc(np.hypot(gap_se, bound_se), k=4,
+                                           what="out-of-sample gap - bound"),
+                    details={"gap_se": gap_se, "G_mean": float(G.mean()),
+                             "D_mean": float(D.mean()), "kappa": kappa})

@@ -11,7 +11,7 @@ import numpy as np
 
 from figures._common import parse_args, save
 from flbounds.gen_models import RidgeModel
-from flbounds.generalization import loglog_slope, one_round_draws, summarize_bound
+from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 
 DIM, N_SAMPLES, LAM = 5, 40, 0.1
 
@@ -46,7 +46,7 @@ def plot(data: dict):
         ax.plot(K, gap[0] / K, ":", color="gray", label="1/K reference")
         ax.plot(K, gap[0] / K ** 2, "-.", color="gray", label="1/K² reference")
         sel = K >= 2
-        slope = loglog_slope(K[sel], gap[sel], np.random.default_rng(0))[0]
+        slope = slope_from_means(K[sel], gap[sel], np.random.default_rng(0))[0]
         ax.set_title(f"{title}: fitted slope of gap {slope:.2f}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

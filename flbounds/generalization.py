@@ -208,18 +208,13 @@ def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
                         float(np.std(b1, ddof=1)), float(t2))
 
 
-def mean_se(samples, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Monte Carlo mean and standard error std(ddof=1)/sqrt(n) along ``axis``."""
-    x = np.asarray(samples, dtype=float)
-    n = x.shape[axis]
-    if n < 2:
-        raise ValueError("need at least two samples for a standard error")
-    return x.mean(axis=axis), x.std(axis=axis, ddof=1) / np.sqrt(n)
+def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
+                     y_se=None) -> tuple[float, float, float]:
+    """Least-squares slope of log y on log x for MC means y with standard errors ``y_se``.
 
-
-def loglog_slope(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
-                 y_se=None) -> tuple[float, float, float]:
-    """Least-squares slope of log y on log x with a 95% parametric-bootstrap interval.
+    Unlike :func:`flbounds.stats.loglog_slope` (which resamples positive replicates), the
+    inputs here are Monte Carlo means whose single draws can be negative (gaps): the 95%
+    interval is a parametric bootstrap.
 
     Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
     Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.gen_models import RidgeModel, ols_averaged_gap, ols_local_gap, ols_nonidness
-from flbounds.generalization import loglog_slope, one_round_draws, summarize_bound
+from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
 
 from ._cells import DIM
@@ -76,7 +76,7 @@ def inverse_square_slope(*, rng, n_clients, n_samples, lam, n_draws):
     """
     rows = _iid_sweep(rng, n_clients, n_samples, lam, n_draws)
     K = np.array([r["K"] for r in rows], dtype=float)
-    slope, lo, hi = loglog_slope(K, [r["gap"] for r in rows], rng,
+    slope, lo, hi = slope_from_means(K, [r["gap"] for r in rows], rng,
                                  y_se=[r["gap_se"] for r in rows])
     half = max(slope - lo, hi - slope)
     return Evidence(measured=slope, theoretical=-2.0, relation="==",

@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from flbounds.gen_models import RidgeModel
 from flbounds.gen_rounds import batch_plan, r_round_fedavg, ridge_local_sgd
-from flbounds.generalization import loglog_slope, one_round_draws, summarize_bound
+from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
 
 from ._cells import DIM, NOISE_SD
@@ -215,7 +215,7 @@ def gap_falls_with_tau(*, rng, **params):
     rho = float(spearmanr(tau, gaps).statistic)
     ends = runs[-1]["trace"].corrected.mean(0) - runs[0]["trace"].corrected.mean(0)
     upper = float(ends.mean() + 4 * ends.std(ddof=1) / np.sqrt(len(ends)))
-    slope, lo, hi = loglog_slope(tau, gaps, rng, y_se=[s for _, s in stats])
+    slope, lo, hi = slope_from_means(tau, gaps, rng, y_se=[s for _, s in stats])
     return Evidence(measured=[rho, upper], theoretical=[-1.0, 0.0], relation="<=",
                     tolerance=Tolerance(np.array([1e-12, 0.0]), "exact",
                                         "rank statistic; the 2nd entry already adds 4 SE"),

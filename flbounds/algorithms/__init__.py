@@ -8,6 +8,7 @@ from .baselines import fedau as fedau
 from .baselines import mifa as mifa
 from .baselines import proxskip as proxskip
 from .baselines import scaffold as scaffold
+from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler  # noqa: E402,F401
 from .focus import focus as focus

@@ -101,14 +101,15 @@ def client_losses_and_gradients(W, data: FederatedData, clients=None, reg: float
     y = data.labels if clients is None else data.labels[clients]
     mask = data.mask if clients is None else data.mask[clients]
     Wb = np.broadcast_to(W, (X.shape[0], *W.shape[-2:]))
-    probs = _softmax(np.einsum("imp,ipc->imc", X, Wb))
+    probs = _softmax(X @ Wb)
     count = mask.sum(axis=1)
-    picked = np.take_along_axis(probs, y[..., None], axis=-1)[..., 0]
+    rows = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :]
+    picked = probs[rows[0], rows[1], y]
     loss = -(np.log(np.maximum(picked, 1e-300)) * mask).sum(axis=1) / count
     loss += reg / 2 * (Wb ** 2).sum(axis=(1, 2))
     resid = probs.copy()
-    np.put_along_axis(resid, y[..., None], np.take_along_axis(resid, y[..., None], -1) - 1, -1)
-    grads = np.einsum("imp,imc->ipc", X, resid * mask[..., None]) / count[:, None, None]
+    resid[rows[0], rows[1], y] -= 1.0
+    grads = np.swapaxes(X, 1, 2) @ (resid * mask[..., None]) / count[:, None, None]
     return loss, grads + reg * Wb
 
 
@@ -182,3 +183,31 @@ def run_fedavg(data: FederatedData, rule: SelectionRule, *, plan: np.ndarray, k:
 def fl_plan(rng: np.random.Generator, n_rounds: int, k: int, n: int) -> np.ndarray:
     """The random plan of a run: (n_rounds, k + 1, n) uniforms."""
     return rng.random((n_rounds, k + 1, n))
+
+
+class Experiment(NamedTuple):
+    """Metrics of every (rule, seed): ``metrics[name]`` is (n_rules, n_seeds); accuracies
+    (n_rules, n_seeds, n_clients); participation counts likewise."""
+
+    labels: list
+    metrics: dict
+    accuracy: np.ndarray
+    counts: np.ndarray
+
+
+def run_experiment(source: str, rules, rng: np.random.Generator, *, n_seeds: int,
+                   n_rounds: int, k: int = 10, n_clients: int = 100,
+                   local_steps: int = 5, step: float = 0.5) -> Experiment:
+    """Every rule on the same ``n_seeds`` data splits and random plans (paired comparisons)."""
+    runs = []
+    for r in rng.spawn(n_seeds):
+        data = make_federated_data(source, r, n_clients=n_clients)
+        plan = fl_plan(r, n_rounds, k, n_clients)
+        runs.append([run_fedavg(data, rule, plan=plan, k=k, local_steps=local_steps,
+                                step=step) for rule in rules])
+    names = runs[0][0].metrics.keys()
+    metrics = {m: np.array([[runs[s][j].metrics[m] for s in range(n_seeds)]
+                            for j in range(len(rules))]) for m in names}
+    acc = np.array([[runs[s][j].accuracy for s in range(n_seeds)] for j in range(len(rules))])
+    counts = np.array([[runs[s][j].counts for s in range(n_seeds)] for j in range(len(rules))])
+    return Experiment([rule.label() for rule in rules], metrics, acc, counts)

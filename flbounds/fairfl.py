@@ -13,6 +13,7 @@ gradient steps; the server averages the k local models uniformly.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -64,6 +65,18 @@ def _partition(rng, X, y, classes_of, n_test_share) -> FederatedData:
     return FederatedData(feats, labels, mask, X[is_test], y[is_test], classes_of, n_classes)
 
 
+@cache
+def _load_digits():
+    from sklearn.datasets import load_digits
+    data = load_digits()
+    return data.data / 16.0, data.target.astype(np.int64)
+
+
+def _digits():
+    X, y = _load_digits()
+    return X.copy(), y.copy()
+
+
 def _with_bias(X):
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
@@ -72,9 +85,7 @@ def make_federated_data(source: str, rng: np.random.Generator, *, n_clients: int
                         classes_per_client: int = 3) -> FederatedData:
     """``synthetic`` or ``digits`` split over ``n_clients`` label-skewed clients."""
     if source == "digits":
-        from sklearn.datasets import load_digits
-        data = load_digits()
-        X, y = data.data / 16.0, data.target.astype(np.int64)
+        X, y = _digits()
     elif source == "synthetic":
         n_classes, dim, per_class = 10, 20, 300
         centers = rng.normal(size=(n_classes, dim)) * 0.6

@@ -34,21 +34,23 @@ def values_twin(dissim, offsets, index_sets, sizes):
 def test_kernels_match_numpy_twins():
     rng = np.random.default_rng(1)
     d = _dissim(1, 30)
+    d[0, 5] += 1.0  # not symmetric: kernels must read d^T correctly
+    dt = np.ascontiguousarray(d.T)
     cur = d.max(axis=1) * rng.random(30)
     cand = np.arange(0, 30, 3, dtype=np.int64)
     out = np.empty(cand.size)
-    fl_gains(d, cur, cand, out)
+    fl_gains(dt, cur, cand, out)
     np.testing.assert_allclose(out, gains_twin(d, cur, cand), rtol=1e-12)
     sets = rng.integers(0, 30, size=(50, 4)).astype(np.int64)
     sizes = rng.integers(0, 5, size=50).astype(np.int64)
     vals = np.empty(50)
-    fl_values(d, d.max(axis=1), sets, sizes, vals)
+    fl_values(dt, d.max(axis=1), sets, sizes, vals)
     np.testing.assert_allclose(vals, values_twin(d, d.max(axis=1), sets, sizes), rtol=1e-12)
     c2 = cur.copy()
-    fl_update(d, c2, 7)
+    fl_update(dt, c2, 7)
     np.testing.assert_array_equal(c2, np.minimum(cur, d[:, 7]))
     sel, g = np.empty(5, dtype=np.int64), np.empty(5)
-    naive_fl_greedy(d, d.max(axis=1), 5, sel, g)
+    naive_fl_greedy(dt, d.max(axis=1), 5, sel, g)
     assert sel.tolist() == sm.greedy(sm.facility_location(d), 5)
 
 

@@ -51,6 +51,7 @@ class FacilityLocation(SetFunction):
     def __init__(self, dissim, offset="phantom"):
         self.dissim = check_dissim(dissim)
         self.n = self.dissim.shape[0]
+        self.dissim_t = np.ascontiguousarray(self.dissim.T)  # kernels read rows of d^T
         self.row_offsets = np.ascontiguousarray(self.dissim.max(axis=1))
         if isinstance(offset, str):
             if offset != "phantom":
@@ -73,7 +74,7 @@ class FacilityLocation(SetFunction):
         index_sets = np.ascontiguousarray(index_sets, dtype=np.int64)
         sizes = np.ascontiguousarray(sizes, dtype=np.int64)
         out = np.empty(index_sets.shape[0])
-        fl_values(self.dissim, self.row_offsets, index_sets, sizes, out)
+        fl_values(self.dissim_t, self.row_offsets, index_sets, sizes, out)
         return out + self.shift * (sizes > 0)
 
     # --- incremental interface ----------------------------------------------------------
@@ -83,14 +84,14 @@ class FacilityLocation(SetFunction):
     def _g_gains(self, state, candidates):
         cand = np.ascontiguousarray(candidates, dtype=np.int64)
         out = np.empty(cand.size)
-        fl_gains(self.dissim, state.cur, cand, out)
+        fl_gains(self.dissim_t, state.cur, cand, out)
         if not state.selected:
             out += self.shift
         return out
 
     def _g_push(self, state, e):
         gain = self._g_gains(state, [e])[0]
-        fl_update(self.dissim, state.cur, int(e))
+        fl_update(self.dissim_t, state.cur, int(e))
         state.selected.append(int(e))
         return gain
 

@@ -73,15 +73,26 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
         if progress is not None:
             progress(done, total, result, time.perf_counter() - start)
 
-    tasks = [(c.id, profile, seed) for c in todo]
+    run_tasks([(c.id, profile, seed) for c in todo], workers=workers, scheduler=scheduler,
+              on_result=finished)
+    return [results[c.id] for c in claims]
+
+
+def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,
+              on_result: Callable[[dict], None]) -> None:
+    """Execute ``(claim id, profile, seed)`` tasks, calling ``on_result(row)`` as each ends.
+
+    The backend is a Dask cluster when ``scheduler`` is given, else a spawn-based process pool
+    of ``workers`` processes (``workers == 1`` runs in this process). Completion order varies;
+    the rows do not.
+    """
     if scheduler is not None:
-        _run_dask(tasks, scheduler, finished)
+        _run_dask(tasks, scheduler, on_result)
     elif workers == 1 or len(tasks) <= 1:
         for task in tasks:
-            finished(execute(*task))
+            on_result(execute(*task))
     else:
-        _run_pool(tasks, workers, finished)
-    return [results[c.id] for c in claims]
+        _run_pool(tasks, workers, on_result)
 
 
 def _run_pool(tasks, workers: int, finished) -> None:

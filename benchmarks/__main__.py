@@ -1,0 +1,45 @@
+"""Run the benchmarks and collect their tables into ``<out>/BENCHMARKS.md``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+import time
+from pathlib import Path
+
+import benchmarks
+from benchmarks._common import DEFAULT_OUT, machine_line
+
+
+def available() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)
+                  if not m.name.startswith("_"))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("names", nargs="*", help="benchmark names or prefixes (default: all)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    args = parser.parse_args(argv)
+    names = [n for n in available()
+             if not args.names or any(n.startswith(p) for p in args.names)]
+    if not names:
+        parser.error(f"no benchmark matches {args.names}; known: {', '.join(available())}")
+    sections = []
+    for name in names:
+        start = time.perf_counter()
+        module = importlib.import_module(f"benchmarks.{name}")
+        paths = module.main(["--out", str(args.out), "--profile", args.profile])
+        print(f"{name}: {time.perf_counter() - start:.1f}s", file=sys.stderr)
+        sections += [Path(p).read_text() for p in paths if str(p).endswith(".md")]
+    summary = args.out / "BENCHMARKS.md"
+    summary.write_text(f"# flbounds benchmarks\n\n{machine_line()}\n\n" + "\n".join(sections))
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

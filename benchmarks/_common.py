@@ -1,0 +1,75 @@
+"""Shared plumbing of the benchmarks: arguments, timing, machine line, Markdown and JSON."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_OUT = Path("flbounds-results") / "benchmarks"
+
+
+def parse_args(argv, description: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    return parser.parse_args(argv)
+
+
+def best_time(fn: Callable[[], object], *, repeat: int = 3, min_time: float = 0.2) -> float:
+    """Best wall time of one call of ``fn`` over ``repeat`` batches of at least ``min_time``."""
+    best = float("inf")
+    for _ in range(repeat):
+        calls, start = 0, time.perf_counter()
+        while True:
+            fn()
+            calls += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_time:
+                break
+        best = min(best, elapsed / calls)
+    return best
+
+
+def machine_line() -> str:
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{datetime.date.today().isoformat()}, {cpu}, {os.cpu_count()} cores, "
+            f"{mem:.0f} GiB, Python {platform.python_version()}")
+
+
+def markdown_table(rows: list[dict], columns: list[str]) -> str:
+    def cell(v):
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r.get(c, "")) for c in columns) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write(out_dir: Path, name: str, title: str, rows: list[dict], columns: list[str],
+          notes: str = "") -> list[Path]:
+    """Write ``<name>.md`` (title, machine line, table, notes) and ``<name>.json``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = f"## {title}\n\n{machine_line()}\n\n{markdown_table(rows, columns)}"
+    if notes:
+        md += f"\n{notes.strip()}\n"
+    md_path, json_path = out_dir / f"{name}.md", out_dir / f"{name}.json"
+    md_path.write_text(md, encoding="utf-8")
+    json_path.write_text(json.dumps({"title": title, "machine": machine_line(), "rows": rows},
+                                    indent=1), encoding="utf-8")
+    return [md_path, json_path]

@@ -1,0 +1,64 @@
+"""A sweep of claim tasks on a Dask LocalCluster with 1 and with 2 workers.
+
+Tasks are ``(claim, profile, seed)`` for the selected claims crossed with enough seeds to make
+at least ``--tasks`` tasks. Both runs must give identical rows (measured values, verdicts);
+the speed-up is the ratio of their wall times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from benchmarks._common import DEFAULT_OUT, write
+from flbounds.ledger import select
+from flbounds.ledger.runner import run_tasks
+
+NAME = "scale_dask_sweep"
+
+
+def sweep(tasks, n_workers: int) -> tuple[float, dict]:
+    from distributed import Client, LocalCluster
+
+    rows = {}
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.run(lambda: __import__("verify") and None)  # warm imports before timing
+        start = time.perf_counter()
+        run_tasks(tasks, scheduler=client,
+                  on_result=lambda row: rows.__setitem__((row["id"], row["seed"]), row))
+        elapsed = time.perf_counter() - start
+    return elapsed, rows
+
+
+def fingerprint(rows: dict) -> dict:
+    return {k: json.dumps([r["measured"], r["verdict"]]) for k, r in rows.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    parser.add_argument("--pattern", nargs="*", default=[], help="claims to sweep (all)")
+    parser.add_argument("--tasks", type=int, default=200)
+    args = parser.parse_args(argv)
+    claims = select(args.pattern)
+    n_seeds = -(-args.tasks // len(claims))
+    tasks = [(c.id, "quick", seed) for seed in range(n_seeds) for c in claims]
+    t1, rows1 = sweep(tasks, 1)
+    t2, rows2 = sweep(tasks, 2)
+    identical = fingerprint(rows1) == fingerprint(rows2)
+    rows = [{"workers": 1, "tasks": len(tasks), "wall_s": t1, "speedup": 1.0,
+             "identical": identical},
+            {"workers": 2, "tasks": len(tasks), "wall_s": t2, "speedup": t1 / t2,
+             "identical": identical}]
+    return write(args.out, NAME, "Claim sweep on a Dask LocalCluster", rows,
+                 ["workers", "tasks", "wall_s", "speedup", "identical"],
+                 notes=f"{len(claims)} claims x {n_seeds} seeds, quick parameters; "
+                       "identical = same measured values and verdicts for every task.")
+
+
+if __name__ == "__main__":
+    main()

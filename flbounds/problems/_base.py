@@ -1,0 +1,127 @@
+"""Shared plumbing of the problems: validation, Newton's method, F as a mean."""
+
+import numpy as np
+import scipy.linalg
+
+from flbounds._validate import (
+    as_float_array,
+    as_index_array,
+)
+
+SYMMETRY_RTOL = 1e-12  # A_i is symmetric if max|A_i - A_i'| <= 1e-12 max|A_i|
+NEWTON_RTOL = 1e-12  # ||grad F|| <= 1e-12 * gradient scale (see _LogisticBase)
+_EPS = np.finfo(np.float64).eps
+NEWTON_MAX_ITER = 100
+
+
+def _eig_atol(dim, norm):
+    """Rounding of eigvalsh (backward stable): about dim eps ||M||_2; 16x safety factor."""
+    return 16.0 * dim * _EPS * norm
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
+
+
+def _solve_pd(H, r):
+    return scipy.linalg.solve(H, r, assume_a="pos")
+
+
+def _newton_direction(H, g):
+    """Newton step; if H is not positive definite, use |eigenvalues| floored at 1e-8 max."""
+    try:
+        return -scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
+    except np.linalg.LinAlgError:
+        w, V = np.linalg.eigh(H)
+        floor = 1e-8 * max(np.abs(w).max(), np.finfo(np.float64).tiny)
+        return -V @ ((V.T @ g) / np.maximum(np.abs(w), floor))
+
+
+def _backtrack(fun, x, step, slope):
+    """Armijo backtracking; the slack 8 eps |F| keeps full steps at rounding level."""
+    f0 = fun(x)
+    slack = 8.0 * _EPS * abs(f0)
+    t = 1.0
+    for _ in range(60):
+        x_new = x + t * step
+        if fun(x_new) <= f0 + 1e-4 * t * slope + slack:
+            return x_new
+        t *= 0.5
+    raise RuntimeError("Newton line search found no decrease")
+
+
+def _newton_minimize(fun, grad, hess, x0, *, gtol):
+    """Damped Newton until ||grad|| <= gtol; RuntimeError after NEWTON_MAX_ITER steps."""
+    x = x0
+    for _ in range(NEWTON_MAX_ITER):
+        g = grad(x)
+        if np.linalg.norm(g) <= gtol:
+            return x
+        step = _newton_direction(hess(x), g)
+        x = _backtrack(fun, x, step, float(g @ step))
+    norm = np.linalg.norm(grad(x))
+    if norm <= gtol:
+        return x
+    raise RuntimeError(f"Newton did not converge in {NEWTON_MAX_ITER} iterations: "
+                       f"||grad F|| = {norm:.3g} > {gtol:.3g}")
+
+
+class _Problem:
+    """Plumbing shared by all problems: point validation and F as the mean of the f_i."""
+
+    mu_is_bound = False
+    L_is_bound = False
+
+    def _set_sizes(self, n_clients, dim):
+        self.n_clients = n_clients
+        self.dim = dim
+        self._all_clients = _frozen(np.arange(n_clients, dtype=np.int64))
+
+    def _points(self, X, clients):
+        if clients is None:
+            idx = self._all_clients
+        else:
+            idx = as_index_array(clients, "clients", self.n_clients)
+        return as_float_array(X, "X", shape=(idx.size, self.dim)), idx
+
+    def _stack(self, x):
+        x = as_float_array(x, "x", shape=(self.dim,))
+        return np.tile(x, (self.n_clients, 1))
+
+    def client_losses(self, X, *, clients=None):
+        """Per-client losses :math:`f_i(x_i)`.
+
+        Parameters
+        ----------
+        X : array_like, shape (m, dim)
+            Row ``j`` is the point of client ``clients[j]``.
+        clients : array_like of int, shape (m,), optional
+            Client indices (repeats allowed); default all clients, ``m = n_clients``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m,)
+        """
+        X, idx = self._points(X, clients)
+        out = np.empty(idx.size)
+        self._losses_into(X, idx, out)
+        return out
+
+    def client_gradients(self, X, *, clients=None):
+        """Per-client gradients :math:`\\nabla f_i(x_i)`, shape ``(m, dim)``; arguments as in
+        :meth:`client_losses`."""
+        X, idx = self._points(X, clients)
+        out = np.empty((idx.size, self.dim))
+        self._gradients_into(X, idx, out)
+        return out
+
+    def loss(self, x):
+        """:math:`F(x)`, the mean of the client losses at one point ``x`` of shape (dim,)."""
+        return float(self.client_losses(self._stack(x)).mean())
+
+    def gradient(self, x):
+        """:math:`\\nabla F(x)`, shape (dim,)."""
+        return self.client_gradients(self._stack(x)).mean(axis=0)
+
+

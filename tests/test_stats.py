@@ -1,0 +1,188 @@
+"""flbounds.stats: exact fits on synthetic data, interval coverage, validation."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binom
+
+from flbounds.stats import (
+    MeanSE,
+    RateFit,
+    SlopeFit,
+    clopper_pearson,
+    linear_rate_fit,
+    loglog_slope,
+    mc_mean,
+)
+
+PROPERTY = settings(max_examples=50, deadline=None, derandomize=True)
+
+
+# ---------------------------------------------------------------------------- loglog_slope
+def test_exact_power_law_slope():
+    x = np.geomspace(1.0, 1e3, 12)
+    fit = loglog_slope(x, 3.0 * x**-1.5, rng=np.random.default_rng(0))
+    assert isinstance(fit, SlopeFit) and fit.n == 12
+    np.testing.assert_allclose([fit.slope, fit.intercept, fit.r2], [-1.5, np.log(3.0), 1.0],
+                               rtol=1e-12)
+    np.testing.assert_allclose([fit.ci_low, fit.ci_high], -1.5, rtol=1e-10)
+
+
+def test_exact_power_law_with_replicates():
+    x = np.array([2.0, 4.0, 8.0, 16.0])
+    y = np.array([[1.0], [2.0], [5.0]]) * x**0.5  # seeds differ by a constant factor
+    fit = loglog_slope(x, y, n_boot=200, rng=np.random.default_rng(1))
+    np.testing.assert_allclose([fit.slope, fit.ci_low, fit.ci_high], 0.5, rtol=1e-10)
+    assert fit.n == 4
+
+
+def test_noisy_power_law_ci_covers_truth():
+    rng = np.random.default_rng(2024)
+    x = np.geomspace(1.0, 100.0, 25)
+    y = 2.0 * x**-0.5 * np.exp(0.2 * rng.standard_normal(x.size))
+    fit = loglog_slope(x, y, ci=0.999, rng=rng)  # a single data set: miss rate 0.1%
+    assert fit.ci_low < -0.5 < fit.ci_high
+    assert fit.ci_low < fit.slope < fit.ci_high and 0.0 < fit.r2 < 1.0
+
+
+def test_pairs_bootstrap_coverage_is_near_nominal():
+    # 200 independent noisy data sets; a 95% interval should cover the true slope in
+    # roughly 95% of them (pairs bootstrap undercovers slightly at n = 20; binomial SE 1.5%).
+    rng = np.random.default_rng(7)
+    x = np.geomspace(1.0, 10.0, 20)
+    hits = 0
+    for _ in range(200):
+        y = x**-1.0 * np.exp(0.1 * rng.standard_normal(x.size))
+        fit = loglog_slope(x, y, n_boot=400, rng=rng)
+        hits += fit.ci_low <= -1.0 <= fit.ci_high
+    assert hits / 200 >= 0.85
+
+
+def test_replicate_bootstrap_covers_truth():
+    rng = np.random.default_rng(3)
+    x = np.geomspace(1.0, 1e4, 9)
+    noise = np.exp(0.3 * rng.standard_normal((20, x.size)))
+    fit = loglog_slope(x, x**-2.0 * noise, rng=rng)
+    assert fit.ci_low < -2.0 < fit.ci_high
+
+
+def test_no_bootstrap_gives_nan_interval():
+    x = np.array([1.0, 2.0, 3.0])
+    fit = loglog_slope(x, x, n_boot=0, rng=None)
+    assert fit.slope == pytest.approx(1.0) and np.isnan(fit.ci_low) and np.isnan(fit.ci_high)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"x": [1.0, 2.0, 0.0], "y": [1.0, 2.0, 3.0]}, "^x "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, -2.0, 3.0]}, "^y "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 3.0]}, "^y "),
+        ({"x": [1.0, np.nan, 3.0], "y": [1.0, 2.0, 3.0]}, "^x "),
+        ({"x": [1.0, 2.0], "y": [1.0, 2.0]}, "^x "),
+        ({"x": [2.0, 2.0, 2.0], "y": [1.0, 2.0, 3.0]}, "^x "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0]}, "^y "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "ci": 1.0}, "^ci "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "n_boot": -1}, "^n_boot "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "rng": None}, "^rng "),
+    ],
+)
+def test_loglog_slope_bad_input(kwargs, pattern):
+    kwargs = {"rng": np.random.default_rng(0), **kwargs}
+    with pytest.raises(ValueError, match=pattern):
+        loglog_slope(**kwargs)
+
+
+# ---------------------------------------------------------------------------- mc_mean
+def test_mc_mean_known_values():
+    est = mc_mean([1.0, 2.0, 3.0, 4.0])
+    assert isinstance(est, MeanSE) and est.n == 4
+    assert est.mean == 2.5 and est.se == pytest.approx(np.sqrt(5.0 / 3.0) / 2.0, rel=1e-15)
+    est = mc_mean(np.array([[1.0, 10.0], [3.0, 10.0]]), axis=0)
+    np.testing.assert_allclose(est.mean, [2.0, 10.0])
+    np.testing.assert_allclose(est.se, [1.0, 0.0])
+    est = mc_mean(np.array([[1.0, 3.0], [10.0, 10.0]]), axis=-1)
+    np.testing.assert_allclose(est.mean, [2.0, 10.0])
+
+
+@pytest.mark.parametrize(("samples", "axis"), [([1.0], 0), ([1.0, np.nan], 0), (3.0, 0),
+                                               ([[1.0, 2.0]], 0), ([1.0, 2.0], 1)])
+def test_mc_mean_bad_input(samples, axis):
+    with pytest.raises(ValueError, match="^(samples|axis) "):
+        mc_mean(samples, axis=axis)
+
+
+# ---------------------------------------------------------------------------- Clopper-Pearson
+def test_clopper_pearson_known_values():
+    low, high = clopper_pearson(5, 10, confidence=0.95)
+    np.testing.assert_allclose([low, high], [0.18708602, 0.81291398], atol=1e-8)
+    assert clopper_pearson(0, 10, confidence=0.95) == (0.0, pytest.approx(1 - 0.025**0.1))
+    assert clopper_pearson(10, 10, confidence=0.95) == (pytest.approx(0.025**0.1), 1.0)
+    low, high = clopper_pearson(0, 1)
+    assert low == 0.0 and high == pytest.approx(0.995)
+
+
+def test_clopper_pearson_monotone_in_k_and_confidence():
+    bounds = np.array([clopper_pearson(k, 30) for k in range(31)])
+    assert np.all(np.diff(bounds[:, 0]) > 0) and np.all(np.diff(bounds[:, 1]) > 0)
+    assert np.all(bounds[:, 0] <= np.arange(31) / 30) and np.all(np.arange(31) / 30 <= bounds[:, 1])
+    wide, narrow = clopper_pearson(7, 30, confidence=0.99), clopper_pearson(7, 30, confidence=0.9)
+    assert wide[0] < narrow[0] and narrow[1] < wide[1]
+
+
+@PROPERTY
+@given(st.integers(1, 40), st.floats(0.0, 1.0), st.sampled_from([0.8, 0.95, 0.99]))
+def test_clopper_pearson_exact_coverage(n, p, confidence):
+    # exact coverage P_p(p in CI(K)), K ~ Binomial(n, p), is at least the nominal level
+    ks = np.arange(n + 1)
+    covers = np.array([lo <= p <= hi for lo, hi in (clopper_pearson(k, n, confidence=confidence)
+                                                     for k in ks)])
+    assert binom.pmf(ks, n, p) @ covers >= confidence - 1e-12
+
+
+@pytest.mark.parametrize(("k", "n", "confidence", "pattern"),
+                         [(3, 2, 0.9, "^k "), (-1, 2, 0.9, "^k "), (0, 0, 0.9, "^n "),
+                          (1, 2, 1.0, "^confidence "), (1.5, 2, 0.9, "^k ")])
+def test_clopper_pearson_bad_input(k, n, confidence, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        clopper_pearson(k, n, confidence=confidence)
+
+
+# ---------------------------------------------------------------------------- linear rate
+def test_linear_rate_on_geometric_sequence():
+    errors = 5.0 * 0.9 ** np.arange(300)
+    fit = linear_rate_fit(errors)
+    assert isinstance(fit, RateFit)
+    assert fit.n_used == int(np.floor(np.log(1e-12) / np.log(0.9))) + 1
+    np.testing.assert_allclose([fit.rate, fit.slope, fit.r2], [0.9, np.log(0.9), 1.0],
+                               rtol=1e-12)
+
+
+def test_linear_rate_window_excludes_transient_and_floor():
+    k = np.arange(200)
+    errors = np.maximum(0.5**k, 1e-15)  # geometric, then a floating-point floor
+    errors[:3] = [1.0, 0.9, 0.8]  # slow transient
+    fit = linear_rate_fit(errors, window=(1e-13, 0.3))
+    np.testing.assert_allclose(fit.rate, 0.5, rtol=1e-12)
+    assert fit.n_used == np.count_nonzero((errors >= 1e-13) & (errors <= 0.3))
+
+
+@pytest.mark.parametrize(
+    ("errors", "window", "pattern"),
+    [([1.0, 0.5, 0.25], (1e-12, 1.0), None),
+     ([1.0, 0.5], (1e-12, 1.0), "^window "),
+     ([1.0, 1e-20, 1e-21, 1e-22], (1e-12, 1.0), "^window "),
+     ([0.0, 1.0, 1.0], (1e-12, 1.0), "^errors "),
+     ([1.0, -0.5, 0.25], (1e-12, 1.0), "^errors "),
+     ([1.0, np.nan, 0.25], (1e-12, 1.0), "^errors "),
+     ([1.0, 0.5, 0.25], (0.0, 1.0), "^window "),
+     ([1.0, 0.5, 0.25], (0.5, 0.1), "^window "),
+     ([1.0, 0.5, 0.25], 0.5, "^window ")],
+)
+def test_linear_rate_validation(errors, window, pattern):
+    if pattern is None:
+        assert linear_rate_fit(errors, window=window).rate == pytest.approx(0.5)
+        return
+    with pytest.raises(ValueError, match=pattern):
+        linear_rate_fit(errors, window=window)

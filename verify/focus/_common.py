@@ -53,6 +53,14 @@ def thm4_step(mu, L, n, tau, q_min):
                _inv(128 * (tau - 1) ** 2 * L**2 * n / mu))
 
 
+def thm5_step(beta, L, n, tau, q_min):
+    """Theorem 5 (SG-FOCUS, PL) plus the proof's 3q/(32N), 1/(4LN), 1/(2(tau-1)LN)."""
+    return min(q_min / (3 * beta * n * (4 - q_min)), q_min / (16 * L**2),
+               q_min**1.5 / (4 * L * np.sqrt(6 * n)),
+               _inv(8 * np.sqrt(2) * L * (tau - 1) / q_min**1.5),
+               3 * q_min / (32 * n), 1 / (4 * L * n), _inv(2 * (tau - 1) * L * n))
+
+
 def lemma3_step(mu, L, tau):
     """Lemma 3 and the conditions its proof uses: 1/(3L(tau-1)), 1/(2L sqrt(tau-1)), 1/(3 mu)."""
     return min(_inv(3 * L * (tau - 1)), _inv(2 * L * np.sqrt(tau - 1)), 1 / (3 * mu))

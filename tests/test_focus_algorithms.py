@@ -176,3 +176,24 @@ def test_scalar_pl_kernel_matches_numpy_path(plan):
         a = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0])).x
         b = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0]), compiled=False).x
         np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+
+
+def test_mifa_tau1_is_focus_with_step_over_n(quad, plan):
+    """MIFA with tau = 1 memorizes eta grad f_i(stale) and averages over N: FOCUS (tau = 1)
+    with step eta / N (spec 002, section 2.4)."""
+    a = mifa(quad, plan, step=0.3, local_steps=1).x
+    b = focus(quad, plan, step=0.3 / 6, local_steps=1).x
+    np.testing.assert_allclose(a, b, atol=1e-13)
+
+
+def test_fedau_full_participation_is_fedavg(quad):
+    plan = np.ones((30, 6), dtype=bool)
+    np.testing.assert_allclose(fedau(quad, plan, step=0.05, local_steps=3).x,
+                               fedavg(quad, plan, step=0.05, local_steps=3).x, atol=1e-13)
+
+
+def test_scaffold_and_proxskip_exact_under_full_participation(quad):
+    plan = np.ones((400, 6), dtype=bool)
+    for algo in (scaffold, proxskip):
+        x = algo(quad, plan, step=0.05, local_steps=3).x[-1]
+        assert np.linalg.norm(x - quad.x_star) <= 1e-10 * np.linalg.norm(quad.x_star)

@@ -92,9 +92,17 @@ def printed_bound(*, rng, taus):
     on S nonempty: (0.9396, 0.0604)), eta = 0.002 (hypotheses hold). Exact limsup 96.608
     (tau = 1), 96.610 (tau = 2) vs printed 10.37, 12.50: violated. The printed 10 kappa
     delta_q^2 should be 10 delta_q^2/mu^2 (dimension); they agree only when L mu = 1. Even
-    with delta_q^2 := sigma_G^2 the bound is 13.3. Exact numbers, so rounding tolerance."""
+    with delta_q^2 := sigma_G^2 the bound is 13.3. A variant with no empty rounds (one client
+    per round drawn with weights (0.9, 0.1), so q = (0.9, 0.1) exactly) gives 80.0 vs 8.66.
+    Exact numbers, so rounding tolerance."""
     rows = _thm3_rows([0.1], taus)
     assert all(r["hypotheses"] for r in rows)
+    # audit variant without empty rounds: one client drawn per round with weights (.9, .1)
+    lim, dq, sg = _shared_limsup(0.1, THM3_B, WeightedWithoutReplacement(THM3_P, 1),
+                                 THM3_STEP, 1)
+    rows.append(dict(a=0.1, tau=1, process="weighted m=1", limsup=lim, delta_q2=dq,
+                     sigma_G2=sg, printed=thm3_printed(THM3_STEP, 1, 0.1, 0.1, dq, sg),
+                     corrected=thm3_corrected(THM3_STEP, 1, 0.1, 0.1, dq, sg)))
     return Evidence(measured=[r["limsup"] for r in rows], theoretical=[r["printed"] for r in rows],
                     relation="<=", tolerance=Tolerance.rounding(1e-9, "exact moments: linear "
                                                                 "solves of size d^2 = 4"),

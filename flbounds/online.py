@@ -130,6 +130,11 @@ class Regret(NamedTuple):
     dynamic: float         # Regret_D = static + T_BFP
 
 
+def static_regret(costs: np.ndarray, feedback: Assumption51Feedback, budget: float) -> float:
+    """Regret_S of a cost sequence against the exact best fixed p in hindsight."""
+    return float(costs.sum() - best_fixed_cost(feedback.squared_sums(costs.size), budget))
+
+
 def regrets(costs: np.ndarray, feedback: Assumption51Feedback, budget: float) -> Regret:
     """Static, best-fixed, T_BFP and dynamic regret of a cost sequence over its horizon."""
     n_rounds = costs.size

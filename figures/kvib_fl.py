@@ -54,7 +54,7 @@ def plot(data: dict):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10.5, 4.3))
     t = data["rounds"]
     for j, name in enumerate(SAMPLERS):
-        label = f"{name} (beta1 {np.median(data[f'beta1_{j}']):.2g})"
+        label = rf"{name} ($\beta_1$ {np.median(data[f'beta1_{j}']):.2g})"
         band(ax, t, data[f"loss_{j}"], label=label)
         band(ax2, t, data[f"grad_{j}"], label=name)
     ax.set_xlabel("round t")

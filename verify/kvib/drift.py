@@ -48,8 +48,9 @@ def _ridge_minibatch_drift(rng, problem, x, *, local_steps, step, batch, n_runs)
 def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
     r"""V9: ridge clients with minibatch noise; :math:`\eta_l=c/(8RL)`, c in {0.25, 1},
     R in {2, 5, 10}; x^t a random point near x*. sigma_g^2 is exact at x^t; sigma_l^2 the max
-    minibatch variance on the visited points. Measured: max over (c, R, r) of
-    (MC mean - 4 SE) / RHS, which must be <= 1 (the SE is of the client-averaged drift)."""
+    minibatch variance on the visited points. Measured: max over (c, R, r) of the MC mean of
+    the client-averaged drift divided by the RHS, which must be <= 1; the 0.05 slack covers the
+    Monte Carlo error of the mean (relative SE below 1% with >= 300 runs of N clients)."""
     problem = random_ridge(rng, n_clients, 12, 4, lam=0.1, noise=0.5, heterogeneity=1.0)
     lam_w = np.full(n_clients, 1.0 / n_clients)
     worst = 0.0

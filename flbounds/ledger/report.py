@@ -50,13 +50,13 @@ def summary_counts(results: Iterable[CheckResult]) -> dict[str, Counter]:
     return {k: Counter(r.verdict for r in rs) for k, rs in by_paper(results).items()}
 
 
-_COLUMNS = ("id", "ref", "statement", "measured", "relation", "theoretical", "verdict",
+_COLUMNS = ("id", "ref", "kind", "statement", "measured", "relation", "theoretical", "verdict",
             "expected", "reproducer")
 
 
 def _row(r: CheckResult) -> list[str]:
     mark = "" if r.as_expected else " (UNEXPECTED)"
-    return [r.id, r.ref, r.statement, fmt(r.measured), r.relation or "—", fmt(r.theoretical),
+    return [r.id, r.ref, r.kind, r.statement, fmt(r.measured), r.relation or "—", fmt(r.theoretical),
             r.verdict + mark, r.expected, f"`{r.reproducer}`"]
 
 

@@ -32,16 +32,22 @@ class SoftmaxRegression:
         self.n_features = features[0].shape[1]
         self.n_classes = int(n_classes)
         self.dim = (self.n_features + 1) * self.n_classes
-        self._data = [np.hstack([f, np.ones((f.shape[0], 1))]) for f in features]
-        self._onehot = [np.eye(self.n_classes)[y] for y in labels]
-        sizes = np.array([f.shape[0] for f in features], dtype=float)
+        sizes = np.array([f.shape[0] for f in features])
+        n_max = int(sizes.max())
+        # padded (N, n_max, d + 1) design with a bias column; padded rows are zero and masked
+        self._data = np.zeros((self.n_clients, n_max, self.n_features + 1))
+        self._onehot = np.zeros((self.n_clients, n_max, self.n_classes))
+        self._mask = np.zeros((self.n_clients, n_max))
+        for i, (f, y) in enumerate(zip(features, labels, strict=True)):
+            self._data[i, :sizes[i], :-1] = f
+            self._data[i, :sizes[i], -1] = 1.0
+            self._onehot[i, np.arange(sizes[i]), y] = 1.0
+            self._mask[i, :sizes[i]] = 1.0
+        self.sizes = sizes
         self.weights = sizes / sizes.sum()
-        self.client_L = np.array([0.5 * np.linalg.eigvalsh(a.T @ a / a.shape[0])[-1]
-                                  for a in self._data])
+        grams = np.einsum("inp,inq->ipq", self._data, self._data) / sizes[:, None, None]
+        self.client_L = 0.5 * np.linalg.eigvalsh(grams)[:, -1]
         self.L = float(self.client_L.max())
-
-    def _params(self, x):
-        return x.reshape(self.n_features + 1, self.n_classes)
 
     def _clients(self, X, clients):
         idx = np.arange(self.n_clients) if clients is None else np.asarray(clients)
@@ -50,22 +56,23 @@ class SoftmaxRegression:
             raise ValueError(f"X must have shape ({idx.size}, {self.dim})")
         return X, idx
 
+    def _logits(self, X, idx):
+        W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
+        return np.matmul(self._data[idx], W)
+
     def client_losses(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
-        out = np.empty(idx.size)
-        for j, i in enumerate(idx):
-            logits = self._data[i] @ self._params(X[j])
-            out[j] = np.mean(logsumexp(logits, axis=1) - np.sum(logits * self._onehot[i], 1))
-        return out
+        logits = self._logits(X, idx)
+        ce = logsumexp(logits, axis=2) - np.sum(logits * self._onehot[idx], axis=2)
+        return np.sum(ce * self._mask[idx], axis=1) / self.sizes[idx]
 
     def client_gradients(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
-        out = np.empty((idx.size, self.dim))
-        for j, i in enumerate(idx):
-            a = self._data[i]
-            resid = softmax(a @ self._params(X[j]), axis=1) - self._onehot[i]
-            out[j] = (a.T @ resid / a.shape[0]).ravel()
-        return out
+        resid = (softmax(self._logits(X, idx), axis=2) - self._onehot[idx]) \
+            * self._mask[idx][:, :, None]
+        grad = np.matmul(self._data[idx].transpose(0, 2, 1), resid) / self.sizes[idx][:, None,
+                                                                                       None]
+        return grad.reshape(idx.size, self.dim)
 
 
 def fedprox_synthetic(rng: np.random.Generator, alpha: float, beta: float, *,

@@ -151,3 +151,25 @@ def exact_drift(A_i, grad_i, *, step_client, k, sigma2):
         var += np.sum(Mj ** 2)
         Mj = M @ Mj
     return float(step_client ** 2 * (mean @ mean + sigma2 / d * var))
+
+
+def homogeneous_stationary_error(*, q, step_client, step_server, local_steps, n_sampled, mu,
+                                 sigma2, sigma_s2):
+    r"""Exact :math:`\lim_r E\|x_r - x^*\|^2` of SAFARI with identical isotropic clients
+    :math:`f_i = \mu\|x - c\|^2/2` and isotropic noise (:math:`E\|\xi\|^2 = \sigma^2`).
+
+    The error :math:`e_r = x_r - x^*` obeys :math:`e_{r+1} = (1-\eta_c\mu)^K e_r - \eta_c
+    \frac1m\sum_i\sum_{j<K}(1-\eta_c\mu)^{K-1-j}\xi^i_j` on client rounds and
+    :math:`e_{r+1} = (1-\eta_s\mu)e_r - \eta_s\zeta_r` on server rounds, so
+    :math:`V = [q a_c^{2} + (1-q)a_s^2]V + q\eta_c^2\sigma^2 S/m + (1-q)\eta_s^2\sigma_s^2`
+    with :math:`a_c = (1-\eta_c\mu)^K`, :math:`a_s = 1-\eta_s\mu`,
+    :math:`S = \sum_{j<K}(1-\eta_c\mu)^{2j}`.
+    """
+    a_c = (1 - step_client * mu) ** local_steps
+    a_s = 1 - step_server * mu
+    S = sum((1 - step_client * mu) ** (2 * j) for j in range(local_steps))
+    contraction = q * a_c ** 2 + (1 - q) * a_s ** 2
+    if not contraction < 1:
+        raise ValueError("the step sizes do not contract: no stationary error")
+    inject = q * step_client ** 2 * sigma2 * S / n_sampled + (1 - q) * step_server ** 2 * sigma_s2
+    return inject / (1 - contraction)

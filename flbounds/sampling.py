@@ -186,8 +186,7 @@ def optimal_isp_probabilities(a, k, *, p_min: float = 0.0) -> np.ndarray:
         if n_pos < n:
             p[~positive] = (k - n_pos) / (n - n_pos)
         return p
-    order = np.argsort(a, kind="stable")
-    s = a[order]
+    s = np.sort(a)  # only the sorted values are needed: p is clip(a / tau) on the input order
     csum = np.concatenate(([0.0], np.cumsum(s)))
     bps = [s[n - n_pos:]]
     if p_min > 0:

@@ -134,3 +134,18 @@ def test_plan_validation():
                      np.zeros((2, 3)))
     with pytest.raises(ValueError, match="clients"):
         safari(prob, bad, step_client=0.1, step_server=0.1)
+
+
+def test_homogeneous_stationary_error_matches_simulation():
+    from flbounds.safari_closed_forms import homogeneous_stationary_error
+    prob = ClientQuadratics(np.tile(0.5 * np.eye(2), (4, 1, 1)), np.tile([0.5, -0.5], (4, 1)))
+    rng = np.random.default_rng(5)
+    plan = safari_plan(rng, n_rounds=60000, q=0.6, eligible=np.arange(4), n_sampled=2,
+                       local_steps=3, dim=2, client_noise_std=1.0, server_noise_std=0.5)
+    tr = safari(prob, plan, step_client=0.05, step_server=0.1, x0=prob.x_star)
+    err = np.sum((tr.x[1000:] - prob.x_star) ** 2, axis=1)
+    exact = homogeneous_stationary_error(q=0.6, step_client=0.05, step_server=0.1,
+                                         local_steps=3, n_sampled=2, mu=0.5, sigma2=1.0,
+                                         sigma_s2=0.25)
+    batches = np.array([b.mean() for b in np.array_split(err, 50)])
+    assert abs(batches.mean() - exact) < 4 * batches.std(ddof=1) / np.sqrt(50)

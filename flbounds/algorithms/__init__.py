@@ -10,7 +10,7 @@ from .baselines import proxskip as proxskip
 from .baselines import scaffold as scaffold
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
-from .fedavg_sampler import fedavg_sampler  # noqa: E402,F401
+from .fedavg_sampler import fedavg_sampler as fedavg_sampler
 from .focus import focus as focus
 from .focus import sg_focus as sg_focus
 from .matrix_forms import fedavg_matrix as fedavg_matrix

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flbounds.kernels.safari_quadratic import safari_quadratic_rounds
+from flbounds.problems import Quadratic
 
 
 class SafariPlan(NamedTuple):
@@ -134,8 +135,8 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     ----------
     problem
         Needs ``n_clients``, ``dim``, ``client_gradients(X, clients=idx)`` and ``gradient(x)``;
-        quadratic problems exposing ``A`` (N, d, d) and ``b`` (N, d) use the numba kernel when
-        ``fast`` is True.
+        a :class:`flbounds.problems.Quadratic` (Hessians ``A`` (N, d, d), ``b`` (N, d)) runs on
+        the numba kernel when ``fast`` is True, any other problem on the NumPy path.
     plan : SafariPlan
     step_client, step_server : float
         :math:`\eta_c` and :math:`\eta_s`.
@@ -149,7 +150,7 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     R, d = plan.client_round.shape[0], problem.dim
     xs = np.empty((R + 1, d))
     g2 = np.empty(R)
-    if fast and hasattr(problem, "A") and hasattr(problem, "b"):
+    if fast and isinstance(problem, Quadratic):
         A = np.ascontiguousarray(problem.A, dtype=float)
         b = np.ascontiguousarray(problem.b, dtype=float)
         safari_quadratic_rounds(A, b, A.mean(axis=0), b.mean(axis=0), x0,

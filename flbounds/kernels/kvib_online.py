@@ -68,3 +68,19 @@ def kvib_rounds(lam, base, decay, k, theta, gamma, use_sqrt, t0, uniforms, omega
         costs[r] = cost
         sizes[r] = size
         capped[r] = n_cap
+
+
+@njit(cache=True, fastmath=False)
+def waterfill_objectives(rows, k, out):
+    r"""``out[j] = min_{p in P_k} sum_i rows[j, i]^2 / p_i`` for positive rows (Lemma 2.2)."""
+    n = rows.shape[1]
+    order = np.empty(n, dtype=np.int64)
+    csum = np.empty(n)
+    p = np.empty(n)
+    for j in range(rows.shape[0]):
+        a = rows[j]
+        waterfill(a, k, order, csum, p)
+        acc = 0.0
+        for i in range(n):
+            acc += a[i] * a[i] / p[i]
+        out[j] = acc

@@ -103,9 +103,11 @@ def gamma_range(*, rng, n_instances):
 
 
 def _lemma_b1_sum(c):
+    """sum_t c_t^4 / (c^2_{1:t})^{3/2} computed as c_t (c_t^2/c^2_{1:t})^{3/2} (no underflow;
+    0/0 := 0)."""
     c2 = np.cumsum(c * c)
-    mask = c2 > 0
-    return float(np.sum(c[mask] ** 4 / c2[mask] ** 1.5))
+    ratio = np.divide(c * c, c2, out=np.zeros_like(c), where=c2 > 0)
+    return float(np.sum(c * ratio**1.5))
 
 
 @claim("kvib.lemma_b1.sum_bound", ref="Lemma B.1 (Borsos et al. 2018, Lemma 13)",

@@ -14,6 +14,7 @@ from flbounds.online import (
     kvib_online,
     regrets,
     run_online,
+    static_regret,
 )
 from flbounds.samplers import Mabs, Vrb
 from flbounds.sampling import optimal_isp_probabilities
@@ -137,7 +138,7 @@ def _baseline_slopes(rng, fb, ks, n_rounds, n_seeds):
             for j, k in enumerate(ks):
                 costs = (kvib_online(fb, n_rounds, k, child, G=G).costs if make is None
                          else run_online(make(k), fb, n_rounds, child).costs)
-                reg[s, j] = regrets(costs, fb, k).static
+                reg[s, j] = static_regret(costs, fb, k)
         out[name] = (loglog_slope(ks, reg, rng=rng), reg.mean(0))
     return out
 

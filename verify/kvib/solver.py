@@ -269,13 +269,16 @@ def lemma51_printed(*, rng):
 
 
 def _slsqp_argmin_value(a, k, p_min):
-    """min sum a/p over {p_min <= p <= 1, sum p = k} by scipy SLSQP from the uniform point."""
+    """min sum a/p over {p_min <= p <= 1, sum p = k} by scipy SLSQP from the uniform point;
+    None when SLSQP fails or returns a point infeasible beyond 1e-9."""
     from scipy.optimize import minimize
 
     res = minimize(lambda x: np.sum(a / x), np.full(a.size, k / a.size), method="SLSQP",
                    jac=lambda x: -a / x**2, bounds=[(max(p_min, 1e-9), 1.0)] * a.size,
                    constraints=[{"type": "eq", "fun": lambda x: x.sum() - k}],
-                   options={"ftol": 1e-14, "maxiter": 500})
+                   options={"ftol": 1e-14, "maxiter": 200})
+    if not res.success or abs(res.x.sum() - k) > 1e-9:
+        return None
     return float(res.fun)
 
 
@@ -283,25 +286,31 @@ def _slsqp_argmin_value(a, k, p_min):
        " conditions on sqrt(a))", kind="statement", expected="holds",
        statement="argmin_p sum_i a_i/p_i over {p_min <= p <= 1, sum p = K} is p_min on the floor,"
                  " (K-N+l2-l1 p_min) sqrt(a_i)/c in the middle, 1 above.",
-       quick=dict(n_instances=12), full=dict(n_instances=300))
+       quick=dict(n_instances=8), full=dict(n_instances=300))
 def lemma51_corrected(*, rng, n_instances):
-    """The corrected closed form against a numerical argmin (scipy SLSQP from a feasible start)
-    of the FTRL objective. Tolerance 1e-6 relative in objective value (SLSQP's ftol=1e-12 and
-    the objective's conditioning); the closed form must never be worse than SLSQP beyond it."""
-    worst = -np.inf
+    """The corrected closed form against two numerical argmins of the FTRL objective: bisection
+    on the KKT multiplier (probabilities must agree) and scipy SLSQP from the uniform point
+    (objective; runs where SLSQP fails or ends infeasible beyond 1e-9 are skipped and counted in
+    details). Tolerance 1e-6: SLSQP's accuracy on these condition numbers; the closed form must
+    never be worse than SLSQP beyond it."""
+    worst, used = -np.inf, 0
     for _ in range(n_instances):
-        n = int(rng.integers(3, 25))
+        n = int(rng.integers(3, 16))
         a = np.sort(rng.lognormal(0, 1.5, n) ** 2)
         k = float(rng.uniform(1, n - 1))
         p_min = float(rng.uniform(0, k / n)) if rng.random() < 0.7 else 0.0
         l1, l2, c, p_solver = _lemma51_parts(a, k, p_min)
         z = k - n + l2 - l1 * p_min
         p = np.concatenate([np.full(l1, p_min), z * np.sqrt(a[l1:l2]) / c, np.ones(n - l2)])
-        res_fun = _slsqp_argmin_value(a, k, p_min)
         ours = np.sum(a / p)
-        worst = max(worst, (ours - res_fun) / res_fun,
-                    float(np.abs(p - p_solver).max()))
+        numeric = bisection_probabilities(np.sqrt(a), k, p_min)
+        worst = max(worst, float(np.abs(p - p_solver).max()), float(np.abs(p - numeric).max()))
+        res_fun = _slsqp_argmin_value(a, k, p_min)
+        if res_fun is not None:
+            used += 1
+            worst = max(worst, (ours - res_fun) / res_fun)
     return Evidence(measured=worst, theoretical=0.0, relation="<=",
                     tolerance=Tolerance(1e-6, "optimizer accuracy",
                                         "SLSQP ftol 1e-14; 1e-6 relative covers its "
-                                        "constraint slack on these condition numbers"))
+                                        "constraint slack on these condition numbers"),
+                    details={"slsqp_runs_used": used, "instances": n_instances})

@@ -205,3 +205,43 @@ def drift_lemma(*, rng, n_instances, n_points):
     return Evidence(measured=worst, theoretical=1.0, relation="<=",
                     tolerance=Tolerance.rounding(1e-12, "ratio of exact closed forms"),
                     details={"n_problems": len(problems)})
+
+
+@claim("safari.thm5.delta_bar_dominates_stationary", ref="Thm 5 (delta_bar; spec V6.c)",
+       kind="proof-step", expected="holds",
+       statement="With identical clients (sigma_G = 0) and eta_c = 4 L eta_s/(K(L + mu)), the "
+                 "exact stationary error lim E||x_r - x*||^2 is at most delta_bar, on a grid of "
+                 "q, eta_s, K, m, mu.",
+       quick=dict(qs=[0.0, 0.2, 0.5, 0.8, 1.0], steps=[0.001, 0.01, 0.1, 0.5], Ks=[1, 5, 20],
+                  ms=[1, 5], mus=[0.1, 1.0]),
+       full=dict(qs=list(np.linspace(0, 1, 11)), steps=[1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9],
+                 Ks=[1, 2, 5, 10, 20, 50], ms=[1, 2, 5, 10], mus=[0.01, 0.1, 1.0, 10.0]))
+def delta_bar_dominates_stationary(*, rng, qs, steps, Ks, ms, mus):
+    """Exact closed form (flbounds.safari_closed_forms.homogeneous_stationary_error): as
+    R -> infinity Theorem 5's bound tends to delta_bar, so delta_bar must dominate the exact
+    limit. Steps are eta_s = c / mu with c in ``steps`` (eta_s <= 2/(L + mu) = 1/mu); the
+    noise sigma^2 = sigma_s^2 = 1. Measured: the largest ratio limit / delta_bar (delta_bar > 0
+    since sigma^2 > 0); also reported, the ratio delta_bar(eta_s)/delta_bar(eta_s/2) per cell,
+    which is 2 to first order (every term of delta_bar is O(eta)). Rounding tolerance 1e-12."""
+    from flbounds.safari_closed_forms import homogeneous_stationary_error
+    worst, halving = 0.0, []
+    for q in qs:
+        for c in steps:
+            for K in Ks:
+                for m in ms:
+                    for mu in mus:
+                        vals = []
+                        for eta_s in (c / mu, c / (2 * mu)):
+                            eta_c = 4 * mu * eta_s / (K * 2 * mu)
+                            exact = homogeneous_stationary_error(
+                                q=q, step_client=eta_c, step_server=eta_s, local_steps=K,
+                                n_sampled=m, mu=mu, sigma2=1.0, sigma_s2=1.0)
+                            db = thm5_delta_bar(q=q, step_client=eta_c, step_server=eta_s,
+                                                local_steps=K, n_sampled=m, L=mu, mu=mu,
+                                                sigma2=1.0, sigma_s2=1.0, sigma_G2=0.0)
+                            worst = max(worst, exact / db)
+                            vals.append(db)
+                        halving.append(vals[0] / vals[1])
+    return Evidence(measured=worst, theoretical=1.0, relation="<=",
+                    tolerance=Tolerance.rounding(1e-12, "ratio of closed forms"),
+                    details={"halving_ratio_range": [min(halving), max(halving)]})

@@ -15,7 +15,7 @@ SHORT = ("Random", "DivFL", "SubTrunc", "UnionFL", "PoC")
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:
-    n_seeds, n_rounds = (4, 40) if profile == "quick" else (12, 100)
+    n_seeds, n_rounds = (4, 40) if profile == "quick" else (30, 100)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     data = {}
     for source in DATASETS:

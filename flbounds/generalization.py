@@ -1,0 +1,231 @@
+r"""Monte Carlo engine for the one-round generalization quantities of FedALS ([001], Sec. 4).
+
+One round of FedAvg: every client k runs a local algorithm :math:`\mathcal A_k` on its
+dataset :math:`S_k`, the server outputs :math:`\hat\theta = \sum_k w_k \mathcal A_k(S_k)`
+(:math:`w = \mathcal K`). For each Monte Carlo draw of all datasets S and of an independent
+copy S' the engine records, per client,
+
+- the gap of the averaged model
+  :math:`\Delta(S) = \sum_k w_k [R_k(\hat\theta) - R_{S_k}(\hat\theta)]`;
+- the local gap :math:`\Delta_{\mathcal A_k}(S_k) = R_k(\theta_k) - R_{S_k}(\theta_k)`;
+- the non-iidness :math:`\delta_k = R_{S_k}(\hat\theta) - R_{S_k}(\theta_k)`;
+- the local optimization error :math:`\varepsilon_k = R_{S_k}(\theta_k) - \min R_{S_k}`;
+- the terms of the proof of Thm 4.1 / B.1 with :math:`S^{(k)}` (client k's whole dataset
+  replaced by :math:`S'_k`): the leave-one-out term of Lemma A.1, :math:`v`, :math:`g` and
+  the slacks of the per-draw inequalities (16), (22) and (29).
+
+Gaps use the control variate :math:`R_k(\theta^{ref}) - R_{S_k}(\theta^{ref})` at fixed points
+(the population minimizers, averaged with w for the averaged model), whose mean is exactly 0:
+the estimates stay unbiased with a much smaller variance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+MC_CHUNK_ELEMENTS = 4_000_000
+
+
+class OneRoundDraws(NamedTuple):
+    """Per-draw quantities (T draws; arrays (T,) or (T, K)) of one FedAvg round."""
+
+    gap: np.ndarray
+    local_gap: np.ndarray
+    nonid: np.ndarray
+    opt_error: np.ndarray
+    loo: np.ndarray
+    v_sq: np.ndarray
+    g_sq: np.ndarray
+    g_dot_v: np.ndarray
+    excess_copy: np.ndarray
+    smooth_slack: np.ndarray
+    sc_slack: np.ndarray
+    pl_slack: np.ndarray
+
+
+def _check_weights(weights, n_clients: int) -> np.ndarray:
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n_clients,) or np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError(f"weights must be {n_clients} finite nonnegative numbers")
+    if abs(w.sum() - 1.0) > 1e-12:
+        raise ValueError("weights must sum to 1")
+    return w
+
+
+def _control_variate(model, data, ref: np.ndarray) -> np.ndarray:
+    """R_k(ref_k) - R_{S_k}(ref_k) for fixed points ref (K, d): mean exactly 0."""
+    star = np.broadcast_to(ref, (_n_draws(data), *ref.shape))
+    return model.population_risk(star) - model.empirical_risk(data, star)
+
+
+def _n_draws(data) -> int:
+    return data[0].shape[0]
+
+
+def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Generator, *,
+                    local: Callable | None = None) -> OneRoundDraws:
+    r"""Simulate ``n_draws`` independent (S, S') pairs and return :class:`OneRoundDraws`.
+
+    Parameters
+    ----------
+    model
+        A model of :mod:`flbounds.gen_models` (ridge, pools).
+    weights
+        :math:`\mathcal K`, nonnegative, summing to 1, one per client.
+    n_samples
+        Samples per client (int or one per client).
+    n_draws
+        Monte Carlo draws T.
+    rng
+        Source of every dataset and of the local algorithm's plan.
+    local
+        ``local(data, rng) -> theta (T, K, d)``: the local algorithm; default the local ERM
+        (Thm 4.1). A stochastic local algorithm draws its plan from the ``rng`` it is given.
+    """
+    if n_draws < 2:
+        raise ValueError("n_draws must be >= 2 (standard errors need two draws)")
+    w = _check_weights(weights, model.n_clients)
+    d = model.dim
+    per_draw = max(1, int(np.sum(np.broadcast_to(n_samples, (model.n_clients,)))) * d * d)
+    chunk = max(2, min(n_draws, MC_CHUNK_ELEMENTS // per_draw))
+    parts, done = [], 0
+    while done < n_draws:
+        size = min(chunk, n_draws - done)
+        parts.append(_chunk(model, w, n_samples, size, rng, local))
+        done += size
+    return OneRoundDraws(*(np.concatenate(f, axis=0) for f in zip(*parts, strict=True)))
+
+
+def _chunk(model, w, n_samples, n_draws, rng, local) -> OneRoundDraws:
+    data, copy = model.sample(rng, n_draws, n_samples), model.sample(rng, n_draws, n_samples)
+    if local is None:
+        return one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
+                               local_is_erm=True)
+    return one_round_batch(model, w, data, copy, local(data, rng), local(copy, rng))
+
+
+def one_round_batch(model, weights, data, copy, theta, theta_c, *,
+                    local_is_erm: bool = False) -> OneRoundDraws:
+    r"""The per-draw quantities for given datasets S (``data``), copies S' (``copy``) and the
+    local outputs :math:`\theta_k = \mathcal A_k(S_k)` (``theta``) and
+    :math:`\mathcal A_k(S'_k)` (``theta_c``), each (T, K, d).
+
+    With ``local_is_erm`` the local outputs are taken to be the ERMs (no optimization error);
+    otherwise the ERMs are computed to measure :math:`\varepsilon_k`.
+    """
+    w = np.asarray(weights, dtype=float)
+    if local_is_erm:
+        star_c = theta_c
+        opt_error = np.zeros(theta.shape[:2])
+    else:
+        star, star_c = model.erm(data), model.erm(copy)
+        opt_error = model.empirical_risk(data, theta) - model.empirical_risk(data, star)
+    avg = np.einsum("k,tki->ti", w, theta)
+    avg_b = np.broadcast_to(avg[:, None, :], theta.shape)
+    ref = model.reference_theta
+    ref_avg = np.broadcast_to(w @ ref, ref.shape)
+    risk_avg_s = model.empirical_risk(data, avg_b)
+    risk_loc_s = model.empirical_risk(data, theta)
+    gap = np.einsum("k,tk->t", w, model.population_risk(avg_b) - risk_avg_s
+                    - _control_variate(model, data, ref_avg))
+    local_gap = model.population_risk(theta) - risk_loc_s - _control_variate(model, data, ref)
+    nonid = risk_avg_s - risk_loc_s
+    # S^(k): client k's dataset replaced by its copy; only client k's local model changes.
+    replaced = avg_b + w[None, :, None] * (theta_c - theta)
+    v = avg_b - replaced
+    g = model.empirical_grad(copy, replaced)
+    risk_copy_replaced = model.empirical_risk(copy, replaced)
+    min_copy = model.empirical_risk(copy, star_c)
+    loo = model.empirical_risk(copy, avg_b) - risk_copy_replaced
+    v_sq = np.einsum("tki,tki->tk", v, v)
+    g_sq = np.einsum("tki,tki->tk", g, g)
+    g_dot_v = np.einsum("tki,tki->tk", g, v)
+    excess_copy = risk_copy_replaced - min_copy
+    L = model.L if np.isfinite(model.L) else np.nan  # OLS: no smoothness constant
+    smooth_slack = g_dot_v + 0.5 * L * v_sq - loo
+    diff = theta - theta_c
+    sc_slack = (model.empirical_risk(copy, theta) - model.empirical_risk(copy, theta_c)
+                - 0.5 * model.mu * np.einsum("tki,tki->tk", diff, diff)) if local_is_erm \
+        else np.zeros_like(v_sq)
+    pl_slack = 2.0 * L * excess_copy - g_sq
+    return OneRoundDraws(gap, local_gap, nonid, opt_error, loo, v_sq, g_sq, g_dot_v,
+                         excess_copy, smooth_slack, sc_slack, pl_slack)
+
+
+class BoundSummary(NamedTuple):
+    """Means and standard errors of a one-round bound and the true gap."""
+
+    gap: float
+    gap_se: float
+    bound: float
+    bound_se: float
+    G: np.ndarray
+    D: np.ndarray
+    first_term: float
+    first_term_se: float
+    second_term: float
+
+
+def _bound_terms(G, D, w, kappa, first, second):
+    """sum_k w_k [first kappa w_k^2 G_k + second sqrt(kappa) w_k sqrt(D_k G_k)], per row."""
+    G_pos, D_pos = np.maximum(G, 0.0), np.maximum(D, 0.0)
+    t1 = first * kappa * (w ** 3 * G).sum(axis=-1)
+    t2 = second * np.sqrt(kappa) * (w ** 2 * np.sqrt(D_pos * G_pos)).sum(axis=-1)
+    return t1, t2
+
+
+def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
+                    rng: np.random.Generator, *, kind: str = "thm41",
+                    n_boot: int = 200) -> BoundSummary:
+    r"""Thm 4.1 (``kind="thm41"``) or Thm B.1 (``kind="thmB1"``) bound with a bootstrap SE.
+
+    Thm 4.1: :math:`\sum_k w_k[\kappa w_k^2 G_k + 2\sqrt\kappa\, w_k\sqrt{D_k G_k}]`.
+    Thm B.1 (37): :math:`\sum_k w_k[2\kappa w_k^2 \tilde G_k + \sqrt{8\kappa}\, w_k
+    \sqrt{\tilde D_k\tilde G_k}]` with :math:`\tilde G = E(\Delta_{\mathcal A_k} + 2\varepsilon_k)`,
+    :math:`\tilde D = E(\delta_k + \varepsilon_k)`. Expectations are taken before the square
+    root (spec 7.18); the SE is the bootstrap SD over draws (multinomial resampling).
+    """
+    w = np.asarray(weights, dtype=float)
+    kappa = L / mu
+    if kind == "thm41":
+        g_rows, d_rows, first, second = draws.local_gap, draws.nonid, 1.0, 2.0
+    elif kind == "thmB1":
+        g_rows = draws.local_gap + 2.0 * draws.opt_error
+        d_rows = draws.nonid + draws.opt_error
+        first, second = 2.0, np.sqrt(8.0)
+    else:
+        raise ValueError("kind must be 'thm41' or 'thmB1'")
+    T = g_rows.shape[0]
+    G, D = g_rows.mean(axis=0), d_rows.mean(axis=0)
+    t1, t2 = _bound_terms(G, D, w, kappa, first, second)
+    counts = rng.multinomial(T, np.full(T, 1.0 / T), size=n_boot) / T
+    b1, b2 = _bound_terms(counts @ g_rows, counts @ d_rows, w, kappa, first, second)
+    return BoundSummary(float(draws.gap.mean()), float(draws.gap.std(ddof=1) / np.sqrt(T)),
+                        float(t1 + t2), float(np.std(b1 + b2, ddof=1)), G, D, float(t1),
+                        float(np.std(b1, ddof=1)), float(t2))
+
+
+def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
+                     y_se=None) -> tuple[float, float, float]:
+    """Least-squares slope of log y on log x for MC means y with standard errors ``y_se``.
+
+    Unlike :func:`flbounds.stats.loglog_slope` (which resamples positive replicates), the
+    inputs here are Monte Carlo means whose single draws can be negative (gaps): the 95%
+    interval is a parametric bootstrap.
+
+    Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
+    Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.
+    """
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    slope = float(np.polyfit(lx, ly, 1)[0])
+    if y_se is None:
+        return slope, slope, slope
+    y_rep = np.asarray(y)[None, :] + rng.standard_normal((n_boot, len(lx))) * np.asarray(y_se)
+    ly_rep = np.log(np.maximum(y_rep, 1e-300))
+    xc = lx - lx.mean()
+    slopes = (ly_rep - ly_rep.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
+    lo, hi = np.percentile(slopes, [2.5, 97.5])
+    return slope, float(lo), float(hi)

@@ -1,0 +1,125 @@
+r"""A small ReLU multilayer perceptron with hand-written forward and backward passes (numpy).
+
+Parameters of M independent models are rows of one (M, P) array (M = replicates x clients);
+each layer's weight and bias are views into it. The loss is the mean softmax cross-entropy
+
+.. math:: \ell(\theta; X, y) = -\frac1b\sum_{i=1}^b \log\mathrm{softmax}(f_\theta(x_i))_{y_i},
+    \qquad f_\theta(x) = W_L^\top\sigma(\cdots\sigma(W_1^\top x + b_1)\cdots) + b_L,
+
+with :math:`\sigma` = ReLU. Used for the FedALS experiment of spec V9 (20-64-64-10).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+DEFAULT_SIZES = (20, 64, 64, 10)
+
+
+class Layer(NamedTuple):
+    """Slices of one layer's weight (fan_in x fan_out, row-major) and bias in the flat vector."""
+
+    weight: slice
+    bias: slice
+    fan_in: int
+    fan_out: int
+
+
+def layout(sizes=DEFAULT_SIZES) -> list[Layer]:
+    """Layers of the flat parameter vector, in depth order."""
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) < 2 or min(sizes) < 1:
+        raise ValueError("sizes must list at least two positive layer widths")
+    layers, start = [], 0
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        w = slice(start, start + fan_in * fan_out)
+        b = slice(w.stop, w.stop + fan_out)
+        layers.append(Layer(w, b, fan_in, fan_out))
+        start = b.stop
+    return layers
+
+
+def n_params(sizes=DEFAULT_SIZES) -> int:
+    return layout(sizes)[-1].bias.stop
+
+
+def layer_slices(sizes=DEFAULT_SIZES) -> list[slice]:
+    """One contiguous slice (weight then bias) per layer."""
+    return [slice(lay.weight.start, lay.bias.stop) for lay in layout(sizes)]
+
+
+def init_params(rng: np.random.Generator, n_models: int, sizes=DEFAULT_SIZES) -> np.ndarray:
+    """He-normal weights, zero biases, shape (n_models, P)."""
+    theta = np.zeros((n_models, n_params(sizes)))
+    for lay in layout(sizes):
+        std = np.sqrt(2.0 / lay.fan_in)
+        theta[:, lay.weight] = std * rng.standard_normal((n_models, lay.fan_in * lay.fan_out))
+    return theta
+
+
+def _weights(theta, lay):
+    return theta[..., lay.weight].reshape(*theta.shape[:-1], lay.fan_in, lay.fan_out)
+
+
+def _check(theta, X, y, sizes):
+    theta = np.asarray(theta, dtype=float)
+    X = np.asarray(X, dtype=float)
+    if theta.shape[-1] != n_params(sizes):
+        raise ValueError(f"theta must have {n_params(sizes)} parameters on its last axis")
+    if X.shape[:-2] != theta.shape[:-1] or X.shape[-1] != sizes[0]:
+        raise ValueError("X must be (..., batch, n_inputs) with theta's leading axes")
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape != X.shape[:-1] or y.min() < 0 or y.max() >= sizes[-1]:
+            raise ValueError("y must be integer labels in [0, n_classes) shaped like X[..., 0]")
+    return theta, X, y
+
+
+def forward(theta, X, sizes=DEFAULT_SIZES):
+    """Logits (..., b, n_classes) and the list of layer inputs (for the backward pass)."""
+    theta, X, _ = _check(theta, X, None, sizes)
+    acts, h = [], X
+    layers = layout(sizes)
+    for i, lay in enumerate(layers):
+        acts.append(h)
+        z = h @ _weights(theta, lay) + theta[..., None, lay.bias]
+        h = np.maximum(z, 0.0) if i < len(layers) - 1 else z
+    return h, acts
+
+
+def _log_softmax(logits):
+    top = logits.max(axis=-1, keepdims=True)
+    return logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
+
+
+def loss_and_grad(theta, X, y, sizes=DEFAULT_SIZES):
+    """Mean cross-entropy (...,) and its gradient (..., P) by backpropagation."""
+    theta, X, y = _check(theta, X, y, sizes)
+    logits, acts = forward(theta, X, sizes)
+    logp = _log_softmax(logits)
+    b = X.shape[-2]
+    loss = -np.take_along_axis(logp, y[..., None], axis=-1)[..., 0].mean(axis=-1)
+    delta = np.exp(logp)
+    np.put_along_axis(delta, y[..., None], np.take_along_axis(delta, y[..., None], -1) - 1, -1)
+    delta /= b
+    grad = np.empty_like(theta)
+    layers = layout(sizes)
+    for i in range(len(layers) - 1, -1, -1):
+        lay, h = layers[i], acts[i]
+        grad[..., lay.weight] = (h.swapaxes(-1, -2) @ delta).reshape(*theta.shape[:-1], -1)
+        grad[..., lay.bias] = delta.sum(axis=-2)
+        if i > 0:
+            delta = (delta @ _weights(theta, lay).swapaxes(-1, -2)) * (h > 0)
+    return loss, grad
+
+
+def loss_accuracy(theta, X, y, sizes=DEFAULT_SIZES):
+    """Mean cross-entropy and accuracy over the samples (..., n) for each model (...,)."""
+    theta, X, y = _check(theta, X, y, sizes)
+    logits, _ = forward(theta, X, sizes)
+    logp = _log_softmax(logits)
+    loss = -np.take_along_axis(logp, y[..., None], axis=-1)[..., 0].mean(axis=-1)
+    acc = (np.argmax(logits, axis=-1) == y).mean(axis=-1)
+    return loss, acc

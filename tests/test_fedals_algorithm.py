@@ -1,0 +1,117 @@
+"""FedALS schedules, the alpha = 1 == FedAvg identity and the SCAFFOLD variants."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flbounds.algorithms.fedals import (
+    communication_cost,
+    fedals,
+    fedals_periods,
+    intended_schedule,
+    local_sgd_fedavg,
+    printed_schedule,
+    weighted_average,
+)
+
+
+def _quadratic(rng, K=3, d=4):
+    A = np.stack([np.diag(rng.uniform(0.5, 2.0, d)) for _ in range(K)])
+    b = rng.standard_normal((K, d))
+
+    def grad(theta, noise):
+        return np.einsum("kij,...kj->...ki", A, theta - b) + noise
+    x_star = np.linalg.solve(A.sum(0), np.einsum("kij,kj->i", A, b))
+    return grad, x_star
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_rounds=st.integers(1, 60), tau=st.integers(1, 7), alpha=st.integers(1, 12))
+def test_printed_schedule_never_averages_body_for_integer_alpha(n_rounds, tau, alpha):
+    sched = printed_schedule(n_rounds, tau, alpha)
+    assert sched.shape == (n_rounds * tau, 2)
+    assert not sched[:, 1].any()
+    assert sched[:, 0].sum() == n_rounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_steps=st.integers(1, 300), tau=st.integers(1, 9), alpha=st.integers(1, 9))
+def test_intended_schedule_counts(n_steps, tau, alpha):
+    head, body = fedals_periods(tau, alpha)
+    code = intended_schedule(n_steps, [head, body], convention="code")
+    end = intended_schedule(n_steps, [head, body], convention="end")
+    assert code[:, 0].sum() == -(-n_steps // head) and code[:, 1].sum() == -(-n_steps // body)
+    assert end[:, 0].sum() == n_steps // head and end[:, 1].sum() == n_steps // body
+    assert np.all(code[:, 0] >= code[:, 1])        # every body sync is also a head sync
+
+
+def test_alpha_one_equals_reference_fedavg_bitwise():
+    rng = np.random.default_rng(0)
+    grad, _ = _quadratic(rng)
+    tau, R = 4, 25
+    noise = rng.standard_normal((tau * R, 2, 3, 4))   # replicate axis of 2
+    theta0 = np.zeros((2, 3, 4))
+    w = np.array([0.2, 0.3, 0.5])
+    sync = intended_schedule(tau * R, [tau, tau])
+    tr = fedals(grad, theta0, noise, step=0.1, sync=sync, groups=[slice(0, 1), slice(1, 4)],
+                weights=w)
+    ref = local_sgd_fedavg(grad, theta0, noise, step=0.1, local_steps=tau, n_rounds=R, weights=w)
+    assert np.array_equal(tr.output, ref)
+
+
+def test_scaffold_exact_and_alpha_one_matches_single_group():
+    rng = np.random.default_rng(1)
+    grad, x_star = _quadratic(rng)
+    zero = np.zeros((3, 4))
+    plan = [0.0] * 2000
+    for alpha in (1, 3):
+        periods = list(fedals_periods(5, alpha))
+        sync = intended_schedule(2000, periods)
+        tr = fedals(grad, zero, plan, step=0.1, sync=sync, groups=[slice(2, 4), slice(0, 2)],
+                    control="scaffold", periods=periods)
+        assert np.linalg.norm(tr.output - x_star) < 1e-10
+    single = fedals(grad, zero, plan, step=0.1, sync=intended_schedule(2000, [5]),
+                    groups=[slice(0, 4)], control="scaffold", periods=[5])
+    two = fedals(grad, zero, plan, step=0.1, sync=intended_schedule(2000, [5, 5]),
+                 groups=[slice(0, 2), slice(2, 4)], control="scaffold", periods=[5, 5])
+    np.testing.assert_allclose(single.output, two.output, rtol=0, atol=1e-14)
+
+
+def test_consensus_zero_after_sync():
+    rng = np.random.default_rng(2)
+    grad, _ = _quadratic(rng)
+    sync = intended_schedule(7, [7, 3])          # last step syncs group 0 only
+    noise = rng.standard_normal((7, 3, 4))
+    tr = fedals(grad, np.zeros((3, 4)), noise, step=0.1, sync=sync,
+                groups=[slice(0, 2), slice(2, 4)], record_consensus=True)
+    assert np.ptp(tr.clients[:, 0:2], axis=0).max() == 0.0
+    assert np.ptp(tr.clients[:, 2:4], axis=0).max() > 0.0
+    assert len(tr.consensus[0]) == 1 and len(tr.consensus[1]) == 2
+
+
+def test_communication_cost_and_weighted_average():
+    assert communication_cost(20000, 5, 1, 650, 292304) == 2343632000
+    assert communication_cost(20000, 5, 100, 650, 292304) == 28584320
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(weighted_average(x, np.array([0.5, 0.25, 0.25])),
+                               0.5 * x[0] + 0.25 * x[1] + 0.25 * x[2])
+
+
+def test_bad_inputs():
+    grad, _ = _quadratic(np.random.default_rng(3))
+    sync = intended_schedule(4, [2])
+    with pytest.raises(ValueError, match="groups"):
+        fedals(grad, np.zeros((3, 4)), [0] * 4, step=0.1, sync=sync, groups=[slice(0, 3)])
+    with pytest.raises(ValueError, match="weights"):
+        fedals(grad, np.zeros((3, 4)), [0] * 4, step=0.1, sync=sync, groups=[slice(0, 4)],
+               weights=[0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="step"):
+        fedals(grad, np.zeros((3, 4)), [0] * 4, step=-1.0, sync=sync, groups=[slice(0, 4)])
+    with pytest.raises(ValueError, match="periods"):
+        fedals(grad, np.zeros((3, 4)), [0] * 4, step=0.1, sync=sync, groups=[slice(0, 4)],
+               control="scaffold")
+    with pytest.raises(ValueError, match="alpha"):
+        fedals_periods(5, 0)
+    with pytest.raises(ValueError, match="convention"):
+        intended_schedule(10, [2], convention="other")

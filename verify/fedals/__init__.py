@@ -1,0 +1,1 @@
+"""Claims of FedALS ([001] Gholami & Seferoglu): generalization bounds and adaptive local steps."""

@@ -1,0 +1,82 @@
+r"""The authors' own synthetic check of Thm 4.1 (repo ``Peyman-gholami/FedALS``, ``mode="gen"``,
+``Visualization_gen.py``; not in the paper), redone with an L2-regularized softmax model.
+
+Their set-up: Gaussian classes with means :math:`c\mathbf 1`, identity covariance, softmax
+regression, iid clients, one averaging at the end, total training size 500 split over K
+clients; the plotted "bound" is :math:`G/K^2 + (2/K)\sqrt{DG}`, i.e. Thm 4.1 with
+:math:`L/\mu` set to 1. Here each client's distribution is uniform on one fixed finite pool
+of that mixture (exact population risk, bounded features), so :math:`\mu = \lambda` and
+:math:`L = \tfrac12\max\|x\|^2 + \lambda` are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.gen_models import SoftmaxPool, gaussian_class_pool
+from flbounds.generalization import one_round_draws, summarize_bound
+from flbounds.ledger import Evidence, Tolerance, claim
+
+V12_QUICK = dict(n_classes=4, total_samples=200, n_clients=[2, 5, 10], lam=0.05,
+                 pool_size=600, n_draws=100)
+V12_FULL = dict(n_classes=10, total_samples=500, n_clients=[2, 5, 10, 25, 50], lam=0.05,
+                pool_size=2000, n_draws=300)
+
+
+def _authors_runs(rng, n_classes, total_samples, n_clients, lam, pool_size, n_draws):
+    """One iid pool (dim = n_classes, means c 1 for c = -C/2, ..., C/2 - 1), swept over K."""
+    dim = n_classes
+    means = np.outer(np.arange(n_classes) - n_classes // 2, np.ones(dim)).astype(float)
+    feats, labs = gaussian_class_pool(rng, means, [list(range(n_classes))], pool_size)
+    rows = []
+    for K in n_clients:
+        pool = SoftmaxPool(np.repeat(feats, K, axis=0), np.repeat(labs, K, axis=0),
+                           n_classes, lam)
+        w = np.full(K, 1.0 / K)
+        dr = one_round_draws(pool, w, total_samples // K, n_draws, rng)
+        proper = summarize_bound(dr, w, pool.mu, pool.L, rng)
+        unit = summarize_bound(dr, w, 1.0, 1.0, rng)          # L/mu dropped, as in the repo
+        rows.append(dict(K=K, gap=proper.gap, gap_se=proper.gap_se, G=float(proper.G.mean()),
+                         D=float(proper.D.mean()), kappa=pool.L / pool.mu,
+                         bound=proper.bound, bound_se=proper.bound_se,
+                         bound_kappa1=unit.bound, bound_kappa1_se=unit.bound_se))
+    return rows
+
+
+@claim("fedals.authors_check.bound_with_kappa", ref="repo mode='gen' (Visualization_gen.py)",
+       kind="code", expected="holds",
+       statement="In the authors' synthetic softmax check, Thm 4.1 with its factor L/mu "
+                 "bounds the true gap for every K.",
+       quick=V12_QUICK, full=V12_FULL)
+def bound_with_kappa(*, rng, **params):
+    r"""V12 with the proper kappa = (max||x||^2/2 + lambda)/lambda (huge for these well
+    separated classes). Hypotheses met (pool distribution, L2 penalty, Newton ERM to 1e-12),
+    so ``holds``; tolerance 4 SE of (gap - bound)."""
+    rows = _authors_runs(rng, **params)
+    return Evidence(measured=[r["gap"] for r in rows], theoretical=[r["bound"] for r in rows],
+                    relation="<=",
+                    tolerance=Tolerance.mc([np.hypot(r["gap_se"], r["bound_se"]) for r in rows],
+                                           k=4, what="gap - bound"),
+                    details={"rows": rows})
+
+
+@claim("fedals.authors_check.kappa_dropped", ref="repo mode='gen' (Visualization_gen.py)",
+       kind="code", expected="holds",
+       statement="The repo plots G/K^2 + (2/K) sqrt(DG) (Thm 4.1 with L/mu = 1) as the bound "
+                 "and finds it above the gap.",
+       quick=V12_QUICK, full=V12_FULL)
+def kappa_dropped(*, rng, **params):
+    r"""The kappa-free curve is not a proved bound (kappa >= 1 always, and here kappa is in
+    the hundreds or thousands), but in iid data it still lies above the gap: D ~ G(1 - 1/K)/2
+    and gap ~ G/K give G/K^2 + (2/K) sqrt(DG) ~ (G/K)(1/K + sqrt(2(1 - 1/K))) >= gap for
+    K >= 2. So the repo's plot is numerically right and its justification is not: ``holds``,
+    with the ratio to the proper bound in details (that ratio is the factor the plot drops).
+    Tolerance 4 SE of (gap - curve)."""
+    rows = _authors_runs(rng, **params)
+    for r in rows:
+        r["kappa1_over_proper"] = r["bound_kappa1"] / r["bound"]
+    return Evidence(measured=[r["gap"] for r in rows],
+                    theoretical=[r["bound_kappa1"] for r in rows], relation="<=",
+                    tolerance=Tolerance.mc([np.hypot(r["gap_se"], r["bound_kappa1_se"])
+                                            for r in rows], k=4, what="gap - kappa-free curve"),
+                    details={"rows": rows})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from flbounds.algorithms._common import (
@@ -14,6 +15,8 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.kernels.focus_local import fedavg_rounds
+from flbounds.kernels.scale_ridge import fedavg_ridge_rounds
+from flbounds.problems import Ridge
 
 
 class FedAvgTrace(NamedTuple):
@@ -37,7 +40,9 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     ----------
     problem : flbounds.problems problem
         Any problem with ``client_gradients``; :class:`~flbounds.problems.Quadratic` and
-        :class:`~flbounds.problems.Ridge` run in a compiled loop.
+        :class:`~flbounds.problems.Ridge` run in a compiled loop (ridge: parallel over the
+        participants of a round with ``numba.get_num_threads()`` threads; the iterates do
+        not depend on the thread count).
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
     step : float
@@ -64,6 +69,13 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     step, local_steps = check_hyper(step, local_steps)
     x = start_point(problem, x0)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
+    if compiled and isinstance(problem, Ridge):
+        _, _, _, features, targets, lam, _ = kernel_data(problem)
+        fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x, xs,
+                            np.empty(problem.n_clients, dtype=np.int64),
+                            np.empty((problem.n_clients, problem.dim)),
+                            numba.get_num_threads())
+        return FedAvgTrace(xs)
     data = kernel_data(problem) if compiled else None
     if data is not None:
         fedavg_rounds(*data, plan, step, local_steps, x, xs)

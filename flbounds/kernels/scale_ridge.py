@@ -1,0 +1,244 @@
+r"""Fast FedAvg / FOCUS round loops for ridge clients, parallel over participants.
+
+Same arithmetic, in the same order, as the generic ridge path of
+:mod:`flbounds.kernels.focus_local` (so the iterates are bit-identical to it), arranged so that
+the compiler vectorizes every inner loop with ``fastmath=False``:
+
+- the residual :math:`r = X_i z - y_i` is computed from the client's features transposed to
+  (d, n) (copied once per client and round into a thread-local buffer, reused by all
+  :math:`\tau` local steps while it sits in L1) as four axpys over the n samples, one per
+  partial sum of ``focus_local._dot`` (partial sum j takes the coordinates p = j mod 4, the
+  tail goes to partial sum 0), so each residual entry is rounded exactly as before;
+- the gradient :math:`X_i^\top r / n + \lambda z` is a sequence of axpys over the d
+  coordinates in the original (n, d) layout, four samples per pass, each added in sample
+  order (so ``((g + r_0 a_0) + r_1 a_1) + ...`` as before, with a quarter of the loads and
+  stores of ``g``).
+
+Participants of a round are split into contiguous chunks run under ``numba.prange``; every
+client writes its result into its own row of a caller-owned buffer and the server sums the
+rows serially in client order afterwards. The result is therefore the same for any number of
+threads and any chunking. Kernels never draw random numbers and never validate.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+PARALLEL_MIN_CLIENTS = 8  # fewer participants than this: no parallel region (same numbers)
+
+
+@njit(cache=True, fastmath=False)
+def transpose_client(features, c, ft):
+    """``ft[p, k] = features[c, k, p]``."""
+    n, d = features.shape[1], features.shape[2]
+    for k in range(n):
+        for p in range(d):
+            ft[p, k] = features[c, k, p]
+
+
+@njit(cache=True, fastmath=False)
+def ridge_gradient(features, targets, lam, c, ft, z, part, out):
+    r"""Write :math:`X_c^\top (X_c z - y_c)/n + \lambda z` into ``out`` (d,).
+
+    ``ft`` (d, n) must hold ``features[c]`` transposed; ``part`` (4, n) is scratch.
+    """
+    n = ft.shape[1]
+    d = z.shape[0]
+    s0, s1, s2, s3 = part[0], part[1], part[2], part[3]
+    for k in range(n):
+        s0[k] = 0.0
+        s1[k] = 0.0
+        s2[k] = 0.0
+        s3[k] = 0.0
+    p = 0
+    while p + 4 <= d:
+        z0, z1, z2, z3 = z[p], z[p + 1], z[p + 2], z[p + 3]
+        for k in range(n):
+            s0[k] += ft[p, k] * z0
+            s1[k] += ft[p + 1, k] * z1
+            s2[k] += ft[p + 2, k] * z2
+            s3[k] += ft[p + 3, k] * z3
+        p += 4
+    while p < d:
+        zp = z[p]
+        for k in range(n):
+            s0[k] += ft[p, k] * zp
+        p += 1
+    for k in range(n):  # the residual, kept in s0
+        s0[k] = ((s0[k] + s1[k]) + (s2[k] + s3[k])) - targets[c, k]
+    for q in range(d):
+        out[q] = 0.0
+    k = 0
+    while k + 4 <= n:
+        r0, r1, r2, r3 = s0[k], s0[k + 1], s0[k + 2], s0[k + 3]
+        for q in range(d):
+            out[q] = (((out[q] + r0 * features[c, k, q]) + r1 * features[c, k + 1, q])
+                      + r2 * features[c, k + 2, q]) + r3 * features[c, k + 3, q]
+        k += 4
+    while k < n:
+        rk = s0[k]
+        for q in range(d):
+            out[q] += rk * features[c, k, q]
+        k += 1
+    for q in range(d):
+        out[q] = out[q] / n + lam * z[q]
+
+
+@njit(cache=True, fastmath=False)
+def _fedavg_client(features, targets, lam, c, x, step, local_steps, ft, part, grad, z):
+    """``local_steps`` GD steps of client c from ``x``; the final point goes to ``z``."""
+    transpose_client(features, c, ft)
+    d = x.shape[0]
+    for p in range(d):
+        z[p] = x[p]
+    for _ in range(local_steps):
+        ridge_gradient(features, targets, lam, c, ft, z, part, grad)
+        for p in range(d):
+            z[p] -= step * grad[p]
+
+
+@njit(cache=True, fastmath=False)
+def _focus_client(features, targets, lam, c, r, x, step, local_steps, noise, use_noise, g,
+                  ft, part, z, h, g_old, v):
+    """FOCUS local phase of client c in round r: updates ``g[c]``, writes the push to ``v``."""
+    transpose_client(features, c, ft)
+    d = x.shape[0]
+    for p in range(d):
+        z[p] = x[p]
+        g_old[p] = g[c, p]
+    for t in range(local_steps):
+        if t > 0:
+            for p in range(d):
+                z[p] -= step * v[p]
+        ridge_gradient(features, targets, lam, c, ft, z, part, h)
+        if use_noise:
+            for p in range(d):
+                h[p] += noise[r, c, t, p]
+        for p in range(d):
+            v[p] = h[p] - g_old[p]
+    for p in range(d):
+        g[c, p] = h[p]
+
+
+@njit(cache=True, fastmath=False)
+def _fedavg_range(features, targets, lam, clients, lo, hi, x, step, local_steps, finals):
+    n, d = features.shape[1], features.shape[2]
+    ft = np.empty((d, n))
+    part = np.empty((4, n))
+    grad = np.empty(d)
+    for j in range(lo, hi):
+        _fedavg_client(features, targets, lam, clients[j], x, step, local_steps, ft, part,
+                       grad, finals[j])
+
+
+@njit(cache=True, fastmath=False)
+def _focus_range(features, targets, lam, clients, lo, hi, r, x, step, local_steps, noise,
+                 use_noise, g, pushes):
+    n, d = features.shape[1], features.shape[2]
+    ft = np.empty((d, n))
+    part = np.empty((4, n))
+    z, h, g_old = np.empty(d), np.empty(d), np.empty(d)
+    for j in range(lo, hi):
+        _focus_client(features, targets, lam, clients[j], r, x, step, local_steps, noise,
+                      use_noise, g, ft, part, z, h, g_old, pushes[j])
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def _fedavg_parallel(features, targets, lam, clients, m, x, step, local_steps, finals,
+                     n_chunks):
+    for chunk in prange(n_chunks):
+        _fedavg_range(features, targets, lam, clients, chunk * m // n_chunks,
+                      (chunk + 1) * m // n_chunks, x, step, local_steps, finals)
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def _focus_parallel(features, targets, lam, clients, m, r, x, step, local_steps, noise,
+                    use_noise, g, pushes, n_chunks):
+    for chunk in prange(n_chunks):
+        _focus_range(features, targets, lam, clients, chunk * m // n_chunks,
+                     (chunk + 1) * m // n_chunks, r, x, step, local_steps, noise, use_noise,
+                     g, pushes)
+
+
+@njit(cache=True, fastmath=False)
+def _participants(plan, r, clients):
+    """Write the indices of round r's participants (increasing) into ``clients``; count."""
+    m = 0
+    for i in range(plan.shape[1]):
+        if plan[r, i]:
+            clients[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, fastmath=False)
+def _n_chunks(m, n_threads):
+    return min(m, 4 * n_threads)
+
+
+@njit(cache=True, fastmath=False)
+def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs, clients,
+                        finals, n_threads):
+    r"""FedAvg on ridge clients (as ``focus_local.fedavg_rounds`` with ``kind = RIDGE``).
+
+    ``xs`` (R + 1, d) receives the server iterates; ``clients`` (N,) int64 and ``finals``
+    (N, d) are caller-owned scratch (participant indices and final local models);
+    ``n_threads`` (``numba.get_num_threads()`` of the caller) only sets the chunking.
+    """
+    n_rounds = plan.shape[0]
+    d = x0.shape[0]
+    for p in range(d):
+        xs[0, p] = x0[p]
+    for r in range(n_rounds):
+        m = _participants(plan, r, clients)
+        x = xs[r]
+        if m >= PARALLEL_MIN_CLIENTS:
+            _fedavg_parallel(features, targets, lam, clients, m, x, step, local_steps, finals,
+                             _n_chunks(m, n_threads))
+        else:
+            _fedavg_range(features, targets, lam, clients, 0, m, x, step, local_steps, finals)
+        for p in range(d):
+            acc = 0.0
+            for j in range(m):  # serial, in client order: independent of the threads
+                acc += finals[j, p]
+            xs[r + 1, p] = acc / m if m > 0 else x[p]
+
+
+@njit(cache=True, fastmath=False)
+def focus_ridge_rounds(features, targets, lam, plan, step, local_steps, noise, use_noise, x, y,
+                       g, xs, ys, record_sum, g_sums, clients, pushes, n_threads):
+    r"""FOCUS / SG-FOCUS on ridge clients (as ``focus_local.focus_rounds`` with
+    ``kind = RIDGE``; same state and outputs). ``clients`` (N,) int64 and ``pushes`` (N, d)
+    are caller-owned scratch."""
+    n_rounds = plan.shape[0]
+    d = x.shape[0]
+    for p in range(d):
+        xs[0, p] = x[p]
+        ys[0, p] = y[p]
+    if record_sum:
+        _sum_rows(g, g_sums, 0)
+    for r in range(n_rounds):
+        m = _participants(plan, r, clients)
+        if m >= PARALLEL_MIN_CLIENTS:
+            _focus_parallel(features, targets, lam, clients, m, r, x, step, local_steps, noise,
+                            use_noise, g, pushes, _n_chunks(m, n_threads))
+        else:
+            _focus_range(features, targets, lam, clients, 0, m, r, x, step, local_steps, noise,
+                         use_noise, g, pushes)
+        for j in range(m):  # serial, in client order
+            for p in range(d):
+                y[p] += pushes[j, p]
+        for p in range(d):
+            x[p] -= step * y[p]
+            xs[r + 1, p] = x[p]
+            ys[r + 1, p] = y[p]
+        if record_sum:
+            _sum_rows(g, g_sums, r + 1)
+
+
+@njit(cache=True, fastmath=False)
+def _sum_rows(g, out, row):
+    for p in range(g.shape[1]):
+        out[row, p] = 0.0
+    for i in range(g.shape[0]):
+        for p in range(g.shape[1]):
+            out[row, p] += g[i, p]

@@ -1,0 +1,101 @@
+"""Fast ridge kernels: bit-identical to the generic compiled loop, independent of the thread
+count, and close to the NumPy twins."""
+
+import numba
+import numpy as np
+import pytest
+
+from flbounds.algorithms import fedavg, focus, sg_focus
+from flbounds.algorithms._common import kernel_data
+from flbounds.kernels import focus_local, scale_ridge
+from flbounds.problems import random_ridge
+
+RTOL = 1e-12  # same operations as the NumPy twin up to summation order
+N_CLIENTS, N_SAMPLES, DIM = 40, 7, 6  # n = 7, d = 6: exercises the 4-way tails
+
+
+@pytest.fixture(scope="module")
+def ridge():
+    return random_ridge(np.random.default_rng(11), N_CLIENTS, N_SAMPLES, DIM, lam=0.1)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    rng = np.random.default_rng(12)
+    p = rng.choice([0.05, 0.5, 1.0], size=(30, 1))  # rounds below and above the parallel cut
+    out = rng.random((30, N_CLIENTS)) < p
+    out[3] = False  # one empty round
+    return out
+
+
+def numpy_ridge_gradient(features, targets, lam, c, z):
+    """Slow twin: X_c'(X_c z - y_c)/n + lam z."""
+    X = features[c]
+    return X.T @ (X @ z - targets[c]) / X.shape[0] + lam * z
+
+
+def test_ridge_gradient_matches_numpy(ridge):
+    rng = np.random.default_rng(13)
+    feats, targs = ridge.features, ridge.targets
+    ft = np.empty((DIM, N_SAMPLES))
+    part = np.empty((4, N_SAMPLES))
+    out = np.empty(DIM)
+    for c in (0, 17, N_CLIENTS - 1):
+        z = rng.standard_normal(DIM)
+        scale_ridge.transpose_client(feats, c, ft)
+        scale_ridge.ridge_gradient(feats, targs, ridge.lam, c, ft, z, part, out)
+        want = numpy_ridge_gradient(feats, targs, ridge.lam, c, z)
+        np.testing.assert_allclose(out, want, rtol=RTOL, atol=1e-14 * np.abs(want).max())
+
+
+def old_fedavg(problem, plan, step, tau):
+    """The generic compiled loop of focus_local (the path used before the fast kernel)."""
+    xs = np.empty((plan.shape[0] + 1, problem.dim))
+    focus_local.fedavg_rounds(*kernel_data(problem), plan, step, tau, np.zeros(problem.dim), xs)
+    return xs
+
+
+def old_focus(problem, plan, step, tau, noise=None):
+    n, d = problem.n_clients, problem.dim
+    x, y, g = np.zeros(d), np.zeros(d), np.zeros((n, d))
+    xs, ys, sums = (np.empty((plan.shape[0] + 1, d)) for _ in range(3))
+    noise_arr = np.zeros((1, 1, 1, d)) if noise is None else noise
+    focus_local.focus_rounds(*kernel_data(problem), plan, step, tau, noise_arr,
+                             noise is not None, x, y, g, xs, ys, True, sums)
+    return xs, ys, g, sums
+
+
+@pytest.mark.parametrize("tau", [1, 5])
+def test_bit_identical_to_generic_loop(ridge, plan, tau):
+    assert np.array_equal(fedavg(ridge, plan, step=0.05, local_steps=tau).x,
+                          old_fedavg(ridge, plan, 0.05, tau))
+    tr = focus(ridge, plan, step=0.05, local_steps=tau, record_sum=True)
+    for got, want in zip((tr.x, tr.y, tr.g, tr.g_sum), old_focus(ridge, plan, 0.05, tau),
+                         strict=True):
+        assert np.array_equal(got, want)
+    noise = 0.1 * np.random.default_rng(14).standard_normal((plan.shape[0], N_CLIENTS, tau,
+                                                              DIM))
+    tr = sg_focus(ridge, plan, noise, step=0.05, local_steps=tau)
+    assert np.array_equal(tr.x, old_focus(ridge, plan, 0.05, tau, noise)[0])
+
+
+def test_close_to_numpy_path(ridge, plan):
+    for algo in (fedavg, focus):
+        fast = algo(ridge, plan, step=0.05, local_steps=3).x
+        slow = algo(ridge, plan, step=0.05, local_steps=3, compiled=False).x
+        np.testing.assert_allclose(fast, slow, rtol=RTOL, atol=1e-13)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+def test_same_for_one_and_two_threads(ridge, plan):
+    before = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            tr = focus(ridge, plan, step=0.05, local_steps=4)
+            runs.append((fedavg(ridge, plan, step=0.05, local_steps=4).x, tr.x, tr.g))
+    finally:
+        numba.set_num_threads(before)
+    for one, two in zip(*runs, strict=True):
+        assert np.array_equal(one, two)

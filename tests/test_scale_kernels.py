@@ -1,5 +1,5 @@
-"""Fast ridge kernels: bit-identical to the generic compiled loop, independent of the thread
-count, and close to the NumPy twins."""
+"""Fast ridge kernels: close to the generic compiled loop and the NumPy twins (the residual is
+summed in another order), independent of the thread count."""
 
 import numba
 import numpy as np
@@ -11,7 +11,7 @@ from flbounds.kernels import focus_local, scale_ridge
 from flbounds.problems import random_ridge
 
 RTOL = 1e-12  # same operations as the NumPy twin up to summation order
-N_CLIENTS, N_SAMPLES, DIM = 40, 7, 6  # n = 7, d = 6: exercises the 4-way tails
+N_CLIENTS, N_SAMPLES, DIM = 80, 7, 6  # n = 7, d = 6: exercises the 4-way tails
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def ridge():
 @pytest.fixture(scope="module")
 def plan():
     rng = np.random.default_rng(12)
-    p = rng.choice([0.05, 0.5, 1.0], size=(30, 1))  # rounds below and above the parallel cut
+    p = rng.choice([0.05, 0.5, 1.0], size=(30, 1))  # ~4, ~40, 80 participants
     out = rng.random((30, N_CLIENTS)) < p
     out[3] = False  # one empty round
     return out
@@ -38,12 +38,12 @@ def test_ridge_gradient_matches_numpy(ridge):
     rng = np.random.default_rng(13)
     feats, targs = ridge.features, ridge.targets
     ft = np.empty((DIM, N_SAMPLES))
-    part = np.empty((4, N_SAMPLES))
+    resid = np.empty(N_SAMPLES)
     out = np.empty(DIM)
     for c in (0, 17, N_CLIENTS - 1):
         z = rng.standard_normal(DIM)
         scale_ridge.transpose_client(feats, c, ft)
-        scale_ridge.ridge_gradient(feats, targs, ridge.lam, c, ft, z, part, out)
+        scale_ridge.ridge_gradient(feats, targs, ridge.lam, c, ft, z, resid, out)
         want = numpy_ridge_gradient(feats, targs, ridge.lam, c, z)
         np.testing.assert_allclose(out, want, rtol=RTOL, atol=1e-14 * np.abs(want).max())
 
@@ -65,18 +65,22 @@ def old_focus(problem, plan, step, tau, noise=None):
     return xs, ys, g, sums
 
 
+def close(got, want):
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13 * max(np.abs(want).max(), 1))
+
+
 @pytest.mark.parametrize("tau", [1, 5])
-def test_bit_identical_to_generic_loop(ridge, plan, tau):
-    assert np.array_equal(fedavg(ridge, plan, step=0.05, local_steps=tau).x,
-                          old_fedavg(ridge, plan, 0.05, tau))
+def test_matches_generic_loop(ridge, plan, tau):
+    close(fedavg(ridge, plan, step=0.05, local_steps=tau).x, old_fedavg(ridge, plan, 0.05, tau))
     tr = focus(ridge, plan, step=0.05, local_steps=tau, record_sum=True)
     for got, want in zip((tr.x, tr.y, tr.g, tr.g_sum), old_focus(ridge, plan, 0.05, tau),
                          strict=True):
-        assert np.array_equal(got, want)
+        close(got, want)
+    np.testing.assert_allclose(tr.y, tr.g_sum, rtol=1e-12, atol=1e-12)  # tracking invariant
     noise = 0.1 * np.random.default_rng(14).standard_normal((plan.shape[0], N_CLIENTS, tau,
                                                               DIM))
     tr = sg_focus(ridge, plan, noise, step=0.05, local_steps=tau)
-    assert np.array_equal(tr.x, old_focus(ridge, plan, 0.05, tau, noise)[0])
+    close(tr.x, old_focus(ridge, plan, 0.05, tau, noise)[0])
 
 
 def test_close_to_numpy_path(ridge, plan):

@@ -1,18 +1,19 @@
 r"""Fast FedAvg / FOCUS round loops for ridge clients, parallel over participants.
 
-Same arithmetic, in the same order, as the generic ridge path of
-:mod:`flbounds.kernels.focus_local` (so the iterates are bit-identical to it), arranged so that
-the compiler vectorizes every inner loop with ``fastmath=False``:
+The same updates as the generic ridge path of :mod:`flbounds.kernels.focus_local`, arranged so
+that the compiler vectorizes every inner loop with ``fastmath=False`` (no reassociation):
 
 - the residual :math:`r = X_i z - y_i` is computed from the client's features transposed to
   (d, n) (copied once per client and round into a thread-local buffer, reused by all
-  :math:`\tau` local steps while it sits in L1) as four axpys over the n samples, one per
-  partial sum of ``focus_local._dot`` (partial sum j takes the coordinates p = j mod 4, the
-  tail goes to partial sum 0), so each residual entry is rounded exactly as before;
+  :math:`\tau` local steps while it sits in L1) as d axpys over the n samples,
+  :math:`r \leftarrow r + z_p X_i[:, p]` starting from :math:`-y_i`. This is the one change
+  of summation order against ``focus_local`` (which sums each row dot product in four
+  interleaved partial sums, a reduction the compiler cannot vectorize without fastmath), so
+  the iterates agree with it to rounding, not bit for bit;
 - the gradient :math:`X_i^\top r / n + \lambda z` is a sequence of axpys over the d
   coordinates in the original (n, d) layout, four samples per pass, each added in sample
-  order (so ``((g + r_0 a_0) + r_1 a_1) + ...`` as before, with a quarter of the loads and
-  stores of ``g``).
+  order (``((g + r_0 a_0) + r_1 a_1) + ...``, the order of ``focus_local``, with a quarter of
+  the loads and stores of ``g``).
 
 Participants of a round are split into contiguous chunks run under ``numba.prange``; every
 client writes its result into its own row of a caller-owned buffer and the server sums the
@@ -23,7 +24,7 @@ threads and any chunking. Kernels never draw random numbers and never validate.
 import numpy as np
 from numba import njit, prange
 
-PARALLEL_MIN_CLIENTS = 8  # fewer participants than this: no parallel region (same numbers)
+PARALLEL_MIN_CLIENTS = 32  # fewer participants: no parallel region (same numbers either way)
 
 
 @njit(cache=True, fastmath=False)
@@ -36,46 +37,30 @@ def transpose_client(features, c, ft):
 
 
 @njit(cache=True, fastmath=False)
-def ridge_gradient(features, targets, lam, c, ft, z, part, out):
+def ridge_gradient(features, targets, lam, c, ft, z, resid, out):
     r"""Write :math:`X_c^\top (X_c z - y_c)/n + \lambda z` into ``out`` (d,).
 
-    ``ft`` (d, n) must hold ``features[c]`` transposed; ``part`` (4, n) is scratch.
+    ``ft`` (d, n) must hold ``features[c]`` transposed; ``resid`` (n,) is scratch.
     """
     n = ft.shape[1]
     d = z.shape[0]
-    s0, s1, s2, s3 = part[0], part[1], part[2], part[3]
     for k in range(n):
-        s0[k] = 0.0
-        s1[k] = 0.0
-        s2[k] = 0.0
-        s3[k] = 0.0
-    p = 0
-    while p + 4 <= d:
-        z0, z1, z2, z3 = z[p], z[p + 1], z[p + 2], z[p + 3]
-        for k in range(n):
-            s0[k] += ft[p, k] * z0
-            s1[k] += ft[p + 1, k] * z1
-            s2[k] += ft[p + 2, k] * z2
-            s3[k] += ft[p + 3, k] * z3
-        p += 4
-    while p < d:
+        resid[k] = -targets[c, k]
+    for p in range(d):  # r = X_c z - y_c as d axpys over the n samples (vectorized)
         zp = z[p]
         for k in range(n):
-            s0[k] += ft[p, k] * zp
-        p += 1
-    for k in range(n):  # the residual, kept in s0
-        s0[k] = ((s0[k] + s1[k]) + (s2[k] + s3[k])) - targets[c, k]
+            resid[k] += ft[p, k] * zp
     for q in range(d):
         out[q] = 0.0
     k = 0
     while k + 4 <= n:
-        r0, r1, r2, r3 = s0[k], s0[k + 1], s0[k + 2], s0[k + 3]
+        r0, r1, r2, r3 = resid[k], resid[k + 1], resid[k + 2], resid[k + 3]
         for q in range(d):
             out[q] = (((out[q] + r0 * features[c, k, q]) + r1 * features[c, k + 1, q])
                       + r2 * features[c, k + 2, q]) + r3 * features[c, k + 3, q]
         k += 4
     while k < n:
-        rk = s0[k]
+        rk = resid[k]
         for q in range(d):
             out[q] += rk * features[c, k, q]
         k += 1
@@ -84,21 +69,21 @@ def ridge_gradient(features, targets, lam, c, ft, z, part, out):
 
 
 @njit(cache=True, fastmath=False)
-def _fedavg_client(features, targets, lam, c, x, step, local_steps, ft, part, grad, z):
+def _fedavg_client(features, targets, lam, c, x, step, local_steps, ft, resid, grad, z):
     """``local_steps`` GD steps of client c from ``x``; the final point goes to ``z``."""
     transpose_client(features, c, ft)
     d = x.shape[0]
     for p in range(d):
         z[p] = x[p]
     for _ in range(local_steps):
-        ridge_gradient(features, targets, lam, c, ft, z, part, grad)
+        ridge_gradient(features, targets, lam, c, ft, z, resid, grad)
         for p in range(d):
             z[p] -= step * grad[p]
 
 
 @njit(cache=True, fastmath=False)
 def _focus_client(features, targets, lam, c, r, x, step, local_steps, noise, use_noise, g,
-                  ft, part, z, h, g_old, v):
+                  ft, resid, z, h, g_old, v):
     """FOCUS local phase of client c in round r: updates ``g[c]``, writes the push to ``v``."""
     transpose_client(features, c, ft)
     d = x.shape[0]
@@ -109,7 +94,7 @@ def _focus_client(features, targets, lam, c, r, x, step, local_steps, noise, use
         if t > 0:
             for p in range(d):
                 z[p] -= step * v[p]
-        ridge_gradient(features, targets, lam, c, ft, z, part, h)
+        ridge_gradient(features, targets, lam, c, ft, z, resid, h)
         if use_noise:
             for p in range(d):
                 h[p] += noise[r, c, t, p]
@@ -123,10 +108,10 @@ def _focus_client(features, targets, lam, c, r, x, step, local_steps, noise, use
 def _fedavg_range(features, targets, lam, clients, lo, hi, x, step, local_steps, finals):
     n, d = features.shape[1], features.shape[2]
     ft = np.empty((d, n))
-    part = np.empty((4, n))
+    resid = np.empty(n)
     grad = np.empty(d)
     for j in range(lo, hi):
-        _fedavg_client(features, targets, lam, clients[j], x, step, local_steps, ft, part,
+        _fedavg_client(features, targets, lam, clients[j], x, step, local_steps, ft, resid,
                        grad, finals[j])
 
 
@@ -135,11 +120,11 @@ def _focus_range(features, targets, lam, clients, lo, hi, r, x, step, local_step
                  use_noise, g, pushes):
     n, d = features.shape[1], features.shape[2]
     ft = np.empty((d, n))
-    part = np.empty((4, n))
+    resid = np.empty(n)
     z, h, g_old = np.empty(d), np.empty(d), np.empty(d)
     for j in range(lo, hi):
         _focus_client(features, targets, lam, clients[j], r, x, step, local_steps, noise,
-                      use_noise, g, ft, part, z, h, g_old, pushes[j])
+                      use_noise, g, ft, resid, z, h, g_old, pushes[j])
 
 
 @njit(cache=True, fastmath=False, parallel=True)

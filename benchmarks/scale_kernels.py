@@ -1,0 +1,176 @@
+"""FedAvg / FOCUS on ridge: compiled rounds (1 and 2 threads) vs a per-client NumPy loop.
+
+Ridge with d = 50, n = 20 samples per client, lam = 0.1, tau = 5 local steps, Bernoulli(p)
+participation with p = 0.1 and p = 1.0 (the same plan for both paths), N = 10^2 .. 10^5
+clients (quick: to 10^4). Measured side by side in one run:
+
+- rounds/s of ``flbounds.algorithms.fedavg`` / ``focus`` (one compiled call for all rounds,
+  participants split over ``numba.set_num_threads(1 | 2)`` threads) and of the per-client
+  NumPy loop of ``benchmarks.focus_rounds`` (how the papers' code runs a round); the loop runs
+  a prefix of the same plan and its final iterate is compared (max_abs_diff);
+- GFLOP/s of the local update (4 n d flops per client gradient, counted over all local steps
+  of all participants, timed over the whole compiled call, so the transposes, the server sums
+  and the parallel-region launches are included), next to a 2000 x 2000 float64 ``A @ B``
+  (numpy's BLAS, its default threads) timed in the same run, and the same kernel on one
+  client's data kept in L1 (the arithmetic rate without memory traffic);
+- the fitted exponent of seconds per round vs N (least squares in log-log);
+- peak memory: tracemalloc peak of the Python/NumPy allocations of one call (trace, scratch
+  buffers; the problem data are allocated before and not counted; numba's own per-chunk
+  scratch, a few KiB, is invisible to tracemalloc), and the process's max RSS at the end.
+
+Times are best of ``best_time`` batches after a warm-up call (compilation excluded). The
+machine's load average is recorded: other processes sharing the cores lower every rate and
+the 2-thread gain most.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import tracemalloc
+
+import numba
+import numpy as np
+from numba import njit
+
+from benchmarks._common import best_time, parse_args, write
+from benchmarks.focus_rounds import DIM, LAM, SAMPLES, STEP, TAU, loop_fedavg, loop_focus
+from flbounds.algorithms import fedavg, focus
+from flbounds.kernels.scale_ridge import ridge_gradient, transpose_client
+from flbounds.problems import random_ridge
+
+NAME = "scale_kernels"
+PROFILES = {"quick": (100, 1000, 10000), "full": (100, 1000, 10000, 100000)}
+FRACTIONS = (0.1, 1.0)
+FLOPS_PER_GRADIENT = 4 * SAMPLES * DIM
+BLAS_SIZE = 2000
+
+
+def blas_gflops():
+    a = np.random.default_rng(0).standard_normal((BLAS_SIZE, BLAS_SIZE))
+    b = a.copy()
+    return 2.0 * BLAS_SIZE**3 / best_time(lambda: a @ b, repeat=3, min_time=0.3) / 1e9
+
+
+@njit(cache=True, fastmath=False)
+def _in_cache(features, targets, lam, reps, out):
+    n, d = features.shape[1], features.shape[2]
+    ft, resid, z = np.empty((d, n)), np.empty(n), np.zeros(d)
+    transpose_client(features, 0, ft)
+    for _ in range(reps):
+        ridge_gradient(features, targets, lam, 0, ft, z, resid, out)
+        for p in range(d):
+            z[p] -= 1e-3 * out[p]
+
+
+def in_cache_gflops(problem):
+    """The gradient kernel alone, one client's data resident in L1, single thread."""
+    out, reps = np.empty(DIM), 20000
+    args = (problem.features, problem.targets, problem.lam)
+    _in_cache(*args, 1, out)
+    seconds = best_time(lambda: _in_cache(*args, reps, out))
+    return reps * FLOPS_PER_GRADIENT / seconds / 1e9
+
+
+def peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def bench_case(name, algo, loop, problem, plan):
+    n_rounds, n_clients = plan.shape
+    flops = float(plan.sum()) * TAU * FLOPS_PER_GRADIENT
+    row = {"algorithm": name, "N": n_clients, "p": float(np.mean(plan))}
+
+    def run():
+        return algo(problem, plan, step=STEP, local_steps=TAU)
+
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        run()
+        seconds = best_time(run, repeat=3, min_time=0.3)
+        row[f"rounds_s_{threads}t"] = n_rounds / seconds
+        row[f"gflops_{threads}t"] = flops / seconds / 1e9
+    row["peak_MiB"] = peak_bytes(run) / 2**20
+    slow_rounds = max(1, min(n_rounds, int(round(2e3 / max(plan[0].sum(), 1)))))
+    prefix = plan[:slow_rounds]
+    slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM)), repeat=2, min_time=0.0)
+    row["loop_rounds_s"] = slow_rounds / slow
+    row["speedup_1t"] = row["rounds_s_1t"] / row["loop_rounds_s"]
+    row["speedup_2t"] = row["rounds_s_2t"] / row["loop_rounds_s"]
+    fast_x = algo(problem, prefix, step=STEP, local_steps=TAU).x[-1]
+    row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM)))))
+    return row
+
+
+def exponents(rows):
+    """Slope of log(seconds per round) vs log N per (algorithm, p, threads)."""
+    fits = []
+    for name in ("FedAvg", "FOCUS"):
+        for p in FRACTIONS:
+            sel = [r for r in rows if r["algorithm"] == name and abs(r["p"] - p) < 0.05]
+            if len(sel) < 2:
+                continue
+            n = np.log([r["N"] for r in sel])
+            fit = {"algorithm": name, "p": p}
+            for threads in (1, 2):
+                sec = np.log([1.0 / r[f"rounds_s_{threads}t"] for r in sel])
+                fit[f"exponent_{threads}t"] = float(np.polyfit(n, sec, 1)[0])
+            fits.append(fit)
+    return fits
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__.splitlines()[0])
+    rng = np.random.default_rng(0)
+    before = numba.get_num_threads()
+    load = os.getloadavg()
+    blas = blas_gflops()
+    rows, in_cache = [], None
+    try:
+        for n_clients in PROFILES[args.profile]:
+            problem = random_ridge(rng, n_clients, SAMPLES, DIM, lam=LAM, heterogeneity=0.5)
+            if in_cache is None:
+                in_cache = in_cache_gflops(problem)
+            for p in FRACTIONS:
+                n_rounds = max(2, int(2e4 / (n_clients * p)))
+                plan = rng.random((n_rounds, n_clients)) < p
+                for name, algo, loop in (("FedAvg", fedavg, loop_fedavg),
+                                         ("FOCUS", focus, loop_focus)):
+                    row = bench_case(name, algo, loop, problem, plan)
+                    row["blas_fraction_2t"] = row["gflops_2t"] / blas
+                    rows.append(row)
+                    print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                    for k, v in row.items()))
+            del problem
+    finally:
+        numba.set_num_threads(before)
+    fits = exponents(rows)
+    for fit in fits:
+        print(fit)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    fit_lines = "\n".join(
+        f"- {f['algorithm']}, p = {f['p']}: exponent {f['exponent_1t']:.3f} (1 thread), "
+        f"{f['exponent_2t']:.3f} (2 threads)" for f in fits)
+    notes = (
+        f"BLAS reference: {blas:.2f} GFLOP/s ({BLAS_SIZE}x{BLAS_SIZE} float64 A @ B, numpy "
+        f"default threads). Gradient kernel with one client's data in L1 (1 thread): "
+        f"{in_cache:.2f} GFLOP/s. blas_fraction_2t = gflops_2t / BLAS. Load average at "
+        f"start (1/5/15 min): {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f} on "
+        f"{os.cpu_count()} cores. Process max RSS: {rss:.0f} MiB.\n\n"
+        f"Seconds per round vs N (fitted exponent, target 1.0 +- 0.1):\n{fit_lines}\n\n"
+        "peak_MiB: tracemalloc peak of one compiled call (outputs and scratch; the problem "
+        "data are not counted). gflops: 4 n d flops per gradient over the whole call.")
+    return write(args.out, NAME, "Ridge FedAvg/FOCUS kernel: rounds/s (1, 2 threads) vs "
+                 "per-client NumPy loop, GFLOP/s vs BLAS", rows,
+                 ["algorithm", "N", "p", "rounds_s_1t", "rounds_s_2t", "loop_rounds_s",
+                  "speedup_1t", "speedup_2t", "gflops_1t", "gflops_2t", "blas_fraction_2t",
+                  "peak_MiB", "max_abs_diff"], notes=notes)
+
+
+if __name__ == "__main__":
+    main()

@@ -5,7 +5,7 @@ import numba
 import numpy as np
 import pytest
 
-from flbounds.algorithms import fedavg, focus, sg_focus
+from flbounds.algorithms import fedavg, fedavg_batched, focus, focus_batched, sg_focus
 from flbounds.algorithms._common import kernel_data
 from flbounds.kernels import focus_local, scale_ridge
 from flbounds.problems import random_ridge
@@ -70,7 +70,7 @@ def close(got, want):
 
 
 @pytest.mark.parametrize("tau", [1, 5])
-def test_matches_generic_loop(ridge, plan, tau):
+def test_matches_generic_loop(ridge, plan, tau, always_parallel):
     close(fedavg(ridge, plan, step=0.05, local_steps=tau).x, old_fedavg(ridge, plan, 0.05, tau))
     tr = focus(ridge, plan, step=0.05, local_steps=tau, record_sum=True)
     for got, want in zip((tr.x, tr.y, tr.g, tr.g_sum), old_focus(ridge, plan, 0.05, tau),
@@ -91,7 +91,7 @@ def test_close_to_numpy_path(ridge, plan):
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
-def test_same_for_one_and_two_threads(ridge, plan):
+def test_same_for_one_and_two_threads(ridge, plan, always_parallel):
     before = numba.get_num_threads()
     try:
         runs = []
@@ -103,3 +103,36 @@ def test_same_for_one_and_two_threads(ridge, plan):
         numba.set_num_threads(before)
     for one, two in zip(*runs, strict=True):
         assert np.array_equal(one, two)
+
+
+@pytest.fixture()
+def always_parallel(monkeypatch):
+    """Every round with participants opens a parallel region (the default cut would keep
+    these tiny rounds serial)."""
+    monkeypatch.setattr(scale_ridge, "PARALLEL_MIN_WORK", 0)
+
+
+@pytest.mark.parametrize("init", ["zero", "gradient"])
+def test_batched_equals_unbatched(ridge, init):
+    plans = np.random.default_rng(15).random((5, 12, N_CLIENTS)) < 0.3
+    x0 = np.linspace(-1.0, 1.0, DIM)
+    kw = dict(step=0.05, local_steps=3, x0=x0)
+    fa = fedavg_batched(ridge, plans, **kw).x
+    fo = focus_batched(ridge, plans, init=init, **kw)
+    for b, plan in enumerate(plans):
+        assert np.array_equal(fa[b], fedavg(ridge, plan, **kw).x)
+        tr = focus(ridge, plan, init=init, **kw)
+        assert np.array_equal(fo.x[b], tr.x)
+        assert np.array_equal(fo.y[b], tr.y)
+        assert np.array_equal(fo.g[b], tr.g)
+
+
+def test_batched_generic_problem_and_validation(ridge):
+    quad = ridge.as_quadratic()
+    plans = np.random.default_rng(16).random((2, 4, N_CLIENTS)) < 0.5
+    got = focus_batched(quad, plans, step=0.05, local_steps=2).x
+    assert np.array_equal(got[1], focus(quad, plans[1], step=0.05, local_steps=2).x)
+    with pytest.raises(ValueError, match="plans"):
+        fedavg_batched(ridge, plans[0], step=0.05, local_steps=2)
+    with pytest.raises(ValueError, match="plans"):
+        focus_batched(ridge, 2 * plans.astype(int), step=0.05, local_steps=2)

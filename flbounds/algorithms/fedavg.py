@@ -14,6 +14,7 @@ from flbounds.algorithms._common import (
     kernel_data,
     start_point,
 )
+from flbounds.kernels import scale_ridge
 from flbounds.kernels.focus_local import fedavg_rounds
 from flbounds.kernels.scale_ridge import fedavg_ridge_rounds
 from flbounds.problems import Ridge
@@ -74,7 +75,8 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
         fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x, xs,
                             np.empty(problem.n_clients, dtype=np.int64),
                             np.empty((problem.n_clients, problem.dim)),
-                            numba.get_num_threads())
+                            numba.get_num_threads(),
+                            scale_ridge.PARALLEL_MIN_WORK)
         return FedAvgTrace(xs)
     data = kernel_data(problem) if compiled else None
     if data is not None:

@@ -24,7 +24,10 @@ threads and any chunking. Kernels never draw random numbers and never validate.
 import numpy as np
 from numba import njit, prange
 
-PARALLEL_MIN_CLIENTS = 32  # fewer participants: no parallel region (same numbers either way)
+# A round runs in parallel only if its participants do at least this many multiply-adds in
+# their gradients (m tau n d; ~0.2 ms single-threaded): a parallel region costs tens of
+# microseconds, and milliseconds when other processes hold the cores. Same numbers either way.
+PARALLEL_MIN_WORK = 1_000_000
 
 
 @njit(cache=True, fastmath=False)
@@ -162,12 +165,15 @@ def _n_chunks(m, n_threads):
 
 @njit(cache=True, fastmath=False)
 def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs, clients,
-                        finals, n_threads):
+                        finals, n_threads, min_work):
     r"""FedAvg on ridge clients (as ``focus_local.fedavg_rounds`` with ``kind = RIDGE``).
 
     ``xs`` (R + 1, d) receives the server iterates; ``clients`` (N,) int64 and ``finals``
     (N, d) are caller-owned scratch (participant indices and final local models);
-    ``n_threads`` (``numba.get_num_threads()`` of the caller) only sets the chunking.
+    ``n_threads`` (``numba.get_num_threads()`` of the caller) only sets the chunking;
+    a round runs in parallel only if its participants' gradient work ``m tau n d`` is at
+    least ``min_work``; ``min_work < 0`` never opens a parallel region (for callers already
+    inside one).
     """
     n_rounds = plan.shape[0]
     d = x0.shape[0]
@@ -176,7 +182,7 @@ def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs,
     for r in range(n_rounds):
         m = _participants(plan, r, clients)
         x = xs[r]
-        if m >= PARALLEL_MIN_CLIENTS:
+        if 0 <= min_work <= m * local_steps * features.shape[1] * features.shape[2]:
             _fedavg_parallel(features, targets, lam, clients, m, x, step, local_steps, finals,
                              _n_chunks(m, n_threads))
         else:
@@ -190,10 +196,11 @@ def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs,
 
 @njit(cache=True, fastmath=False)
 def focus_ridge_rounds(features, targets, lam, plan, step, local_steps, noise, use_noise, x, y,
-                       g, xs, ys, record_sum, g_sums, clients, pushes, n_threads):
+                       g, xs, ys, record_sum, g_sums, clients, pushes, n_threads, min_work):
     r"""FOCUS / SG-FOCUS on ridge clients (as ``focus_local.focus_rounds`` with
     ``kind = RIDGE``; same state and outputs). ``clients`` (N,) int64 and ``pushes`` (N, d)
-    are caller-owned scratch."""
+    are caller-owned scratch; ``n_threads`` and ``min_work`` as in
+    :func:`fedavg_ridge_rounds`."""
     n_rounds = plan.shape[0]
     d = x.shape[0]
     for p in range(d):
@@ -203,7 +210,7 @@ def focus_ridge_rounds(features, targets, lam, plan, step, local_steps, noise, u
         _sum_rows(g, g_sums, 0)
     for r in range(n_rounds):
         m = _participants(plan, r, clients)
-        if m >= PARALLEL_MIN_CLIENTS:
+        if 0 <= min_work <= m * local_steps * features.shape[1] * features.shape[2]:
             _focus_parallel(features, targets, lam, clients, m, r, x, step, local_steps, noise,
                             use_noise, g, pushes, _n_chunks(m, n_threads))
         else:
@@ -227,3 +234,32 @@ def _sum_rows(g, out, row):
     for i in range(g.shape[0]):
         for p in range(g.shape[1]):
             out[row, p] += g[i, p]
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x0, xs):
+    """:func:`fedavg_ridge_rounds` for each replicate ``plans[b]`` (n_reps, R, N) in parallel
+    over replicates (each replicate serial, so bit-identical to the unbatched call);
+    ``xs`` (n_reps, R + 1, d)."""
+    n_clients, d = plans.shape[2], x0.shape[0]
+    for rep in prange(plans.shape[0]):
+        clients = np.empty(n_clients, dtype=np.int64)
+        finals = np.empty((n_clients, d))
+        fedavg_ridge_rounds(features, targets, lam, plans[rep], step, local_steps, x0, xs[rep],
+                            clients, finals, 1, -1)
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def focus_ridge_batch(features, targets, lam, plans, step, local_steps, x, y, g, xs, ys):
+    """:func:`focus_ridge_rounds` (no noise, no recorded sums) for each replicate in parallel;
+    state ``x``, ``y`` (n_reps, d) and ``g`` (n_reps, N, d) in place, ``xs``, ``ys``
+    (n_reps, R + 1, d)."""
+    n_clients, d = plans.shape[2], x.shape[1]
+    noise = np.zeros((1, 1, 1, d))
+    sums = np.zeros((1, d))
+    for rep in prange(plans.shape[0]):
+        clients = np.empty(n_clients, dtype=np.int64)
+        pushes = np.empty((n_clients, d))
+        focus_ridge_rounds(features, targets, lam, plans[rep], step, local_steps, noise, False,
+                           x[rep], y[rep], g[rep], xs[rep], ys[rep], False, sums, clients,
+                           pushes, 1, -1)

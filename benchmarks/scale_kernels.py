@@ -11,8 +11,9 @@ clients (quick: to 10^4). Measured side by side in one run:
 - GFLOP/s of the local update (4 n d flops per client gradient, counted over all local steps
   of all participants, timed over the whole compiled call, so the transposes, the server sums
   and the parallel-region launches are included), next to a 2000 x 2000 float64 ``A @ B``
-  (numpy's BLAS, its default threads) timed in the same run, and the same kernel on one
-  client's data kept in L1 (the arithmetic rate without memory traffic);
+  (numpy's BLAS with 1 and 2 threads, via threadpoolctl) timed in the same run, and the same
+  kernel on one client's data kept in L1 (the arithmetic rate without memory traffic), with a
+  split of the per-client time (profile note);
 - the fitted exponent of seconds per round vs N (least squares in log-log);
 - peak memory: tracemalloc peak of the Python/NumPy allocations of one call (trace, scratch
   buffers; the problem data are allocated before and not counted; numba's own per-chunk
@@ -32,6 +33,7 @@ import tracemalloc
 import numba
 import numpy as np
 from numba import njit
+from threadpoolctl import threadpool_limits
 
 from benchmarks._common import best_time, parse_args, write
 from benchmarks.focus_rounds import DIM, LAM, SAMPLES, STEP, TAU, loop_fedavg, loop_focus
@@ -47,9 +49,15 @@ BLAS_SIZE = 2000
 
 
 def blas_gflops():
+    """GFLOP/s of a BLAS_SIZE^2 float64 matrix product with 1 and 2 BLAS threads."""
     a = np.random.default_rng(0).standard_normal((BLAS_SIZE, BLAS_SIZE))
     b = a.copy()
-    return 2.0 * BLAS_SIZE**3 / best_time(lambda: a @ b, repeat=3, min_time=0.3) / 1e9
+    rates = {}
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            seconds = best_time(lambda: a @ b, repeat=3, min_time=0.3)
+        rates[threads] = 2.0 * BLAS_SIZE**3 / seconds / 1e9
+    return rates
 
 
 @njit(cache=True, fastmath=False)
@@ -63,13 +71,45 @@ def _in_cache(features, targets, lam, reps, out):
             z[p] -= 1e-3 * out[p]
 
 
-def in_cache_gflops(problem):
-    """The gradient kernel alone, one client's data resident in L1, single thread."""
+@njit(cache=True, fastmath=False)
+def _transposes(features, reps):
+    ft = np.empty((features.shape[2], features.shape[1]))
+    for _ in range(reps):
+        for c in range(min(features.shape[0], 8)):
+            transpose_client(features, c, ft)
+
+
+def in_cache_costs(problem):
+    """Single thread, data resident in L1/L2: seconds per gradient (one client's data reused)
+    and per transpose of a client's features (8 clients cycled)."""
     out, reps = np.empty(DIM), 20000
     args = (problem.features, problem.targets, problem.lam)
     _in_cache(*args, 1, out)
-    seconds = best_time(lambda: _in_cache(*args, reps, out))
-    return reps * FLOPS_PER_GRADIENT / seconds / 1e9
+    _transposes(problem.features, 1)
+    gradient = best_time(lambda: _in_cache(*args, reps, out)) / reps
+    transpose = best_time(lambda: _transposes(problem.features, reps // 8)) / (reps // 8 * 8)
+    return gradient, transpose
+
+
+def profile_line(rows, gradient, transpose):
+    """Split the measured 1-thread seconds per participating client at the largest N, p = 1
+    into the in-L1 arithmetic of its tau gradients, its transpose, and the rest."""
+    sel = [r for r in rows if r["p"] > 0.5]
+    if not sel:
+        return ""
+    lines = []
+    for r in sel[-2:]:
+        per_client = 1.0 / (r["rounds_s_1t"] * r["N"] * r["p"])
+        arith, trans = TAU * gradient, transpose
+        lines.append(
+            f"- {r['algorithm']}, N = {r['N']}, p = 1, 1 thread: {per_client * 1e6:.2f} us per "
+            f"client = {arith / per_client:.0%} gradient arithmetic at the in-L1 rate "
+            f"({TAU} x {gradient * 1e9:.0f} ns) + {trans / per_client:.0%} transpose "
+            f"({trans * 1e9:.0f} ns) + {1 - (arith + trans) / per_client:.0%} other (first "
+            f"touch of the client's 8 KB from memory, local-step updates, server sum, "
+            f"loop overhead); the NumPy loop spends "
+            f"{1e6 / (r['loop_rounds_s'] * r['N'] * r['p']):.1f} us per client.")
+    return "\n".join(lines)
 
 
 def peak_bytes(fn):
@@ -135,20 +175,22 @@ def main(argv=None):
         for n_clients in PROFILES[args.profile]:
             problem = random_ridge(rng, n_clients, SAMPLES, DIM, lam=LAM, heterogeneity=0.5)
             if in_cache is None:
-                in_cache = in_cache_gflops(problem)
+                in_cache = in_cache_costs(problem)
             for p in FRACTIONS:
                 n_rounds = max(2, int(2e4 / (n_clients * p)))
                 plan = rng.random((n_rounds, n_clients)) < p
                 for name, algo, loop in (("FedAvg", fedavg, loop_fedavg),
                                          ("FOCUS", focus, loop_focus)):
                     row = bench_case(name, algo, loop, problem, plan)
-                    row["blas_fraction_2t"] = row["gflops_2t"] / blas
+                    row["blas_fraction_1t"] = row["gflops_1t"] / blas[1]
+                    row["blas_fraction_2t"] = row["gflops_2t"] / blas[2]
                     rows.append(row)
                     print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                     for k, v in row.items()))
             del problem
     finally:
         numba.set_num_threads(before)
+    load_end = os.getloadavg()
     fits = exponents(rows)
     for fit in fits:
         print(fit)
@@ -157,18 +199,22 @@ def main(argv=None):
         f"- {f['algorithm']}, p = {f['p']}: exponent {f['exponent_1t']:.3f} (1 thread), "
         f"{f['exponent_2t']:.3f} (2 threads)" for f in fits)
     notes = (
-        f"BLAS reference: {blas:.2f} GFLOP/s ({BLAS_SIZE}x{BLAS_SIZE} float64 A @ B, numpy "
+        f"BLAS reference: {blas[2]:.2f} GFLOP/s ({BLAS_SIZE}x{BLAS_SIZE} float64 A @ B, numpy "
         f"default threads). Gradient kernel with one client's data in L1 (1 thread): "
-        f"{in_cache:.2f} GFLOP/s. blas_fraction_2t = gflops_2t / BLAS. Load average at "
-        f"start (1/5/15 min): {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f} on "
+        f"{FLOPS_PER_GRADIENT / in_cache[0] / 1e9:.2f} GFLOP/s. blas_fraction_kt = "
+        f"gflops_kt / BLAS with k threads ({blas[1]:.2f} GFLOP/s with 1 thread). Load "
+        f"average (1/5/15 min) at start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f}, at end "
+        f"{load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f} on "
         f"{os.cpu_count()} cores. Process max RSS: {rss:.0f} MiB.\n\n"
         f"Seconds per round vs N (fitted exponent, target 1.0 +- 0.1):\n{fit_lines}\n\n"
+        f"Profile:\n{profile_line(rows, *in_cache)}\n\n"
         "peak_MiB: tracemalloc peak of one compiled call (outputs and scratch; the problem "
         "data are not counted). gflops: 4 n d flops per gradient over the whole call.")
     return write(args.out, NAME, "Ridge FedAvg/FOCUS kernel: rounds/s (1, 2 threads) vs "
                  "per-client NumPy loop, GFLOP/s vs BLAS", rows,
                  ["algorithm", "N", "p", "rounds_s_1t", "rounds_s_2t", "loop_rounds_s",
-                  "speedup_1t", "speedup_2t", "gflops_1t", "gflops_2t", "blas_fraction_2t",
+                  "speedup_1t", "speedup_2t", "gflops_1t", "gflops_2t", "blas_fraction_1t",
+                  "blas_fraction_2t",
                   "peak_MiB", "max_abs_diff"], notes=notes)
 
 

@@ -28,7 +28,13 @@ from __future__ import annotations
 
 import os
 import resource
+import time
 import tracemalloc
+
+# Threads wait for work passively (a futex), not by spinning: on a machine whose cores are
+# shared with other processes a spinning OpenMP thread steals the core its partner needs
+# (measured here: 3x slower than 1 thread). Only effective if no OpenMP region ran before.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
 import numpy as np
@@ -135,6 +141,10 @@ def bench_case(name, algo, loop, problem, plan):
         seconds = best_time(run, repeat=3, min_time=0.3)
         row[f"rounds_s_{threads}t"] = n_rounds / seconds
         row[f"gflops_{threads}t"] = flops / seconds / 1e9
+        wall, cpu = time.perf_counter(), time.process_time()
+        run()
+        row[f"cpu_per_wall_{threads}t"] = (time.process_time() - cpu) / (time.perf_counter()
+                                                                         - wall)
     row["peak_MiB"] = peak_bytes(run) / 2**20
     slow_rounds = max(1, min(n_rounds, int(round(2e3 / max(plan[0].sum(), 1)))))
     prefix = plan[:slow_rounds]
@@ -205,7 +215,11 @@ def main(argv=None):
         f"gflops_kt / BLAS with k threads ({blas[1]:.2f} GFLOP/s with 1 thread). Load "
         f"average (1/5/15 min) at start {load[0]:.2f}/{load[1]:.2f}/{load[2]:.2f}, at end "
         f"{load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f} on "
-        f"{os.cpu_count()} cores. Process max RSS: {rss:.0f} MiB.\n\n"
+        f"{os.cpu_count()} cores. Process max RSS: {rss:.0f} MiB. Numba threading layer: "
+        f"{numba.threading_layer()}, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}. "
+        "cpu_per_wall_2t: process CPU seconds per wall second of one 2-thread call (2.0 = "
+        "both cores busy for us; about 1.0 = the second core was taken by other processes)."
+        "\n\n"
         f"Seconds per round vs N (fitted exponent, target 1.0 +- 0.1):\n{fit_lines}\n\n"
         f"Profile:\n{profile_line(rows, *in_cache)}\n\n"
         "peak_MiB: tracemalloc peak of one compiled call (outputs and scratch; the problem "
@@ -214,7 +228,7 @@ def main(argv=None):
                  "per-client NumPy loop, GFLOP/s vs BLAS", rows,
                  ["algorithm", "N", "p", "rounds_s_1t", "rounds_s_2t", "loop_rounds_s",
                   "speedup_1t", "speedup_2t", "gflops_1t", "gflops_2t", "blas_fraction_1t",
-                  "blas_fraction_2t",
+                  "blas_fraction_2t", "cpu_per_wall_2t",
                   "peak_MiB", "max_abs_diff"], notes=notes)
 
 

@@ -1,6 +1,6 @@
 """Lazy vs naive greedy on phantom facility location (DivFL's G, [004]), n = 10^2 .. 10^4.
 
-Run as ``python benchmarks/subtrunc_lazy_greedy.py [--out DIR] [--sizes ...] [--k K]``.
+Run as ``python -m benchmarks subtrunc_lazy_greedy [--profile quick|full] [--out DIR]``.
 Measures, in the same run and on the same matrix: naive greedy (Python loop over steps,
 one numba call scoring all remaining candidates per step), lazy greedy (max-heap of stale
 upper bounds, one numba call per re-evaluation) and the all-numba naive kernel. Reports wall
@@ -11,18 +11,17 @@ ratios; checks that all three select the same set. Writes Markdown + JSON to ``-
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks._common import DEFAULT_OUT, write
 from flbounds.kernels.submodular_gains import naive_fl_greedy
 from flbounds.selection import gradient_distances
 from flbounds.setfunctions import FacilityLocation, greedy_trace, lazy_greedy_trace
 
-DEFAULT_OUT = Path("flbounds-results") / "benchmarks"
+NAME = "subtrunc_lazy_greedy"
 
 
 def _timed(func, repeats):
@@ -51,35 +50,32 @@ def bench(n: int, k: int, rng: np.random.Generator) -> dict:
                 speedup_lazy_vs_numba_naive=t_kernel / t_lazy, same_selection=bool(same))
 
 
-def to_markdown(rows: list[dict]) -> str:
-    head = ("| n | k | naive [s] | lazy [s] | all-numba naive [s] | naive evals | lazy evals | "
-            "naive evals/s | lazy evals/s | naive/lazy | numba-naive/lazy | same set |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-    body = "".join(
-        f"| {r['n']} | {r['k']} | {r['naive_s']:.4f} | {r['lazy_s']:.4f} | "
-        f"{r['numba_naive_s']:.4f} | {r['naive_evals']} | {r['lazy_evals']} | "
-        f"{r['naive_rate']:.3g} | {r['lazy_rate']:.3g} | {r['speedup_lazy_vs_naive']:.1f} | "
-        f"{r['speedup_lazy_vs_numba_naive']:.1f} | {r['same_selection']} |\n" for r in rows)
-    return "# Lazy vs naive greedy, phantom facility location\n\n" + head + body
+COLUMNS = ["n", "k", "naive_s", "lazy_s", "numba_naive_s", "naive_evals", "lazy_evals",
+           "naive_rate", "lazy_rate", "speedup_lazy_vs_naive", "speedup_lazy_vs_numba_naive",
+           "same_selection"]
+SIZES = {"quick": [100, 300, 1000, 3000], "full": [100, 300, 1000, 3000, 10000]}
 
 
 def main(argv=None) -> list[Path]:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000, 3000, 10000])
-    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    parser.add_argument("--sizes", type=int, nargs="+", default=None)
+    parser.add_argument("--ks", type=int, nargs="+", default=[10, 50])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     bench(50, 3, rng)  # compile the kernels outside the timings
-    rows = [bench(n, args.k, rng) for n in args.sizes]
-    args.out.mkdir(parents=True, exist_ok=True)
-    md, js = args.out / "subtrunc_lazy_greedy.md", args.out / "subtrunc_lazy_greedy.json"
-    md.write_text(to_markdown(rows))
-    js.write_text(json.dumps({"rows": rows, "python": platform.python_version(),
-                              "numpy": np.__version__}, indent=1))
-    print(to_markdown(rows))
-    return [md, js]
+    rows = [bench(n, k, rng) for n in (args.sizes or SIZES[args.profile]) for k in args.ks
+            if k <= n]
+    notes = ("naive = Python loop over steps, one numba call scoring all remaining candidates "
+             "per step; lazy = max-heap of stale upper bounds (Minoux), one numba call per "
+             "re-evaluation; numba naive = the whole naive greedy in one kernel. Rates are "
+             "marginal-gain evaluations per second (each O(n)). Ratios > 1 mean lazy is faster.")
+    paths = write(args.out, NAME, "Lazy vs naive greedy on phantom facility location "
+                  "(SubTrunc/DivFL's G)", rows, COLUMNS, notes=notes)
+    print(paths[0].read_text())
+    return paths
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ def _summary(rng, source, rules, n_seeds, n_rounds, metric):
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:
-    n_seeds, n_rounds = (4, 40) if profile == "quick" else (12, 100)
+    n_seeds, n_rounds = (4, 40) if profile == "quick" else (30, 100)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     data = {"lams": np.array(LAMS), "windows": np.array(WINDOWS)}
     for source in DATASETS:

@@ -92,8 +92,8 @@ def subtrunc_lowest(*, rng):
         best = min(others)
         gaps.append(sub[0] - best[0])
         in_std.append((best[0] - sub[0]) / max(sub[1], best[1]))
-    return Evidence(measured=gaps, theoretical=[-0.01, -0.01], relation="<=", tolerance=PRINTED,
-                    details={"gap_over_larger_std": in_std})
+    return Evidence(measured=np.round(gaps, 2), theoretical=[-0.01, -0.01], relation="<=",
+                    tolerance=PRINTED, details={"gap_over_larger_std": in_std})
 
 
 @claim("subtrunc.tables.unionfl_beats_baselines", ref="Sec. V-A text on Table I",
@@ -107,8 +107,8 @@ def unionfl_beats(*, rng):
     for ds in DATASETS:
         base = min(TABLE1[m][ds][2][0] for m in ("DivFL", "Random", "Power-of-Choice"))
         gaps.append(TABLE1["UnionFL"][ds][2][0] - base)
-    return Evidence(measured=gaps, theoretical=[-0.01, -0.01], relation="<=", tolerance=PRINTED,
-                    details={"datasets": DATASETS})
+    return Evidence(measured=np.round(gaps, 2), theoretical=[-0.01, -0.01], relation="<=",
+                    tolerance=PRINTED, details={"datasets": DATASETS})
 
 
 @claim("subtrunc.tables.dissimilarity_nonincreasing_in_lambda", ref="Table II, Sec. V-B",

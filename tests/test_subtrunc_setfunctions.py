@@ -194,3 +194,24 @@ def test_families_and_controls():
     rng = np.random.default_rng(0)
     m = sampled_margins(sm.facility_location(_dissim(4, 40)), rng, 500)
     assert m.dr_min >= -1e-9 and m.mono_min >= -1e-9
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
+def test_batch_values_match_single_values_for_every_family(seed, n):
+    rng = np.random.default_rng(seed)
+    d = _dissim(seed, n)
+    fams = [sm.facility_location(d), sm.FacilityLocation(d, offset=2 * d.sum(axis=0).max()),
+            sm.subtrunc(d, rng.exponential(size=n), lam=1.5, b=0.7, phi="sqrt"),
+            sm.unionfl(d, rng.random(n) < 0.5, mu=0.3),
+            sm.WeightedCoverage(rng.random((n, 4)) < 0.5, rng.random(4)),
+            sm.ConcaveOfModular(rng.random(n), "log1p"),
+            sm.PartitionMatroidRank(rng.integers(0, 2, size=n), [1, 2]),
+            sm.Truncated(sm.Modular(rng.random(n)), 0.5),
+            sm.LinearCombination([(2.0, sm.facility_location(d)), (-1.0, sm.Modular(np.ones(n)))])]
+    sets = np.array([rng.permutation(n) for _ in range(6)], dtype=np.int64)
+    sizes = rng.integers(0, n + 1, size=6).astype(np.int64)
+    for f in fams:
+        batch = f.values(sets, sizes)
+        single = [f.value(row[:s]) for row, s in zip(sets, sizes, strict=True)]
+        np.testing.assert_allclose(batch, single, rtol=1e-12, atol=1e-12)

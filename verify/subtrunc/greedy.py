@@ -12,7 +12,8 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.setfunctions import (
-    FacilityLocation,
+    LinearCombination,
+    Modular,
     SubTruncObjective,
     UnionFLObjective,
     brute_force_max,
@@ -198,8 +199,6 @@ def distorted_guarantee(*, rng, n_instances):
 
 
 def _distorted_target(h):
-    from flbounds.setfunctions import LinearCombination, Modular
+    """(1 - 1/e) G - c as a set function, maximized by brute force for the comparison."""
     return LinearCombination([(E_BOUND, h.submodular_part), (-1.0, Modular(h.cost))])
 
-
-__all__ = ["FacilityLocation", "greedy_ratio_sample", "unionfl_ratio_sample"]

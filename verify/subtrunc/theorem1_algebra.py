@@ -51,6 +51,8 @@ def one_minus_zeta_k(*, rng):
     return Evidence(measured=margin, theoretical=[1 / 3] * len(ks), relation=">=",
                     tolerance=Tolerance.exact("exact rationals and square roots (sympy)"),
                     details={"K": ks, "one_minus_zeta_K": margin,
+                             "first_term_via_eq25_over_Lf0_at_K9": 4 / (3 * margin[0]),
+                             "printed_first_term_over_Lf0_at_K9": 12 / 3,
                              "threshold_K": [float(t) for t in threshold],
                              "zeta_K_symbolic": str(sp.simplify(zeta_expr().subs(eta, ETA) * K))})
 

@@ -30,14 +30,24 @@ class LeastSquares:
     def L(self) -> float:
         return float(np.linalg.eigvalsh(self.hessians).max())
 
+    def _residuals(self, W):
+        W = np.asarray(W)
+        lead, (n, d) = W.shape[:-2], W.shape[-2:]
+        flat = np.moveaxis(W.reshape(-1, n, d), 0, -1)  # (n, d, P): n batched BLAS calls
+        out = np.moveaxis(self.features @ flat, -1, 0).reshape(*lead, n, -1)
+        return out - self.targets
+
     def values(self, W):
-        resid = np.einsum("imd,...id->...im", self.features, W) - self.targets
+        resid = self._residuals(W)
         return (resid ** 2).mean(axis=-1) / 2 + self.rho / 2 * (W ** 2).sum(axis=-1)
 
     def gradients(self, W):
         m = self.features.shape[1]
-        resid = np.einsum("imd,...id->...im", self.features, W) - self.targets
-        return np.einsum("imd,...im->...id", self.features, resid) / m + self.rho * W
+        resid = self._residuals(W)
+        lead, n = resid.shape[:-2], resid.shape[-2]
+        flat = np.moveaxis(resid.reshape(-1, n, m), 0, -1)  # (n, m, P)
+        grad = np.moveaxis(np.swapaxes(self.features, -1, -2) @ flat, -1, 0)
+        return grad.reshape(*lead, n, -1) / m + self.rho * W
 
     def minima(self) -> np.ndarray:
         m = self.features.shape[1]

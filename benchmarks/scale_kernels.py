@@ -26,6 +26,7 @@ the 2-thread gain most.
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import time
@@ -93,6 +94,28 @@ def best_cpu_time(fn, repeat=5):
         fn()
         best = min(best, time.process_time() - start)
     return best
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def _control(n):
+    out = np.zeros(64)
+    for i in numba.prange(64):
+        acc = 0.0
+        for j in range(n):
+            acc += math.sin(j * 1e-6 + i)
+        out[i] = acc
+    return out
+
+
+def parallel_control():
+    """Wall-time speed-up of 2 threads over 1 on an embarrassingly parallel compute loop (no
+    memory traffic): the parallelism this machine actually offers during the run."""
+    _control(10)
+    seconds = {}
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        seconds[threads] = best_time(lambda: _control(200_000), repeat=3, min_time=0.2)
+    return seconds[1] / seconds[2]
 
 
 def in_cache_costs(problem):
@@ -192,6 +215,7 @@ def main(argv=None):
     before = numba.get_num_threads()
     load = os.getloadavg()
     blas = blas_gflops()
+    control = [parallel_control()]
     rows, in_cache = [], None
     try:
         for n_clients in PROFILES[args.profile]:
@@ -212,6 +236,8 @@ def main(argv=None):
             del problem
     finally:
         numba.set_num_threads(before)
+    control.append(parallel_control())
+    numba.set_num_threads(before)
     load_end = os.getloadavg()
     fits = exponents(rows)
     for fit in fits:
@@ -231,7 +257,9 @@ def main(argv=None):
         f"{numba.threading_layer()}, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}. "
         "cpu_per_wall_2t: process CPU seconds per wall second of one 2-thread call (2.0 = "
         "both cores busy for us; about 1.0 = the second core was taken by other processes)."
-        "\n\n"
+        f" Control: 2-thread speed-up of an embarrassingly parallel sin loop (no memory "
+        f"traffic) = {control[0]:.2f} at start, {control[1]:.2f} at end (2.0 = two free "
+        "cores).\n\n"
         f"Seconds per round vs N (fitted exponent, target 1.0 +- 0.1):\n{fit_lines}\n\n"
         f"Profile:\n{profile_line(rows, *in_cache)}\n\n"
         "peak_MiB: tracemalloc peak of one compiled call (outputs and scratch; the problem "

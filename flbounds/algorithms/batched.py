@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flbounds.algorithms._common import check_hyper, check_problem, kernel_data, start_point
-from flbounds.algorithms.fedavg import fedavg
+from flbounds.algorithms.fedavg import _max_participants, fedavg
 from flbounds.algorithms.focus import focus
 from flbounds.kernels.scale_ridge import fedavg_ridge_batch, focus_ridge_batch
 from flbounds.problems import Ridge
@@ -75,7 +75,8 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
             for plan in plans]))
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
     _, _, _, features, targets, lam, _ = kernel_data(problem)
-    fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x, xs)
+    fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x, xs,
+                       _max_participants(plans))
     return BatchedFedAvgTrace(xs)
 
 
@@ -115,5 +116,6 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     xr = np.repeat(x[None], n_reps, axis=0)
     xs, ys = np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, n_rounds + 1, dim))
     _, _, _, features, targets, lam, _ = kernel_data(problem)
-    focus_ridge_batch(features, targets, lam, plans, step, local_steps, xr, y, g, xs, ys)
+    focus_ridge_batch(features, targets, lam, plans, step, local_steps, xr, y, g, xs, ys,
+                      _max_participants(plans))
     return BatchedFocusTrace(xs, ys, g)

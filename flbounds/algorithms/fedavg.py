@@ -20,6 +20,11 @@ from flbounds.kernels.scale_ridge import fedavg_ridge_rounds
 from flbounds.problems import Ridge
 
 
+def _max_participants(plan) -> int:
+    """Rows of the per-round scratch of the ridge kernel (at least 1)."""
+    return max(int(plan.sum(axis=-1).max(initial=0)), 1)
+
+
 class FedAvgTrace(NamedTuple):
     """Server iterates of FedAvg: ``x`` has shape (n_rounds + 1, d), ``x[0] = x0``."""
 
@@ -74,7 +79,7 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
         _, _, _, features, targets, lam, _ = kernel_data(problem)
         fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x, xs,
                             np.empty(problem.n_clients, dtype=np.int64),
-                            np.empty((problem.n_clients, problem.dim)),
+                            np.empty((_max_participants(plan), problem.dim)),
                             numba.get_num_threads(),
                             scale_ridge.PARALLEL_MIN_WORK)
         return FedAvgTrace(xs)

@@ -34,6 +34,7 @@ from flbounds.algorithms._common import (
     kernel_data,
     start_point,
 )
+from flbounds.algorithms.fedavg import _max_participants
 from flbounds.kernels import scale_ridge
 from flbounds.kernels.focus_local import focus_rounds
 from flbounds.kernels.scale_ridge import focus_ridge_rounds
@@ -126,7 +127,8 @@ def _run(problem, plan, noise, step, local_steps, x0, init, record_sum, compiled
         noise_arr = noise if use_noise else np.zeros((1, 1, 1, dim))
         focus_ridge_rounds(data[3], data[4], data[5], plan, step, local_steps, noise_arr,
                            use_noise, x, y, g, xs, ys, record_sum, g_sums,
-                           np.empty(n_clients, dtype=np.int64), np.empty((n_clients, dim)),
+                           np.empty(n_clients, dtype=np.int64),
+                           np.empty((_max_participants(plan), dim)),
                            numba.get_num_threads(),
                            scale_ridge.PARALLEL_MIN_WORK)
     elif data is not None:

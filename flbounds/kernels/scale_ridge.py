@@ -178,7 +178,8 @@ def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs,
     r"""FedAvg on ridge clients (as ``focus_local.fedavg_rounds`` with ``kind = RIDGE``).
 
     ``xs`` (R + 1, d) receives the server iterates; ``clients`` (N,) int64 and ``finals``
-    (N, d) are caller-owned scratch (participant indices and final local models);
+    (at least the largest round's participant count, d) are caller-owned scratch
+    (participant indices and final local models);
     ``n_threads`` (``numba.get_num_threads()`` of the caller) only sets the chunking;
     a round runs in parallel only if its participants' gradient work ``m tau n d`` is at
     least ``min_work``; ``min_work < 0`` never opens a parallel region (for callers already
@@ -207,9 +208,9 @@ def fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x0, xs,
 def focus_ridge_rounds(features, targets, lam, plan, step, local_steps, noise, use_noise, x, y,
                        g, xs, ys, record_sum, g_sums, clients, pushes, n_threads, min_work):
     r"""FOCUS / SG-FOCUS on ridge clients (as ``focus_local.focus_rounds`` with
-    ``kind = RIDGE``; same state and outputs). ``clients`` (N,) int64 and ``pushes`` (N, d)
-    are caller-owned scratch; ``n_threads`` and ``min_work`` as in
-    :func:`fedavg_ridge_rounds`."""
+    ``kind = RIDGE``; same state and outputs). ``clients`` (N,) int64 and ``pushes``
+    (largest round's participant count, d) are caller-owned scratch; ``n_threads`` and
+    ``min_work`` as in :func:`fedavg_ridge_rounds`."""
     n_rounds = plan.shape[0]
     d = x.shape[0]
     for p in range(d):
@@ -246,29 +247,30 @@ def _sum_rows(g, out, row):
 
 
 @njit(cache=True, fastmath=False, parallel=True)
-def fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x0, xs):
+def fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x0, xs, max_m):
     """:func:`fedavg_ridge_rounds` for each replicate ``plans[b]`` (n_reps, R, N) in parallel
     over replicates (each replicate serial, so bit-identical to the unbatched call);
-    ``xs`` (n_reps, R + 1, d)."""
+    ``xs`` (n_reps, R + 1, d); ``max_m`` >= every round's participant count."""
     n_clients, d = plans.shape[2], x0.shape[0]
     for rep in prange(plans.shape[0]):
         clients = np.empty(n_clients, dtype=np.int64)
-        finals = np.empty((n_clients, d))
+        finals = np.empty((max_m, d))
         fedavg_ridge_rounds(features, targets, lam, plans[rep], step, local_steps, x0, xs[rep],
                             clients, finals, 1, -1)
 
 
 @njit(cache=True, fastmath=False, parallel=True)
-def focus_ridge_batch(features, targets, lam, plans, step, local_steps, x, y, g, xs, ys):
+def focus_ridge_batch(features, targets, lam, plans, step, local_steps, x, y, g, xs, ys,
+                      max_m):
     """:func:`focus_ridge_rounds` (no noise, no recorded sums) for each replicate in parallel;
     state ``x``, ``y`` (n_reps, d) and ``g`` (n_reps, N, d) in place, ``xs``, ``ys``
-    (n_reps, R + 1, d)."""
+    (n_reps, R + 1, d); ``max_m`` >= every round's participant count."""
     n_clients, d = plans.shape[2], x.shape[1]
     noise = np.zeros((1, 1, 1, d))
     sums = np.zeros((1, d))
     for rep in prange(plans.shape[0]):
         clients = np.empty(n_clients, dtype=np.int64)
-        pushes = np.empty((n_clients, d))
+        pushes = np.empty((max_m, d))
         focus_ridge_rounds(features, targets, lam, plans[rep], step, local_steps, noise, False,
                            x[rep], y[rep], g[rep], xs[rep], ys[rep], False, sums, clients,
                            pushes, 1, -1)

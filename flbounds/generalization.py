@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 MC_CHUNK_ELEMENTS = 4_000_000
 
@@ -92,10 +93,12 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     per_draw = max(1, int(np.sum(np.broadcast_to(n_samples, (model.n_clients,)))) * d * d)
     chunk = max(2, min(n_draws, MC_CHUNK_ELEMENTS // per_draw))
     parts, done = [], 0
-    while done < n_draws:
-        size = min(chunk, n_draws - done)
-        parts.append(_chunk(model, w, n_samples, size, rng, local))
-        done += size
+    # Many tiny batched BLAS calls: threads only add overhead (and thrash on a loaded host).
+    with threadpool_limits(limits=1, user_api="blas"):
+        while done < n_draws:
+            size = min(chunk, n_draws - done)
+            parts.append(_chunk(model, w, n_samples, size, rng, local))
+            done += size
     return OneRoundDraws(*(np.concatenate(f, axis=0) for f in zip(*parts, strict=True)))
 
 

@@ -127,7 +127,7 @@ def bound_vs_gap_in_tau(*, rng, **params):
                     details={"rows": rows})
 
 
-R_QUICK = dict(n_draws=300, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
+R_QUICK = dict(n_draws=200, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
                lam=0.1, local_steps=[1, 2, 5, 10, 20])
 R_FULL = dict(n_draws=3000, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
               lam=0.1, local_steps=[1, 2, 5, 10, 20])

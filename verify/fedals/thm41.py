@@ -50,7 +50,7 @@ def loo_identity(*, rng, n_draws, n_samples, lam, zeta):
                     details={"cells": rows})
 
 
-THM41_QUICK = dict(n_draws=500, n_samples=[40], lam=[0.1, 1.0], n_clients=[1, 4, 16],
+THM41_QUICK = dict(n_draws=300, n_samples=[40], lam=[0.1, 1.0], n_clients=[1, 4, 16],
                    zeta=[0.0, 1.0], variants=True)
 THM41_FULL = dict(n_draws=4000, n_samples=[20, 40, 200], lam=[0.05, 0.1, 1.0],
                   n_clients=[1, 2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0], variants=True)

@@ -187,8 +187,8 @@ def logistic_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, pool_size):
 
 @claim("fedals.d2.bound_monotone_in_heterogeneity", ref="Discussion after Thm 4.1 (D2)",
        kind="remark", expected="holds",
-       statement="In the non-iid case the bound grows with heterogeneity through the "
-                 "non-iidness D_k (and need not decrease with averaging).",
+       statement="In the non-iid case the Thm 4.1 bound grows with heterogeneity through "
+                 "the non-iidness D_k.",
        quick=dict(n_draws=600, n_samples=40, lam=0.1, n_clients=[4, 16],
                   zeta=[0.0, 0.25, 0.5, 1.0, 2.0]),
        full=dict(n_draws=4000, n_samples=40, lam=0.1, n_clients=[4, 16],

@@ -41,7 +41,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
-    parser.add_argument("--pattern", nargs="*", default=[], help="claims to sweep (all)")
+    parser.add_argument("--pattern", nargs="*", default=["focus", "safari"],
+                        help="claims to sweep (default: the focus and safari claims)")
     parser.add_argument("--tasks", type=int, default=200)
     args = parser.parse_args(argv)
     claims = select(args.pattern)

@@ -3,4 +3,17 @@
 Randomness is data: participation plans, sampled indices and gradient noise are passed in,
 never drawn here.
 """
+
+from .baselines import fedau as fedau
+from .baselines import mifa as mifa
+from .baselines import proxskip as proxskip
+from .baselines import scaffold as scaffold
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
+from .fedavg import fedavg as fedavg
+from .fedavg_sampler import fedavg_sampler as fedavg_sampler
+from .focus import focus as focus
+from .focus import sg_focus as sg_focus
+from .matrix_forms import fedavg_matrix as fedavg_matrix
+from .matrix_forms import fedavg_virtual as fedavg_virtual
+from .matrix_forms import focus_matrix as focus_matrix
+from .safari import SafariPlan, SafariTrace, safari, safari_plan  # noqa: F401

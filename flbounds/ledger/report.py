@@ -56,8 +56,8 @@ _COLUMNS = ("id", "ref", "kind", "statement", "measured", "relation", "theoretic
 
 def _row(r: CheckResult) -> list[str]:
     mark = "" if r.as_expected else " (UNEXPECTED)"
-    return [r.id, r.ref, r.kind, r.statement, fmt(r.measured), r.relation or "—", fmt(r.theoretical),
-            r.verdict + mark, r.expected, f"`{r.reproducer}`"]
+    return [r.id, r.ref, r.kind, r.statement, fmt(r.measured), r.relation or "—",
+            fmt(r.theoretical), r.verdict + mark, r.expected, f"`{r.reproducer}`"]
 
 
 def markdown(results: list[CheckResult]) -> str:

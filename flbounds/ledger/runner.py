@@ -57,10 +57,14 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     start = time.perf_counter()
     keys = {c.id: task_key(c, profile, seed) for c in claims}
     results: dict[str, CheckResult] = {}
-    if resume and store is not None:
-        stored = {r.task_key: r for r in store.load() if r.verdict != "error"}
+    history = store.load() if store is not None else []
+    if resume:
+        stored = {r.task_key: r for r in history if r.verdict != "error"}
         results = {cid: stored[k] for cid, k in keys.items() if k in stored}
-    todo = [c for c in claims if c.id not in results]
+    # longest first (by the last recorded time of each claim), so no long task starts last
+    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    todo = sorted((c for c in claims if c.id not in results),
+                  key=lambda c: -last_time.get(c.id, float("inf")))
     total, done = len(claims), len(results)
 
     def finished(row: dict) -> None:

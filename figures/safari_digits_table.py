@@ -1,0 +1,84 @@
+r"""SAFARI's digits replication in the layout of the paper's Tables 1-3.
+
+Multinomial logistic regression on scikit-learn's digits (:mod:`flbounds.safari_digits`):
+Table 1 analogue (FedAvg accuracy, rows s, columns p), Table 2 analogue (SAFARI q = 0.8 minus
+FedAvg, '-' when the 95% t-interval over seeds lies inside [-2, 2]) and Table 3 analogue
+(gain vs server size n_T at s = 4). Mean over seeds; accuracy in %.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
+
+from figures._common import parse_args, save
+from flbounds.safari_digits import gain
+
+NAME = "safari_digits_table"
+PS, SS = (10, 5, 2, 1), (0, 2, 4)
+
+
+def compute(profile: str = "quick", seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    n_seeds, n_rounds = (2, 80) if profile == "quick" else (5, 150)
+    sizes = (25, 50, 100, 200) if profile == "quick" else (25, 50, 100, 200, 400)
+    fedavg = np.empty((n_seeds, len(SS), len(PS)))
+    gains = np.empty_like(fedavg)
+    for i, child in enumerate(rng.spawn(n_seeds)):
+        for a, s in enumerate(SS):
+            for b, p in enumerate(PS):
+                f, sa = gain(child, classes_per_client=p, n_excluded=s, n_server=200,
+                             n_rounds=n_rounds)
+                fedavg[i, a, b], gains[i, a, b] = f, sa - f
+    by_size = np.empty((n_seeds, len(sizes), len(PS)))
+    for i, child in enumerate(rng.spawn(n_seeds)):
+        for a, n_t in enumerate(sizes):
+            for b, p in enumerate(PS):
+                f, sa = gain(child, classes_per_client=p, n_excluded=4, n_server=n_t,
+                             n_rounds=n_rounds)
+                by_size[i, a, b] = sa - f
+    return {"fedavg": fedavg, "gains": gains, "by_size": by_size, "sizes": np.array(sizes)}
+
+
+def _cell(samples):
+    x = np.asarray(samples)
+    if x.size > 1:
+        half = stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
+        if -2 <= x.mean() - half and x.mean() + half <= 2:
+            return "-"
+    return f"{x.mean():.2f}"
+
+
+def plot(data: dict):
+    fig, axes = plt.subplots(3, 1, figsize=(7, 7.5))
+    cols = [f"p={p}" for p in PS]
+    tables = [
+        ("Table 1 analogue: FedAvg test accuracy (%)", [f"s={s}" for s in SS],
+         [[f"{v:.2f}" for v in row] for row in data["fedavg"].mean(axis=0)]),
+        ("Table 2 analogue: SAFARI (q=0.8, $n_T$=200) minus FedAvg", [f"s={s}" for s in SS],
+         [[_cell(data["gains"][:, a, b]) for b in range(len(PS))] for a in range(len(SS))]),
+        ("Table 3 analogue: gain vs server size $n_T$ (s=4)",
+         [f"$n_T$={n}" for n in data["sizes"]],
+         [[_cell(data["by_size"][:, a, b]) for b in range(len(PS))]
+          for a in range(len(data["sizes"]))]),
+    ]
+    for ax, (title, rows, cells) in zip(axes, tables, strict=True):
+        ax.axis("off")
+        ax.set_title(title, fontsize=10)
+        tab = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, loc="center",
+                       cellLoc="center")
+        tab.scale(1, 1.3)
+    fig.suptitle(f"Digits replication (M=10, m=5; {data['fedavg'].shape[0]} seeds)")
+    fig.tight_layout()
+    return fig
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__.splitlines()[0])
+    data = compute(args.profile, args.seed)
+    return save(plot(data), data, args.out, NAME)
+
+
+if __name__ == "__main__":
+    main()

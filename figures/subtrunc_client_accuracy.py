@@ -1,0 +1,48 @@
+"""Per-client test accuracy distributions under each selection rule ([004], Table I setting)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from figures._common import parse_args, plt, save
+from flbounds.selection import SelectionRule
+from verify.subtrunc.fairness import DATASETS, fl_runs
+
+NAME = "subtrunc_client_accuracy"
+RULES = (SelectionRule("random"), SelectionRule("divfl"), SelectionRule("subtrunc", lam=0.95),
+         SelectionRule("unionfl", window=5), SelectionRule("poc"))
+SHORT = ("Random", "DivFL", "SubTrunc", "UnionFL", "PoC")
+
+
+def compute(profile: str = "quick", seed: int = 0) -> dict:
+    n_seeds, n_rounds = (4, 40) if profile == "quick" else (30, 100)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    data = {}
+    for source in DATASETS:
+        runs = fl_runs(rng, source, RULES, n_seeds=n_seeds, n_rounds=n_rounds)
+        data[f"{source}_accuracy"] = np.array([[r.accuracy for r in row] for row in runs])
+    return data
+
+
+def plot(data: dict):
+    fig, axes = plt.subplots(1, len(DATASETS), figsize=(11, 3.8), constrained_layout=True)
+    for ax, source in zip(axes, DATASETS, strict=True):
+        acc = data[f"{source}_accuracy"]  # (rules, seeds, clients)
+        centred = acc - acc.mean(axis=2, keepdims=True)
+        ax.boxplot([c.ravel() for c in centred], showfliers=True, whis=(5, 95))
+        stds = centred.std(axis=2).mean(axis=1)
+        ax.set_xticks(np.arange(1, len(SHORT) + 1),
+                      [f"{name}\nstd {s:.2f}" for name, s in zip(SHORT, stds, strict=True)])
+        ax.set(title=f"{source}: per-client accuracy minus the run's mean (whiskers 5-95%)",
+               ylabel="accuracy$_i$ - mean [%]")
+    return fig
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__)
+    data = compute(args.profile, args.seed)
+    return save(plot(data), data, args.out, NAME)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Client dissimilarity vs SubTrunc's lam and vs UnionFL's window, with 95% intervals ([004])."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from figures._common import parse_args, plt, save
+from flbounds.selection import SelectionRule
+from verify.subtrunc.fairness import DATASETS, WINDOWS, fl_runs, upper_ci
+
+NAME = "subtrunc_dissimilarity"
+LAMS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.95)
+
+
+def _summary(rng, source, rules, n_seeds, n_rounds, metric):
+    runs = fl_runs(rng, source, rules, n_seeds=n_seeds, n_rounds=n_rounds)
+    vals = np.array([[r.metrics[metric] for r in row] for row in runs])
+    stats = [upper_ci(v) for v in vals]
+    return np.array([s[0] for s in stats]), np.array([s[2] for s in stats])
+
+
+def compute(profile: str = "quick", seed: int = 0) -> dict:
+    n_seeds, n_rounds = (4, 40) if profile == "quick" else (30, 100)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    data = {"lams": np.array(LAMS), "windows": np.array(WINDOWS)}
+    for source in DATASETS:
+        lam_rules = [SelectionRule("divfl")] + [SelectionRule("subtrunc", lam=v)
+                                                for v in LAMS[1:]]
+        win_rules = [SelectionRule("unionfl", window=w) for w in WINDOWS]
+        for metric in ("std", "participation_gini"):
+            for tag, rules in (("lam", lam_rules), ("window", win_rules)):
+                mean, half = _summary(rng, source, rules, n_seeds, n_rounds, metric)
+                data[f"{source}_{tag}_{metric}_mean"] = mean
+                data[f"{source}_{tag}_{metric}_ci"] = half
+    return data
+
+
+def plot(data: dict):
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), constrained_layout=True)
+    for source, marker in zip(DATASETS, ("o", "s"), strict=True):
+        axes[0].errorbar(data["lams"], data[f"{source}_lam_std_mean"],
+                         yerr=data[f"{source}_lam_std_ci"], marker=marker, capsize=3,
+                         label=source)
+        axes[1].errorbar(data["windows"], data[f"{source}_window_std_mean"],
+                         yerr=data[f"{source}_window_std_ci"], marker=marker, capsize=3,
+                         label=source)
+        axes[2].errorbar(data["windows"], data[f"{source}_window_participation_gini_mean"],
+                         yerr=data[f"{source}_window_participation_gini_ci"], marker=marker,
+                         capsize=3, label=source)
+    axes[0].set(xlabel="$\\lambda$ (SubTrunc, $b=1.1$, $\\phi=\\ln(1+x)$; 0 = DivFL)",
+                ylabel="client dissimilarity: std of accuracy [%]")
+    axes[1].set(xlabel="window $|u_t|$ (UnionFL, $\\mu=1$)",
+                ylabel="client dissimilarity: std of accuracy [%]")
+    axes[2].set(xlabel="window $|u_t|$ (UnionFL, $\\mu=1$)",
+                ylabel="Gini of participation counts")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    fig.suptitle("mean over seeds with 95% t-intervals (paired data splits and plans)",
+                 fontsize=9)
+    return fig
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__)
+    data = compute(args.profile, args.seed)
+    return save(plot(data), data, args.out, NAME)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+r"""SAFARI (Algorithm 1 of [000]): a Bernoulli(q) choice per round between a FedAvg client
+round and one server SGD step.
+
+.. math::
+
+    x_{r+1} = \begin{cases}
+      \frac{1}{|S_r|}\sum_{i \in S_r} x^i_{r,K}, \quad
+      x^i_{r,k+1} = x^i_{r,k} - \eta_c (\nabla F_i(x^i_{r,k}) + \xi^i_{r,k}),\ x^i_{r,0} = x_r
+      & \text{with probability } q,\\
+      x_r - \eta_s (\nabla F(x_r) + \zeta_r) & \text{otherwise.}
+    \end{cases}
+
+The random plan (:class:`SafariPlan`: round types, sampled clients, client and server gradient
+noise) is drawn by :func:`safari_plan` and passed in; :func:`safari` itself never draws. With
+``q = 1`` every round is the FedAvg-SGD round of :func:`fedavg_sgd_round`; with ``q = 0`` every
+round is the server step of :func:`server_sgd_step`, so the special cases hold by construction
+and are tested against independent references.
+
+References
+----------
+[000] Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from flbounds.kernels.safari_quadratic import safari_quadratic_rounds
+from flbounds.problems import Quadratic
+
+
+class SafariPlan(NamedTuple):
+    """Randomness of a SAFARI run, drawn once by the caller."""
+
+    client_round: np.ndarray   # (R,) bool: True = FedAvg client round (prob. q)
+    clients: np.ndarray        # (R, m) int: clients sampled for round r (used on client rounds)
+    client_noise: np.ndarray   # (R, m, K, d) additive noise of the local stochastic gradients
+    server_noise: np.ndarray   # (R, d) additive noise of the server stochastic gradient
+
+
+class SafariTrace(NamedTuple):
+    x: np.ndarray              # (R + 1, d) server iterates x_0..x_R
+    client_round: np.ndarray   # (R,) the round types actually used
+    # (R,) ||(1/m) sum_i sum_k grad F_i(x^i_{r,k})||^2 on client rounds, NaN on server rounds
+    local_grad_norm2: np.ndarray
+
+
+def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, n_sampled: int,
+                local_steps: int, dim: int, client_noise_std: float,
+                server_noise_std: float) -> SafariPlan:
+    r"""Draw a plan: Bernoulli(q) round types, ``n_sampled`` clients uniformly without
+    replacement from ``eligible`` each round, isotropic Gaussian noise with
+    :math:`E\|\xi\|^2 = \sigma^2` (std :math:`\sigma/\sqrt d` per coordinate).
+
+    The same ``rng`` state gives the same clients and noise whatever ``q`` is (the coins are
+    drawn last), so runs at different ``q`` share their random streams.
+    """
+    eligible = np.asarray(eligible, dtype=np.int64)
+    _positive_int("n_rounds", n_rounds)
+    _positive_int("n_sampled", n_sampled)
+    _positive_int("local_steps", local_steps)
+    _positive_int("dim", dim)
+    if eligible.ndim != 1 or eligible.size < n_sampled or np.unique(eligible).size != eligible.size:
+        raise ValueError("eligible must be distinct client indices, at least n_sampled of them")
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"q must lie in [0, 1], got {q}")
+    if client_noise_std < 0 or server_noise_std < 0:
+        raise ValueError("noise standard deviations must be >= 0")
+    keys = rng.random((n_rounds, eligible.size))
+    clients = eligible[np.argsort(keys, axis=1)[:, :n_sampled]]
+    cn = rng.standard_normal((n_rounds, n_sampled, local_steps, dim)) * (client_noise_std
+                                                                         / np.sqrt(dim))
+    sn = rng.standard_normal((n_rounds, dim)) * (server_noise_std / np.sqrt(dim))
+    coins = rng.random(n_rounds) < q
+    return SafariPlan(coins, clients, cn, sn)
+
+
+def _positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check(problem, plan: SafariPlan, step_client, step_server, x0):
+    R = plan.client_round.shape[0]
+    if plan.client_round.dtype != bool or plan.client_round.ndim != 1:
+        raise ValueError("plan.client_round must be a 1-D bool array")
+    if plan.clients.ndim != 2 or plan.clients.shape[0] != R or plan.clients.dtype.kind not in "iu":
+        raise ValueError("plan.clients must be an integer array of shape (R, m)")
+    if plan.clients.size and (plan.clients.min() < 0
+                              or plan.clients.max() >= problem.n_clients):
+        raise ValueError(f"plan.clients must index clients 0..{problem.n_clients - 1}")
+    m, d = plan.clients.shape[1], problem.dim
+    if plan.client_noise.ndim != 4 or plan.client_noise.shape[:2] != (R, m) \
+            or plan.client_noise.shape[3] != d:
+        raise ValueError(f"plan.client_noise must have shape (R, m, K, {d})")
+    if plan.server_noise.shape != (R, d):
+        raise ValueError(f"plan.server_noise must have shape ({R}, {d})")
+    for name, v in (("step_client", step_client), ("step_server", step_server)):
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be positive and finite, got {v}")
+    x0 = np.zeros(d) if x0 is None else np.asarray(x0, dtype=float)
+    if x0.shape != (d,) or not np.all(np.isfinite(x0)):
+        raise ValueError(f"x0 must be a finite vector of shape ({d},)")
+    if not (np.all(np.isfinite(plan.client_noise)) and np.all(np.isfinite(plan.server_noise))):
+        raise ValueError("plan noise must be finite")
+    return x0
+
+
+def fedavg_sgd_round(problem, x, clients, noise, step_client):
+    r"""One FedAvg round: each client in ``clients`` runs ``K = noise.shape[1]`` local SGD
+    steps from ``x``; the server averages. Returns (x_next, ||mean_i sum_k grad F_i||^2)."""
+    m, K, _ = noise.shape
+    Y = np.tile(x, (m, 1))
+    gsum = np.zeros_like(x)
+    for k in range(K):
+        G = problem.client_gradients(Y, clients=clients)
+        gsum += G.sum(axis=0)
+        Y = Y - step_client * (G + noise[:, k, :])
+    return Y.mean(axis=0), float(np.sum((gsum / m) ** 2))
+
+
+def server_sgd_step(problem, x, noise, step_server):
+    """One server SGD step on the population objective F with additive gradient noise."""
+    return x - step_server * (problem.gradient(x) + noise)
+
+
+def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
+           x0=None, fast: bool = True) -> SafariTrace:
+    r"""Run Algorithm 1 of [000] along ``plan``.
+
+    Parameters
+    ----------
+    problem
+        Needs ``n_clients``, ``dim``, ``client_gradients(X, clients=idx)`` and ``gradient(x)``;
+        a :class:`flbounds.problems.Quadratic` (Hessians ``A`` (N, d, d), ``b`` (N, d)) runs on
+        the numba kernel when ``fast`` is True, any other problem on the NumPy path.
+    plan : SafariPlan
+    step_client, step_server : float
+        :math:`\eta_c` and :math:`\eta_s`.
+    x0 : (d,) array, optional (zeros)
+
+    Returns
+    -------
+    SafariTrace
+    """
+    x0 = _check(problem, plan, step_client, step_server, x0)
+    R, d = plan.client_round.shape[0], problem.dim
+    xs = np.empty((R + 1, d))
+    g2 = np.empty(R)
+    if fast and isinstance(problem, Quadratic):
+        A = np.ascontiguousarray(problem.A, dtype=float)
+        b = np.ascontiguousarray(problem.b, dtype=float)
+        safari_quadratic_rounds(A, b, A.mean(axis=0), b.mean(axis=0), x0,
+                                np.ascontiguousarray(plan.client_round),
+                                np.ascontiguousarray(plan.clients, dtype=np.int64),
+                                np.ascontiguousarray(plan.client_noise, dtype=float),
+                                np.ascontiguousarray(plan.server_noise, dtype=float),
+                                float(step_client), float(step_server), xs, g2)
+        return SafariTrace(xs, plan.client_round.copy(), g2)
+    xs[0] = x0
+    for r in range(R):
+        if plan.client_round[r]:
+            xs[r + 1], g2[r] = fedavg_sgd_round(problem, xs[r], plan.clients[r],
+                                                plan.client_noise[r], step_client)
+        else:
+            xs[r + 1], g2[r] = server_sgd_step(problem, xs[r], plan.server_noise[r],
+                                               step_server), np.nan
+    return SafariTrace(xs, plan.client_round.copy(), g2)

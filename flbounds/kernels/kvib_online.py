@@ -1,0 +1,86 @@
+r"""Numba kernel of the K-Vib online loop (Algorithm 2 of [003]) on Assumption-5.1 feedback.
+
+One call advances rounds ``t0 .. t0 + n - 1`` given the uniform plan ``uniforms`` (n, N):
+per round, water-filling on :math:`\sqrt{\omega+\gamma}` (or :math:`\omega+\gamma`), mixing,
+cost :math:`\ell_t(\tilde p)=\sum_i\pi_t(i)^2/\tilde p_i`, ISP draw :math:`U<\tilde p`, and the
+update :math:`\omega_i \mathrel{+}= \pi_t(i)^2/\tilde p_i`. ``omega`` is updated in place;
+``costs``, ``sizes`` and ``capped`` (clients with :math:`p^t_i = 1` before mixing; length n)
+are overwritten. The slow twin is
+:class:`flbounds.samplers.KVib` driven by :func:`flbounds.online.run_online`.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, fastmath=False)
+def waterfill(a, k, order, csum, out):
+    r"""Lemma 2.2 for positive ``a``: largest l with k + l - N <= sum_{i<=l} a_(i) / a_(l).
+
+    ``order`` (int64, N) and ``csum`` (N) are scratch; ``out`` receives p.
+    """
+    n = a.shape[0]
+    order[:] = np.argsort(a)
+    acc = 0.0
+    for j in range(n):
+        acc += a[order[j]]
+        csum[j] = acc
+    ell = n
+    for l1 in range(n, 0, -1):
+        if k + l1 - n <= csum[l1 - 1] / a[order[l1 - 1]]:
+            ell = l1
+            break
+    scale = (k + ell - n) / csum[ell - 1]
+    for j in range(n):
+        i = order[j]
+        out[i] = scale * a[i] if j < ell else 1.0
+
+
+@njit(cache=True, fastmath=False)
+def kvib_rounds(lam, base, decay, k, theta, gamma, use_sqrt, t0, uniforms, omega, costs,
+                sizes, capped):
+    """Advance K-Vib over ``uniforms.shape[0]`` rounds starting at round ``t0`` (1-indexed)."""
+    n = lam.shape[0]
+    w = np.empty(n)
+    p = np.empty(n)
+    order = np.empty(n, dtype=np.int64)
+    csum = np.empty(n)
+    floor = theta * k / n
+    for r in range(uniforms.shape[0]):
+        for i in range(n):
+            w[i] = math.sqrt(omega[i] + gamma) if use_sqrt else omega[i] + gamma
+        waterfill(w, k, order, csum, p)
+        inv_sqrt_t = 1.0 / math.sqrt(t0 + r)
+        cost = 0.0
+        size = 0
+        n_cap = 0
+        for i in range(n):
+            if p[i] >= 1.0:
+                n_cap += 1
+            pt = (1.0 - theta) * p[i] + floor
+            pi = lam[i] * (base[i] + decay[i] * inv_sqrt_t)
+            cost += pi * pi / pt
+            if uniforms[r, i] < pt:
+                omega[i] += pi * pi / pt
+                size += 1
+        costs[r] = cost
+        sizes[r] = size
+        capped[r] = n_cap
+
+
+@njit(cache=True, fastmath=False)
+def waterfill_objectives(rows, k, out):
+    r"""``out[j] = min_{p in P_k} sum_i rows[j, i]^2 / p_i`` for positive rows (Lemma 2.2)."""
+    n = rows.shape[1]
+    order = np.empty(n, dtype=np.int64)
+    csum = np.empty(n)
+    p = np.empty(n)
+    for j in range(rows.shape[0]):
+        a = rows[j]
+        waterfill(a, k, order, csum, p)
+        acc = 0.0
+        for i in range(n):
+            acc += a[i] * a[i] / p[i]
+        out[j] = acc

@@ -1,0 +1,78 @@
+r"""Exact enumeration oracles for small client counts (:math:`N \le 12`).
+
+Every subset :math:`S\subseteq[N]` is listed with its probability, so means and variances of
+the unbiased estimators of :mod:`flbounds.sampling` are computed exactly (no Monte Carlo).
+These are test oracles for the closed forms of [003, Lemma 2.1 / B.7, Def. 2.1].
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from .sampling import _probabilities, _vectors
+
+MAX_ENUM_CLIENTS = 12
+
+
+class Moments(NamedTuple):
+    """Exact mean and variance of an estimator, plus the subset-size distribution."""
+
+    mean: np.ndarray          # E[d], shape (d,)
+    variance: float           # E||d - E d||^2
+    size_probs: np.ndarray    # P(|S| = s), s = 0..N
+
+
+def all_masks(n_clients: int) -> np.ndarray:
+    """Every subset of ``n_clients`` clients as a bool mask, shape (2^N, N)."""
+    if not 1 <= n_clients <= MAX_ENUM_CLIENTS:
+        raise ValueError(f"n_clients must be in [1, {MAX_ENUM_CLIENTS}], got {n_clients}")
+    return np.array(list(itertools.product([False, True], repeat=n_clients)), dtype=bool)
+
+
+def isp_subset_probabilities(p) -> tuple[np.ndarray, np.ndarray]:
+    r"""All masks and :math:`\Pr(S) = \prod_{i\in S}p_i\prod_{i\notin S}(1-p_i)`."""
+    p = _probabilities(p)
+    masks = all_masks(p.size)
+    probs = np.prod(np.where(masks, p, 1.0 - p), axis=1)
+    return masks, probs
+
+
+def _moments(masks, probs, estimates, n) -> Moments:
+    mean = probs @ estimates
+    dev = estimates - mean
+    var = float(probs @ np.sum(dev * dev, axis=1))
+    sizes = masks.sum(axis=1)
+    size_probs = np.bincount(sizes, weights=probs, minlength=n + 1)
+    return Moments(mean=mean, variance=var, size_probs=size_probs)
+
+
+def isp_moments(z, p) -> Moments:
+    r"""Exact moments of :math:`d=\sum_{i\in S}z_i/p_i` under independent sampling."""
+    p = _probabilities(p)
+    z = _vectors(z, p.size)
+    masks, probs = isp_subset_probabilities(p)
+    estimates = masks.astype(float) @ (z / p[:, None])
+    return _moments(masks, probs, estimates, p.size)
+
+
+def design_moments(z, masks, probs) -> Moments:
+    r"""Exact moments of the Horvitz-Thompson estimator :math:`\sum_{i\in S}z_i/\pi_i` for an
+    arbitrary design (masks with probabilities), :math:`\pi_i = \Pr(i\in S)` its marginals."""
+    masks = np.asarray(masks, dtype=bool)
+    probs = np.asarray(probs, dtype=float)
+    z = _vectors(z, masks.shape[1])
+    marg = probs @ masks
+    if np.any(marg <= 0):
+        raise ValueError("the design must be proper (every marginal > 0)")
+    estimates = masks.astype(float) @ (z / marg[:, None])
+    return _moments(masks, probs, estimates, masks.shape[1])
+
+
+def uniform_subset_design(n_clients: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform K-subsets without replacement: masks and equal probabilities."""
+    masks = all_masks(n_clients)
+    masks = masks[masks.sum(axis=1) == k]
+    return masks, np.full(masks.shape[0], 1.0 / masks.shape[0])

@@ -1,0 +1,199 @@
+"""FOCUS / FedAvg: compiled loops == slow NumPy twins; FL form == matrix form; validation."""
+
+import numpy as np
+import pytest
+
+from flbounds.algorithms import (
+    fedau,
+    fedavg,
+    fedavg_matrix,
+    fedavg_virtual,
+    focus,
+    focus_matrix,
+    mifa,
+    proxskip,
+    scaffold,
+    sg_focus,
+)
+from flbounds.problems import Quadratic, random_logistic, random_quadratics, random_ridge
+
+RTOL = 1e-12  # kernels and twins perform the same operations up to summation order
+
+
+def twin_fedavg(A, b, plan, step, tau, x0):
+    """Per-client Python loop: FedAvg on quadratics (slow twin of the compiled loop)."""
+    xs = [x0.copy()]
+    x = x0.copy()
+    for mask in plan:
+        finals = []
+        for i in np.flatnonzero(mask):
+            z = x.copy()
+            for _ in range(tau):
+                z = z - step * (A[i] @ z - b[i])
+            finals.append(z)
+        if finals:
+            x = np.mean(finals, axis=0)
+        xs.append(x.copy())
+    return np.array(xs)
+
+
+def twin_focus(A, b, plan, step, tau, x0, noise=None):
+    """Per-client Python loop of Algorithm 1 exactly as printed (y accumulated step by step)."""
+    n, d = b.shape
+    g = np.zeros((n, d))
+    x, y = x0.copy(), np.zeros(d)
+    xs = [x.copy()]
+    for r, mask in enumerate(plan):
+        push = np.zeros(d)
+        for i in np.flatnonzero(mask):
+            z, v = x.copy(), np.zeros(d)
+            for t in range(tau):
+                if t > 0:
+                    z = z - step * v
+                h = A[i] @ z - b[i] + (0.0 if noise is None else noise[r, i, t])
+                v = v + h - g[i]
+                g[i] = h
+            push += v
+        y = y + push
+        x = x - step * y
+        xs.append(x.copy())
+    return np.array(xs)
+
+
+@pytest.fixture(scope="module")
+def quad():
+    return random_quadratics(np.random.default_rng(3), 6, 4, mu=1.0, L=5.0)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    rng = np.random.default_rng(4)
+    return rng.random((40, 6)) < np.array([0.1, 0.3, 0.5, 0.7, 0.9, 0.0])
+
+
+@pytest.mark.parametrize("tau", [1, 2, 5])
+def test_fedavg_kernel_matches_twin(quad, plan, tau):
+    x0 = np.linspace(-1, 1, 4)
+    got = fedavg(quad, plan, step=0.05, local_steps=tau, x0=x0).x
+    want = twin_fedavg(quad.A, quad.b, plan, 0.05, tau, x0)
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13)
+
+
+@pytest.mark.parametrize("tau", [1, 3])
+def test_focus_kernel_matches_twin(quad, plan, tau):
+    rng = np.random.default_rng(5)
+    noise = 0.1 * rng.standard_normal((plan.shape[0], 6, tau, 4))
+    got = sg_focus(quad, plan, noise, step=0.02, local_steps=tau).x
+    want = twin_focus(quad.A, quad.b, plan, 0.02, tau, np.zeros(4), noise)
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13)
+    np.testing.assert_allclose(focus(quad, plan, step=0.02, local_steps=tau).x,
+                               twin_focus(quad.A, quad.b, plan, 0.02, tau, np.zeros(4)),
+                               rtol=RTOL, atol=1e-13)
+
+
+def test_ridge_kernel_matches_numpy_path(plan):
+    pb = random_ridge(np.random.default_rng(6), 6, 7, 4, lam=0.1)
+    for algo in (fedavg, focus):
+        a = algo(pb, plan, step=0.05, local_steps=3).x
+        b = algo(pb, plan, step=0.05, local_steps=3, compiled=False).x
+        np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+    q = pb.as_quadratic()
+    np.testing.assert_allclose(focus(pb, plan, step=0.05, local_steps=3).x,
+                               focus(q, plan, step=0.05, local_steps=3).x, rtol=1e-10,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("tau", [1, 4])
+def test_matrix_forms_agree(quad, plan, tau):
+    kw = dict(step=0.03, local_steps=tau)
+    np.testing.assert_allclose(focus(quad, plan, **kw).x, focus_matrix(quad, plan, **kw),
+                               atol=1e-12)
+    fa = fedavg(quad, plan, **kw).x
+    np.testing.assert_allclose(fa, fedavg_matrix(quad, plan, **kw), atol=1e-12)
+    np.testing.assert_allclose(fa, fedavg_virtual(quad, plan, **kw), atol=1e-12)
+
+
+def test_logistic_numpy_path_tracks(plan):
+    pb = random_logistic(np.random.default_rng(7), 6, 10, 3, lam=0.1)
+    tr = focus(pb, plan, step=0.1, local_steps=3, record_sum=True)
+    np.testing.assert_allclose(tr.y, tr.g_sum, atol=1e-12)
+
+
+def test_empty_rounds(quad):
+    plan = np.zeros((3, 6), dtype=bool)
+    assert np.all(fedavg(quad, plan, step=0.1, local_steps=2, x0=np.ones(4)).x == 1.0)
+    tr = focus(quad, plan, step=0.1, local_steps=2, x0=np.ones(4), init="gradient")
+    y0 = quad.client_gradients(np.ones((6, 4))).sum(axis=0)
+    np.testing.assert_allclose(tr.x[1], np.ones(4) - 0.1 * y0)
+
+
+@pytest.mark.parametrize("algo", [fedavg, focus, fedau, mifa, scaffold, proxskip,
+                                  focus_matrix, fedavg_matrix])
+def test_validation(quad, algo):
+    good = np.ones((2, 6), dtype=bool)
+    with pytest.raises(ValueError, match="plan"):
+        algo(quad, np.ones((2, 5), dtype=bool), step=0.1, local_steps=1)
+    with pytest.raises(ValueError, match="plan"):
+        algo(quad, np.ones(6, dtype=bool), step=0.1, local_steps=1)
+    with pytest.raises(ValueError, match="plan"):
+        algo(quad, 2 * np.ones((2, 6)), step=0.1, local_steps=1)
+    for bad in (0.0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="step"):
+            algo(quad, good, step=bad, local_steps=1)
+    with pytest.raises(ValueError, match="local_steps"):
+        algo(quad, good, step=0.1, local_steps=0)
+    with pytest.raises(ValueError, match="x0"):
+        algo(quad, good, step=0.1, local_steps=1, x0=np.ones(3))
+
+
+def test_convexity_required():
+    A = np.stack([np.eye(2), np.eye(2)])
+    with pytest.raises(ValueError, match="A"):
+        Quadratic(A + np.array([[0, 1.0], [0, 0]]), np.zeros((2, 2)))  # non-symmetric
+    with pytest.raises(ValueError, match="A"):
+        Quadratic(np.stack([np.diag([1.0, -1.0])] * 2), np.zeros((2, 2)))  # indefinite
+
+
+def test_noise_shape(quad, plan):
+    with pytest.raises(ValueError, match="noise"):
+        sg_focus(quad, plan, np.zeros((40, 6, 2, 4)), step=0.1, local_steps=1)
+
+
+def test_logistic_kernel_matches_numpy_path(plan):
+    from flbounds.problems import NonconvexLogistic
+    base = random_logistic(np.random.default_rng(8), 6, 9, 3, lam=0.1)
+    for pb in (base, NonconvexLogistic(base.features, base.labels, 0.01, 0.5)):
+        for algo in (fedavg, focus):
+            a = algo(pb, plan, step=0.1, local_steps=3).x
+            b = algo(pb, plan, step=0.1, local_steps=3, compiled=False).x
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+
+
+def test_scalar_pl_kernel_matches_numpy_path(plan):
+    from flbounds.problems import ScalarPL
+    pb = ScalarPL(np.array([1.0, -2.0, 0.5, 0.5, -0.25, 0.25]))
+    for algo in (fedavg, focus):
+        a = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0])).x
+        b = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0]), compiled=False).x
+        np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+
+
+def test_mifa_tau1_is_focus_with_step_over_n(quad, plan):
+    """MIFA with tau = 1 memorizes eta grad f_i(stale) and averages over N: FOCUS (tau = 1)
+    with step eta / N (spec 002, section 2.4)."""
+    a = mifa(quad, plan, step=0.3, local_steps=1).x
+    b = focus(quad, plan, step=0.3 / 6, local_steps=1).x
+    np.testing.assert_allclose(a, b, atol=1e-13)
+
+
+def test_fedau_full_participation_is_fedavg(quad):
+    plan = np.ones((30, 6), dtype=bool)
+    np.testing.assert_allclose(fedau(quad, plan, step=0.05, local_steps=3).x,
+                               fedavg(quad, plan, step=0.05, local_steps=3).x, atol=1e-13)
+
+
+def test_scaffold_and_proxskip_exact_under_full_participation(quad):
+    plan = np.ones((400, 6), dtype=bool)
+    for algo in (scaffold, proxskip):
+        x = algo(quad, plan, step=0.05, local_steps=3).x[-1]
+        assert np.linalg.norm(x - quad.x_star) <= 1e-10 * np.linalg.norm(quad.x_star)

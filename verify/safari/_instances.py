@@ -1,0 +1,39 @@
+"""The SAFARI reference instance (spec 7.B, audit part A #1) and helpers to run it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.algorithms.safari import safari, safari_plan
+from flbounds.safari_closed_forms import ClientQuadratics
+
+#: M = 10 clients, s = 4 never participate (c_i = (-1.5, 0)); the rest c_i = (1, 0); cbar = 0
+N_CLIENTS, N_EXCLUDED, N_SAMPLED, LOCAL_STEPS = 10, 4, 5, 5
+SIGMA = SIGMA_S = 0.1
+
+
+def two_group_problem() -> ClientQuadratics:
+    centers = np.zeros((N_CLIENTS, 2))
+    centers[:N_EXCLUDED, 0] = -1.5
+    centers[N_EXCLUDED:, 0] = 1.0
+    return ClientQuadratics.isotropic(centers)
+
+
+ELIGIBLE = np.arange(N_EXCLUDED, N_CLIENTS)
+
+
+def run_seed(rng, problem, *, n_rounds, q, step_server, step_client, x0, eligible=ELIGIBLE,
+             n_sampled=N_SAMPLED, local_steps=LOCAL_STEPS, sigma=SIGMA, sigma_s=SIGMA_S):
+    """One SAFARI run on ``problem`` with a fresh plan from ``rng``."""
+    plan = safari_plan(rng, n_rounds=n_rounds, q=q, eligible=eligible, n_sampled=n_sampled,
+                       local_steps=local_steps, dim=problem.dim, client_noise_std=sigma,
+                       server_noise_std=sigma_s)
+    trace = safari(problem, plan, step_client=step_client, step_server=step_server,
+                   x0=np.asarray(x0, dtype=float))
+    return plan, trace
+
+
+def grad_norm2(problem, xs) -> np.ndarray:
+    """||grad F(x_r)||^2 for every row of ``xs``."""
+    g = xs @ problem.A.mean(axis=0).T - problem.b.mean(axis=0)
+    return np.sum(g ** 2, axis=1)

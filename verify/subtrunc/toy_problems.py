@@ -1,0 +1,90 @@
+r"""Small nonnegative L-smooth client losses for the Theorem 1 claims of [004].
+
+Clients are an array axis; points ``W`` have shape (..., n_clients, d) so Monte Carlo paths
+can be a leading axis. Every problem provides per-client values and gradients, the
+smoothness constant L (max over clients) and the per-client minima where known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class LeastSquares:
+    r""":math:`f_i(w) = \|X_i w - y_i\|^2/(2m) + (\rho/2)\|w\|^2` (nonnegative, convex)."""
+
+    features: np.ndarray  # (n, m, d)
+    targets: np.ndarray  # (n, m)
+    rho: float
+
+    @property
+    def hessians(self) -> np.ndarray:
+        m = self.features.shape[1]
+        d = self.features.shape[2]
+        return np.einsum("imd,ime->ide", self.features, self.features) / m + self.rho * np.eye(d)
+
+    @property
+    def L(self) -> float:
+        return float(np.linalg.eigvalsh(self.hessians).max())
+
+    def _residuals(self, W):
+        W = np.asarray(W)
+        lead, (n, d) = W.shape[:-2], W.shape[-2:]
+        flat = np.moveaxis(W.reshape(-1, n, d), 0, -1)  # (n, d, P): n batched BLAS calls
+        out = np.moveaxis(self.features @ flat, -1, 0).reshape(*lead, n, -1)
+        return out - self.targets
+
+    def values(self, W):
+        resid = self._residuals(W)
+        return (resid ** 2).mean(axis=-1) / 2 + self.rho / 2 * (W ** 2).sum(axis=-1)
+
+    def gradients(self, W):
+        m = self.features.shape[1]
+        resid = self._residuals(W)
+        lead, n = resid.shape[:-2], resid.shape[-2]
+        flat = np.moveaxis(resid.reshape(-1, n, m), 0, -1)  # (n, m, P)
+        grad = np.moveaxis(np.swapaxes(self.features, -1, -2) @ flat, -1, 0)
+        return grad.reshape(*lead, n, -1) / m + self.rho * W
+
+    def minima(self) -> np.ndarray:
+        m = self.features.shape[1]
+        rhs = np.einsum("imd,im->id", self.features, self.targets) / m
+        w_star = np.linalg.solve(self.hessians, rhs[..., None])[..., 0]
+        return self.values(w_star)
+
+
+@dataclass(frozen=True)
+class CosineSum:
+    r""":math:`f_i(w) = a_i \sum_j (1 + \cos(w_j - c_{ij}))`: nonnegative, nonconvex,
+    :math:`a_i`-smooth, minimum 0."""
+
+    scale: np.ndarray  # (n,)
+    shifts: np.ndarray  # (n, d)
+
+    @property
+    def L(self) -> float:
+        return float(self.scale.max())
+
+    def values(self, W):
+        return self.scale * (1 + np.cos(W - self.shifts)).sum(axis=-1)
+
+    def gradients(self, W):
+        return -self.scale[:, None] * np.sin(W - self.shifts)
+
+    def minima(self) -> np.ndarray:
+        return np.zeros(self.scale.size)
+
+
+def random_least_squares(rng, n, d, m=20, rho=0.1) -> LeastSquares:
+    scales = rng.uniform(0.3, 2.0, size=(n, 1, 1))
+    features = rng.normal(size=(n, m, d)) * scales
+    truth = rng.normal(size=(n, d)) * 2.0  # heterogeneous optima
+    targets = np.einsum("imd,id->im", features, truth) + 0.5 * rng.normal(size=(n, m))
+    return LeastSquares(features, targets, rho)
+
+
+def random_cosine(rng, n, d) -> CosineSum:
+    return CosineSum(rng.uniform(0.5, 1.5, size=n), rng.uniform(-np.pi, np.pi, size=(n, d)))

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from threadpoolctl import threadpool_limits
+
 from .registry import Claim, get, task_key
 from .result import CheckResult
 from .store import ResultStore
@@ -21,8 +23,15 @@ Progress = Callable[[int, int, CheckResult, float], None]
 
 
 def execute(claim_id: str, profile: str, seed: int) -> dict:
-    """Run one task in whatever process this is; the unit sent to pool and Dask workers."""
-    return get(claim_id).check(seed=seed, profile=profile).to_dict()
+    """Run one task in whatever process this is; the unit sent to pool and Dask workers.
+
+    BLAS runs single-threaded inside a task: a multithreaded BLAS may sum in a different
+    order on a machine with another core count (so the numbers would depend on where a task
+    ran), and the claims' small solves only lose time to thread start-up. Parallelism comes
+    from running tasks side by side.
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return get(claim_id).check(seed=seed, profile=profile).to_dict()
 
 
 class SchedulerError(RuntimeError):

@@ -111,7 +111,8 @@ def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, schedu
 def _run_pool(tasks, workers: int, finished) -> None:
     # spawn: workers import the registry afresh and share no state (numba caches on disk)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_one_numba_thread) as pool:
         futures = [pool.submit(execute, *task) for task in tasks]
         try:
             for future in as_completed(futures):
@@ -120,6 +121,14 @@ def _run_pool(tasks, workers: int, finished) -> None:
             for future in futures:
                 future.cancel()
             raise
+
+
+def _one_numba_thread() -> None:
+    """Pool workers already share the cores: parallel kernels run on one thread each there
+    (their results do not depend on the thread count)."""
+    import numba
+
+    numba.set_num_threads(1)
 
 
 def connect(scheduler, timeout: float = 10.0):

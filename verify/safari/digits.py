@@ -116,7 +116,8 @@ def literal_single_server_step(*, rng, n_seeds, n_rounds):
     Expected `violated`, from the computation: with a single step of 16 samples, the ~20-30
     server rounds of a 100-150 round run apply ~500 sample-gradients at lr 0.1 in total, far too
     little to teach the 4 classes only the server holds, and every server round replaces a
-    client round; the measured gain is nil (quick: mean -0.1 points, 95% CI [-0.28, 0.08]),
+    client round; the measured gain is nil or negative (quick, 3 seeds: mean -0.1 points, 95%
+    CI [-0.28, 0.08]; full, 10 seeds x 150 rounds: mean -0.24, CI [-0.42, -0.05]),
     while the epoch interpretation gains ~+30 points on the same configuration. This records
     that the printed pseudocode, at this scale and with the experiments' lr, does not
     reproduce the tables' gain; the paper's experiments may have used more server steps or

@@ -113,48 +113,6 @@ def sampling_utility(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
                     details={"beta1": beta1, "excess_loss": excess})
 
 
-@claim("kvib.thm4_1.descent_chain", ref="Thm 4.1 proof, App. C.2 eq. (36) summed over t "
-       "(gamma^t from Def. C.1, sigma^2 = 6 sigma_g^2 here)", kind="proof-step",
-       expected="holds",
-       statement="rho min_t E||grad f(x^t)||^2 <= 2M/(eta T) + (beta_1 + 5/4 L sigma^2) eta + "
-                 "5/8 sigma^2 beta_2 eta^2 with rho = min_t (1 - 10 gamma^t eta^2)/16 > 0.",
-       quick=dict(n_clients=50, k=5, n_rounds=100, local_steps=5, n_seeds=2),
-       full=dict(n_clients=100, k=10, n_rounds=500, local_steps=5, n_seeds=5))
-def descent_chain(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
-    r"""V14(d) at the run's own step (Lemma B.5 only optimises :math:`\eta`; the sum of eq. (36)
-    holds for any :math:`\eta\le1/(8L)` with :math:`\rho>0`). Units: :math:`Q` and the
-    variances are divided by :math:`(R\eta_l)^2` so that they refer to the averaged-gradient
-    direction, which makes eq. (36) dimensionally consistent (the paper mixes units).
-    :math:`M=f(x^0)-f^\star\ge f(x^0)-f(x^\infty)`; :math:`\sigma_g^2` is the max over visited
-    iterates of :math:`\sum\lambda_i\|\nabla f_i-\nabla f\|^2` (Assumption 4.3 asks for all x;
-    visited points are what the proof uses). Measured: [LHS/RHS (<= 1), -rho (< 0)]."""
-    problem, step, G = _setup(rng, n_clients, local_steps)
-    n, w = n_clients, 1.0 / n_clients
-    eta = local_steps * step
-    grads, betas1, sig_g, gam = [], [], 0.0, []
-    for child in rng.spawn(n_seeds):
-        tr = _run(problem, KVib(n, k, n_rounds, G=G), child, n_rounds, local_steps, step)
-        grads.append(tr.grad_sq)
-        betas1.append(tr.q_gap.mean() / eta**2)
-        alpha = tr.opt_variance / ((n - k) / k * tr.sum_sq)
-        gam.append((alpha * (n - k) / k + n) * w)
-        for x in tr.x[:: max(1, n_rounds // 20)]:
-            g = problem.client_gradients(np.tile(x, (n, 1)))
-            sig_g = max(sig_g, float(np.mean(np.sum((g - g.mean(0)) ** 2, axis=1))))
-    gam = np.concatenate(gam)
-    sigma2 = 6 * sig_g
-    rho = float(np.min(1 - 10 * gam * eta**2) / 16)
-    M = problem.loss(np.zeros(problem.dim)) - problem.F_star
-    rhs = 2 * M / (eta * n_rounds) + (np.mean(betas1) + 1.25 * problem.L * sigma2) * eta \
-        + 0.625 * sigma2 * float(gam.mean()) * eta**2
-    lhs = rho * float(np.min(np.mean(grads, axis=0)[:-1]))
-    return Evidence(measured=[lhs / rhs, -rho], theoretical=[1.0, 0.0], relation="<=",
-                    tolerance=Tolerance.exact("seed means; margin is large"),
-                    details={"rho": rho, "lhs": lhs, "rhs": rhs, "eta_times_8L":
-                             eta * 8 * problem.L, "beta2": float(gam.mean()),
-                             "sigma_g2": sig_g})
-
-
 @claim("kvib.sec5.enhanced_rate", ref="Sec. 5 end ('Enhanced convergence of FedAvg with "
        "K-Vib')", kind="remark", expected="holds",
        statement="For K-Vib, beta_1(T) T^{1/3} stays within a factor 3 as T grows, and beta_1 "

@@ -72,7 +72,9 @@ def variation_log(*, rng, n_clients):
 def full_information(*, rng, n_clients, k, rounds):
     r"""V11. Deterministic (no sampling). Measured: [slope, max regret/bound]; gates 0.5 + 0.1
     (spec) and 1. The printed last term :math:`22NG^2/\bar z` is smaller than what the
-    derivation gives; we use the corrected one (spec section 6 item 13)."""
+    derivation gives; we use the corrected one (spec section 6 item 13). (By contrast
+    ``kvib.thm5_2.explicit_bound`` keeps App. D.3's printed term, built on the printed
+    :math:`22NG^2/\bar z`.)"""
     fb = Assumption51Feedback.generate(rng, n_clients)
     G = fb.G
     regs, ratios = [], []

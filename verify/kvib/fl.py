@@ -20,6 +20,8 @@ from flbounds.samplers import KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 from flbounds.sampling import optimal_isp_probabilities
 from flbounds.stats import loglog_slope
 
+from ._instances import lemma22_split
+
 
 def _setup(rng, n_clients, local_steps, *, dim=10, n_samples=20):
     problem = random_ridge(rng, n_clients, n_samples, dim, lam=1.0, heterogeneity=3.0)
@@ -51,18 +53,10 @@ def _run(problem, sampler, rng, n_rounds, local_steps, step):
 
 
 def lemma22_value(a: np.ndarray, k: float) -> float:
-    r"""min over P_K of sum a_i^2/p_i by the printed rule of Lemma 2.2, written independently of
-    :mod:`flbounds.sampling`: sort ascending, take the largest l with
-    :math:`0<K+l-N\le\sum_{i\le l}a_{(i)}/a_{(l)}`, value
-    :math:`(\sum_{i\le l}a_{(i)})^2/(K+l-N)+\sum_{i>l}a_{(i)}^2`."""
-    s = np.sort(a)
-    n = s.size
-    cs = np.cumsum(s)
-    for l in range(n, 0, -1):
-        z = k + l - n
-        if 0 < z <= cs[l - 1] / s[l - 1]:
-            return float(cs[l - 1] ** 2 / z + np.sum(s[l:] ** 2))
-    raise ValueError("no admissible l (needs a > 0 and 0 < K <= N)")
+    r"""min over P_K of sum a_i^2/p_i by the printed rule of Lemma 2.2, independent of
+    :mod:`flbounds.sampling`: :math:`(\sum_{i\le l}a_{(i)})^2/(K+l-N)+\sum_{i>l}a_{(i)}^2`."""
+    s, l = lemma22_split(a, k)
+    return float(s[:l].sum() ** 2 / (k + l - s.size) + np.sum(s[l:] ** 2))
 
 
 @claim("kvib.thm4_1.oracle_beta1_zero", ref="Thm 4.1 (beta_1 = 0 with optimal sampling)",

@@ -46,7 +46,7 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
                                local_steps=local_steps, step=step) for s in range(n_seeds)]
         data[f"loss_{j}"] = np.array([r.loss for r in runs])
         data[f"grad_{j}"] = np.array([r.grad_sq for r in runs])
-        data[f"beta1_{j}"] = np.array([r.q_gap.mean() for r in runs])
+        data[f"beta1_{j}"] = np.array([np.mean(r.variance - r.opt_variance) for r in runs])
     return data
 
 

@@ -9,8 +9,10 @@ Per round t (all clients' updates are simulated so the exact quantities are avai
 with local steps :math:`x_i^{t,r}=x_i^{t,r-1}-\eta_l\nabla f_i(x_i^{t,r-1})` (full-batch, so
 :math:`\sigma_l=0`). Recorded: the weighted objective :math:`f=\sum_i\lambda_if_i`, the squared
 gradient norm, the exact variance :math:`\mathbb V_t` of :math:`d^t` under the sampler's
-procedure, and :math:`Q_t=\ell_t(p^t)-\ell_t(p^{*,t})` (the operative Def. 4.1, whose mean is
-:math:`\beta_1`).
+procedure, and :math:`\ell_t(p^t)-\ell_t(p^{*,t})` (``q_gap``). The operative Def. 4.1 is the
+exact excess variance :math:`Q_t=\mathbb V_t-\delta_*^t` (``variance - opt_variance``), whose
+mean is :math:`\beta_1`; it equals ``q_gap`` for ISP samplers only (for RSP samplers
+``q_gap`` evaluates the ISP cost at the inclusion weights, not a variance).
 
 Stragglers (App. E.1): ``availability`` is a bool plan (T, N) drawn independently of the
 sampler (e.g. :class:`flbounds.participation.Bernoulli`) with known probabilities ``avail_probs``;
@@ -36,7 +38,8 @@ class SamplerTrace(NamedTuple):
     grad_sq: np.ndarray        # (T + 1,) ||grad f(x^t)||^2
     variance: np.ndarray       # (T,) exact V_t of d^t given the round's updates
     opt_variance: np.ndarray   # (T,) optimal-ISP variance of the round (delta_*^t)
-    q_gap: np.ndarray          # (T,) Q_t = l_t(p^t) - l_t(p*^t)
+    q_gap: np.ndarray          # (T,) l_t(p^t) - l_t(p*^t): the variance gap for ISP only;
+    #                            for any sampler use variance - opt_variance (exact excess)
     sum_sq: np.ndarray         # (T,) sum_i pi_t(i)^2 (uniform ISP variance = (N-K)/K * this)
     sizes: np.ndarray          # (T,) clients that reported
 

@@ -1,4 +1,5 @@
-"""Random instances shared by the K-Vib claim modules (drawn only from the claim's rng)."""
+"""Random instances and an independent Lemma 2.2 index rule shared by the K-Vib claim modules
+(instances are drawn only from the claim's rng)."""
 
 from __future__ import annotations
 
@@ -17,3 +18,16 @@ def random_weights(rng: np.random.Generator, max_clients: int = 200):
 def random_budget(rng: np.random.Generator, n: int) -> float:
     """Integer K in [1, N] half of the time, else a real K in [1, N]."""
     return float(rng.integers(1, n + 1)) if rng.random() < 0.5 else float(rng.uniform(1, n))
+
+
+def lemma22_split(a: np.ndarray, k: float) -> tuple[np.ndarray, int]:
+    r"""Sorted weights and the index l of Lemma 2.2 as printed, computed independently of
+    :mod:`flbounds.sampling`: the largest l with :math:`0<K+l-N\le\sum_{i\le l}a_{(i)}/a_{(l)}`
+    (ascending order)."""
+    s = np.sort(np.asarray(a, dtype=float))
+    n = s.size
+    cs = np.cumsum(s)
+    for l in range(n, 0, -1):
+        if 0 < k + l - n <= cs[l - 1] / s[l - 1]:
+            return s, l
+    raise ValueError("no admissible l (needs a > 0 and 0 < K <= N)")

@@ -15,13 +15,15 @@ from flbounds.sampling import optimal_isp_objective
 def _ridge_minibatch_drift(rng, problem, x, *, local_steps, step, batch, n_runs):
     """MC of local SGD with minibatches (with replacement) from x for every client.
 
-    Returns E||x_i^{t,r} - x||^2 per (r, i), and the largest minibatch variance sigma_l^2 met at
-    x and at the runs' final local points (Assumption 4.2 on the visited region).
+    Returns the uniformly client-averaged drift sum_i ||x_i^{t,r} - x||^2 / N per (r, run)
+    (lambda = 1/N; clients are independent within a run), and the largest minibatch
+    variance sigma_l^2 met at x and at the runs' final local points (Assumption 4.2 on the
+    visited region).
     """
     feats, targets, lam = problem.features, problem.targets, problem.lam
     n_clients, n_samples, dim = feats.shape
     X = np.broadcast_to(x, (n_runs, n_clients, dim)).copy()
-    drift = np.empty((local_steps, n_clients))
+    drift = np.empty((local_steps, n_runs))
     rows = np.arange(n_clients)[None, :, None]
     for r in range(local_steps):
         idx = rng.integers(0, n_samples, size=(n_runs, n_clients, batch))
@@ -29,7 +31,7 @@ def _ridge_minibatch_drift(rng, problem, x, *, local_steps, step, batch, n_runs)
         resid = np.einsum("mnbd,mnd->mnb", a, X) - targets[rows, idx]
         grad = np.einsum("mnbd,mnb->mnd", a, resid) / batch + lam * X
         X = X - step * grad
-        drift[r] = np.mean(np.sum((X - x) ** 2, axis=2), axis=0)
+        drift[r] = np.mean(np.sum((X - x) ** 2, axis=2), axis=1)   # client average, per run
     sigma_l2 = 0.0
     for point in (np.broadcast_to(x, (n_clients, dim)), X[0]):
         per = feats * (np.einsum("ind,id->in", feats, point) - targets)[:, :, None]
@@ -48,12 +50,14 @@ def _ridge_minibatch_drift(rng, problem, x, *, local_steps, step, batch, n_runs)
 def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
     r"""V9: ridge clients with minibatch noise; :math:`\eta_l=c/(8RL)`, c in {0.25, 1},
     R in {2, 5, 10}; x^t a random point near x*. sigma_g^2 is exact at x^t; sigma_l^2 the max
-    minibatch variance on the visited points. Measured: max over (c, R, r) of the MC mean of
-    the client-averaged drift divided by the RHS, which must be <= 1; the 0.05 slack covers the
-    Monte Carlo error of the mean (relative SE below 1% with >= 300 runs of N clients)."""
+    minibatch variance on the visited points. Measured: for every (c, R, r), the MC mean over
+    runs of the client-averaged drift minus the RHS; tolerance 4 MC standard errors of that
+    mean (computed from the runs, ``Tolerance.mc``). The RHS is treated as exact (sigma_l^2 is
+    the max over the visited points, which makes it larger, not smaller). Details: the largest
+    ratio mean/RHS and the largest relative SE."""
     problem = random_ridge(rng, n_clients, 12, 4, lam=0.1, noise=0.5, heterogeneity=1.0)
     lam_w = np.full(n_clients, 1.0 / n_clients)
-    worst = 0.0
+    diffs, ses, ratios, rel_se = [], [], [], []
     for c in (0.25, 1.0):
         for local_steps in (2, 5, 10):
             step = c / (8 * local_steps * problem.L)
@@ -65,10 +69,17 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
                                                      step=step, batch=batch, n_runs=n_runs)
             rhs = 5 * local_steps * step**2 * (sigma_l2 + 6 * local_steps * sigma_g2
                                                + 6 * local_steps * float(gbar @ gbar))
-            worst = max(worst, float(np.max(drift @ lam_w)) / rhs)
-    return Evidence(measured=worst, theoretical=1.0, relation="<=",
-                    tolerance=Tolerance(0.05, "MC slack",
-                                        "300+ runs; relative SE of the averaged drift < 1%"))
+            mean = drift.mean(axis=1)
+            se = drift.std(axis=1, ddof=1) / np.sqrt(n_runs)
+            diffs.append(mean - rhs)
+            ses.append(se)
+            ratios.append(float(np.max(mean / rhs)))
+            rel_se.append(float(np.max(se / mean)))
+    return Evidence(measured=np.concatenate(diffs), theoretical=0.0, relation="<=",
+                    tolerance=Tolerance.mc(np.concatenate(ses),
+                                           what="client-averaged drift over runs"),
+                    details={"max_ratio_mean_over_rhs": max(ratios),
+                             "max_relative_se": max(rel_se)})
 
 
 @claim("kvib.lemma_b6.per_client", ref="Lemma B.6 as printed ('for all client i')",

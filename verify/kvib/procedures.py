@@ -77,15 +77,19 @@ def rsp_constant(*, rng, max_clients, n_designs):
 
 
 @claim("kvib.alg2.printed_proportional", ref="Algorithm 2 ('p_i^t proportional to "
-       "sqrt(omega(i)+gamma)')", kind="algorithm", expected="violated",
-       statement="Normalising p proportional to sqrt(omega + gamma) to sum K gives valid "
-                 "inclusion probabilities (<= 1).", quick=dict(), full=dict())
+       "sqrt(omega(i)+gamma)  by Lemma 5.1')", kind="remark", expected="violated",
+       statement="Read without its Lemma 5.1 pointer, normalising p proportional to "
+                 "sqrt(omega + gamma) to sum K gives valid inclusion probabilities (<= 1).",
+       quick=dict(), full=dict())
 def alg2_printed_proportional(*, rng):
     r"""Read literally, the line gives :math:`p=K\sqrt{w}/\sum\sqrt{w}`, which exceeds 1 when
     one client dominates: w = (1, 1, 100), K = 2 gives p_3 = 20/12 = 1.67. The capped Lemma 5.1
     solution (what :class:`flbounds.samplers.KVib` uses) gives (0.5, 0.5, 1). Expected
-    **violated**; the capped form is checked by ``kvib.eq12.mixing_and_estimates`` and
-    ``kvib.lemma5_1.corrected``."""
+    **violated** for the literal reading only. Algorithm 2's line carries the pointer
+    "by Lemma 5.1", whose solution is the capped FTRL probability, so the line is shorthand
+    for the capped rule and Algorithm 2 itself is not wrong; hence kind ``remark`` (a notation
+    hazard for implementers), not ``algorithm``. The capped form is checked by
+    ``kvib.eq12.mixing_and_estimates`` and ``kvib.lemma5_1.corrected``."""
     w = np.array([1.0, 1.0, 100.0])
     plain = 2 * np.sqrt(w) / np.sqrt(w).sum()
     return Evidence(measured=float(plain.max()), theoretical=1.0, relation="<=",

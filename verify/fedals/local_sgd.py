@@ -177,6 +177,37 @@ def literal_degenerate(*, rng, **params):
                              "corrected": [_avg_se(r["trace"].corrected)[0] for r in runs]})
 
 
+@claim("fedals.thm43.literal_equals_round_gap", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(55)",
+       kind="proof-step", expected="violated",
+       statement="The proof of Thm 4.3 equates the R-round error of definition (7) with "
+                 "(1/R) sum_r E Delta({Z_kr}), the average of the one-round gaps of the "
+                 "round outputs on their own datasets.",
+       quick=R_QUICK, full=R_FULL)
+def literal_equals_round_gap(*, rng, **params):
+    r"""(53)-(55) rewrite the round-averaged (7) as the round average of one-round gaps. But (7)
+    evaluates the start-of-round model theta_r on Z_{k,r}, which theta_r has not seen, so its
+    expectation is 0 (``fedals.def7.literal_is_degenerate``), while the per-round gap of the
+    round output on Z_{k,r} is positive. measured: round-averaged literal (7) per tau;
+    theoretical: round-averaged per-round gap (the corrected quantity) per tau; relation ==;
+    tolerance 4 SE of their per-draw difference (same draws for both). Instance in details
+    (ridge, d = 5, K = 4, zeta = 1, lambda = 0.1, b = 4, R = 10 rounds in quick). Seed 0
+    quick: literal within 0.001 of 0 vs per-round gap 0.013-0.055 over tau (difference SE
+    at most 0.001), so expected ``violated``;
+    the theorem's statement read with the corrected definition is checked by
+    ``fedals.thm43.per_round_bound`` (holds).
+    """
+    runs = _r_round_runs(rng, **params)
+    lit = [_avg_se(r["trace"].literal)[0] for r in runs]
+    cor = [_avg_se(r["trace"].corrected)[0] for r in runs]
+    diff_se = [_avg_se(r["trace"].literal - r["trace"].corrected)[1] for r in runs]
+    instance = {k: v for k, v in params.items() if k != "n_draws"}
+    instance["dim"] = DIM
+    return Evidence(measured=lit, theoretical=cor, relation="==",
+                    tolerance=Tolerance.mc(diff_se, k=4, what="literal (7) - per-round gap"),
+                    details={"instance": instance, "tau": params["local_steps"],
+                             "literal": lit, "per_round_gap": cor, "diff_se": diff_se})
+
+
 @claim("fedals.thm43.per_round_bound", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(56)",
        kind="proof-step", expected="holds",
        statement="Round by round the corrected R-round gap (round-r output on Z_kr) is bounded "

@@ -85,7 +85,8 @@ def thmB1_proof_steps(*, rng, **params):
         scale = 1.0 + float(np.max(dr.excess_copy) + np.max(dr.g_sq) + np.max(np.abs(dr.loo)))
         diff = dr.v_sq - 4 * w ** 2 * (dr.local_gap + 2 * dr.opt_error) / model.mu
         m, se = diff.mean(0), diff.std(0, ddof=1) / np.sqrt(len(diff))
-        i = int(np.argmax(m - 4 * se))
+        # the client with the largest m/se: some client has m > K_FAMILY se iff this one does
+        i = int(np.argmax(m / np.maximum(se, 1e-300)))
         measured += [m[i], -dr.pl_slack.min(), -dr.smooth_slack.min()]
         tol += [K_FAMILY * se[i], 1e-10 * scale, 1e-10 * scale]
         ex = dr.excess_copy - dr.nonid - dr.opt_error
@@ -176,6 +177,37 @@ def literal_degenerate(*, rng, **params):
                              "corrected": [_avg_se(r["trace"].corrected)[0] for r in runs]})
 
 
+@claim("fedals.thm43.literal_equals_round_gap", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(55)",
+       kind="proof-step", expected="violated",
+       statement="The proof of Thm 4.3 equates the R-round error of definition (7) with "
+                 "(1/R) sum_r E Delta({Z_kr}), the average of the one-round gaps of the "
+                 "round outputs on their own datasets.",
+       quick=R_QUICK, full=R_FULL)
+def literal_equals_round_gap(*, rng, **params):
+    r"""(53)-(55) rewrite the round-averaged (7) as the round average of one-round gaps. But (7)
+    evaluates the start-of-round model theta_r on Z_{k,r}, which theta_r has not seen, so its
+    expectation is 0 (``fedals.def7.literal_is_degenerate``), while the per-round gap of the
+    round output on Z_{k,r} is positive. measured: round-averaged literal (7) per tau;
+    theoretical: round-averaged per-round gap (the corrected quantity) per tau; relation ==;
+    tolerance 4 SE of their per-draw difference (same draws for both). Instance in details
+    (ridge, d = 5, K = 4, zeta = 1, lambda = 0.1, b = 4, R = 10 rounds in quick). Seed 0
+    quick: literal within 0.001 of 0 vs per-round gap 0.013-0.055 over tau (difference SE
+    at most 0.001), so expected ``violated``;
+    the theorem's statement read with the corrected definition is checked by
+    ``fedals.thm43.per_round_bound`` (holds).
+    """
+    runs = _r_round_runs(rng, **params)
+    lit = [_avg_se(r["trace"].literal)[0] for r in runs]
+    cor = [_avg_se(r["trace"].corrected)[0] for r in runs]
+    diff_se = [_avg_se(r["trace"].literal - r["trace"].corrected)[1] for r in runs]
+    instance = {k: v for k, v in params.items() if k != "n_draws"}
+    instance["dim"] = DIM
+    return Evidence(measured=lit, theoretical=cor, relation="==",
+                    tolerance=Tolerance.mc(diff_se, k=4, what="literal (7) - per-round gap"),
+                    details={"instance": instance, "tau": params["local_steps"],
+                             "literal": lit, "per_round_gap": cor, "diff_se": diff_se})
+
+
 @claim("fedals.thm43.per_round_bound", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(56)",
        kind="proof-step", expected="holds",
        statement="Round by round the corrected R-round gap (round-r output on Z_kr) is bounded "
@@ -211,9 +243,11 @@ def per_round_bound(*, rng, **params):
 def gap_falls_with_tau(*, rng, **params):
     r"""V6(c). measured [Spearman(tau, gap), gap(tau_max) - gap(tau_min) + 4 SE]; theoretical
     [-1, 0]; relation <=; tolerance exact (a rank statistic, and an upper confidence limit).
-    The spec's extra gate "log-log slope <= -0.5" is not used: the paper states no rate (Thm
-    4.3 is O~ with a non-vanishing L/mu term); the fitted slope and its CI are reported in
-    details (this engine: about -0.45 to -0.55 depending on the instance). ``holds`` expected.
+    The spec's extra gate "log-log slope <= -0.5" is not used, and with it this claim would be
+    ``violated``: quick (seed 0) fits slope -0.46, 95% CI [-0.48, -0.43], entirely above -0.5.
+    It is dropped because the paper states no rate (Thm 4.3 is O~ with a non-vanishing L/mu
+    term), so a slope threshold tests the spec, not the paper; the fitted slope and its CI
+    are reported in details. With the rank and end-point rule, ``holds`` expected.
     """
     runs = _r_round_runs(rng, **params)
     stats = [_avg_se(r["trace"].corrected) for r in runs]

@@ -52,7 +52,11 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     [rho, upper limit of gap(alpha_max) - gap(1)]; theoretical [-0.9, 0]; tolerance exact (the
     second entry already is a confidence limit). The pilot (spec 8: 1.32 -> 0.56) and both
     profiles here agree, so ``holds``. Details also hold the accuracy per alpha and its argmax
-    (the paper's Table 2 peaks in the interior, at alpha = 10).
+    (the paper's Table 2 peaks in the interior, at alpha = 10). Caveat: the quick regime
+    underfits. Quick (seed 0): training loss rises with alpha (0.29 at alpha = 1 to 1.49 at
+    100) and test loss rises too (1.02 to 1.71); the gap falls (0.74 to 0.23) because the
+    training loss rises faster. The claim is about the gap only; a smaller gap here does not
+    mean better test performance (per-alpha train/test loss in details).
     """
     res = alpha_sweep(rng, split="noniid", alphas=alphas, n_seeds=n_seeds, n_steps=n_steps,
                       n_test=n_test)
@@ -66,26 +70,32 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
                              "accuracy_argmax_alpha": alphas[int(np.argmax(acc))]})
 
 
-@claim("fedals.v9.accuracy_alpha10_beats_fedavg", ref="Table 1, Table 2 (non-iid)",
+@claim("fedals.v9.accuracy_alpha10_beats_fedavg",
+       ref="Sec. 1 Contribution IV, Sec. 7 and Conclusion (FedALS outperforms FedAvg in "
+           "accuracy in non-iid setups); Table 1, Table 2",
        kind="remark", expected="violated",
-       statement="In the non-iid split FedALS with alpha = 10 reaches a higher test accuracy "
-                 "than FedAvg (alpha = 1) at the same tau.",
+       statement="In non-iid setups FedALS (here alpha = 10, same tau) is at least as accurate "
+                 "as FedAvg (alpha = 1); the paper claims it is more accurate.",
        quick=QUICK, full=FULL)
 def accuracy_alpha10(*, rng, n_seeds, n_steps, n_test):
-    r"""Rule (spec V9): paired one-sided t-test at 5% over seeds. measured: the 95% lower
-    confidence limit of acc(alpha=10) - acc(alpha=1); holds iff it is >= 0 (an improvement is
-    supported). On this task the pilot (spec 8) and both profiles show a small *loss* of
-    accuracy (full: about -0.01), so the claimed gain is not reproduced: ``violated``, meaning
-    "not supported on this synthetic task", not a refutation of the paper's image
-    experiments. Details say whether alpha = 10 is significantly worse (upper limit < 0).
+    r"""The paper states generally that FedALS outperforms the baselines in accuracy in non-iid
+    setups (Contribution IV, Sec. 7, Conclusion), shown on image and language tasks. This is
+    a counterexample on a different task: a synthetic label-skew Gaussian mixture with a
+    small ReLU MLP (module docstring), not a re-run of the paper's experiments. Rule: paired
+    one-sided t-test at 5% over seeds. measured: the one-sided 95% *upper* confidence limit of
+    acc(alpha=10) - acc(alpha=1); the claim holds iff it is >= 0, so ``violated`` requires a
+    significant accuracy loss, not just a failure to show a gain. Quick (seed 0): upper limit
+    -0.009 (mean -0.041); full: -0.006 (mean about -0.01). Expected ``violated``. Exact:
+    measured is already a confidence limit. The lower limit is in details.
     """
     res = alpha_sweep(rng, split="noniid", alphas=[1, 10], n_seeds=n_seeds, n_steps=n_steps,
                       n_test=n_test)
     diff = _paired(res[1].test_acc, res[10].test_acc)
-    return Evidence(measured=diff["lower"], theoretical=0.0, relation=">=",
+    return Evidence(measured=diff["upper"], theoretical=0.0, relation=">=",
                     tolerance=Tolerance(0.0, "exact", "measured is already a 95% t-limit"),
                     details={"per_alpha": _table(res), "acc10_minus_acc1": diff,
-                             "significantly_worse": diff["upper"] < 0})
+                             "task": "synthetic label-skew Gaussian mixture, MLP 20-64-64-10",
+                             "significant_gain": diff["lower"] > 0})
 
 
 @claim("fedals.v9.iid_negligible", ref="Table 1 (iid), Sec. 7.2", kind="remark",
@@ -95,8 +105,9 @@ def accuracy_alpha10(*, rng, n_seeds, n_steps, n_test):
        full=dict(FULL, alphas=[1, 10], margin=0.02))
 def iid_negligible(*, rng, n_seeds, n_steps, n_test, alphas, margin):
     r"""Equivalence rule (TOST): the two-sided 90% interval (two one-sided 95% limits) of
-    acc(10) - acc(1) lies inside +-margin (0.02, about the paper's largest iid difference
-    0.012 plus slack). measured: max(|lower|, |upper|). Pilot: 0.709-0.717 across alpha;
+    acc(10) - acc(1) lies inside +-margin, a pre-set equivalence margin of 0.02 chosen before
+    the runs (about the paper's largest iid difference, 0.012, plus slack; not derived from
+    an error estimate). measured: max(|lower|, |upper|). Pilot: 0.709-0.717 across alpha;
     ``holds`` in both profiles (quick uses 6 seeds: with 3 the t-limits are too wide for the
     margin on some root seeds). (alpha = 100 is not part of the claim: with the quick
     profile's 600 steps its body is averaged once, and it then loses accuracy even in iid.)

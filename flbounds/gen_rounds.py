@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .gen_models import RidgeData, RidgeModel
 from .generalization import OneRoundDraws, one_round_batch
@@ -84,6 +85,12 @@ def r_round_fedavg(model: RidgeModel, weights, rng: np.random.Generator, *, n_dr
     K, n = model.n_clients, local_steps * batch_size
     plan = one_pass_plan(n_draws, K, local_steps, batch_size)
     ref = np.broadcast_to(w @ model.reference_theta, model.reference_theta.shape)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _rounds(model, w, rng, n_draws, n_rounds, n, plan, ref, step)
+
+
+def _rounds(model, w, rng, n_draws, n_rounds, n, plan, ref, step):
+    K = model.n_clients
     server = np.zeros((n_draws, model.dim))
     literal, corrected, draws = [], [], []
     for _ in range(n_rounds):

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 MC_CHUNK_ELEMENTS = 4_000_000
 
@@ -66,7 +67,7 @@ def _n_draws(data) -> int:
 
 
 def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Generator, *,
-                    local: Callable | None = None) -> OneRoundDraws:
+                    local: Callable | None = None, reference=None) -> OneRoundDraws:
     r"""Simulate ``n_draws`` independent (S, S') pairs and return :class:`OneRoundDraws`.
 
     Parameters
@@ -84,6 +85,10 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     local
         ``local(data, rng) -> theta (T, K, d)``: the local algorithm; default the local ERM
         (Thm 4.1). A stochastic local algorithm draws its plan from the ``rng`` it is given.
+    reference
+        Fixed points (K, d) of the control variates (default ``model.reference_theta``, the
+        population minimizers); any fixed choice keeps the estimates unbiased, one close to
+        the local outputs (e.g. a pilot mean from independent draws) reduces their variance.
     """
     if n_draws < 2:
         raise ValueError("n_draws must be >= 2 (standard errors need two draws)")
@@ -92,23 +97,26 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     per_draw = max(1, int(np.sum(np.broadcast_to(n_samples, (model.n_clients,)))) * d * d)
     chunk = max(2, min(n_draws, MC_CHUNK_ELEMENTS // per_draw))
     parts, done = [], 0
-    while done < n_draws:
-        size = min(chunk, n_draws - done)
-        parts.append(_chunk(model, w, n_samples, size, rng, local))
-        done += size
+    # Many tiny batched BLAS calls: threads only add overhead (and thrash on a loaded host).
+    with threadpool_limits(limits=1, user_api="blas"):
+        while done < n_draws:
+            size = min(chunk, n_draws - done)
+            parts.append(_chunk(model, w, n_samples, size, rng, local, reference))
+            done += size
     return OneRoundDraws(*(np.concatenate(f, axis=0) for f in zip(*parts, strict=True)))
 
 
-def _chunk(model, w, n_samples, n_draws, rng, local) -> OneRoundDraws:
+def _chunk(model, w, n_samples, n_draws, rng, local, reference) -> OneRoundDraws:
     data, copy = model.sample(rng, n_draws, n_samples), model.sample(rng, n_draws, n_samples)
     if local is None:
         return one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
-                               local_is_erm=True)
-    return one_round_batch(model, w, data, copy, local(data, rng), local(copy, rng))
+                               local_is_erm=True, reference=reference)
+    return one_round_batch(model, w, data, copy, local(data, rng), local(copy, rng),
+                           reference=reference)
 
 
 def one_round_batch(model, weights, data, copy, theta, theta_c, *,
-                    local_is_erm: bool = False) -> OneRoundDraws:
+                    local_is_erm: bool = False, reference=None) -> OneRoundDraws:
     r"""The per-draw quantities for given datasets S (``data``), copies S' (``copy``) and the
     local outputs :math:`\theta_k = \mathcal A_k(S_k)` (``theta``) and
     :math:`\mathcal A_k(S'_k)` (``theta_c``), each (T, K, d).
@@ -125,7 +133,7 @@ def one_round_batch(model, weights, data, copy, theta, theta_c, *,
         opt_error = model.empirical_risk(data, theta) - model.empirical_risk(data, star)
     avg = np.einsum("k,tki->ti", w, theta)
     avg_b = np.broadcast_to(avg[:, None, :], theta.shape)
-    ref = model.reference_theta
+    ref = model.reference_theta if reference is None else np.asarray(reference, dtype=float)
     ref_avg = np.broadcast_to(w @ ref, ref.shape)
     risk_avg_s = model.empirical_risk(data, avg_b)
     risk_loc_s = model.empirical_risk(data, theta)

@@ -6,9 +6,12 @@ M = 10 clients, client i holds the classes :math:`\{\pi(i), \dots, \pi(i + p - 1
 :math:`\pi` a random permutation of the labels; a rotation guarantees every class is held by
 some client, the paper's "p random classes" leaves this open), each class split evenly over
 its holders; clients :math:`0..s-1` never participate; each client round samples m = 5 of the
-others uniformly. Local lr 0.1, one local epoch of minibatches, plain averaging; a server
-round is one SGD step at lr 0.1 on a minibatch of the n_T server samples, drawn uniformly from
-the training split. All randomness (split, partition, rounds, batches) comes from the plan.
+others uniformly. Local lr 0.1, one local epoch of minibatches, plain averaging. A server
+round is by default one *epoch* of minibatch SGD at lr 0.1 over the n_T server samples (drawn
+uniformly from the training split): this is an interpretation, since Algorithm 1 line 11 prints
+a single server SGD step per server round (see :func:`safari_digits`); ``server_steps=1`` runs
+that literal single step. All randomness (split, partition, rounds, batches) comes from the
+plan.
 """
 
 from __future__ import annotations
@@ -98,18 +101,24 @@ def digits_plan(rng, fed: DigitsFederation, *, n_rounds, q, n_excluded, n_sample
 
 
 def safari_digits(fed: DigitsFederation, plan: DigitsPlan, *, step_client=0.1,
-                  step_server=0.1, batch=16, tail=1) -> np.ndarray:
+                  step_server=0.1, batch=16, tail=1, server_steps=None) -> np.ndarray:
     """SAFARI (Algorithm 1) with minibatch SGD; returns the weights after each of the last
     ``tail`` rounds, shape (tail, 65, 10) (the last entry is the final model).
 
     Client round: each sampled client runs one local epoch of minibatch SGD (its data in the
     plan's order, batches of ``batch``) from the server model; the server averages. Server
-    round: one epoch of minibatch SGD over the server sample in the plan's order (skipped if
-    the server has no data). The paper leaves the number of server steps per server round
-    unstated (spec 7.A.20); one epoch mirrors the clients' one local epoch. A single step at
-    the experiments' lr 0.1 is K times weaker than a client round and, measured here, gives
-    no gain at all; the theory's coupling eta_s = K eta_c / 2 serves the same purpose.
+    round (``server_steps=None``, the default): one epoch of minibatch SGD over the server
+    sample in the plan's order (skipped if the server has no data). Algorithm 1 line 11 prints
+    one server SGD step per server round; the experiments section does not say how many steps
+    the server takes (spec 7.A.20), and one epoch mirrors the clients' one local epoch. This is
+    an interpretation, not the printed pseudocode: ``server_steps=1`` runs the literal single
+    step (the first minibatch of the plan's order, i.e. a uniform minibatch of ``batch``), which
+    at the experiments' lr 0.1 is K times weaker than a client round (the theory's coupling
+    eta_s = K eta_c / 2 compensates for the same gap). ``server_steps=k`` caps the epoch at k
+    minibatches.
     """
+    if server_steps is not None and server_steps < 1:
+        raise ValueError(f"server_steps must be None or >= 1, got {server_steps}")
     W = np.zeros((fed.X.shape[1], N_CLASSES))
     n_rounds = plan.client_round.size
     if not 1 <= tail <= n_rounds:
@@ -128,6 +137,8 @@ def safari_digits(fed: DigitsFederation, plan: DigitsPlan, *, step_client=0.1,
             W = acc / plan.clients.shape[1]
         elif fed.server_idx.size:
             idx = fed.server_idx[plan.server_orders[r]]
+            if server_steps is not None:
+                idx = idx[:server_steps * batch]
             for start in range(0, idx.size, batch):
                 b = idx[start:start + batch]
                 W = W - step_server * _grad(W, fed.X[b], fed.y[b])
@@ -137,7 +148,7 @@ def safari_digits(fed: DigitsFederation, plan: DigitsPlan, *, step_client=0.1,
 
 
 def gain(rng, *, classes_per_client, n_excluded, n_server, q=0.8, n_rounds=150,
-         n_sampled=5, batch=16, tail=10) -> tuple[float, float]:
+         n_sampled=5, batch=16, tail=10, server_steps=None) -> tuple[float, float]:
     """Test accuracy (%) of FedAvg (q = 1) and SAFARI (q) on one shared federation and plan,
     averaged over the models of the last ``tail`` rounds (with q < 1 the final model depends
     on whether the last rounds happened to be client or server rounds; the tail average
@@ -147,6 +158,7 @@ def gain(rng, *, classes_per_client, n_excluded, n_server, q=0.8, n_rounds=150,
                        n_sampled=n_sampled)
     fedavg_plan = plan._replace(client_round=np.ones_like(plan.client_round))
     X, y = fed.X[fed.test_idx], fed.y[fed.test_idx]
-    acc = [np.mean([accuracy(W, X, y) for W in safari_digits(fed, p, batch=batch, tail=tail)])
+    acc = [np.mean([accuracy(W, X, y) for W in safari_digits(fed, p, batch=batch, tail=tail,
+                                                             server_steps=server_steps)])
            for p in (fedavg_plan, plan)]
     return 100 * float(acc[0]), 100 * float(acc[1])

@@ -143,14 +143,15 @@ def pooled_erm_errors(rng: np.random.Generator, *, n_client: int, n_server: int,
     labelled by ``client_target`` (defaults to ``target``; a different value is a label
     shift); server points from ``server_dist`` (:math:`P`), labelled by ``target``. Returns the
     ERM thresholds, :math:`\epsilon_P` of each (exact, for a realizable target under
-    ``server_dist``) and the empirical risks on the server sample of the ERM and of
-    :math:`h_{t^*}` (used by Theorem 3 (i) and Lemma 2).
+    ``server_dist``) and the empirical risks on the server sample of the ERM, of
+    :math:`h_{t^*}` and of the client labelling threshold :math:`h_{t_c}` (used by Theorem 3 (i)
+    and Lemma 2).
     """
     if n_client < 0 or n_server < 0 or n_client + n_server < 1:
         raise ValueError("need n_client, n_server >= 0 with at least one sample")
     client_target = target if client_target is None else client_target
     t_hat = np.empty(n_reps)
-    risk_hat, risk_star = np.zeros(n_reps), np.zeros(n_reps)
+    risk_hat, risk_star, risk_client = np.zeros(n_reps), np.zeros(n_reps), np.zeros(n_reps)
     for r in range(n_reps):
         xc = client_dist.sample(rng, n_client)
         xs = server_dist.sample(rng, n_server)
@@ -160,5 +161,7 @@ def pooled_erm_errors(rng: np.random.Generator, *, n_client: int, n_server: int,
         if n_server:
             risk_hat[r] = np.mean((xs >= t_hat[r]).astype(np.int64) != ys)
             risk_star[r] = np.mean((xs >= target).astype(np.int64) != ys)
+            risk_client[r] = np.mean((xs >= client_target).astype(np.int64) != ys)
     return {"t_hat": t_hat, "eps_p": excess_error(server_dist, t_hat, target),
-            "server_risk_erm": risk_hat, "server_risk_target": risk_star}
+            "server_risk_erm": risk_hat, "server_risk_target": risk_star,
+            "server_risk_client_target": risk_client}

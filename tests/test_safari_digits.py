@@ -29,3 +29,21 @@ def test_bad_inputs():
         digits_federation(np.random.default_rng(0), classes_per_client=11, n_server=1)
     with pytest.raises(ValueError, match="n_server"):
         digits_federation(np.random.default_rng(0), classes_per_client=2, n_server=5000)
+
+
+def test_single_server_step_is_one_minibatch_update():
+    """server_steps=1 on an all-server plan: one SGD step on the first minibatch per round."""
+    from flbounds.safari_digits import _grad
+    rng = np.random.default_rng(2)
+    fed = digits_federation(rng, classes_per_client=2, n_server=40)
+    plan = digits_plan(rng, fed, n_rounds=3, q=0.0, n_excluded=0, n_sampled=2)
+    W = safari_digits(fed, plan, tail=3, server_steps=1, batch=16)
+    V = np.zeros_like(W[0])
+    for r in range(3):
+        b = fed.server_idx[plan.server_orders[r]][:16]
+        V = V - 0.1 * _grad(V, fed.X[b], fed.y[b])
+        np.testing.assert_allclose(W[r], V, rtol=1e-12, atol=1e-15)
+    epoch = safari_digits(fed, plan, tail=1)
+    assert not np.allclose(epoch[-1], W[-1])
+    with pytest.raises(ValueError, match="server_steps"):
+        safari_digits(fed, plan, server_steps=0)

@@ -8,6 +8,8 @@ from .baselines import fedau as fedau
 from .baselines import mifa as mifa
 from .baselines import proxskip as proxskip
 from .baselines import scaffold as scaffold
+from .batched import fedavg_batched as fedavg_batched
+from .batched import focus_batched as focus_batched
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from flbounds.algorithms._common import (
@@ -13,7 +14,15 @@ from flbounds.algorithms._common import (
     kernel_data,
     start_point,
 )
+from flbounds.kernels import scale_ridge
 from flbounds.kernels.focus_local import fedavg_rounds
+from flbounds.kernels.scale_ridge import fedavg_ridge_rounds
+from flbounds.problems import Ridge
+
+
+def _max_participants(plan) -> int:
+    """Rows of the per-round scratch of the ridge kernel (at least 1)."""
+    return max(int(plan.sum(axis=-1).max(initial=0)), 1)
 
 
 class FedAvgTrace(NamedTuple):
@@ -37,7 +46,9 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     ----------
     problem : flbounds.problems problem
         Any problem with ``client_gradients``; :class:`~flbounds.problems.Quadratic` and
-        :class:`~flbounds.problems.Ridge` run in a compiled loop.
+        :class:`~flbounds.problems.Ridge` run in a compiled loop (ridge: parallel over the
+        participants of a round with ``numba.get_num_threads()`` threads; the iterates do
+        not depend on the thread count).
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
     step : float
@@ -64,6 +75,14 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     step, local_steps = check_hyper(step, local_steps)
     x = start_point(problem, x0)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
+    if compiled and isinstance(problem, Ridge):
+        _, _, _, features, targets, lam, _ = kernel_data(problem)
+        fedavg_ridge_rounds(features, targets, lam, plan, step, local_steps, x, xs,
+                            np.empty(problem.n_clients, dtype=np.int64),
+                            np.empty((_max_participants(plan), problem.dim)),
+                            numba.get_num_threads(),
+                            scale_ridge.PARALLEL_MIN_WORK)
+        return FedAvgTrace(xs)
     data = kernel_data(problem) if compiled else None
     if data is not None:
         fedavg_rounds(*data, plan, step, local_steps, x, xs)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from flbounds._validate import as_float_array
@@ -33,7 +34,11 @@ from flbounds.algorithms._common import (
     kernel_data,
     start_point,
 )
+from flbounds.algorithms.fedavg import _max_participants
+from flbounds.kernels import scale_ridge
 from flbounds.kernels.focus_local import focus_rounds
+from flbounds.kernels.scale_ridge import focus_ridge_rounds
+from flbounds.problems import Ridge
 
 INITS = ("zero", "gradient")
 
@@ -56,7 +61,8 @@ def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=
     ----------
     problem : flbounds.problems problem
         :class:`~flbounds.problems.Quadratic` and :class:`~flbounds.problems.Ridge` run in a
-        compiled loop; any other problem through its ``client_gradients``.
+        compiled loop (ridge: parallel over a round's participants, same numbers for any
+        thread count); any other problem through its ``client_gradients``.
     plan : array_like of bool, shape (n_rounds, n_clients)
     step : float
         :math:`\eta > 0`, used for both the local and the server steps.
@@ -117,7 +123,15 @@ def _run(problem, plan, noise, step, local_steps, x0, init, record_sum, compiled
     xs, ys = np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim))
     g_sums = np.empty((n_rounds + 1, dim)) if record_sum else np.empty((1, dim))
     data = kernel_data(problem) if compiled else None
-    if data is not None:
+    if data is not None and isinstance(problem, Ridge):
+        noise_arr = noise if use_noise else np.zeros((1, 1, 1, dim))
+        focus_ridge_rounds(data[3], data[4], data[5], plan, step, local_steps, noise_arr,
+                           use_noise, x, y, g, xs, ys, record_sum, g_sums,
+                           np.empty(n_clients, dtype=np.int64),
+                           np.empty((_max_participants(plan), dim)),
+                           numba.get_num_threads(),
+                           scale_ridge.PARALLEL_MIN_WORK)
+    elif data is not None:
         noise_arr = noise if use_noise else np.zeros((1, 1, 1, dim))
         focus_rounds(*data, plan, step, local_steps, noise_arr, use_noise, x, y, g, xs, ys,
                      record_sum, g_sums)

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from threadpoolctl import threadpool_limits
+
 from .registry import Claim, get, task_key
 from .result import CheckResult
 from .store import ResultStore
@@ -21,8 +23,15 @@ Progress = Callable[[int, int, CheckResult, float], None]
 
 
 def execute(claim_id: str, profile: str, seed: int) -> dict:
-    """Run one task in whatever process this is; the unit sent to pool and Dask workers."""
-    return get(claim_id).check(seed=seed, profile=profile).to_dict()
+    """Run one task in whatever process this is; the unit sent to pool and Dask workers.
+
+    BLAS runs single-threaded inside a task: a multithreaded BLAS may sum in a different
+    order on a machine with another core count (so the numbers would depend on where a task
+    ran), and the claims' small solves only lose time to thread start-up. Parallelism comes
+    from running tasks side by side.
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return get(claim_id).check(seed=seed, profile=profile).to_dict()
 
 
 class SchedulerError(RuntimeError):
@@ -102,7 +111,8 @@ def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, schedu
 def _run_pool(tasks, workers: int, finished) -> None:
     # spawn: workers import the registry afresh and share no state (numba caches on disk)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_one_numba_thread) as pool:
         futures = [pool.submit(execute, *task) for task in tasks]
         try:
             for future in as_completed(futures):
@@ -111,6 +121,14 @@ def _run_pool(tasks, workers: int, finished) -> None:
             for future in futures:
                 future.cancel()
             raise
+
+
+def _one_numba_thread() -> None:
+    """Pool workers already share the cores: parallel kernels run on one thread each there
+    (their results do not depend on the thread count)."""
+    import numba
+
+    numba.set_num_threads(1)
 
 
 def connect(scheduler, timeout: float = 10.0):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from flbounds import mlp
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
@@ -91,8 +92,9 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
     else:
         groups, periods = [body, layers[-1]], [body_p, head_p]
     sync = intended_schedule(n_steps, periods)
-    tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
-                record_consensus=record_consensus)
+    with threadpool_limits(limits=1, user_api="blas"):   # small batched matmuls
+        tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
+                    record_consensus=record_consensus)
     test_loss, test_acc = mlp.loss_accuracy(tr.output, task.X_test, task.y_test, SIZES)
     K = task.X.shape[1]
     out_b = np.broadcast_to(tr.output[:, None, :], (tr.output.shape[0], K, tr.output.shape[1]))

@@ -79,7 +79,7 @@ def printed_averages_body(*, rng, n_rounds, local_steps, alphas):
                  "times (code convention s mod P = 0); right after an h-only averaging the "
                  "clients agree on h exactly and still disagree on phi.",
        quick=dict(n_steps=43, local_steps=5, alpha=4),
-       full=dict(n_steps=20000, local_steps=5, alpha=10))
+       full=dict(n_steps=2003, local_steps=5, alpha=10))
 def intended_counts(*, rng, n_steps, local_steps, alpha):
     r"""V8(b)-(c). Counts from the schedule (exact integers), then a short MLP run ending right
     after an h-only averaging: the head's consensus distance must be exactly 0 (all clients

@@ -19,8 +19,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 
 V12_QUICK = dict(n_classes=4, total_samples=200, n_clients=[2, 5, 10], lam=0.05,
                  pool_size=600, n_draws=100)
-V12_FULL = dict(n_classes=10, total_samples=500, n_clients=[2, 5, 10, 25, 50], lam=0.05,
-                pool_size=2000, n_draws=300)
+V12_FULL = dict(n_classes=10, total_samples=500, n_clients=[2, 5, 10, 20], lam=0.05,
+                pool_size=1000, n_draws=200)
 
 
 def _authors_runs(rng, n_classes, total_samples, n_clients, lam, pool_size, n_draws):

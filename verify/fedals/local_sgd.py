@@ -12,12 +12,15 @@ from flbounds.gen_rounds import batch_plan, r_round_fedavg, ridge_local_sgd
 from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from ._cells import DIM, NOISE_SD
+from ._cells import DIM, K_FAMILY, NOISE_SD
 
 B1_QUICK = dict(n_draws=400, n_clients=4, n_samples=40, lam=0.1, batch_size=8, step=0.5,
                 local_steps=[1, 5, 20], zeta=[0.0, 1.0])
 B1_FULL = dict(n_draws=4000, n_clients=4, n_samples=40, lam=0.1, batch_size=8, step=0.5,
                local_steps=[1, 5, 20, 100], zeta=[0.0, 1.0])
+
+
+PILOT_DRAWS = 200
 
 
 def _b1_runs(rng, n_draws, n_clients, n_samples, lam, batch_size, step, local_steps, zeta):
@@ -35,7 +38,10 @@ def _b1_runs(rng, n_draws, n_clients, n_samples, lam, batch_size, step, local_st
                 plan = batch_plan(g, data.X.shape[0], n_clients, n_samples, tau, batch_size)
                 return ridge_local_sgd(model, data, plan, step=step)
 
-            dr = one_round_draws(model, w, n_samples, n_draws, sub, local=local)
+            # control-variate points: mean local output over independent pilot draws
+            pilot = np.random.default_rng([seed, tau])
+            ref = local(model.sample(pilot, PILOT_DRAWS, n_samples), pilot).mean(axis=0)
+            dr = one_round_draws(model, w, n_samples, n_draws, sub, local=local, reference=ref)
             s = summarize_bound(dr, w, model.mu, model.L, sub, kind="thmB1")
             out.append(dict(zeta=z, tau=tau, model=model, w=w, draws=dr, summary=s))
     return out
@@ -70,7 +76,8 @@ def thmB1_bound(*, rng, **params):
        quick=B1_QUICK, full=B1_FULL)
 def thmB1_proof_steps(*, rng, **params):
     r"""Intermediate steps of Thm B.1 in every (zeta, tau) cell. Per-draw inequalities: rounding
-    tolerance 1e-10 x scale; expectation steps: 4 MC SE of the per-draw difference."""
+    tolerance 1e-10 x scale; expectation steps: ``K_FAMILY`` = 5 MC SE of the per-draw
+    difference (a family of 4 checks per cell, skewed summands; see ``_cells``)."""
     measured, tol, names = [], [], []
     for r in _b1_runs(rng, **params):
         dr, w, model = r["draws"], r["w"], r["model"]
@@ -80,17 +87,17 @@ def thmB1_proof_steps(*, rng, **params):
         m, se = diff.mean(0), diff.std(0, ddof=1) / np.sqrt(len(diff))
         i = int(np.argmax(m - 4 * se))
         measured += [m[i], -dr.pl_slack.min(), -dr.smooth_slack.min()]
-        tol += [4 * se[i], 1e-10 * scale, 1e-10 * scale]
+        tol += [K_FAMILY * se[i], 1e-10 * scale, 1e-10 * scale]
         ex = dr.excess_copy - dr.nonid - dr.opt_error
         m, se = ex.mean(0), ex.std(0, ddof=1) / np.sqrt(len(ex))
         i = int(np.argmax(np.abs(m) / np.maximum(se, 1e-300)))
         measured.append(abs(m[i]))
-        tol.append(4 * se[i])
+        tol.append(K_FAMILY * se[i])
         names += [f"(45) [{tag}]", f"(47)-(49) per draw [{tag}]", f"(16) per draw [{tag}]",
                   f"(50) |E excess - E(delta+eps)| [{tag}]"]
     return Evidence(measured=measured, theoretical=np.zeros(len(measured)), relation="<=",
-                    tolerance=Tolerance(np.array(tol), "4 MC SE / rounding",
-                                        "4 std/sqrt(T) for means; 1e-10 x scale per draw"),
+                    tolerance=Tolerance(np.array(tol), "5 MC SE (family) / rounding",
+                                        "K_FAMILY std/sqrt(T) for means; 1e-10 x scale per draw"),
                     details={"checks": names})
 
 
@@ -127,7 +134,7 @@ def bound_vs_gap_in_tau(*, rng, **params):
                     details={"rows": rows})
 
 
-R_QUICK = dict(n_draws=300, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
+R_QUICK = dict(n_draws=200, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
                lam=0.1, local_steps=[1, 2, 5, 10, 20])
 R_FULL = dict(n_draws=3000, n_clients=4, batch_size=4, step=0.5, n_rounds=10, zeta=1.0,
               lam=0.1, local_steps=[1, 2, 5, 10, 20])

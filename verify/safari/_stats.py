@@ -63,3 +63,20 @@ def mean_se(samples, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(samples, dtype=float)
     n = s.shape[axis]
     return s.mean(axis=axis), s.std(axis=axis, ddof=1) / np.sqrt(n)
+
+
+def quantile_lower_bound(samples, p: float, *, confidence: float = 0.99) -> float:
+    r"""Distribution-free lower confidence bound for the ``p``-quantile of ``samples``.
+
+    Returns the order statistic :math:`X_{(j)}` with the largest ``j`` such that
+    :math:`P(\mathrm{Bin}(n, p) \ge j) \ge` ``confidence``: since #{X_i <= xi_p} is
+    Bin(n, p') with p' >= p (equality for continuous laws), :math:`X_{(j)} \le \xi_p` with
+    probability at least ``confidence``. Returns -inf when no order statistic qualifies.
+    """
+    x = np.sort(np.asarray(samples, dtype=float).ravel())
+    n = x.size
+    j = np.arange(1, n + 1)
+    ok = stats.binom.sf(j - 1, n, p) >= confidence      # P(Bin >= j)
+    if not ok.any():
+        return -np.inf
+    return float(x[j[ok].max() - 1])

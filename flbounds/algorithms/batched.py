@@ -1,0 +1,121 @@
+r"""FedAvg and FOCUS over a replicate axis: many participation plans in one compiled call.
+
+For Monte Carlo over participation patterns: ``plans`` has shape (n_reps, n_rounds, n_clients)
+and replicate b is exactly ``fedavg(problem, plans[b], ...)`` (resp. ``focus``), bit for bit.
+Ridge problems run all replicates in one compiled call, in parallel over replicates (each
+replicate's rounds serial, so the numbers do not depend on the thread count); other problems
+loop over the replicates in Python. Memory per replicate: the server trace (R + 1, d), and for
+FOCUS the stored gradients (N, d), plus O(N d) scratch per running replicate.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from flbounds.algorithms._common import check_hyper, check_problem, kernel_data, start_point
+from flbounds.algorithms.fedavg import _max_participants, fedavg
+from flbounds.algorithms.focus import focus
+from flbounds.kernels.scale_ridge import fedavg_ridge_batch, focus_ridge_batch
+from flbounds.problems import Ridge
+
+
+class BatchedFedAvgTrace(NamedTuple):
+    """``x`` (n_reps, n_rounds + 1, d): replicate b's server iterates."""
+
+    x: np.ndarray
+
+
+class BatchedFocusTrace(NamedTuple):
+    """``x``, ``y`` (n_reps, n_rounds + 1, d) and final stored gradients ``g``
+    (n_reps, N, d)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    g: np.ndarray
+
+
+def check_plans(plans, n_clients: int) -> np.ndarray:
+    """Plans as a C-contiguous bool array of shape (n_reps, n_rounds, n_clients)."""
+    arr = np.asarray(plans)
+    if arr.ndim != 3 or arr.shape[2] != n_clients or arr.shape[0] < 1:
+        raise ValueError(f"plans must have shape (n_reps >= 1, n_rounds, {n_clients}) "
+                         f"(replicates x rounds x clients), got {arr.shape}")
+    if arr.dtype != bool:
+        if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
+            raise ValueError("plans must hold booleans (or 0/1)")
+        arr = arr.astype(bool)
+    return np.ascontiguousarray(arr)
+
+
+def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedAvgTrace:
+    r"""FedAvg (:func:`~flbounds.algorithms.fedavg`) for every plan in ``plans``.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+    plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
+        ``plans[b]`` is replicate b's participation plan.
+    step, local_steps, x0
+        As in :func:`~flbounds.algorithms.fedavg`, shared by all replicates.
+
+    Returns
+    -------
+    BatchedFedAvgTrace
+        ``x[b]`` equals ``fedavg(problem, plans[b], ...).x`` exactly.
+    """
+    check_problem(problem)
+    plans = check_plans(plans, problem.n_clients)
+    step, local_steps = check_hyper(step, local_steps)
+    x = start_point(problem, x0)
+    if not isinstance(problem, Ridge):
+        return BatchedFedAvgTrace(np.stack([
+            fedavg(problem, plan, step=step, local_steps=local_steps, x0=x).x
+            for plan in plans]))
+    xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
+    _, _, _, features, targets, lam, _ = kernel_data(problem)
+    fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x, xs,
+                       _max_participants(plans))
+    return BatchedFedAvgTrace(xs)
+
+
+def focus_batched(problem, plans, *, step, local_steps, x0=None,
+                  init="zero") -> BatchedFocusTrace:
+    r"""FOCUS (:func:`~flbounds.algorithms.focus`) for every plan in ``plans``.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+    plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
+    step, local_steps, x0, init
+        As in :func:`~flbounds.algorithms.focus`, shared by all replicates.
+
+    Returns
+    -------
+    BatchedFocusTrace
+        ``x[b], y[b], g[b]`` equal those of ``focus(problem, plans[b], ...)`` exactly.
+    """
+    check_problem(problem)
+    plans = check_plans(plans, problem.n_clients)
+    step, local_steps = check_hyper(step, local_steps)
+    x = start_point(problem, x0)
+    if not isinstance(problem, Ridge) or init not in ("zero", "gradient"):
+        runs = [focus(problem, plan, step=step, local_steps=local_steps, x0=x, init=init)
+                for plan in plans]
+        return BatchedFocusTrace(*(np.stack([getattr(r, f) for r in runs])
+                                   for f in ("x", "y", "g")))
+    n_reps, n_rounds, n_clients = plans.shape
+    dim = problem.dim
+    if init == "zero":
+        g0 = np.zeros((n_clients, dim))
+    else:
+        g0 = problem.client_gradients(np.tile(x, (n_clients, 1)))
+    g = np.repeat(g0[None], n_reps, axis=0)
+    y = np.repeat(g0.sum(axis=0)[None], n_reps, axis=0)
+    xr = np.repeat(x[None], n_reps, axis=0)
+    xs, ys = np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, n_rounds + 1, dim))
+    _, _, _, features, targets, lam, _ = kernel_data(problem)
+    focus_ridge_batch(features, targets, lam, plans, step, local_steps, xr, y, g, xs, ys,
+                      _max_participants(plans))
+    return BatchedFocusTrace(xs, ys, g)

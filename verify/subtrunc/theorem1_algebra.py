@@ -77,7 +77,7 @@ def recursion_factor(*, rng):
 
 
 @claim("subtrunc.thm1.statement_from_eq24", ref="Thm 1, eq. (19) via eq. (24)",
-       kind="statement", expected="holds",
+       kind="proof-step", expected="holds",
        statement="For K >= 9, eq. (24) with eta = 1/(LE sqrt K) implies (19): every "
                  "coefficient is at most the printed one (12, 2/(EnK) + 3/K + 4/(En sqrt K), "
                  "4 + 4/sqrt K), also with the corrected 1 + 2 zeta recursion and P re-based.",
@@ -90,7 +90,9 @@ def statement_from_eq24(*, rng, k_max):
         the max is 8.00 <= 12;
     (c) 4 eta L zeta_2 = 2/(EnK) + 3/(2K) + 4/(En sqrt K) exactly (sympy), <= printed;
     (d) 4 zeta_3 = 4 + 4/sqrt K exactly.
-    Expected ``holds`` (audit part B #8); rounding tolerance for the float grid."""
+    Expected ``holds`` (audit part B #8); rounding tolerance for the float grid. Kind
+    ``proof-step``: this checks the implication (24) => (19) with the paper's constants, not
+    the theorem's statement itself (that is ``subtrunc.thm1.end_to_end``)."""
     cond = sp.solve(sp.Eq(ETA * L * E, sp.Rational(1, 3)), K)
     ks = np.unique(np.concatenate([np.arange(9, 2000), np.geomspace(2000, k_max, 400)]))
     c1, c2 = first_term_constant(ks, 1), first_term_constant(ks, 2)

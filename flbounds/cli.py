@@ -100,7 +100,8 @@ def cmd_list(args) -> int:
     claims = _select(args.patterns)
     width = max(len(c.id) for c in claims)
     for c in claims:
-        print(f"{c.id:<{width}}  {c.paper}  {c.ref:<36}  {c.expected}")
+        full = "" if c.expected_full in (None, c.expected) else f" (full: {c.expected_full})"
+        print(f"{c.id:<{width}}  {c.paper}  {c.ref:<36}  {c.expected}{full}")
     return 0
 
 

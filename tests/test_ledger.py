@@ -96,3 +96,19 @@ def test_resume_computes_only_unfinished(tmp_path):
 def test_select_rejects_unknown_pattern():
     with pytest.raises(ValueError, match="no.such.claim"):
         select(["no.such.claim"])
+
+
+def test_expected_verdict_per_profile():
+    def underpowered(*, rng, decide):
+        """Decides only at full size."""
+        if not decide:
+            return Evidence(0.0, 0.0, "==", Tolerance.exact(), applicable=False,
+                            reason="underpowered")
+        return Evidence(1.0, 0.0, "<=", Tolerance.exact())
+
+    c = Claim(id="focus.test.underpowered", ref="-", kind="remark", statement="-",
+              expected="not-applicable", expected_full="violated", func=underpowered,
+              quick=dict(decide=False), full=dict(decide=True))
+    quick, full = c.check(profile="quick"), c.check(profile="full")
+    assert (quick.verdict, quick.expected) == ("not-applicable", "not-applicable")
+    assert (full.verdict, full.expected) == ("violated", "violated") and full.as_expected

@@ -208,7 +208,7 @@ def subtrunc_below_divfl(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.subtrunc_below_random", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable",
+       expected="not-applicable", expected_full="holds",
        statement="On label-skewed logistic regression (synthetic, digits), SubTrunc (lam = 0.95) "
                  "lowers client dissimilarity (std, MAD) vs random selection by at least 1% of "
                  "random's.", quick=QUICK_SKIP, full=RUNS_FULL)
@@ -269,7 +269,7 @@ def falls_with_lambda(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.dissimilarity_falls_with_window", ref="Table III, Sec. V-B",
-       kind="remark", expected="not-applicable",
+       kind="remark", expected="not-applicable", expected_full="violated",
        statement="A larger UnionFL window (2 -> 10, mu = 1) lowers client dissimilarity (std, "
                  "MAD) by at least 1% of its window-2 value (change = per-seed slope x 8).",
        quick=dict(QUICK_SKIP), full=dict(RUNS_FULL))
@@ -289,7 +289,7 @@ def falls_with_window(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.participation_evens_with_window", ref="Sec. III-B, Table III",
-       kind="remark", expected="not-applicable",
+       kind="remark", expected="not-applicable", expected_full="holds",
        statement="A larger UnionFL window (mu = 1) spreads participation more evenly: the "
                  "participation Gini falls from window 2 to 10 by at least 1% of its window-2 "
                  "value.",

@@ -39,3 +39,16 @@ def band(ax, x, samples, *, label: str, color=None) -> None:
     lo, med, hi = np.percentile(samples, [20, 50, 80], axis=0)
     (line,) = ax.plot(x, med, label=label, color=color)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
+
+
+def run_figure(module, argv) -> list[Path]:
+    """The ``main`` of a figure module: parse arguments, ``compute``, ``plot``, ``save``.
+
+    The figure's name is the module's ``NAME`` (default: the module name), its description
+    the first line of the module docstring.
+    """
+    description = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+    args = parse_args(argv, description)
+    data = module.compute(args.profile, args.seed)
+    name = getattr(module, "NAME", module.__name__.rsplit(".", 1)[-1])
+    return save(module.plot(data), data, args.out, name)

@@ -6,10 +6,12 @@ over seeds (quick: 3 seeds x 600 steps; full: 20 seeds x 3000 steps).
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from verify.fedals._mlp_task import alpha_sweep
 
 ALPHAS = [1, 5, 10, 25, 100]
@@ -51,9 +53,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "fedals_alpha_sweep")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ before each averaging, per parameter, averaged over time; one point per seed.
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds import mlp
 from verify.fedals._mlp_task import SIZES, make_plan, make_task, run_fedals
 
@@ -46,9 +48,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "fedals_consensus")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

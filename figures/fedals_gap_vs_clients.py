@@ -6,10 +6,12 @@ non-iid (zeta = 1); log-log axes with 1/K and 1/K^2 reference lines and the fitt
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.gen_models import RidgeModel
 from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 
@@ -59,9 +61,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "fedals_gap_vs_clients")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ fixed ray u_k, K in {4, 16}.
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.gen_models import RidgeModel
 from flbounds.generalization import one_round_draws, summarize_bound
 
@@ -57,9 +59,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "fedals_gap_vs_heterogeneity")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from figures._common import band, parse_args, plt, save
+from figures._common import band, plt, run_figure
 from flbounds.algorithms import fedau, fedavg, focus, mifa, proxskip, scaffold
 from flbounds.participation import Bernoulli, UniformWithoutReplacement, WeightedWithoutReplacement
 from flbounds.problems import random_ridge
@@ -93,9 +93,7 @@ def plot(data):
 
 
 def main(argv=None):
-    args = parse_args(argv, "FOCUS Figure 4 reproduction (ridge, N = 16)")
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "focus_fig4")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ import sys
 
 import numpy as np
 
-from figures._common import parse_args, save
-from figures.focus_fig4 import plot, run_scenarios
+from figures._common import run_figure
+from figures.focus_fig4 import run_scenarios
 from flbounds.problems import Ridge
 
 ROWS_PER_CLIENT, N_CLIENTS, DIM, TAU = 500, 16, 50, 3
@@ -49,9 +49,7 @@ def compute(profile="quick", seed=0):
 
 
 def main(argv=None):
-    args = parse_args(argv, "FOCUS Figure 4 as released (notebook configuration)")
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "focus_fig4_notebook")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from figures._common import parse_args, plt, save
+from figures._common import plt, run_figure
 from flbounds.algorithms import focus, sg_focus
 from flbounds.closed_forms import (
     fedavg_stationary_moments,
@@ -90,9 +90,7 @@ def plot(data):
 
 
 def main(argv=None):
-    args = parse_args(argv, "FOCUS vs FedAvg error floors against the step size")
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, "focus_floors")
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

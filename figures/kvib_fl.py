@@ -11,10 +11,12 @@ Sec. 6 practical G (mean first-round feedback). Client sizes are capped (see
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import band, parse_args, save
+from figures._common import band, run_figure
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.fedprox_synthetic import fedprox_synthetic
 from flbounds.samplers import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
@@ -69,9 +71,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

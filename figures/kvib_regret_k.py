@@ -8,11 +8,13 @@ RSP baselines (Vrb, Mabs, Avare reconstructed) are charged :math:`\ell_t(Kq^t)`.
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from figures._common import band, parse_args, save
+from figures._common import band, run_figure
 from flbounds.online import Assumption51Feedback, kvib_online, run_online, static_regret
 from flbounds.samplers import Avare, Mabs, UniformISP, Vrb
 from flbounds.stats import loglog_slope
@@ -70,9 +72,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

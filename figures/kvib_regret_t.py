@@ -7,10 +7,12 @@ Left: :math:`\mathrm{Regret}_S(T)` with fitted slopes and a :math:`T^{2/3}` refe
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import band, parse_args, save
+from figures._common import band, run_figure
 from flbounds.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
@@ -56,9 +58,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

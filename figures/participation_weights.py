@@ -9,10 +9,12 @@ the diagonal are the error the approximation makes. (Spec ``002_focus.md``, sect
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.participation import Bernoulli, UniformWithoutReplacement, WeightedWithoutReplacement
 
 NAME = "participation_weights"
@@ -52,9 +54,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,13 @@ FedAvg, '-' when the 95% t-interval over seeds lies inside [-2, 2]) and Table 3 
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.safari_digits import gain
 
 NAME = "safari_digits_table"
@@ -75,9 +77,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,13 @@ scale) with the reference slope :math:`\log(1-4\epsilon)`. (Spec ``000_safari.md
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.pac import draw_plan, failure_indicators, two_point_distribution
 from verify.safari._stats import clopper_pearson
 
@@ -69,9 +71,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

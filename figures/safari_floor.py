@@ -10,10 +10,12 @@ Two-group quadratic (spec 7.B: 4 of 10 clients never participate, m = 5, K = 5,
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import band, parse_args, save
+from figures._common import band, run_figure
 from flbounds.safari_closed_forms import first_order_floor, safari_mean_limit, thm4_rhs
 from verify.safari._instances import (
     ELIGIBLE,
@@ -99,9 +101,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@ and 20-80% band over seeds; reference slope -1. (Spec V3.)
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import band, parse_args, save
+from figures._common import band, run_figure
 from flbounds.thresholds import pooled_erm_errors, uniform
 
 NAME = "safari_threshold_rates"
@@ -56,9 +58,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-from figures._common import parse_args, plt, save
+from figures._common import plt, run_figure
 from verify.subtrunc.greedy import greedy_ratio_sample, unionfl_ratio_sample
 
 NAME = "subtrunc_greedy_ratio"
@@ -45,9 +47,7 @@ def plot(data: dict):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

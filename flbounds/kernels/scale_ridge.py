@@ -25,6 +25,8 @@ threads and any chunking. Kernels never draw random numbers and never validate.
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels.focus_local import _sum_rows
+
 # A round runs in parallel only if its participants do at least this many multiply-adds in
 # their gradients (m tau n d; ~0.2 ms single-threaded): a parallel region costs tens of
 # microseconds, and milliseconds when other processes hold the cores. Same numbers either way.
@@ -236,14 +238,6 @@ def focus_ridge_rounds(features, targets, lam, plan, step, local_steps, noise, u
         if record_sum:
             _sum_rows(g, g_sums, r + 1)
 
-
-@njit(cache=True, fastmath=False)
-def _sum_rows(g, out, row):
-    for p in range(g.shape[1]):
-        out[row, p] = 0.0
-    for i in range(g.shape[0]):
-        for p in range(g.shape[1]):
-            out[row, p] += g[i, p]
 
 
 @njit(cache=True, fastmath=False, parallel=True)

@@ -42,7 +42,7 @@ def run_check(profile: str, workers: int, history: Path | None,
                "--workers", str(workers), "--results", str(results), "--json", str(out),
                *patterns]
         start = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - start
         if proc.returncode not in (0, 1) or not out.is_file():
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")

@@ -17,7 +17,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.safari_closed_forms import ClientQuadratics, thm4_q_max, thm4_rhs
 from flbounds.stats import loglog_slope
 
-from ._instances import mean_and_se, run_seeds_batched
+from ._instances import mean_and_se
 
 MU, N_CLIENTS, CENTER, Q, SIGMA2 = 0.1, 16, np.array([1.0, -0.5]), 0.5, 1.0
 
@@ -44,25 +44,11 @@ def _avg_grad_norm(rng, prob, *, m, K, R):
 
 
 def _sweep(rng, configs, n_seeds):
-    """(1/R) sum_r ||grad F(x_r)||^2 per seed and config: the numbers of
-    :func:`_avg_grad_norm` per seed, all seeds of a config in one batched SAFARI call."""
     prob = _problem()
     vals = np.empty((n_seeds, len(configs)))
     for j, (m, K, R) in enumerate(configs):
-        eta_s = np.sqrt(m * K / R)
-        eta_c = 2 * eta_s / K
-        if eta_c > 1 / (4 * np.sqrt(30) * prob.L * K):
-            raise ValueError("step-size condition of Thm 4 fails; increase R")
-        i = 0
-        for _, tr in run_seeds_batched(
-                rng.spawn(n_seeds), prob, step_server=eta_s, step_client=eta_c,
-                x0=np.zeros(2), n_rounds=R, q=Q, eligible=np.arange(N_CLIENTS), n_sampled=m,
-                local_steps=K, dim=2, client_noise_std=np.sqrt(SIGMA2),
-                server_noise_std=np.sqrt(SIGMA2 / (m * K))):
-            for x in tr.x:
-                g2 = np.sum((MU * (x - CENTER)) ** 2, axis=1)
-                vals[i, j] = float(g2[1:].mean())
-                i += 1
+        for i, child in enumerate(rng.spawn(n_seeds)):
+            vals[i, j] = _avg_grad_norm(child, prob, m=m, K=K, R=R)[0]
     return vals
 
 

@@ -20,9 +20,11 @@ from flbounds.algorithms.batched_sampler import ReplayUniforms
 from flbounds.algorithms.fedavg_sampler import local_updates
 from flbounds.kernels.safari_quadratic import safari_quadratic_rounds
 from flbounds.kernels.scale_safari import safari_quadratic_batch
+from flbounds.kernels.scale_sampler import isp_probabilities, numpy_sum
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
 from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP
+from flbounds.sampling import optimal_isp_probabilities
 
 N_REPS = 5
 
@@ -201,3 +203,46 @@ def test_fedavg_sampler_batched_rejects_bad_input(ridge_setup):
     with pytest.raises(ValueError, match="uniforms"):
         fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1] + 1.0,
                                local_steps=TAU, step=step)
+
+
+def test_fedavg_sampler_batched_generic_path_for_mixed_samplers(ridge_setup):
+    """Samplers with different settings run through their own methods (no compiled round)."""
+    problem, step, G = ridge_setup
+    makers = [lambda: KVib(N, K, T, G=G), lambda: KVib(N, K, T, G=2 * G), lambda: UniformISP(N, K)]
+    plan = sampler_uniforms(np.random.default_rng(12).spawn(3), n_rounds=T, n_clients=N)
+    batch = fedavg_sampler_batched(problem, [m() for m in makers], plan, local_steps=TAU,
+                                   step=step)
+    for b, rng in enumerate(np.random.default_rng(12).spawn(3)):
+        one = fedavg_sampler(problem, makers[b](), rng, n_rounds=T, local_steps=TAU, step=step)
+        assert np.array_equal(batch.x[b], one.x) and np.array_equal(batch.q_gap[b], one.q_gap)
+
+
+def test_batched_kvib_leaves_sampler_state_as_unbatched(ridge_setup):
+    problem, step, G = ridge_setup
+    plan = sampler_uniforms(np.random.default_rng(13).spawn(2), n_rounds=T, n_clients=N)
+    samplers = [KVib(N, K, T, G=G), KVib(N, K, T, G=G)]
+    fedavg_sampler_batched(problem, samplers, plan, local_steps=TAU, step=step)
+    for b, rng in enumerate(np.random.default_rng(13).spawn(2)):
+        one = KVib(N, K, T, G=G)
+        fedavg_sampler(problem, one, rng, n_rounds=T, local_steps=TAU, step=step)
+        assert np.array_equal(samplers[b].omega, one.omega)
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 127, 128, 129, 300, 1031])
+def test_numpy_sum_port_matches_np_sum(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)
+    assert numpy_sum(a, n) == np.sum(a)
+
+
+def test_isp_probabilities_port_matches_library_solver():
+    rng = np.random.default_rng(14)
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        a = rng.exponential(size=n) ** rng.uniform(0.2, 4)
+        a[rng.random(n) < rng.uniform(0, 0.5)] = 0.0
+        k = float(rng.uniform(0.1, n)) if rng.random() < 0.5 else float(rng.integers(1, n + 1))
+        p_min = 0.0 if rng.random() < 0.5 else float(rng.uniform(0, k / n))
+        out = np.empty(n)
+        isp_probabilities(a, k, p_min, np.empty(n), np.empty(n + 1), out)
+        assert np.array_equal(out, optimal_isp_probabilities(a, k, p_min=p_min))

@@ -10,9 +10,14 @@ the plan through :class:`ReplayUniforms`, so the samplers themselves are unchang
 
 Vectorised over replicates: every client's local steps of every replicate (one
 ``client_gradients`` call per local step for all replicates together), the pseudo-gradients,
-their norms, and the recorded losses and gradients. The per-replicate sampler bookkeeping
-(probabilities, exact variances, the draw and the aggregate) runs the very expressions of the
-unbatched loop on replicate b's rows, so replicate b equals
+their norms, and the recorded losses and gradients. When every sampler is a
+:class:`~flbounds.samplers.UniformISP`, :class:`~flbounds.samplers.KVib` or
+:class:`~flbounds.samplers.OracleISP` with the same settings, each round's probabilities, cost
+terms and draws of all replicates come from one compiled call
+(:func:`flbounds.kernels.scale_sampler.isp_sampler_round`, exact ports of the NumPy
+operations); otherwise the samplers' own methods run per replicate. The BLAS products of the
+unbatched loop (``pi @ pi``, the aggregate ``w @ z[S]``, the recorded ``lambda @ ...``) stay
+per replicate, as NumPy calls on the same operands, so replicate b equals
 ``fedavg_sampler(problem, samplers[b], rng_b, ...)`` bit for bit (tested). Memory per
 replicate: the server trace (T + 1, d) and O(N d) scratch.
 """
@@ -26,7 +31,9 @@ from flbounds.algorithms.fedavg_sampler import (
     _restrict,
     exact_variance,
 )
-from flbounds.samplers.base import Feedback
+from flbounds.kernels.scale_sampler import KVIB, ORACLE, UNIFORM, isp_sampler_round
+from flbounds.samplers import KVib, OracleISP, UniformISP
+from flbounds.samplers.base import Draw, Feedback
 from flbounds.sampling import optimal_isp_objective
 
 
@@ -120,6 +127,27 @@ class _Recorder:
         self.grad_sq.append(grad_sq)
 
 
+def _fast_kind(samplers):
+    """The compiled sampler kind if all samplers are one supported type with equal settings."""
+    kinds = {UniformISP: UNIFORM, KVib: KVIB, OracleISP: ORACLE}
+    first = samplers[0]
+    kind = kinds.get(type(first))
+    settings = ("budget", "n_clients", "theta", "gamma", "variant", "p_min")
+    if kind is None or any(type(s) is not type(first) or any(
+            getattr(s, a, None) != getattr(first, a, None) for a in settings) for s in samplers):
+        return None
+    return kind
+
+
+def _write_back(kind, samplers, omega, p):
+    """Leave the samplers in the state the unbatched run would (updated in place)."""
+    for b, sampler in enumerate(samplers):
+        if kind == KVIB:
+            sampler.omega[:] = omega[b]
+        elif kind == ORACLE:
+            sampler._p = p[b].copy()
+
+
 def _local_updates(problem, x, clients, local_steps, step):
     """(n_reps, N, d) pseudo-gradients x_b - x_{b,i}^R of every client of every replicate."""
     n_reps, dim = x.shape
@@ -168,27 +196,48 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
     var, opt_var, q_gap, sum_sq, sizes = (np.empty((n_reps, n_rounds)) for _ in range(5))
     record = _Recorder(problem, lam, n_reps)
     record(x)
+    fast = _fast_kind(samplers)
+    omega = np.stack([s.omega for s in samplers]) if fast == KVIB else np.zeros((n_reps, n))
+    p, mask = np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool)
+    best, gap, variance = np.empty(n_reps), np.empty(n_reps), np.empty(n_reps)
     for t in range(n_rounds):
         z = lam[None, :, None] * _local_updates(problem, x, clients, local_steps, step)
         pi_all = np.linalg.norm(z, axis=2)
+        if fast is not None:
+            s0 = samplers[0]
+            isp_sampler_round(fast, pi_all, omega, s0.budget, getattr(s0, "theta", 0.0),
+                              getattr(s0, "gamma", 0.0), getattr(s0, "variant", "") == "paper",
+                              getattr(s0, "p_min", 0.0), np.ascontiguousarray(uniforms[:, t]),
+                              p, mask, best, gap, variance)
         for b, sampler in enumerate(samplers):
             pi, zb = pi_all[b], z[b]
-            sampler.reveal(pi)
-            p = sampler.inclusion_weights()
-            best = optimal_isp_objective(pi, sampler.budget)
-            pos = pi > 0
-            q_gap[b, t] = float(np.sum(pi[pos] ** 2 / p[pos])) - best
+            if fast is None:
+                sampler.reveal(pi)
+                pb = sampler.inclusion_weights()
+                best[b] = optimal_isp_objective(pi, sampler.budget)
+                pos = pi > 0
+                gap[b] = float(np.sum(pi[pos] ** 2 / pb[pos])) - best[b]
+                variance[b] = exact_variance(sampler, zb, pi)
+                draw = sampler.sample(replays[b])
+            else:
+                chosen = np.flatnonzero(mask[b])
+                probs = p[b][chosen]
+                draw = Draw(chosen, np.ones(chosen.size, dtype=np.int64), 1.0 / probs, probs)
+            q_gap[b, t] = gap[b]
             sum_sq[b, t] = float(pi @ pi)
-            opt_var[b, t] = best - sum_sq[b, t]
-            var[b, t] = exact_variance(sampler, zb, pi)
-            draw = sampler.sample(replays[b])
+            opt_var[b, t] = best[b] - sum_sq[b, t]
+            var[b, t] = variance[b]
             if availability is not None:
                 draw = _restrict(draw, availability[b, t], avail_probs)
             sizes[b, t] = draw.clients.size
             d = draw.weights @ zb[draw.clients] if draw.clients.size else np.zeros(problem.dim)
             x[b] = x[b] - server_step * d
-            sampler.update(Feedback(draw, pi[draw.clients]))
+            if fast is None:
+                sampler.update(Feedback(draw, pi[draw.clients]))
+            elif fast == KVIB:
+                np.add.at(omega[b], draw.clients, pi[draw.clients] ** 2 / draw.probs)
         xs.append(x.copy())
         record(x)
+    _write_back(fast, samplers, omega, p)
     return SamplerTrace(np.stack(xs, axis=1), np.stack(record.loss, axis=1),
                         np.stack(record.grad_sq, axis=1), var, opt_var, q_gap, sum_sq, sizes)

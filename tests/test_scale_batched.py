@@ -203,6 +203,11 @@ def test_fedavg_sampler_batched_rejects_bad_input(ridge_setup):
     with pytest.raises(ValueError, match="uniforms"):
         fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1] + 1.0,
                                local_steps=TAU, step=step)
+    with pytest.raises(ValueError, match="local_steps"):
+        fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1], local_steps=0, step=step)
+    with pytest.raises(ValueError, match="step"):
+        fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1], local_steps=TAU,
+                               step=float("nan"))
 
 
 def test_fedavg_sampler_batched_generic_path_for_mixed_samplers(ridge_setup):

@@ -187,6 +187,12 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
     """
     samplers, uniforms, lam, availability, avail_probs = _check_inputs(
         problem, samplers, uniforms, weights, availability, avail_probs)
+    if isinstance(local_steps, bool) or not isinstance(local_steps, int | np.integer) \
+            or local_steps < 1:
+        raise ValueError(f"local_steps must be a positive integer, got {local_steps!r}")
+    for name, v in (("step", step), ("server_step", server_step)):
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be positive and finite, got {v!r}")
     n_reps, n_rounds, n = uniforms.shape
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
     x = np.repeat(x[None, :], n_reps, axis=0)

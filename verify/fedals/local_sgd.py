@@ -24,7 +24,16 @@ PILOT_DRAWS = 200
 
 
 def _b1_runs(rng, n_draws, n_clients, n_samples, lam, batch_size, step, local_steps, zeta):
-    """One (S, S') sample per zeta, reused for every tau (paired comparisons across tau)."""
+    """Thm B.1 Monte Carlo cells, one per (zeta, tau).
+
+    What is paired across tau (within one zeta): the client optima and every dataset S and
+    copy S' (all draws, every chunk): the datasets come from a generator seeded identically
+    for each tau and used for nothing else until they are all drawn (then for the bound's
+    bootstrap). Not paired: the SGD batch indices (their shape depends on tau; they come from
+    a separate per-tau stream ``[seed, tau]``) and the control-variate pilot (its datasets and
+    batch plans, stream ``[seed, tau, 1]``, independent of the datasets).
+    Differences across tau therefore differ only through tau and the batch plans.
+    """
     base = rng.standard_normal(DIM)
     out = []
     for z in zeta:
@@ -33,14 +42,18 @@ def _b1_runs(rng, n_draws, n_clients, n_samples, lam, batch_size, step, local_st
         seed = int(rng.integers(2 ** 62))
         for tau in local_steps:
             sub = np.random.default_rng(seed)
+            plans = np.random.default_rng([seed, tau])
 
-            def local(data, g, tau=tau, model=model):
+            def run_local(data, g, tau=tau, model=model):
                 plan = batch_plan(g, data.X.shape[0], n_clients, n_samples, tau, batch_size)
                 return ridge_local_sgd(model, data, plan, step=step)
 
+            def local(data, _datasets_rng, run_local=run_local, plans=plans):
+                return run_local(data, plans)     # batch plans never touch the datasets' rng
+
             # control-variate points: mean local output over independent pilot draws
-            pilot = np.random.default_rng([seed, tau])
-            ref = local(model.sample(pilot, PILOT_DRAWS, n_samples), pilot).mean(axis=0)
+            pilot = np.random.default_rng([seed, tau, 1])
+            ref = run_local(model.sample(pilot, PILOT_DRAWS, n_samples), pilot).mean(axis=0)
             dr = one_round_draws(model, w, n_samples, n_draws, sub, local=local, reference=ref)
             s = summarize_bound(dr, w, model.mu, model.L, sub, kind="thmB1")
             out.append(dict(zeta=z, tau=tau, model=model, w=w, draws=dr, summary=s))
@@ -108,8 +121,9 @@ def thmB1_proof_steps(*, rng, **params):
                  "the true one-round gap rises with tau (more fitting of S_k).",
        quick=B1_QUICK, full=B1_FULL)
 def bound_vs_gap_in_tau(*, rng, **params):
-    r"""V5 observation for tau in {1, 5, 20} (same datasets for every tau, so differences are
-    paired). measured <= 0 element-wise:
+    r"""V5 observation for tau in {1, 5, 20} (the same datasets S, S' for every tau, see
+    ``_b1_runs``: differences are paired in the data, not in the batch plans). measured <= 0
+    element-wise:
     - successive bound increments (tolerance +4 bootstrap SE: noise must not fake a rise),
     - gap(tau=1) - gap(tau=20) per zeta, with tolerance -4 SE of the paired difference: the
       rise of the true gap must be significant.
@@ -211,7 +225,8 @@ def literal_equals_round_gap(*, rng, **params):
 @claim("fedals.thm43.per_round_bound", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(56)",
        kind="proof-step", expected="holds",
        statement="Round by round the corrected R-round gap (round-r output on Z_kr) is bounded "
-                 "by Thm B.1 on the datasets {Z_kr}; averaging over rounds gives (56).",
+                 "by Thm B.1 on the datasets {Z_kr}; averaging over rounds gives (56) with "
+                 "(37)'s constants.",
        quick=R_QUICK, full=R_FULL)
 def per_round_bound(*, rng, **params):
     r"""V6(b). With |Z_{k,r}| = tau b fresh samples (one pass), (56) is Thm B.1 per round
@@ -219,7 +234,8 @@ def per_round_bound(*, rng, **params):
     by Jensen (the square root of a product of means is concave) that bound is implied by the
     conditional one, so checking it is a valid consequence of (56). measured: (1/R) sum_r gap_r
     per tau; theoretical: (1/R) sum_r bound_r with the (37) constants (not (56)'s E(Delta +
-    eps), spec 7.5). Tolerance 4 SE (bootstrap for the bound).
+    eps), spec 7.5). Tolerance 4 SE (bootstrap for the bound). The printed (56) is checked
+    on its own by ``fedals.thm43.eq56_printed`` and ``fedals.thm43.eq56_follows_from_thmB1``.
     """
     runs = _r_round_runs(rng, **params)
     gaps, bounds, ses = [], [], []

@@ -315,8 +315,8 @@ def fixed_data_gap_vs_tau(*, rng, n_draws, n_clients, batch_size, step, n_rounds
     Quick (seed 0, 200 draws, tau in {1, 5, 20}): fixed-data gap 0.030 -> 0.028 (ratio
     0.94 +- 0.08), fresh data 0.061 -> 0.014 (ratio 0.23 +- 0.01). With 400 draws the
     fixed-data gap shows a small paired decrease (-0.004 +- 0.001), so the remark is
-    stated as "falls far less", not "does not fall". It shows the scope of the paper's "more local steps help"
-    reading; ``holds`` expected."""
+    stated as "falls far less", not "does not fall". It shows the scope of the paper's
+    "more local steps help" reading; ``holds`` expected."""
     model = RidgeModel(rng.standard_normal(DIM) + zeta * rng.standard_normal((n_clients, DIM)),
                        NOISE_SD, lam)
     w = np.full(n_clients, 1.0 / n_clients)

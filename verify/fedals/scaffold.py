@@ -17,6 +17,8 @@ schedule, so that they isolate the control-variate arithmetic (lines 5, 7 and 10
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
@@ -42,8 +44,10 @@ def _instance(n_clients):
     return A, b, x_star, scale
 
 
+@lru_cache(maxsize=64)
 def _errors(control, n_clients, alpha, n_steps, local_steps, step):
-    """||average - x*|| after every body period (alpha tau steps)."""
+    """||average - x*|| after every body period (alpha tau steps); deterministic (no
+    randomness), so cached across the claims of this module. Read-only result."""
     A, b, x_star, _ = _instance(n_clients)
 
     def grad(theta, _batch):
@@ -56,7 +60,9 @@ def _errors(control, n_clients, alpha, n_steps, local_steps, step):
                     groups=[slice(0, 1), slice(1, 2)], control=control, periods=periods,
                     record_every=periods[0])
         err = np.linalg.norm(tr.history - x_star, axis=-1)
-    return np.where(np.isfinite(err), err, np.inf)
+    out = np.where(np.isfinite(err), err, np.inf)
+    out.flags.writeable = False
+    return out
 
 
 def _rate(errors, floor):

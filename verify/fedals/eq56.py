@@ -75,8 +75,9 @@ def eq56_follows(*, rng, **params):
     from the same Monte Carlo means; relation >=. Both are computed from identical sample
     means, so their difference is exact algebra, not noise: tolerance = rounding (1e-12 x
     the bound). Expected ``violated``; the shortfall per tau is in details (full profile,
-    seed 0: 12.5% at tau = 1, 11.2%, 7.7%, 5.0%, 8.5% at tau = 20; largest where eps is). The quick profile uses 50 draws and
-    three tau: the verdict is algebraic and needs no precision."""
+    seed 0: 12.5% at tau = 1, 11.2%, 7.7%, 5.0%, 8.5% at tau = 20; largest where eps is).
+    The quick profile uses 50 draws and three tau: the verdict is algebraic and needs no
+    precision."""
     rows = _round_bounds(rng, params)
     b56 = np.array([r["eq56"] for r in rows])
     b37 = np.array([r["thmB1"] for r in rows])

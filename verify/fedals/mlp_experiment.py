@@ -68,8 +68,9 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     (expected). Full (20 seeds, 3000 steps, the spec's setting; seed 0): the test loss falls
     from 1.339 (alpha = 1) to 1.218 (alpha = 100; paired change -0.121 +- 0.016) while the
     training loss rises 0.022 -> 0.676, so the gate passes; the gap falls 1.317, 1.160,
-    1.013, 0.814, 0.542 (rho = -1, paired upper limit -0.73): ``holds``. Details also hold the accuracy per alpha and its argmax (the paper's Table 2
-    peaks in the interior, at alpha = 10).
+    1.013, 0.814, 0.542 (rho = -1, paired upper limit -0.73): ``holds``. Details also hold
+    the accuracy per alpha and its argmax (the paper's Table 2 peaks in the interior, at
+    alpha = 10; here alpha = 1).
     """
     res = alpha_sweep(rng, split="noniid", alphas=alphas, n_seeds=n_seeds, n_steps=n_steps,
                       n_test=n_test)

@@ -317,8 +317,8 @@ def fixed_data_gap_vs_tau(*, rng, n_draws, n_clients, batch_size, step, n_rounds
     0.014 (ratio 0.23 +- 0.01). Full (3000 draws, tau in {1, 2, 5, 10, 20}): fixed-data
     gap 0.034, 0.039, 0.037, 0.034, 0.030 (ratio 0.89 +- 0.02) vs fresh-data ratio 0.224 +-
     0.002; measured 0.59. The fixed-data gap is not flat (paired tau = 20 vs 1: -0.0036
-    +- 0.0004 at full size), so the remark says "falls far less", not "does not fall". It shows the scope of the paper's
-    "more local steps help" reading; ``holds`` expected."""
+    +- 0.0004 at full size), so the remark says "falls far less", not "does not fall". It
+    shows the scope of the paper's "more local steps help" reading; ``holds`` expected."""
     model = RidgeModel(rng.standard_normal(DIM) + zeta * rng.standard_normal((n_clients, DIM)),
                        NOISE_SD, lam)
     w = np.full(n_clients, 1.0 / n_clients)

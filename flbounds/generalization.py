@@ -177,9 +177,11 @@ class BoundSummary(NamedTuple):
     second_term: float
 
 
-def _bound_terms(G, D, w, kappa, first, second):
-    """sum_k w_k [first kappa w_k^2 G_k + second sqrt(kappa) w_k sqrt(D_k G_k)], per row."""
-    G_pos, D_pos = np.maximum(G, 0.0), np.maximum(D, 0.0)
+def _bound_terms(G, D, w, kappa, first, second, G_root=None):
+    """sum_k w_k [first kappa w_k^2 G_k + second sqrt(kappa) w_k sqrt(D_k G'_k)], per row;
+    G' = ``G_root`` (default G)."""
+    G_root = G if G_root is None else G_root
+    G_pos, D_pos = np.maximum(G_root, 0.0), np.maximum(D, 0.0)
     t1 = first * kappa * (w ** 3 * G).sum(axis=-1)
     t2 = second * np.sqrt(kappa) * (w ** 2 * np.sqrt(D_pos * G_pos)).sum(axis=-1)
     return t1, t2
@@ -188,29 +190,38 @@ def _bound_terms(G, D, w, kappa, first, second):
 def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
                     rng: np.random.Generator, *, kind: str = "thm41",
                     n_boot: int = 200) -> BoundSummary:
-    r"""Thm 4.1 (``kind="thm41"``) or Thm B.1 (``kind="thmB1"``) bound with a bootstrap SE.
+    r"""Thm 4.1 (``kind="thm41"``), Thm B.1 (``kind="thmB1"``) or the printed (56)
+    (``kind="eq56"``) bound with a bootstrap SE.
 
     Thm 4.1: :math:`\sum_k w_k[\kappa w_k^2 G_k + 2\sqrt\kappa\, w_k\sqrt{D_k G_k}]`.
     Thm B.1 (37): :math:`\sum_k w_k[2\kappa w_k^2 \tilde G_k + \sqrt{8\kappa}\, w_k
     \sqrt{\tilde D_k\tilde G_k}]` with :math:`\tilde G = E(\Delta_{\mathcal A_k} + 2\varepsilon_k)`,
-    :math:`\tilde D = E(\delta_k + \varepsilon_k)`. Expectations are taken before the square
-    root (spec 7.18); the SE is the bootstrap SD over draws (multinomial resampling).
+    :math:`\tilde D = E(\delta_k + \varepsilon_k)`. (56) as printed: as (37) but with
+    :math:`E(\Delta_{\mathcal A_k} + \varepsilon_k)` instead of :math:`\tilde G` under the
+    square root. Expectations are taken before the square root (spec 7.18); the SE is the
+    bootstrap SD over draws (multinomial resampling).
     """
     w = np.asarray(weights, dtype=float)
     kappa = L / mu
+    root_rows = None
     if kind == "thm41":
         g_rows, d_rows, first, second = draws.local_gap, draws.nonid, 1.0, 2.0
-    elif kind == "thmB1":
+    elif kind in ("thmB1", "eq56"):
         g_rows = draws.local_gap + 2.0 * draws.opt_error
         d_rows = draws.nonid + draws.opt_error
         first, second = 2.0, np.sqrt(8.0)
+        if kind == "eq56":
+            root_rows = draws.local_gap + draws.opt_error
     else:
-        raise ValueError("kind must be 'thm41' or 'thmB1'")
+        raise ValueError("kind must be 'thm41', 'thmB1' or 'eq56'")
+    if root_rows is None:
+        root_rows = g_rows
     T = g_rows.shape[0]
     G, D = g_rows.mean(axis=0), d_rows.mean(axis=0)
-    t1, t2 = _bound_terms(G, D, w, kappa, first, second)
+    t1, t2 = _bound_terms(G, D, w, kappa, first, second, root_rows.mean(axis=0))
     counts = rng.multinomial(T, np.full(T, 1.0 / T), size=n_boot) / T
-    b1, b2 = _bound_terms(counts @ g_rows, counts @ d_rows, w, kappa, first, second)
+    b1, b2 = _bound_terms(counts @ g_rows, counts @ d_rows, w, kappa, first, second,
+                          counts @ root_rows)
     return BoundSummary(float(draws.gap.mean()), float(draws.gap.std(ddof=1) / np.sqrt(T)),
                         float(t1 + t2), float(np.std(b1 + b2, ddof=1)), G, D, float(t1),
                         float(np.std(b1, ddof=1)), float(t2))

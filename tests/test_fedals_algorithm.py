@@ -115,3 +115,59 @@ def test_bad_inputs():
         fedals_periods(5, 0)
     with pytest.raises(ValueError, match="convention"):
         intended_schedule(10, [2], convention="other")
+
+
+def _one_step_controls(control, c_k, theta, prev, eta_p):
+    """Slow reference of one control refresh (uniform weights) for the printed variants."""
+    K = c_k.shape[0]
+    drift = (prev - theta) / eta_p
+    if control == "printed":
+        return c_k.sum(0) - c_k + drift, None
+    bar = c_k.sum(0) / K
+    sign = -1.0 if control in ("printed_alg4", "printed_alg4_mean") else 1.0
+    return sign * (c_k - bar) + drift, bar
+
+
+@pytest.mark.parametrize("control", ["printed", "printed_alg4", "sign_flipped_alg4",
+                                     "printed_alg4_mean", "scaffold"])
+def test_control_variants_first_refresh_match_formula(control):
+    # two steps, one sync after step 2: with c_k = 0 initially the refreshed c_k is drift
+    # /(eta P) for every variant; a second period exercises the sign and the server term.
+    rng = np.random.default_rng(5)
+    grad, _ = _quadratic(rng)
+    sync = intended_schedule(4, [2])
+    plan = [0.0] * 4
+    tr2 = fedals(grad, np.zeros((3, 4)), plan, step=0.1, sync=sync[:2], groups=[slice(0, 4)],
+                 control=control, periods=[2])
+    tr4 = fedals(grad, np.zeros((3, 4)), plan, step=0.1, sync=sync, groups=[slice(0, 4)],
+                 control=control, periods=[2])
+    # replay by hand: first period
+    theta = np.zeros((3, 4))
+    c_k = np.zeros((3, 4))
+    server = np.zeros(4)
+    for period in range(2):
+        start = theta.copy()
+        for _ in range(2):
+            theta = theta - 0.1 * (grad(theta, 0.0) - c_k + server)
+        if control == "scaffold":
+            c_k = c_k - c_k.mean(0) + (start - theta) / 0.2
+            server = c_k.mean(0)
+        else:
+            c_k, _ = _one_step_controls(control, c_k, theta, start, 0.2)
+            server = c_k.mean(0) if control == "printed_alg4_mean" else c_k.sum(0)
+        theta = np.repeat(theta.mean(0)[None], 3, axis=0)
+        if period == 0:
+            np.testing.assert_allclose(tr2.output, theta[0], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(tr4.output, theta[0], rtol=1e-13, atol=1e-13)
+
+
+def test_record_every_history():
+    grad, _ = _quadratic(np.random.default_rng(6))
+    sync = intended_schedule(10, [5])
+    tr = fedals(grad, np.zeros((3, 4)), [0.0] * 10, step=0.1, sync=sync, groups=[slice(0, 4)],
+                record_every=5)
+    assert tr.history.shape == (2, 4)
+    np.testing.assert_array_equal(tr.history[-1], tr.output)
+    with pytest.raises(ValueError, match="record_every"):
+        fedals(grad, np.zeros((3, 4)), [0.0] * 10, step=0.1, sync=sync,
+               groups=[slice(0, 4)], record_every=0)

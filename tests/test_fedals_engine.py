@@ -145,3 +145,50 @@ def test_bad_inputs():
         one_round_draws(model, [1 / 3] * 3, 10, 1, rng)
     with pytest.raises(ValueError, match="labels"):
         SoftmaxPool(np.zeros((1, 4, 2)), np.full((1, 4), 3), 2, 0.1)
+
+
+def test_fixed_data_rounds_against_loop():
+    from flbounds.gen_rounds import r_round_fedavg_fixed_data
+
+    model, _ = _ridge(K=2, d=3)
+    w = np.array([0.25, 0.75])
+    tr = r_round_fedavg_fixed_data(model, w, np.random.default_rng(4), n_draws=2, n_rounds=3,
+                                   local_steps=2, batch_size=3, step=0.3, n_samples=8)
+    rng = np.random.default_rng(4)                 # replay the same stream by hand
+    data = model.sample(rng, 2, 8)
+    server = np.zeros((2, 3))
+    for _ in range(3):
+        plan = batch_plan(rng, 2, 2, 8, 2, 3)
+        theta = np.empty((2, 2, 3))
+        for t in range(2):
+            for k in range(2):
+                th = server[t].copy()
+                for s in range(2):
+                    Xb, yb = data.X[t, k, plan[t, k, s]], data.y[t, k, plan[t, k, s]]
+                    th = th - 0.3 * (Xb.T @ (Xb @ th - yb) / 3 + model.lam * th)
+                theta[t, k] = th
+        server = np.einsum("k,tki->ti", w, theta)
+    for t in range(2):
+        train = sum(w[k] * _naive_risk(data.X[t, k], data.y[t, k], server[t], model.lam)
+                    for k in range(2))
+        np.testing.assert_allclose(tr.train_risk[t], train, rtol=1e-12)
+    with pytest.raises(ValueError, match="n_rounds"):
+        r_round_fedavg_fixed_data(model, w, rng, n_draws=2, n_rounds=0, local_steps=1,
+                                  batch_size=1, step=0.1, n_samples=4)
+
+
+def test_eq56_bound_below_thmB1_bound():
+    model, rng = _ridge(K=3, d=4)
+    w = np.full(3, 1 / 3)
+
+    def local(data, g):
+        return ridge_local_sgd(model, data, batch_plan(g, data.X.shape[0], 3, 12, 3, 4),
+                               step=0.5)
+
+    dr = one_round_draws(model, w, 12, 50, rng, local=local)
+    b37 = summarize_bound(dr, w, model.mu, model.L, np.random.default_rng(0), kind="thmB1")
+    b56 = summarize_bound(dr, w, model.mu, model.L, np.random.default_rng(0), kind="eq56")
+    assert b56.first_term == b37.first_term
+    assert b56.bound < b37.bound
+    with pytest.raises(ValueError, match="kind"):
+        summarize_bound(dr, w, model.mu, model.L, rng, kind="other")

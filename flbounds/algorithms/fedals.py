@@ -30,7 +30,18 @@ from typing import NamedTuple
 import numpy as np
 
 CONVENTIONS = ("end", "code")
-CONTROLS = ("none", "scaffold", "printed")
+CONTROLS = ("none", "scaffold", "printed", "printed_alg4", "sign_flipped_alg4",
+            "printed_alg4_mean")
+# control-variate arithmetic per variant: (server variate used in the local step, sign of the
+# (c_k - cbar) term in the refresh, cbar in the refresh); "mean" is the weighted average
+# sum_k w_k c_k, "sum" the plain sum_k c_k, "uniform" the printed (1/K) sum_k c_k.
+_CONTROL_RULES = {
+    "scaffold": ("mean", 1.0, "mean"),
+    "printed": ("sum", -1.0, "sum"),
+    "printed_alg4": ("sum", -1.0, "uniform"),
+    "sign_flipped_alg4": ("sum", 1.0, "uniform"),
+    "printed_alg4_mean": ("uniform", -1.0, "uniform"),
+}
 
 
 def intended_schedule(n_steps: int, periods: Sequence[int], *, convention: str = "end"):
@@ -81,13 +92,16 @@ class FedALSTrace(NamedTuple):
     ``output``: the final full weighted average (..., P); ``clients``: client parameters after
     the last step (..., K, P); ``n_syncs``: syncs per group (G,); ``consensus``: per group, the
     consensus distance :math:`\sum_k w_k\|\theta_k - \bar\theta\|^2` of that group just
-    before each of its syncs, an array (n_syncs_g, ...) per group (empty unless recorded).
+    before each of its syncs, an array (n_syncs_g, ...) per group (empty unless recorded);
+    ``history``: the full weighted average after every ``record_every``-th step,
+    (T // record_every, ..., P) (None unless requested).
     """
 
     output: np.ndarray
     clients: np.ndarray
     n_syncs: np.ndarray
     consensus: list
+    history: np.ndarray | None = None
 
 
 def _check_inputs(theta0, weights, sync, groups, step):
@@ -121,7 +135,7 @@ def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[slice],
            weights=None, control: str = "none", periods: Sequence[int] | None = None,
-           record_consensus: bool = False) -> FedALSTrace:
+           record_consensus: bool = False, record_every: int | None = None) -> FedALSTrace:
     r"""Local SGD with group-wise periodic averaging (FedALS and its SCAFFOLD variant).
 
     Each step s: every client takes :math:`\theta_k \leftarrow \theta_k - \eta(g_k - c_k + c)`
@@ -145,10 +159,21 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         ``"none"``; ``"scaffold"``: per-group control variates, refreshed at the group's sync
         by :math:`c_k \leftarrow c_k - c + (\theta^{prev} - \theta_k)/(\eta P_g)`, then
         :math:`c = \sum_k w_k c_k` (option II of [KKM+20], the correction of Algorithms 3-4);
-        ``"printed"``: the update as printed in Algorithms 3-4, :math:`c = \sum_k c_k` and
-        :math:`c_k \leftarrow c - c_k + (\theta^{prev} - \theta_k)/(\eta P_g)`.
+        ``"printed"``: Algorithm 3 as printed (lines 5, 7), :math:`c = \sum_k c_k` in the
+        local step and :math:`c_k \leftarrow \sum_{k'} c_{k'} - c_k + (\theta^{prev} -
+        \theta_k)/(\eta P_g)`; ``"printed_alg4"``: Algorithm 4 as printed (lines 5, 7, 10),
+        :math:`\sum_k c_k` in the local step and :math:`c_k \leftarrow \frac1K\sum_{k'}
+        c_{k'} - c_k + (\theta^{prev} - \theta_k)/(\eta P_g)`; ``"sign_flipped_alg4"``:
+        Algorithm 4 with only the sign of the :math:`(c_k - \bar c)` term flipped,
+        :math:`c_k \leftarrow c_k - \frac1K\sum_{k'} c_{k'} + \dots`, the local step still
+        using :math:`\sum_k c_k`; ``"printed_alg4_mean"``: Algorithm 4's printed refresh with
+        the local step's :math:`\sum_k c_k` read as :math:`\frac1K\sum_k c_k` (the sign
+        error alone).
     periods
         :math:`P_g` per group (needed for the control variates).
+    record_every
+        If given, keep the full weighted average after every ``record_every``-th step
+        (``history`` of the trace).
     """
     theta, w, sync = _check_inputs(theta0, weights, sync, groups, step)
     if control not in CONTROLS:
@@ -161,6 +186,9 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     c = np.zeros(theta.shape[:-2] + theta.shape[-1:])
     prev = theta.copy()
     consensus = [[] for _ in groups]
+    if record_every is not None and (int(record_every) != record_every or record_every < 1):
+        raise ValueError("record_every must be a positive integer")
+    history = []
     for s in range(sync.shape[0]):
         direction = grad(theta, plan[s])
         if control != "none":
@@ -174,18 +202,33 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
                 dev = np.sum((theta[..., sl] - avg[..., None, :]) ** 2, axis=-1)
                 consensus[g].append(dev @ w)
             if control != "none":
-                drift = (prev[..., sl] - theta[..., sl]) / (step * periods[g])
-                if control == "scaffold":
-                    c_k[..., sl] = c_k[..., sl] - c[..., None, sl] + drift
-                    c[..., sl] = weighted_average(c_k[..., sl], w)
-                else:
-                    total = c_k[..., sl].sum(axis=-2, keepdims=True)
-                    c_k[..., sl] = total - c_k[..., sl] + drift
-                    c[..., sl] = c_k[..., sl].sum(axis=-2)
+                _refresh_controls(c_k, c, theta, prev, sl, w,
+                                  (step * periods[g]), _CONTROL_RULES[control])
             theta[..., sl] = avg[..., None, :]
             prev[..., sl] = theta[..., sl]
+        if record_every is not None and (s + 1) % record_every == 0:
+            history.append(weighted_average(theta, w))
     return FedALSTrace(weighted_average(theta, w), theta, sync.sum(axis=0),
-                       [np.array(v) for v in consensus])
+                       [np.array(v) for v in consensus],
+                       None if record_every is None else np.array(history))
+
+
+def _server_variate(c_k, w, kind):
+    """sum_k w_k c_k ("mean"), sum_k c_k ("sum") or (1/K) sum_k c_k ("uniform")."""
+    if kind == "mean":
+        return weighted_average(c_k, w)
+    total = c_k.sum(axis=-2)
+    return total if kind == "sum" else total / c_k.shape[-2]
+
+
+def _refresh_controls(c_k, c, theta, prev, sl, w, scale, rule):
+    """In place: c_k <- sign (c_k - cbar) + drift / scale on group ``sl``, then the server
+    variate used by the local step."""
+    server_kind, sign, bar_kind = rule
+    drift = (prev[..., sl] - theta[..., sl]) / scale
+    bar = _server_variate(c_k[..., sl], w, bar_kind)
+    c_k[..., sl] = sign * (c_k[..., sl] - bar[..., None, :]) + drift
+    c[..., sl] = _server_variate(c_k[..., sl], w, server_kind)
 
 
 def local_sgd_fedavg(grad: Callable, theta0, plan, *, step: float, local_steps: int,

@@ -81,8 +81,19 @@ class RunResult(NamedTuple):
 
 def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
                local_steps: int, alpha: int, n_steps: int,
-               record_consensus: bool = False) -> RunResult:
-    """FedALS with phi = the hidden layers (period alpha tau), h = the output layer (tau)."""
+               record_consensus: bool = False, convention: str = "end") -> RunResult:
+    """FedALS with phi = the hidden layers (period alpha tau), h = the output layer (tau).
+
+    Sync convention (spec 2.2): the default ``"end"`` averages group g after the steps s with
+    (s + 1) mod P_g = 0, i.e. at the end of each period, the round structure of Algorithm 2
+    (alpha = 1 is FedAvg round for round, ``fedals.alg1.alpha1_is_fedavg``; floor(T/P_g)
+    syncs). The authors' code (spec 2.2, ``convention="code"``) averages after the steps
+    with s mod P_g = 0: the same period, shifted one step earlier, plus one extra average
+    after the very first step (ceil(T/P_g) syncs). Every client starts from the same
+    model, so that first average only removes one step of drift; the two conventions differ
+    by a one-step phase and the last partial period, not in the algorithm. The V9-V11 runs
+    use ``"end"``; the toolkit output is the full average in both.
+    """
     layers = mlp.layer_slices(SIZES)
     body = slice(layers[0].start, layers[-2].stop)
     head_p, body_p = fedals_periods(local_steps, alpha)
@@ -91,7 +102,7 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
         periods = [body_p] * (len(layers) - 1) + [head_p]
     else:
         groups, periods = [body, layers[-1]], [body_p, head_p]
-    sync = intended_schedule(n_steps, periods)
+    sync = intended_schedule(n_steps, periods, convention=convention)
     with threadpool_limits(limits=1, user_api="blas"):   # small batched matmuls
         tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
                     record_consensus=record_consensus)

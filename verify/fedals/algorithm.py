@@ -1,5 +1,5 @@
-r"""FedALS mechanics (spec V8): Algorithm 1 as printed vs as intended, alpha = 1 == FedAvg,
-and the SCAFFOLD variants of Algorithms 3-4 with the printed and the corrected control update.
+r"""FedALS mechanics (spec V8): Algorithm 1 as printed vs as intended, alpha = 1 == FedAvg
+(the SCAFFOLD variants of Algorithms 3-4 are in ``scaffold.py``).
 """
 
 from __future__ import annotations
@@ -105,81 +105,3 @@ def intended_counts(*, rng, n_steps, local_steps, alpha):
                                         "vector; the body spread must exceed 1e-12"),
                     details={"counts_h_phi": got, "expected": expected_counts,
                              "stopped_after_step": last, "spread_phi_h": spread})
-
-
-def _quadratic_clients(rng, n_clients, dim):
-    """f_k(x) = (x - b_k)' A_k (x - b_k) / 2, eigenvalues of A_k in [0.5, 2]."""
-    A = np.empty((n_clients, dim, dim))
-    for k in range(n_clients):
-        q, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
-        A[k] = (q * rng.uniform(0.5, 2.0, dim)) @ q.T
-    b = 3.0 * rng.standard_normal((n_clients, dim))
-    x_star = np.linalg.solve(A.sum(0), np.einsum("kij,kj->i", A, b))
-    return A, b, x_star
-
-
-def _scaffold_errors(rng, n_clients, dim, n_steps, local_steps, alpha, step):
-    A, b, x_star = _quadratic_clients(rng, n_clients, dim)
-
-    def grad(theta, _batch):
-        return np.einsum("kij,kj->ki", A, theta - b)
-
-    split = dim // 2
-    groups = [slice(0, split), slice(split, dim)]
-    periods = list(fedals_periods(local_steps, alpha)[::-1])
-    sync = intended_schedule(n_steps, periods)
-    theta0 = np.zeros((n_clients, dim))
-    plan = [None] * n_steps
-    out = {}
-    for control in ("none", "scaffold", "printed"):
-        with np.errstate(over="ignore", invalid="ignore"):
-            tr = fedals(grad, theta0, plan, step=step, sync=sync, groups=groups,
-                        control=control, periods=periods)
-        err = float(np.linalg.norm(tr.output - x_star))
-        out[control] = err if np.isfinite(err) else float("inf")
-    return out, float(np.linalg.norm(x_star))
-
-
-SCAFFOLD = dict(n_clients=4, dim=6, n_steps=4000, local_steps=5, step=0.05)
-
-
-@claim("fedals.alg4.corrected_scaffold_exact", ref="Alg. 3-4 (corrected), [KKM+20]",
-       kind="algorithm", expected="holds",
-       statement="FedALS+SCAFFOLD with the corrected control update (c = mean c_k, "
-                 "c_k <- c_k - c + drift/(eta P_g)) removes client drift: with exact gradients "
-                 "it converges to the global minimizer, for alpha = 1 (SCAFFOLD) and alpha > 1.",
-       quick=dict(SCAFFOLD, alphas=[1, 4]), full=dict(SCAFFOLD, alphas=[1, 4, 10]))
-def corrected_scaffold(*, rng, n_clients, dim, n_steps, local_steps, step, alphas):
-    r"""Heterogeneous quadratic clients (different A_k and b_k), deterministic gradients, so
-    FedAvg/FedALS keep a drift bias (details) while a correct SCAFFOLD's only fixed point is
-    x*. measured: ||output - x*|| per alpha; theoretical 0; tolerance 1e-8 ||x*|| (the
-    linear convergence reaches rounding level well within the 4000 steps)."""
-    errs, rows = [], []
-    for a in alphas:
-        out, scale = _scaffold_errors(rng, n_clients, dim, n_steps, local_steps, a, step)
-        errs.append(out["scaffold"])
-        rows.append(dict(alpha=a, **out))
-    return Evidence(measured=errs, theoretical=np.zeros(len(errs)), relation="<=",
-                    tolerance=Tolerance.rounding(1e-8 * scale, "1e-8 ||x*||"),
-                    details={"rows": rows})
-
-
-@claim("fedals.alg4.printed_scaffold_exact", ref="Alg. 3 and 4 as printed", kind="algorithm",
-       expected="violated",
-       statement="SCAFFOLD and FedALS+SCAFFOLD as printed (server variate sum_k c_k, control "
-                 "update c - c_k + drift/(eta tau)) converge to the global minimizer.",
-       quick=dict(SCAFFOLD, alphas=[1, 4]), full=dict(SCAFFOLD, alphas=[1, 4, 10]))
-def printed_scaffold(*, rng, n_clients, dim, n_steps, local_steps, step, alphas):
-    r"""Same instance as the corrected check, with the printed update (sign of c_k - c
-    flipped, sum instead of mean; spec 7.12). The corrections are standard [KKM+20]; as
-    printed the control variates do not cancel the drift (here the iterates diverge or stall
-    away from x*). measured: ||output - x*||; tolerance as in the corrected claim: expected
-    ``violated``. Counterexample instance: seed-determined quadratics in details' dims."""
-    errs, rows = [], []
-    for a in alphas:
-        out, scale = _scaffold_errors(rng, n_clients, dim, n_steps, local_steps, a, step)
-        errs.append(out["printed"])
-        rows.append(dict(alpha=a, **out))
-    return Evidence(measured=errs, theoretical=np.zeros(len(errs)), relation="<=",
-                    tolerance=Tolerance.rounding(1e-8 * scale, "1e-8 ||x*||"),
-                    details={"rows": rows})

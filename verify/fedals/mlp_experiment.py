@@ -5,7 +5,9 @@ Neither claim here is a theorem: they are the paper's empirical statements (Tabl
 Example 1 / Fig. 1, Remark 5.1) tested on a synthetic task, decided by pre-set statistical
 rules over seeds (paired across alpha: same task, initial model and batch plan per seed).
 The quick profile trains 3 seeds for 600 steps; the full profile 20 seeds for 3000 steps
-(the spec's setting). Both profiles were run and give the same verdicts (numbers in details).
+(the spec's setting). The quick runs underfit, so the gap claim is gated on the test loss and
+is ``not-applicable`` there (``holds`` expected at full size); the other claims give the same
+verdicts in both profiles (numbers in details).
 """
 
 from __future__ import annotations
@@ -42,32 +44,54 @@ def _table(res):
 
 
 @claim("fedals.v9.gap_falls_with_alpha", ref="Sec. 5-6 (intuition), Table 2", kind="remark",
-       expected="holds",
+       expected="not-applicable", expected_full="holds",
        statement="In the non-iid split, averaging the representation layers less often "
-                 "(larger alpha) lowers the generalization gap (test loss - train loss).",
+                 "(larger alpha) lowers the generalization gap (test loss - train loss) "
+                 "without raising the test loss (i.e. not merely by underfitting).",
        quick=dict(QUICK, alphas=ALPHAS), full=dict(FULL, alphas=ALPHAS))
 def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     r"""Rule (spec V9): Spearman(alpha, mean gap) <= -0.9, and the gap at the largest alpha is
     below the gap at alpha = 1 with a paired one-sided 95% upper limit < 0. measured:
     [rho, upper limit of gap(alpha_max) - gap(1)]; theoretical [-0.9, 0]; tolerance exact (the
-    second entry already is a confidence limit). The pilot (spec 8: 1.32 -> 0.56) and both
-    profiles here agree, so ``holds``. Details also hold the accuracy per alpha and its argmax
-    (the paper's Table 2 peaks in the interior, at alpha = 10). Caveat: the quick regime
-    underfits. Quick (seed 0): training loss rises with alpha (0.29 at alpha = 1 to 1.49 at
-    100) and test loss rises too (1.02 to 1.71); the gap falls (0.74 to 0.23) because the
-    training loss rises faster. The claim is about the gap only; a smaller gap here does not
-    mean better test performance (per-alpha train/test loss in details).
+    second entry already is a confidence limit).
+
+    Regime gate. The gap is test loss minus training loss, so it also falls when larger alpha
+    simply trains less (training loss up, test loss up too): that is underfitting, not better
+    generalization, and says nothing about the paper's intuition. The claim is therefore
+    applicable only when the mean test loss at the largest alpha is not above the one at
+    alpha = 1 (mean over seeds, paired); otherwise the verdict is ``not-applicable`` with the
+    per-alpha train/test losses in details.
+
+    Quick (3 seeds, 600 steps, seed 0) is in the underfitting regime: the training loss rises
+    with alpha (0.28 at alpha = 1 to 1.49 at 100), the test loss too (1.02 to 1.71), and the
+    gap falls (0.74 to 0.23) only because the training loss rises faster: ``not-applicable``
+    (expected). Full (20 seeds, 3000 steps, the spec's setting; seed 0): the test loss falls
+    from 1.339 (alpha = 1) to 1.218 (alpha = 100; paired change -0.121 +- 0.016) while the
+    training loss rises 0.022 -> 0.676, so the gate passes; the gap falls 1.317, 1.160,
+    1.013, 0.814, 0.542 (rho = -1, paired upper limit -0.73): ``holds``. Details also hold
+    the accuracy per alpha and its argmax (the paper's Table 2 peaks in the interior, at
+    alpha = 10; here alpha = 1).
     """
     res = alpha_sweep(rng, split="noniid", alphas=alphas, n_seeds=n_seeds, n_steps=n_steps,
                       n_test=n_test)
     gaps = [res[a].gap.mean() for a in alphas]
     rho = float(spearmanr(alphas, gaps).statistic)
     ends = _paired(res[alphas[0]].gap, res[alphas[-1]].gap)
+    test_change = _paired(res[alphas[0]].test_loss, res[alphas[-1]].test_loss)
+    train_change = _paired(res[alphas[0]].train_loss, res[alphas[-1]].train_loss)
+    fitted = test_change["mean"] <= 0.0
     acc = [res[a].test_acc.mean() for a in alphas]
+    reason = "" if fitted else (
+        f"underfitting regime: test loss rises from alpha={alphas[0]} to alpha={alphas[-1]} "
+        f"by {test_change['mean']:.3f} (train loss by {train_change['mean']:.3f}); the gap "
+        "falls only because the training loss rises faster")
     return Evidence(measured=[rho, ends["upper"]], theoretical=[-0.9, 0.0], relation="<=",
                     tolerance=Tolerance(0.0, "exact", "rank statistic and a 95% t-limit"),
                     details={"per_alpha": _table(res), "gap_change_max_vs_1": ends,
-                             "accuracy_argmax_alpha": alphas[int(np.argmax(acc))]})
+                             "test_loss_change_max_vs_1": test_change,
+                             "train_loss_change_max_vs_1": train_change,
+                             "accuracy_argmax_alpha": alphas[int(np.argmax(acc))]},
+                    applicable=fitted, reason=reason)
 
 
 @claim("fedals.v9.accuracy_alpha10_beats_fedavg",

@@ -206,7 +206,7 @@ def sign_flipped_only(*, rng, n_clients, alphas, n_steps, local_steps, step):
                                                step=step))
 
 
-@claim("fedals.alg4.printed_scaffold_exact", ref="Alg. 3, lines 5, 7 (as printed)",
+@claim("fedals.alg3.printed_scaffold_exact", ref="Alg. 3, lines 5, 7 (as printed)",
        kind="algorithm", expected="violated",
        statement="SCAFFOLD's control arithmetic as printed in Algorithm 3 (local step "
                  "g - c_k + sum_k c_k; refresh c_k <- sum_k c_k - c_k + drift/(eta P_g)), run "

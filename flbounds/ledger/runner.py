@@ -9,6 +9,8 @@ code version) is already stored.
 from __future__ import annotations
 
 import multiprocessing
+import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -111,24 +113,36 @@ def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, schedu
 def _run_pool(tasks, workers: int, finished) -> None:
     # spawn: workers import the registry afresh and share no state (numba caches on disk)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=_one_numba_thread) as pool:
-        futures = [pool.submit(execute, *task) for task in tasks]
-        try:
-            for future in as_completed(futures):
-                finished(future.result())
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_worker_init)
+    futures = [pool.submit(execute, *task) for task in tasks]
+    try:
+        for future in as_completed(futures):
+            finished(future.result())
+    except BaseException:
+        # interrupted (Ctrl-C) or a task failed: do not wait for the tasks in flight
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown(wait=True)
 
 
-def _one_numba_thread() -> None:
+def _worker_init() -> None:
     """Pool workers already share the cores: parallel kernels run on one thread each there
-    (their results do not depend on the thread count)."""
+    (their results do not depend on the thread count). On Linux a worker also receives
+    SIGTERM when the parent process dies, so killing ``flbounds check`` leaves no orphans."""
     import numba
 
     numba.set_num_threads(1)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):                # pragma: no cover
+            pass
 
 
 def connect(scheduler, timeout: float = 10.0):

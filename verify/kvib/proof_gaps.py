@@ -120,7 +120,8 @@ def rho_positive_not_implied(*, rng):
     holds for all x); R = 2, :math:`\eta_l=1/(8RL)`, :math:`\eta_g=1`. :math:`\gamma^0` is
     computed from the round-0 pseudo-gradients with the exact :math:`\alpha_*` (Def. C.1).
     Measured :math:`10\gamma^0\eta^2` (must be < 1 for :math:`\rho>0`); here
-    :math:`\eta=1/2` and :math:`\gamma^0=1+\alpha_*/2\ge1`, so it is :math:`2.5(1+\alpha_*/2)\ge2.5`.
+    :math:`\eta=1/2` and :math:`\gamma^0=1+\alpha_*/2\ge1`, so it is
+    :math:`2.5(1+\alpha_*/2)\ge2.5`.
     Expected **violated**; exact arithmetic up to rounding. The proof's final inequality then
     has a negative left factor and gives no bound on the gradient norm."""
     L, local_steps = 0.25, 2
@@ -221,7 +222,8 @@ def last_term_printed(*, rng):
     printed = 2 * L * M / T
     return Evidence(measured=best, theoretical=printed, relation="<=",
                     tolerance=Tolerance.rounding(1e-9 * printed, "bounded minimiser"),
-                    details={"min_psi": best, "printed_rhs": printed, "corrected_rhs": 16 * L * M / T})
+                    details={"min_psi": best, "printed_rhs": printed,
+                             "corrected_rhs": 16 * L * M / T})
 
 
 @claim("kvib.thm4_1.last_term_corrected", ref="Thm 4.1 proof, App. C.2 last display "

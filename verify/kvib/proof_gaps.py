@@ -107,37 +107,43 @@ def sampling_term_exponent_corrected(*, rng, n_instances):
 
 @claim("kvib.thm4_1.rho_positive_not_implied", ref="Thm 4.1 statement vs App. C.2 "
        "(rho = min_t (1 - 10 gamma^t eta^2)/16 > 0)", kind="proof-step", expected="violated",
-       statement="The statement's step condition eta = R eta_l eta_g <= 1/(8L) makes "
-                 "1 - 10 gamma^t eta^2 > 0, so the proof may divide by rho.",
-       quick=dict(), full=dict())
-def rho_positive_not_implied(*, rng):
+       statement="The proof's step size (Lemma B.5 with d = 8L, hence eta = R eta_l eta_g <= "
+                 "1/(8L), the statement's condition) makes 1 - 10 gamma^t eta^2 > 0, so the "
+                 "proof may divide by rho.",
+       quick=dict(n_rounds=100), full=dict(n_rounds=100))
+def rho_positive_not_implied(*, rng, n_rounds):
     r"""The statement drops :math:`\rho` and asks only :math:`\eta_l\eta_g\le1/(8RL)`, but
-    :math:`\rho>0` needs :math:`\eta<1/\sqrt{10\max_t\gamma^t}`, and :math:`\gamma^t\ge NW\ge1`.
-    When :math:`L<\sqrt{10}/8` the largest admissible :math:`\eta=1/(8L)` breaks it.
-    Instance (all hypotheses met: smooth, :math:`\sigma_l=0`, :math:`\sigma_g` bounded
-    globally): N = 2, K = 1, :math:`\lambda=(1/2,1/2)`, scalar quadratics
-    :math:`f_i=\frac L2x^2-b_ix` with L = 1/4, b = (1, -1/2) (shared Hessian, so Assumption 4.3
-    holds for all x); R = 2, :math:`\eta_l=1/(8RL)`, :math:`\eta_g=1`. :math:`\gamma^0` is
-    computed from the round-0 pseudo-gradients with the exact :math:`\alpha_*` (Def. C.1).
-    Measured :math:`10\gamma^0\eta^2` (must be < 1 for :math:`\rho>0`); here
-    :math:`\eta=1/2` and :math:`\gamma^0=1+\alpha_*/2\ge1`, so it is
-    :math:`2.5(1+\alpha_*/2)\ge2.5`.
-    Expected **violated**; exact arithmetic up to rounding. The proof's final inequality then
-    has a negative left factor and gives no bound on the gradient norm."""
-    L, local_steps = 0.25, 2
-    problem = Quadratic(np.full((2, 1, 1), L), np.array([[1.0], [-0.5]]))
-    step = 1.0 / (8 * local_steps * problem.L)
-    eta = local_steps * step
-    g = local_updates(problem, np.zeros(1), local_steps=local_steps, step=step)
-    lam, k = np.full(2, 0.5), 1.0
+    :math:`\rho>0` needs :math:`\eta<1/\sqrt{10\max_t\gamma^t}`, and :math:`\gamma^t\ge NW\ge1`;
+    when :math:`L<\sqrt{10}/8` the step :math:`\eta=1/(8L)` breaks it, and Lemma B.5 picks
+    exactly that step when :math:`b=\beta_1+\frac54L\sigma^2` and :math:`e` vanish.
+    Instance (every hypothesis met): N = 2, K = 1, :math:`\lambda=(1/2,1/2)`, identical scalar
+    quadratics :math:`f_i=\frac L2x^2-x` with L = 1/4 (:math:`\sigma_g=\sigma_l=0`), uniform
+    ISP (optimal for identical clients, so :math:`\beta_1=0`), R = 2, :math:`\eta_g=1`,
+    :math:`x^0=0`, T = ``n_rounds``. The proof's step is then
+    :math:`\eta=\min\{\infty,\infty,1/(8L)\}=1/2`; :math:`\gamma^0` comes from the round-0
+    pseudo-gradients with the exact :math:`\alpha_*` (Def. C.1; here 1, so
+    :math:`\gamma^0=3/2`). Measured :math:`10\gamma^0\eta^2=3.75` (needs < 1). Expected
+    **violated**: :math:`\rho<0`, and the final inequality no longer bounds the gradient norm.
+    The theorem's existence claim is not refuted (a smaller step,
+    :math:`\eta<1/\sqrt{10\max_t\gamma^t}`, restores the proof); what fails is the proof's
+    choice under the statement's condition. Exact up to rounding."""
+    L, local_steps, lam, k = 0.25, 2, np.full(2, 0.5), 1.0
+    problem = Quadratic(np.full((2, 1, 1), L), np.ones((2, 1)))
+    grads = problem.client_gradients(np.zeros((2, 1)))
+    sigma2 = 6 * float(lam @ np.sum((grads - lam @ grads) ** 2, axis=1))   # sigma_l = 0
+    M = problem.loss(np.zeros(1)) - problem.loss(problem.x_star)
+    r0, b, e, d = 2 * M, 1.25 * L * sigma2, None, 8 * problem.L
+    g = local_updates(problem, np.zeros(1), local_steps=local_steps, step=1.0 / d / local_steps)
     alpha = optimal_factor(lam * np.linalg.norm(g, axis=1), k)
     gamma = (alpha * (2 - k) / k + 2) * lam.max()
+    e = 0.625 * sigma2 * gamma
+    eta = min(np.sqrt(r0 / (b * n_rounds)) if b > 0 else np.inf,
+              np.cbrt(r0 / (e * n_rounds)) if e > 0 else np.inf, 1 / d)
     value = 10 * gamma * eta**2
     return Evidence(measured=value, theoretical=1.0, relation="<=",
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
-                    details={"L": problem.L, "eta": eta, "eta_times_8L": eta * 8 * problem.L,
-                             "alpha_star": alpha, "gamma0": gamma,
-                             "rho": (1 - value) / 16,
+                    details={"L": problem.L, "sigma2": sigma2, "M": M, "eta_lemma_b5": eta,
+                             "alpha_star": alpha, "gamma0": gamma, "rho": (1 - value) / 16,
                              "needed_eta_bound": 1 / np.sqrt(10 * gamma)})
 
 

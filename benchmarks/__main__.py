@@ -1,4 +1,10 @@
-"""Run the benchmarks and collect their tables into ``<out>/BENCHMARKS.md``."""
+"""Run the benchmarks and collect their tables into ``<out>/BENCHMARKS.md``.
+
+Each benchmark writes ``<out>/<name>.md`` (stamped with the date and machine line) and
+``<name>.json``; the summary gathers every benchmark's latest table in ``<out>``, so
+benchmarks may be run in separate invocations (e.g. the long full-profile wall-time run on
+its own) and still land in one file.
+"""
 
 from __future__ import annotations
 
@@ -28,13 +34,13 @@ def main(argv=None) -> int:
              if not args.names or any(n.startswith(p) for p in args.names)]
     if not names:
         parser.error(f"no benchmark matches {args.names}; known: {', '.join(available())}")
-    sections = []
     for name in names:
         start = time.perf_counter()
         module = importlib.import_module(f"benchmarks.{name}")
-        paths = module.main(["--out", str(args.out), "--profile", args.profile])
+        module.main(["--out", str(args.out), "--profile", args.profile])
         print(f"{name}: {time.perf_counter() - start:.1f}s", file=sys.stderr)
-        sections += [Path(p).read_text() for p in paths if str(p).endswith(".md")]
+    sections = [(args.out / f"{name}.md").read_text() for name in available()
+                if (args.out / f"{name}.md").is_file()]
     summary = args.out / "BENCHMARKS.md"
     summary.write_text(f"# flbounds benchmarks\n\n{machine_line()}\n\n" + "\n".join(sections))
     print(summary)

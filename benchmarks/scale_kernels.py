@@ -132,22 +132,29 @@ def in_cache_costs(problem):
 
 def profile_line(rows, gradient, transpose):
     """Split the 1-thread CPU time per participating client at the largest N, p = 1 into the
-    in-L1 arithmetic of its tau gradients, its transpose, and the rest (all CPU times)."""
-    sel = [r for r in rows if r["p"] > 0.5]
-    if not sel:
-        return ""
+    in-L1 arithmetic of its tau gradients, its transpose, and the rest (all CPU times), and
+    compare it with the smallest N, whose clients' data all sit in L2 (the cost of fetching
+    each client's data from memory is the difference)."""
     lines = []
-    for r in sel[-2:]:
+    for name in ("FedAvg", "FOCUS"):
+        sel = [r for r in rows if r["p"] > 0.5 and r["algorithm"] == name]
+        if not sel:
+            continue
+        small, r = sel[0], sel[-1]
         per_client = 1e-6 * r["cpu_us_per_client_1t"]
         arith, trans = TAU * gradient, transpose
         lines.append(
-            f"- {r['algorithm']}, N = {r['N']}, p = 1, 1 thread: {per_client * 1e6:.2f} us CPU "
+            f"- {name}, N = {r['N']}, p = 1, 1 thread: {per_client * 1e6:.2f} us CPU "
             f"per client = {arith / per_client:.0%} gradient arithmetic at the in-L1 rate "
             f"({TAU} x {gradient * 1e9:.0f} ns) + {trans / per_client:.0%} transpose "
-            f"({trans * 1e9:.0f} ns) + {1 - (arith + trans) / per_client:.0%} other (first "
-            f"touch of the client's 8 KB from memory, local-step updates, server sum, "
-            f"loop overhead); the NumPy loop spends "
-            f"{1e6 / (r['loop_rounds_s'] * r['N'] * r['p']):.1f} us per client.")
+            f"({trans * 1e9:.0f} ns) + {1 - (arith + trans) / per_client:.0%} other "
+            f"(local-step updates, copies, server sum, loop overhead, memory stalls). "
+            f"Memory: at N = {small['N']} (all data in L2) a client costs "
+            f"{small['cpu_us_per_client_1t']:.2f} us, i.e. fetching a client's "
+            f"{SAMPLES * DIM * 8 // 1024} KiB from DRAM adds "
+            f"{r['cpu_us_per_client_1t'] / small['cpu_us_per_client_1t'] - 1:+.0%}. "
+            f"The NumPy loop spends {1e6 / (r['loop_rounds_s'] * r['N'] * r['p']):.1f} us "
+            f"per client.")
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta
+from scipy.stats import beta, binom
 
 from flbounds._validate import as_float_array, check_int, check_rng
 
@@ -26,6 +26,7 @@ __all__ = [
     "linear_rate_fit",
     "loglog_slope",
     "mc_mean",
+    "quantile_lower_bound",
 ]
 
 
@@ -93,16 +94,19 @@ def _log_positive(values, name: str, ndim: int | None = None) -> np.ndarray:
     return np.log(arr)
 
 
-def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng) -> SlopeFit:
+def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
+                 mean: str = "geometric") -> SlopeFit:
     r"""Slope of :math:`\log y` on :math:`\log x` with a percentile bootstrap interval.
 
     Two input forms:
 
     * ``y`` of shape (n,): the fit uses the n pairs; the bootstrap resamples pairs
       :math:`(x_k, y_k)` with replacement (resamples with constant x are dropped).
-    * ``y`` of shape (n_seeds, n): replicates at shared x. The fit is on the mean over seeds
-      of :math:`\log y` (geometric mean); the bootstrap resamples seeds (rows) with
-      replacement, which keeps the dependence along x inside a seed.
+    * ``y`` of shape (n_seeds, n): replicates at shared x. The curve fitted is the mean over
+      seeds of :math:`\log y` (``mean="geometric"``) or the log of the mean over seeds of
+      :math:`y` (``mean="arithmetic"``: the right curve when the theory bounds an
+      expectation :math:`E[y]`); the bootstrap resamples seeds (rows) with replacement, which
+      keeps the dependence along x inside a seed.
 
     Parameters
     ----------
@@ -116,6 +120,8 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng) -> SlopeFit
         Two-sided confidence level of the percentile interval.
     rng : numpy.random.Generator
         Source of the resampling (may be None when ``n_boot == 0``).
+    mean : {"geometric", "arithmetic"}, default "geometric"
+        How replicates are averaged (2-D ``y`` only).
 
     Returns
     -------
@@ -127,6 +133,8 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng) -> SlopeFit
     ----------
     Efron and Tibshirani (1993), chapters 9 and 13.
     """
+    if mean not in ("geometric", "arithmetic"):
+        raise ValueError(f"mean must be 'geometric' or 'arithmetic', got {mean!r}")
     lx = _log_positive(x, "x", ndim=1)
     ly = _log_positive(y, "y")
     n = lx.size
@@ -138,22 +146,35 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng) -> SlopeFit
         raise ValueError(f"y must have shape ({n},) or (n_seeds, {n}), got {ly.shape}")
     n_boot = check_int(n_boot, "n_boot", minimum=0)
     ci = _check_level(ci, "ci")
-    curve = ly if ly.ndim == 1 else ly.mean(axis=0)
+    # the values averaged over seeds: log y (geometric) or y itself (arithmetic)
+    avg = as_float_array(y, "y") if mean == "arithmetic" and ly.ndim == 2 else ly
+    curve = _seeds_curve(avg, mean, axis=0)
     slope, intercept, r2 = _ols(lx, curve)
     low = high = float("nan")
     if n_boot > 0:
         check_rng(rng)
-        boot = _bootstrap_slopes(lx, ly, n_boot, rng)
+        boot = _bootstrap_slopes(lx, avg, n_boot, rng, mean)
         low, high = (float(v) for v in np.nanquantile(boot, [(1 - ci) / 2, (1 + ci) / 2]))
     return SlopeFit(slope, intercept, low, high, r2, n)
 
 
-def _bootstrap_slopes(lx: np.ndarray, ly: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    if ly.ndim == 1:  # pairs bootstrap
+def _seeds_curve(avg: np.ndarray, mean: str, axis: int) -> np.ndarray:
+    """The fitted log curve: ``avg`` itself (1-D pairs), the mean of log y over seeds
+    (geometric) or the log of the mean of y over seeds (arithmetic)."""
+    if avg.ndim == 1:
+        return avg
+    if mean == "arithmetic":
+        return np.log(avg.mean(axis=axis))
+    return avg.mean(axis=axis)
+
+
+def _bootstrap_slopes(lx: np.ndarray, avg: np.ndarray, n_boot: int, rng,
+                      mean: str) -> np.ndarray:
+    if avg.ndim == 1:  # pairs bootstrap
         idx = rng.integers(0, lx.size, size=(n_boot, lx.size))
-        return _batch_slopes(lx[idx], ly[idx])
-    rows = rng.integers(0, ly.shape[0], size=(n_boot, ly.shape[0]))  # seeds bootstrap
-    curves = ly[rows].mean(axis=1)
+        return _batch_slopes(lx[idx], avg[idx])
+    rows = rng.integers(0, avg.shape[0], size=(n_boot, avg.shape[0]))  # seeds bootstrap
+    curves = _seeds_curve(avg[rows], mean, axis=1)
     return _batch_slopes(np.broadcast_to(lx, curves.shape), curves)
 
 
@@ -216,6 +237,35 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.99) -> tuple[float,
     low = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
     high = 1.0 if k == n else float(beta.ppf(1 - alpha / 2, k + 1, n - k))
     return low, high
+
+
+def quantile_lower_bound(samples, p: float, *, confidence: float = 0.99) -> float:
+    r"""Distribution-free lower confidence bound for the ``p``-quantile :math:`\xi_p`.
+
+    Returns the order statistic :math:`X_{(j)}` with the largest j such that
+    :math:`P(\mathrm{Bin}(n, p) \ge j) \ge` ``confidence``. The count of samples at or
+    below :math:`\xi_p` is :math:`\mathrm{Bin}(n, p')` with :math:`p' \ge p` (equality for
+    continuous laws), so :math:`X_{(j)} \le \xi_p` with probability at least
+    ``confidence``. Returns -inf when no order statistic qualifies (too few samples).
+
+    Parameters
+    ----------
+    samples : array_like
+        Finite values (flattened), at least 1.
+    p : float
+        Quantile level in (0, 1).
+    confidence : float, default 0.99
+    """
+    x = np.sort(as_float_array(samples, "samples").ravel())
+    if x.size == 0:
+        raise ValueError("samples must hold at least one value")
+    p = _check_level(p, "p")
+    confidence = _check_level(confidence, "confidence")
+    j = np.arange(1, x.size + 1)
+    ok = binom.sf(j - 1, x.size, p) >= confidence      # P(Bin >= j)
+    if not ok.any():
+        return -np.inf
+    return float(x[j[ok].max() - 1])
 
 
 def linear_rate_fit(errors, *, window: tuple[float, float] = (1e-12, 1.0)) -> RateFit:

@@ -14,6 +14,7 @@ from flbounds.stats import (
     linear_rate_fit,
     loglog_slope,
     mc_mean,
+    quantile_lower_bound,
 )
 
 PROPERTY = settings(max_examples=50, deadline=None, derandomize=True)
@@ -86,6 +87,7 @@ def test_no_bootstrap_gives_nan_interval():
         ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "ci": 1.0}, "^ci "),
         ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "n_boot": -1}, "^n_boot "),
         ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "rng": None}, "^rng "),
+        ({"x": [1.0, 2.0, 3.0], "y": [1.0, 2.0, 3.0], "mean": "median"}, "^mean "),
     ],
 )
 def test_loglog_slope_bad_input(kwargs, pattern):
@@ -186,3 +188,41 @@ def test_linear_rate_validation(errors, window, pattern):
         return
     with pytest.raises(ValueError, match=pattern):
         linear_rate_fit(errors, window=window)
+
+
+# ---------------------------------------------------------------------- quantile_lower_bound
+def test_quantile_lower_bound_is_an_order_statistic_with_coverage():
+    rng = np.random.default_rng(3)
+    samples = rng.standard_normal(500)
+    low = quantile_lower_bound(samples, 0.5, confidence=0.99)
+    assert low in samples and low < np.median(samples)
+    j = np.searchsorted(np.sort(samples), low) + 1          # its rank
+    assert binom.sf(j - 1, 500, 0.5) >= 0.99 > binom.sf(j, 500, 0.5)
+    # coverage of the true median 0 over repeated draws: miss rate <= 1%
+    misses = sum(quantile_lower_bound(rng.standard_normal(200), 0.5) > 0.0 for _ in range(400))
+    assert misses <= 12   # Bin(400, 0.01) exceeds 12 with probability < 0.001
+
+
+def test_quantile_lower_bound_too_few_samples_and_bad_input():
+    assert quantile_lower_bound([1.0, 2.0], 0.5) == -np.inf   # P(Bin(2, .5) >= 1) = 0.75
+    for kwargs, pattern in [({"p": 1.0}, "^p "), ({"confidence": 0.0}, "^confidence "),
+                            ({"samples": []}, "^samples ")]:
+        with pytest.raises(ValueError, match=pattern):
+            quantile_lower_bound(**{"samples": [1.0, 2.0], "p": 0.5, **kwargs})
+
+
+def test_arithmetic_mean_fits_log_of_mean():
+    # two seeds, y = c_s x^-1: the arithmetic mean is (c_1 + c_2)/2 x^-1, the geometric
+    # sqrt(c_1 c_2) x^-1; both have slope -1 but different intercepts.
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    y = np.array([1.0, 9.0])[:, None] / x
+    arith = loglog_slope(x, y, n_boot=50, rng=np.random.default_rng(0), mean="arithmetic")
+    geo = loglog_slope(x, y, n_boot=50, rng=np.random.default_rng(0))
+    assert arith.slope == pytest.approx(-1.0, abs=1e-12)
+    assert arith.intercept == pytest.approx(np.log(5.0), abs=1e-12)
+    assert geo.intercept == pytest.approx(np.log(3.0), abs=1e-12)
+    # seed-dependent exponents: the arithmetic curve is dominated by the flatter seed at large x
+    y2 = np.vstack([x**-1.0, x**-3.0])
+    fit = loglog_slope(x, y2, n_boot=200, rng=np.random.default_rng(1), mean="arithmetic")
+    assert fit.slope == pytest.approx(np.polyfit(np.log(x), np.log(y2.mean(axis=0)), 1)[0])
+    assert fit.ci_low <= fit.slope <= fit.ci_high

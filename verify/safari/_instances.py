@@ -6,6 +6,7 @@ import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.safari_closed_forms import ClientQuadratics
+from flbounds.stats import mc_mean
 
 #: M = 10 clients, s = 4 never participate (c_i = (-1.5, 0)); the rest c_i = (1, 0); cbar = 0
 N_CLIENTS, N_EXCLUDED, N_SAMPLED, LOCAL_STEPS = 10, 4, 5, 5
@@ -37,3 +38,9 @@ def grad_norm2(problem, xs) -> np.ndarray:
     """||grad F(x_r)||^2 for every row of ``xs``."""
     g = xs @ problem.A.mean(axis=0).T - problem.b.mean(axis=0)
     return np.sum(g ** 2, axis=1)
+
+
+def mean_and_se(samples):
+    """Monte Carlo mean and standard error over the first axis (``flbounds.stats.mc_mean``)."""
+    est = mc_mean(samples)
+    return est.mean, est.se

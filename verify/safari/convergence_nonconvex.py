@@ -20,10 +20,10 @@ from ._instances import (
     SIGMA,
     SIGMA_S,
     grad_norm2,
+    mean_and_se,
     run_seed,
     two_group_problem,
 )
-from ._stats import mean_se
 
 SIGMA_G2 = 2.25
 
@@ -86,7 +86,7 @@ def _case(rng, step_server, n_rounds, n_seeds, q, x0):
     q_proof, lin_proof = thm4_q_max(G1, G2, printed=False, **kw)
     ok = (q <= q_printed) & lin_printed & (q <= q_proof) & lin_proof
     avg = np.array([r["avg"] for r in rows])
-    mean, se = mean_se(avg)
+    mean, se = mean_and_se(avg)
     rhs = thm4_rhs(delta_f=prob.loss(x0) - prob.loss(prob.x_star), n_rounds=n_rounds,
                    step_server=step_server, q=q, L=prob.L, sigma2=SIGMA ** 2,
                    sigma_s2=SIGMA_S ** 2, sigma_G2=SIGMA_G2, local_steps=LOCAL_STEPS,
@@ -285,7 +285,7 @@ def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
                 # correlation time (~1/(q (1 - (1 - eta_c)^K) + (1 - q) eta_s) <= 60 rounds)
                 tails.extend(b.mean() for b in np.array_split(tr.x[burn_in:, 0], 10))
                 floors.append(grad_norm2(prob, tr.x[burn_in:]).mean())
-            m_, s_ = mean_se(tails)
+            m_, s_ = mean_and_se(tails)
             measured.append(float(m_))
             theory.append(float(xbar[0]))
             ses.append(float(s_))
@@ -326,7 +326,7 @@ def floor_vs_closed_form(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
                                                step_server=eta, step_client=eta_c,
                                                x0=x0)[1].x[burn_in:])
                 floors.extend(b.mean() for b in np.array_split(g2, 10))
-            m_, s_ = mean_se(floors)
+            m_, s_ = mean_and_se(floors)
             measured.append(float(m_))
             theory.append((closed, 1.03 * closed))
             ses.append(float(s_))

@@ -9,6 +9,8 @@ theorem is applicable to a run when one of these four readings holds at every ro
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
@@ -19,6 +21,7 @@ from flbounds.safari_closed_forms import (
     thm5_delta_bar,
     thm5_q_condition,
 )
+from flbounds.stats import loglog_slope
 
 from ._instances import (
     ELIGIBLE,
@@ -26,10 +29,10 @@ from ._instances import (
     N_SAMPLED,
     SIGMA,
     SIGMA_S,
+    mean_and_se,
     run_seed,
     two_group_problem,
 )
-from ._stats import loglog_slope, mean_se
 
 
 def _thm5_run(rng, prob, *, q, step_server, n_rounds, x0, eligible, n_sampled, local_steps):
@@ -93,7 +96,7 @@ def q_condition_heterogeneous(*, rng, qs, step_server, n_rounds, n_seeds):
             reads.append(readings)
         share = {k: float(np.mean([r[k] for r in reads])) for k in reads[0]}
         applicable &= max(share.values()) == 1.0
-        m_, s_ = mean_se(errs)
+        m_, s_ = mean_and_se(errs)
         measured.append(float(m_))
         ses.append(float(s_))
         bounds.append(_thm5_bound(prob, q=q, eta_c=eta_c, eta_bar=eta_bar,
@@ -134,7 +137,7 @@ def homogeneous_bound(*, rng, q, step_server, rounds, n_seeds):
                 eligible=np.arange(6), n_sampled=3, local_steps=LOCAL_STEPS)
             errs.append(err)
             lin.append(readings)
-        m_, s_ = mean_se(errs)
+        m_, s_ = mean_and_se(errs)
         measured.append(float(m_))
         ses.append(float(s_))
         bounds.append(_thm5_bound(prob, q=q, eta_c=eta_c, eta_bar=eta_bar,
@@ -197,7 +200,8 @@ def cor2_rate(*, rng, rounds, n_seeds, n_boot):
             errs[i, j] = _thm5_run(child, prob, q=0.5, step_server=eta_s, n_rounds=R,
                                    x0=(0.0, 3.0), eligible=np.arange(6), n_sampled=2,
                                    local_steps=2)[0]
-    fit = loglog_slope(np.asarray(rounds, float), errs, rng=rng, n_boot=n_boot)._asdict()
+    fit = asdict(loglog_slope(np.asarray(rounds, float), errs, rng=rng, n_boot=n_boot,
+                              mean="arithmetic"))
     return Evidence(measured=fit["slope"], theoretical=(-1.15, -0.8), relation="in",
                     tolerance=Tolerance(0.0, "spec V6 window", "rate -1 up to a log factor"),
                     details={"fit": fit, "mean_error": errs.mean(axis=0), "rounds": rounds})

@@ -12,8 +12,7 @@ from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pac import LEARNERS, TARGETS, draw_plan, failure_indicators, two_point_distribution
-
-from ._stats import clopper_pearson
+from flbounds.stats import clopper_pearson
 
 GRID_QUICK = [(2, 1, 1), (10, 1, 1), (10, 5, 1), (10, 9, 1), (10, 5, 10), (10, 9, 100),
               (10, 1, 1000)]

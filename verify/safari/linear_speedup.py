@@ -8,13 +8,16 @@ claim needs, spec 7.A.13), eta_c = 2 eta_s / K <= 1/(4 sqrt(30) L K) checked for
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.safari_closed_forms import ClientQuadratics, thm4_q_max, thm4_rhs
+from flbounds.stats import loglog_slope
 
-from ._stats import loglog_slope, mean_se
+from ._instances import mean_and_se
 
 MU, N_CLIENTS, CENTER, Q, SIGMA2 = 0.1, 16, np.array([1.0, -0.5]), 0.5, 1.0
 
@@ -63,8 +66,10 @@ def linear_speedup(*, rng, ms, K, R_fixed, Rs, m_fixed, n_seeds, n_boot):
     (spec V5.a), bootstrap CIs over seeds reported."""
     by_mk = _sweep(rng, [(m, K, R_fixed) for m in ms], n_seeds)
     by_r = _sweep(rng, [(m_fixed, K, R) for R in Rs], n_seeds)
-    fit_mk = loglog_slope(np.array(ms, float) * K, by_mk, rng=rng, n_boot=n_boot)._asdict()
-    fit_r = loglog_slope(np.array(Rs, float), by_r, rng=rng, n_boot=n_boot)._asdict()
+    fit_mk = asdict(loglog_slope(np.array(ms, float) * K, by_mk, rng=rng, n_boot=n_boot,
+                                 mean="arithmetic"))
+    fit_r = asdict(loglog_slope(np.array(Rs, float), by_r, rng=rng, n_boot=n_boot,
+                                mean="arithmetic"))
     return Evidence(measured=[fit_mk["slope"], fit_r["slope"]], theoretical=[(-0.6, -0.4)] * 2,
                     relation="in",
                     tolerance=Tolerance(0.0, "spec V5 window", "exponent -1/2 +- 0.1"),
@@ -93,7 +98,7 @@ def homogeneous_bound(*, rng, configs, n_seeds):
                                    sigma_G2=0.0, local_steps=K, L=prob.L, step_server=eta_s,
                                    printed=False)
         ok &= bool(np.all(linear & (Q <= q_max) | (~linear)))
-        m_, s_ = mean_se(avg)
+        m_, s_ = mean_and_se(avg)
         measured.append(float(m_))
         ses.append(float(s_))
         rhs.append(thm4_rhs(delta_f=delta_f, n_rounds=R, step_server=eta_s, q=Q, L=prob.L,

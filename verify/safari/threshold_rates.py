@@ -9,12 +9,15 @@ Slopes are OLS on log-log means with a bootstrap over seeds (95% CI).
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.stats import loglog_slope, quantile_lower_bound
 from flbounds.thresholds import lemma1_complexity, pooled_erm_errors, uniform
 
-from ._stats import loglog_slope, mean_se, quantile_lower_bound
+from ._instances import mean_and_se
 
 CLIENT, SERVER = uniform(0.2, 0.6), uniform(0.0, 1.0)
 CLIENT_DENSITY = 2.5   # density of D = U[0.2, 0.6] relative to P near an inner boundary
@@ -54,7 +57,7 @@ def threshold_fl_floor(*, rng, sizes, n_reps):
     construction's 0.2 (exact: a deterministic inequality per run); the means (spec's gate)
     and their SEs are in details."""
     err = _errors(rng, sizes, n_reps, client_ratio=1, target=0.8, fixed_server=0)
-    mean, se = mean_se(err)
+    mean, se = mean_and_se(err)
     return Evidence(measured=err.min(axis=0), theoretical=[0.2] * len(sizes), relation=">=",
                     tolerance=Tolerance.exact("per-run inequality eps_P = 0.8 - t_hat, t_hat "
                                               "< 0.6"),
@@ -84,10 +87,10 @@ def pooled_rate(*, rng, sizes, fixed_server, n_reps, n_boot):
     for name, flip in (("realizable", 0.0), ("massart", 0.1)):
         err = _errors(rng, sizes, n_reps, client_ratio=1, fixed_server=fixed_server,
                       target=0.4, flip=flip)
-        fits[name] = loglog_slope(eff, err, rng=rng, n_boot=n_boot)._asdict()
+        fits[name] = asdict(loglog_slope(eff, err, rng=rng, n_boot=n_boot, mean="arithmetic"))
         server = _errors(rng, [fixed_server], n_reps, client_ratio=0, target=0.4, flip=flip)
-        mp, sp = mean_se(err)
-        ms, ss = mean_se(server)
+        mp, sp = mean_and_se(err)
+        ms, ss = mean_and_se(server)
         diffs.extend(mp - ms)
         diff_se.extend(np.sqrt(sp ** 2 + ss ** 2))
         levels[name] = {"pooled_mean": mp, "server_only_mean": float(ms[0])}
@@ -115,8 +118,8 @@ def rate_when_boundary_missed(*, rng, sizes, fixed, n_reps, n_boot):
     x = np.asarray(sizes, dtype=float)
     err_t = _errors(rng, sizes, n_reps, client_ratio=0, fixed_client=fixed, target=0.8)
     err_s = _errors(rng, sizes, n_reps, client_ratio=1, fixed_server=fixed // 10, target=0.8)
-    fit_t = loglog_slope(x, err_t, rng=rng, n_boot=n_boot)._asdict()
-    fit_s = loglog_slope(x, err_s, rng=rng, n_boot=n_boot)._asdict()
+    fit_t = asdict(loglog_slope(x, err_t, rng=rng, n_boot=n_boot, mean="arithmetic"))
+    fit_s = asdict(loglog_slope(x, err_s, rng=rng, n_boot=n_boot, mean="arithmetic"))
     return Evidence(measured=[fit_t["slope"], fit_s["slope"]],
                     theoretical=[(-1.2, -0.8), (-0.1, 0.1)], relation="in",
                     tolerance=SLOPE_BAND, details={"vs_n_T": fit_t, "vs_n_S": fit_s,
@@ -149,7 +152,7 @@ def gain_matches_centralized(*, rng, sizes, fixed_server, n_reps, n_boot):
     outside [-1.2, -0.8] (spec V3.iii)."""
     x = np.asarray(sizes, dtype=float)
     err = _errors(rng, sizes, n_reps, client_ratio=1, fixed_server=fixed_server, target=0.8)
-    fit = loglog_slope(x, err, rng=rng, n_boot=n_boot)._asdict()
+    fit = asdict(loglog_slope(x, err, rng=rng, n_boot=n_boot, mean="arithmetic"))
     return Evidence(measured=fit["slope"], theoretical=(-1.2, -0.8), relation="in",
                     tolerance=SLOPE_BAND,
                     details={"fit": fit, "n_T": fixed_server,
@@ -176,7 +179,7 @@ def gain_constant_ratio(*, rng, sizes, ratio, n_reps, n_boot):
     pooled = _errors(rng, sizes, n_reps, client_ratio=ratio, target=0.8)
     server = _errors(rng, sizes, n_reps, client_ratio=0, target=0.8)
     central = _errors(rng, [int(t) for t in total], n_reps, client_ratio=0, target=0.8)
-    fit = loglog_slope(total, pooled, rng=rng, n_boot=n_boot)._asdict()
+    fit = asdict(loglog_slope(total, pooled, rng=rng, n_boot=n_boot, mean="arithmetic"))
     mp, ms, mc = pooled.mean(axis=0), server.mean(axis=0), central.mean(axis=0)
     return Evidence(measured=fit["slope"], theoretical=(-1.2, -0.8), relation="in",
                     tolerance=SLOPE_BAND,
@@ -240,8 +243,8 @@ def negative_control(*, rng, sizes, n_reps):
     <= 0.05; 4 MC SEs."""
     pooled = _errors(rng, sizes, n_reps, client_ratio=10, target=0.4, client_target=0.5)
     server = _errors(rng, sizes, n_reps, client_ratio=0, target=0.4)
-    mp, sp = mean_se(pooled)
-    ms, ss = mean_se(server)
+    mp, sp = mean_and_se(pooled)
+    ms, ss = mean_and_se(server)
     return Evidence(measured=list(mp) + list(-ms), theoretical=[0.05] * len(sizes)
                     + [-0.05] * len(sizes), relation=">=",
                     tolerance=Tolerance.mc(np.concatenate([sp, ss])),

@@ -44,11 +44,12 @@ def band(ax, x, samples, *, label: str, color=None) -> None:
 def run_figure(module, argv) -> list[Path]:
     """The ``main`` of a figure module: parse arguments, ``compute``, ``plot``, ``save``.
 
-    The figure's name is the module's ``NAME`` (default: the module name), its description
+    The figure's name is the module's ``NAME`` (default: the file name), its description
     the first line of the module docstring.
     """
     description = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
     args = parse_args(argv, description)
     data = module.compute(args.profile, args.seed)
-    name = getattr(module, "NAME", module.__name__.rsplit(".", 1)[-1])
+    # the module's own name, also when it runs as ``python -m figures.<name>`` (__main__)
+    name = getattr(module, "NAME", Path(module.__file__).stem)
     return save(module.plot(data), data, args.out, name)

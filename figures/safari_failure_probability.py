@@ -17,7 +17,7 @@ from scipy import stats
 
 from figures._common import run_figure
 from flbounds.pac import draw_plan, failure_indicators, two_point_distribution
-from verify.safari._stats import clopper_pearson
+from flbounds.stats import clopper_pearson
 
 NAME = "safari_failure_probability"
 M, m = 10, 5
@@ -34,7 +34,7 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
         k = np.array([failure_indicators(draw_plan(rng, M, m, int(n), n_reps=n_reps,
                                                    n_server=n_t), "erm", "f2", M, m)[0].sum()
                       for n in ns])
-        lo, hi = clopper_pearson(k, n_reps)
+        lo, hi = np.array([clopper_pearson(int(kk), n_reps) for kk in k]).T
         exact = stats.binom.cdf((M - m) * ns, M * ns, p_x2) * (1 - p_x2) ** n_t
         data.update({f"mc_{n_t}": k / n_reps, f"lo_{n_t}": lo, f"hi_{n_t}": hi,
                      f"exact_{n_t}": exact})

@@ -10,6 +10,10 @@ from .baselines import proxskip as proxskip
 from .baselines import scaffold as scaffold
 from .batched import fedavg_batched as fedavg_batched
 from .batched import focus_batched as focus_batched
+from .batched_safari import safari_batched as safari_batched
+from .batched_safari import safari_plans as safari_plans
+from .batched_sampler import fedavg_sampler_batched as fedavg_sampler_batched
+from .batched_sampler import sampler_uniforms as sampler_uniforms
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.algorithms.batched_safari import safari_batched, stack_safari_plans
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.safari_closed_forms import ClientQuadratics
 from flbounds.stats import mc_mean
@@ -32,6 +33,28 @@ def run_seed(rng, problem, *, n_rounds, q, step_server, step_client, x0, eligibl
     trace = safari(problem, plan, step_client=step_client, step_server=step_server,
                    x0=np.asarray(x0, dtype=float))
     return plan, trace
+
+
+#: plan memory (client noise, doubles) per batched SAFARI call; larger seed sets run in chunks
+PLAN_DOUBLES_PER_CALL = 2_000_000
+
+
+def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, **plan_kwargs):
+    """One plan per generator (drawn exactly as :func:`safari_plan` would), all run by
+    :func:`~flbounds.algorithms.batched_safari.safari_batched` in chunks of replicates.
+
+    Yields ``(plan, trace)`` per chunk, both with a leading replicate axis; replicate b is
+    bit for bit ``run_seed(rngs[b], ...)`` (same draws in the same order, same iterates).
+    """
+    rngs = list(rngs)
+    per_rep = (plan_kwargs["n_rounds"] * plan_kwargs["n_sampled"] * plan_kwargs["local_steps"]
+               * plan_kwargs["dim"])
+    chunk = max(1, PLAN_DOUBLES_PER_CALL // per_rep)
+    for start in range(0, len(rngs), chunk):
+        plan = stack_safari_plans([safari_plan(rng, **plan_kwargs)
+                                   for rng in rngs[start:start + chunk]])
+        yield plan, safari_batched(problem, plan, step_client=step_client,
+                                   step_server=step_server, x0=np.asarray(x0, dtype=float))
 
 
 def grad_norm2(problem, xs) -> np.ndarray:

@@ -1,0 +1,102 @@
+r"""SAFARI over a replicate axis: many random plans in one compiled call.
+
+For Monte Carlo over SAFARI's randomness (round types, sampled clients, gradient noise):
+``plans`` is a sequence of :class:`~flbounds.algorithms.safari.SafariPlan` (or one SafariPlan
+whose fields carry a leading replicate axis) and replicate b is exactly
+``safari(problem, plans[b], ...)``, bit for bit. Quadratic problems run every replicate in one
+compiled call, in parallel over replicates (each replicate's rounds serial, so the numbers do
+not depend on the thread count); other problems loop over the replicates in Python.
+Memory per replicate: the server trace (R + 1, d) and the (R,) local-gradient record, plus
+O(d) scratch per running replicate; no client states are kept.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from flbounds.algorithms.safari import SafariPlan, _check, safari, safari_plan
+from flbounds.kernels.scale_safari import safari_quadratic_batch
+from flbounds.problems import Quadratic
+
+
+class BatchedSafariTrace(NamedTuple):
+    """Replicate b's :class:`~flbounds.algorithms.safari.SafariTrace` fields at index b."""
+
+    x: np.ndarray                 # (B, R + 1, d) server iterates
+    client_round: np.ndarray      # (B, R) round types used
+    local_grad_norm2: np.ndarray  # (B, R) as in SafariTrace, NaN on server rounds
+
+
+def stack_safari_plans(plans) -> SafariPlan:
+    """Stack a sequence of SafariPlans (same R, m, K, d) into one with a leading replicate
+    axis; a SafariPlan whose ``client_round`` is already 2-D is returned as contiguous arrays.
+    """
+    if isinstance(plans, SafariPlan) and np.ndim(plans.client_round) == 2:
+        fields = [np.asarray(f) for f in plans]
+    else:
+        plans = list(plans)
+        if not plans or not all(isinstance(p, SafariPlan) for p in plans):
+            raise ValueError("plans must be a non-empty sequence of SafariPlan or a stacked "
+                             "SafariPlan with a leading replicate axis")
+        shapes = {tuple(np.shape(f) for f in p) for p in plans}
+        if len(shapes) != 1:
+            raise ValueError("plans must all have the same shapes (R, m, K, d)")
+        fields = [np.stack([np.asarray(p[j]) for p in plans]) for j in range(4)]
+    if fields[0].ndim != 2 or fields[0].shape[0] < 1:
+        raise ValueError("stacked plan.client_round must have shape (n_reps >= 1, R)")
+    return SafariPlan(*(np.ascontiguousarray(f) for f in fields))
+
+
+def safari_plans(rngs, **plan_kwargs) -> SafariPlan:
+    """Stacked plans, replicate b drawn by :func:`safari_plan` from ``rngs[b]`` (the same
+    draws, in the same order, as one unbatched plan per generator)."""
+    return stack_safari_plans([safari_plan(rng, **plan_kwargs) for rng in rngs])
+
+
+def _replicate(plan: SafariPlan, rep: int) -> SafariPlan:
+    return SafariPlan(*(f[rep] for f in plan))
+
+
+def safari_batched(problem, plans, *, step_client: float, step_server: float, x0=None,
+                   fast: bool = True) -> BatchedSafariTrace:
+    r"""SAFARI (:func:`~flbounds.algorithms.safari.safari`) for every plan in ``plans``.
+
+    Parameters
+    ----------
+    problem
+        As in :func:`~flbounds.algorithms.safari.safari`; a
+        :class:`flbounds.problems.Quadratic` runs every replicate in one numba call when
+        ``fast`` is True.
+    plans : sequence of SafariPlan, or SafariPlan with a leading replicate axis
+        Replicate b's plan (see :func:`stack_safari_plans`, :func:`safari_plans`).
+    step_client, step_server, x0
+        As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates.
+
+    Returns
+    -------
+    BatchedSafariTrace
+        ``x[b]``, ``client_round[b]``, ``local_grad_norm2[b]`` equal the fields of
+        ``safari(problem, plans[b], ...)`` exactly.
+    """
+    plan = stack_safari_plans(plans)
+    n_reps, n_rounds = plan.client_round.shape
+    x0 = np.asarray(_check(problem, _replicate(plan, 0), step_client, step_server, x0))
+    for rep in range(1, n_reps):
+        _check(problem, _replicate(plan, rep), step_client, step_server, x0)
+    if not (fast and isinstance(problem, Quadratic)):
+        runs = [safari(problem, _replicate(plan, rep), step_client=step_client,
+                       step_server=step_server, x0=x0, fast=fast) for rep in range(n_reps)]
+        return BatchedSafariTrace(*(np.stack([r[j] for r in runs]) for j in range(3)))
+    A = np.ascontiguousarray(problem.A, dtype=float)
+    b = np.ascontiguousarray(problem.b, dtype=float)
+    xs = np.empty((n_reps, n_rounds + 1, problem.dim))
+    g2 = np.empty((n_reps, n_rounds))
+    safari_quadratic_batch(A, b, A.mean(axis=0), b.mean(axis=0),
+                           np.ascontiguousarray(x0, dtype=float), plan.client_round,
+                           plan.clients.astype(np.int64, copy=False),
+                           plan.client_noise.astype(float, copy=False),
+                           plan.server_noise.astype(float, copy=False),
+                           float(step_client), float(step_server), xs, g2)
+    return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

@@ -1,0 +1,234 @@
+r"""One round of the ISP samplers of [003] (uniform ISP, K-Vib, the oracle) for many replicates.
+
+Exact compiled ports of the NumPy/Python operations of the unbatched path, so that the batched
+FedAvg-with-sampler run equals it bit for bit:
+
+- :func:`numpy_sum` is NumPy's pairwise summation of a contiguous float64 vector (blocks of at
+  most 128 values summed in 8 interleaved partial sums, halves combined recursively), the order
+  ``np.sum`` uses (checked against ``np.sum`` in the tests);
+- :func:`isp_probabilities` is :func:`flbounds.sampling.optimal_isp_probabilities` step for
+  step (sort, sequential cumulative sum, binary search over the breakpoints, the linear
+  equation on the bracketing piece, clip);
+- :func:`isp_sampler_round` applies, per replicate, the sampler's probabilities, the cost
+  terms of :func:`flbounds.algorithms.fedavg_sampler.fedavg_sampler` (optimal cost, ISP cost
+  gap, exact ISP variance) and the draw ``U < p``.
+
+No RNG, no validation; the slow twins are the library functions themselves.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+PAIRWISE_BLOCK = 128  # NumPy's PW_BLOCKSIZE
+UNIFORM, KVIB, ORACLE = 0, 1, 2
+
+
+@njit(cache=True, fastmath=False)
+def _block(a, lo, n):
+    """NumPy's sum of one block of n <= 128 values (8 interleaved partial sums)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, fastmath=False)
+def _pairwise(a, lo, n):
+    """NumPy's pairwise sum: blocks of <= 128, halves (multiples of 8) added recursively;
+    the recursion runs on an explicit stack (post-order: left sum + right sum)."""
+    if n <= PAIRWISE_BLOCK:
+        return _block(a, lo, n)
+    depth = 128
+    s_lo, s_n = np.empty(depth, np.int64), np.empty(depth, np.int64)
+    s_stage = np.zeros(depth, np.int64)
+    vals = np.empty(depth)
+    sp, vp = 1, 0
+    s_lo[0], s_n[0], s_stage[0] = lo, n, 0
+    while sp > 0:
+        top = sp - 1
+        cur_lo, cur_n = s_lo[top], s_n[top]
+        if cur_n <= PAIRWISE_BLOCK:
+            vals[vp] = _block(a, cur_lo, cur_n)
+            vp += 1
+            sp -= 1
+            continue
+        n2 = cur_n // 2
+        n2 -= n2 % 8
+        if s_stage[top] == 0:
+            s_stage[top] = 1
+            s_lo[sp], s_n[sp], s_stage[sp] = cur_lo, n2, 0
+            sp += 1
+        elif s_stage[top] == 1:
+            s_stage[top] = 2
+            s_lo[sp], s_n[sp], s_stage[sp] = cur_lo + n2, cur_n - n2, 0
+            sp += 1
+        else:
+            vals[vp - 2] = vals[vp - 2] + vals[vp - 1]
+            vp -= 1
+            sp -= 1
+    return vals[0]
+
+
+@njit(cache=True, fastmath=False)
+def numpy_sum(a, n):
+    """``np.sum(a[:n])`` for contiguous float64 ``a``, bit for bit."""
+    return 0.0 + _pairwise(a, 0, n)
+
+
+@njit(cache=True, fastmath=False)
+def _search(s, v, right):
+    """``np.searchsorted(s, v, side="right" if right else "left")``."""
+    lo, hi = 0, s.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s[mid] < v or (right and s[mid] == v):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, fastmath=False)
+def _clip_sum(s, csum, tau, p_min):
+    n = s.shape[0]
+    n_low = _search(s, p_min * tau, True) if p_min > 0 else 0
+    n_high = n - _search(s, tau, False)
+    n_high = min(n_high, n - n_low)
+    return p_min * n_low + n_high, csum[n - n_high] - csum[n_low]
+
+
+@njit(cache=True, fastmath=False)
+def _bracket(s, csum, start, scale, k, p_min):
+    """Largest / smallest breakpoint s[start + m] / scale with S >= k / S < k (NaN if none)."""
+    lo, hi = -1, s.shape[0] - start
+    while hi - lo > 1:
+        m = (lo + hi) // 2
+        b = s[start + m] / scale if scale != 1.0 else s[start + m]
+        c0, c1 = _clip_sum(s, csum, b, p_min)
+        if c0 + c1 / b >= k:
+            lo = m
+        else:
+            hi = m
+    size = s.shape[0] - start
+    b_lo = np.nan
+    b_hi = np.nan
+    if lo >= 0:
+        b_lo = s[start + lo] / scale if scale != 1.0 else s[start + lo]
+    if hi < size:
+        b_hi = s[start + hi] / scale if scale != 1.0 else s[start + hi]
+    return b_lo, b_hi
+
+
+@njit(cache=True, fastmath=False)
+def isp_probabilities(a, k, p_min, s, csum, out):
+    """``optimal_isp_probabilities(a, k, p_min=p_min)`` into ``out``; ``s`` (N) and ``csum``
+    (N + 1) are scratch."""
+    n = a.shape[0]
+    p_min = min(p_min, k / n)
+    n_pos = 0
+    for i in range(n):
+        if a[i] > 0:
+            n_pos += 1
+    if n_pos == 0 or k - p_min * n <= 0:
+        for i in range(n):
+            out[i] = k / n
+        return
+    if k >= n_pos + (n - n_pos) * p_min:
+        for i in range(n):
+            out[i] = 1.0 if a[i] > 0 else (k - n_pos) / (n - n_pos)
+        return
+    s[:] = np.sort(a)
+    csum[0] = 0.0
+    acc = 0.0
+    for i in range(n):
+        acc += s[i]
+        csum[i + 1] = acc
+    tau_lo, tau_hi = np.nan, np.nan
+    for which in range(2 if p_min > 0 else 1):
+        lo, hi = _bracket(s, csum, n - n_pos, p_min if which == 1 else 1.0, k, p_min)
+        if not math.isnan(lo) and (math.isnan(tau_lo) or lo > tau_lo):
+            tau_lo = lo
+        if not math.isnan(hi) and (math.isnan(tau_hi) or hi < tau_hi):
+            tau_hi = hi
+    probe = 2.0 * tau_lo if math.isnan(tau_hi) else 0.5 * (tau_lo + tau_hi)
+    c0, c1 = _clip_sum(s, csum, probe, p_min)
+    tau = c1 / (k - c0) if (c1 > 0 and k > c0) else tau_lo
+    for i in range(n):
+        v = a[i] / tau
+        if v < p_min:
+            v = p_min
+        if v > 1.0:
+            v = 1.0
+        out[i] = v
+
+
+@njit(cache=True, fastmath=False)
+def isp_sampler_round(kind, pi, omega, budget, theta, gamma, use_sqrt, p_min, uniforms, p,
+                      mask, best, q_gap, variance):
+    """One round for every replicate b (rows of ``pi``, ``omega``, ``uniforms`` (B, N)).
+
+    Writes the sampler's probabilities ``p[b]``, the draw ``mask[b] = uniforms[b] < p[b]``,
+    ``best[b]`` = min over P_K of sum pi^2/p, ``q_gap[b]`` = sum_{pi > 0} pi^2/p[b] - best[b]
+    and ``variance[b]`` = sum (1 - p)/p pi^2, in the unbatched path's operation order.
+    ``omega`` is read only (K-Vib's state; the caller applies the update after the draw).
+    """
+    n_reps, n = pi.shape
+    s, csum, w = np.empty(n), np.empty(n + 1), np.empty(n)
+    p_opt, terms = np.empty(n), np.empty(n)
+    floor = theta * budget / n
+    for rep in range(n_reps):
+        a = pi[rep]
+        pr = p[rep]
+        if kind == UNIFORM:
+            for i in range(n):
+                pr[i] = budget / n
+        elif kind == ORACLE:
+            isp_probabilities(a, budget, p_min, s, csum, pr)
+        else:
+            for i in range(n):
+                w[i] = omega[rep, i] + gamma
+                if use_sqrt:
+                    w[i] = math.sqrt(w[i])
+            isp_probabilities(w, budget, 0.0, s, csum, p_opt)
+            for i in range(n):
+                pr[i] = (1.0 - theta) * p_opt[i] + floor
+        isp_probabilities(a, budget, 0.0, s, csum, p_opt)
+        m = 0
+        for i in range(n):
+            if a[i] > 0:
+                terms[m] = a[i] * a[i] / p_opt[i]
+                m += 1
+        best[rep] = numpy_sum(terms, m)
+        m = 0
+        for i in range(n):
+            if a[i] > 0:
+                terms[m] = a[i] * a[i] / pr[i]
+                m += 1
+        q_gap[rep] = numpy_sum(terms, m) - best[rep]
+        for i in range(n):
+            terms[i] = (1 - pr[i]) / pr[i] * a[i] * a[i]
+        variance[rep] = numpy_sum(terms, n)
+        for i in range(n):
+            mask[rep, i] = uniforms[rep, i] < pr[i]

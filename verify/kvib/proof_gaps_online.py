@@ -1,5 +1,6 @@
 r"""K-Vib online-learning proofs: App. D.1 (Theorem 5.1) and Theorem D.1 / eq. (51) ([003];
-spec section 6 items 12 and 13).
+spec section 6 items 12 and 13: the :math:`\Pi_*^2` typo, the "average from above" step, the
+:math:`22N^2G^2/\bar z` last term and the ignored :math:`p_{\min}=K/(2N)` branch).
 
 Already encoded elsewhere and not repeated here: the uncapped minimum of eqs. (39)-(40)
 (``kvib.thm5_1.proof_uncapped_minimum``, ``kvib.thm5_1.capped_regime``), Theorem 5.1 on

@@ -5,9 +5,10 @@ Runs ``python -m flbounds check --profile quick`` with 1 and with 2 workers, and
 subprocess writing to a fresh results directory. Only the durations in an existing results
 store (``--history``, default ``flbounds-results/results.jsonl``) are copied in, so tasks
 start longest first as in a user's repeated runs; nothing is resumed, every task is
-computed. Reported: wall seconds, the summed task seconds (CPU-bound work), the verdict
-counts, how many claims met their expected verdict, and the peak resident memory of the
-largest process (``ru_maxrss`` of the children).
+computed; each run's results (its ``--json``) are kept beside the table. Reported: wall
+seconds, the summed task seconds (CPU-bound work), the verdict counts, how many claims met
+their expected verdict, and the peak resident memory of the largest process (``ru_maxrss``
+of the children).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ HISTORY = Path("flbounds-results") / "results.jsonl"
 
 
 def run_check(profile: str, workers: int, history: Path | None,
-              patterns: list[str]) -> dict:
-    """One ``flbounds check`` run in a subprocess; its wall time and summary."""
+              patterns: list[str], keep: Path) -> dict:
+    """One ``flbounds check`` run in a subprocess; its wall time and summary. The run's
+    results (``--json``) are kept at ``keep``."""
     with tempfile.TemporaryDirectory(prefix="flbounds-wall-") as tmp:
         results = Path(tmp) / "results"
         results.mkdir()
@@ -47,6 +49,7 @@ def run_check(profile: str, workers: int, history: Path | None,
         if proc.returncode not in (0, 1) or not out.is_file():
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
         rows = json.loads(out.read_text())
+        shutil.copyfile(out, keep)
     verdicts = Counter(r["verdict"] for r in rows)
     return {
         "profile": profile,
@@ -70,10 +73,12 @@ def main(argv=None):
     parser.add_argument("--pattern", nargs="*", default=[],
                         help="claims to run (default: all)")
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
     runs = [("quick", 1), ("quick", 2)] + ([("full", 2)] if args.profile == "full" else [])
     rows = []
     for profile, workers in runs:
-        row = run_check(profile, workers, args.history, args.pattern)
+        keep = args.out / f"{NAME}_{profile}_{workers}w_results.json"
+        row = run_check(profile, workers, args.history, args.pattern, keep)
         print(f"check --profile {profile} --workers {workers}: {row['wall_s']:.0f} s",
               file=sys.stderr)
         rows.append(row)

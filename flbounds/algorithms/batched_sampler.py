@@ -29,6 +29,7 @@ import numpy as np
 from flbounds.algorithms.fedavg_sampler import (
     SamplerTrace,
     _restrict,
+    check_weights_and_availability,
     exact_variance,
 )
 from flbounds.kernels.scale_sampler import KVIB, ORACLE, UNIFORM, isp_sampler_round
@@ -90,17 +91,8 @@ def _check_inputs(problem, samplers, uniforms, weights, availability, avail_prob
         if getattr(s, "procedure", None) != "isp" or getattr(s, "n_clients", n) != n:
             raise ValueError("samplers must be independent-sampling (procedure 'isp') "
                              f"samplers over {n} clients")
-    lam = np.asarray(weights if weights is not None else getattr(problem, "weights",
-                                                                   np.full(n, 1.0 / n)))
-    if lam.shape != (n,) or np.any(lam < 0) or abs(lam.sum() - 1) > 1e-9:
-        raise ValueError("weights must be a nonnegative vector of length N summing to 1")
-    if (availability is None) != (avail_probs is None):
-        raise ValueError("availability and avail_probs must be given together")
-    if availability is not None:
-        availability = np.asarray(availability, dtype=bool)
-        avail_probs = np.asarray(avail_probs, dtype=float)
-        if availability.shape != uniforms.shape or np.any(avail_probs <= 0):
-            raise ValueError("availability must be (n_reps, n_rounds, N) and avail_probs > 0")
+    lam, availability, avail_probs = check_weights_and_availability(
+        problem, weights, availability, avail_probs, uniforms.shape, "(n_reps, n_rounds, N)")
     return samplers, uniforms, lam, availability, avail_probs
 
 

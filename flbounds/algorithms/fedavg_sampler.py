@@ -69,6 +69,25 @@ def _restrict(draw: Draw, available: np.ndarray, avail_probs: np.ndarray) -> Dra
                 draw.probs[keep] * q)
 
 
+def check_weights_and_availability(problem, weights, availability, avail_probs, shape,
+                                   shape_name: str):
+    r"""Validated client weights :math:`\lambda` (default ``problem.weights`` or uniform) and
+    straggler plan (bool array of ``shape``) with its probabilities :math:`q_i > 0`."""
+    n = problem.n_clients
+    lam = np.asarray(weights if weights is not None else getattr(problem, "weights",
+                                                                   np.full(n, 1.0 / n)))
+    if lam.shape != (n,) or np.any(lam < 0) or abs(lam.sum() - 1) > 1e-9:
+        raise ValueError("weights must be a nonnegative vector of length N summing to 1")
+    if (availability is None) != (avail_probs is None):
+        raise ValueError("availability and avail_probs must be given together")
+    if availability is not None:
+        availability = np.asarray(availability, dtype=bool)
+        avail_probs = np.asarray(avail_probs, dtype=float)
+        if availability.shape != shape or np.any(avail_probs <= 0):
+            raise ValueError(f"availability must be {shape_name} and avail_probs > 0")
+    return lam, availability, avail_probs
+
+
 def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
                    local_steps: int, step: float, server_step: float = 1.0, weights=None,
                    x0=None, availability=None, avail_probs=None) -> SamplerTrace:
@@ -90,17 +109,8 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
         Straggler plan (bool (T, N)) and its known probabilities :math:`q_i > 0`.
     """
     n = problem.n_clients
-    lam = np.asarray(weights if weights is not None else getattr(problem, "weights",
-                                                                   np.full(n, 1.0 / n)))
-    if lam.shape != (n,) or np.any(lam < 0) or abs(lam.sum() - 1) > 1e-9:
-        raise ValueError("weights must be a nonnegative vector of length N summing to 1")
-    if (availability is None) != (avail_probs is None):
-        raise ValueError("availability and avail_probs must be given together")
-    if availability is not None:
-        availability = np.asarray(availability, dtype=bool)
-        avail_probs = np.asarray(avail_probs, dtype=float)
-        if availability.shape != (n_rounds, n) or np.any(avail_probs <= 0):
-            raise ValueError("availability must be (n_rounds, N) and avail_probs > 0")
+    lam, availability, avail_probs = check_weights_and_availability(
+        problem, weights, availability, avail_probs, (n_rounds, n), "(n_rounds, N)")
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
     xs, loss, grad_sq = [x.copy()], [], []
     var, opt_var, q_gap, sum_sq, sizes = (np.empty(n_rounds) for _ in range(5))

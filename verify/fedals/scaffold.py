@@ -170,8 +170,7 @@ def printed_literal(*, rng, n_clients, alphas, n_steps, local_steps, step):
     error per cell; tolerance the corrected algorithm's float64 floor on the same cell.
     Expected ``violated``. The sign error alone is already fatal: details give the variant
     with the server term read as the mean (``printed_alg4_mean``), which diverges with the
-    same factors.
-    which diverges as well."""
+    same factors."""
     params = dict(n_clients=n_clients, alphas=alphas, n_steps=n_steps,
                   local_steps=local_steps, step=step)
     ev = _evidence("printed_alg4", params)

@@ -296,10 +296,10 @@ def _ratio(a, b):
 
 @claim("fedals.thm43.fixed_data_gap_vs_tau", ref="Thm 4.3; Sec. 4.2 (spec V6(e))",
        kind="remark", expected="holds",
-       statement="Thm 4.3's decrease of the R-round gap in tau relies on |Z_kr| = tau b fresh "
-                 "samples per round: with fixed local datasets reused every round the gap "
-                 "falls much less with tau (ratio gap(tau_max)/gap(tau_min) well above the "
-                 "fresh-data ratio).",
+       statement="Thm 4.3's decrease of the R-round gap in tau comes with |Z_kr| = tau b fresh "
+                 "samples per round: with fixed local datasets reused every round the "
+                 "(end-to-end) gap falls far less with tau (ratio gap(tau_max)/gap(tau_min) "
+                 "well above the fresh-data ratio).",
        quick=dict(R_QUICK, n_samples=40, local_steps=[1, 20]),
        full=dict(R_FULL, n_samples=40))
 def fixed_data_gap_vs_tau(*, rng, n_draws, n_clients, batch_size, step, n_rounds, zeta, lam,
@@ -317,8 +317,16 @@ def fixed_data_gap_vs_tau(*, rng, n_draws, n_clients, batch_size, step, n_rounds
     0.014 (ratio 0.23 +- 0.01). Full (3000 draws, tau in {1, 2, 5, 10, 20}): fixed-data
     gap 0.034, 0.039, 0.037, 0.034, 0.030 (ratio 0.89 +- 0.02) vs fresh-data ratio 0.224 +-
     0.002; measured 0.59. The fixed-data gap is not flat (paired tau = 20 vs 1: -0.0036
-    +- 0.0004 at full size), so the remark says "falls far less", not "does not fall". It
-    shows the scope of the paper's "more local steps help" reading; ``holds`` expected."""
+    +- 0.0004 at full size), so the remark says "falls far less", not "does not fall".
+
+    Two caveats, reported rather than hidden. (i) The spec's V6(e) predicted that with
+    reused data a larger tau would *raise* the gap; it does not: the gap falls slightly
+    (details ``spec_v6e_gap_rises`` is False, from the paired difference's one-sided 95%
+    limit). (ii) The two ratios are of different quantities (the fixed-data end-to-end gap
+    of the final model vs the fresh-data round-averaged corrected gap on tau b samples), so
+    the comparison shows that the fresh-data decrease comes with the sample count growing in
+    tau, not a like-for-like effect of reusing data. It bounds the scope of the paper's
+    "more local steps help" reading; ``holds`` expected."""
     model = RidgeModel(rng.standard_normal(DIM) + zeta * rng.standard_normal((n_clients, DIM)),
                        NOISE_SD, lam)
     w = np.full(n_clients, 1.0 / n_clients)
@@ -346,4 +354,6 @@ def fixed_data_gap_vs_tau(*, rng, n_draws, n_clients, batch_size, step, n_rounds
                              "ratio_fixed": [r_fixed, se_fixed], "ratio_fresh": [r_fresh, se_fresh],
                              "paired_diff_fixed": [float(diff.mean()),
                                                    float(diff.std(ddof=1) / np.sqrt(n_draws))],
+                             "spec_v6e_gap_rises": bool(
+                                 diff.mean() - 1.645 * diff.std(ddof=1) / np.sqrt(n_draws) > 0),
                              "n_samples": n_samples})

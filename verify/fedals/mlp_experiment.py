@@ -45,9 +45,10 @@ def _table(res):
 
 @claim("fedals.v9.gap_falls_with_alpha", ref="Sec. 5-6 (intuition), Table 2", kind="remark",
        expected="not-applicable", expected_full="holds",
-       statement="In the non-iid split, averaging the representation layers less often "
-                 "(larger alpha) lowers the generalization gap (test loss - train loss) "
-                 "without raising the test loss (i.e. not merely by underfitting).",
+       statement="In the non-iid split, in the regime where larger alpha does not raise the "
+                 "test loss (so a smaller gap is not mere underfitting), averaging the "
+                 "representation layers less often (larger alpha) lowers the generalization "
+                 "gap (test loss - train loss).",
        quick=dict(QUICK, alphas=ALPHAS), full=dict(FULL, alphas=ALPHAS))
 def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     r"""Rule (spec V9): Spearman(alpha, mean gap) <= -0.9, and the gap at the largest alpha is
@@ -57,10 +58,11 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
 
     Regime gate. The gap is test loss minus training loss, so it also falls when larger alpha
     simply trains less (training loss up, test loss up too): that is underfitting, not better
-    generalization, and says nothing about the paper's intuition. The claim is therefore
-    applicable only when the mean test loss at the largest alpha is not above the one at
-    alpha = 1 (mean over seeds, paired); otherwise the verdict is ``not-applicable`` with the
-    per-alpha train/test losses in details.
+    generalization, and says nothing about the paper's intuition. Not raising the test loss is
+    therefore the claim's hypothesis, not part of its conclusion: the claim is applicable unless
+    the test loss at the largest alpha is significantly above the one at alpha = 1 (paired over
+    seeds, one-sided 95% lower limit of the change > 0); otherwise the verdict is
+    ``not-applicable`` with the per-alpha train/test losses in details.
 
     Quick (3 seeds, 600 steps, seed 0) is in the underfitting regime: the training loss rises
     with alpha (0.28 at alpha = 1 to 1.49 at 100), the test loss too (1.02 to 1.71), and the
@@ -79,11 +81,12 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     ends = _paired(res[alphas[0]].gap, res[alphas[-1]].gap)
     test_change = _paired(res[alphas[0]].test_loss, res[alphas[-1]].test_loss)
     train_change = _paired(res[alphas[0]].train_loss, res[alphas[-1]].train_loss)
-    fitted = test_change["mean"] <= 0.0
+    fitted = test_change["lower"] <= 0.0   # no significant rise of the test loss
     acc = [res[a].test_acc.mean() for a in alphas]
     reason = "" if fitted else (
         f"underfitting regime: test loss rises from alpha={alphas[0]} to alpha={alphas[-1]} "
-        f"by {test_change['mean']:.3f} (train loss by {train_change['mean']:.3f}); the gap "
+        f"by {test_change['mean']:.3f} +- {test_change['se']:.3f} (train loss by "
+        f"{train_change['mean']:.3f}); the gap "
         "falls only because the training loss rises faster")
     return Evidence(measured=[rho, ends["upper"]], theoretical=[-0.9, 0.0], relation="<=",
                     tolerance=Tolerance(0.0, "exact", "rank statistic and a 95% t-limit"),

@@ -74,17 +74,6 @@ def _eq33_instance():
     return z, np.array([0.25, 0.75]), optimal_isp_probabilities(a, 1.0)
 
 
-
-def _left_factor(c_grad):
-    r"""Sympy: the coefficient of :math:`\|\nabla f\|^2` left after moving every gradient term of
-    the descent display (App. C.2, before eq. 35) to the left, with :math:`L\eta=1/8` (the
-    extreme admissible step) and :math:`T_2`'s gradient coefficient ``c_grad`` (5 printed,
-    30 corrected): :math:`1-\frac{15}{16}-c\,L\gamma\eta^3`."""
-    gamma, eta = sp.symbols("gamma eta", positive=True)
-    L = 1 / (8 * eta)
-    return sp.expand(1 - sp.Rational(15, 16) - c_grad * L * gamma * eta**3), gamma, eta
-
-
 def _bound_a_gradient_coefficient():
     r"""Sympy: the :math:`\|\nabla f\|^2` coefficient of the last line bounding (A),
     :math:`\gamma\eta_l^2(5R\sigma_l^2+30R^2(\sigma_g^2+\|\nabla f\|^2))` with
@@ -178,35 +167,15 @@ def bound_a_factor_six(*, rng):
     exactly :math:`\sigma^2` (in ``details``). Expected **violated**. No numeric instance
     refutes the printed bound on (A) itself (Lemma B.6's constant 30 is loose, cf.
     ``kvib.lemma_b6.averaged``), so this is recorded on the algebra only. Its effect:
-    the left factor of eq. (36) becomes :math:`(1-60\gamma^t\eta^2)/16`
-    (``kvib.thm4_1.bound_a_corrected_rho``). Exact (symbolic)."""
+    by the same arithmetic that turns the printed coefficient into eq. (36)'s left factor
+    :math:`(1-10\gamma^t\eta^2)/16`, the corrected one gives :math:`(1-60\gamma^t\eta^2)/16`,
+    so the proof's :math:`\rho>0` needs :math:`\eta<1/\sqrt{60\max_t\gamma^t}`. Exact
+    (symbolic)."""
     coeff, remainder = _bound_a_gradient_coefficient()
     return Evidence(measured=float(coeff), theoretical=1.0, relation="==",
                     tolerance=Tolerance.exact("sympy, exact rationals"),
                     details={"gradient_coefficient": str(coeff),
                              "remainder_minus_sigma2": str(remainder)})
-
-
-@claim("kvib.thm4_1.bound_a_corrected_rho", ref="Thm 4.1 proof, App. C.2 eqs. (34)-(36) with "
-       "the factor 6 kept", kind="proof-step", expected="holds",
-       statement="With T_2's gradient coefficient 30 gamma eta^2, eq. (36)'s left factor is "
-                 "(1 - 60 gamma^t eta^2)/16 (printed: (1 - 10 gamma^t eta^2)/16 from 5).",
-       quick=dict(), full=dict())
-def bound_a_corrected_rho(*, rng):
-    r"""Companion of ``kvib.thm4_1.bound_a_factor_six``. Sympy moves the gradient terms of the
-    descent display to the left at the extreme step :math:`L\eta=1/8`: with coefficient c it
-    leaves :math:`\frac1{16}(1-2c\gamma\eta^2)`. Measured: the residuals of the two identities
-    c = 5 -> :math:`(1-10\gamma\eta^2)/16` (reproduces the paper's eq. 36, a check of the
-    derivation) and c = 30 -> :math:`(1-60\gamma\eta^2)/16`, both 0. Expected **holds**:
-    the corrected :math:`\rho` needs :math:`\eta<1/\sqrt{60\max_t\gamma^t}`. Exact."""
-    residuals = []
-    for c, k in ((5, 10), (30, 60)):
-        expr, gamma, eta = _left_factor(c)
-        residuals.append(abs(float(sp.simplify(expr - (1 - k * gamma * eta**2) / 16)
-                                   .subs({gamma: 1.3, eta: 0.7}))))
-        residuals.append(float(sp.simplify(expr - (1 - k * gamma * eta**2) / 16) != 0))
-    return Evidence(measured=residuals, theoretical=0.0, relation="==",
-                    tolerance=Tolerance.exact("sympy, exact rationals"))
 
 
 @claim("kvib.thm4_1.bound_a_measured", ref="Thm 4.1 proof, App. C.2, bound on (A) (factor 6 "
@@ -260,10 +229,12 @@ def bound_a_measured(*, rng, n_instances):
 def eta_g_range_needs_l_le_1(*, rng):
     r"""For L > 1 the range is :math:`\eta_g=1`, so :math:`L\eta_g^2Q=LQ>Q` whenever Q > 0;
     the step from eq. (35) to eq. (36) needs :math:`L\le1` (or keeps :math:`L\eta_g^2Q`).
-    Instance: the two-client scalar quadratic :math:`f_i=x^2-b_ix` (L = 2, from
-    :class:`flbounds.problems.Quadratic`), :math:`\eta_g=1`, and the sampling pair of
-    ``kvib.thm4_1.eq33_no_factor_two`` with the audit's
-    :math:`Q=\mathbb V(p)-\mathbb V(p^*)=1/3`. Measured :math:`L\eta_g^2Q=2/3` against Q.
+    The verdict follows from L > 1 and Q > 0 alone (algebra, recorded with numbers):
+    L = 2 is the smoothness of the two-client scalar quadratic :math:`f_i=x^2-b_ix` (from
+    :class:`flbounds.problems.Quadratic`), so :math:`\eta_g=1`; Q = 1/3 is the excess
+    variance :math:`\mathbb V(p)-\mathbb V(p^*)` of the sampling pair of
+    ``kvib.thm4_1.eq33_no_factor_two`` (any Q > 0 would do; the two pieces are not one FL
+    instance). Measured :math:`L\eta_g^2Q=2/3` against Q.
     Expected **violated**. No companion: eq. (35) itself keeps :math:`L\eta_g^2Q` and is
     what the summed checks use with L = 1 (``kvib.thm4_1.descent_chain``). Exact to rounding."""
     problem = Quadratic(np.full((2, 1, 1), 2.0), np.array([[1.0], [-0.5]]))

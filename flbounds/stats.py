@@ -136,6 +136,7 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
     if mean not in ("geometric", "arithmetic"):
         raise ValueError(f"mean must be 'geometric' or 'arithmetic', got {mean!r}")
     lx = _log_positive(x, "x", ndim=1)
+    y = as_float_array(y, "y")
     ly = _log_positive(y, "y")
     n = lx.size
     if n < 3:
@@ -147,7 +148,7 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
     n_boot = check_int(n_boot, "n_boot", minimum=0)
     ci = _check_level(ci, "ci")
     # the values averaged over seeds: log y (geometric) or y itself (arithmetic)
-    avg = as_float_array(y, "y") if mean == "arithmetic" and ly.ndim == 2 else ly
+    avg = y if mean == "arithmetic" and ly.ndim == 2 else ly
     curve = _seeds_curve(avg, mean, axis=0)
     slope, intercept, r2 = _ols(lx, curve)
     low = high = float("nan")

@@ -253,6 +253,25 @@ def proof_max_bounding(*, rng, step_server, n_rounds, n_seeds, q, x0):
                     reason="" if applicable else "max q-condition fails on some seed")
 
 
+def _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
+    """Per cell (q, eta_s), with eta_c = 2 eta_s / K: the mean limit xbar of the expected map
+    and the post-burn-in iterates of ``n_seeds`` runs from x0 = (0, 2) (one child each)."""
+    x0 = np.array([0.0, 2.0])
+    for q in qs:
+        for eta in steps:
+            eta_c = 2 * eta / LOCAL_STEPS
+            xbar = safari_mean_limit(prob, ELIGIBLE, q=q, step_client=eta_c, step_server=eta,
+                                     local_steps=LOCAL_STEPS)
+            runs = [run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
+                             step_client=eta_c, x0=x0)[1].x[burn_in:]
+                    for child in rng.spawn(n_seeds)]
+            yield q, eta, xbar, runs
+
+
+def _batch_means(values, n_batches=10):
+    return [b.mean() for b in np.array_split(values, n_batches)]
+
+
 @claim("safari.alg1.biased_limit", ref="Alg. 1; Remark 3 (spec V5.b)", kind="remark",
        expected="holds",
        statement="With fixed q in (0, 1] and never-participating clients, the mean SAFARI iterate "
@@ -271,28 +290,19 @@ def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     (measured, closed form, first-order (2q/(1+q))^2) are reported in details."""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
-    x0 = np.array([0.0, 2.0])
-    for q in qs:
-        for eta in steps:
-            eta_c = 2 * eta / LOCAL_STEPS
-            xbar = safari_mean_limit(prob, ELIGIBLE, q=q, step_client=eta_c, step_server=eta,
-                                     local_steps=LOCAL_STEPS)
-            tails, floors = [], []
-            for child in rng.spawn(n_seeds):
-                _, tr = run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
-                                 step_client=eta_c, x0=x0)
-                # batch means: 10 batches per seed, each much longer than the chain's
-                # correlation time (~1/(q (1 - (1 - eta_c)^K) + (1 - q) eta_s) <= 60 rounds)
-                tails.extend(b.mean() for b in np.array_split(tr.x[burn_in:, 0], 10))
-                floors.append(grad_norm2(prob, tr.x[burn_in:]).mean())
-            m_, s_ = mean_and_se(tails)
-            measured.append(float(m_))
-            theory.append(float(xbar[0]))
-            ses.append(float(s_))
-            rows.append(dict(q=q, eta_s=eta, xbar=xbar.tolist(), tail_mean=float(m_),
-                             floor_measured=float(np.mean(floors)),
-                             floor_closed_form=float(np.sum(prob.gradient(xbar) ** 2)),
-                             floor_first_order=first_order_floor(q, 1.0)))
+    for q, eta, xbar, runs in _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
+        # batch means: 10 batches per seed, each much longer than the chain's
+        # correlation time (~1/(q (1 - (1 - eta_c)^K) + (1 - q) eta_s) <= 60 rounds)
+        tails = [m for x in runs for m in _batch_means(x[:, 0])]
+        floors = [grad_norm2(prob, x).mean() for x in runs]
+        m_, s_ = mean_and_se(tails)
+        measured.append(float(m_))
+        theory.append(float(xbar[0]))
+        ses.append(float(s_))
+        rows.append(dict(q=q, eta_s=eta, xbar=xbar.tolist(), tail_mean=float(m_),
+                         floor_measured=float(np.mean(floors)),
+                         floor_closed_form=float(np.sum(prob.gradient(xbar) ** 2)),
+                         floor_first_order=first_order_floor(q, 1.0)))
     return Evidence(measured=measured, theoretical=theory, relation="==",
                     tolerance=Tolerance.mc(ses, what="tail average, SE from batch means"),
                     details={"cells": rows})
@@ -313,24 +323,15 @@ def floor_vs_closed_form(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     < 1% between eta_s = 0.02 and 0.002 (reported): it is a property of q, not of the step."""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
-    x0 = np.array([0.0, 2.0])
-    for q in qs:
-        for eta in steps:
-            eta_c = 2 * eta / LOCAL_STEPS
-            xbar = safari_mean_limit(prob, ELIGIBLE, q=q, step_client=eta_c, step_server=eta,
-                                     local_steps=LOCAL_STEPS)
-            closed = float(np.sum(prob.gradient(xbar) ** 2))
-            floors = []   # batch means, as in safari.alg1.biased_limit
-            for child in rng.spawn(n_seeds):
-                g2 = grad_norm2(prob, run_seed(child, prob, n_rounds=n_rounds, q=q,
-                                               step_server=eta, step_client=eta_c,
-                                               x0=x0)[1].x[burn_in:])
-                floors.extend(b.mean() for b in np.array_split(g2, 10))
-            m_, s_ = mean_and_se(floors)
-            measured.append(float(m_))
-            theory.append((closed, 1.03 * closed))
-            ses.append(float(s_))
-            rows.append(dict(q=q, eta_s=eta, floor=float(m_), closed_form=closed))
+    for q, eta, xbar, runs in _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
+        closed = float(np.sum(prob.gradient(xbar) ** 2))
+        # batch means, as in safari.alg1.biased_limit
+        floors = [m for x in runs for m in _batch_means(grad_norm2(prob, x))]
+        m_, s_ = mean_and_se(floors)
+        measured.append(float(m_))
+        theory.append((closed, 1.03 * closed))
+        ses.append(float(s_))
+        rows.append(dict(q=q, eta_s=eta, floor=float(m_), closed_form=closed))
     return Evidence(measured=measured, theoretical=theory, relation="in",
                     tolerance=Tolerance.mc(ses, what="tail average, SE from batch means"),
                     details={"cells": rows})

@@ -1,0 +1,41 @@
+"""Shared pieces of the command line: the one-line usage error, argument types, defaults."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DEFAULT_RESULTS = Path("flbounds-results")
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported in one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line instead of argparse's usage block
+        raise UsageError(message)
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def select_claims(patterns):
+    """The claims matching ``patterns``; an unmatched pattern is a usage error."""
+    from flbounds.ledger import select
+
+    try:
+        return select(patterns)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -13,6 +13,7 @@ from ._common import select_claims
 
 HELP = "list claims: id, paper, ref, kind, expected verdict"
 FORMATS = ("table", "json", "csv")
+REF_WIDTH = 40
 CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "expected", "expected_full", "statement")
 
 
@@ -54,9 +55,10 @@ def run(args) -> int:
 
 
 def print_table(records: list[dict]) -> None:
-    """One heading per paper (key and title), then one line per claim."""
+    """One heading per paper (key and title), then one line per claim (long refs cut;
+    ``--format json`` or ``csv`` and ``flbounds show`` give them whole)."""
     id_width = max(len(r["id"]) for r in records)
-    ref_width = min(36, max(len(r["ref"]) for r in records))
+    ref_width = min(REF_WIDTH, max(len(r["ref"]) for r in records))
     paper = None
     for r in records:
         if r["paper"] != paper:
@@ -64,5 +66,6 @@ def print_table(records: list[dict]) -> None:
             print(("" if paper == records[0]["paper"] else "\n") + f"{paper}: {r['title']}")
         full = "" if r["expected_full"] == r["expected"] else f" (full: {r['expected_full']})"
         where = f"  {r['where']}" if "where" in r else ""
-        print(f"  {r['id']:<{id_width}}  {r['ref']:<{ref_width}}  {r['kind']:<10}  "
+        ref = r["ref"] if len(r["ref"]) <= ref_width else r["ref"][:ref_width - 3] + "..."
+        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  "
               f"{r['expected']}{full}{where}")

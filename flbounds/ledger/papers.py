@@ -81,6 +81,17 @@ def declared(key: str) -> Paper | None:
     return _PAPERS.get(key)
 
 
+def declared_keys() -> set[str]:
+    """Keys of the papers declared so far."""
+    return set(_PAPERS)
+
+
+def forget(keys) -> None:
+    """Withdraw declarations (those of a plugin that failed to load)."""
+    for key in keys:
+        _PAPERS.pop(key, None)
+
+
 class PaperTable(Mapping):
     """Read-only view key -> :class:`Paper` that loads the plugins before it is read."""
 

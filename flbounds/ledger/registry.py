@@ -206,15 +206,14 @@ def load_all() -> dict[str, Claim]:
 
 
 def _load_plugin(ep) -> None:
-    claims_before, papers_before = set(_REGISTRY), set(_papers._PAPERS)
+    claims_before, papers_before = set(_REGISTRY), _papers.declared_keys()
     try:
         for _ in import_tree(entry_point_module(ep)):
             pass
     except Exception as exc:  # a broken plugin must not take the others down
         for cid in set(_REGISTRY) - claims_before:
             del _REGISTRY[cid]
-        for key in set(_papers._PAPERS) - papers_before:
-            del _papers._PAPERS[key]
+        _papers.forget(_papers.declared_keys() - papers_before)
         warn_failed(ep, exc, "claims")
 
 

@@ -226,3 +226,24 @@ def test_figures_are_found_through_their_entry_point():
     expected = sorted(p.stem for p in Path(figures.__path__[0]).glob("[!_]*.py"))
     assert list(table) == expected
     assert all(callable(module.main) for module in table.values())
+
+
+def test_figure_entry_points_name_a_module_or_a_package(monkeypatch, tmp_path):
+    import flbounds.ledger.figures as figures_mod
+
+    (tmp_path / "one_figure.py").write_text(
+        "def compute():\n    return {}\n\n\ndef plot(data):\n    return None\n\n\n"
+        "def main(argv=None):\n    return []\n", encoding="utf-8")
+    (tmp_path / "bad_figure.py").write_text("import no_such_module_here\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    fake = [EntryPoint("my_fig", "one_figure", "flbounds.figures"),
+            EntryPoint("bad", "bad_figure", "flbounds.figures"),
+            EntryPoint("figures", "figures", "flbounds.figures")]
+    monkeypatch.setattr(figures_mod, "entry_points", lambda group: fake)
+    with pytest.warns(PluginLoadWarning, match=r"plugin 'bad' .*ModuleNotFoundError"):
+        table = figures_mod.load_figures()
+    assert table["my_fig"].__name__ == "one_figure" and "bad" not in table
+    assert "focus_fig4" in table and "figures" not in table
+    with pytest.warns(PluginLoadWarning):
+        chosen = figures_mod.select_figures(["my_"])
+    assert list(chosen) == ["my_fig"]

@@ -137,6 +137,11 @@ def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     assert "4 n eps mean(x^2): two sums of n terms" in shown.stdout
     assert "x_i real and finite: met" in shown.stdout
 
+    reported = cli("report", "--results", str(tmp_path / "r"), sites=[plugin_site], cwd=tmp_path)
+    assert reported.returncode == 0, reported.stderr
+    ledger = (tmp_path / "r" / "ledger.md").read_text(encoding="utf-8")
+    assert "mypaper: A note on averaged gradients" in ledger
+
 
 def test_plugin_claims_join_the_builtin_ones(plugin_site, tmp_path):
     proc = cli("list", "--format", "json", sites=[plugin_site], cwd=tmp_path)

@@ -14,6 +14,7 @@ from ._common import select_claims
 HELP = "list claims: id, paper, ref, kind, expected verdict"
 FORMATS = ("table", "json", "csv")
 REF_WIDTH = 40
+EXPECTED_WIDTH = len("not-applicable (full: not-applicable)")
 CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "expected", "expected_full", "statement")
 
 
@@ -65,7 +66,8 @@ def print_table(records: list[dict]) -> None:
             paper = r["paper"]
             print(("" if paper == records[0]["paper"] else "\n") + f"{paper}: {r['title']}")
         full = "" if r["expected_full"] == r["expected"] else f" (full: {r['expected_full']})"
-        where = f"  {r['where']}" if "where" in r else ""
+        expected = r["expected"] + full
+        if "where" in r:
+            expected = f"{expected:<{EXPECTED_WIDTH}}  {r['where']}"
         ref = r["ref"] if len(r["ref"]) <= ref_width else r["ref"][:ref_width - 3] + "..."
-        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  "
-              f"{r['expected']}{full}{where}")
+        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  {expected}")

@@ -14,7 +14,6 @@ from ._common import select_claims
 HELP = "list claims: id, paper, ref, kind, expected verdict"
 FORMATS = ("table", "json", "csv")
 REF_WIDTH = 40
-EXPECTED_WIDTH = len("not-applicable (full: not-applicable)")
 CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "expected", "expected_full", "statement")
 
 
@@ -60,14 +59,15 @@ def print_table(records: list[dict]) -> None:
     ``--format json`` or ``csv`` and ``flbounds show`` give them whole)."""
     id_width = max(len(r["id"]) for r in records)
     ref_width = min(REF_WIDTH, max(len(r["ref"]) for r in records))
+    expected = [r["expected"] + ("" if r["expected_full"] == r["expected"]
+                                 else f" (full: {r['expected_full']})") for r in records]
+    expected_width = max(len(e) for e in expected)
     paper = None
-    for r in records:
+    for r, verdicts in zip(records, expected, strict=True):
         if r["paper"] != paper:
             paper = r["paper"]
             print(("" if paper == records[0]["paper"] else "\n") + f"{paper}: {r['title']}")
-        full = "" if r["expected_full"] == r["expected"] else f" (full: {r['expected_full']})"
-        expected = r["expected"] + full
         if "where" in r:
-            expected = f"{expected:<{EXPECTED_WIDTH}}  {r['where']}"
+            verdicts = f"{verdicts:<{expected_width}}  {r['where']}"
         ref = r["ref"] if len(r["ref"]) <= ref_width else r["ref"][:ref_width - 3] + "..."
-        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  {expected}")
+        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  {verdicts}")

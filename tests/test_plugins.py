@@ -179,11 +179,33 @@ def test_failed_plugin_is_rolled_back(monkeypatch, tmp_path):
     monkeypatch.setattr(registry, "_LOADED", False)
     monkeypatch.setattr(registry, "_REGISTRY", {})
     monkeypatch.setattr(papers, "_PAPERS", {})
+    monkeypatch.setattr(papers, "_DECLARED_BY", {})
     fake = EntryPoint("half", "half_plugin", CLAIMS_GROUP)
     monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
     with pytest.warns(PluginLoadWarning, match=r"plugin 'half' .*RuntimeError.*claims are absent"):
         table = registry.load_all()
     assert table == {} and papers._PAPERS == {}
+
+
+def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
+    (tmp_path / "base_plugin.py").write_text(
+        BROKEN_MODULE.replace("brokenpaper", "basepaper").split("raise RuntimeError")[0],
+        encoding="utf-8")
+    (tmp_path / "dep_plugin.py").write_text(
+        "import base_plugin  # noqa: F401\n" + BROKEN_MODULE.replace(
+            'paper("brokenpaper", title="Half-registered")', "").replace(
+            "brokenpaper.lemma1", "basepaper.lemma2"), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_LOADED", False)
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(papers, "_PAPERS", {})
+    monkeypatch.setattr(papers, "_DECLARED_BY", {})
+    fake = [EntryPoint("a_dep", "dep_plugin", CLAIMS_GROUP),
+            EntryPoint("b_base", "base_plugin", CLAIMS_GROUP)]
+    monkeypatch.setattr(registry, "entry_points", lambda group: fake)
+    with pytest.warns(PluginLoadWarning, match=r"plugin 'a_dep' .*RuntimeError"):
+        table = registry.load_all()
+    assert list(table) == ["basepaper.lemma1"] and list(papers._PAPERS) == ["basepaper"]
 
 
 def test_claim_needs_a_declared_paper():
@@ -195,6 +217,7 @@ def test_claim_needs_a_declared_paper():
 
 def test_paper_declaration_rules(monkeypatch):
     monkeypatch.setattr(papers, "_PAPERS", {})
+    monkeypatch.setattr(papers, "_DECLARED_BY", {})
     first = paper("mine", title="T", source="s")
     assert paper("mine", title="T", source="s") == first and first[1] == "T"
     with pytest.raises(ValueError, match="already declared differently"):

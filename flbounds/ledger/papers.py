@@ -13,14 +13,16 @@ loads the claim plugins first, so it is complete wherever it is read.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 #: a paper key: the first component of every claim id of that paper
 KEY_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
 
 _PAPERS: dict[str, Paper] = {}
+_DECLARED_BY: dict[str, str] = {}  # paper key -> module that first declared it
 
 
 class Paper(NamedTuple):
@@ -72,6 +74,9 @@ def paper(key: str, *, title: str, source: str = "", reference: str = "") -> Pap
     known = _PAPERS.get(key)
     if known is not None and known != declared:
         raise ValueError(f"paper {key!r} is already declared differently: {known}")
+    if known is None:
+        caller = inspect.currentframe().f_back
+        _DECLARED_BY[key] = caller.f_globals.get("__name__", "") if caller else ""
     _PAPERS[key] = declared
     return declared
 
@@ -86,10 +91,16 @@ def declared_keys() -> set[str]:
     return set(_PAPERS)
 
 
-def forget(keys) -> None:
+def declared_by(key: str) -> str:
+    """Name of the module that declared paper ``key`` ('' if unknown)."""
+    return _DECLARED_BY.get(key, "")
+
+
+def forget(keys: Iterable[str]) -> None:
     """Withdraw declarations (those of a plugin that failed to load)."""
-    for key in keys:
+    for key in list(keys):
         _PAPERS.pop(key, None)
+        _DECLARED_BY.pop(key, None)
 
 
 class PaperTable(Mapping):

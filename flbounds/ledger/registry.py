@@ -206,15 +206,27 @@ def load_all() -> dict[str, Claim]:
 
 
 def _load_plugin(ep) -> None:
+    """Import one plugin; if it fails, withdraw what its own modules registered.
+
+    Modules outside the plugin's tree that it imported (another plugin it builds on) keep
+    their papers and claims: they stay imported, so they could not register them again.
+    """
+    root = entry_point_module(ep)
     claims_before, papers_before = set(_REGISTRY), _papers.declared_keys()
     try:
-        for _ in import_tree(entry_point_module(ep)):
+        for _ in import_tree(root):
             pass
     except Exception as exc:  # a broken plugin must not take the others down
         for cid in set(_REGISTRY) - claims_before:
-            del _REGISTRY[cid]
-        _papers.forget(_papers.declared_keys() - papers_before)
+            if _in_tree(_REGISTRY[cid].module, root):
+                del _REGISTRY[cid]
+        _papers.forget(key for key in _papers.declared_keys() - papers_before
+                       if _in_tree(_papers.declared_by(key), root))
         warn_failed(ep, exc, "claims")
+
+
+def _in_tree(module: str, root: str) -> bool:
+    return module == root or module.startswith(root + ".")
 
 
 #: declared papers, key -> :class:`~flbounds.ledger.papers.Paper` (reading it loads plugins)

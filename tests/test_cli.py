@@ -92,7 +92,8 @@ def test_list_csv(capsys):
 
 
 @pytest.mark.parametrize("args", [["show", "no.such.claim"], ["show", "focus.matrices"],
-                                  ["show"], ["list", "--format", "xml"]])
+                                  ["show"], ["list", "--format", "xml"],
+                                  ["show", "focus.matrices.mass_preservation", "--seed", "1"]])
 def test_show_and_list_usage_errors(args, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
@@ -118,6 +119,6 @@ def test_show_reads_the_latest_stored_result(tmp_path, capsys):
 
 def test_show_run_computes_without_storing(tmp_path, capsys):
     assert main(["show", "focus.matrices.mass_preservation", "--run", "--results",
-                 str(tmp_path / "r")]) == 0
-    assert "this run (not stored)" in capsys.readouterr().out
+                 str(tmp_path / "r"), "--profile", "full", "--seed", "2"]) == 0
+    assert "this run (not stored), profile full, seed 2" in capsys.readouterr().out
     assert not (tmp_path / "r").exists()

@@ -22,8 +22,8 @@ def add_arguments(p) -> None:
                    help="results store to read the latest result from")
     p.add_argument("--run", action="store_true",
                    help="run the claim now (nothing is stored) instead of reading the store")
-    p.add_argument("--profile", choices=PROFILES, default="quick", help="with --run")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="with --run")
+    p.add_argument("--profile", choices=PROFILES, help="with --run (default: quick)")
+    p.add_argument("--seed", type=non_negative_int, help="with --run (default: 0)")
     p.add_argument("--format", choices=FORMATS, default="text")
 
 
@@ -38,10 +38,14 @@ def find_claim(claim_id: str):
 
 
 def run(args) -> int:
+    if not args.run and (args.profile is not None or args.seed is not None):
+        raise UsageError("--profile and --seed choose the run of --run; without it, "
+                         "show reads the latest stored result")
     c = find_claim(args.claim_id)
     attack = None
     if args.run:
-        latest, origin = c.check(seed=args.seed, profile=args.profile), "this run (not stored)"
+        latest = c.check(seed=args.seed or 0, profile=args.profile or "quick")
+        origin = "this run (not stored)"
     else:
         stored = ResultStore(args.results).latest()
         latest, origin = stored.get(c.id), f"latest in {args.results}"

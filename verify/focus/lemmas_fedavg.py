@@ -115,10 +115,10 @@ def fedavg_descent(*, rng, n_states, taus, n_steps):
                     tolerance=Tolerance.rounding(ROUNDING * float(rhs.max()),
                                                  "1e-12 x largest bound (deterministic sums)"),
                     details={"max_ratio": float(np.max(lhs / rhs)), "n_states": int(lhs.size),
-                             "instances": per_shape,
-                             "hypotheses": {"eta <= 1/(3L)": True, "A1 (sum q = 1)": True,
-                                            "A2 L-smooth": True, "A3 mu-strongly convex": True,
-                                            "A5 (delta_q finite)": True}})
+                             "instances": per_shape},
+                    hypotheses={"eta <= 1/(3L)": True, "A1 (sum q = 1)": True,
+                                "A2 L-smooth": True, "A3 mu-strongly convex": True,
+                                "A5 (delta_q finite)": True})
 
 
 def _consensus_rows(rng, n_states, taus, n_steps):
@@ -154,9 +154,9 @@ def _consensus_evidence(rows, measured_key, bound_key):
     return Evidence(measured=measured, theoretical=bound, relation="<=",
                     tolerance=Tolerance.rounding(ROUNDING * float(np.max(bound) + 1e-300),
                                                  "1e-12 x largest bound (deterministic sums)"),
-                    details={"max_ratio": float(ratio.max()), "rows": rows,
-                             "hypotheses": {"eta <= 1/(4(tau-1)L)": True, "A1": True,
-                                            "A2": True, "A5 (shared Hessian)": True}})
+                    details={"max_ratio": float(ratio.max()), "rows": rows},
+                    hypotheses={"eta <= 1/(4(tau-1)L)": True, "A1": True,
+                                "A2": True, "A5 (shared Hessian)": True})
 
 
 @claim("focus.lemma2.fedavg_consensus_x", ref="Lemma 2, eq. (54)", kind="statement",

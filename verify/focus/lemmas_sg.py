@@ -136,9 +136,9 @@ def sg_descent_printed(*, rng, n_states, taus, n_steps):
                                                  "1e-10 x largest bound (exact expectations)"),
                     details={"smallest_counterexample": example,
                              "n_violations": int(np.sum(lhs > rhs)),
-                             "max_ratio": float(np.max(lhs / rhs)),
-                             "hypotheses": {"A1, A2, A3 (every f_i), A6": True,
-                                            "eta within the lemma's bound": True}})
+                             "max_ratio": float(np.max(lhs / rhs))},
+                    hypotheses={"A1, A2, A3 (every f_i), A6": True,
+                                "eta within the lemma's bound": True})
 
 
 @claim("focus.lemma5.sg_descent_corrected", ref="Lemma 5, noise term corrected (N sigma^2)",

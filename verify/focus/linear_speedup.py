@@ -52,7 +52,7 @@ def linear_speedup(*, rng, n_clients, n_runs, burn, window):
                                         "resampled (1000 resamples)"),
                     details={"n_clients": list(n_clients), "steps": steps,
                              "floor_geometric_mean": np.exp(np.log(samples).mean(axis=0)),
-                             "slope_ci": [fit.ci_low, fit.ci_high], "r2": fit.r2,
-                             "hypotheses": {"A1, A2, A3, A6": True, "eta = c/N": True,
-                                            "Thm 4 step condition": "not met for large N, "
-                                                                    "on purpose"}})
+                             "slope_ci": [fit.ci_low, fit.ci_high], "r2": fit.r2},
+                    hypotheses={"A1, A2, A3, A6": True, "eta = c/N": True,
+                                "Thm 4 step condition": "not met for large N, "
+                                                        "on purpose"})

@@ -81,10 +81,10 @@ def exact_convergence(*, rng, n_seeds, n_rounds, local_steps):
                     relation="in", tolerance=Tolerance.exact("decision thresholds fixed in "
                                                              "advance: 1e-8 / 1e-4"),
                     details={"methods": table, "mifa_tau1_max_error": float(mifa_tau1.max()),
-                             "step": STEP, "p": P_TABLE1, "local_steps": local_steps,
-                             "hypotheses": {"Assumption 1 (Case 2, p_i > 0)": True,
-                                            "fixed step (no decay)": True,
-                                            "heterogeneous f_i": True}})
+                             "step": STEP, "p": P_TABLE1, "local_steps": local_steps},
+                    hypotheses={"Assumption 1 (Case 2, p_i > 0)": True,
+                                "fixed step (no decay)": True,
+                                "heterogeneous f_i": True})
 
 
 @claim("focus.table1.scaffold_footnote3", ref="Table 1, footnote 3", kind="remark",

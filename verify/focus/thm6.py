@@ -114,8 +114,7 @@ def printed_bound(*, rng, n_runs, n_rounds):
     are L-smooth; non-convexity is not required). Tolerance: 4 MC SE of the left side."""
     cell = _cell(rng, 2.0, 0.0, n_runs, n_rounds)
     return Evidence(measured=cell["mean"], theoretical=cell["printed"], relation="<=",
-                    tolerance=Tolerance.mc(cell["se"]), details={**cell,
-                                                                 "hypotheses": HYPOTHESES})
+                    tolerance=Tolerance.mc(cell["se"]), details=cell, hypotheses=HYPOTHESES)
 
 
 @claim("focus.thm6.repaired_bound", ref="Thm 6, repaired from its proof (F.5) and Lemma 6",
@@ -132,5 +131,6 @@ def repaired_bound(*, rng, n_runs, n_rounds):
     return Evidence(measured=np.array([c["mean"] for c in cells]),
                     theoretical=np.array([c["repaired"] for c in cells]), relation="<=",
                     tolerance=Tolerance.mc(np.array([c["se"] for c in cells])),
-                    details={"cells": cells, "hypotheses": HYPOTHESES,
-                             "ratio_to_repaired": [c["mean"] / c["repaired"] for c in cells]})
+                    details={"cells": cells,
+                             "ratio_to_repaired": [c["mean"] / c["repaired"] for c in cells]},
+                    hypotheses=HYPOTHESES)

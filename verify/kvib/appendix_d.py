@@ -179,11 +179,11 @@ def lemma_d2_printed(*, rng, n_paths, n_rounds):
                                                  "1e-10 x largest |bound|"),
                     details={"smallest_counterexample": example,
                              "n_rising_pairs": int(lhs.size),
-                             "n_violations": int(np.sum(lhs > rhs)),
-                             "hypotheses": {"FTRL over Delta(p_min)": True,
-                                            "counterexample feedback positive and sorted in "
-                                            "every round (the proof's simplification)": True,
-                                            "random paths: Assumption 5.1 feedback": True}})
+                             "n_violations": int(np.sum(lhs > rhs))},
+                    hypotheses={"FTRL over Delta(p_min)": True,
+                                "counterexample feedback positive and sorted in "
+                                "every round (the proof's simplification)": True,
+                                "random paths: Assumption 5.1 feedback": True})
 
 
 @claim("kvib.lemmaD2.corrected", ref="Lemma D.2, corrected (water levels lambda_t = c_t/z_t)",

@@ -126,10 +126,10 @@ def safari_escapes_ball(*, rng, steps, n_seeds):
     return Evidence(measured=np.array(highs), theoretical=0.5, relation=">=",
                     tolerance=Tolerance.exact("upper end of the 95% interval of the slope"),
                     details={"steps": list(steps), "rows": rows,
-                             "fedavg_ball": predicted_ball(prob, 1.0),
-                             "hypotheses": {"eta_c = 2 eta_s / K (Thm 4)": True,
-                                            "q = 0.8 (experiments) and 0.1": True,
-                                            "s = 4 clients never participate": True}})
+                             "fedavg_ball": predicted_ball(prob, 1.0)},
+                    hypotheses={"eta_c = 2 eta_s / K (Thm 4)": True,
+                                "q = 0.8 (experiments) and 0.1": True,
+                                "s = 4 clients never participate": True})
 
 
 @claim("safari.remark6.safari_ball_closed_form", ref="Remark 6, corrected (SAFARI's ball)",

@@ -78,9 +78,9 @@ def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
                 ratios.append(float(lhs.mean() / rhs.mean()))
     return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
                     tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
-                    details={"max_ratio_of_means": max(ratios),
-                             "hypotheses": {"eta L E <= 1/3": True, "L-smooth f_i": True,
-                                            "unbiased noise, E||xi||^2 = sigma^2": True}})
+                    details={"max_ratio_of_means": max(ratios)},
+                    hypotheses={"eta L E <= 1/3": True, "L-smooth f_i": True,
+                                "unbiased noise, E||xi||^2 = sigma^2": True})
 
 
 @claim("subtrunc.lemma2.proof_step_56", ref="Lemma 2 proof, (50)-(56)", kind="proof-step",

@@ -32,7 +32,7 @@ def _decide(diffs):
 
 
 @claim("fedals.table1.scaffold_columns", ref="Table 1 (SCAFFOLD and FedALS+SCAFFOLD, non-iid)",
-       kind="remark", expected="not-applicable",
+       kind="remark", expected="not-applicable", expected_full="violated",
        statement="In the non-iid setup FedALS+SCAFFOLD (alpha = 10) is more accurate than "
                  "SCAFFOLD (alpha = 1), as FedALS is over FedAvg.",
        quick=QUICK, full=FULL)
@@ -41,9 +41,10 @@ def scaffold_columns(*, rng, n_seeds, n_steps, n_test):
     update, ``fedals.alg4.corrected_scaffold_exact``); FedALS+SCAFFOLD with alpha = 10.
     Measured: the decisive t-limit of acc(FedALS+SCAFFOLD) - acc(SCAFFOLD) (module rule);
     theoretical 0 (>=). The FedAvg and FedALS columns are in details. Quick (3 seeds, seed 0):
-    -0.006 +- 0.002, upper limit +8e-5, so undecided (``not-applicable``); the point
-    estimate goes against the paper, as for FedALS vs FedAvg
-    (``fedals.v9.accuracy_alpha10_beats_fedavg``)."""
+    -0.006 +- 0.002, upper limit +8e-5, so undecided (``not-applicable``). Full (20 seeds x
+    3000 steps, seed 0): -0.0019 +- 0.0005, upper limit -0.0009: ``violated`` (a small but
+    significant loss, as for FedALS vs FedAvg, ``fedals.v9.accuracy_alpha10_beats_fedavg``);
+    SCAFFOLD - FedAvg -0.0001 +- 0.0006 (the paper's "SCAFFOLD ~ FedAvg")."""
     res = alpha_sweep(rng, split="noniid", alphas=[1, 10], n_seeds=n_seeds, n_steps=n_steps,
                       n_test=n_test, controls=("none", "scaffold"))
     diff = _paired(res[(1, "scaffold")].test_acc, res[(10, "scaffold")].test_acc)

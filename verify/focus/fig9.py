@@ -2,10 +2,11 @@ r"""Figure 9 of [002] on a synthetic problem: SG-FOCUS against FedAU, MIFA and S
 stochastic gradients and arbitrary participation.
 
 The paper's claim (App. G): SG-FOCUS is best in convergence speed and accuracy, under
-"passive" and "active" arbitrary participation. Here: N = 16 heterogeneous quadratics,
-tau = 3, one step eta for every method, gradient noise :math:`N(0, (\sigma^2/d)I)` per
-evaluation. Passive: every client Bernoulli(0.2) (the repository's "markov" setting reduces
-to this); active: 90% of the clients with p ~ U(0.1, 0.3), the rest U(0.1, 0.9) (its "bern").
+"passive" and "active" arbitrary participation. Here: N = 10 heterogeneous quadratics (d = 4),
+tau = 3, one step eta = 0.02 for every method, gradient noise :math:`N(0, (\sigma^2/d)I)`
+per evaluation (sigma = 0.5). Passive: every client Bernoulli(0.2) (the repository's
+"markov" setting reduces to this); active: 90% of the clients with p ~ U(0.1, 0.3), the
+rest U(0.1, 0.9) (its "bern").
 
 The baselines take exact-gradient problems, so their noise comes from a pre-drawn tape
 (:class:`NoiseTape`), consumed in call order; SG-FOCUS gets its noise array directly. The

@@ -76,6 +76,7 @@ class Evidence:
     details: dict = field(default_factory=dict)
     applicable: bool = True
     reason: str = ""
+    attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -132,6 +133,7 @@ class CheckResult:
     reason: str = ""
     traceback: str = ""
     task_key: str = ""
+    attack: dict = field(default_factory=dict)  # fixed/best ratio, evaluations, witness, tight
 
     @property
     def as_expected(self) -> bool:

@@ -107,7 +107,8 @@ def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
                 shrink=True,
                 fixed=[{"n_clients": k, "n_samples": 40, "lam": 1.0} for k in (2, 4, 8, 16)])
 def sole_iid(*, n_clients, n_samples, lam):
-    """True iid gap's lower 5-SE limit over the 'sole iid term' kappa G/K^2 (claim's sweep, 200 draws)."""
+    """The iid gap's lower 5-SE limit over the 'sole iid term' kappa G/K^2 (the claim's
+    sweep, 200 draws)."""
     row = _iid_sweep(np.random.default_rng(MC_SEED), [n_clients], n_samples, lam, 200)[0]
     se = float(np.hypot(row["gap_se"], row["first_term_se"]))
     return (row["gap"] - K_FAMILY * se) / row["first_term"]

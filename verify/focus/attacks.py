@@ -13,8 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.falsify import SPD, Box, Integers, attack_surface
-from flbounds.participation import Bernoulli, UniformWithoutReplacement, subset_distribution
+from flbounds.falsify import SPD, Box, Integers, Simplex, attack_surface
+from flbounds.participation import (
+    Bernoulli,
+    UniformWithoutReplacement,
+    WeightedWithoutReplacement,
+    subset_distribution,
+)
 from flbounds.problems import Quadratic
 
 from ._common import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
@@ -156,3 +161,30 @@ def step_gap(*, mu, L_over_mu, n, tau, q_min):
 def step_104(*, q):
     """(103)'s constant 8/(q(1 - q^2/4)) over (104)'s 16/(3q)."""
     return (8 / (q * (1 - q**2 / 4))) / (16 / (3 * q))
+
+
+def _m_le_n(*, w, n, m):
+    return m <= n or "m > N"
+
+
+@attack_surface("focus.assumption1.case3_weights_are_q",
+                space={"w": Simplex(8, floor=1e-3), "n": Integers(2, 8), "m": Integers(1, 4)},
+                validator=_m_le_n, tolerance=0.0,
+                tolerance_why="the residual is divided by the claim's rounding tolerance 1e-12",
+                shrink=True,
+                fixed=[{"w": [.1, .2, .3, .4, 0, 0, 0, 0], "n": 4, "m": 2}])
+def weights_are_q(*, w, n, m):
+    """max_i |q_i - w_i| / 1e-12 for m-of-N successive sampling with weights w (exact q)."""
+    w = w[:n] / w[:n].sum()
+    return float(np.abs(WeightedWithoutReplacement(w, m).aggregation_weights() - w).max()) / 1e-12
+
+
+@attack_surface("focus.assumption1.case3a_printed",
+                space={"n": Integers(2, 16), "m": Integers(1, 16)},
+                validator=lambda *, n, m: m <= n or "m > N", tolerance=0.0,
+                tolerance_why="the residual is divided by a rounding tolerance of 1e-12",
+                shrink=True, fixed=[{"n": 8, "m": 2}])
+def case3a(*, n, m):
+    """max_i |q_i - 1/m| / 1e-12 for uniform m-of-N sampling (exact q)."""
+    q = UniformWithoutReplacement(n, m).aggregation_weights()
+    return float(np.abs(q - 1.0 / m).max()) / 1e-12

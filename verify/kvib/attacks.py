@@ -21,7 +21,7 @@ from flbounds.sampling import (
 )
 
 from .closed_forms import _lemma_b1_sum
-from .proof_gaps import _t1_coefficients
+from .proof_gaps import _psi_min, _t1_coefficients
 
 N_MAX = 8
 WEIGHTS = Box(1e-2, 1e2, log=True, shape=N_MAX)
@@ -170,3 +170,60 @@ def sigma2_corrected(*, R, L, step_frac, eta_g, sigma_g2, grad2):
     """The same with the proof's sigma^2 = 6 sigma_g^2."""
     lhs, rhs = _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, 6.0)
     return lhs / rhs
+
+
+LOG4 = Box(1e-4, 1e4, log=True)
+B5_SPACE = {"r0": LOG4, "b": LOG4, "e": LOG4, "d": LOG4, "T": Box(1.0, 1e6, log=True)}
+ULP = "rounding: a few ulp of the ratio (as the claim)"
+
+
+def _b5_psi(r0, b, e, d, T):
+    """Lemma B.5's step and Psi at it: eta = min{(r0/(bT))^1/2, (r0/(eT))^1/3, 1/d}."""
+    r0 = np.float64(r0)  # b = 0 or e = 0 gives an infinite candidate, not an exception
+    with np.errstate(divide="ignore"):
+        eta = min(np.sqrt(r0 / (b * T)), np.cbrt(r0 / (e * T)), 1 / d)
+    return eta, r0 / (T * eta) + b * eta + e * eta**2
+
+
+@attack_surface("kvib.lemma_b5.step_size", space=B5_SPACE, tolerance=1e-12,
+                tolerance_why=ULP,
+                fixed=[{"r0": 1.0, "b": 1.0, "e": 1.0, "d": 1.0, "T": 100.0}])
+def lemma_b5(*, r0, b, e, d, T):
+    """Psi(eta) over 2 (b r0/T)^1/2 + 2 e^1/3 (r0/T)^2/3 + d r0/T."""
+    _, psi = _b5_psi(r0, b, e, d, T)
+    return psi / (2 * np.sqrt(b * r0 / T) + 2 * np.cbrt(e) * (r0 / T) ** (2 / 3) + d * r0 / T)
+
+
+LAST_SPACE = {"M": LOG4, "L": LOG4, "s2": Box(0, 1e4), "b1": LOG4, "b2": LOG4,
+              "T": Box(1.0, 1e6, log=True)}
+LAST_FIXED = [{"M": 1.0, "L": 1.0, "s2": 0.0, "b1": 1e-4, "b2": 1.0, "T": 100.0}]
+
+
+def _last_rhs(M, L, s2, b1, b2, T, last):
+    return (np.sqrt(2 * M * (4 * b1 + 5 * L * s2) / T)
+            + np.cbrt(5 * s2 * b2) * (2 * M / T) ** (2 / 3) + last * L * M / T)
+
+
+@attack_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,
+                tolerance=1e-9, tolerance_why="bounded minimiser of Psi (< 1e-9 relative, as "
+                "the claim)", shrink=True)
+def last_term_printed(*, M, L, s2, b1, b2, T):
+    """min over admissible eta <= 1/(8L) of Psi over the printed right side (last term 2LM/T)."""
+    best = _psi_min(2 * M, b1 + 1.25 * L * s2, 0.625 * s2 * b2, T, 1 / (8 * L))
+    return best / _last_rhs(M, L, s2, b1, b2, T, 2.0)
+
+
+@attack_surface("kvib.thm4_1.last_term_corrected", space=LAST_SPACE, fixed=LAST_FIXED,
+                tolerance=1e-12, tolerance_why=ULP)
+def last_term_corrected(*, M, L, s2, b1, b2, T):
+    """Psi at Lemma B.5's step over the corrected right side (last term 16LM/T)."""
+    _, psi = _b5_psi(2 * M, b1 + 1.25 * L * s2, 0.625 * s2 * b2, 8 * L, T)
+    return psi / _last_rhs(M, L, s2, b1, b2, T, 16.0)
+
+
+@attack_surface("kvib.app_d2.floor_inequality", space={"x": Box(1e-9, 0.5)},
+                tolerance=1e-14, tolerance_why="a few ulp at values <= 4 (as the claim)",
+                fixed=[{"x": x} for x in (1e-3, 0.25, 0.5)])
+def floor_inequality(*, x):
+    """(1/(1-x)^2 - 1) over 6x on (0, 1/2]."""
+    return (1 / (1 - x) ** 2 - 1) / (6 * x)

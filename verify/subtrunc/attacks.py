@@ -112,3 +112,20 @@ _ZETA_K = sp.lambdify(K, sp.simplify(zeta_expr().subs(sp.Symbol("eta", positive=
 def one_minus_zeta_k(*, k):
     """(1/3) / (1 - zeta K) at eta = 1/(L E sqrt K) (must be <= 1 for K >= 9)."""
     return (1 / 3) / (1 - float(_ZETA_K(k)))
+
+
+@attack_surface("subtrunc.eq9.triangle_bound",
+                space={"g": Box(-5, 5, shape=(8, 3)), "n": Integers(2, 8),
+                       "pick": Box(0, 1, shape=8)},
+                validator=lambda *, g, n, pick: bool(np.any(pick[:n] > 0.5)) or "S empty",
+                tolerance=1e-9, tolerance_why="rounding relative to the right-hand side (as "
+                "the claim)",
+                fixed=[{"g": np.eye(8, 3), "n": 3, "pick": [1, 0, 0, 0, 0, 0, 0, 0]}])
+def triangle(*, g, n, pick):
+    """||sum_N g_i - sum_S gamma_j g_j|| over sum_i min_{j in S} ||g_i - g_j||."""
+    g = g[:n]
+    S = np.flatnonzero(pick[:n] > 0.5)
+    dist = np.linalg.norm(g[:, None, :] - g[None, S, :], axis=-1)
+    gamma = np.bincount(S[np.argmin(dist, axis=1)], minlength=n)[S]
+    rhs = dist.min(axis=1).sum()
+    return float(np.linalg.norm(g.sum(axis=0) - gamma @ g[S])) / rhs if rhs > 0 else np.nan

@@ -20,6 +20,8 @@ COMMANDS = {
     "check": "check",
     "figures": "figures",
     "report": "report",
+    "falsify": "falsify",
+    "replay": "replay",
 }
 
 __all__ = ["COMMANDS", "DEFAULT_RESULTS", "UsageError", "build_parser", "main"]

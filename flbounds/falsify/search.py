@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,10 +72,13 @@ class _Objective:
         self.best, self.witness, self.history = -math.inf, None, []
 
     def __call__(self, u) -> float:
+        return self.evaluate(self.space.decode(np.asarray(u, dtype=float)[:self.space.dim]))
+
+    def evaluate(self, instance: dict) -> float:
+        """Minimisation fitness of one instance: -ratio, or PENALTY when it is rejected."""
         if self.evaluations >= self.budget:
             raise _Exhausted
         self.evaluations += 1
-        instance = self.space.decode(np.asarray(u, dtype=float)[:self.space.dim])
         if self.validator is not None and validator_rejects(self.validator, instance):
             self.rejected += 1
             return PENALTY
@@ -101,7 +104,7 @@ def validator_rejects(validator: Callable[..., Any], instance: Mapping) -> bool:
 
 def search(ratio: Callable[..., float], space, *, budget: int, seed,
            method: str = "cma", restarts: str = "bipop",
-           validator: Callable[..., Any] | None = None,
+           validator: Callable[..., Any] | None = None, starts: Sequence[Mapping] = (),
            progress: Callable[[int, float], None] | None = None) -> Attack:
     r"""Maximise ``ratio(**instance)`` over ``space`` with at most ``budget`` evaluations.
 
@@ -126,6 +129,9 @@ def search(ratio: Callable[..., float], space, *, budget: int, seed,
     validator
         ``validator(**instance)``: falsy or a string (the hypothesis that fails) rejects the
         instance; a rejected instance is counted in ``evaluations`` but never becomes best.
+    starts
+        Instances evaluated first (counted in the budget), e.g. a claim's fixed instances;
+        the first CMA-ES run starts from the best of them where the space can encode it.
     progress
         Called as ``progress(evaluations, best ratio so far)`` after every generation.
 
@@ -146,7 +152,8 @@ def search(ratio: Callable[..., float], space, *, budget: int, seed,
     objective = _Objective(ratio, space, validator, int(budget), progress)
     runner = _run_cma if method == "cma" else _run_de
     try:
-        n_runs = runner(objective, space.dim, rng, restarts)
+        x0 = _evaluate_starts(objective, space, starts)
+        n_runs = runner(objective, space.dim, rng, restarts, x0)
     except _Exhausted:
         n_runs = getattr(objective, "runs", 0)
     objective.report()
@@ -154,6 +161,17 @@ def search(ratio: Callable[..., float], space, *, budget: int, seed,
                   evaluations=objective.evaluations, history=tuple(objective.history),
                   rejected=objective.rejected, method=method, restarts=n_runs,
                   budget=int(budget))
+
+
+def _evaluate_starts(objective: _Objective, space: Space, starts) -> np.ndarray | None:
+    """Evaluate the start instances; the latent point of the best accepted one (or None)."""
+    best, x0 = math.inf, None
+    for start in starts:
+        instance = space.coerce(dict(start))
+        fitness = objective.evaluate(instance)
+        if fitness < best and fitness < PENALTY:
+            best, x0 = fitness, space.encode(instance)
+    return x0
 
 
 def _seed_sequence(seed) -> np.random.SeedSequence:
@@ -164,7 +182,8 @@ def _seed_sequence(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed))
 
 
-def _run_cma(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str) -> int:
+def _run_cma(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str,
+             start: np.ndarray | None = None) -> int:
     """CMA-ES runs until the budget is spent (the objective raises ``_Exhausted``)."""
     import cma
 
@@ -180,7 +199,12 @@ def _run_cma(objective: _Objective, dim: int, rng: np.random.Generator, restarts
             sigma = SIGMA0 * 10 ** (-2 * rng.random())
         else:
             popsize, sigma = default_pop * 2 ** large_runs, SIGMA0
-        x0 = rng.random(n) if objective.runs else np.full(n, 0.5)
+        if objective.runs:
+            x0 = rng.random(n)
+        else:
+            x0 = np.full(n, 0.5)
+            if start is not None:
+                x0[:dim] = start
         before = objective.evaluations
         objective.runs += 1
         _one_cma_run(cma, objective, x0, sigma, popsize, rng)
@@ -206,7 +230,8 @@ def _one_cma_run(cma, objective, x0, sigma, popsize, rng) -> None:
             objective.report()
 
 
-def _run_de(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str) -> int:
+def _run_de(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str,
+            start: np.ndarray | None = None) -> int:
     """Differential evolution, restarted from a fresh population until the budget is spent."""
     from scipy.optimize import differential_evolution
 

@@ -74,6 +74,13 @@ class Box:
     def coerce(self, value):
         return float(value) if not self.shape else np.asarray(value, dtype=float)
 
+    def encode(self, value) -> np.ndarray:
+        x = np.clip(np.asarray(value, dtype=float).ravel(), self.low, self.high)
+        if self.log:
+            lo, hi = math.log(self.low), math.log(self.high)
+            return (np.log(x) - lo) / (hi - lo)
+        return (x - self.low) / (self.high - self.low)
+
     def simpler(self, value) -> Iterator:
         for digits in ROUND_DIGITS:
             r = np.clip(_round_sig(value, digits), self.low, self.high)
@@ -99,6 +106,9 @@ class Integers:
 
     def coerce(self, value) -> int:
         return int(value)
+
+    def encode(self, value) -> np.ndarray:
+        return np.array([(int(value) - self.low + 0.5) / (self.high - self.low + 1)])
 
     def simpler(self, value) -> Iterator[int]:
         yield from range(int(self.low), int(value))
@@ -131,6 +141,10 @@ class Simplex:
 
     def coerce(self, value) -> np.ndarray:
         return np.asarray(value, dtype=float)
+
+    def encode(self, value) -> np.ndarray:
+        v = (np.asarray(value, dtype=float) - self.floor) / (1 - self.n * self.floor)
+        return np.exp(-np.maximum(v, 0.0) / max(float(v.sum()), _TINY))
 
     def simpler(self, value) -> Iterator[np.ndarray]:
         for digits in ROUND_DIGITS:
@@ -258,3 +272,13 @@ class Space:
 
     def primitive(self, name: str):
         return dict(self.items)[name]
+
+    def encode(self, instance: Mapping) -> np.ndarray | None:
+        """A latent point that decodes to (about) ``instance``; None when a primitive has no
+        inverse (SPD rotations, custom transforms)."""
+        parts = []
+        for name, prim in self.items:
+            if not hasattr(prim, "encode"):
+                return None
+            parts.append(np.asarray(prim.encode(instance[name]), dtype=float).ravel())
+        return np.clip(np.concatenate(parts), 0.0, 1.0)

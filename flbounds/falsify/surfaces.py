@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .spaces import Space
 
 _SURFACES: dict[str, Surface] = {}
@@ -61,14 +63,13 @@ class Surface:
         items = self.fixed() if callable(self.fixed) else self.fixed
         return [self.space.coerce(dict(item)) for item in items]
 
-    def fixed_ratio(self) -> tuple[float, dict]:
-        """Largest ratio over the claim's fixed instances (``nan`` when it has none)."""
-        best, where = float("nan"), {}
-        for instance in self.fixed_instances():
-            r = float(self.ratio(**instance))
-            if not best >= r:
-                best, where = r, instance
-        return best, where
+    def fixed_ratio(self) -> tuple[float, list[dict]]:
+        """Largest ratio over the claim's fixed instances (``nan`` when it has none), and the
+        instances ordered from the largest ratio down."""
+        scored = [(float(self.ratio(**inst)), i, inst)
+                  for i, inst in enumerate(self.fixed_instances())]
+        scored.sort(key=lambda t: (-t[0] if t[0] == t[0] else np.inf, t[1]))  # nan last
+        return (scored[0][0] if scored else float("nan")), [inst for *_, inst in scored]
 
 
 def attack_surface(claim_id: str, *, space: Mapping | Space,

@@ -188,3 +188,55 @@ def case3a(*, n, m):
     """max_i |q_i - 1/m| / 1e-12 for uniform m-of-N sampling (exact q)."""
     q = UniformWithoutReplacement(n, m).aggregation_weights()
     return float(np.abs(q - 1.0 / m).max()) / 1e-12
+
+
+# ---- Theorem 1(a): one FOCUS round against the printed rate, PEP worst case beside it ----
+
+THM1_P = np.array([0.3, 0.5, 0.7, 0.9])
+THM1_TAU, THM1_MU, THM1_L = 3, 1.0, 2.0
+THM1_SPACE = {k: v for k, v in ROUND_SPACE.items() if k not in ("p", "tau", "step_frac")}
+
+
+def _thm1_step() -> float:
+    q_min = float(Bernoulli(THM1_P).aggregation_weights().min())
+    return thm1a_step_printed(THM1_MU, THM1_L, N, THM1_TAU, q_min)
+
+
+def _psi(problem, state, weight) -> float:
+    r"""The proof's Lyapunov function :math:`\|x - x^*\|^2 + c\sum_i\|x - z_i\|^2`."""
+    return float(np.sum((state.x - problem.x_star) ** 2)
+                 + weight * np.sum((state.x - state.models) ** 2))
+
+
+def _thm1_pep_ratio() -> float | None:
+    """PEP's worst one-round E[Psi+]/Psi over quadratic clients (same class, N, p, tau, step)
+    over the printed rate; None where flbounds.pep is not installed."""
+    try:
+        from flbounds.pep import focus_rate
+    except ImportError:
+        return None
+    step = _thm1_step()
+    worst = focus_rate(THM1_MU, THM1_L, THM1_P, THM1_TAU, step,
+                       function_class="quadratic").worst
+    return worst / (1 - step * THM1_MU * N / 2)
+
+
+@attack_surface("focus.thm1a.mc_below_bound", space=THM1_SPACE,
+                fixed=lambda: [{k: v for k, v in f.items() if k in THM1_SPACE}
+                               for f in _fixed_round()],
+                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
+                pep=_thm1_pep_ratio,
+                note="one round from a reachable state, p = (.3, .5, .7, .9), tau = 3, "
+                     "printed step; Psi with the proof's weight c = 1 - 8 eta L^2 N/mu")
+def thm1a_one_round(**inst):
+    """E[Psi_{r+1} | state] over (1 - eta mu N/2) Psi_r: the contraction Thm 1(a) rests on."""
+    step = _thm1_step()
+    problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(N)]), inst["b"])
+    masks, probs = subset_distribution(Bernoulli(THM1_P))
+    x_prev = problem.x_star + inst["offset_scale"] * inst["offset"]
+    models = x_prev + inst["spread_scale"] * inst["spread"]
+    state = consistent_state(problem, models, x_prev, step)
+    weight = 1 - 8 * step * THM1_L**2 * N / THM1_MU
+    after = _expect(problem, state, masks, probs, step, THM1_TAU,
+                    lambda s: _psi(problem, s, weight))
+    return after / ((1 - step * THM1_MU * N / 2) * _psi(problem, state, weight))

@@ -86,7 +86,7 @@ MC = ("none beyond the ratio itself: it uses the gap's lower 5-SE confidence lim
                        "zeta": Box(0, 3), "n_clients": Integers(1, 6),
                        "w": Simplex(6, floor=1e-2), "n_samples": Integers(DIM + 2, 60),
                        "lam": Box(0.01, 10, log=True)},
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 100, "full": 2000},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 100, "full": 1000},
                 fixed=[{"base": np.ones(DIM), "u": np.zeros((6, DIM)), "zeta": 0.0,
                         "n_clients": 4, "w": np.full(6, 1 / 6), "n_samples": 20,
                         "lam": 1.0}])
@@ -103,7 +103,7 @@ def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
 @attack_surface("fedals.d1.sole_iid_term",
                 space={"n_clients": Integers(2, 16), "n_samples": Integers(DIM + 2, 80),
                        "lam": Box(0.01, 10, log=True)},
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 40, "full": 1000},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 40, "full": 200},
                 shrink=True,
                 fixed=[{"n_clients": k, "n_samples": 40, "lam": 1.0} for k in (2, 4, 8, 16)])
 def sole_iid(*, n_clients, n_samples, lam):

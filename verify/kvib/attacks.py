@@ -29,6 +29,11 @@ SUMS = ("rounding: a ratio of two float64 sums of <= 8 positive terms errs by < 
         "1e-12 leaves margin")
 
 
+def _surface(claim_id, **kwargs):
+    """These ratios cost well under a millisecond: larger budgets than the default."""
+    return attack_surface(claim_id, budget={"quick": 1000, "full": 20000}, **kwargs)
+
+
 def _budget(n, k_frac):
     """K in [1, N): the claims' real-valued budget."""
     return 1.0 + k_frac * (n - 1)
@@ -45,7 +50,7 @@ def _in_regime(*, a, n, k_frac, w):
     return bool(np.all(p <= 1)) or "p_i > 1"
 
 
-@attack_surface("kvib.lemma2_1.isp_le_rsp_bound",
+@_surface("kvib.lemma2_1.isp_le_rsp_bound",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "w": Simplex(N_MAX)},
                 validator=_in_regime, tolerance=1e-12, tolerance_why=SUMS,
@@ -64,7 +69,7 @@ def _uncapped(*, a, n, k_frac):
     return bool(k * a[:n].max() <= a[:n].sum()) or "K max a > sum a (capped clients)"
 
 
-@attack_surface("kvib.appC1.uncapped_bounds",
+@_surface("kvib.appC1.uncapped_bounds",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
                 validator=_uncapped, tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
@@ -76,7 +81,7 @@ def uncapped_bounds(*, a, n, k_frac):
     return max(optimal_isp_variance(a, k) / b1, optimal_factor(a, k) / cs)
 
 
-@attack_surface("kvib.def_c1.gamma_range",
+@_surface("kvib.def_c1.gamma_range",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
                 tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
@@ -85,7 +90,7 @@ def alpha_at_most_one(*, a, n, k_frac):
     return optimal_factor(a[:n], _budget(n, k_frac))
 
 
-@attack_surface("kvib.lemma_b1.sum_bound", space={"c": Box(0, 1, shape=40)},
+@_surface("kvib.lemma_b1.sum_bound", space={"c": Box(0, 1, shape=40)},
                 tolerance=0.0, tolerance_why="a float sum far from the bound",
                 fixed=[{"c": np.ones(40)}])
 def lemma_b1(*, c):
@@ -93,7 +98,7 @@ def lemma_b1(*, c):
     return _lemma_b1_sum(c) / 44.0
 
 
-@attack_surface("kvib.sec3.optimal_variance_monotone_in_k",
+@_surface("kvib.sec3.optimal_variance_monotone_in_k",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "dk": Box(0, 1)},
                 tolerance=1e-12, tolerance_why=SUMS,
@@ -110,7 +115,7 @@ def _b2_floor(*, a, n, k_frac, floor_frac):
     return _uncapped(a=a, n=n, k_frac=k_frac)
 
 
-@attack_surface("kvib.corollary_b1_b2.uncapped_values",
+@_surface("kvib.corollary_b1_b2.uncapped_values",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "floor_frac": Box(0, 0.999)},
                 validator=_b2_floor, tolerance=1e-12, tolerance_why=SUMS,
@@ -128,7 +133,7 @@ def _feasible_eq5(*, a, n, k_frac):
     return bool(np.all(k * a[:n] / a[:n].sum() <= 1)) or "p = K a/sum a exceeds 1"
 
 
-@attack_surface("kvib.eq5.rsp_optimum_bound",
+@_surface("kvib.eq5.rsp_optimum_bound",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
                 validator=_feasible_eq5, tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
@@ -155,7 +160,7 @@ def _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, sigma_g_factor):
     return lhs, rhs
 
 
-@attack_surface("kvib.thm4_1.sigma2_constant_printed", space=T1_SPACE, fixed=T1_FIXED,
+@_surface("kvib.thm4_1.sigma2_constant_printed", space=T1_SPACE, fixed=T1_FIXED,
                 tolerance=1e-12, tolerance_why=FLOPS, shrink=True,
                 note="sigma_l = 0, so only the sigma_g^2 constant is attacked")
 def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
@@ -164,7 +169,7 @@ def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
     return lhs / rhs
 
 
-@attack_surface("kvib.thm4_1.sigma2_constant_corrected", space=T1_SPACE, fixed=T1_FIXED,
+@_surface("kvib.thm4_1.sigma2_constant_corrected", space=T1_SPACE, fixed=T1_FIXED,
                 tolerance=1e-12, tolerance_why=FLOPS)
 def sigma2_corrected(*, R, L, step_frac, eta_g, sigma_g2, grad2):
     """The same with the proof's sigma^2 = 6 sigma_g^2."""
@@ -185,7 +190,7 @@ def _b5_psi(r0, b, e, d, T):
     return eta, r0 / (T * eta) + b * eta + e * eta**2
 
 
-@attack_surface("kvib.lemma_b5.step_size", space=B5_SPACE, tolerance=1e-12,
+@_surface("kvib.lemma_b5.step_size", space=B5_SPACE, tolerance=1e-12,
                 tolerance_why=ULP,
                 fixed=[{"r0": 1.0, "b": 1.0, "e": 1.0, "d": 1.0, "T": 100.0}])
 def lemma_b5(*, r0, b, e, d, T):
@@ -204,7 +209,7 @@ def _last_rhs(M, L, s2, b1, b2, T, last):
             + np.cbrt(5 * s2 * b2) * (2 * M / T) ** (2 / 3) + last * L * M / T)
 
 
-@attack_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,
+@_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,
                 tolerance=1e-9, tolerance_why="bounded minimiser of Psi (< 1e-9 relative, as "
                 "the claim)", shrink=True)
 def last_term_printed(*, M, L, s2, b1, b2, T):
@@ -213,7 +218,7 @@ def last_term_printed(*, M, L, s2, b1, b2, T):
     return best / _last_rhs(M, L, s2, b1, b2, T, 2.0)
 
 
-@attack_surface("kvib.thm4_1.last_term_corrected", space=LAST_SPACE, fixed=LAST_FIXED,
+@_surface("kvib.thm4_1.last_term_corrected", space=LAST_SPACE, fixed=LAST_FIXED,
                 tolerance=1e-12, tolerance_why=ULP)
 def last_term_corrected(*, M, L, s2, b1, b2, T):
     """Psi at Lemma B.5's step over the corrected right side (last term 16LM/T)."""
@@ -221,7 +226,7 @@ def last_term_corrected(*, M, L, s2, b1, b2, T):
     return psi / _last_rhs(M, L, s2, b1, b2, T, 16.0)
 
 
-@attack_surface("kvib.app_d2.floor_inequality", space={"x": Box(1e-9, 0.5)},
+@_surface("kvib.app_d2.floor_inequality", space={"x": Box(1e-9, 0.5)},
                 tolerance=1e-14, tolerance_why="a few ulp at values <= 4 (as the claim)",
                 fixed=[{"x": x} for x in (1e-3, 0.25, 0.5)])
 def floor_inequality(*, x):

@@ -68,7 +68,7 @@ class _Objective:
     def __init__(self, ratio, space: Space, validator, budget: int, progress):
         self.ratio, self.space, self.validator = ratio, space, validator
         self.budget, self.progress = budget, progress
-        self.evaluations, self.rejected = 0, 0
+        self.evaluations, self.rejected, self.runs = 0, 0, 0
         self.best, self.witness, self.history = -math.inf, None, []
 
     def __call__(self, u) -> float:
@@ -152,14 +152,13 @@ def search(ratio: Callable[..., float], space, *, budget: int, seed,
     objective = _Objective(ratio, space, validator, int(budget), progress)
     runner = _run_cma if method == "cma" else _run_de
     try:
-        x0 = _evaluate_starts(objective, space, starts)
-        n_runs = runner(objective, space.dim, rng, restarts, x0)
-    except _Exhausted:
-        n_runs = getattr(objective, "runs", 0)
+        runner(objective, space.dim, rng, restarts, _evaluate_starts(objective, space, starts))
+    except _Exhausted:  # the only way out: every run loops until the budget is spent
+        pass
     objective.report()
     return Attack(best_ratio=objective.best, witness=objective.witness or {},
                   evaluations=objective.evaluations, history=tuple(objective.history),
-                  rejected=objective.rejected, method=method, restarts=n_runs,
+                  rejected=objective.rejected, method=method, restarts=objective.runs,
                   budget=int(budget))
 
 
@@ -183,14 +182,13 @@ def _seed_sequence(seed) -> np.random.SeedSequence:
 
 
 def _run_cma(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str,
-             start: np.ndarray | None = None) -> int:
+             start: np.ndarray | None = None) -> None:
     """CMA-ES runs until the budget is spent (the objective raises ``_Exhausted``)."""
     import cma
 
     n = max(dim, 2)  # cma needs two coordinates; a padded one is ignored by the decoder
     default_pop = 4 + int(3 * math.log(n))
     large_runs, large_evals, small_evals = 0, 0, 0
-    objective.runs = 0
     while True:
         small = restarts == "bipop" and large_runs > 0 and small_evals < large_evals
         if small:
@@ -209,6 +207,8 @@ def _run_cma(objective: _Objective, dim: int, rng: np.random.Generator, restarts
         objective.runs += 1
         _one_cma_run(cma, objective, x0, sigma, popsize, rng)
         spent = objective.evaluations - before
+        if spent == 0:
+            raise RuntimeError("a CMA-ES run stopped before any evaluation")
         if small:
             small_evals += spent
         else:
@@ -231,13 +231,13 @@ def _one_cma_run(cma, objective, x0, sigma, popsize, rng) -> None:
 
 
 def _run_de(objective: _Objective, dim: int, rng: np.random.Generator, restarts: str,
-            start: np.ndarray | None = None) -> int:
+            start: np.ndarray | None = None) -> None:
     """Differential evolution, restarted from a fresh population until the budget is spent."""
     from scipy.optimize import differential_evolution
 
-    objective.runs = 0
     while True:
         objective.runs += 1
         differential_evolution(objective, [(0.0, 1.0)] * dim, maxiter=10**6, tol=0.0,
                                atol=1e-14, polish=False, seed=rng, updating="immediate",
+                               x0=start if objective.runs == 1 else None,
                                callback=lambda *a, **k: objective.report())

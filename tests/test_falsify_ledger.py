@@ -124,3 +124,20 @@ def test_attacks_are_not_part_of_check():
     assert not any(c.id.startswith("attack:") for c in select())
     ratio, ordered = get_surface(HOLDS).fixed_ratio()
     assert np.isfinite(ratio) and len(ordered) == 1
+
+
+def _attack_numbers(results):
+    return [(r.id, r.attack["best_ratio"], r.attack["evaluations"],
+             json.dumps(r.attack["witness"], sort_keys=True)) for r in results]
+
+
+def test_pool_and_dask_run_attacks_identically():
+    distributed = pytest.importorskip("distributed")
+    tasks = [get("attack:" + HOLDS), get("attack:" + VIOLATED)]
+    serial = run_claims(tasks, profile="budget=40", seed=2, workers=1)
+    pooled = run_claims(tasks, profile="budget=40", seed=2, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = run_claims(tasks, profile="budget=40", seed=2, scheduler=client)
+    assert _attack_numbers(serial) == _attack_numbers(pooled) == _attack_numbers(remote)

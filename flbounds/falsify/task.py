@@ -138,13 +138,20 @@ class AttackTask:
 
 
 def _summary(s: Surface, attack, fixed_ratio: float, verdict: str) -> dict:
-    pep_ratio = s.pep() if s.pep is not None else None
+    pep_ratio, pep_error = None, ""
+    if s.pep is not None:
+        try:
+            pep_ratio = s.pep()
+        except Exception as exc:  # an SDP that fails its gap check leaves "tight" unknown
+            pep_error = f"{type(exc).__name__}: {exc}"
     tight = None if pep_ratio is None else bool(abs(attack.best_ratio - pep_ratio) <= TIGHT)
     out = {"fixed_ratio": fixed_ratio, "best_ratio": attack.best_ratio,
            "evaluations": attack.evaluations, "rejected": attack.rejected,
            "witness": attack.witness, "verdict": verdict, "tight": tight,
            "pep_ratio": pep_ratio, "method": attack.method, "restarts": attack.restarts,
            "budget": attack.budget, "threshold": s.threshold}
+    if pep_error:
+        out["pep_error"] = pep_error
     if verdict == "violated" and s.shrink and attack.witness:
         small = shrink(s.ratio, s.space, attack.witness, threshold=s.threshold,
                        validator=s.validator)

@@ -141,3 +141,16 @@ def test_pool_and_dask_run_attacks_identically():
             distributed.Client(cluster) as client:
         remote = run_claims(tasks, profile="budget=40", seed=2, scheduler=client)
     assert _attack_numbers(serial) == _attack_numbers(pooled) == _attack_numbers(remote)
+
+
+@pytest.mark.parametrize("pep, tight", [(lambda: 1.0, True), (lambda: 0.5, False),
+                                        (None, None), (lambda: 1 / 0, None)])
+def test_tight_marks_an_attack_within_1e3_of_the_pep_worst_case(pep, tight):
+    import dataclasses
+
+    from flbounds.falsify.task import AttackTask
+
+    surface = dataclasses.replace(get_surface(HOLDS), pep=pep)   # sup of this ratio is 1
+    row = AttackTask(surface=surface, claim=get(HOLDS)).check(seed=0, profile="budget=400")
+    assert row.attack["best_ratio"] > 0.999 and row.attack["tight"] is tight
+    assert ("pep_error" in row.attack) == (pep is not None and tight is None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flbounds.falsify import SPD, Box, Integers, Simplex, Transform, search, shrink
 
@@ -124,3 +126,15 @@ def test_bad_search_arguments_are_refused_before_any_evaluation(kwargs, match):
     with pytest.raises(ValueError, match="space"):
         search(lambda *, x: 0.0, {}, budget=10, seed=0)
     assert calls == []
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), budget=st.integers(1, 150),
+       method=st.sampled_from(["cma", "de"]))
+def test_a_bound_that_holds_is_never_reported_broken(seed, budget, method):
+    def ratio(*, x, k, w):  # <= 1 everywhere, = 1 only on a thin set
+        return float(np.sum(np.sin(3 * x) ** 2) / 3 * (k / 5) * w.max())
+
+    attack = search(ratio, {"x": Box(-2, 2, shape=3), "k": Integers(1, 5), "w": Simplex(3)},
+                    budget=budget, seed=seed, method=method)
+    assert attack.best_ratio <= 1.0 and attack.evaluations == budget

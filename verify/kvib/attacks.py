@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
+from flbounds.online import Assumption51Feedback, ftrl_full_information, regrets
 from flbounds.sampling import (
     isp_variance,
     optimal_factor,
@@ -232,3 +233,30 @@ def last_term_corrected(*, M, L, s2, b1, b2, T):
 def floor_inequality(*, x):
     """(1/(1-x)^2 - 1) over 6x on (0, 1/2]."""
     return (1 / (1 - x) ** 2 - 1) / (6 * x)
+
+
+def _feedback(base, decay, n):
+    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i - c_i/sqrt t), c = decay b (from below)."""
+    return Assumption51Feedback(np.full(n, 1.0 / n), base[:n], decay[:n] * base[:n])
+
+
+@attack_surface("kvib.thm_d1.printed_last_term",
+          space={"base": Box(1e-3, 1e3, log=True, shape=N_MAX), "decay": Box(0, 1, shape=N_MAX),
+                 "n": Integers(2, N_MAX), "T": Integers(1, 40), "k_frac": Box(0, 1)},
+          tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
+          budget={"quick": 300, "full": 5000},
+          fixed=[{"base": 2.0 ** np.arange(N_MAX), "decay": np.full(N_MAX, 0.5), "n": 4,
+                  "T": 10, "k_frac": 0.5}],
+          note="full-information FTRL (gamma = G^2); K in [1, N) (k_frac scaled by 0.999); "
+               "an instance with every round capped (zbar = 0, vacuous bound) is rejected")
+def printed_last_term(*, base, decay, n, T, k_frac):
+    """Regret_S over eq. (51) as printed (last term 22 N G^2/zbar)."""
+    fb, k = _feedback(base, decay, n), _budget(n, k_frac) * 0.999
+    G = fb.G
+    tr = ftrl_full_information(fb, T, k, G * G)
+    zbar = float(tr.z.min())
+    if zbar <= 0:
+        return np.nan  # the bound is +inf: not an instance of the statement's regime
+    root = float(np.sum(np.sqrt(fb.squared_sums(T))))
+    bound = (22 * n * G / zbar + 2 * np.sqrt(6) * n * G / k) * root + 22 * n * G**2 / zbar
+    return regrets(tr.costs, fb, k).static / bound

@@ -24,6 +24,7 @@ from flbounds.problems import Quadratic
 
 from ._common import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
+from .lemma4_counterexample import lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 
 N, D = 4, 3
@@ -74,10 +75,12 @@ def lemma3(**inst):
     return lhs / rhs if rhs > 0 else np.nan
 
 
-@attack_surface("focus.lemma4.consensus", space=ROUND_SPACE, fixed=_fixed_round,
+@attack_surface("focus.lemma4.consensus",
+                space={**ROUND_SPACE, "p": Box(0.3, 1.0, shape=N)}, fixed=_fixed_round,
                 tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
                 note="step = step_frac x Lemma 4's bound min{q^1.5/(8L sqrt N), "
-                     "q^1.5/(8L(tau-1))}")
+                     "q^1.5/(8L(tau-1))}; p >= 0.3 as the claim's instances (rare "
+                     "participation breaks the lemma: focus.lemma4.rare_participation)")
 def lemma4(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over Lemma 4's right side (eq. (97))."""
     problem, masks, probs, q_min, step, st = _round(
@@ -240,3 +243,16 @@ def thm1a_one_round(**inst):
     after = _expect(problem, state, masks, probs, step, THM1_TAU,
                     lambda s: _psi(problem, s, weight))
     return after / ((1 - step * THM1_MU * N / 2) * _psi(problem, state, weight))
+
+
+@attack_surface("focus.lemma4.rare_participation",
+                space={"n_clients": Integers(4, 8), "p": Box(0.005, 0.3, log=True),
+                       "empty_rounds": Integers(0, 200)},
+                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 100, "full": 2000},
+                fixed=[{"n_clients": 4, "p": 0.02, "empty_rounds": 80}],
+                note="identical clients x^2/2, tau = 1, Lemma 4's largest step, the state "
+                     "after a full round and k empty rounds")
+def lemma4_rare(*, n_clients, p, empty_rounds):
+    """Eq. (97)'s left side over its right side on the reachable one-dimensional family."""
+    lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds)
+    return lhs / rhs

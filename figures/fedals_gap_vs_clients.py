@@ -15,6 +15,9 @@ from figures._common import run_figure
 from flbounds.gen_models import RidgeModel
 from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("fedals.thm41.bound", "fedals.d1")
+
 DIM, N_SAMPLES, LAM = 5, 40, 0.1
 
 

@@ -20,6 +20,8 @@ from flbounds.samplers import Avare, Mabs, UniformISP, Vrb
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_k"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm5_2.k_exponent", "kvib.app_f")
 SAMPLERS = ("K-Vib (paper)", "K-Vib (code variant)", "Vrb", "Mabs", "Avare (reconstructed)",
             "uniform ISP")
 

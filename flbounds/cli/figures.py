@@ -45,11 +45,25 @@ def stored_durations(out_dir: Path, profile: str) -> dict[str, float]:
     return durations
 
 
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is now (a live progress bar redirects it)."""
+
+    def emit(self, record) -> None:
+        print(self.format(record), file=sys.stderr, flush=True)
+
+
 def _configure_logging(verbose: bool, quiet: bool) -> None:
+    """The figures' log on stderr: warnings by default, errors with ``--quiet``, all with -v."""
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(name)s: %(message)s",
-                        force=True)
-    logging.getLogger("matplotlib").setLevel(max(level, logging.WARNING))
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    for name in ("figures", "flbounds"):
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
 
 
 def run(args) -> int:

@@ -28,6 +28,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 N_ROWS = 2000
+PAGE = 250  # rows the page adds at a time (ledger.js)
 WAIT_S = 60  # an upper bound for page work on a loaded machine; nothing is timed
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -111,12 +112,18 @@ def _wait_count(driver, text: str) -> None:
     WebDriverWait(driver, WAIT_S).until(lambda d: _count(d) == text)
 
 
-def test_all_rows_render(browser, ledger):
+def test_rows_arrive_a_page_at_a_time(browser, ledger):
     page, _ = ledger
     _open(browser, page.as_uri())
     assert _count(browser) == f"{N_ROWS} of {N_ROWS} claims"
-    assert len(_visible_ids(browser)) == N_ROWS
+    assert len(_visible_ids(browser)) == PAGE
     assert browser.execute_script("return window.broken") is None  # markup stayed text
+    _click(browser, browser.find_element(By.ID, "more"))
+    WebDriverWait(browser, WAIT_S).until(lambda d: len(_visible_ids(d)) > PAGE)
+    scroll_to_end = ("document.getElementById('more').scrollIntoView();"
+                     "return document.querySelectorAll('#claims tr.row').length")
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script(scroll_to_end) == N_ROWS)
+    assert not browser.find_element(By.ID, "more").is_displayed()
 
 
 def test_search_box(browser, ledger):

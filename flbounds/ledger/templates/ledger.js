@@ -71,15 +71,46 @@
     return html;
   }
 
-  var shown = [];
-  function render() {
+  // Rows are appended a page at a time as the reader scrolls (or asks for more), so a
+  // filter change touches a few hundred rows whatever the size of the ledger.
+  var PAGE = 250, limit = PAGE, shown = [];
+  function render(keepLimit) {
     var terms = state.q.toLowerCase().split(/\s+/).filter(Boolean);
     shown = ROWS.filter(function (r) { return matches(r, terms); }).sort(compare);
-    $("#claims tbody").innerHTML = shown.map(rowHtml).join("");
+    if (!keepLimit) limit = PAGE;
+    $("#claims tbody").innerHTML = shown.slice(0, limit).map(rowHtml).join("");
     $("#count").textContent = shown.length + " of " + ROWS.length + " claims";
     Array.prototype.forEach.call(document.querySelectorAll("#claims th[data-sort]"), function (th) {
       th.className = th.getAttribute("data-sort") === state.sort ? "sorted-" + state.dir : "";
     });
+    updateMore();
+  }
+  function renderMore() {
+    if (limit >= shown.length) return;
+    var next = shown.slice(limit, limit + PAGE);
+    limit += PAGE;
+    $("#claims tbody").insertAdjacentHTML("beforeend", next.map(rowHtml).join(""));
+    updateMore();
+  }
+  function updateMore() {
+    var more = $("#more"), left = shown.length - limit;
+    more.hidden = left <= 0;
+    more.textContent = "show " + Math.min(left, PAGE) + " more (" + left + " not shown yet)";
+  }
+  function togglePanel(id) {
+    var tr = document.getElementById(id);
+    if (state.open[id]) {
+      delete state.open[id];
+      var panelRow = tr && tr.nextElementSibling;
+      if (panelRow && panelRow.classList.contains("panel-row")) panelRow.remove();
+      if (tr) tr.classList.remove("open");
+    } else {
+      state.open[id] = true;
+      if (tr) {
+        tr.classList.add("open");
+        tr.insertAdjacentHTML("afterend", '<tr class="panel-row" data-panel="' + esc(id) + '"><td colspan="11">' + panel(BY_ID[id]) + "</td></tr>");
+      }
+    }
   }
 
   // ----- panel ---------------------------------------------------------------------------
@@ -206,9 +237,10 @@
   function openFromHash(scroll) {
     var id = decodeURIComponent(location.hash.slice(1));
     if (!BY_ID[id]) return;
-    if (shown.indexOf(BY_ID[id]) < 0) { clearFilters(); pushControls(); syncUrl(); }
-    state.open[id] = true;
-    render();
+    if (shown.indexOf(BY_ID[id]) < 0) { clearFilters(); pushControls(); syncUrl(); render(); }
+    var index = shown.indexOf(BY_ID[id]);
+    if (index >= limit) { limit = index + PAGE; render(true); }
+    if (!state.open[id]) togglePanel(id);
     var row = document.getElementById(id);
     if (row && scroll) row.scrollIntoView({block: "start"});
   }
@@ -231,9 +263,8 @@
     var tr = ev.target.closest("tr.row");
     if (!tr) return;
     var id = tr.getAttribute("data-id");
-    if (state.open[id]) delete state.open[id]; else state.open[id] = true;
+    togglePanel(id);
     try { history.replaceState(null, "", location.search + (state.open[id] ? "#" + encodeURIComponent(id) : "")); } catch (e) { /* ignore */ }
-    render();
   });
   document.addEventListener("click", function (ev) {
     var cell = ev.target.closest && ev.target.closest("#summary button.cell");
@@ -250,6 +281,12 @@
     $("#ledger").scrollIntoView({block: "start"});
   });
   window.addEventListener("hashchange", function () { openFromHash(true); });
+  $("#more").addEventListener("click", renderMore);
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver(function (entries) {
+      if (entries.some(function (e) { return e.isIntersecting; })) renderMore();
+    }, {rootMargin: "600px"}).observe($("#more"));
+  }
 
   readUrl(); pushControls(); render();
   if (location.hash.length > 1) openFromHash(true);

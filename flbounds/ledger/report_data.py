@@ -117,8 +117,8 @@ def payload(results, figures: list[Figure]) -> dict:
     rows = [claim_row(r, attacks.get(r.id), figures_for(r.id, figures)) for r in claims]
     return {"rows": rows,
             "papers": {k: v[1] for k, v in PAPERS.items()},
-            "figures": {f.name: {"title": f.title, "claims": list(f.claims), "src": f.src}
-                        for f in figures}}
+            # the images themselves are in the page's gallery once, not repeated here
+            "figures": {f.name: {"title": f.title, "claims": list(f.claims)} for f in figures}}
 
 
 def script_json(data) -> str:

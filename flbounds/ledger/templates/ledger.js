@@ -165,8 +165,8 @@
     if (Object.keys(r.details || {}).length) out.push(section("details", kvTable(r.details)));
     if (r.traceback) out.push(section("traceback", "<details><summary>show</summary><pre>" + esc(r.traceback) + "</pre></details>"));
     if (r.figures.length) out.push(section("figures", '<div class="thumbs">' + r.figures.map(function (name) {
-      var f = FIGS[name];
-      return '<figure><a href="#fig-' + esc(name) + '"><img src="' + f.src + '" alt="' + esc(f.title) + '" loading="lazy"></a><figcaption>' +
+      var f = FIGS[name], img = document.querySelector("#fig-" + CSS.escape(name) + " img");
+      return '<figure><a href="#fig-' + esc(name) + '"><img src="' + (img ? img.src : "") + '" alt="' + esc(f.title) + '" loading="lazy"></a><figcaption>' +
         esc(name) + ": " + esc(f.title) + "</figcaption></figure>";
     }).join("") + "</div>"));
     out.push(section("reproduce", '<div class="repro"><code>' + esc(r.reproducer) + '</code><button type="button" class="copy" data-copy="' +

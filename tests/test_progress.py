@@ -113,3 +113,16 @@ def test_check_command_progress_and_summary(tmp_path, capsys):
     assert "5 claims in" in captured.out and "all as expected" in captured.out
     assert main(["check", "focus.matrices", "--results", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_first_run_notice_with_an_empty_numba_cache(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("from flbounds.cli._progress import numba_first_run_notice as n; "
+            "print(n() or 'no notice')")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, check=True)
+    assert proc.stdout.startswith("compiling numba kernels on first run")

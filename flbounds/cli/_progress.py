@@ -122,12 +122,19 @@ class ProgressBar:
             TextColumn,
             TimeElapsedColumn,
         )
+        from rich.table import Column
 
         console = Console(file=self.stream)
-        self._live = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                              MofNCompleteColumn(), TimeElapsedColumn(),
-                              TextColumn("ETA {task.fields[eta]}"),
-                              TextColumn("{task.fields[last]}", style="dim"),
+        # the last item's name gives way first on a narrow terminal
+        last = Column(no_wrap=True, overflow="ellipsis", max_width=36)
+        bar = BarColumn(bar_width=20, table_column=Column(min_width=20))
+        self._live = Progress(TextColumn("[bold]{task.description}"), bar,
+                              MofNCompleteColumn(table_column=Column(no_wrap=True,
+                                                                     min_width=7)),
+                              TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
+                              TextColumn("ETA {task.fields[eta]}",
+                                         table_column=Column(no_wrap=True, min_width=9)),
+                              TextColumn("{task.fields[last]}", style="dim", table_column=last),
                               console=console, transient=True)
         self._task = self._live.add_task(self.what, total=self.total, completed=self.done,
                                          eta=self._eta_text(), last="")

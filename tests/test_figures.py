@@ -79,11 +79,13 @@ def test_run_figure_writes_plot_data_and_record(tmp_path):
 
 
 def test_figures_command_progress_logging_and_failures(tmp_path, monkeypatch, capsys):
+    from flbounds.cli import figures as command
     from flbounds.cli import main
     from flbounds.cli.figures import stored_durations
 
     good, bad = _fake_figure(), _fake_figure(fail=True)
-    monkeypatch.setattr(figures, "select", lambda names: {"fake_broken": bad, "fake_demo": good})
+    monkeypatch.setattr(command, "select_figures",
+                        lambda names: {"fake_broken": bad, "fake_demo": good})
     assert main(["figures", "--out", str(tmp_path), "-v"]) == 1  # one figure failed
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
@@ -93,7 +95,7 @@ def test_figures_command_progress_logging_and_failures(tmp_path, monkeypatch, ca
     assert "computing the fake figure" in captured.err  # -v: the figures' debug log
     assert set(stored_durations(tmp_path, "quick")) == {"fake_demo"}
     assert stored_durations(tmp_path, "full") == {}
-    monkeypatch.setattr(figures, "select", lambda names: {"fake_demo": good})
+    monkeypatch.setattr(command, "select_figures", lambda names: {"fake_demo": good})
     assert main(["figures", "--out", str(tmp_path), "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "computing" not in captured.out

@@ -66,11 +66,16 @@ def _configure_logging(verbose: bool, quiet: bool) -> None:
         logger.propagate = False
 
 
-def run(args) -> int:
+def select_figures(names):
+    """Figure name -> module for ``names`` (prefixes; all when empty); ValueError if unknown."""
     import figures
 
+    return figures.select(names)
+
+
+def run(args) -> int:
     try:
-        chosen = figures.select(args.names)
+        chosen = select_figures(args.names)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.out.exists() and not args.out.is_dir():

@@ -1,4 +1,4 @@
-"""The README's numbers and Tour stay true: counts regenerate, commands parse, the screenshot exists."""
+"""The README stays true: counts regenerate, Tour commands parse, screenshots exist."""
 
 import re
 import shlex

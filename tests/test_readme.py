@@ -54,3 +54,23 @@ def test_tour_has_six_commands_that_parse():
                                              README.read_text(encoding="utf-8")))
 def test_readme_images_exist(image):
     assert (README.parent / image).is_file(), image
+
+
+def test_library_example_prints_the_numbers_its_comments_state():
+    import contextlib
+    import io
+
+    text = README.read_text(encoding="utf-8")
+    code = text.split("## Using the library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    printed = [float(x) for x in re.findall(r"-?\d+(?:\.\d*)?(?:e-?\d+)?", out.getvalue())]
+    for line in code.splitlines():
+        if "#" not in line or "print(" not in line and "=" not in line:
+            continue
+        comment = line.split("#", 1)[1].rsplit(": ", 1)[-1]
+        for number in re.findall(r"-?\d+\.\d+", comment):
+            value = float(number)
+            digits = len(number.split(".")[1])  # the comment's rounding
+            assert any(abs(p - value) <= 0.5 * 10.0 ** -digits for p in printed), number

@@ -83,6 +83,8 @@ class ProgressBar:
         Write nothing.
     stream
         Where to write (default ``sys.stderr``); the live bar needs a terminal.
+    done
+        Items already finished before this run (e.g. resumed from the results store).
     """
 
     def __init__(self, total: int, what: str = "items", *, eta: Eta | None = None,

@@ -61,7 +61,7 @@
     var open = state.open[r.id];
     var verdict = '<span class="verdict v-' + esc(r.verdict) + (r.unexpected ? " unexp" : "") +
       '">' + esc(r.verdict) + (r.unexpected ? " !" : "") + "</span>";
-    var html = '<tr class="row' + (open ? " open" : "") + '" id="' + esc(r.id) + '" data-id="' +
+    var html = '<tr class="row' + (open ? " open" : "") + '" tabindex="0" id="' + esc(r.id) + '" data-id="' +
       esc(r.id) + '"><td class="id">' + esc(r.id) + "</td><td>" + esc(r.paper) + "</td><td>" +
       esc(r.ref) + "</td><td>" + esc(r.kind) + '</td><td class="stmt">' + esc(r.statement) +
       '</td><td class="num">' + esc(r.measured_short) + "</td><td>" + esc(r.relation) +
@@ -265,6 +265,10 @@
     var id = tr.getAttribute("data-id");
     togglePanel(id);
     try { history.replaceState(null, "", location.search + (state.open[id] ? "#" + encodeURIComponent(id) : "")); } catch (e) { /* ignore */ }
+  });
+  $("#claims tbody").addEventListener("keydown", function (ev) {
+    var tr = ev.target.closest && ev.target.closest("tr.row");
+    if (tr && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); togglePanel(tr.getAttribute("data-id")); }
   });
   document.addEventListener("click", function (ev) {
     var cell = ev.target.closest && ev.target.closest("#summary button.cell");

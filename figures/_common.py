@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,7 +78,10 @@ def metadata(module, name: str, args, data: dict, elapsed_s: float) -> dict:
     from flbounds.ledger.registry import versions
 
     doc = (module.__doc__ or "").strip()
-    return {"name": name, "title": doc.splitlines()[0] if doc else name,
+    # the docstring's first line, without reST markup (:math:`x` -> x, ``x`` -> x)
+    title = re.sub(r":math:`([^`]*)`|``([^`]*)``", lambda m: m.group(1) or m.group(2),
+                   doc.splitlines()[0]) if doc else name
+    return {"name": name, "title": title,
             "claims": list(getattr(module, "CLAIMS", ())),
             "profile": args.profile, "seed": args.seed,
             "parameters": {"profile": args.profile, "seed": args.seed, **_scalars(data)},

@@ -88,6 +88,7 @@ def ledger(tmp_path_factory):
 
 
 def _open(driver, url: str):
+    driver.get("about:blank")  # a fresh load, even when only the #fragment differs
     driver.get(url)
     WebDriverWait(driver, WAIT_S).until(
         lambda d: d.execute_script("return document.documentElement.dataset.ready") == "1")

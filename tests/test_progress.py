@@ -126,3 +126,14 @@ def test_first_run_notice_with_an_empty_numba_cache(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, timeout=300, check=True)
     assert proc.stdout.startswith("compiling numba kernels on first run")
+
+
+def test_plain_lines_can_be_thinned_for_many_items():
+    out = io.StringIO()
+    with ProgressBar(250, "evaluations", stream=out, plain_every=100) as bar:
+        for i in range(250):
+            bar.advance(f"e{i}", note="best so far" if i == 7 else "")
+    starts = [line.split("]")[0] for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert starts == ["[  8/250", "[100/250", "[200/250", "[250/250"]
+    with pytest.raises(ValueError, match="plain_every"):
+        ProgressBar(1, plain_every=0)

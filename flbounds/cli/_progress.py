@@ -85,11 +85,17 @@ class ProgressBar:
         Where to write (default ``sys.stderr``); the live bar needs a terminal.
     done
         Items already finished before this run (e.g. resumed from the results store).
+    plain_every
+        Off a terminal, write a line every ``plain_every`` items (and for the last item and
+        every note); e.g. 100 for the evaluations of an adversarial search.
     """
 
     def __init__(self, total: int, what: str = "items", *, eta: Eta | None = None,
-                 quiet: bool = False, stream=None, done: int = 0):
+                 quiet: bool = False, stream=None, done: int = 0, plain_every: int = 1):
+        if plain_every < 1:
+            raise ValueError(f"plain_every must be >= 1, got {plain_every}")
         self.total, self.what, self.done = int(total), what, int(done)
+        self.plain_every = int(plain_every)
         self.quiet = quiet
         self.stream = stream if stream is not None else sys.stderr
         self.eta = eta
@@ -164,6 +170,8 @@ class ProgressBar:
                 self._live.console.print(note, markup=False, highlight=False)
             self._live.update(self._task, completed=self.done, eta=self._eta_text(),
                               last=f"{status} {name}".strip())
+            return
+        if not note and self.done % self.plain_every and self.done != self.total:
             return
         width = len(str(self.total))
         line = (f"[{self.done:>{width}}/{self.total}] {clock(elapsed)} "

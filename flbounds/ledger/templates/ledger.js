@@ -116,7 +116,8 @@
   // ----- panel ---------------------------------------------------------------------------
   function valueHtml(v) {
     if (Array.isArray(v)) {
-      var rows = v.every(Array.isArray) ? v.map(function (row) { return JSON.stringify(row); }).join("\n") : JSON.stringify(v);
+      var spaced = function (a) { return JSON.stringify(a).split(",").join(", "); };  // full precision
+      var rows = v.every(Array.isArray) ? v.map(spaced).join("\n") : spaced(v);
       var nums = flatNums(v), head = "";
       if (nums.length > 4) head = '<div class="muted">' + nums.length + " values in [" + num(Math.min.apply(null, nums)) + ", " + num(Math.max.apply(null, nums)) + "]</div>";
       return head + "<pre>" + esc(rows) + "</pre>";

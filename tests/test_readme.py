@@ -45,9 +45,9 @@ def test_tour_has_six_commands_that_parse():
 
             select(args.patterns)  # every pattern names claims that exist
         if args.command == "figures":
-            import figures
+            from flbounds.ledger.figures import select_figures
 
-            figures.select(args.names)
+            select_figures(args.names)
 
 
 @pytest.mark.parametrize("image", re.findall(r"!\[[^\]]*\]\(([^)]+)\)",

@@ -68,9 +68,9 @@ def _configure_logging(verbose: bool, quiet: bool) -> None:
 
 def select_figures(names):
     """Figure name -> module for ``names`` (prefixes; all when empty); ValueError if unknown."""
-    import figures
+    from flbounds.ledger.figures import select_figures as select
 
-    return figures.select(names)
+    return select(names)
 
 
 def run(args) -> int:

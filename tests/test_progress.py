@@ -137,3 +137,18 @@ def test_plain_lines_can_be_thinned_for_many_items():
     assert starts == ["[  8/250", "[100/250", "[200/250", "[250/250"]
     with pytest.raises(ValueError, match="plain_every"):
         ProgressBar(1, plain_every=0)
+
+
+def test_resumed_claims_count_as_done_and_leave_the_eta(tmp_path):
+    from flbounds.cli._progress import claims_progress
+    from flbounds.ledger import select
+
+    claims = select(["focus.matrices"])
+    assert main(["check", claims[0].id, "--results", str(tmp_path), "--quiet"]) == 0
+    bar = claims_progress(claims, tmp_path, "quick", resume=True, quiet=True)
+    bar.close()
+    assert bar.done == 1
+    assert claims[0].id not in bar.eta._left and len(bar.eta._left) == len(claims) - 1
+    fresh = claims_progress(claims, tmp_path, "quick", resume=False, quiet=True)
+    fresh.close()
+    assert fresh.done == 0 and len(fresh.eta._left) == len(claims)

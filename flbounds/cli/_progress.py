@@ -247,14 +247,22 @@ def numba_first_run_notice() -> str | None:
             f"cached yet; one-time, about {FIRST_COMPILE_S} s per worker process)")
 
 
-def claims_progress(claims, results_dir, profile: str, *, quiet: bool = False) -> ProgressBar:
-    """A started :class:`ProgressBar` for ``claims``, its ETA from the results store."""
-    from flbounds.ledger import ResultStore
+def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume: bool = False,
+                    quiet: bool = False) -> ProgressBar:
+    """A started :class:`ProgressBar` for ``claims``, its ETA from the results store.
 
-    durations = {r.id: r.elapsed_s for r in ResultStore(results_dir).load()
-                 if r.profile == profile}
-    bar = ProgressBar(len(claims), "claims", eta=Eta([c.id for c in claims], durations),
-                      quiet=quiet).__enter__()
+    With ``resume`` the tasks already stored (as the runner will skip them) count as done
+    and are left out of the ETA.
+    """
+    from flbounds.ledger import ResultStore
+    from flbounds.ledger.registry import task_key
+
+    history = ResultStore(results_dir).load()
+    durations = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    stored = {r.task_key for r in history if r.verdict != "error"} if resume else set()
+    todo = [c.id for c in claims if not resume or task_key(c, profile, seed) not in stored]
+    bar = ProgressBar(len(claims), "claims", eta=Eta(todo, durations), quiet=quiet,
+                      done=len(claims) - len(todo)).__enter__()
     notice = numba_first_run_notice()
     if notice:
         bar.message(notice)

@@ -41,7 +41,8 @@ def run(args) -> int:
         except SchedulerError as exc:
             raise UsageError(str(exc)) from None
     start = time.perf_counter()
-    bar = claims_progress(claims, args.results, args.profile, quiet=args.quiet)
+    bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
+                          resume=args.resume, quiet=args.quiet)
     try:
         results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
                              scheduler=scheduler, store=ResultStore(args.results),

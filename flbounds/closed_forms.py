@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds._validate import as_float_array, check_int, check_positive, check_symmetric
+from flbounds.validation import as_float_array, check_int, check_positive, check_symmetric
 
 _EPS = np.finfo(float).eps
 

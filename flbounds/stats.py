@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta, binom
 
-from flbounds._validate import as_float_array, check_int, check_rng
+from flbounds.validation import as_float_array, check_int, check_rng
 
 __all__ = [
     "MeanSE",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     check_int,
     check_rng,

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     as_index_array,
     check_int,
@@ -114,7 +114,8 @@ def exact_weights_from_subsets(masks, probs) -> SubsetWeights:
     ----------
     masks : array_like of bool, shape (n_subsets, n_clients)
     probs : array_like, shape (n_subsets,)
-        Nonnegative, summing to 1 (to rounding, see ``_validate.check_probability_vector``).
+        Nonnegative, summing to 1 (to rounding, see
+        ``flbounds.validation.check_probability_vector``).
 
     Returns
     -------

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     check_int,
 )

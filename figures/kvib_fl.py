@@ -19,7 +19,7 @@ import numpy as np
 from figures._common import band, run_figure
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.fedprox_synthetic import fedprox_synthetic
-from flbounds.samplers import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
+from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 
 NAME = "kvib_fl"
 SAMPLERS = ("uniform ISP", "uniform RSP", "Vrb", "Mabs", "Avare (recon.)", "K-Vib", "oracle")

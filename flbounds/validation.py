@@ -14,6 +14,10 @@ __all__ = [
     "as_float_array",
     "as_index_array",
     "as_index_set",
+    "as_inclusion_probabilities",
+    "as_row_vectors",
+    "as_vector",
+    "check_budget",
     "check_finite",
     "check_int",
     "check_nonnegative",
@@ -83,6 +87,50 @@ def as_float_array(x, name, *, ndim=None, shape=None, copy=False, nonnegative=Fa
     if nonnegative and np.any(out < 0.0):
         raise ValueError(f"{name} must be nonnegative, got min {out.min()}")
     return out
+
+
+def as_vector(x, name, *, n=None, nonnegative=False):
+    """Return `x` as a non-empty, finite float64 vector (of length `n` if given).
+
+    Raises
+    ------
+    ValueError
+        If `x` is not 1-d, is empty, has the wrong length, holds NaN or inf, or (with
+        `nonnegative`) a negative entry.
+    """
+    arr = as_float_array(x, name, ndim=1, nonnegative=nonnegative)
+    if arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} must have length {n}, got {arr.size}")
+    return arr
+
+
+def as_inclusion_probabilities(p, name="p", *, n=None):
+    """Return `p` as a float64 vector with every entry in ``(0, 1]`` (an unbiased design)."""
+    arr = as_vector(p, name, n=n)
+    if np.any(arr <= 0) or np.any(arr > 1):
+        raise ValueError(f"{name} must lie in (0, 1]")
+    return arr
+
+
+def as_row_vectors(z, name, n):
+    """Return `z`, one row per client (shape ``(n, d)``, or ``(n,)`` read as ``d = 1``),
+    as a finite float64 array of shape ``(n, d)``."""
+    arr = as_float_array(z, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise ValueError(f"{name} must have shape ({n}, d) or ({n},), got {np.shape(z)}")
+    return arr
+
+
+def check_budget(k, n, name="k"):
+    """Return the expected sample size `k` as a float after checking ``0 < k <= n``."""
+    k = check_finite(k, name)
+    if k <= 0 or k > n:
+        raise ValueError(f"{name} must satisfy 0 < {name} <= N = {n}, got {k}")
+    return k
 
 
 def as_index_array(idx, name, n):

@@ -11,9 +11,9 @@ from scipy.special import roots_legendre
 from ._base import (
     _QUAD_REL_TOL,
     _TAIL_C,
-    _all_masks,
     _probabilities,
     _Process,
+    all_masks,
 )
 
 
@@ -88,7 +88,7 @@ class Bernoulli(_Process):
             return float(np.exp(np.sum(np.log1p(-self.p))))
 
     def _subset_probabilities(self):
-        return np.prod(np.where(_all_masks(self.n_clients), self.p, 1.0 - self.p), axis=1)
+        return np.prod(np.where(all_masks(self.n_clients), self.p, 1.0 - self.p), axis=1)
 
 
 # ---------------------------------------------------------------------------- uniform m-of-N

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.matrices import average_matrix, pull_matrix, push_matrix
+from flbounds.participation import average_matrix, pull_matrix, push_matrix
 
 EPS = np.finfo(float).eps
 

@@ -7,12 +7,12 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import (
-    lemma22_printed_formula,
     optimal_isp_objective,
     optimal_isp_probabilities,
 )
 
-from ._instances import random_budget, random_weights
+from .instances import random_budget, random_weights
+from .printed_formulas import lemma22_printed_formula
 
 EPS = np.finfo(float).eps
 

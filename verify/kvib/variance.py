@@ -18,9 +18,9 @@ from flbounds.sampling import (
     rsp_bound,
     rsp_uniform_variance,
 )
-from flbounds.sampling_exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.sampling.exact import design_moments, isp_moments, uniform_subset_design
 
-from ._instances import random_weights
+from .instances import random_weights
 
 EPS = np.finfo(float).eps
 

@@ -17,9 +17,9 @@ from flbounds.participation import (
     push_matrix,
     subset_distribution,
 )
+from flbounds.tolerances import EPS
 from verify.focus.matrices import EXAMPLE_34, EXAMPLE_34_P
 
-EPS = np.finfo(float).eps
 S13 = np.array([True, False, True, False])  # N = 4, S = {1, 3}
 FIG1_R = np.array([[1, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [1, 0, 0, 0, 0],
                    [0, 0, 0, 0, 1]], float)

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from flbounds.algorithms.fedavg_sampler import exact_variance, fedavg_sampler, local_updates
-from flbounds.fedprox_synthetic import fedprox_synthetic
 from flbounds.kernels.kvib_online import waterfill, waterfill_objectives
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import (
@@ -17,6 +16,7 @@ from flbounds.sampling import (
     optimal_isp_probabilities,
 )
 from flbounds.sampling.exact import design_moments, uniform_subset_design
+from verify.kvib.fedprox_synthetic import fedprox_synthetic
 
 
 def test_waterfill_kernels_match_numpy_solver():

@@ -12,8 +12,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import average_matrix, pull_matrix, push_matrix
-
-EPS = np.finfo(float).eps
+from flbounds.tolerances import EPS
 
 
 def all_masks(n_clients: int) -> np.ndarray:

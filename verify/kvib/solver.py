@@ -10,11 +10,10 @@ from flbounds.sampling import (
     optimal_isp_objective,
     optimal_isp_probabilities,
 )
+from flbounds.tolerances import EPS
 
 from .instances import random_budget, random_weights
 from .printed_formulas import lemma22_printed_formula
-
-EPS = np.finfo(float).eps
 
 
 def released_code_solver(a, k):

@@ -19,10 +19,9 @@ from flbounds.sampling import (
     rsp_uniform_variance,
 )
 from flbounds.sampling.exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.tolerances import EPS
 
 from .instances import random_weights
-
-EPS = np.finfo(float).eps
 
 
 def _multinomial_moments(z, q, k):

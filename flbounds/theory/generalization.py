@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from flbounds.validation import check_probability_vector
+
 MC_CHUNK_ELEMENTS = 4_000_000
 
 
@@ -48,12 +50,7 @@ class OneRoundDraws(NamedTuple):
 
 
 def _check_weights(weights, n_clients: int) -> np.ndarray:
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (n_clients,) or np.any(w < 0) or not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be {n_clients} finite nonnegative numbers")
-    if abs(w.sum() - 1.0) > 1e-12:
-        raise ValueError("weights must sum to 1")
-    return w
+    return check_probability_vector(weights, "weights", n=n_clients)
 
 
 def _control_variate(model, data, ref: np.ndarray) -> np.ndarray:
@@ -73,7 +70,7 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     Parameters
     ----------
     model
-        A model of :mod:`flbounds.gen_models` (ridge, pools).
+        A model of :mod:`flbounds.theory.data_models` (ridge, pools).
     weights
         :math:`\mathcal K`, nonnegative, summing to 1, one per client.
     n_samples

@@ -12,8 +12,6 @@ import numpy as np
 
 from flbounds.algorithms import focus
 
-EPS = np.finfo(float).eps
-
 
 def _inv(x):
     return np.inf if x == 0 else 1.0 / x

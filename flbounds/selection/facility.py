@@ -115,7 +115,7 @@ class SubTruncObjective(FacilityLocation):
     r"""SubTrunc's :math:`W(S) = G(S) + \lambda \min(b, \sum_{i \in S} \phi(f_i))`, eq. (13).
 
     ``weights`` are the values :math:`\phi(f_i)`; the public constructor
-    :func:`flbounds.submodular.subtrunc` requires them to be nonnegative (Prop 3 needs it).
+    :func:`subtrunc` requires them to be nonnegative (Prop 3 needs it).
     """
 
     def __init__(self, dissim, weights, *, lam, b, offset="phantom"):

@@ -1,4 +1,4 @@
-r"""Data models with exact population risks for the generalization checks of FedALS ([001]).
+r"""Client data models with exact population risks, for generalization estimates ([001]).
 
 Each model describes K client distributions :math:`\mathcal D_k` and exposes, for a batch of
 Monte Carlo draws (leading axis ``T``) and the K clients (second axis):

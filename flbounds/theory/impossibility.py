@@ -1,4 +1,4 @@
-r"""Learning-theory constructions of the SAFARI paper (``000``): the impossibility event.
+r"""The impossibility construction: no learner succeeds under incomplete participation.
 
 Theorem 1 of [000] builds a two-point distribution with :math:`P(x_2) = 4\epsilon`,
 :math:`\epsilon = (1-\omega)/8`, :math:`\omega = m/M`, and draws :math:`Mn` samples. The

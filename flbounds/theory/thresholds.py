@@ -1,4 +1,6 @@
-r"""One-dimensional threshold classifiers of SAFARI ([000]): Assumption 2 and ERM rates.
+r"""One-dimensional threshold classifiers: ERM, exact excess errors, transfer constants.
+
+The running example of [000] (Assumption 2, Theorems 2-3, Lemma 2).
 
 Hypotheses are :math:`h_t(x) = 1[x \ge t]` (the paper's "h_t = t"). Distributions on the line
 are finite mixtures of uniforms, given as ``(weights, lows, highs)``. With a realizable target

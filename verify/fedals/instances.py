@@ -1,4 +1,5 @@
-r"""Shared set-up of the ridge-on-the-sphere Monte Carlo cells of the FedALS checks.
+r"""Shared set-up of the ridge-on-the-sphere Monte Carlo cells of the FedALS checks (the
+paper's instances; the MLP task of spec V9 is :mod:`verify.fedals.mlp_task`).
 
 A cell fixes (d, n, lambda, K, zeta, client weights, equal or unequal n_k); the client optima
 are :math:`\theta^\star_k = \theta^\star_0 + \zeta u_k` with :math:`u_k \sim N(0, I)` drawn once

@@ -1,4 +1,5 @@
-"""The SAFARI reference instance (spec 7.B, audit part A #1) and helpers to run it."""
+"""The SAFARI reference instance (spec 7.B, audit part A #1) and helpers to run it; shared by
+the claims, the figures and the benchmarks."""
 
 from __future__ import annotations
 

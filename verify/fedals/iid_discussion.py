@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.stats import slope_from_means
 from flbounds.theory.data_models import RidgeModel, ols_averaged_gap, ols_local_gap, ols_nonidness
-from flbounds.theory.generalization import one_round_draws, slope_from_means, summarize_bound
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
 from .instances import DIM
 

@@ -8,8 +8,9 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.stats import slope_from_means
 from flbounds.theory.data_models import RidgeModel
-from flbounds.theory.generalization import one_round_draws, slope_from_means, summarize_bound
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 from flbounds.theory.generalization_rounds import (
     batch_plan,
     r_round_fedavg,

@@ -21,11 +21,11 @@ from flbounds.validation import as_float_array, as_index_set, check_int
 
 def check_dissim(dissim, name: str = "dissim") -> np.ndarray:
     """A non-empty square, finite, nonnegative float64 matrix, C-contiguous."""
-    arr = as_float_array(dissim, name, ndim=2)
+    arr = as_float_array(dissim, name, ndim=2, nonnegative=True)
     if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square (n, n) matrix, got shape "
                          f"{arr.shape}")
-    return as_float_array(arr, name, nonnegative=True)
+    return arr
 
 
 def check_k(k, n: int, name: str = "k") -> int:

@@ -160,9 +160,8 @@ class UnionFLObjective(FacilityLocation):
     def __init__(self, dissim, recent, *, mu, offset="phantom"):
         super().__init__(dissim, offset)
         self.recent = _recent_mask(recent, self.n)
-        mask = self.recent
         self.mu = check_nonnegative(mu, "mu")
-        self.cost = self.mu * mask.astype(float)
+        self.cost = self.mu * self.recent.astype(float)
         self.submodular_part = FacilityLocation(self.dissim, offset)
 
     def _value(self, idx):
@@ -223,10 +222,7 @@ def subtrunc(dissim, losses, *, lam, b, phi="log1p") -> SubTruncObjective:
     """
     d = check_dissim(dissim)
     f = as_float_array(losses, "losses", shape=(d.shape[0],), nonnegative=True)
-    weights = phi_values(f, phi)
-    if weights.shape != f.shape:
-        raise ValueError("phi(losses) must have the shape of losses")
-    weights = as_float_array(weights, "phi(losses)", nonnegative=True)
+    weights = as_float_array(phi_values(f, phi), "phi(losses)", shape=f.shape, nonnegative=True)
     return SubTruncObjective(d, weights, lam=lam, b=b)
 
 

@@ -26,6 +26,7 @@ from flbounds.validation import (
     as_vector,
     check_budget,
     check_int,
+    check_probability_vector,
 )
 
 __all__ = ["isp_estimate", "isp_variance", "mix_uniform", "multinomial_estimate",
@@ -88,9 +89,9 @@ def multinomial_variance(q, z, k: int) -> float:
 
     .. math:: \frac1K\Big(\sum_i\|z_i\|^2/q_i - \|\textstyle\sum_i z_i\|^2\Big).
     """
-    q = as_vector(q, "q")
-    if np.any(q <= 0) or abs(q.sum() - 1) > 1e-9:
-        raise ValueError("q must be positive and sum to 1")
+    q = check_probability_vector(q, "q")
+    if np.any(q <= 0):
+        raise ValueError("q must be positive (every client drawable)")
     z = as_row_vectors(z, "z", q.size)
     k = check_int(k, "k", minimum=1)
     tot = z.sum(axis=0)

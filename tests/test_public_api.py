@@ -117,3 +117,10 @@ def test_readme_layout_matches_the_tree():
     library_rows = {p for p in listed if p.startswith("flbounds/")}
     assert sorted(library_rows - in_tree - optional) == []
     assert all((ROOT / p).exists() for p in listed if not p.startswith("flbounds/"))
+
+
+def test_no_module_over_400_lines():
+    packages = ("flbounds", "verify", "paper_checks", "figures", "benchmarks", "tests")
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines())
+             for package in packages for p in (ROOT / package).rglob("*.py")}
+    assert {path: n for path, n in sizes.items() if n > 400} == {}

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import band, run_figure
-from flbounds.thresholds import pooled_erm_errors, uniform
+from flbounds.theory.thresholds import pooled_erm_errors, uniform
 
 NAME = "safari_threshold_rates"
 #: the claims this figure illustrates (ids or dotted prefixes)

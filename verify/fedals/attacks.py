@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
-from flbounds.gen_models import RidgeModel
-from flbounds.generalization import one_round_draws, summarize_bound
 from flbounds.ledger import get
+from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
-from ._cells import DIM, K_FAMILY, NOISE_SD
 from .iid_discussion import _iid_sweep
+from .instances import DIM, K_FAMILY, NOISE_SD
 from .partial import EPS, _case1_moments, _case1_targets
 
 K_MAX = 5

@@ -2,7 +2,7 @@ r"""Attack surfaces of FOCUS's one-round lemmas, step conditions and FedAvg's li
 ([002]).
 
 The one-round lemmas are attacked on the claims' computation: a frozen round state, FOCUS's
-round (:func:`~verify.focus._common.focus_round`) and the exact conditional expectation over
+round (:func:`~verify.focus.instances.focus_round`) and the exact conditional expectation over
 the :math:`2^N` participation sets (:func:`~verify.focus.lemmas._expect`). Client Hessians are
 searched as SPD matrices with spectrum pinned to [mu, L] = [1, 2] (as the claims' instances),
 participation as Bernoulli probabilities. FedAvg's limits use the claims' exact stationary
@@ -22,8 +22,8 @@ from flbounds.participation import (
 )
 from flbounds.problems import Quadratic
 
-from ._common import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
+from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
 from .lemma4_counterexample import lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 

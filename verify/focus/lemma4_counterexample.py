@@ -18,7 +18,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
-from ._common import consistent_state, lemma4_step
+from .instances import consistent_state, lemma4_step
 from .lemmas import ROUNDING, _expect
 
 

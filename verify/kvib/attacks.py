@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
-from flbounds.online import Assumption51Feedback, ftrl_full_information, regrets
 from flbounds.sampling import (
     isp_variance,
     optimal_factor,
@@ -20,6 +19,7 @@ from flbounds.sampling import (
     optimal_isp_variance,
     rsp_bound,
 )
+from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
 
 from .closed_forms import _lemma_b1_sum
 from .proof_gaps import _psi_min, _t1_coefficients

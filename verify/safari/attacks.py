@@ -13,20 +13,24 @@ import math
 import numpy as np
 
 from flbounds.falsify import SPD, Box, Integers, attack_surface
-from flbounds.pac import impossibility_chernoff_bound, impossibility_event_probability
-from flbounds.safari_closed_forms import (
-    ClientQuadratics,
-    drift_bound,
-    exact_drift,
-    homogeneous_stationary_error,
-    thm5_delta_bar,
+from flbounds.theory.impossibility import (
+    impossibility_chernoff_bound,
+    impossibility_event_probability,
 )
-from flbounds.thresholds import (
+from flbounds.theory.thresholds import (
     excess_error,
     mixture_alpha,
     paper_alpha,
     sa_fl_mixture,
     uniform,
+)
+
+from .closed_forms import (
+    ClientQuadratics,
+    drift_bound,
+    exact_drift,
+    homogeneous_stationary_error,
+    thm5_delta_bar,
 )
 
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"

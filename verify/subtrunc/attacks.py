@@ -13,8 +13,8 @@ import numpy as np
 import sympy as sp
 
 from flbounds.falsify import Box, Integers, attack_surface
-from flbounds.setfunctions import SubTruncObjective, brute_force_max, greedy, phi_values
-from flbounds.setfunctions.properties import exhaustive_margins
+from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
+from flbounds.selection.properties import exhaustive_margins
 
 from .instances import distances, divfl_offset
 from .props import ROUNDING, _scaled

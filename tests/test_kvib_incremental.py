@@ -6,8 +6,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from flbounds.samplers.incremental import SortedWeights, waterfill_sorted
 from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling.incremental import SortedWeights, waterfill_sorted
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True)
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from ._mlp_task import alpha_sweep
 from .mlp_experiment import FULL, QUICK, _paired, _table
+from .mlp_task import alpha_sweep
 
 EXACT_LIMITS = Tolerance(0.0, "exact", "measured values are 95% one-sided t-limits")
 

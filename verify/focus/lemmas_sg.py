@@ -8,7 +8,7 @@ observable is a quadratic :math:`g(\xi)` and, for any zero-mean noise with covar
 :math:`s^2 I` (:math:`s^2 = \sigma^2/d`, Assumption 6 with equality),
 :math:`E g = g(0) + \tfrac12\sum_j [g(s e_j) + g(-s e_j) - 2g(0)]` exactly. The noise
 enters through :class:`~verify.focus.fig9.NoiseTape` into the one-round transcription
-``verify.focus._common.focus_round`` that Lemmas 3-4 use. States carry stored stochastic
+``verify.focus.instances.focus_round`` that Lemmas 3-4 use. States carry stored stochastic
 gradients (a noise offset per client) as SG-FOCUS's do. The only tolerance is rounding.
 
 Lemma 5's proof bounds :math:`E\|\mathbb 1^\top\nabla\mathbf f(\mathbf x;\xi)\|^2` by the
@@ -26,8 +26,8 @@ from flbounds.ledger import Evidence, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic, random_quadratics
 
-from ._common import RoundState, consistent_state, focus_round
 from .fig9 import NoiseTape
+from .instances import RoundState, consistent_state, focus_round
 from .lemmas_fedavg import entrywise
 
 ROUNDING = 1e-10   # relative; sums of ~10^3 exact-expectation terms of O(1) numbers

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback
 from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling.online import Assumption51Feedback
 
 ROUNDING = 1e-10  # relative; sums of <= 10^4 terms of magnitude <= 1/p_min
 TIE = 1e-12       # relative slack deciding "at the floor" / "at the cap"

@@ -1,7 +1,7 @@
 r"""Appendix G of [003]: K-Vib's weights kept sorted and updated by binary search.
 
-The incremental sampler (:class:`flbounds.samplers.incremental.KVibIncremental`) runs next
-to the re-sorting one (:class:`flbounds.samplers.KVib`) on the same Assumption 5.1 feedback
+The incremental sampler (:class:`flbounds.sampling.incremental.KVibIncremental`) runs next
+to the re-sorting one (:class:`flbounds.sampling.KVib`) on the same Assumption 5.1 feedback
 and the same uniforms: the probabilities must agree to rounding in every round, the sorted
 list must equal a fresh sort of the weights, and each update must take at most
 :math:`\lceil\log_2(N+1)\rceil` comparisons (App. G's :math:`O(\log N)` search; the shift of
@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback
-from flbounds.samplers import KVib
-from flbounds.samplers.base import Feedback, isp_draw
-from flbounds.samplers.incremental import KVibIncremental
+from flbounds.sampling import Feedback, KVib, isp_draw
+from flbounds.sampling.incremental import KVibIncremental
+from flbounds.sampling.online import Assumption51Feedback
 
 
 def compare_runs(rng, n_clients, budget, n_rounds, variant):

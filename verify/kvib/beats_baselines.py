@@ -1,7 +1,7 @@
 r"""[003] Sec. 6: "K-Vib beats Vrb, Mabs and Avare", decided by a rule fixed in advance.
 
 Setting: the online problem of Sec. 5 with Assumption 5.1 feedback (N clients, lognormal
-levels decaying to their limit), each sampler driven by :func:`flbounds.online.run_online`
+levels decaying to their limit), each sampler driven by :func:`flbounds.sampling.online.run_online`
 with partial feedback, App. F hyper-parameters and G = the largest feedback. Observable per
 run: the cumulative cost :math:`\sum_t \ell_t(w^t) = \sum_t\sum_i \pi_t^2(i)/w_i^t`
 (:math:`w` the sampler's inclusion weights), i.e. the regret plus a constant common to all
@@ -19,8 +19,8 @@ import numpy as np
 from scipy.stats import ttest_1samp
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback, run_online
-from flbounds.samplers import Avare, KVib, Mabs, Vrb
+from flbounds.sampling import Avare, KVib, Mabs, Vrb
+from flbounds.sampling.online import Assumption51Feedback, run_online
 from flbounds.stats import holm
 
 ALPHA = 0.05

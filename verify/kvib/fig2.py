@@ -20,10 +20,11 @@ import numpy as np
 from scipy.stats import ttest_1samp
 
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
-from flbounds.fedprox_synthetic import fedprox_synthetic
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.samplers import Avare, KVib, Mabs, UniformISP, UniformRSP, Vrb
+from flbounds.sampling import Avare, KVib, Mabs, UniformISP, UniformRSP, Vrb
 from flbounds.stats import holm
+
+from .fedprox_synthetic import fedprox_synthetic
 
 N, K, LOCAL_STEPS, STEP, ALPHA = 100, 10, 5, 0.1, 0.05
 

@@ -1,5 +1,5 @@
 r"""Figures 3(c) and 7 of [003], re-run on the online problem of Sec. 5 (Assumption 5.1
-feedback, partial information, :func:`flbounds.online.kvib_online`).
+feedback, partial information, :func:`flbounds.sampling.online.kvib_online`).
 
 Fig. 3(c), "sensitivity to the regularization gamma": the regret "changes slightly" with
 gamma at theta = 0.3. Rule fixed in advance: over a 100-fold range of gamma around the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback, kvib_online, static_regret
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import mc_mean
 
 THETA_FIG3C = 0.3

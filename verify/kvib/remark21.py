@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback
-from flbounds.samplers import KVib
-from flbounds.samplers.base import Feedback
+from flbounds.sampling import Feedback, KVib
+from flbounds.sampling.online import Assumption51Feedback
 
 
 def _run(rng, n_clients, budget, n_rounds, variant, silent):

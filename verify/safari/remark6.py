@@ -2,7 +2,7 @@ r"""Remark 6 of [000]: FedAvg under incomplete participation only reaches an err
 depends on :math:`\sigma_G`, while SAFARI is claimed to converge at the usual rates
 (:math:`O(1/\sqrt{mKR})` non-convex, :math:`\tilde O(1/R)` strongly convex) despite it.
 
-Instance: the SAFARI reference quadratics (:mod:`verify.safari._instances`: M = 10,
+Instance: the SAFARI reference quadratics (:mod:`verify.safari.instances`: M = 10,
 s = 4 clients never participate, :math:`f_i = \|x - c_i\|^2/2`), centers scaled by
 :math:`a \in \{1, 2\}` (so :math:`\sigma_G^2` scales by :math:`a^2`), Theorem 4's coupling
 :math:`\eta_c = 2\eta_s/K`, q = 0.8 for SAFARI and q = 1 (FedAvg), noise as in the
@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_closed_forms import ClientQuadratics
 from flbounds.stats import loglog_slope, mc_mean
 
-from ._instances import (
+from .closed_forms import ClientQuadratics
+from .instances import (
     ELIGIBLE,
     LOCAL_STEPS,
     N_SAMPLED,

@@ -18,10 +18,10 @@ import numpy as np
 from scipy.stats import ttest_1samp
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_digits import gain
 from flbounds.stats import holm
 
 from .digits import EPOCH
+from .digits_experiment import gain
 
 QS = (0.8, 0.6, 0.4)
 EXCLUDED = (0, 2, 4)

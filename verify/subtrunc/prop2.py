@@ -11,8 +11,8 @@ submodular, so non-monotone terms are negated modular functions, which are modul
 from __future__ import annotations
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.setfunctions import FacilityLocation, LinearCombination, Modular
-from flbounds.setfunctions.properties import exhaustive_margins
+from flbounds.selection import FacilityLocation, LinearCombination, Modular
+from flbounds.selection.properties import exhaustive_margins
 
 from .instances import random_dissim
 from .props import ROUNDING, _prop1_family, _scaled

@@ -30,13 +30,9 @@ ROUNDING = 1e-10  # relative; sums of <= 10^4 terms of magnitude <= 1/p_min
 TIE = 1e-12       # relative slack deciding "at the floor" / "at the cap"
 
 
-def entrywise(lhs, rhs, rel=None):
-    """Rounding tolerance per entry: ``rel`` x max(|LHS|, |RHS|) (states span many orders of
-    magnitude, so one scale for all entries would hide a violation at a small state)."""
-    scale = np.maximum(np.abs(lhs), np.abs(rhs))
-    return Tolerance((ROUNDING if rel is None else rel) * scale, "rounding",
-                     "relative to max(|LHS|, |RHS|) per entry; float64 sums of <= 10^4 "
-                     "terms err by < 1e-12 relative even with 10^3-fold cancellation")
+def _terms_tolerance(scale):
+    return Tolerance(ROUNDING * scale, "rounding", "1e-10 x the summed magnitudes of the "
+                     "differenced terms per entry (the differences cancel)")
 
 
 class FTRLPath:
@@ -133,22 +129,27 @@ def remark_stability_pmin(*, rng, n_paths, n_rounds):
 
 
 def lemma_d2_sides(path, corrected=False):
-    """(LHS, RHS) of eq. (47) for every (t, i) with p_i^t < p_i^{t+1}, t = 1..T."""
-    lhs, rhs = [], []
+    """(LHS, RHS, scale) of eq. (47) for every (t, i) with p_i^t < p_i^{t+1}, t = 1..T;
+    ``scale`` sums the magnitudes of the terms differenced on each side (both sides are
+    differences of O(1/p) numbers, so their rounding error is relative to these)."""
+    lhs, rhs, scale = [], [], []
     for t in range(path.p.shape[0] - 1):
         rising = path.p[t] < path.p[t + 1] * (1 - TIE)
         if not rising.any():
             continue
         a0, a1 = path.a[t, rising], path.a[t + 1, rising]
-        lhs.append(1 / path.p[t, rising] - 1 / path.p[t + 1, rising])
+        inv0, inv1 = 1 / path.p[t, rising], 1 / path.p[t + 1, rising]
         if corrected:
-            level0, level1 = path.c[t] / path.z[t], path.c[t + 1] / path.z[t + 1]
-            rhs.append(level0 / a0 - level1 / a1)
+            u0, u1 = path.c[t] / path.z[t] / a0, path.c[t + 1] / path.z[t + 1] / a1
         else:
-            rhs.append((path.c[t] / a0 - path.c[t + 1] / a1) / min(path.z[t], path.z[t + 1]))
+            zmin = min(path.z[t], path.z[t + 1])
+            u0, u1 = path.c[t] / a0 / zmin, path.c[t + 1] / a1 / zmin
+        lhs.append(inv0 - inv1)
+        rhs.append(u0 - u1)
+        scale.append(inv0 + inv1 + np.abs(u0) + np.abs(u1))
     if not lhs:
-        return np.empty(0), np.empty(0)
-    return np.concatenate(lhs), np.concatenate(rhs)
+        return np.empty(0), np.empty(0), np.empty(0)
+    return np.concatenate(lhs), np.concatenate(rhs), np.concatenate(scale)
 
 
 def smallest_counterexample():
@@ -157,7 +158,7 @@ def smallest_counterexample():
     and 3 (z: 1 -> 2); clients 1, 2 rise from 0.5 to 0.517 and eq. (47)'s right side is
     negative."""
     path = FTRLPath(np.array([[0.5, 0.5, 2.0], [0.5, 0.5, 0.5]]), 2.0, 1.0, 0.0)
-    lhs, rhs = lemma_d2_sides(path)
+    lhs, rhs, _ = lemma_d2_sides(path)
     return path, dict(feedback=path.feedback, K=2.0, gamma=1.0, p_min=0.0, p=path.p, z=path.z,
                       c=path.c, lhs=lhs, rhs=rhs)
 
@@ -175,16 +176,15 @@ def lemma_d2_printed(*, rng, n_paths, n_rounds):
     """The smallest counterexample (details) and random FTRL paths (Assumption 5.1 feedback).
     The proof's case 2 divides by min(z_t, z_{t+1}) as if z never grew. Tolerance:
     rounding 1e-10 relative."""
-    _, example = smallest_counterexample()
-    lhs, rhs = [example["lhs"]], [example["rhs"]]
-    for path in _paths(rng, n_paths, n_rounds):
+    example_path, example = smallest_counterexample()
+    lhs, rhs, scale = [], [], []
+    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
         if _has_middle(path):
-            left, right = lemma_d2_sides(path)
-            lhs.append(left)
-            rhs.append(right)
-    lhs, rhs = np.concatenate(lhs), np.concatenate(rhs)
+            for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path), strict=True):
+                acc.append(part)
+    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
     return Evidence(measured=lhs, theoretical=rhs, relation="<=",
-                    tolerance=entrywise(lhs, rhs),
+                    tolerance=_terms_tolerance(scale),
                     details={"smallest_counterexample": example,
                              "n_rising_pairs": int(lhs.size),
                              "n_violations": int(np.sum(lhs > rhs))},
@@ -204,17 +204,17 @@ def lemma_d2_corrected(*, rng, n_paths, n_rounds):
     Paths where some round has no middle client (z_t = 0, no water level) are skipped and
     counted. Tolerance: rounding 1e-10 relative."""
     example_path, _ = smallest_counterexample()
-    lhs, rhs, skipped = [], [], 0
+    lhs, rhs, scale, skipped = [], [], [], 0
     for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
         if not _has_middle(path):
             skipped += 1
             continue
-        left, right = lemma_d2_sides(path, corrected=True)
-        lhs.append(left)
-        rhs.append(right)
-    lhs, rhs = np.concatenate(lhs), np.concatenate(rhs)
+        for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path, corrected=True),
+                             strict=True):
+            acc.append(part)
+    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
     interval = np.stack([np.zeros_like(rhs), rhs], axis=-1)
     return Evidence(measured=lhs, theoretical=interval, relation="in",
-                    tolerance=entrywise(lhs, rhs),
+                    tolerance=_terms_tolerance(scale),
                     details={"n_rising_pairs": int(lhs.size), "paths_skipped": skipped,
                              "max_ratio": float(np.max(lhs / np.maximum(rhs, 1e-300)))})

@@ -60,8 +60,9 @@ def round_settings(step, local_steps, *, parallel=True) -> RoundSettings:
     return RoundSettings(float(step), int(local_steps), numba.get_num_threads(), min_work)
 
 
-def check_compiled(compiled) -> None:
-    """``compiled`` is kept for the signature; there is one (compiled) implementation."""
-    if compiled is not True:
-        raise ValueError("compiled must be True: every algorithm has one compiled "
+def check_compiled(value, name: str = "compiled") -> None:
+    """``compiled`` (``fast``) is kept for the signature; there is one compiled
+    implementation per algorithm."""
+    if value is not True:
+        raise ValueError(f"{name} must be True: every algorithm has one compiled "
                          "implementation (the NumPy twins are the tests' references)")

@@ -14,7 +14,7 @@ their norms, and the recorded losses and gradients. When every sampler is a
 :class:`~flbounds.samplers.UniformISP`, :class:`~flbounds.samplers.KVib` or
 :class:`~flbounds.samplers.OracleISP` with the same settings, each round's probabilities, cost
 terms and draws of all replicates come from one compiled call
-(:func:`flbounds.kernels.scale_sampler.isp_sampler_round`, exact ports of the NumPy
+(:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact ports of the NumPy
 operations); otherwise the samplers' own methods run per replicate. The BLAS products of the
 unbatched loop (``pi @ pi``, the aggregate ``w @ z[S]``, the recorded ``lambda @ ...``) stay
 per replicate, as NumPy calls on the same operands, so replicate b equals
@@ -32,7 +32,7 @@ from flbounds.algorithms.fedavg_sampler import (
     check_weights_and_availability,
     exact_variance,
 )
-from flbounds.kernels.scale_sampler import KVIB, ORACLE, UNIFORM, isp_sampler_round
+from flbounds.kernels.isp_round import KVIB, ORACLE, UNIFORM, isp_sampler_round
 from flbounds.samplers import KVib, OracleISP, UniformISP
 from flbounds.samplers.base import Draw, Feedback
 from flbounds.sampling import optimal_isp_objective

@@ -238,3 +238,25 @@ def gradients_at(data, X, clients, out):
     for j in range(clients.shape[0]):
         load_client(data, clients[j], scratch)
         client_gradient(data, clients[j], X[j], scratch, out[j])
+
+
+def population(data):
+    r"""The container of :math:`F = \frac1N \sum_i f_i` as a single client (index 0).
+
+    Quadratics average :math:`A_i, b_i`; ridge and logistic clients have the same number of
+    samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
+    Plain Python (glue): it builds arrays once per run.
+    """
+    if isinstance(data, QuadraticData):
+        return QuadraticData(data.A.mean(axis=0)[None], data.b.mean(axis=0)[None])
+    if isinstance(data, RidgeData):
+        d = data.features.shape[2]
+        return RidgeData(data.features.reshape(1, -1, d), data.targets.reshape(1, -1),
+                         data.lam)
+    if isinstance(data, LogisticData):
+        d = data.features.shape[2]
+        return LogisticData(data.features.reshape(1, -1, d), data.labels.reshape(1, -1),
+                            data.lam, data.rho)
+    if isinstance(data, ScalarPLData):
+        return ScalarPLData(np.array([data.c.mean()]))
+    raise ValueError(f"data must be a container of flbounds.kernels.gradients, got {data!r}")

@@ -37,6 +37,8 @@ from flbounds.algorithms._common import (
 )
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
 
+__all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
+
 INITS = ("zero", "gradient")
 
 

@@ -14,6 +14,23 @@ from flbounds.safari_closed_forms import (
 from tests import reference as twins
 
 
+def fedavg_sgd_reference(problem, clients, noise, step_c, x0):
+    """Independent straightforward FedAvg with local SGD (no SAFARI code)."""
+    x = np.array(x0, dtype=float)
+    xs = [x]
+    for r in range(len(clients)):
+        locals_ = []
+        for c, i in enumerate(clients[r]):
+            y = x.copy()
+            for k in range(noise.shape[2]):
+                grad = problem.client_gradients(y[None, :], clients=np.array([i]))[0]
+                y = y - step_c * (grad + noise[r, c, k])
+            locals_.append(y)
+        x = np.stack(locals_).mean(axis=0)
+        xs.append(x)
+    return np.array(xs)
+
+
 def _instance(seed=0, n=6, d=3):
     rng = np.random.default_rng(seed)
     B = rng.normal(size=(n, d, d))

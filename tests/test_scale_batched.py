@@ -26,6 +26,7 @@ from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
 from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP
 from flbounds.sampling import optimal_isp_probabilities
+from tests import reference
 
 N_REPS = 5
 
@@ -80,26 +81,8 @@ def test_safari_replicates_kernel_is_the_single_kernel_per_replicate(quad):
         safari_rounds(data, population(data), MixedPlan(*(f[rep] for f in plan)), (0.05, 0.1),
                       x0, (x1, g1))
         assert np.array_equal(xs[rep], x1) and np.array_equal(g2[rep], g1, equal_nan=True)
-        np.testing.assert_allclose(xs[rep], numpy_safari_twin(A, b, x0, plan, rep), rtol=1e-12,
-                                   atol=1e-14)
-
-
-def numpy_safari_twin(A, b, x0, plan, rep, step_c=0.05, step_s=0.1):
-    """Slow NumPy reference of one replicate's SAFARI iterates."""
-    x, out = x0.copy(), [x0.copy()]
-    for r, client_round in enumerate(plan.client_round[rep]):
-        if client_round:
-            ends = []
-            for c, i in enumerate(plan.clients[rep, r]):
-                y = x.copy()
-                for k in range(plan.client_noise.shape[3]):
-                    y = y - step_c * (A[i] @ y - b[i] + plan.client_noise[rep, r, c, k])
-                ends.append(y)
-            x = np.mean(ends, axis=0)
-        else:
-            x = x - step_s * (A.mean(0) @ x - b.mean(0) + plan.server_noise[rep, r])
-        out.append(x.copy())
-    return np.array(out)
+        twin = reference.safari(quad, MixedPlan(*(f[rep] for f in plan)), 0.05, 0.1, x0)[0]
+        np.testing.assert_allclose(xs[rep], twin, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")

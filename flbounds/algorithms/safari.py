@@ -11,10 +11,10 @@ round and one server SGD step.
     \end{cases}
 
 The random plan (:class:`SafariPlan`: round types, sampled clients, client and server gradient
-noise) is drawn by :func:`safari_plan` and passed in; :func:`safari` itself never draws. The rounds run
-in the compiled loop :func:`flbounds.kernels.mixed_rounds.safari_rounds` for every problem of
-:mod:`flbounds.problems`; ``q = 1`` (every round a FedAvg local-SGD round) and ``q = 0`` (server
-SGD) are tested against independent references.
+noise) is drawn by :func:`safari_plan` and passed in; :func:`safari` itself never draws. The
+rounds run in the compiled loop :func:`flbounds.kernels.mixed_rounds.safari_rounds` for every
+problem of :mod:`flbounds.problems`; ``q = 1`` (every round a FedAvg local-SGD round) and
+``q = 0`` (server SGD) are tested against independent references.
 
 References
 ----------

@@ -5,7 +5,7 @@ import pytest
 
 from flbounds.algorithms.fedavg_sampler import exact_variance, fedavg_sampler, local_updates
 from flbounds.fedprox_synthetic import fedprox_synthetic
-from flbounds.kernels.kvib_online import waterfill, waterfill_objectives
+from flbounds.kernels.waterfill import waterfill, waterfill_objectives
 from flbounds.problems.generators import random_ridge
 from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP, Vrb
 from flbounds.sampling import optimal_isp_objective, optimal_isp_probabilities

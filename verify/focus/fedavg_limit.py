@@ -107,7 +107,11 @@ def printed_bound(*, rng, taus):
                     relation="<=", tolerance=Tolerance.rounding(1e-9, "exact moments: linear "
                                                                 "solves of size d^2 = 4"),
                     details={"instance": dict(a=0.1, b=THM3_B, p=THM3_P, step=THM3_STEP),
-                             "rows": rows})
+                             "rows": rows},
+                    # the weighted row (last) has the step, a and tau of the first row
+                    hypotheses={"f_i mu-strongly convex and L-smooth (mu = L = a)": True,
+                                "eta <= min{1/(3L), 1/(4(tau-1)L)}, every row":
+                                    all(r["hypotheses"] for r in rows[:-1])})
 
 
 @claim("focus.thm3.corrected_bound", ref="Thm 3, corrected from its proof (64)-(67)",

@@ -5,13 +5,13 @@ import pytest
 
 from flbounds.algorithms.safari import SafariPlan, safari, safari_plan
 from flbounds.problems import random_logistic, random_ridge, random_scalar_pl
-from flbounds.safari_closed_forms import (
+from tests import reference as twins
+from verify.safari.closed_forms import (
     ClientQuadratics,
     exact_drift,
     safari_mean_limit,
     thm4_q_max,
 )
-from tests import reference as twins
 
 
 def fedavg_sgd_reference(problem, clients, noise, step_c, x0):
@@ -138,7 +138,7 @@ def test_plan_validation():
 
 
 def test_homogeneous_stationary_error_matches_simulation():
-    from flbounds.safari_closed_forms import homogeneous_stationary_error
+    from verify.safari.closed_forms import homogeneous_stationary_error
     prob = ClientQuadratics(np.tile(0.5 * np.eye(2), (4, 1, 1)), np.tile([0.5, -0.5], (4, 1)))
     rng = np.random.default_rng(5)
     plan = safari_plan(rng, n_rounds=60000, q=0.6, eligible=np.arange(4), n_sampled=2,

@@ -24,8 +24,7 @@ from flbounds.kernels.isp_round import isp_probabilities, numpy_sum
 from flbounds.kernels.mixed_rounds import MixedPlan, safari_replicates, safari_rounds
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
-from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import KVib, OracleISP, UniformISP, UniformRSP, optimal_isp_probabilities
 from tests import reference
 
 N_REPS = 5

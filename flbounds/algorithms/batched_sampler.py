@@ -1,7 +1,7 @@
 r"""FedAvg with an unbiased ISP client sampler over a replicate axis (seeds).
 
 The unbatched :func:`~flbounds.algorithms.fedavg_sampler.fedavg_sampler` lets the sampler draw
-from ``rng``: every independent-sampling (ISP) sampler of :mod:`flbounds.samplers` draws exactly
+from ``rng``: every independent-sampling (ISP) sampler of :mod:`flbounds.sampling` draws exactly
 one ``rng.random(N)`` per round and includes client i iff :math:`U_i < \tilde p_i`. The plan of
 a batched run is therefore the uniforms ``(n_reps, T, N)``, replicate b's drawn by
 ``rng_b.random((T, N))`` -- the same numbers, in the same order, as the T per-round draws of

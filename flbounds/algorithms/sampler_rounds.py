@@ -7,8 +7,8 @@ this loop with B = 1 and the caller's Generator as the source; the batched
 replicate (:class:`ReplayUniforms`). Vectorised over replicates: every client's local steps
 (one ``client_gradients`` call per local step for all replicates together), the
 pseudo-gradients, their norms and the recorded losses and gradients. When every sampler is a
-:class:`~flbounds.samplers.UniformISP`, :class:`~flbounds.samplers.KVib` or
-:class:`~flbounds.samplers.OracleISP` with the same settings, the round's probabilities, cost
+:class:`~flbounds.sampling.UniformISP`, :class:`~flbounds.sampling.KVib` or
+:class:`~flbounds.sampling.OracleISP` with the same settings, the round's probabilities, cost
 terms and draws come from one compiled call
 (:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact ports of the NumPy operations) fed
 with the one ``random(N)`` per round such a sampler draws from its source; otherwise the
@@ -31,9 +31,16 @@ from flbounds.kernels.isp_round import (
     IspSettings,
     isp_sampler_round,
 )
-from flbounds.samplers import KVib, OracleISP, UniformISP
-from flbounds.samplers.base import Draw, Feedback
-from flbounds.sampling import multinomial_variance, optimal_isp_objective, rsp_uniform_variance
+from flbounds.sampling import (
+    Draw,
+    Feedback,
+    KVib,
+    OracleISP,
+    UniformISP,
+    multinomial_variance,
+    optimal_isp_objective,
+    rsp_uniform_variance,
+)
 
 
 class SamplerTrace(NamedTuple):

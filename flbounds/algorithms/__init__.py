@@ -18,6 +18,8 @@ from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedul
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler
 from .fedawe import fedawe as fedawe
+from .focus import FocusState as FocusState
+from .focus import FocusTrace as FocusTrace
 from .focus import focus as focus
 from .focus import sg_focus as sg_focus
 from .local_sgd import local_sgd_gossip as local_sgd_gossip

@@ -7,9 +7,10 @@ the noise vector :math:`\xi` (the :math:`\tau |S| d` draws of the participants),
 observable is a quadratic :math:`g(\xi)` and, for any zero-mean noise with covariance
 :math:`s^2 I` (:math:`s^2 = \sigma^2/d`, Assumption 6 with equality),
 :math:`E g = g(0) + \tfrac12\sum_j [g(s e_j) + g(-s e_j) - 2g(0)]` exactly. The noise
-enters through :class:`~verify.focus.fig9.NoiseTape` into the one-round transcription
-``verify.focus.instances.focus_round`` that Lemmas 3-4 use. States carry stored stochastic
-gradients (a noise offset per client) as SG-FOCUS's do. The only tolerance is rounding.
+enters the library's :func:`~flbounds.algorithms.sg_focus`, resumed from the state for one
+round (``verify.focus.instances.focus_round``, as Lemmas 3-4 use it). States carry stored
+stochastic gradients (a noise offset per client) as SG-FOCUS's do. The only tolerance is
+rounding.
 
 Lemma 5's proof bounds :math:`E\|\mathbb 1^\top\nabla\mathbf f(\mathbf x;\xi)\|^2` by the
 noiseless norm plus :math:`\sigma^2`, but the pushed gradients carry one independent noise
@@ -26,7 +27,6 @@ from flbounds.ledger import Evidence, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic, random_quadratics
 
-from .fig9 import NoiseTape
 from .instances import RoundState, consistent_state, focus_round
 from .lemmas_fedavg import entrywise
 
@@ -37,8 +37,11 @@ P_LEMMA = np.array([0.3, 0.5, 0.7, 0.9])    # E|S| = 2.4 > 2
 
 
 def _noisy_round(problem, state, mask, step, tau, xi):
-    tape = NoiseTape(problem, xi.reshape(-1, problem.dim))
-    return focus_round(tape, state, mask, step, tau)
+    """The library's SG-FOCUS round with the participants' noise ``xi`` (tau, |S|, d)
+    flattened (local step major, then participant)."""
+    noise = np.zeros((problem.n_clients, tau, problem.dim))
+    noise[np.flatnonzero(mask)] = xi.reshape(tau, -1, problem.dim).transpose(1, 0, 2)
+    return focus_round(problem, state, mask, step, tau, noise=noise)
 
 
 def exact_noise_mean(problem, state, mask, step, tau, sigma, observable):

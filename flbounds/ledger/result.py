@@ -132,6 +132,9 @@ class CheckResult:
     reason: str = ""
     traceback: str = ""
     task_key: str = ""
+    git_commit: str = ""  # provenance: source commit ("+dirty" if modified), ISO-8601 UTC
+    started: str = ""     # wall-clock start and end of the task
+    finished: str = ""
 
     @property
     def as_expected(self) -> bool:

@@ -119,6 +119,17 @@ class ResultStore:
             raise StoreError(f"cannot use results store {str(self.path)!r}: {exc}") from None
         return conn
 
+    def check_usable(self) -> None:
+        """Raise :class:`StoreError` unless a run can write here (the folder itself is
+        checked by :func:`flbounds.ledger.outputs.output_folder`)."""
+        if self.path.is_dir():
+            raise StoreError(f"results store {str(self.path)!r} is a folder; expected a file")
+        if self.path.exists():
+            if not os.access(self.path, os.R_OK | os.W_OK):
+                raise StoreError(f"no read and write permission for {str(self.path)!r}")
+            conn = self._open(create=False)
+            conn.close()
+
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:

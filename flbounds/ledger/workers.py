@@ -27,7 +27,10 @@ import traceback
 Task = tuple[str, str, int]
 #: seconds a closing pool waits for idle workers to exit before killing them
 CLOSE_GRACE_S = 10.0
+#: seconds a new worker may take to start (imports, registry) before its task's clock runs
+STARTUP_GRACE_S = 300.0
 
+_BEGIN = '{"begin": true}'
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
          "from flbounds.ledger.workers import worker_main; worker_main(int(sys.argv[1]))")
 
@@ -51,14 +54,20 @@ class _Worker:
         events.put((self, None))   # end of stream: the worker exited
 
     def send(self, task: Task, timeout: float | None) -> bool:
-        self.task, self.started = task, time.monotonic()
-        self.deadline = self.started + timeout if timeout else float("inf")
+        """Send ``task``; its clock starts when the worker reports that it began it."""
+        self.task, self.started, self.timeout = task, time.monotonic(), timeout
+        self.deadline = self.started + timeout + STARTUP_GRACE_S if timeout else float("inf")
         try:
             self.proc.stdin.write(json.dumps(list(task)) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             return False
         return True
+
+    def begin(self) -> None:
+        self.started = time.monotonic()
+        if self.timeout:
+            self.deadline = self.started + self.timeout
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -135,6 +144,9 @@ class WorkerPool:
         return _Worker(self._count, self._events)
 
     def _handle(self, worker: _Worker, line: str | None) -> list[tuple[Task, dict]]:
+        if line is not None and line.strip() == _BEGIN and worker in self._busy:
+            worker.begin()
+            return []
         task = self._busy.pop(worker, None)
         if line is None:     # exited: by its own failure, or killed after a time-out
             code = worker.proc.wait()
@@ -172,10 +184,14 @@ def worker_main(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     import numba
 
+    from .registry import load_all
     from .runner import execute
 
     numba.set_num_threads(1)   # workers share the cores already
+    load_all()                 # import the claims before any task's clock starts
     for line in sys.stdin:
+        channel.write(_BEGIN + "\n")
+        channel.flush()
         try:
             reply = {"row": execute(*json.loads(line))}
         except Exception as exc:  # noqa: BLE001 - reported to the parent as a failed task

@@ -7,6 +7,7 @@ generous deadlines; nothing waits on a fixed sleep for something to happen.
 
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -20,9 +21,17 @@ from flbounds.ledger.runner import run_tasks
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
 
-# two long tasks (full profile), so both workers are busy when the parent is killed
+# two long tasks (full profile), so both workers are busy when the parent is killed; the
+# parent prints "begun" each time a worker reports that it began its task
 SCRIPT = """
+from flbounds.ledger import workers
 from flbounds.ledger.runner import run_tasks
+
+begin = workers._Worker.begin
+def announce(self):
+    begin(self)
+    print("begun", flush=True)
+workers._Worker.begin = announce
 run_tasks([("fedals.thm41.bound", "full", 0), ("fedals.thm41.bound", "full", 1)],
           workers=2, timeout=3600, on_result=lambda row: None)
 """
@@ -65,7 +74,19 @@ def _wait(predicate, limit: float, every: float = 0.05) -> bool:
 def _start_run(mark: str) -> subprocess.Popen:
     env = dict(os.environ, FLBOUNDS_TEST_MARK=mark,
                PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env)
+    return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE)
+
+
+def _await_begun(parent: subprocess.Popen, count: int, limit: float = 300) -> None:
+    """Block until the parent has announced ``count`` begun tasks (or fail after limit)."""
+    end = time.monotonic() + limit
+    seen = 0
+    while seen < count:
+        ready, _, _ = select.select([parent.stdout], [], [], max(end - time.monotonic(), 0))
+        assert ready, f"only {seen} of {count} tasks began within {limit} s"
+        line = parent.stdout.readline()
+        assert line, "the run ended before its tasks began"
+        seen += line.strip() == b"begun"
 
 
 def _kill_all(mark: str) -> None:
@@ -89,9 +110,7 @@ def test_workers_die_with_a_killed_parent():
     mark = uuid.uuid4().hex
     parent = _start_run(mark)
     try:
-        # both workers have taken a task when each has reported it began: their CPU time
-        # grows; here it suffices that both exist and the parent is still running them
-        assert _wait(lambda: len(_marked(mark)) >= 3, 300, every=0.2), "pool did not start"
+        _await_begun(parent, 2)   # both workers are inside their (long) tasks
         workers = _kill_parent_then_expect_no_workers(parent, mark)
         assert len(workers) >= 2
     finally:
@@ -116,11 +135,15 @@ def test_workers_die_when_the_parent_is_killed_during_start_up(busy_cores):
         mark = uuid.uuid4().hex
         parent = _start_run(mark)
         try:
-            # kill as soon as the first worker exists (it is still starting Python), or
-            # a little later; either way before or while the workers set up
-            assert _wait(lambda: len(_marked(mark)) >= 2, 300, every=0.005), \
+            # kill as soon as the first worker exists (it is still starting Python), a
+            # moment later, or once one worker is inside its task (the other starting)
+            assert _wait(lambda m=mark: len(_marked(m)) >= 2, 300, every=0.005), \
                 f"round {round_}: no worker started"
-            time.sleep(rng.choice([0.0, 0.0, rng.uniform(0.0, 2.0)]))
+            moment = rng.choice(["first process", "random delay", "first task begun"])
+            if moment == "random delay":
+                time.sleep(rng.uniform(0.0, 2.0))
+            elif moment == "first task begun":
+                _await_begun(parent, 1)
             _kill_parent_then_expect_no_workers(parent, mark)
         finally:
             if parent.poll() is None:

@@ -47,8 +47,8 @@ def output_file(path: str | os.PathLike, option: str) -> Target:
     if os.path.isdir(text) or text.endswith(os.sep):
         raise OutputError(f"{option}: {text!r} is a folder; expected a file")
     real = Path(os.path.realpath(text))
-    try:
-        info = os.stat(real)
+    try:   # the kernel follows the links (also /dev/stdout -> /proc/self/fd/1 -> pipe:[n])
+        info = os.stat(text)
     except FileNotFoundError:
         _writable_folder(real.parent, option, creating=False)
         return Target("file", real, option)
@@ -62,9 +62,9 @@ def output_file(path: str | os.PathLike, option: str) -> Target:
         _writable_folder(real.parent, option, creating=False)   # the atomic replace
         return Target("file", real, option)
     if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
-        if not os.access(real, os.W_OK):
+        if not os.access(text, os.W_OK):
             raise OutputError(f"{option}: no write permission for {text!r}")
-        return Target("stream", real, option)
+        return Target("stream", Path(text), option)
     raise OutputError(f"{option}: {text!r} is not a file, pipe or device")
 
 

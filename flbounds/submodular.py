@@ -97,6 +97,9 @@ def unionfl(dissim, recent, *, mu) -> UnionFLObjective:
     d = check_dissim(dissim)
     n = d.shape[0]
     arr = np.asarray(recent)
+    if arr.dtype != bool and arr.dtype.kind not in "iu" and arr.size:
+        raise ValueError(f"recent must be a boolean mask or integer indices, got dtype "
+                         f"{arr.dtype}")
     if arr.dtype != bool:
         idx = arr.astype(np.int64).ravel()
         if idx.size and (idx.min() < 0 or idx.max() >= n):

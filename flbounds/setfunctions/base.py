@@ -14,12 +14,21 @@ evaluates many sets at once (brute force, exhaustive checks).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
+
+
+def _real(values, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":   # complex would lose its imaginary part, text fails
+        raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    return arr.astype(float)
 
 
 def check_dissim(dissim, name: str = "dissim") -> np.ndarray:
     """A square, finite, nonnegative float64 matrix, C-contiguous; ``ValueError`` otherwise."""
-    arr = np.asarray(dissim, dtype=float)
+    arr = _real(dissim, name)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square (n, n) matrix, got shape "
                          f"{arr.shape}")
@@ -32,7 +41,7 @@ def check_dissim(dissim, name: str = "dissim") -> np.ndarray:
 
 def check_vector(values, n: int, name: str, *, nonnegative: bool = False) -> np.ndarray:
     """A finite float64 vector of length ``n`` (optionally nonnegative)."""
-    arr = np.asarray(values, dtype=float)
+    arr = _real(values, name)
     if arr.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -44,6 +53,8 @@ def check_vector(values, n: int, name: str, *, nonnegative: bool = False) -> np.
 
 def check_scalar(value, name: str, *, low: float = -np.inf, strict: bool = False) -> float:
     """A finite float ``> low`` (strict) or ``>= low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
     x = float(value)
     if not np.isfinite(x):
         raise ValueError(f"{name} must be finite, got {value!r}")

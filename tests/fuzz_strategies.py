@@ -55,10 +55,13 @@ def bad_vectors(good, *, nonneg=False, positive=False, at_most_one=False, sized=
 HUGE = 10**18
 
 
-def bad_counts(*, low=1, high=None, huge=True):
-    """Integers outside ``[low, high]``, non-integers and (with ``huge``) huge sizes."""
-    options = [st.integers(-10**6, low - 1), st.floats(0.5, 1e3).filter(lambda x: x % 1),
-               NON_FINITE, st.just(True), NOT_NUMBERS, NOT_SCALAR]
+def bad_counts(*, low=1, high=None, huge=True, real=False):
+    """Integers outside ``[low, high]``, non-integers (unless the count may be ``real``, a
+    budget) and (with ``huge``) huge sizes."""
+    options = [st.integers(-10**6, low - 1), NON_FINITE, st.just(True), NOT_NUMBERS,
+               NOT_SCALAR]
+    if not real:
+        options.append(st.floats(0.5, 1e3).filter(lambda x: x % 1))
     if huge:
         options.append(st.just(HUGE))
     if high is not None:

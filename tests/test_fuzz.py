@@ -52,7 +52,7 @@ def _case(func, good: dict, bad: dict):
 CASES = {
     "sampling.optimal_isp_probabilities": _case(
         sampling.optimal_isp_probabilities, dict(a=[1.0, 3.0, 6.0], k=2, p_min=0.0),
-        dict(a=bad_vectors([1.0, 3.0, 6.0], nonneg=True), k=bad_counts(high=3),
+        dict(a=bad_vectors([1.0, 3.0, 6.0], nonneg=True), k=bad_counts(high=3, real=True),
              p_min=bad_probability())),
     "sampling.isp_variance": _case(
         sampling.isp_variance, dict(p=[0.5, 0.5, 1.0], a=[1.0, 2.0, 3.0]),
@@ -79,7 +79,7 @@ CASES = {
              local_steps=bad_counts())),
     "pac.impossibility_event_probability": _case(
         pac.impossibility_event_probability, dict(n_clients=10, n_participating=5, n_samples=1),
-        dict(n_clients=bad_counts(), n_participating=bad_counts(high=10),
+        dict(n_clients=bad_counts(), n_participating=bad_counts(low=0, high=9),
              n_samples=bad_counts())),
     "submodular.facility_location": _case(
         submodular.facility_location, dict(dissim=DISSIM),

@@ -15,11 +15,13 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from figures._common import band, run_figure
-from flbounds.online import Assumption51Feedback, kvib_online, run_online, static_regret
-from flbounds.samplers import Avare, Mabs, UniformISP, Vrb
+from flbounds.sampling import Avare, Mabs, UniformISP, Vrb
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, run_online, static_regret
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_k"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm5_2.k_exponent", "kvib.app_f")
 SAMPLERS = ("K-Vib (paper)", "K-Vib (code variant)", "Vrb", "Mabs", "Avare (reconstructed)",
             "uniform ISP")
 

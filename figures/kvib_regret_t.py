@@ -13,10 +13,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import band, run_figure
-from flbounds.online import Assumption51Feedback, kvib_online, static_regret
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_t"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm5_2.t_exponent", "kvib.thm5_2.sublinear")
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

@@ -8,17 +8,16 @@ import json
 import math
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES
-from flbounds.ledger.report import fmt
 from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect
 from flbounds.ledger.store import StoreError
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, select_claims
+from ._progress import claims_progress, summary_table
 
 HELP = "run claims and compare verdicts with expectations"
 
@@ -39,14 +38,6 @@ def add_arguments(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def _progress(done: int, total: int, result, elapsed: float) -> None:
-    flag = "" if result.as_expected else f"  UNEXPECTED (expected {result.expected})"
-    minutes, seconds = divmod(int(elapsed), 60)
-    print(f"[{done:>{len(str(total))}}/{total}] {minutes:02d}:{seconds:02d} "
-          f"{result.verdict:<14} {result.id} ({result.elapsed_s:.1f}s){flag}",
-          file=sys.stderr, flush=True)
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -58,7 +49,7 @@ def _seconds(text: str) -> float:
 
 
 def _check_outputs(args):
-    """Every path the run will write, checked before any work: the ``--json`` target."""
+    """Every path the run will write, checked before any work; returns the ``--json`` target."""
     try:
         output_folder(args.results, "--results")
         ResultStore(args.results).check_usable()
@@ -80,12 +71,14 @@ def run(args) -> int:
         except SchedulerError as exc:
             raise UsageError(str(exc)) from None
     start = time.perf_counter()
+    bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
+                          resume=args.resume, quiet=args.quiet)
     try:
         results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
                              scheduler=scheduler, store=ResultStore(args.results),
-                             resume=args.resume, progress=None if args.quiet else _progress,
-                             timeout=timeout)
+                             resume=args.resume, progress=bar.claim_done, timeout=timeout)
     finally:
+        bar.close()
         if scheduler is not None:
             scheduler.close()
     summary_to = sys.stdout
@@ -102,13 +95,4 @@ def run(args) -> int:
 
 
 def print_summary(results, elapsed: float) -> None:
-    counts = Counter(r.verdict for r in results)
-    unexpected = [r for r in results if not r.as_expected]
-    print(f"{len(results)} claims in {elapsed:.1f}s: "
-          + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-          + f"; {len(results) - len(unexpected)} as expected, {len(unexpected)} unexpected")
-    for r in unexpected:
-        print(f"  UNEXPECTED {r.id}: {r.verdict} (expected {r.expected}); measured "
-              f"{fmt(r.measured)} {r.relation} {fmt(r.theoretical)}"
-              + (f"; {r.reason.splitlines()[0]}" if r.reason else ""))
-        print(f"    reproduce: {r.reproducer}")
+    print(summary_table(results, elapsed))

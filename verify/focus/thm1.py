@@ -17,9 +17,9 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, random_quadratics
 from flbounds.stats import linear_rate_fit, mc_mean
+from flbounds.tolerances import EPS
 
-from ._common import (
-    EPS,
+from .instances import (
     focus_squared_errors,
     thm1a_step_printed,
     thm1a_step_proof,

@@ -1,0 +1,83 @@
+r"""Non-adaptive samplers and the full-information oracle ([003], Sec. 2.5 and App. C)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .adaptive import Draw, Feedback, SamplerBase, check_feedback, check_sizes, isp_draw
+from .optimal import optimal_isp_probabilities
+
+
+class UniformISP(SamplerBase):
+    r"""Independent sampling with :math:`p_i=K/N` ([003, eq. (28)]); estimator weight N/K."""
+
+    procedure = "isp"
+
+    def __init__(self, n_clients: int, budget: float):
+        self.n_clients, self.budget = check_sizes(n_clients, budget)
+
+    def probabilities(self) -> np.ndarray:
+        return np.full(self.n_clients, self.budget / self.n_clients)
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        return isp_draw(self.probabilities(), rng.random(self.n_clients))
+
+    def update(self, feedback: Feedback) -> None:
+        check_feedback(feedback)
+
+
+class UniformRSP(SamplerBase):
+    r"""Uniform :math:`K`-subset without replacement with the unbiased :math:`N/K` estimator.
+
+    (The released code aggregates a uniform subset with lambda-normalised FedAvg weights, which
+    is biased; this toolkit uses the unbiased estimator, spec section 2.5.)
+    """
+
+    procedure = "subset"
+
+    def __init__(self, n_clients: int, budget: int):
+        self.n_clients, k = check_sizes(n_clients, budget)
+        if k != int(k):
+            raise ValueError("budget must be an integer for sampling without replacement")
+        self.budget = int(k)
+
+    def probabilities(self) -> np.ndarray:
+        return np.full(self.n_clients, self.budget / self.n_clients)
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        clients = np.sort(rng.choice(self.n_clients, size=self.budget, replace=False))
+        p = self.budget / self.n_clients
+        return Draw(clients, np.ones(self.budget, dtype=np.int64),
+                    np.full(self.budget, 1.0 / p), np.full(self.budget, p))
+
+    def update(self, feedback: Feedback) -> None:
+        check_feedback(feedback)
+
+
+class OracleISP(SamplerBase):
+    r"""Optimal ISP per round from *all* clients' feedback (:math:`\beta_1=0` reference).
+
+    Call ``reveal(values)`` with every client's :math:`\pi_t(i)` before ``sample``; the
+    probabilities are :func:`~flbounds.sampling.optimal_isp_probabilities` of those values
+    with a floor ``p_min`` (default 1e-12 relative to K/N, so that clients with zero feedback
+    stay proper; the released ``OptimalSampler`` has the solver off-by-one, not reproduced).
+    """
+
+    procedure = "isp"
+
+    def __init__(self, n_clients: int, budget: float, *, p_min: float | None = None):
+        self.n_clients, self.budget = check_sizes(n_clients, budget)
+        self.p_min = 1e-12 * self.budget / self.n_clients if p_min is None else float(p_min)
+        self._p = np.full(self.n_clients, self.budget / self.n_clients)
+
+    def reveal(self, values) -> None:
+        self._p = optimal_isp_probabilities(values, self.budget, p_min=self.p_min)
+
+    def probabilities(self) -> np.ndarray:
+        return self._p.copy()
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        return isp_draw(self._p, rng.random(self.n_clients))
+
+    def update(self, feedback: Feedback) -> None:
+        check_feedback(feedback)

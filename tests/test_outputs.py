@@ -28,6 +28,7 @@ def _one_line_usage_error(capsys, option):
     (lambda t: ["check", FAST, "--results", str(t / "file.txt")], "--results"),
     (lambda t: ["check", FAST, "--results", str(t / "file.txt" / "sub")], "--results"),
     (lambda t: ["report", "--results", str(t), "--out", str(t / "file.txt")], "--out"),
+    (lambda t: ["figures", "--out", str(t / "file.txt" / "figs")], "--out"),
 ])
 def test_bad_output_paths_are_usage_errors_before_any_work(tmp_path, capsys, make, option):
     (tmp_path / "file.txt").write_text("keep")

@@ -26,17 +26,18 @@ def _with_bad_entry(base: np.ndarray, bad):
 
 
 def bad_vectors(good, *, nonneg=False, positive=False, at_most_one=False, sized=False,
-                empty_ok=False, optional=False):
+                empty_ok=False, optional=False, any_ndim=False):
     """Vectors shaped like ``good`` that break it: non-finite entries, wrong shapes, wrong
     dtypes, emptiness, and (where the constraint applies) negative or too large entries,
     or one entry too many when the size is tied to another argument (``sized``)."""
     good = np.asarray(good, dtype=float)
     options = [_with_bad_entry(good, NON_FINITE),
-               st.just(np.stack([good, good])),                 # one dimension too many
                st.just(good.ravel()[:1].reshape(())) if good.ndim else st.just(good[None]),
                st.just(good.astype(complex) + 1j),
                st.just(np.array(["x"] * max(good.size, 1))),
                NOT_NUMBERS_OR_NONE if optional else NOT_NUMBERS]
+    if not any_ndim:
+        options.append(st.just(np.stack([good, good])))      # one dimension too many
     if not empty_ok:
         options.append(st.just(np.empty((0,) * good.ndim)))
     if sized:

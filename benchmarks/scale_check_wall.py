@@ -3,7 +3,8 @@
 Runs ``python -m flbounds check --profile quick`` with 1 and with 2 workers, and (with
 ``--profile full``) ``python -m flbounds check --profile full --workers 2``, each in a fresh
 subprocess writing to a fresh results directory. Only the durations in an existing results
-store (``--history``, default ``flbounds-results/results.jsonl``) are copied in, so tasks
+store (``--history``, default ``flbounds-results/results.sqlite``; an old
+``results.jsonl`` works too) are copied in, so tasks
 start longest first as in a user's repeated runs; nothing is resumed, every task is
 computed; each run's results (its ``--json``) are kept beside the table. Reported: wall
 seconds, the summed task seconds (CPU-bound work), the verdict counts, how many claims met
@@ -27,7 +28,7 @@ from pathlib import Path
 from benchmarks._common import DEFAULT_OUT, write
 
 NAME = "scale_check_wall"
-HISTORY = Path("flbounds-results") / "results.jsonl"
+HISTORY = Path("flbounds-results") / "results.sqlite"
 
 
 def run_check(profile: str, workers: int, history: Path | None,
@@ -38,7 +39,7 @@ def run_check(profile: str, workers: int, history: Path | None,
         results = Path(tmp) / "results"
         results.mkdir()
         if history is not None and history.is_file():
-            shutil.copyfile(history, results / "results.jsonl")
+            shutil.copyfile(history, results / history.name)
         out = Path(tmp) / "run.json"
         cmd = [sys.executable, "-m", "flbounds", "check", "--profile", profile,
                "--workers", str(workers), "--results", str(results), "--json", str(out),

@@ -78,8 +78,9 @@ def test_resume_computes_only_unfinished(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         run_claims(claims, store=store, progress=interrupt_after_two)
-    with open(store.path, "a") as fh:  # a line cut short by the interruption
-        fh.write('{"id": "focus.matr')
+    with store.transaction() as conn:   # a row damaged after the interruption
+        conn.execute("INSERT INTO results (task_key, verdict, row) VALUES ('x', 'holds', ?)",
+                     (b'{"id": "focus.matr',))
     assert len(store.load()) == 2
 
     computed = []

@@ -30,9 +30,14 @@ def check_plan(plan, n_clients: int) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+#: local steps run one by one in every round: beyond this a call would not finish
+MAX_LOCAL_STEPS = 10**6
+
+
 def check_hyper(step, local_steps) -> tuple[float, int]:
-    """``step > 0`` (finite) and ``local_steps >= 1``."""
-    return check_positive(step, "step"), check_int(local_steps, "local_steps", minimum=1)
+    """``step > 0`` (finite) and ``1 <= local_steps <= MAX_LOCAL_STEPS``."""
+    return check_positive(step, "step"), check_int(local_steps, "local_steps", minimum=1,
+                                                   maximum=MAX_LOCAL_STEPS)
 
 
 def start_point(problem, x0) -> np.ndarray:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
-import os
+import math
+import sys
 import time
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
+from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES
-from flbounds.ledger.runner import SchedulerError, connect
+from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect
+from flbounds.ledger.store import StoreError
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, select_claims
 from ._progress import claims_progress, summary_table
@@ -26,14 +31,39 @@ def add_arguments(p) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
     p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
     p.add_argument("--resume", action="store_true", help="skip tasks already in the store")
-    p.add_argument("--json", type=Path, metavar="PATH", help="write this run's results")
+    p.add_argument("--json", metavar="PATH", help="write this run's results ('-': stdout)")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="time limit per task (0: none; default: "
+                        + ", ".join(f"{k} {v:g}" for k, v in DEFAULT_TIMEOUT_S.items()) + ")")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _check_outputs(args):
+    """Every path the run will write, checked before any work; returns the ``--json`` target."""
+    try:
+        output_folder(args.results, "--results")
+        ResultStore(args.results).check_usable()
+        return output_file(args.json, "--json") if args.json is not None else None
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    except StoreError as exc:
+        raise UsageError(f"--results: {exc}") from None
+
+
 def run(args) -> int:
+    json_target = _check_outputs(args)
     claims = select_claims(args.patterns)
-    if args.json is not None and not args.json.parent.exists():
-        raise UsageError(f"--json: directory {str(args.json.parent)!r} does not exist")
+    timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
     scheduler = None
     if args.scheduler:
         try:
@@ -46,16 +76,21 @@ def run(args) -> int:
     try:
         results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
                              scheduler=scheduler, store=ResultStore(args.results),
-                             resume=args.resume, progress=bar.claim_done)
+                             resume=args.resume, progress=bar.claim_done, timeout=timeout)
     finally:
         bar.close()
         if scheduler is not None:
             scheduler.close()
-    if args.json is not None:
-        tmp = args.json.with_name(args.json.name + ".tmp")
-        tmp.write_text(json.dumps([r.to_dict() for r in results], indent=1), encoding="utf-8")
-        os.replace(tmp, args.json)
-    print_summary(results, time.perf_counter() - start)
+    summary_to = sys.stdout
+    if json_target is not None:
+        try:
+            write_text(json_target, json.dumps([r.to_dict() for r in results], indent=1))
+        except OutputError as exc:
+            raise UsageError(str(exc)) from None
+        if json_target.kind == "stdout":
+            summary_to = sys.stderr     # keep standard output pure JSON
+    with contextlib.redirect_stdout(summary_to):
+        print_summary(results, time.perf_counter() - start)
     return 0 if all(r.as_expected for r in results) else 1
 
 

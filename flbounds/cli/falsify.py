@@ -10,12 +10,12 @@ claim that ``flbounds replay`` re-evaluates.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
+from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES, matches
 from flbounds.ledger.runner import SchedulerError, connect
 
@@ -61,8 +61,11 @@ def run(args) -> int:
     from flbounds.falsify.task import PROGRESS, attack_task, budget_profile
 
     ids = select_surfaces(args.patterns)
-    if args.json is not None and not args.json.parent.exists():
-        raise UsageError(f"--json: directory {str(args.json.parent)!r} does not exist")
+    try:    # every output path checked before any work (as for 'check')
+        output_folder(args.results, "--results")
+        json_target = output_file(args.json, "--json") if args.json is not None else None
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     tasks = [attack_task("attack:" + cid) for cid in ids]
     profile = budget_profile(args.budget) if args.budget else args.profile
     scheduler = None
@@ -85,10 +88,11 @@ def run(args) -> int:
         if scheduler is not None:
             scheduler.close()
     rows = [attack_row(r) for r in results]
-    if args.json is not None:
-        tmp = args.json.with_name(args.json.name + ".tmp")
-        tmp.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-        os.replace(tmp, args.json)
+    if json_target is not None:
+        try:
+            write_text(json_target, json.dumps(rows, indent=1))
+        except OutputError as exc:
+            raise UsageError(str(exc)) from None
     print_table(rows, time.perf_counter() - start)
     return 0 if all(r["verdict"] == r["expected"] for r in rows) else 1
 

@@ -14,6 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from flbounds.ledger.outputs import OutputError, output_folder
 from flbounds.ledger.registry import PROFILES
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
@@ -78,8 +79,10 @@ def run(args) -> int:
         chosen = select_figures(args.names)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out: {str(args.out)!r} is not a directory")
+    try:
+        output_folder(args.out, "--out")     # a file, no permission, ...: before any work
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     _configure_logging(args.verbose, args.quiet)
     eta = Eta(list(chosen), stored_durations(args.out, args.profile))
     written, failed = [], []

@@ -1,13 +1,21 @@
-"""``flbounds report``: the Markdown and HTML ledger from stored results."""
+"""``flbounds report``: the Markdown and HTML ledger from stored results.
+
+The report shows one (profile, seed): the latest complete run's unless ``--profile`` /
+``--seed`` choose another, and says which, with the code versions its rows come from.
+"""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from flbounds.ledger import ResultStore
-from flbounds.ledger.report import write_reports
+from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.provenance import select_rows
+from flbounds.ledger.registry import PROFILES
+from flbounds.ledger.report import html_page, markdown
 
-from ._common import DEFAULT_RESULTS, UsageError
+from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
 
 HELP = "Markdown + HTML ledger from stored results"
 
@@ -15,15 +23,53 @@ HELP = "Markdown + HTML ledger from stored results"
 def add_arguments(p) -> None:
     p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
     p.add_argument("--out", type=Path, metavar="DIR", help="default: the results directory")
+    p.add_argument("--profile", choices=PROFILES, help="default: the latest complete run's")
+    p.add_argument("--seed", type=non_negative_int, help="default: the latest complete run's")
 
 
 def run(args) -> int:
+    out_dir = args.out or args.results
+    try:
+        output_folder(out_dir, "--out")
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     store = ResultStore(args.results)
-    results = list(store.latest().values())
-    if not results:
+    if not (store.path.exists() or store.legacy_path.exists()):
         raise UsageError(f"no results in {str(args.results)!r}: run 'flbounds check' first")
+    try:
+        chosen = select_rows(store.records(), store.runs(), profile=args.profile,
+                             seed=args.seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     figure_dir = args.results / "figures"
     pngs = sorted(figure_dir.glob("*.png")) if figure_dir.is_dir() else []
-    md, page = write_reports(results, args.out or args.results, pngs)
-    print(f"wrote {md} and {page} ({len(results)} claims, {len(pngs)} figures)")
+    md_path, html_path = _write(chosen, Path(out_dir), pngs)
+    for line in chosen.lines:
+        print(line)
+    print(f"wrote {md_path} and {html_path} ({len(chosen.results)} claims, "
+          f"{len(pngs)} figures)")
     return 0
+
+
+def _write(chosen, out_dir: Path, pngs) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md_path, html_path = out_dir / "ledger.md", out_dir / "ledger.html"
+    md = _after_first(markdown(chosen.results), "\n",
+                      "\n" + "".join(f"{line}\n" for line in chosen.lines))
+    block = "<p class='provenance'>" + "<br>".join(html.escape(x) for x in chosen.lines) \
+        + "</p>"
+    page = html_page(chosen.results, pngs)
+    page = _after_first(page, "</h1>", block) if "</h1>" in page \
+        else _after_first(page, "<body>", block)
+    try:
+        write_text(output_file(md_path, "--out"), md)
+        write_text(output_file(html_path, "--out"), page)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    return md_path, html_path
+
+
+def _after_first(text: str, marker: str, insert: str) -> str:
+    """``text`` with ``insert`` placed after the first ``marker`` (at the start if none)."""
+    head, found, tail = text.partition(marker)
+    return head + found + insert + tail if found else insert + text

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import importlib
 import inspect
-import json
 import os
 import pathlib
 import platform
@@ -40,6 +38,7 @@ import numpy as np
 from . import papers as _papers
 from .plugins import CLAIMS_GROUP, entry_point_module, entry_points, import_tree, warn_failed
 from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
+from .taskkey import task_key
 
 PROFILES = ("quick", "full")
 EXPECTED = ("holds", "violated", "not-applicable")
@@ -281,24 +280,3 @@ def versions() -> dict:
     from flbounds import __version__
     return {"flbounds": __version__, "python": platform.python_version(),
             "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
-
-
-@cache
-def _module_digest(module_name: str) -> str:
-    """Hash of the library sources plus the claim's own module: the code version of a task."""
-    import flbounds
-    h = hashlib.sha256()
-    root = flbounds.__path__[0]
-    for path in sorted(pathlib.Path(root).rglob("*.py")):
-        h.update(path.read_bytes())
-    module = importlib.import_module(module_name)
-    if getattr(module, "__file__", None):
-        h.update(pathlib.Path(module.__file__).read_bytes())
-    return h.hexdigest()[:16]
-
-
-def task_key(c: Claim, profile: str, seed: int) -> str:
-    """Identity of one task for ``--resume``: same claim, params, seed and code version."""
-    payload = json.dumps([c.id, profile, to_jsonable(c.params(profile)), int(seed),
-                          _module_digest(c.module)], sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:20]

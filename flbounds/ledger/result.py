@@ -141,6 +141,9 @@ class CheckResult:
     task_key: str = ""
     hypotheses: dict = field(default_factory=dict)
     attack: dict = field(default_factory=dict)  # fixed/best ratio, evaluations, witness, tight
+    git_commit: str = ""  # provenance: source commit ("+dirty" if modified), ISO-8601 UTC
+    started: str = ""     # wall-clock start and end of the task
+    finished: str = ""
 
     @property
     def as_expected(self) -> bool:

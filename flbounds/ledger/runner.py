@@ -1,49 +1,113 @@
-"""Run claims on the embedded process pool or on a Dask distributed cluster.
+"""Run claims in this process, on a local worker pool or on a Dask distributed cluster.
 
-A task is ``(claim id, profile, root seed)``. Its randomness depends on nothing else, so the
-numbers are bit-identical for any worker count and either backend. Results are appended to
-the store as each task finishes; ``resume=True`` skips tasks whose key (claim, params, seed,
-code version) is already stored.
+A task is ``(task id, profile, root seed)``; the id is a claim id (or any id
+:func:`~flbounds.ledger.registry.get` resolves). Its randomness depends on nothing else, so
+the numbers are bit-identical for any worker count and either backend. Each finished task is
+committed to the store at once; before a task starts, the run takes its lease in the store,
+so two runs into one store compute it once, and ``resume=True`` skips tasks whose key
+(claim, params, seed, profile, code version) is already stored. A task past its time limit
+becomes an ``error`` result ("timed out after N s"), its worker is replaced, the run goes on.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
-import sys
+import dataclasses
+import subprocess
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from .registry import Claim, get, task_key
+from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
+from .leases import BUSY, DONE, Heartbeat, acquire
+from .registry import Claim, get
 from .result import CheckResult
 from .store import ResultStore
+from .taskkey import task_key
+
+__all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
+           "run_claims", "run_tasks", "source_commit"]
 
 Progress = Callable[[int, int, CheckResult, float], None]
+#: per-task time limit of each profile, in seconds: generous (the longest quick task takes
+#: seconds, the longest full one minutes), so only a hung task reaches it
+DEFAULT_TIMEOUT_S = {"quick": 900.0, "full": 4 * 3600.0}
+#: seconds between two looks at a task another run holds
+POLL_S = 0.5
 
 
-def execute(claim_id: str, profile: str, seed: int) -> dict:
+def execute(task_id: str, profile: str, seed: int) -> dict:
     """Run one task in whatever process this is; the unit sent to pool and Dask workers.
 
     BLAS runs single-threaded inside a task: a multithreaded BLAS may sum in a different
     order on a machine with another core count (so the numbers would depend on where a task
     ran), and the claims' small solves only lose time to thread start-up. Parallelism comes
-    from running tasks side by side.
+    from running tasks side by side. The row gains its provenance: the git commit of the
+    sources and the task's wall-clock start and end (ISO-8601, UTC).
     """
+    started = _utc_now()
     with threadpool_limits(limits=1, user_api="blas"):
-        return get(claim_id).check(seed=seed, profile=profile).to_dict()
+        row = get(task_id).check(seed=seed, profile=profile).to_dict()
+    row.update(git_commit=source_commit() or "", started=started, finished=_utc_now())
+    return row
 
 
-class SchedulerError(RuntimeError):
-    """The Dask scheduler could not be reached (a usage error for the CLI)."""
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@cache
+def source_commit() -> str | None:
+    """``git rev-parse HEAD`` of the source tree when it is a checkout (``+dirty`` when
+    tracked files differ from it); ``None`` otherwise or when git is unavailable."""
+    import flbounds
+
+    root = Path(flbounds.__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, timeout=20)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0 or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0) -> dict:
+    """The ``error`` row of a task that did not return (timed out, worker died)."""
+    task_id, profile, seed = task
+    c = get(task_id)
+
+    def fail(**_):
+        raise RuntimeError(reason)
+
+    try:   # the claim's own row layout, with the failure as its reason
+        row = dataclasses.replace(c, func=fail).check(seed=seed, profile=profile).to_dict()
+    except TypeError:  # a task that is not a registered claim (e.g. an attack): its identity
+        row = CheckResult(
+            id=task_id, paper=getattr(c, "paper", ""), ref=getattr(c, "ref", ""),
+            kind=getattr(c, "kind", ""), statement=getattr(c, "statement", ""),
+            measured=None, theoretical=None, relation="", tolerance={}, verdict="error",
+            expected=c.expected_for(profile), reproducer=c.reproducer(profile, seed),
+            params=c.params(profile), seed=seed, elapsed_s=0.0, versions={}, profile=profile,
+            task_key=task_key(c, profile, seed)).to_dict()
+    row.update(reason=reason, traceback="", elapsed_s=float(elapsed_s),
+               git_commit=source_commit() or "", finished=_utc_now())
+    return row
 
 
 def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0,
-               workers: int = 1, scheduler: str | None = None,
-               store: ResultStore | None = None, resume: bool = False,
-               progress: Progress | None = None) -> list[CheckResult]:
+               workers: int = 1, scheduler=None, store: ResultStore | None = None,
+               resume: bool = False, progress: Progress | None = None,
+               timeout: float | None = None) -> list[CheckResult]:
     """Evaluate ``claims`` and return their results in the order given.
 
     Parameters
@@ -53,122 +117,117 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     profile, seed
         Parameter set and root seed, shared by every task.
     workers
-        Size of the local process pool; 1 runs in this process. Ignored with ``scheduler``.
+        Size of the local worker pool. With 1 and no ``timeout`` tasks run in this process.
     scheduler
         Address of a Dask distributed scheduler (``tcp://host:8786``), or a
         ``distributed.Client`` instance.
     store, resume
-        Where each result is appended as it finishes; with ``resume`` the tasks already in the
-        store are not recomputed and their stored results are returned.
+        Where each result is committed as it finishes; with ``resume`` the tasks already in
+        the store are not recomputed and their stored results are returned. Tasks another
+        run holds are waited for, not duplicated.
     progress
         Called as ``progress(done, total, result, elapsed_s)`` after every task.
+    timeout
+        Seconds each task may take (None or 0: no limit); see :data:`DEFAULT_TIMEOUT_S`.
     """
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+    _check_options(workers, timeout)
     start = time.perf_counter()
     keys = {c.id: task_key(c, profile, seed) for c in claims}
-    results: dict[str, CheckResult] = {}
     history = store.load() if store is not None else []
-    if resume:
-        stored = {r.task_key: r for r in history if r.verdict != "error"}
-        results = {cid: stored[k] for cid, k in keys.items() if k in stored}
     # longest first (by the last recorded time of each claim), so no long task starts last
     last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
-    todo = sorted((c for c in claims if c.id not in results),
-                  key=lambda c: -last_time.get(c.id, float("inf")))
-    total, done = len(claims), len(results)
+    order = sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
+    tasks = [(c.id, profile, seed) for c in order]
+    results: dict[str, CheckResult] = {}
 
-    def finished(row: dict) -> None:
-        nonlocal done
-        result = CheckResult.from_dict(row)
+    def finished(result: CheckResult, row: dict | None) -> None:
         results[result.id] = result
-        if store is not None:
-            store.append(result)
-        done += 1
-        if progress is not None:
-            progress(done, total, result, time.perf_counter() - start)
+        if store is not None and row is not None:
+            store.append(result, run_id=run_id)
+        if progress is not None and (row is not None or not resumed(result)):
+            progress(len(results), len(claims), result, time.perf_counter() - start)
 
-    run_tasks([(c.id, profile, seed) for c in todo], workers=workers, scheduler=scheduler,
-              on_result=finished)
+    def resumed(result: CheckResult) -> bool:   # found stored when the run began
+        return resume and result.task_key in initially_done
+
+    initially_done = {r.task_key for r in history if r.verdict != "error"}
+    if store is None:
+        _drive(tasks, _executor(workers, scheduler, timeout), finished, lease=None)
+        return [results[c.id] for c in claims]
+    run_id = store.begin_run(profile, seed, len(claims))
+    since = None if resume else time.time()
+    status = "interrupted"
+    try:
+        with Heartbeat(store.directory, run_id):
+            _drive(tasks, _executor(workers, scheduler, timeout), finished,
+                   lease=lambda t: acquire(store, keys[t[0]], run_id, since))
+        status = "complete"
+    finally:
+        store.end_run(run_id, status)
     return [results[c.id] for c in claims]
 
 
 def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,
-              on_result: Callable[[dict], None]) -> None:
-    """Execute ``(claim id, profile, seed)`` tasks, calling ``on_result(row)`` as each ends.
+              on_result: Callable[[dict], None], timeout: float | None = None) -> None:
+    """Execute ``(task id, profile, seed)`` tasks, calling ``on_result(row)`` as each ends.
 
-    The backend is a Dask cluster when ``scheduler`` is given, else a spawn-based process pool
-    of ``workers`` processes (``workers == 1`` runs in this process). Completion order varies;
-    the rows do not.
+    The backend is a Dask cluster when ``scheduler`` is given, else a pool of ``workers``
+    processes (``workers == 1`` without ``timeout`` runs in this process). Completion order
+    varies; the rows do not. No store, no leases.
     """
+    _check_options(workers, timeout)
+    _drive(list(tasks), _executor(workers, scheduler, timeout),
+           lambda result, row: on_result(row), lease=None)
+
+
+def _check_options(workers, timeout) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if timeout is not None and not (isinstance(timeout, int | float) and timeout >= 0
+                                    and timeout == timeout and not isinstance(timeout, bool)):
+        raise ValueError(f"timeout must be a number of seconds >= 0 or None, got {timeout!r}")
+
+
+def _executor(workers: int, scheduler, timeout: float | None):
     if scheduler is not None:
-        _run_dask(tasks, scheduler, on_result)
-    elif workers == 1 or len(tasks) <= 1:
-        for task in tasks:
-            on_result(execute(*task))
-    else:
-        _run_pool(tasks, workers, on_result)
+        return DaskExecutor(scheduler, timeout=timeout or None)
+    if workers == 1 and not timeout:
+        return InlineExecutor()
+    return WorkerPool(workers, timeout=timeout or None)
 
 
-def _run_pool(tasks, workers: int, finished) -> None:
-    # spawn: workers import the registry afresh and share no state (numba caches on disk)
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_worker_init)
-    futures = [pool.submit(execute, *task) for task in tasks]
+def _drive(tasks: list, executor, finished, *, lease) -> None:
+    """Start tasks as the executor has room (each after taking its lease), hand every reply
+    to ``finished(result, row)``; tasks another run holds are retried every ``POLL_S``."""
+    waiting, parked = list(tasks), []
+    ok = False
     try:
-        for future in as_completed(futures):
-            finished(future.result())
-    except BaseException:
-        # interrupted (Ctrl-C) or a task failed: do not wait for the tasks in flight
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        raise
-    pool.shutdown(wait=True)
-
-
-def _worker_init() -> None:
-    """Pool workers already share the cores: parallel kernels run on one thread each there
-    (their results do not depend on the thread count). On Linux a worker also receives
-    SIGTERM when the parent process dies, so killing ``flbounds check`` leaves no orphans."""
-    import numba
-
-    numba.set_num_threads(1)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):                # pragma: no cover
-            pass
-
-
-def connect(scheduler, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``scheduler`` (an address or an existing client)."""
-    try:
-        from distributed import Client
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise SchedulerError("--scheduler needs dask: pip install 'flbounds[dask]'") from exc
-    if isinstance(scheduler, Client):
-        return scheduler
-    try:
-        return Client(scheduler, timeout=f"{timeout}s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SchedulerError(f"cannot reach Dask scheduler {scheduler!r}: {exc}") from exc
-
-
-def _run_dask(tasks, scheduler, finished) -> None:
-    from distributed import as_completed as dask_completed
-
-    client = connect(scheduler)
-    own = client is not scheduler
-    try:
-        futures = [client.submit(execute, *task, pure=False, key=f"{task[0]}-{task[2]}-{i}")
-                   for i, task in enumerate(tasks)]
-        for future in dask_completed(futures):
-            finished(future.result())
+        while waiting or parked or executor.busy():
+            if parked and not waiting:
+                waiting, parked = parked, []
+            held = []
+            while waiting and executor.capacity() > 0:
+                task = waiting.pop(0)
+                state, stored = lease(task) if lease is not None else ("mine", None)
+                if state == DONE:
+                    finished(stored, None)
+                elif state == BUSY:
+                    held.append(task)
+                else:
+                    _deliver(executor.submit(task), finished)
+            parked += held
+            if executor.busy():
+                _deliver(executor.wait(POLL_S if parked else None), finished)
+            elif parked:
+                time.sleep(POLL_S)
+        ok = True
     finally:
-        if own:
-            client.close()
+        executor.close(kill=not ok)
+
+
+def _deliver(replies, finished) -> None:
+    for task, reply in replies:
+        row = reply.get("row")
+        if row is None:
+            row = failure_row(task, reply.get("fail", "no result"), reply.get("elapsed_s", 0.0))
+        finished(CheckResult.from_dict(row), row)

@@ -25,6 +25,7 @@ from flbounds.validation import (
     as_row_vectors,
     as_vector,
     check_budget,
+    check_finite,
     check_int,
     check_probability_vector,
 )
@@ -124,6 +125,7 @@ def mix_uniform(p, theta: float) -> np.ndarray:
     p = as_vector(p, "p")
     if np.any(p < 0) or np.any(p > 1):
         raise ValueError("p must lie in [0, 1]")
-    if not 0.0 <= float(theta) <= 1.0:
+    theta = check_finite(theta, "theta")
+    if not 0.0 <= theta <= 1.0:
         raise ValueError(f"theta must lie in [0, 1], got {theta!r}")
     return (1.0 - theta) * p + theta * p.sum() / p.size

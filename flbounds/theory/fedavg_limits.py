@@ -63,7 +63,8 @@ def local_maps(A, b, *, step, local_steps):
     """
     A, b = _check_quadratics(A, b, convex=False)
     step = check_positive(step, "step")
-    local_steps = check_int(local_steps, "local_steps", minimum=1)
+    # the maps are built by one matrix product per step: capped as the algorithms cap it
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=10**6)
     n_clients, dim = b.shape
     step_map = np.eye(dim) - step * A
     M = np.broadcast_to(np.eye(dim), A.shape).copy()

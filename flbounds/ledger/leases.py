@@ -1,0 +1,125 @@
+"""Task leases: two runs into one results store compute each task once.
+
+Before a run starts a task it takes the task's lease in the store (one transaction that
+also checks whether the task is already stored). A lease names its holder (run id, host,
+pid) and expires ``LEASE_S`` seconds after the holder's last heartbeat. A lease is
+reclaimed when it has expired, or at once when its holder ran on this host and that
+process is gone (a killed run).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .result import CheckResult
+from .rows import parse_row
+from .store import ResultStore
+
+#: seconds a lease lives without a heartbeat; the holder renews every LEASE_S / 4
+LEASE_S = 120.0
+
+DONE, MINE, BUSY = "done", "mine", "busy"
+
+
+def acquire(store: ResultStore, task_key: str, run_id: str,
+            since: float | None) -> tuple[str, CheckResult | None]:
+    """Take the lease of ``task_key`` for ``run_id``.
+
+    Returns ``(DONE, result)`` when a finished (non-``error``) row is stored for the key
+    (any row when ``since`` is None, else one that ended at or after ``since``),
+    ``(BUSY, None)`` while another live run holds the lease, else ``(MINE, None)``.
+    """
+    host, pid = socket.gethostname(), os.getpid()
+    with store.transaction() as conn:
+        rows = conn.execute("SELECT row, ended FROM results WHERE task_key = ? AND "
+                            "verdict != 'error' ORDER BY seq DESC", (task_key,)).fetchall()
+        for raw, ended in rows:
+            if since is not None and (not isinstance(ended, float | int) or ended < since):
+                continue
+            result, _ = parse_row(raw)
+            if result is not None and result.verdict != "error":
+                return DONE, result
+        lease = conn.execute("SELECT run_id, host, pid, expires FROM leases WHERE task_key = ?",
+                             (task_key,)).fetchone()
+        if lease is not None and _text(lease[0]) != run_id \
+                and holder_alive(_text(lease[1]), lease[2], lease[3]):
+            return BUSY, None
+        conn.execute("INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?)",
+                     (task_key, run_id, host, pid, time.time() + LEASE_S))
+    return MINE, None
+
+
+def renew(store: ResultStore, run_id: str) -> None:
+    """Push back the expiry of every lease ``run_id`` holds."""
+    with store.transaction() as conn:
+        conn.execute("UPDATE leases SET expires = ? WHERE run_id = ?",
+                     (time.time() + LEASE_S, run_id))
+
+
+def holder_alive(host: str, pid, expires: float | None) -> bool:
+    """Whether a lease holder (or a run) may still be working.
+
+    On this host the process table decides (a holder with this process's own pid is an
+    earlier process whose pid was reused, so gone); elsewhere the expiry does (``None``:
+    unknown, so alive).
+    """
+    if host == socket.gethostname() and isinstance(pid, int):
+        return pid != os.getpid() and _pid_alive(pid)
+    return expires is None or expires > time.time()
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if sys.platform.startswith("linux"):
+        try:   # a zombie (killed, not yet reaped) is not working any more
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+class Heartbeat:
+    """A daemon thread renewing ``run_id``'s leases every ``LEASE_S / 4`` seconds.
+
+    It uses its own database connection (sqlite connections are per thread).
+    """
+
+    def __init__(self, directory: Path, run_id: str):
+        self._store = ResultStore(directory)
+        self._run_id = run_id
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="flbounds-leases",
+                                        daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(LEASE_S / 4):
+            try:
+                renew(self._store, self._run_id)
+            except Exception:  # noqa: BLE001 - a missed beat only shortens the lease
+                continue
+        self._store.close()
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)

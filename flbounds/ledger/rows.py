@@ -1,0 +1,98 @@
+"""Reading stored result rows without trusting them.
+
+A row may come from an older version, a hand edit, a disk fault or a file cut short. The
+readers check every row's shape and types before building a :class:`CheckResult`; a row that
+fails is counted and skipped (:class:`Skipped`), and one example is reported once on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import NamedTuple
+
+from .result import VERDICTS, CheckResult
+
+_STRINGS = ("id", "paper", "ref", "kind", "statement", "relation", "expected", "reproducer",
+            "profile", "reason", "traceback", "task_key")
+_DICTS = ("tolerance", "params", "versions", "details")
+_REPORTED: set[tuple[str, int]] = set()
+
+
+class Skipped(NamedTuple):
+    """Unreadable rows met by one read: how many, and the first one as an example."""
+
+    count: int = 0
+    example: str = ""
+
+    def add(self, where: str, problem: str) -> Skipped:
+        return Skipped(self.count + 1, self.example or f"{where}: {problem}")
+
+
+def row_problem(row) -> str | None:
+    """What is wrong with ``row`` as a stored result, or ``None`` when it is usable."""
+    if not isinstance(row, dict):
+        return f"a JSON {type(row).__name__}, not an object"
+    missing = [k for k in ("id", "verdict", "seed", "elapsed_s") if k not in row]
+    if missing:
+        return f"missing {', '.join(missing)}"
+    for key in _STRINGS:
+        if key in row and not isinstance(row[key], str):
+            return f"{key} is {_kind(row[key])}, not a string"
+    for key in _DICTS:
+        if key in row and not isinstance(row[key], dict):
+            return f"{key} is {_kind(row[key])}, not an object"
+    if row["verdict"] not in VERDICTS:
+        return f"verdict {row['verdict']!r} is not one of {VERDICTS}"
+    seed = row["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        return f"seed is {_kind(seed)}, not a non-negative integer"
+    elapsed = row["elapsed_s"]
+    if isinstance(elapsed, bool) or not isinstance(elapsed, int | float) \
+            or not math.isfinite(elapsed) or elapsed < 0:
+        return f"elapsed_s is {_kind(elapsed)}, not a finite number >= 0"
+    return None
+
+
+def parse_row(raw: bytes | str) -> tuple[CheckResult | None, str]:
+    """``(result, "")`` for a usable stored row, else ``(None, why not)``."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes | bytearray) else raw
+        row = json.loads(text)
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    except (json.JSONDecodeError, TypeError, RecursionError) as exc:
+        return None, f"not JSON ({str(exc)[:60]})"
+    problem = row_problem(row)
+    if problem is not None:
+        return None, problem
+    try:
+        return CheckResult.from_dict(_defaults(row)), ""
+    except TypeError as exc:   # a required field of CheckResult missing
+        return None, str(exc)[:80]
+
+
+def _defaults(row: dict) -> dict:
+    """Fill fields a minimal or older row lacks with neutral values."""
+    filled = dict(paper="", ref="", kind="", statement="", measured=None, theoretical=None,
+                  relation="", tolerance={}, expected="", reproducer="", params={},
+                  versions={})
+    filled.update(row)
+    return filled
+
+
+def report_skipped(source: str, skipped: Skipped) -> None:
+    """One line on stderr per store and count: how many rows were skipped, one example."""
+    if skipped.count == 0 or (source, skipped.count) in _REPORTED:
+        return
+    _REPORTED.add((source, skipped.count))
+    sys.stderr.write(f"flbounds: warning: skipped {skipped.count} unreadable row(s) in "
+                     f"{source} (e.g. {skipped.example})\n")
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    return repr(value) if isinstance(value, int | float | str) and len(repr(value)) < 30 \
+        else type(value).__name__

@@ -1,0 +1,151 @@
+"""The identity of one task for ``--resume``: claim, parameters, seed, profile and code.
+
+The code part hashes every in-tree module a claim can execute: all of ``flbounds`` plus the
+import closure of the claim's own module (its helpers in the paper's folder, shared helpers
+of ``verify``, a researcher's own package), found by reading ``import`` statements from
+the sources. Modules installed in the standard library or in site-packages are left out:
+their versions are recorded in each row instead. Changing one helper therefore changes the
+keys of exactly the claims that import it (directly or through other in-tree modules).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+import os
+import site
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+
+from .result import to_jsonable
+
+__all__ = ["code_digest", "import_closure", "task_key"]
+
+
+def task_key(claim, profile: str, seed: int) -> str:
+    """Key of the task ``(claim, profile, seed)``: same claim, params, seed and code version."""
+    payload = json.dumps([claim.id, profile, to_jsonable(claim.params(profile)), int(seed),
+                          code_digest(claim.module)], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def code_digest(module_name: str) -> str:
+    """Hash of the library sources and every in-tree module ``module_name`` imports."""
+    import flbounds
+
+    files = set(Path(flbounds.__path__[0]).rglob("*.py"))
+    files.update(import_closure(module_name))
+    # sorted by content, so the digest does not depend on where the checkout lives
+    digests = sorted(_file_digest(path) for path in files)
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]
+
+
+def import_closure(module_name: str) -> set[Path]:
+    """Source files of ``module_name``, its packages and every in-tree module it imports,
+    transitively (imports inside functions included)."""
+    seen: dict[str, Path | None] = {}
+    stack = [module_name]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen[name] = path = _in_tree_source(name)
+        if path is None:
+            continue
+        parent = name.rpartition(".")[0]
+        if parent:
+            stack.append(parent)        # importing a.b runs a/__init__.py first
+        package = name if path.name == "__init__.py" else parent
+        stack.extend(_imports(path, package))
+    return {p for p in seen.values() if p is not None}
+
+
+def _imports(path: Path, package: str) -> list[str]:
+    """Absolute names of the modules (and possible submodules) ``path`` imports."""
+    stat = path.stat()
+    return list(_parse_imports(str(path), stat.st_mtime_ns, stat.st_size, package))
+
+
+@cache
+def _parse_imports(path: str, mtime_ns: int, size: int, package: str) -> tuple[str, ...]:
+    try:
+        tree = ast.parse(Path(path).read_bytes(), filename=path)
+    except (SyntaxError, ValueError, OSError):
+        return ()   # the digest of the file's bytes still covers it
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node.module, node.level, package)
+            if base is None:
+                continue
+            names.append(base)
+            # ``from pkg import name`` may import the submodule pkg.name
+            names.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    return tuple(names)
+
+
+def _resolve(module: str | None, level: int, package: str) -> str | None:
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = ".".join(parts[:len(parts) - (level - 1)])
+    return f"{base}.{module}" if module and base else (module or base or None)
+
+
+def _in_tree_source(name: str) -> Path | None:
+    """The ``.py`` file of module ``name`` if it is in-tree (not stdlib, not site-packages).
+
+    The top-level package is located first (without importing it), so the submodules of
+    an installed package are never imported just to be skipped.
+    """
+    top = name.partition(".")[0]
+    if top != name and _locate(top) is None:
+        return None
+    return _locate(name)
+
+
+@cache
+def _locate(name: str) -> Path | None:
+    # where a module lives does not change within a process (its contents may: not cached)
+    module = sys.modules.get(name)
+    origin = getattr(module, "__file__", None) if module is not None else None
+    if origin is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError, AttributeError):
+            return None
+        origin = spec.origin if spec is not None else None
+    if not origin or not origin.endswith(".py"):
+        return None
+    path = Path(origin).resolve()
+    if any(path.is_relative_to(root) for root in _outside_roots()):
+        return None
+    return path if path.is_file() else None
+
+
+@cache
+def _outside_roots() -> tuple[Path, ...]:
+    """Folders whose modules are not in-tree: the standard library and site-packages."""
+    paths = sysconfig.get_paths()
+    roots = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots.update(site.getsitepackages() if hasattr(site, "getsitepackages") else [])
+    roots.add(site.getusersitepackages() if hasattr(site, "getusersitepackages") else None)
+    return tuple(Path(r).resolve() for r in roots if r and os.path.isdir(r))
+
+
+def _file_digest(path: Path) -> str:
+    stat = path.stat()
+    return _cached_file_digest(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _cached_file_digest(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

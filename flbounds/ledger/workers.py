@@ -1,0 +1,224 @@
+"""A small pool of worker processes that can stop one task: time limits, dead workers.
+
+Each worker is a fresh Python process (``python -c``, the parent's ``sys.path``) that reads
+tasks as JSON lines on stdin and answers each with one JSON line on a private copy of its
+stdout (its own stdout goes to stderr, so a stray print cannot corrupt the channel). The
+parent knows which task each worker runs, so a task past its time limit is stopped by
+killing its worker, which is then replaced; a worker that dies is replaced the same way.
+
+Workers never outlive the parent: on Linux a worker asks for SIGKILL on the parent's death
+(``PR_SET_PDEATHSIG``) and then checks that the parent is still the one that started it
+(the parent may have died before the request; the worker would then never be signalled);
+elsewhere a watchdog thread polls the parent. A worker also exits when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+Task = tuple[str, str, int]
+#: seconds a closing pool waits for idle workers to exit before killing them
+CLOSE_GRACE_S = 10.0
+#: seconds a new worker may take to start (imports, registry) before its task's clock runs
+STARTUP_GRACE_S = 300.0
+
+_BEGIN = '{"begin": true}'
+_BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
+         "from flbounds.ledger.workers import worker_main; worker_main(int(sys.argv[1]))")
+
+
+class _Worker:
+    def __init__(self, index: int, events: queue.Queue):
+        self.index = index
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, str(os.getpid()), json.dumps(sys.path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            bufsize=1, close_fds=True)
+        self.task: Task | None = None
+        self.deadline = float("inf")
+        self.started = 0.0
+        threading.Thread(target=self._read, args=(events,), daemon=True,
+                         name=f"flbounds-worker-{index}").start()
+
+    def _read(self, events: queue.Queue) -> None:
+        for line in self.proc.stdout:
+            events.put((self, line))
+        events.put((self, None))   # end of stream: the worker exited
+
+    def send(self, task: Task, timeout: float | None) -> bool:
+        """Send ``task``; its clock starts when the worker reports that it began it."""
+        self.task, self.started, self.timeout = task, time.monotonic(), timeout
+        self.deadline = self.started + timeout + STARTUP_GRACE_S if timeout else float("inf")
+        try:
+            self.proc.stdin.write(json.dumps(list(task)) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+        return True
+
+    def begin(self) -> None:
+        self.started = time.monotonic()
+        if self.timeout:
+            self.deadline = self.started + self.timeout
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+class WorkerPool:
+    """Up to ``size`` worker processes; each task gets ``timeout`` seconds (None: no limit)."""
+
+    def __init__(self, size: int, *, timeout: float | None = None):
+        self.size, self.timeout = size, timeout
+        self._events: queue.Queue = queue.Queue()
+        self._idle: list[_Worker] = []
+        self._busy: dict[_Worker, Task] = {}
+        self._count = 0
+
+    def capacity(self) -> int:
+        return self.size - len(self._busy)
+
+    def busy(self) -> int:
+        return len(self._busy)
+
+    def submit(self, task: Task) -> list[tuple[Task, dict]]:
+        """Start ``task`` on an idle (or new) worker; returns failures of dead workers."""
+        for _ in range(3):
+            worker = self._idle.pop() if self._idle else self._spawn()
+            if worker.send(task, self.timeout):
+                self._busy[worker] = task
+                return []
+            worker.kill()            # died while idle: replace it and try again
+        return [(task, {"fail": "worker processes exit at start-up (see stderr)"})]
+
+    def wait(self, timeout: float | None) -> list[tuple[Task, dict]]:
+        """Replies that arrive within ``timeout`` seconds (first one, then any ready)."""
+        out = self._expire()
+        if out or not self._busy:
+            return out
+        limit = min(w.deadline for w in self._busy) - time.monotonic()
+        if timeout is not None:
+            limit = min(limit, timeout)
+        try:
+            event = self._events.get(timeout=max(limit, 0.0) if limit != float("inf")
+                                     else None)
+        except queue.Empty:
+            return self._expire()
+        out += self._handle(*event)
+        while True:
+            try:
+                out += self._handle(*self._events.get_nowait())
+            except queue.Empty:
+                return out + self._expire()
+
+    def close(self, *, kill: bool = False) -> None:
+        """Stop every worker (idle ones exit on end of input; ``kill`` stops them at once)."""
+        workers = self._idle + list(self._busy)
+        for w in workers:
+            if not kill:
+                try:
+                    w.proc.stdin.close()
+                except OSError:
+                    pass
+        end = time.monotonic() + (0 if kill else CLOSE_GRACE_S)
+        for w in workers:
+            try:
+                w.proc.wait(timeout=max(end - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                pass
+            w.kill()
+        self._idle, self._busy = [], {}
+
+    def _spawn(self) -> _Worker:
+        self._count += 1
+        return _Worker(self._count, self._events)
+
+    def _handle(self, worker: _Worker, line: str | None) -> list[tuple[Task, dict]]:
+        if line is not None and line.strip() == _BEGIN and worker in self._busy:
+            worker.begin()
+            return []
+        task = self._busy.pop(worker, None)
+        if line is None:     # exited: by its own failure, or killed after a time-out
+            code = worker.proc.wait()
+            if worker in self._idle:
+                self._idle.remove(worker)
+            return [] if task is None else [(task, {"fail": f"worker exited with code {code}"
+                                                             " while running the task"})]
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            reply = {"fail": f"unreadable reply from a worker: {line[:80]!r}"}
+        if task is not None:
+            self._idle.append(worker)
+            return [(task, reply)]
+        return []
+
+    def _expire(self) -> list[tuple[Task, dict]]:
+        now = time.monotonic()
+        out = []
+        for worker, task in list(self._busy.items()):
+            if worker.deadline <= now:
+                del self._busy[worker]
+                worker.kill()            # its reader thread then reports end of stream
+                out.append((task, {"fail": f"timed out after {self.timeout:g} s",
+                                   "elapsed_s": now - worker.started}))
+        return out
+
+
+def worker_main(parent: int) -> None:
+    """Entry point of a worker process: serve tasks from stdin until it closes."""
+    _die_with_parent(parent)
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)                      # prints from claims land on stderr
+    sys.stdout = sys.stderr
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    import numba
+
+    from .registry import load_all
+    from .runner import execute
+
+    numba.set_num_threads(1)   # workers share the cores already
+    load_all()                 # import the claims before any task's clock starts
+    for line in sys.stdin:
+        channel.write(_BEGIN + "\n")
+        channel.flush()
+        try:
+            reply = {"row": execute(*json.loads(line))}
+        except Exception as exc:  # noqa: BLE001 - reported to the parent as a failed task
+            reply = {"fail": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+        channel.write(json.dumps(reply) + "\n")
+        channel.flush()
+
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):                               # pragma: no cover
+            _watchdog(parent)
+    else:                                                               # pragma: no cover
+        _watchdog(parent)
+    # the parent may have died before the request above: then no signal will ever come
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _watchdog(parent: int, interval: float = 0.5) -> None:
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="flbounds-parent-watchdog").start()

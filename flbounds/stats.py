@@ -1,5 +1,6 @@
 r"""Statistics for claim checks: log-log slopes with bootstrap CIs, Monte Carlo means with
-standard errors, exact binomial (Clopper-Pearson) intervals and linear-rate fits.
+standard errors, exact binomial (Clopper-Pearson) intervals, linear-rate fits and
+Holm's family-wise rule.
 
 References
 ----------
@@ -7,6 +8,8 @@ References
    (pairs bootstrap, ch. 9; percentile interval, ch. 13).
 .. [2] C. J. Clopper, E. S. Pearson, "The use of confidence or fiducial limits illustrated in
    the case of the binomial", Biometrika 26(4), 1934.
+.. [3] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+   Journal of Statistics 6(2), 1979.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from scipy.stats import beta, binom
 from flbounds.validation import as_float_array, check_int, check_rng
 
 __all__ = [
+    "HolmResult",
     "MeanSE",
     "RateFit",
     "SlopeFit",
     "clopper_pearson",
+    "holm",
     "linear_rate_fit",
     "loglog_slope",
     "mc_mean",
@@ -310,6 +315,56 @@ def _check_window(window) -> tuple[float, float]:
     if not (np.isfinite(lo) and np.isfinite(hi) and 0.0 < lo < hi):
         raise ValueError(f"window must satisfy 0 < lo < hi (finite), got {window!r}")
     return lo, hi
+
+
+@dataclass(frozen=True)
+class HolmResult:
+    """Holm-Bonferroni decisions: ``reject[i]`` for hypothesis i, the adjusted p-values
+    (monotone, capped at 1), the level ``alpha`` and the family size ``m``."""
+
+    reject: np.ndarray
+    adjusted: np.ndarray
+    alpha: float
+    m: int
+
+
+def holm(pvalues, alpha: float = 0.05) -> HolmResult:
+    r"""Holm's step-down rule: family-wise error rate at most ``alpha`` for ``m`` tests.
+
+    Sort the p-values :math:`p_{(1)} \le \dots \le p_{(m)}`; reject :math:`H_{(1)}, \dots,
+    H_{(k)}` for the largest k with :math:`p_{(j)} \le \alpha / (m - j + 1)` for every
+    :math:`j \le k`. Equivalently, reject where the adjusted p-value
+    :math:`\tilde p_{(j)} = \max_{i \le j} \min(1, (m - i + 1) p_{(i)})` is at most alpha.
+    Valid under any dependence between the tests.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (m,)
+        p-values in [0, 1], m >= 1.
+    alpha : float, default 0.05
+        Family-wise level in (0, 1).
+
+    Returns
+    -------
+    HolmResult
+        ``reject`` (bool, input order), ``adjusted`` (input order), ``alpha`` and ``m``.
+
+    References
+    ----------
+    Holm (1979).
+    """
+    p = as_float_array(pvalues, "pvalues", ndim=1)
+    if p.size == 0:
+        raise ValueError("pvalues must hold at least one p-value")
+    if np.any((p < 0.0) | (p > 1.0)):
+        raise ValueError("pvalues must lie in [0, 1]")
+    alpha = _check_level(alpha, "alpha")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return HolmResult(adjusted <= alpha, adjusted, alpha, m)
 
 
 def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,

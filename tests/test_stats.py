@@ -226,3 +226,35 @@ def test_arithmetic_mean_fits_log_of_mean():
     fit = loglog_slope(x, y2, n_boot=200, rng=np.random.default_rng(1), mean="arithmetic")
     assert fit.slope == pytest.approx(np.polyfit(np.log(x), np.log(y2.mean(axis=0)), 1)[0])
     assert fit.ci_low <= fit.slope <= fit.ci_high
+
+
+def test_holm_known_values_and_step_down():
+    from flbounds.stats import holm
+    # sorted p: 0.01 (x4 = 0.04), 0.02 (x3 = 0.06), 0.03 (x2 = 0.06 -> monotone), 0.5 (x1)
+    res = holm([0.03, 0.5, 0.01, 0.02], alpha=0.05)
+    np.testing.assert_allclose(res.adjusted, [0.06, 0.5, 0.04, 0.06])
+    assert res.reject.tolist() == [False, False, True, False]
+    assert res.m == 4 and res.alpha == 0.05
+    # Holm stops at the first non-rejection even if a later scaled p-value is small
+    assert holm([0.001, 0.04, 0.04], alpha=0.05).reject.tolist() == [True, False, False]
+    assert holm([0.2], alpha=0.25).reject.tolist() == [True]
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=20), st.floats(0.01, 0.5))
+@PROPERTY
+def test_holm_between_bonferroni_and_unadjusted(pvalues, alpha):
+    from flbounds.stats import holm
+    p = np.asarray(pvalues)
+    res = holm(p, alpha)
+    bonferroni = p * p.size <= alpha
+    assert np.all(res.reject >= bonferroni) and np.all(res.reject <= (p <= alpha))
+    assert np.all(res.adjusted >= p) and np.all(res.adjusted <= 1.0)
+
+
+@pytest.mark.parametrize("pvalues, alpha, pattern", [
+    ([], 0.05, "pvalues"), ([0.1, 1.2], 0.05, "pvalues"), ([0.1, np.nan], 0.05, "pvalues"),
+    ([0.1], 0.0, "alpha"), ([0.1], 1.5, "alpha")])
+def test_holm_bad_input(pvalues, alpha, pattern):
+    from flbounds.stats import holm
+    with pytest.raises(ValueError, match=pattern):
+        holm(pvalues, alpha)

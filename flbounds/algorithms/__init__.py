@@ -17,10 +17,12 @@ from .batched_sampler import sampler_uniforms as sampler_uniforms
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler
+from .fedawe import fedawe as fedawe
 from .focus import FocusState as FocusState
 from .focus import FocusTrace as FocusTrace
 from .focus import focus as focus
 from .focus import sg_focus as sg_focus
+from .local_sgd import local_sgd_gossip as local_sgd_gossip
 from .matrix_forms import fedavg_matrix as fedavg_matrix
 from .matrix_forms import fedavg_virtual as fedavg_virtual
 from .matrix_forms import focus_matrix as focus_matrix

@@ -92,7 +92,7 @@ def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=
 
 
 def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
-             record_sum=False, compiled=True) -> FocusTrace:
+             record_sum=False, compiled=True, start=None) -> FocusTrace:
     r"""SG-FOCUS, Algorithm 2 of [002]: FOCUS with stochastic gradients.
 
     The gradient client i evaluates at local step t of round r is
@@ -104,9 +104,9 @@ def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
     ----------
     noise : array_like, shape (n_rounds, n_clients, local_steps, d)
         Gradient noise, drawn by the caller.
-    (others as in :func:`focus`)
+    (others, including ``start``, as in :func:`focus`)
     """
-    return _run(problem, plan, noise, step, local_steps, (x0, init, None), record_sum,
+    return _run(problem, plan, noise, step, local_steps, (x0, init, start), record_sum,
                 compiled)
 
 

@@ -81,7 +81,8 @@ class RunResult(NamedTuple):
 
 def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
                local_steps: int, alpha: int, n_steps: int,
-               record_consensus: bool = False, convention: str = "end") -> RunResult:
+               record_consensus: bool = False, convention: str = "end",
+               control: str = "none", phi_layers: int | None = None) -> RunResult:
     """FedALS with phi = the hidden layers (period alpha tau), h = the output layer (tau).
 
     Sync convention (spec 2.2): the default ``"end"`` averages group g after the steps s with
@@ -92,20 +93,30 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
     after the very first step (ceil(T/P_g) syncs). Every client starts from the same
     model, so that first average only removes one step of drift; the two conventions differ
     by a one-step phase and the last partial period, not in the algorithm. The V9-V11 runs
-    use ``"end"``; the toolkit output is the full average in both.
+    use ``"end"``; the toolkit output is the full average in both. ``control="scaffold"``
+    runs FedALS+SCAFFOLD (per-group control variates, :func:`flbounds.algorithms.fedals`);
+    with alpha = 1 that is SCAFFOLD. ``phi_layers``: the leading layers in phi (default:
+    all but the output layer; the number of layers puts the whole model in phi).
     """
     layers = mlp.layer_slices(SIZES)
-    body = slice(layers[0].start, layers[-2].stop)
+    split = len(layers) - 1 if phi_layers is None else phi_layers
+    if not 1 <= split <= len(layers):
+        raise ValueError(f"phi_layers must lie in [1, {len(layers)}], got {split}")
+    body = slice(layers[0].start, layers[split - 1].stop)
     head_p, body_p = fedals_periods(local_steps, alpha)
     if record_consensus:   # one group per layer, each with its own period
         groups = layers
-        periods = [body_p] * (len(layers) - 1) + [head_p]
+        periods = [body_p] * split + [head_p] * (len(layers) - split)
+    elif split == len(layers):
+        groups, periods = [body], [body_p]
     else:
-        groups, periods = [body, layers[-1]], [body_p, head_p]
+        groups = [body, slice(layers[split].start, layers[-1].stop)]
+        periods = [body_p, head_p]
     sync = intended_schedule(n_steps, periods, convention=convention)
     with threadpool_limits(limits=1, user_api="blas"):   # small batched matmuls
         tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
-                    record_consensus=record_consensus)
+                    record_consensus=record_consensus, control=control,
+                    periods=periods if control != "none" else None)
     test_loss, test_acc = mlp.loss_accuracy(tr.output, task.X_test, task.y_test, SIZES)
     K = task.X.shape[1]
     out_b = np.broadcast_to(tr.output[:, None, :], (tr.output.shape[0], K, tr.output.shape[1]))
@@ -117,11 +128,15 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
 
 
 def alpha_sweep(rng, *, split, alphas, n_seeds, n_clients=5, n_samples=100, n_test=2000,
-                n_steps=3000, batch_size=16, step=0.05, local_steps=5):
-    """Same task, initial model and batch plan for every alpha (paired across alpha)."""
+                n_steps=3000, batch_size=16, step=0.05, local_steps=5, controls=("none",),
+                phi_layers=None):
+    """Same task, initial model and batch plan for every alpha (paired across alpha); with
+    several ``controls`` the keys are (alpha, control) pairs."""
     task = make_task(rng, n_seeds, n_clients, n_samples, n_test, split)
     init = mlp.init_params(rng, n_seeds, SIZES)
     theta0 = np.repeat(init[:, None, :], n_clients, axis=1)
     plan = make_plan(rng, n_steps, n_seeds, n_clients, n_samples, batch_size)
-    return {a: run_fedals(task, theta0, plan, step=step, local_steps=local_steps, alpha=a,
-                          n_steps=n_steps) for a in alphas}
+    runs = {(a, c): run_fedals(task, theta0, plan, step=step, local_steps=local_steps,
+                               alpha=a, n_steps=n_steps, control=c, phi_layers=phi_layers)
+            for a in alphas for c in controls}
+    return {a: runs[(a, c)] for a, c in runs} if controls == ("none",) else runs

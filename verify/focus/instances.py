@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms import FocusState, focus
+from flbounds.algorithms import FocusState, focus, sg_focus
 
 
 def _inv(x):
@@ -102,10 +102,16 @@ def consistent_state(problem, models, x_prev, step):
     return RoundState(x_prev - step * y, x_prev, y, g, models)
 
 
-def focus_round(problem, state, mask, step, local_steps):
+def focus_round(problem, state, mask, step, local_steps, noise=None):
     """One FOCUS round from ``state`` with participation ``mask``: the library's
-    :func:`~flbounds.algorithms.focus` resumed from the state; returns the next state."""
+    :func:`~flbounds.algorithms.focus` (or :func:`~flbounds.algorithms.sg_focus` with
+    ``noise`` of shape (N, local_steps, d)) resumed from the state; returns the next
+    state."""
     start = FocusState(state.x, state.y, state.g, state.models)
-    trace = focus(problem, np.asarray(mask, dtype=bool)[None], step=step,
-                  local_steps=local_steps, start=start)
+    plan = np.asarray(mask, dtype=bool)[None]
+    if noise is None:
+        trace = focus(problem, plan, step=step, local_steps=local_steps, start=start)
+    else:
+        trace = sg_focus(problem, plan, np.asarray(noise)[None], step=step,
+                         local_steps=local_steps, start=start)
     return RoundState(trace.x[1], state.x, trace.y[1], trace.g, trace.models)

@@ -1,0 +1,220 @@
+r"""Lemma D.1, the remark after it, and Lemma D.2 of [003] (App. D.2, stability of FTRL).
+
+FTRL over :math:`\Delta(p_{\min}) = \{p: \sum_i p_i = K, p_{\min} \le p_i \le 1\}` with
+losses :math:`\ell_t(p) = \sum_i \pi_t^2(i)/p_i` and regularizer
+:math:`\mathcal R(p) = \sum_i \gamma/p_i` plays
+:math:`p^t = \arg\min \sum_i (\pi^2_{1:t-1}(i) + \gamma)/p_i`, i.e. the water-filling
+:func:`flbounds.sampling.optimal_isp_probabilities` of :math:`a^t = \sqrt{\pi^2_{1:t-1} +
+\gamma}` with floor :math:`p_{\min}`: :math:`p^t_i = \mathrm{clip}(a^t_i/\lambda_t, p_{\min},
+1)` for a water level :math:`\lambda_t`. In the paper's notation the middle clients get
+:math:`z_t a^t_i / c_t` with :math:`c_t = \sum_{\rm mid} a^t_i` and :math:`z_t` the middle
+mass :math:`K - \#\{p_i = 1\} - p_{\min}\#\{p_i = p_{\min}\}`, so :math:`\lambda_t = c_t/z_t`.
+
+Lemma D.2 bounds :math:`1/p_i^t - 1/p_i^{t+1}` (when :math:`p_i` increases) by
+:math:`\frac{1}{\min(z_t, z_{t+1})}(c_t/a^t_i - c_{t+1}/a^{t+1}_i)`. Its case 2 uses
+:math:`c_t/(z_t a) - c_{t+1}/(z_{t+1} b) \le (c_t/a - c_{t+1}/b)/\min(z_t, z_{t+1})`, which
+fails whenever :math:`z_{t+1} > z_t`, i.e. when a capped client leaves the cap. What the
+cases do support is :math:`1/p_i^t - 1/p_i^{t+1} \le \lambda_t/a^t_i -
+\lambda_{t+1}/a^{t+1}_i` (an identity for middle-to-middle moves, a bound in the others).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling.online import Assumption51Feedback
+
+ROUNDING = 1e-10  # relative; sums of <= 10^4 terms of magnitude <= 1/p_min
+TIE = 1e-12       # relative slack deciding "at the floor" / "at the cap"
+
+
+def _terms_tolerance(scale):
+    return Tolerance(ROUNDING * scale, "rounding", "1e-10 x the summed magnitudes of the "
+                     "differenced terms per entry (the differences cancel)")
+
+
+class FTRLPath:
+    """FTRL iterates t = 1..T+1 and their water-filling structure (module docstring)."""
+
+    def __init__(self, feedback, budget, gamma, p_min):
+        self.feedback = np.asarray(feedback, dtype=float)      # (T, N): pi_t(i)
+        n_rounds, n = self.feedback.shape
+        acc = np.vstack([np.zeros(n), np.cumsum(self.feedback**2, axis=0)])   # (T+1, N)
+        self.a = np.sqrt(acc + gamma)
+        self.p = np.array([optimal_isp_probabilities(a, budget, p_min=p_min) for a in self.a])
+        self.budget, self.gamma, self.p_min = budget, gamma, p_min
+        capped = self.p >= 1 - TIE
+        floored = (self.p <= p_min * (1 + TIE)) & ~capped if p_min > 0 else \
+            np.zeros_like(capped)
+        self.middle = ~capped & ~floored
+        self.z = budget - capped.sum(axis=1) - p_min * floored.sum(axis=1)
+        self.c = np.where(self.middle, self.a, 0.0).sum(axis=1)
+
+    def losses(self, p):
+        """l_t(p) for t = 1..T at one p (N,) or per round (T, N)."""
+        return np.sum(self.feedback**2 / p, axis=-1)
+
+    def regularizer(self, p):
+        return float(np.sum(self.gamma / p))
+
+
+def _random_path(rng, n_clients, n_rounds, budget, floor_fraction):
+    """Assumption 5.1 feedback (lognormal levels decaying to their limit), gamma = G^2 as in
+    Thm D.1, floor a fraction of K/(2N)."""
+    fb = Assumption51Feedback.generate(rng, n_clients)
+    feedback = np.array([fb.values(t) for t in range(1, n_rounds + 1)])
+    return FTRLPath(feedback, budget, fb.G**2, floor_fraction * budget / (2 * n_clients))
+
+
+def _paths(rng, n_paths, n_rounds):
+    for k in range(n_paths):
+        n = int(rng.integers(3, 12))
+        budget = float(rng.integers(1, n))
+        yield _random_path(rng, n, n_rounds, budget, floor_fraction=(k % 3) / 2)
+
+
+@claim("kvib.lemmaD1.be_the_leader", ref="Lemma D.1 (App. D.2; Kalai and Vempala 2005)",
+       kind="statement", expected="holds",
+       statement="FTRL p^t = argmin sum_{tau<t} l_tau + R ensures sum_t l_t(p^t) - sum_t l_t(p) "
+                 "<= sum_t (l_t(p^t) - l_t(p^{t+1})) + R(p) - R(p^1) for every p in K.",
+       quick=dict(n_paths=12, n_rounds=40, n_comparators=8),
+       full=dict(n_paths=300, n_rounds=400, n_comparators=32))
+def be_the_leader(*, rng, n_paths, n_rounds, n_comparators):
+    """Random N in 3..11, K in 1..N-1, floors 0, K/(4N), K/(2N). Comparators in
+    Delta(p_min): the best fixed p in hindsight (water-filling of pi^2_{1:T}), uniform K/N and
+    random convex combinations of the iterates (Delta(p_min) is convex). Tolerance: rounding
+    1e-10 of the largest cumulative loss."""
+    lhs, rhs, scale = [], [], 0.0
+    for path in _paths(rng, n_paths, n_rounds):
+        n = path.p.shape[1]
+        played = path.losses(path.p[:-1])
+        stability = float(np.sum(played - path.losses(path.p[1:])))
+        comparators = [optimal_isp_probabilities(np.sqrt(np.sum(path.feedback**2, axis=0)),
+                                                 path.budget, p_min=path.p_min),
+                       np.full(n, path.budget / n)]
+        comparators += [rng.dirichlet(np.ones(len(path.p))) @ path.p
+                        for _ in range(n_comparators)]
+        for p in comparators:
+            lhs.append(float(played.sum() - path.losses(p).sum()))
+            rhs.append(stability + path.regularizer(p) - path.regularizer(path.p[0]))
+        scale = max(scale, float(played.sum()))
+    return Evidence(measured=np.array(lhs), theoretical=np.array(rhs), relation="<=",
+                    tolerance=Tolerance.rounding(ROUNDING * scale, "1e-10 x largest cumulative "
+                                                                   "loss"),
+                    details={"n_comparisons": len(lhs),
+                             "max_slack_used": float(np.max(np.array(lhs) - np.array(rhs)))})
+
+
+@claim("kvib.lemmaD1.remark_stability_pmin", ref="Remark after Lemma D.1 (App. D.2)",
+       kind="remark", expected="holds",
+       statement="sum_t (l_t(p^t) - l_t(p^{t+1})) <= sum_t sum_i pi_t^2(i) (1/p_min - 1): the "
+                 "stability is restricted by p_min.",
+       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
+def remark_stability_pmin(*, rng, n_paths, n_rounds):
+    """Paths with a positive floor (K/(4N) or K/(2N)); the remark's bound per path.
+    Tolerance: rounding 1e-10 of the largest bound."""
+    lhs, rhs = [], []
+    for path in _paths(rng, n_paths, n_rounds):
+        if path.p_min == 0:
+            continue
+        lhs.append(float(np.sum(path.losses(path.p[:-1]) - path.losses(path.p[1:]))))
+        rhs.append(float(np.sum(path.feedback**2) * (1 / path.p_min - 1)))
+    lhs, rhs = np.array(lhs), np.array(rhs)
+    return Evidence(measured=lhs, theoretical=rhs, relation="<=",
+                    tolerance=Tolerance.rounding(ROUNDING * float(rhs.max()),
+                                                 "1e-10 x largest bound"),
+                    details={"max_ratio": float(np.max(lhs / rhs)), "n_paths": int(lhs.size)})
+
+
+def lemma_d2_sides(path, corrected=False):
+    """(LHS, RHS, scale) of eq. (47) for every (t, i) with p_i^t < p_i^{t+1}, t = 1..T;
+    ``scale`` sums the magnitudes of the terms differenced on each side (both sides are
+    differences of O(1/p) numbers, so their rounding error is relative to these)."""
+    lhs, rhs, scale = [], [], []
+    for t in range(path.p.shape[0] - 1):
+        rising = path.p[t] < path.p[t + 1] * (1 - TIE)
+        if not rising.any():
+            continue
+        a0, a1 = path.a[t, rising], path.a[t + 1, rising]
+        inv0, inv1 = 1 / path.p[t, rising], 1 / path.p[t + 1, rising]
+        if corrected:
+            u0, u1 = path.c[t] / path.z[t] / a0, path.c[t + 1] / path.z[t + 1] / a1
+        else:
+            zmin = min(path.z[t], path.z[t + 1])
+            u0, u1 = path.c[t] / a0 / zmin, path.c[t + 1] / a1 / zmin
+        lhs.append(inv0 - inv1)
+        rhs.append(u0 - u1)
+        scale.append(inv0 + inv1 + np.abs(u0) + np.abs(u1))
+    if not lhs:
+        return np.empty(0), np.empty(0), np.empty(0)
+    return np.concatenate(lhs), np.concatenate(rhs), np.concatenate(scale)
+
+
+def smallest_counterexample():
+    """N = 3, K = 2, gamma = 1, p_min = 0, feedback sorted and positive as the proof assumes:
+    pi_1 = (0.5, 0.5, 2), pi_2 = (0.5, 0.5, 0.5). Client 3 leaves the cap between rounds 2
+    and 3 (z: 1 -> 2); clients 1, 2 rise from 0.5 to 0.517 and eq. (47)'s right side is
+    negative."""
+    path = FTRLPath(np.array([[0.5, 0.5, 2.0], [0.5, 0.5, 0.5]]), 2.0, 1.0, 0.0)
+    lhs, rhs, _ = lemma_d2_sides(path)
+    return path, dict(feedback=path.feedback, K=2.0, gamma=1.0, p_min=0.0, p=path.p, z=path.z,
+                      c=path.c, lhs=lhs, rhs=rhs)
+
+
+def _has_middle(path):
+    return bool(np.all(path.z > 0))
+
+
+@claim("kvib.lemmaD2.printed", ref="Lemma D.2, eq. (47) (App. D.2)", kind="statement",
+       expected="violated",
+       statement="If p_i^t < p_i^{t+1}: 0 <= 1/p_i^t - 1/p_i^{t+1} <= (1/min(z_t, z_{t+1})) "
+                 "(c_t/sqrt(pi^2_{1:t-1}(i) + gamma) - c_{t+1}/sqrt(pi^2_{1:t}(i) + gamma)).",
+       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
+def lemma_d2_printed(*, rng, n_paths, n_rounds):
+    """The smallest counterexample (details) and random FTRL paths (Assumption 5.1 feedback).
+    The proof's case 2 divides by min(z_t, z_{t+1}) as if z never grew. Tolerance:
+    rounding 1e-10 relative."""
+    example_path, example = smallest_counterexample()
+    lhs, rhs, scale = [], [], []
+    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
+        if _has_middle(path):
+            for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path), strict=True):
+                acc.append(part)
+    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
+    return Evidence(measured=lhs, theoretical=rhs, relation="<=",
+                    tolerance=_terms_tolerance(scale),
+                    details={"smallest_counterexample": example,
+                             "n_rising_pairs": int(lhs.size),
+                             "n_violations": int(np.sum(lhs > rhs))},
+                    hypotheses={"FTRL over Delta(p_min)": True,
+                                "counterexample feedback positive and sorted in "
+                                "every round (the proof's simplification)": True,
+                                "random paths: Assumption 5.1 feedback": True})
+
+
+@claim("kvib.lemmaD2.corrected", ref="Lemma D.2, corrected (water levels lambda_t = c_t/z_t)",
+       kind="statement", expected="holds",
+       statement="If p_i^t < p_i^{t+1}: 0 <= 1/p_i^t - 1/p_i^{t+1} <= (c_t/z_t)/sqrt(pi^2_{1:t-1}"
+                 "(i) + gamma) - (c_{t+1}/z_{t+1})/sqrt(pi^2_{1:t}(i) + gamma).",
+       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
+def lemma_d2_corrected(*, rng, n_paths, n_rounds):
+    """Same paths and counterexample as kvib.lemmaD2.printed; also checks the lower bound 0.
+    Paths where some round has no middle client (z_t = 0, no water level) are skipped and
+    counted. Tolerance: rounding 1e-10 relative."""
+    example_path, _ = smallest_counterexample()
+    lhs, rhs, scale, skipped = [], [], [], 0
+    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
+        if not _has_middle(path):
+            skipped += 1
+            continue
+        for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path, corrected=True),
+                             strict=True):
+            acc.append(part)
+    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
+    interval = np.stack([np.zeros_like(rhs), rhs], axis=-1)
+    return Evidence(measured=lhs, theoretical=interval, relation="in",
+                    tolerance=_terms_tolerance(scale),
+                    details={"n_rising_pairs": int(lhs.size), "paths_skipped": skipped,
+                             "max_ratio": float(np.max(lhs / np.maximum(rhs, 1e-300)))})

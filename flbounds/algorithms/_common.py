@@ -5,9 +5,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from flbounds._validate import as_float_array, check_int, check_positive
 from flbounds.kernels import rounds
 from flbounds.kernels.rounds import RoundSettings
+from flbounds.validation import as_float_array, check_int, check_positive
 
 
 def check_problem(problem) -> None:

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds._validate import check_int, check_positive
 from flbounds.algorithms._common import check_hyper, check_plan, check_problem, start_point
+from flbounds.validation import check_int, check_positive
 
 
 class BaselineTrace(NamedTuple):

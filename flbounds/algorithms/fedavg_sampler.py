@@ -79,7 +79,7 @@ def check_weights_and_availability(problem, weights, availability, avail_probs, 
 def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
                    local_steps: int, step: float, server_step: float = 1.0, weights=None,
                    x0=None, availability=None, avail_probs=None) -> SamplerTrace:
-    r"""Run Algorithm 1 of [003] with ``sampler`` (any object of :mod:`flbounds.samplers`).
+    r"""Run Algorithm 1 of [003] with ``sampler`` (an adaptive sampler of flbounds.sampling).
 
     Parameters
     ----------

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds._validate import check_positive
 from flbounds.algorithms.baselines import BaselineTrace, _local_gd, _setup
+from flbounds.validation import check_positive
 
 
 def fedawe(problem, plan, *, step, local_steps, x0=None, server_step=1.0) -> BaselineTrace:

@@ -25,7 +25,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds._validate import as_float_array
 from flbounds.algorithms._common import (
     check_compiled,
     check_hyper,
@@ -36,6 +35,7 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
+from flbounds.validation import as_float_array
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
 

@@ -2,9 +2,10 @@ r"""FedAvg and FOCUS as algorithms over a time-varying server-plus-clients graph
 
 The state is stacked, :math:`\mathbf x_k \in \mathbb R^{(N+1)\times d}`: row 0 the server
 (:math:`f_0 \equiv 0`), row i client i. One iteration index :math:`k = r\tau + t`. Mixing is
-by the explicit :math:`(N+1)\times(N+1)` matrices of :mod:`flbounds.matrices`: the pull
-:math:`R(S)`, the push :math:`C(S) = R(S)^\top` and the average :math:`A(S)`. These are slow,
-literal transcriptions used to check the federated forms
+by the explicit :math:`(N+1)\times(N+1)` matrices of
+:mod:`flbounds.participation.matrices`: the pull :math:`R(S)`, the push
+:math:`C(S) = R(S)^\top` and the average :math:`A(S)`. These are slow, literal
+transcriptions used to check the federated forms
 (:func:`~flbounds.algorithms.fedavg`, :func:`~flbounds.algorithms.focus`) on the same plan.
 
 References
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms._common import check_hyper, check_plan, check_problem, start_point
-from flbounds.matrices import average_matrix, pull_matrix, push_matrix
+from flbounds.participation.matrices import average_matrix, pull_matrix, push_matrix
 
 
 def stacked_gradient(problem, X) -> np.ndarray:

@@ -8,7 +8,7 @@ cost :math:`\ell_t(\tilde p)=\sum_i\pi_t(i)^2/\tilde p_i`, ISP draw :math:`U<\ti
 update :math:`\omega_i \mathrel{+}= \pi_t(i)^2/\tilde p_i`. ``omega`` is updated in place;
 ``out = (costs, sizes, capped)`` (clients with :math:`p^t_i = 1` before mixing; length n) is
 overwritten. The slow twin is
-:class:`flbounds.samplers.KVib` driven by :func:`flbounds.online.run_online`.
+:class:`flbounds.sampling.KVib` driven by :func:`flbounds.sampling.online.run_online`.
 """
 
 import math

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from flbounds.tolerances import SE_RULE
+
 RELATIONS = ("<=", ">=", "==", "in")
 VERDICTS = ("holds", "violated", "not-applicable", "error")
 KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code")
@@ -37,7 +39,7 @@ class Tolerance:
         return cls(0.0, "exact", why)
 
     @classmethod
-    def mc(cls, se, k: float = 4.0, what: str = "Monte Carlo mean") -> Tolerance:
+    def mc(cls, se, k: float = SE_RULE, what: str = "Monte Carlo mean") -> Tolerance:
         """``k`` standard errors of a Monte Carlo estimate (two-sided miss rate ~6e-5 at k=4)."""
         return cls(k * np.asarray(se, dtype=float), f"{k:g} MC standard errors",
                    f"{what}: k * std(ddof=1)/sqrt(n)")

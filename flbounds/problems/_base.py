@@ -3,20 +3,20 @@
 import numpy as np
 import scipy.linalg
 
-from flbounds._validate import (
+from flbounds.tolerances import EPS
+from flbounds.validation import (
     as_float_array,
     as_index_array,
 )
 
 SYMMETRY_RTOL = 1e-12  # A_i is symmetric if max|A_i - A_i'| <= 1e-12 max|A_i|
 NEWTON_RTOL = 1e-12  # ||grad F|| <= 1e-12 * gradient scale (see _LogisticBase)
-_EPS = np.finfo(np.float64).eps
 NEWTON_MAX_ITER = 100
 
 
 def _eig_atol(dim, norm):
     """Rounding of eigvalsh (backward stable): about dim eps ||M||_2; 16x safety factor."""
-    return 16.0 * dim * _EPS * norm
+    return 16.0 * dim * EPS * norm
 
 
 def _frozen(a):
@@ -41,7 +41,7 @@ def _newton_direction(H, g):
 def _backtrack(fun, x, step, slope):
     """Armijo backtracking; the slack 8 eps |F| keeps full steps at rounding level."""
     f0 = fun(x)
-    slack = 8.0 * _EPS * abs(f0)
+    slack = 8.0 * EPS * abs(f0)
     t = 1.0
     for _ in range(60):
         x_new = x + t * step

@@ -6,13 +6,13 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from flbounds._validate import (
+from flbounds.kernels import losses as _kernels
+from flbounds.kernels.gradients import LogisticData, ScalarPLData, gradients_at
+from flbounds.validation import (
     as_float_array,
     check_nonnegative,
     check_positive,
 )
-from flbounds.kernels import losses as _kernels
-from flbounds.kernels.gradients import LogisticData, ScalarPLData, gradients_at
 
 from ._base import (
     NEWTON_RTOL,

@@ -4,13 +4,13 @@
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.kernels import losses as _kernels
+from flbounds.kernels.gradients import QuadraticData, RidgeData, gradients_at
+from flbounds.validation import (
     as_float_array,
     check_nonnegative,
     check_symmetric,
 )
-from flbounds.kernels import losses as _kernels
-from flbounds.kernels.gradients import QuadraticData, RidgeData, gradients_at
 
 from ._base import (
     SYMMETRY_RTOL,

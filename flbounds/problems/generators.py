@@ -5,7 +5,7 @@
 import numpy as np
 from scipy.special import expit
 
-from flbounds._validate import (
+from flbounds.validation import (
     check_int,
     check_nonnegative,
     check_positive,

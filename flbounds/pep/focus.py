@@ -214,12 +214,12 @@ def _expand(nodes, funcs, masks, probs, step, tau, rounds):
     return nodes
 
 
-def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight):
+def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participation=None):
     """The one-round PEP with the expectation written as the :math:`2^N` scenario sum (no
     moments): the independent formulation the tests compare :func:`focus_rate` with."""
     from PEPit import PEP
 
-    process = _process(p, None)
+    process = _process(p, participation)
     n = process.n_clients
     from flbounds.participation import subset_distribution
     masks, probs = subset_distribution(process)

@@ -5,7 +5,7 @@ A performance-estimation problem (Drori and Teboulle 2014; Taylor, Hendrickx and
 mu-strongly convex function, as a small semidefinite program over the Gram matrix of the
 iterates and gradients. The SDPs are built with PEPit (its function classes and interpolation
 conditions) and solved with Clarabel, SCS as the fallback; a solve is accepted only with an
-``optimal`` status and a primal-dual gap within tolerance (:mod:`flbounds.pep.solve`), so an
+``optimal`` status and a primal-dual gap within tolerance (:mod:`flbounds.pep.sdp`), so an
 inaccurate solve raises :class:`PEPSolveError` instead of returning a number.
 
 Public functions return a frozen :class:`WorstCase` (``worst``, ``printed``, ``gap``, SDP size,
@@ -22,7 +22,7 @@ from .focus import focus_rate, focus_rounds_rate, lyapunov_weight
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .result import WorstCase
-from .solve import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
            "fedavg_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance", "gd_contraction",

@@ -27,7 +27,7 @@ from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
 from .rounds import gd_steps, weighted_gram
-from .solve import solve
+from .sdp import solve
 
 
 def _functions(problem, mu, L, n_clients, homogeneous):

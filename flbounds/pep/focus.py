@@ -33,7 +33,7 @@ from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
 from .rounds import focus_local_run, point_sum
-from .solve import solve
+from .sdp import solve
 
 
 def _process(p, participation):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flbounds._validate import check_positive
 
 from .result import WorstCase, make_result
-from .solve import solve
+from .sdp import solve
 
 
 def check_class(mu, L):

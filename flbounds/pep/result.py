@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .solve import SolveInfo
+from .sdp import SolveInfo
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ COMMANDS = {
     "check": "check",
     "figures": "figures",
     "report": "report",
+    "bound": "bound",
 }
 
 __all__ = ["COMMANDS", "DEFAULT_RESULTS", "UsageError", "build_parser", "main"]

@@ -56,7 +56,8 @@ class Constant:
 
     def check(self, value):
         """Return ``value`` validated, else ``ValueError`` naming the constant."""
-        bad = ValueError(f"{self.name} must be {self.describe()}, got {value!r}")
+        shown = np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
+        bad = ValueError(f"{self.name} must be {self.describe()}, got {shown!r}")
         if self.kind == "probabilities":
             arr = np.asarray(value, dtype=float)
             if arr.ndim != 1 or arr.size == 0 or not np.all((arr > 0) & (arr <= 1)):

@@ -92,3 +92,21 @@ def test_unbounded_problem_raises_not_a_number():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_fedavg_witness_replays_the_worst_case():
+    from flbounds.pep.witness import fedavg_witness, witness_tolerance
+
+    w = fedavg_witness(1.0, 2.0, Bernoulli([0.3, 0.6, 0.9]), 2, 0.3)
+    assert abs(w.replayed - w.pep) <= witness_tolerance(w)
+
+
+@pytest.mark.parametrize("n_rounds", [1, 2])
+def test_focus_quadratic_witness_replays_with_the_project_algorithm(n_rounds):
+    from flbounds.pep.witness import focus_rounds_witness, witness_tolerance
+
+    w = focus_rounds_witness(1.0, 2.0, [0.5, 0.8], 2, 0.05, n_rounds)
+    assert w.fit_residual < 1e-4
+    assert abs(w.replayed - w.pep) <= witness_tolerance(w)
+    general = pep.focus_rounds_rate(1.0, 2.0, [0.5, 0.8], 2, 0.05, n_rounds)
+    assert w.pep <= general.worst + pep.gap_tolerance(general.worst)  # quadratics are a subclass

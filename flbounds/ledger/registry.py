@@ -109,7 +109,8 @@ class Claim:
                 raise TypeError(f"claim {self.id} returned {type(ev).__name__}, not Evidence")
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
                           relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
-                          details=ev.details, reason=ev.reason, traceback="")
+                          details=ev.details, reason=ev.reason, traceback="",
+                          worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
                           verdict="error", details={}, reason=f"{type(exc).__name__}: {exc}",

@@ -16,7 +16,7 @@ import numpy as np
 
 RELATIONS = ("<=", ">=", "==", "in")
 VERDICTS = ("holds", "violated", "not-applicable", "error")
-KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code")
+KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code", "tightness")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class Evidence:
     details: dict = field(default_factory=dict)
     applicable: bool = True
     reason: str = ""
+    worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -132,6 +133,7 @@ class CheckResult:
     reason: str = ""
     traceback: str = ""
     task_key: str = ""
+    worst_case: dict = field(default_factory=dict)
 
     @property
     def as_expected(self) -> bool:

@@ -13,6 +13,7 @@ Run: ``python -m benchmarks pep_sizes [--profile full] [--out DIR]``. Times are 
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -37,8 +38,10 @@ def _row(kind, n, tau, rounds, fn):
         ncons, solver = res.n_constraints, res.solver
     except PEPSolveError as exc:
         worst, gram, ncons, solver = float("nan"), None, None, f"error: {exc}"[:60]
-    return dict(builder=kind, N=n, tau=tau, R=rounds, gram=gram, constraints=ncons,
-                worst=worst, solver=solver, seconds=round(time.perf_counter() - start, 2))
+    row = dict(builder=kind, N=n, tau=tau, R=rounds, gram=gram, constraints=ncons,
+               worst=worst, solver=solver, seconds=round(time.perf_counter() - start, 2))
+    print(row, file=sys.stderr, flush=True)
+    return row
 
 
 def rows(profile):

@@ -32,7 +32,7 @@ GAP_ABS = 1e-9
 SOLVERS = (
     ("CLARABEL", {}),
     ("CLARABEL", {"tol_gap_abs": 1e-7, "tol_gap_rel": 1e-7, "tol_feas": 1e-7, "max_iter": 400}),
-    ("SCS", {"eps": 1e-8, "max_iters": 200_000}),
+    ("SCS", {"eps": 1e-8, "max_iters": 20_000}),
 )
 
 

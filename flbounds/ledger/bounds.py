@@ -36,7 +36,8 @@ _BOUNDS: dict[str, PrintedBound] = {}
 @dataclass(frozen=True)
 class Constant:
     """A constant a bound depends on: ``kind`` is ``positive``, ``nonnegative``, ``integer``
-    (>= ``low``), ``probability`` (in (0, 1]) or ``probabilities`` (a vector of them)."""
+    (>= ``low``), ``probability`` (in (0, 1]), ``probabilities`` (a vector of them) or
+    ``vector`` (numbers >= 0)."""
 
     name: str
     kind: str
@@ -46,7 +47,7 @@ class Constant:
     def parse(self, text: str):
         """The constant's value from command-line text (``0.3,0.5`` for a vector)."""
         try:
-            if self.kind == "probabilities":
+            if self.kind in ("probabilities", "vector"):
                 return np.array([float(v) for v in text.split(",")])
             if self.kind == "integer":
                 return int(text)
@@ -58,9 +59,10 @@ class Constant:
         """Return ``value`` validated, else ``ValueError`` naming the constant."""
         shown = np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
         bad = ValueError(f"{self.name} must be {self.describe()}, got {shown!r}")
-        if self.kind == "probabilities":
+        if self.kind in ("probabilities", "vector"):
             arr = np.asarray(value, dtype=float)
-            if arr.ndim != 1 or arr.size == 0 or not np.all((arr > 0) & (arr <= 1)):
+            ok = (arr > 0) & (arr <= 1) if self.kind == "probabilities" else arr >= 0
+            if arr.ndim != 1 or arr.size == 0 or not np.all(ok):
                 raise bad
             return arr
         if self.kind == "integer":
@@ -78,6 +80,7 @@ class Constant:
         return {"positive": "a number > 0", "nonnegative": "a number >= 0",
                 "probability": "a probability in (0, 1]",
                 "probabilities": "comma-separated probabilities in (0, 1]",
+                "vector": "comma-separated numbers >= 0",
                 "integer": f"an integer >= {self.low:g}"}[self.kind]
 
 
@@ -95,6 +98,10 @@ def probability(name, description=""):
 
 def probabilities(name, description=""):
     return Constant(name, "probabilities", description)
+
+
+def vector(name, description=""):
+    return Constant(name, "vector", description)
 
 
 def integer(name, description="", low=1):

@@ -31,9 +31,9 @@ def _thm41_value(*, M, L, T, sigma2, beta1, gamma, step, last=2.0):
                   nonnegative("beta1", "mean sub-optimality Q(S^t)"),
                   positive("gamma", "gamma^t = (alpha (N-K)/K + N) W, constant here")),
        check=_thm41_check, quantity="min_t E||grad f(x_t)||^2",
-       hypotheses=("Assumptions 4.1-4.3", "eta = R eta_l eta_g <= 1/(8L), rho > 0"),
-       steps=lambda L, gamma, **_: {"eta <= 1/(8L)": 1 / (8 * L),
-                                    "rho > 0: eta < 1/sqrt(10 gamma)": 1 / np.sqrt(10 * gamma)},
+       hypotheses=("Assumptions 4.1-4.3", "eta = R eta_l eta_g <= 1/(8L)",
+                   "rho = (1 - 10 gamma eta^2)/16 > 0 (else the bound is vacuous: inf)"),
+       steps=lambda L, **_: {"eta <= 1/(8L)": 1 / (8 * L)},
        corrected=lambda **c: _thm41_value(**c, last=16.0))
 def thm4_1(**c):
     """RHS / rho; corrected: the step choice of Lemma B.5 gives 16 L M/T as the last term."""

@@ -58,7 +58,7 @@ def rows():
         ("gradient descent (sanity: tight rate)", "mu=1 L=2 step=0.3", gd.printed, gd.worst),
         _focus_row((0.3, 0.5, 0.7, 0.9), 3),
         _focus_row((0.2, 0.9), 3),
-        _focus_row((0.2, 0.3, 0.5, 0.6, 0.8, 0.9), 3),
+        _focus_row((0.4, 0.5, 0.6, 0.7, 0.8, 0.9), 3),
         _focus_rounds_row((0.5, 0.8), 2, 2),
         _fedavg_row(3, 3, 1.0, UniformWithoutReplacement(3, 2), ""),
         _fedavg_row(3, 1, 0.25, UniformWithoutReplacement(3, 2), ""),

@@ -17,9 +17,8 @@ import time
 import numpy as np
 
 from benchmarks._common import best_time, parse_args, write
-from flbounds.online import Assumption51Feedback, kvib_online, run_online
-from flbounds.samplers import KVib
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import KVib, optimal_isp_probabilities
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, run_online
 
 NAME = "kvib_solver"
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from benchmarks._common import best_time, parse_args, write
 from flbounds.algorithms.safari import safari, safari_plan
-from verify.safari._instances import ELIGIBLE, LOCAL_STEPS, N_SAMPLED, two_group_problem
+from verify.safari.instances import ELIGIBLE, LOCAL_STEPS, N_SAMPLED, two_group_problem
 
 NAME = "safari_kernel"
 

@@ -39,7 +39,7 @@ from flbounds.algorithms import (
 from flbounds.algorithms.batched_safari import SafariPlan
 from flbounds.algorithms.fedavg_sampler import local_updates
 from flbounds.problems import random_quadratics, random_ridge
-from flbounds.samplers import KVib, UniformISP
+from flbounds.sampling import KVib, UniformISP
 
 NAME = "scale_batched"
 # SAFARI: (n_clients, dim, n_sampled, local_steps, n_rounds, n_reps)

@@ -18,8 +18,7 @@ import numpy as np
 
 from benchmarks._common import DEFAULT_OUT, write
 from flbounds.kernels.submodular_gains import naive_fl_greedy
-from flbounds.selection import gradient_distances
-from flbounds.setfunctions import FacilityLocation, greedy_trace, lazy_greedy_trace
+from flbounds.selection import FacilityLocation, gradient_distances, greedy_trace, lazy_greedy_trace
 
 NAME = "subtrunc_lazy_greedy"
 

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import run_figure
-from verify.fedals._mlp_task import alpha_sweep
+from verify.fedals.mlp_task import alpha_sweep
 
 ALPHAS = [1, 5, 10, 25, 100]
 

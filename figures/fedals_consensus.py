@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import run_figure
-from flbounds import mlp
-from verify.fedals._mlp_task import SIZES, make_plan, make_task, run_fedals
+from verify.fedals import mlp
+from verify.fedals.mlp_task import SIZES, make_plan, make_task, run_fedals
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

@@ -12,8 +12,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import run_figure
-from flbounds.gen_models import RidgeModel
-from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
+from flbounds.stats import slope_from_means
+from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
 DIM, N_SAMPLES, LAM = 5, 40, 0.1
 

@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import run_figure
-from flbounds.gen_models import RidgeModel
-from flbounds.generalization import one_round_draws, summarize_bound
+from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
 ZETAS = [0.0, 0.25, 0.5, 1.0, 2.0]
 

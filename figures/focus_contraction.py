@@ -24,7 +24,7 @@ from figures._common import parse_args, plt, save
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import linear_rate_fit
-from verify.focus._common import focus_squared_errors, thm1a_step_printed
+from verify.focus.instances import focus_squared_errors, thm1a_step_printed
 
 PROFILES = {"quick": dict(taus=(1, 3, 10), p_mins=(0.1, 0.2, 0.4), n_runs=20),
             "full": dict(taus=(1, 2, 3, 5, 10), p_mins=(0.05, 0.1, 0.2, 0.4), n_runs=100)}

@@ -20,14 +20,14 @@ import numpy as np
 
 from figures._common import plt, run_figure
 from flbounds.algorithms import focus, sg_focus
-from flbounds.closed_forms import (
+from flbounds.participation import Bernoulli, subset_distribution
+from flbounds.problems import random_quadratics
+from flbounds.stats import loglog_slope
+from flbounds.theory.fedavg_limits import (
     fedavg_stationary_moments,
     stationary_error,
     weighted_minimizer,
 )
-from flbounds.participation import Bernoulli, subset_distribution
-from flbounds.problems import random_quadratics
-from flbounds.stats import loglog_slope
 
 PROFILES = {"quick": dict(n_steps=6, n_runs=4, n_rounds=3000),
             "full": dict(n_steps=10, n_runs=20, n_rounds=20000)}

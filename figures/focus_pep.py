@@ -21,7 +21,7 @@ from flbounds.participation import Bernoulli
 from flbounds.pep import focus_rate
 from flbounds.problems import random_quadratics
 from flbounds.stats import linear_rate_fit
-from verify.focus._common import focus_squared_errors, thm1a_step_printed
+from verify.focus.instances import focus_squared_errors, thm1a_step_printed
 
 NAME = "focus_pep"
 PROFILES = {"quick": dict(multiples=(1.0, 2.0, 4.0), n_runs=8),

@@ -6,7 +6,7 @@ uniform RSP (unbiased N/K estimator), Vrb, Mabs, Avare (reconstructed), K-Vib an
 full-information oracle. N = 100 clients, K = 10 (the released code's sample ratio), multinomial
 logistic regression, R local GD steps, :math:`\eta_g=1`. K-Vib and the baselines use the
 Sec. 6 practical G (mean first-round feedback). Client sizes are capped (see
-:func:`flbounds.fedprox_synthetic.fedprox_synthetic`).
+:func:`verify.kvib.fedprox_synthetic.fedprox_synthetic`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numpy as np
 
 from figures._common import band, run_figure
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
-from flbounds.fedprox_synthetic import fedprox_synthetic
-from flbounds.samplers import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
+from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
+from verify.kvib.fedprox_synthetic import fedprox_synthetic
 
 NAME = "kvib_fl"
 SAMPLERS = ("uniform ISP", "uniform RSP", "Vrb", "Mabs", "Avare (recon.)", "K-Vib", "oracle")

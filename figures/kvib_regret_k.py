@@ -15,8 +15,8 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from figures._common import band, run_figure
-from flbounds.online import Assumption51Feedback, kvib_online, run_online, static_regret
-from flbounds.samplers import Avare, Mabs, UniformISP, Vrb
+from flbounds.sampling import Avare, Mabs, UniformISP, Vrb
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, run_online, static_regret
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_k"

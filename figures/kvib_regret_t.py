@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import band, run_figure
-from flbounds.online import Assumption51Feedback, kvib_online, static_regret
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_t"

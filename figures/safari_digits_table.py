@@ -1,6 +1,6 @@
 r"""SAFARI's digits replication in the layout of the paper's Tables 1-3.
 
-Multinomial logistic regression on scikit-learn's digits (:mod:`flbounds.safari_digits`):
+Multinomial logistic regression on scikit-learn's digits (:mod:`verify.safari.digits_experiment`):
 Table 1 analogue (FedAvg accuracy, rows s, columns p), Table 2 analogue (SAFARI q = 0.8 minus
 FedAvg, '-' when the 95% t-interval over seeds lies inside [-2, 2]) and Table 3 analogue
 (gain vs server size n_T at s = 4). Mean over seeds; accuracy in %.
@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from figures._common import run_figure
-from flbounds.safari_digits import gain
+from verify.safari.digits_experiment import gain
 
 NAME = "safari_digits_table"
 PS, SS = (10, 5, 2, 1), (0, 2, 4)

@@ -16,8 +16,8 @@ import numpy as np
 from scipy import stats
 
 from figures._common import run_figure
-from flbounds.pac import draw_plan, failure_indicators, two_point_distribution
 from flbounds.stats import clopper_pearson
+from flbounds.theory.impossibility import draw_plan, failure_indicators, two_point_distribution
 
 NAME = "safari_failure_probability"
 M, m = 10, 5

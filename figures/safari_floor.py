@@ -3,7 +3,7 @@ r"""SAFARI's gradient-norm floor under incomplete participation vs q and :math:`
 Two-group quadratic (spec 7.B: 4 of 10 clients never participate, m = 5, K = 5,
 :math:`\eta_c = 2\eta_s/K`). Points: tail average of :math:`\|\nabla F(x_r)\|^2` (median and
 20-80% band over seeds); lines: the closed-form floor :math:`\|\nabla F(\bar x)\|^2` of
-:func:`flbounds.safari_closed_forms.safari_mean_limit` and the first-order
+:func:`verify.safari.closed_forms.safari_mean_limit` and the first-order
 :math:`(2q/(1+q))^2\|c_{\mathcal D} - \bar c\|^2`. Right: the floor does not shrink with
 :math:`\eta_s`, while Thm 4's bound does.
 """
@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import band, run_figure
-from flbounds.safari_closed_forms import first_order_floor, safari_mean_limit, thm4_rhs
-from verify.safari._instances import (
+from verify.safari.closed_forms import first_order_floor, safari_mean_limit, thm4_rhs
+from verify.safari.instances import (
     ELIGIBLE,
     LOCAL_STEPS,
     N_SAMPLED,

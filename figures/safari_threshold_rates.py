@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import band, run_figure
-from flbounds.thresholds import pooled_erm_errors, uniform
+from flbounds.theory.thresholds import pooled_erm_errors, uniform
 
 NAME = "safari_threshold_rates"
 CLIENT, SERVER = uniform(0.2, 0.6), uniform(0.0, 1.0)

@@ -10,11 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.matrices import average_matrix, pull_matrix, push_matrix
-from flbounds.participation import Bernoulli, subset_distribution
+from flbounds.participation import (
+    Bernoulli,
+    average_matrix,
+    pull_matrix,
+    push_matrix,
+    subset_distribution,
+)
+from flbounds.tolerances import EPS
 from verify.focus.matrices import EXAMPLE_34, EXAMPLE_34_P
 
-EPS = np.finfo(float).eps
 S13 = np.array([True, False, True, False])  # N = 4, S = {1, 3}
 FIG1_R = np.array([[1, 0, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [1, 0, 0, 0, 0],
                    [0, 0, 0, 0, 1]], float)
@@ -46,8 +51,8 @@ def printed_doubly_stochastic(s) -> np.ndarray:
                  "are R(S), A(S) and C(S) = R(S)^T.",
        quick=dict(), full=dict())
 def pull_average_push(*, rng):
-    """Entrywise comparison of flbounds.matrices with the printed 5 x 5 matrices (A read with
-    the correction that the averaging row is the server's, as the figure shows)."""
+    """Entrywise comparison of flbounds.participation.matrices with the printed 5 x 5 matrices
+    (A read with the correction that the averaging row is the server's, as the figure shows)."""
     diffs = [np.abs(pull_matrix(S13) - FIG1_R).max(), np.abs(average_matrix(S13) - FIG1_A).max(),
              np.abs(push_matrix(S13) - FIG1_C).max()]
     return Evidence(measured=[float(d) for d in diffs], theoretical=0.0, relation="==",

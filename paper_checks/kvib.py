@@ -7,7 +7,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import isp_variance, optimal_isp_probabilities
-from flbounds.sampling_exact import isp_moments
+from flbounds.sampling.exact import isp_moments
 
 #: the three update vectors of Example 3.2 (N = 3, lambda omitted)
 G = np.array([[np.sqrt(2) / 2, np.sqrt(2) / 2], [1.0, -2 * np.sqrt(2)],

@@ -7,7 +7,7 @@ import pytest
 
 from flbounds.cli import main
 from flbounds.ledger import bounds
-from verify.focus._common import thm1a_step_printed, thm1b_step
+from verify.focus.instances import thm1a_step_printed, thm1b_step
 
 
 def test_admissible_step_is_the_claims_step_and_names_the_binding_term():

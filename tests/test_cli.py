@@ -59,3 +59,66 @@ def test_report_without_results_is_usage_error(tmp_path):
 def test_module_entry_point_lists_claims():
     proc = run_cli("list", "safari")
     assert proc.returncode == 0 and "safari.thm1" in proc.stdout
+
+
+def test_list_names_papers_by_key_and_title(capsys):
+    assert main(["list", "focus.matrices"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("focus: Exact and Linear Convergence for Federated Learning")
+    assert "002_d5aeef3645e253f4" not in out and "focus.matrices.pull_row_stochastic" in out
+
+
+def test_list_where_points_at_the_claim_function(capsys):
+    assert main(["list", "focus.matrices.pull_row_stochastic", "--where", "--format",
+                 "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    path, line = row["where"].rsplit(":", 1)
+    source = open(path, encoding="utf-8").read().splitlines()
+    decorated = "\n".join(source[int(line) - 1:int(line) + 12])
+    assert '"focus.matrices.pull_row_stochastic"' in decorated
+    assert row["paper"] == "focus" and row["title"].startswith("Exact and Linear")
+    assert row["hypotheses"] == {} and row["params"]["quick"]
+
+
+def test_list_csv(capsys):
+    import csv
+    import io
+
+    assert main(["list", "safari", "--format", "csv", "--where"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and all(r["id"].startswith("safari.") and r["paper"] == "safari" for r in rows)
+    assert all(r["where"].rsplit(":", 1)[1].isdigit() for r in rows)
+    assert {"title", "ref", "kind", "expected", "statement"} <= set(rows[0])
+
+
+@pytest.mark.parametrize("args", [["show", "no.such.claim"], ["show", "focus.matrices"],
+                                  ["show"], ["list", "--format", "xml"],
+                                  ["show", "focus.matrices.mass_preservation", "--seed", "1"]])
+def test_show_and_list_usage_errors(args, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flbounds: error:") and err.strip().count("\n") == 0
+
+
+def test_show_reads_the_latest_stored_result(tmp_path, capsys):
+    cid = "focus.matrices.mass_preservation"
+    assert main(["show", cid, "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "result      none stored" in out and f"flbounds check {cid}" in out
+    assert "verify/focus/matrices.py:" in out
+    assert main(["check", cid, "--results", str(tmp_path), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["show", cid, "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "verdict     holds (as expected)" in out
+    assert "tolerance   rounding = " in out and "compared    measured" in out
+    assert main(["show", cid, "--results", str(tmp_path), "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["latest"]["verdict"] == "holds" and row["latest"]["tolerance"]["derivation"]
+
+
+def test_show_run_computes_without_storing(tmp_path, capsys):
+    assert main(["show", "focus.matrices.mass_preservation", "--run", "--results",
+                 str(tmp_path / "r"), "--profile", "full", "--seed", "2"]) == 0
+    assert "this run (not stored), profile full, seed 2" in capsys.readouterr().out
+    assert not (tmp_path / "r").exists()

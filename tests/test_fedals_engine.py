@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from flbounds.gen_models import (
+from flbounds.theory.data_models import (
     RidgeModel,
     SoftmaxPool,
     logistic_pool,
@@ -11,8 +11,8 @@ from flbounds.gen_models import (
     ols_local_gap,
     ols_nonidness,
 )
-from flbounds.gen_rounds import batch_plan, one_pass_plan, ridge_local_sgd
-from flbounds.generalization import one_round_batch, one_round_draws, summarize_bound
+from flbounds.theory.generalization import one_round_batch, one_round_draws, summarize_bound
+from flbounds.theory.generalization_rounds import batch_plan, one_pass_plan, ridge_local_sgd
 
 
 def _ridge(K=3, d=4, lam=0.2, seed=0):
@@ -148,7 +148,7 @@ def test_bad_inputs():
 
 
 def test_fixed_data_rounds_against_loop():
-    from flbounds.gen_rounds import r_round_fedavg_fixed_data
+    from flbounds.theory.generalization_rounds import r_round_fedavg_fixed_data
 
     model, _ = _ridge(K=2, d=3)
     w = np.array([0.25, 0.75])

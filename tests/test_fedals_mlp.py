@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from flbounds import mlp
+from verify.fedals import mlp
 
 SMALL = (4, 6, 5, 3)
 

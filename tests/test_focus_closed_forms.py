@@ -1,4 +1,4 @@
-"""flbounds.closed_forms: fixed points and stationary moments vs brute-force twins."""
+"""flbounds.theory.fedavg_limits: fixed points and stationary moments vs brute-force twins."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flbounds.algorithms import focus, focus_matrix
-from flbounds.closed_forms import (
+from flbounds.participation import Bernoulli, subset_distribution
+from flbounds.problems import random_quadratics
+from flbounds.theory.fedavg_limits import (
     fedavg_fixed_point,
     fedavg_stationary_moments,
     local_maps,
@@ -15,8 +17,6 @@ from flbounds.closed_forms import (
     virtual_phase_errors,
     weighted_minimizer,
 )
-from flbounds.participation import Bernoulli, subset_distribution
-from flbounds.problems import random_quadratics
 
 
 @pytest.fixture(scope="module")

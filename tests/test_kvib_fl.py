@@ -4,12 +4,19 @@ import numpy as np
 import pytest
 
 from flbounds.algorithms.fedavg_sampler import exact_variance, fedavg_sampler, local_updates
-from flbounds.fedprox_synthetic import fedprox_synthetic
 from flbounds.kernels.kvib_online import waterfill, waterfill_objectives
 from flbounds.problems.generators import random_ridge
-from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP, Vrb
-from flbounds.sampling import optimal_isp_objective, optimal_isp_probabilities
-from flbounds.sampling_exact import design_moments, uniform_subset_design
+from flbounds.sampling import (
+    KVib,
+    OracleISP,
+    UniformISP,
+    UniformRSP,
+    Vrb,
+    optimal_isp_objective,
+    optimal_isp_probabilities,
+)
+from flbounds.sampling.exact import design_moments, uniform_subset_design
+from verify.kvib.fedprox_synthetic import fedprox_synthetic
 
 
 def test_waterfill_kernels_match_numpy_solver():

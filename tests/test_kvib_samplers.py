@@ -1,19 +1,11 @@
-"""Tests of flbounds.samplers and flbounds.online (K-Vib and the baselines)."""
+"""Tests of flbounds.sampling (samplers and the online harness) (K-Vib and the baselines)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flbounds.online import (
-    Assumption51Feedback,
-    best_fixed_cost,
-    ftrl_full_information,
-    kvib_online,
-    regrets,
-    run_online,
-)
-from flbounds.samplers import (
+from flbounds.sampling import (
     Avare,
     Draw,
     Feedback,
@@ -23,8 +15,16 @@ from flbounds.samplers import (
     UniformISP,
     UniformRSP,
     Vrb,
+    optimal_isp_objective,
 )
-from flbounds.sampling import optimal_isp_objective
+from flbounds.sampling.online import (
+    Assumption51Feedback,
+    best_fixed_cost,
+    ftrl_full_information,
+    kvib_online,
+    regrets,
+    run_online,
+)
 
 
 def test_vrb_anchor():

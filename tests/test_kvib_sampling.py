@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from flbounds.sampling import (
     isp_estimate,
     isp_variance,
-    lemma22_printed_formula,
     mix_uniform,
     multinomial_estimate,
     multinomial_variance,
@@ -18,7 +17,8 @@ from flbounds.sampling import (
     rsp_uniform_variance,
     uniform_isp_variance,
 )
-from flbounds.sampling_exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.sampling.exact import design_moments, isp_moments, uniform_subset_design
+from verify.kvib.printed_formulas import lemma22_printed_formula
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -37,7 +37,7 @@ def _biased_focus(bias):
 
 @pytest.mark.parametrize("bias, verdict", [(0.0, "holds"), (1e-6, "violated")])
 def test_biased_focus_fails_the_worst_case_envelope(monkeypatch, bias, verdict):
-    from verify.focus import _common
+    from verify.focus import instances as _common
     monkeypatch.setattr(_common, "focus", _biased_focus(bias))
     res = get("focus.thm1a.mc_below_worst_case").check(seed=0, n_runs=4)
     assert res.verdict == verdict, res.details

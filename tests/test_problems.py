@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 
-from flbounds import _validate, problems
+from flbounds import problems, validation
 from flbounds.problems import (
     LogisticL2,
     NonconvexLogistic,
@@ -326,17 +326,17 @@ def test_bad_input_raises_value_error_naming_argument(build, match):
 
 
 def test_validate_helpers():
-    assert _validate.as_float_array([1, 2], "v", shape=(None,)).dtype == np.float64
-    assert _validate.as_index_array([], "idx", 3).dtype == np.int64
-    np.testing.assert_array_equal(_validate.check_probability_vector([0.25, 0.75], "p"),
+    assert validation.as_float_array([1, 2], "v", shape=(None,)).dtype == np.float64
+    assert validation.as_index_array([], "idx", 3).dtype == np.int64
+    np.testing.assert_array_equal(validation.check_probability_vector([0.25, 0.75], "p"),
                                   [0.25, 0.75])
     with pytest.raises(ValueError, match="p must sum to 1"):
-        _validate.check_probability_vector([0.5, 0.6], "p")
+        validation.check_probability_vector([0.5, 0.6], "p")
     with pytest.raises(ValueError, match="p must be nonnegative"):
-        _validate.check_probability_vector([1.5, -0.5], "p")
+        validation.check_probability_vector([1.5, -0.5], "p")
     with pytest.raises(ValueError, match="k must be an integer"):
-        _validate.check_int(2.0, "k")
+        validation.check_int(2.0, "k")
     with pytest.raises(ValueError, match="step must be > 0"):
-        _validate.check_positive(0, "step")
+        validation.check_positive(0, "step")
     with pytest.raises(ValueError, match="step must be finite"):
-        _validate.check_positive(np.inf, "step")
+        validation.check_positive(np.inf, "step")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from flbounds.algorithms.safari import SafariPlan, safari, safari_plan
-from flbounds.safari_closed_forms import (
+from verify.safari.closed_forms import (
     ClientQuadratics,
     exact_drift,
     safari_mean_limit,
@@ -137,7 +137,7 @@ def test_plan_validation():
 
 
 def test_homogeneous_stationary_error_matches_simulation():
-    from flbounds.safari_closed_forms import homogeneous_stationary_error
+    from verify.safari.closed_forms import homogeneous_stationary_error
     prob = ClientQuadratics(np.tile(0.5 * np.eye(2), (4, 1, 1)), np.tile([0.5, -0.5], (4, 1)))
     rng = np.random.default_rng(5)
     plan = safari_plan(rng, n_rounds=60000, q=0.6, eligible=np.arange(4), n_sampled=2,

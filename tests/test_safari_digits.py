@@ -1,9 +1,9 @@
-"""The digits replication of SAFARI (flbounds.safari_digits): partition and runner."""
+"""The digits replication of SAFARI (verify.safari.digits_experiment): partition and runner."""
 
 import numpy as np
 import pytest
 
-from flbounds.safari_digits import digits_federation, digits_plan, safari_digits
+from verify.safari.digits_experiment import digits_federation, digits_plan, safari_digits
 
 
 @pytest.mark.parametrize("p", [1, 2, 10])
@@ -33,7 +33,7 @@ def test_bad_inputs():
 
 def test_single_server_step_is_one_minibatch_update():
     """server_steps=1 on an all-server plan: one SGD step on the first minibatch per round."""
-    from flbounds.safari_digits import _grad
+    from verify.safari.digits_experiment import _grad
     rng = np.random.default_rng(2)
     fed = digits_federation(rng, classes_per_client=2, n_server=40)
     plan = digits_plan(rng, fed, n_rounds=3, q=0.0, n_excluded=0, n_sampled=2)

@@ -1,9 +1,9 @@
-"""Unit tests of the Theorem 1 construction in flbounds.pac (SAFARI)."""
+"""Unit tests of the Theorem 1 construction in flbounds.theory.impossibility (SAFARI)."""
 
 import numpy as np
 import pytest
 
-from flbounds.pac import (
+from flbounds.theory.impossibility import (
     LEARNERS,
     adversarial_selection,
     client_level_x2_probabilities,

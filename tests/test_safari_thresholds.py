@@ -1,11 +1,11 @@
-"""Threshold classifiers of SAFARI (flbounds.thresholds): masses, alpha formulas, ERM."""
+"""Threshold classifiers of SAFARI (flbounds.theory.thresholds): masses, alpha formulas, ERM."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flbounds.thresholds import (
+from flbounds.theory.thresholds import (
     UniformMixture,
     erm_threshold,
     excess_error,

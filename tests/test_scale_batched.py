@@ -23,8 +23,7 @@ from flbounds.kernels.scale_safari import safari_quadratic_batch
 from flbounds.kernels.scale_sampler import isp_probabilities, numpy_sum
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
-from flbounds.samplers import KVib, OracleISP, UniformISP, UniformRSP
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import KVib, OracleISP, UniformISP, UniformRSP, optimal_isp_probabilities
 
 N_REPS = 5
 

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from flbounds.fairfl import (
+from flbounds.selection import SelectionRule, gradient_distances, select_clients
+from verify.subtrunc.fl_experiment import (
     client_losses_and_gradients,
     dissimilarity,
     gini,
     make_federated_data,
     run_fedavg,
 )
-from flbounds.selection import SelectionRule, gradient_distances, select_clients
 
 
 def _round_inputs(seed=0, n=30, k=5):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from flbounds import submodular as sm
 from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values, naive_fl_greedy
-from flbounds.setfunctions.properties import exhaustive_margins, sampled_margins
+from flbounds.selection import exhaustive_margins, sampled_margins
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
-from ._common import DEFAULT_RESULTS, Parser, UsageError
+from ._common import DEFAULT_RESULTS, Parser, UsageError, show_warning
 
 #: sub-command name -> module under ``flbounds.cli`` (a new command is one module + one line)
 COMMANDS = {
@@ -20,6 +21,7 @@ COMMANDS = {
     "check": "check",
     "figures": "figures",
     "report": "report",
+    "show": "show",
     "bound": "bound",
 }
 
@@ -41,8 +43,10 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
-        return _module(args.command).run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            args = build_parser().parse_args(argv)
+            return _module(args.command).run(args)
     except UsageError as exc:
         print(f"flbounds: error: {exc}", file=sys.stderr)
         return 2

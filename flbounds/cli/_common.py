@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from pathlib import Path
 
 DEFAULT_RESULTS = Path("flbounds-results")
@@ -15,6 +17,19 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line instead of argparse's usage block
         raise UsageError(message)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A plugin that failed to load: one line on stderr; other warnings as usual."""
+    from flbounds.ledger.plugins import PluginLoadWarning
+
+    if issubclass(category, PluginLoadWarning):
+        print(f"flbounds: warning: {message}", file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
 
 
 def non_negative_int(text: str) -> int:

@@ -20,10 +20,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import figures
+    from flbounds.ledger.figures import select_figures
 
     try:
-        chosen = figures.select(args.names)
+        chosen = select_figures(args.names)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     for name, module in chosen.items():

@@ -15,16 +15,13 @@ the admissible step is their minimum and the binding condition the one attaining
 then returns a :class:`BoundValue`. Claims, the worst-case SDPs (``flbounds.pep``) and the
 ``flbounds bound`` calculator all call the same function.
 
-The registry discovers the ``bounds`` modules of the claim packages (``verify``,
-``paper_checks``) the first time it is asked, as the claim registry does.
+The ``bounds`` modules live in the claim plugins, so loading the plugins (the claim registry's
+``load_all``) registers them.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -213,19 +210,10 @@ def bound(id: str, *, ref: str, quantity: str, constants, hypotheses=(), steps=N
 
 
 def load_all() -> dict[str, PrintedBound]:
-    """Import the ``bounds`` modules of the claim packages; return the table."""
-    from .registry import CLAIM_PACKAGES
+    """Load the claim plugins (their ``bounds`` modules register here); return the table."""
+    from .registry import load_all as load_claims
 
-    for package_name in CLAIM_PACKAGES:
-        try:
-            package = importlib.import_module(package_name)
-        except ImportError:
-            continue
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.ispkg:
-                name = f"{package_name}.{info.name}.bounds"
-                if importlib.util.find_spec(name) is not None:
-                    importlib.import_module(name)
+    load_claims()
     return dict(sorted(_BOUNDS.items()))
 
 

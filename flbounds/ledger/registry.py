@@ -1,6 +1,6 @@
 r"""The claim registry: one numbered statement of a paper, one registered computation.
 
-A claim module in ``verify/`` or ``paper_checks/`` declares::
+A claim module (``verify``, ``paper_checks`` or any package registered as a plugin) declares::
 
     @claim("focus.matrices.row_stochastic", ref="Appendix C, eq. (4)", kind="statement",
            statement="R(S) is row stochastic for every participation set S.",
@@ -12,7 +12,11 @@ A claim module in ``verify/`` or ``paper_checks/`` declares::
 The function receives a ``np.random.Generator`` seeded from ``(root seed, claim id)`` and the
 profile's parameters; it returns :class:`~flbounds.ledger.result.Evidence`. The registry turns
 that into a :class:`~flbounds.ledger.result.CheckResult` (``Claim.check(seed=..., profile=...)``).
-The paper is the id's first component (``focus`` -> ``002_d5aeef3645e253f4``).
+The paper is the id's first component, a key declared with :func:`~flbounds.ledger.paper`.
+
+Claim modules are plugins: :func:`load_all` imports every module registered under the
+entry-point group ``flbounds.claims`` (see :mod:`flbounds.ledger.plugins`); the library
+itself names none of them.
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib
+import inspect
 import json
+import os
 import pathlib
-import pkgutil
 import platform
 import time
 import traceback
@@ -32,22 +37,15 @@ from functools import cache
 
 import numpy as np
 
-from .result import KINDS, CheckResult, Evidence, to_jsonable
+from . import papers as _papers
+from .plugins import CLAIMS_GROUP, entry_point_module, entry_points, import_tree, warn_failed
+from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
 
-#: paper key -> (seed file name in ``shared/papers``, short title)
-PAPERS = {
-    "safari": ("000_e0ee0ed9d3888010", "SAFARI: server-assisted FL, not-PAC-learnable result"),
-    "fedals": ("001_62dd516e80e93f02", "FedALS: generalization bounds, adaptive local steps"),
-    "focus": ("002_d5aeef3645e253f4", "FOCUS: exact linear convergence, arbitrary participation"),
-    "kvib": ("003_5c85167508cfaee9", "K-Vib: optimal independent sampling, regret in K"),
-    "subtrunc": ("004_e668539e51e13de2", "SubTrunc / UnionFL: submodular fair selection"),
-}
 PROFILES = ("quick", "full")
 EXPECTED = ("holds", "violated", "not-applicable")
-#: packages whose modules register claims
-CLAIM_PACKAGES = ("verify", "paper_checks")
 
 _REGISTRY: dict[str, Claim] = {}
+_LOADED = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +61,7 @@ class Claim:
     quick: dict = field(default_factory=dict)
     full: dict = field(default_factory=dict)
     expected_full: str | None = None
+    hypotheses: dict = field(default_factory=dict)
 
     @property
     def paper_key(self) -> str:
@@ -70,11 +69,28 @@ class Claim:
 
     @property
     def paper(self) -> str:
-        return PAPERS[self.paper_key][0]
+        """The stored ``paper`` field: the declared paper's source (else its key)."""
+        declared = PAPERS.get(self.paper_key)
+        return declared.label if declared is not None else self.paper_key
 
     @property
     def module(self) -> str:
         return self.func.__module__
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the claim function (relative to the working directory if inside)."""
+        func = inspect.unwrap(self.func)
+        try:
+            path = pathlib.Path(inspect.getsourcefile(func) or "?").resolve()
+            line = inspect.getsourcelines(func)[1]
+        except (OSError, TypeError):
+            return f"{self.module}:?"
+        try:
+            path = path.relative_to(pathlib.Path.cwd().resolve())
+        except ValueError:
+            pass
+        return f"{os.fspath(path)}:{line}"
 
     def expected_for(self, profile: str) -> str:
         """The expected verdict on ``profile`` (``expected_full`` where the full-size data
@@ -110,11 +126,12 @@ class Claim:
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
                           relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
                           details=ev.details, reason=ev.reason, traceback="",
+                          hypotheses={**self.hypotheses, **ev.hypotheses},
                           worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
                           verdict="error", details={}, reason=f"{type(exc).__name__}: {exc}",
-                          traceback=traceback.format_exc())
+                          traceback=traceback.format_exc(), hypotheses=dict(self.hypotheses))
         elapsed = time.perf_counter() - start
         row = dict(id=self.id, paper=self.paper, ref=self.ref, kind=self.kind,
                    statement=self.statement, expected=self.expected_for(profile),
@@ -126,22 +143,41 @@ class Claim:
 
 def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
           quick: dict | None = None, full: dict | None = None,
-          expected_full: str | None = None):
+          expected_full: str | None = None, hypotheses: dict | None = None):
     """Register the decorated function as claim ``id`` (see the module docstring).
 
-    ``expected`` is the verdict the toolkit asserts on every profile, unless
-    ``expected_full`` gives a different one for the full profile (for a claim the quick
-    size is too small to decide, which then reports ``not-applicable`` at quick size).
+    Parameters
+    ----------
+    id
+        Dotted and stable; the first component is a paper key declared with
+        :func:`~flbounds.ledger.paper` before the claim.
+    ref, kind, statement
+        The paper's own numbering, one of ``result.KINDS``, and one sentence saying what
+        the paper states.
+    expected, expected_full
+        The verdict the toolkit asserts on every profile, unless ``expected_full`` gives a
+        different one for the full profile (for a claim the quick size is too small to
+        decide, which then reports ``not-applicable`` at quick size).
+    quick, full
+        Keyword parameters of the function per profile (``full`` defaults to ``quick``).
+    hypotheses
+        The result's hypotheses and how the claim's instance stands towards each: ``True``
+        (met), ``False`` (not met) or a short text such as ``"left on purpose"``. The
+        function's :class:`~flbounds.ledger.Evidence` may add or refine entries at run time.
     """
-    key = id.split(".", 1)[0]
-    if key not in PAPERS:
-        raise ValueError(f"claim id {id!r} must start with a paper key {sorted(PAPERS)}")
+    key = id.split(".", 1)[0] if isinstance(id, str) else None
+    if key is None or "." not in id:
+        raise ValueError(f"claim id must be dotted, '<paper key>.<name>', got {id!r}")
+    if _papers.declared(key) is None:
+        raise ValueError(f"claim {id!r}: paper {key!r} is not declared; call "
+                         f"flbounds.ledger.paper({key!r}, title=...) before its claims")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if expected not in EXPECTED:
         raise ValueError(f"expected must be one of {EXPECTED}, got {expected!r}")
     if expected_full is not None and expected_full not in EXPECTED:
         raise ValueError(f"expected_full must be one of {EXPECTED}, got {expected_full!r}")
+    declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
 
     def register(func):
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
@@ -149,19 +185,53 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         q = dict(quick or {})
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
-                              quick=q, full=dict(full) if full is not None else q)
+                              quick=q, full=dict(full) if full is not None else q,
+                              hypotheses=declared_hypotheses)
         return func
 
     return register
 
 
 def load_all() -> dict[str, Claim]:
-    """Import every module of the claim packages (registering their claims); return the table."""
-    for package_name in CLAIM_PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}."):
-            importlib.import_module(info.name)
+    """Import every claim plugin once (registering its claims); return the claim table.
+
+    A plugin that fails to import is left out as a whole (its claims and papers are
+    removed again) with a :class:`~flbounds.ledger.plugins.PluginLoadWarning`.
+    """
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True  # before importing: a plugin that reads the registry must not recurse
+        for ep in entry_points(CLAIMS_GROUP):
+            _load_plugin(ep)
     return dict(sorted(_REGISTRY.items()))
+
+
+def _load_plugin(ep) -> None:
+    """Import one plugin; if it fails, withdraw what its own modules registered.
+
+    Modules outside the plugin's tree that it imported (another plugin it builds on) keep
+    their papers and claims: they stay imported, so they could not register them again.
+    """
+    root = entry_point_module(ep)
+    claims_before, papers_before = set(_REGISTRY), _papers.declared_keys()
+    try:
+        for _ in import_tree(root):
+            pass
+    except Exception as exc:  # a broken plugin must not take the others down
+        for cid in set(_REGISTRY) - claims_before:
+            if _in_tree(_REGISTRY[cid].module, root):
+                del _REGISTRY[cid]
+        _papers.forget(key for key in _papers.declared_keys() - papers_before
+                       if _in_tree(_papers.declared_by(key), root))
+        warn_failed(ep, exc, "claims")
+
+
+def _in_tree(module: str, root: str) -> bool:
+    return module == root or module.startswith(root + ".")
+
+
+#: declared papers, key -> :class:`~flbounds.ledger.papers.Paper` (reading it loads plugins)
+PAPERS = _papers.PaperTable(load_all)
 
 
 def matches(claim_id: str, pattern: str) -> bool:

@@ -67,6 +67,10 @@ class Evidence:
     applicable
         False when the instance falls outside the result's hypotheses; the verdict is then
         ``not-applicable`` whatever the numbers say, and ``reason`` says which hypothesis failed.
+    hypotheses
+        How this instance stands towards each of the result's hypotheses: ``True`` (met),
+        ``False`` (not met) or a short text (``"left on purpose: step 10x the limit"``).
+        Entries add to (and override) those declared with the claim.
     """
 
     measured: Any
@@ -76,11 +80,13 @@ class Evidence:
     details: dict = field(default_factory=dict)
     applicable: bool = True
     reason: str = ""
+    hypotheses: dict = field(default_factory=dict)
     worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+        check_hypotheses(self.hypotheses, "hypotheses")
 
     def satisfied(self) -> np.ndarray:
         """Elementwise truth of ``measured <relation> theoretical`` within the tolerance."""
@@ -133,6 +139,7 @@ class CheckResult:
     reason: str = ""
     traceback: str = ""
     task_key: str = ""
+    hypotheses: dict = field(default_factory=dict)
     worst_case: dict = field(default_factory=dict)
 
     @property
@@ -147,6 +154,17 @@ class CheckResult:
     def from_dict(cls, row: dict) -> CheckResult:
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in row.items() if k in names})
+
+
+def check_hypotheses(hypotheses, name: str) -> dict:
+    """Validate a hypotheses table (text -> ``True``/``False``/short text); return a copy."""
+    if not isinstance(hypotheses, dict):
+        raise ValueError(f"{name} must be a dict, got {type(hypotheses).__name__}")
+    for key, value in hypotheses.items():
+        if not isinstance(key, str) or not isinstance(value, bool | np.bool_ | str):
+            raise ValueError(f"{name}: {key!r} -> {value!r}; keys must be text and values "
+                             "True, False or a short text")
+    return {k: bool(v) if isinstance(v, np.bool_) else v for k, v in hypotheses.items()}
 
 
 def to_jsonable(value):

@@ -24,10 +24,11 @@ References
 .. [3] L. N. Trefethen, "Approximation Theory and Approximation Practice", SIAM 2013, Thm 19.3.
 """
 
-from ._base import MAX_CLIENTS_SUBSETS, MAX_CLIENTS_WEIGHTED
+from ._base import MAX_CLIENTS_SUBSETS, MAX_CLIENTS_WEIGHTED, all_masks
 from .compose import Excluding, SubsetWeights, exact_weights_from_subsets, subset_distribution
 from .fixed_size import Cyclic, UniformWithoutReplacement, WeightedWithoutReplacement
 from .independent import Bernoulli, MarkovOnOff
+from .matrices import average_matrix, pull_matrix, push_matrix
 
 __all__ = [
     "MAX_CLIENTS_SUBSETS",
@@ -39,6 +40,10 @@ __all__ = [
     "SubsetWeights",
     "UniformWithoutReplacement",
     "WeightedWithoutReplacement",
+    "all_masks",
+    "average_matrix",
+    "pull_matrix",
+    "push_matrix",
     "exact_weights_from_subsets",
     "subset_distribution",
 ]

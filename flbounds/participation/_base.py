@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     check_int,
     check_rng,
@@ -27,7 +27,7 @@ def _probabilities(x, name: str) -> np.ndarray:
     return arr
 
 
-def _all_masks(n_clients: int) -> np.ndarray:
+def all_masks(n_clients: int) -> np.ndarray:
     """Bool (2^N, N); row k is the binary expansion of k (client i <-> bit i)."""
     codes = np.arange(1 << n_clients, dtype=np.int64)
     return ((codes[:, None] >> np.arange(n_clients)) & 1).astype(bool)

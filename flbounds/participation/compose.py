@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     as_index_array,
     check_int,
@@ -15,8 +15,8 @@ from flbounds._validate import (
 
 from ._base import (
     MAX_CLIENTS_SUBSETS,
-    _all_masks,
     _Process,
+    all_masks,
 )
 
 
@@ -63,7 +63,7 @@ class Excluding(_Process):
 
     def _subset_probabilities(self):
         _, base_probs = subset_distribution(self.base)
-        codes = _all_masks(self.keep.size) @ (1 << self.keep)
+        codes = all_masks(self.keep.size) @ (1 << self.keep)
         probs = np.zeros(1 << self.n_clients)
         probs[codes] = base_probs
         return probs
@@ -101,7 +101,7 @@ def subset_distribution(process) -> tuple[np.ndarray, np.ndarray]:
     if n > MAX_CLIENTS_SUBSETS:
         raise ValueError(f"subset_distribution needs n_clients <= {MAX_CLIENTS_SUBSETS}, "
                          f"got n_clients={n}")
-    return _all_masks(n), np.asarray(process._subset_probabilities(), dtype=np.float64)
+    return all_masks(n), np.asarray(process._subset_probabilities(), dtype=np.float64)
 
 
 def exact_weights_from_subsets(masks, probs) -> SubsetWeights:
@@ -114,7 +114,8 @@ def exact_weights_from_subsets(masks, probs) -> SubsetWeights:
     ----------
     masks : array_like of bool, shape (n_subsets, n_clients)
     probs : array_like, shape (n_subsets,)
-        Nonnegative, summing to 1 (to rounding, see ``_validate.check_probability_vector``).
+        Nonnegative, summing to 1 (to rounding, see
+        ``flbounds.validation.check_probability_vector``).
 
     Returns
     -------

@@ -7,16 +7,16 @@ from functools import cached_property
 
 import numpy as np
 
-from flbounds._validate import (
+from flbounds.validation import (
     as_float_array,
     check_int,
 )
 
 from ._base import (
     MAX_CLIENTS_WEIGHTED,
-    _all_masks,
     _mask_from_indices,
     _Process,
+    all_masks,
 )
 
 
@@ -50,7 +50,7 @@ class UniformWithoutReplacement(_Process):
     _empty = 0.0
 
     def _subset_probabilities(self):
-        sizes = _all_masks(self.n_clients).sum(axis=1)
+        sizes = all_masks(self.n_clients).sum(axis=1)
         return np.where(sizes == self.m, 1.0 / math.comb(self.n_clients, self.m), 0.0)
 
 

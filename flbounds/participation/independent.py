@@ -8,12 +8,14 @@ from functools import cached_property
 import numpy as np
 from scipy.special import roots_legendre
 
+from flbounds.tolerances import EPS
+
 from ._base import (
     _QUAD_REL_TOL,
     _TAIL_C,
-    _all_masks,
     _probabilities,
     _Process,
+    all_masks,
 )
 
 
@@ -88,7 +90,7 @@ class Bernoulli(_Process):
             return float(np.exp(np.sum(np.log1p(-self.p))))
 
     def _subset_probabilities(self):
-        return np.prod(np.where(_all_masks(self.n_clients), self.p, 1.0 - self.p), axis=1)
+        return np.prod(np.where(all_masks(self.n_clients), self.p, 1.0 - self.p), axis=1)
 
 
 # ---------------------------------------------------------------------------- uniform m-of-N
@@ -130,7 +132,7 @@ class MarkovOnOff(_Process):
             raise ValueError("stay_on must be 1 for clients with rates == 1")
         with np.errstate(divide="ignore", invalid="ignore"):
             b = np.where(pi < 1.0, pi * (1.0 - a) / (1.0 - pi), 1.0)
-        if np.any(b > 1.0 + 4 * np.finfo(float).eps):
+        if np.any(b > 1.0 + 4 * EPS):
             raise ValueError("stay_on too small: P(off -> on) = rates (1 - stay_on) / "
                              "(1 - rates) exceeds 1; need stay_on >= (2 rates - 1) / rates")
         b = np.minimum(b, 1.0)  # only rounding-level excess reaches here

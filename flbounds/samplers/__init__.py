@@ -1,9 +1,16 @@
-"""Client samplers driven by feedback: uniform, oracle, K-Vib, Vrb, Mabs, Avare ([003])."""
+"""Former home of the adaptive samplers, now :mod:`flbounds.sampling` (kept as a re-export)."""
 
-from .bandits import Avare, Mabs, Vrb
-from .base import Draw, Feedback, isp_draw, multinomial_draw
-from .kvib import KVib, kvib_theta
-from .simple import OracleISP, UniformISP, UniformRSP
-
-__all__ = ["Avare", "Draw", "Feedback", "KVib", "Mabs", "OracleISP", "UniformISP", "UniformRSP",
-           "Vrb", "isp_draw", "kvib_theta", "multinomial_draw"]
+from flbounds.sampling import (  # noqa: F401
+    Avare,
+    Draw,
+    Feedback,
+    KVib,
+    Mabs,
+    OracleISP,
+    UniformISP,
+    UniformRSP,
+    Vrb,
+    isp_draw,
+    kvib_theta,
+    multinomial_draw,
+)

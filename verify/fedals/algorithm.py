@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds import mlp
 from flbounds.algorithms.fedals import (
     fedals,
     fedals_periods,
@@ -15,8 +14,9 @@ from flbounds.algorithms.fedals import (
     printed_schedule,
 )
 from flbounds.ledger import Evidence, Tolerance, claim
+from verify.fedals import mlp
 
-from ._mlp_task import SIZES, batch_oracle, make_plan, make_task
+from .mlp_task import SIZES, batch_oracle, make_plan, make_task
 
 PAPER_ALPHAS = [1, 5, 10, 25, 50, 100]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.gen_models import SoftmaxPool, gaussian_class_pool
-from flbounds.generalization import one_round_draws, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.theory.data_models import SoftmaxPool, gaussian_class_pool
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
 V12_QUICK = dict(n_classes=4, total_samples=200, n_clients=[2, 5, 10], lam=0.05,
                  pool_size=600, n_draws=100)

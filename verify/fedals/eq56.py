@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.generalization import summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.theory.generalization import summarize_bound
 
 from .local_sgd import R_FULL, R_QUICK, _avg_se, _r_round_runs
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.gen_models import RidgeModel, ols_averaged_gap, ols_local_gap, ols_nonidness
-from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.stats import slope_from_means
+from flbounds.theory.data_models import RidgeModel, ols_averaged_gap, ols_local_gap, ols_nonidness
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
-from ._cells import DIM
+from .instances import DIM
 
 
 def _iid_sweep(rng, n_clients, n_samples, lam, n_draws):

@@ -7,17 +7,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
 
-from flbounds.gen_models import RidgeModel
-from flbounds.gen_rounds import (
+from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.stats import slope_from_means
+from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import one_round_draws, summarize_bound
+from flbounds.theory.generalization_rounds import (
     batch_plan,
     r_round_fedavg,
     r_round_fedavg_fixed_data,
     ridge_local_sgd,
 )
-from flbounds.generalization import one_round_draws, slope_from_means, summarize_bound
-from flbounds.ledger import Evidence, Tolerance, claim
 
-from ._cells import DIM, K_FAMILY, NOISE_SD
+from .instances import DIM, K_FAMILY, NOISE_SD
 
 B1_QUICK = dict(n_draws=400, n_clients=4, n_samples=40, lam=0.1, batch_size=8, step=0.5,
                 local_steps=[1, 5, 20], zeta=[0.0, 1.0])
@@ -95,7 +96,7 @@ def thmB1_bound(*, rng, **params):
 def thmB1_proof_steps(*, rng, **params):
     r"""Intermediate steps of Thm B.1 in every (zeta, tau) cell. Per-draw inequalities: rounding
     tolerance 1e-10 x scale; expectation steps: ``K_FAMILY`` = 5 MC SE of the per-draw
-    difference (a family of 4 checks per cell, skewed summands; see ``_cells``)."""
+    difference (a family of 4 checks per cell, skewed summands; see ``instances``)."""
     measured, tol, names = [], [], []
     for r in _b1_runs(rng, **params):
         dr, w, model = r["draws"], r["w"], r["model"]

@@ -16,10 +16,10 @@ import numpy as np
 from scipy.stats import spearmanr
 from scipy.stats import t as student_t
 
-from flbounds import mlp
 from flbounds.ledger import Evidence, Tolerance, claim
+from verify.fedals import mlp
 
-from ._mlp_task import SIZES, alpha_sweep, make_plan, make_task, run_fedals
+from .mlp_task import SIZES, alpha_sweep, make_plan, make_task, run_fedals
 
 QUICK = dict(n_seeds=3, n_steps=600, n_test=1000)
 FULL = dict(n_seeds=20, n_steps=3000, n_test=5000)

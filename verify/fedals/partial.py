@@ -10,12 +10,12 @@ import itertools
 
 import numpy as np
 
-from flbounds.gen_models import RidgeModel
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.theory.data_models import RidgeModel
+from flbounds.tolerances import EPS
 
-from ._cells import DIM, NOISE_SD
+from .instances import DIM, NOISE_SD
 
-EPS = np.finfo(float).eps
 ENUM = dict(n_clients=4, n_participants=2, weights=[0.1, 0.2, 0.3, 0.4])
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from flbounds.gen_models import RidgeModel
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.theory.data_models import RidgeModel
 
-from ._cells import DIM, NOISE_SD
+from .instances import DIM, NOISE_SD
 
 
 def _draws(rng, *, n_clients, n_participants, zeta, lam, n_samples, n_draws, chunk=1000):

@@ -23,12 +23,12 @@ import numpy as np
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.tolerances import UNIT_ROUNDOFF
 
 HESSIANS = np.array([[[2.0, 0.5], [0.5, 1.0]],
                      [[0.5, -0.2], [-0.2, 1.5]],
                      [[1.0, 0.0], [0.0, 1.0]]])
 TARGETS = np.array([[1.0, -2.0], [-3.0, 2.0], [2.0, 1.0]])
-UNIT = np.finfo(float).eps / 2
 
 SETUP = dict(local_steps=5, step=0.05)
 QUICK = dict(SETUP, n_clients=[2, 3], alphas=[1, 4], n_steps=3500)
@@ -87,8 +87,9 @@ def _rounding_floor(n_clients, alpha, params):
     *_, scale = _instance(n_clients)
     errs = _errors("scaffold", n_clients, alpha, params["n_steps"], params["local_steps"],
                    params["step"])
-    rho = _rate(errs, 1e3 * UNIT * scale)
-    floor = 8 * alpha * params["local_steps"] * UNIT * scale / (1 - rho) if rho < 1 else 0.0
+    rho = _rate(errs, 1e3 * UNIT_ROUNDOFF * scale)
+    floor = (8 * alpha * params["local_steps"] * UNIT_ROUNDOFF * scale / (1 - rho)
+             if rho < 1 else 0.0)
     return floor, rho, errs
 
 
@@ -106,7 +107,7 @@ def _cells(control, params):
                          "errors_at_period": {int(m) + 1: float(errs[m]) for m in marks
                                               if m < len(errs)},
                          "last_finite_period": int(finite[-1]) + 1,
-                         "factor_per_period": _rate(errs, 1e3 * UNIT * scale),
+                         "factor_per_period": _rate(errs, 1e3 * UNIT_ROUNDOFF * scale),
                          "corrected_factor_per_period": rho_ok, "tolerance": floor})
             measured.append(float(errs[-1]))
             floors.append(floor)

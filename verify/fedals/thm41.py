@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.gen_models import RidgeModel, logistic_pool
-from flbounds.generalization import one_round_draws, summarize_bound
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.theory.data_models import RidgeModel, logistic_pool
+from flbounds.theory.generalization import one_round_draws, summarize_bound
 
-from ._cells import DIM, K_FAMILY, client_weights, grid, ridge_cell
+from .instances import DIM, K_FAMILY, client_weights, grid, ridge_cell
 
 #: per-draw inequalities are exact up to rounding of O(1) risks: 1e-10 absolute per unit scale
 ROUNDING = 1e-10

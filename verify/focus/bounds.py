@@ -1,6 +1,6 @@
 r"""[002]'s printed rates and bounds as functions of their constants (``flbounds bound``).
 
-The step-size conditions are dicts ``{printed term: largest step}``; ``_common``'s
+The step-size conditions are dicts ``{printed term: largest step}``; ``instances``'
 ``thm1a_step_printed`` & co. are their minima, so the claims, the worst-case SDPs
 (``flbounds.pep``) and the calculator share one formula. ``p`` are Bernoulli participation
 probabilities; ``q_min`` is the exact minimum aggregation weight

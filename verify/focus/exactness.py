@@ -41,7 +41,7 @@ from flbounds.participation import (
 )
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 
-from ._common import thm1a_step_printed
+from .instances import thm1a_step_printed
 
 EXACT = 1e-10  # acceptance criterion: relative error after the plateau
 PROCESS_NAMES = ("bernoulli", "weighted", "uniform", "cyclic", "markov")

@@ -1,7 +1,7 @@
 r"""FedAvg under arbitrary participation: its biased limit and Theorem 3 / Corollaries 1-3 of
 [002] (Appendix D).
 
-Exact tools (``flbounds.closed_forms``): the mean limit
+Exact tools (``flbounds.theory.fedavg_limits``): the mean limit
 :math:`\bar x = [\sum_i q_i (I - M_i)]^{-1}\sum_i q_i c_i` and the stationary second moment by
 enumerating the :math:`2^N` participation sets (no Monte Carlo error), so bounds on
 :math:`\limsup E\|\bar x_k - x^\star\|^2` are checked against exact numbers. Theorem 3's
@@ -14,12 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import fedavg, fedavg_batched
-from flbounds.closed_forms import (
-    fedavg_fixed_point,
-    fedavg_stationary_moments,
-    virtual_phase_errors,
-    weighted_minimizer,
-)
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import (
     Bernoulli,
@@ -29,6 +23,12 @@ from flbounds.participation import (
 )
 from flbounds.problems import Quadratic, random_quadratics, random_ridge
 from flbounds.stats import loglog_slope, mc_mean
+from flbounds.theory.fedavg_limits import (
+    fedavg_fixed_point,
+    fedavg_stationary_moments,
+    virtual_phase_errors,
+    weighted_minimizer,
+)
 
 THM3_B = np.array([[1.0, 0.5], [-1.0, -0.5]])
 THM3_P = np.array([0.9, 0.1])
@@ -107,7 +107,11 @@ def printed_bound(*, rng, taus):
                     relation="<=", tolerance=Tolerance.rounding(1e-9, "exact moments: linear "
                                                                 "solves of size d^2 = 4"),
                     details={"instance": dict(a=0.1, b=THM3_B, p=THM3_P, step=THM3_STEP),
-                             "rows": rows})
+                             "rows": rows},
+                    # the weighted row (last) has the step, a and tau of the first row
+                    hypotheses={"f_i mu-strongly convex and L-smooth (mu = L = a)": True,
+                                "eta <= min{1/(3L), 1/(4(tau-1)L)}, every row":
+                                    all(r["hypotheses"] for r in rows[:-1])})
 
 
 @claim("focus.thm3.corrected_bound", ref="Thm 3, corrected from its proof (64)-(67)",

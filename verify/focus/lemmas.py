@@ -17,7 +17,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import random_quadratics
 
-from ._common import (
+from .instances import (
     consistent_state,
     focus_round,
     lemma3_step,

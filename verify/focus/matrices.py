@@ -11,9 +11,8 @@ import itertools
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.matrices import average_matrix, pull_matrix, push_matrix
-
-EPS = np.finfo(float).eps
+from flbounds.participation import average_matrix, pull_matrix, push_matrix
+from flbounds.tolerances import EPS, summation_bound
 
 
 def all_masks(n_clients: int) -> np.ndarray:
@@ -83,7 +82,7 @@ def mass_preservation(*, rng, n_clients, n_steps, dim):
     scale = np.abs(mass0).sum() + np.abs(x).sum()
     return Evidence(measured=float(np.max(np.abs(x.sum(axis=0) - mass0))), theoretical=0.0,
                     relation="==",
-                    tolerance=Tolerance.rounding(n_steps * EPS * scale,
+                    tolerance=Tolerance.rounding(summation_bound(n_steps, scale),
                                                  "n_steps * eps * sum|x| (one add per step)"))
 
 

@@ -21,7 +21,7 @@ from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import loglog_slope, mc_mean
 
-from ._common import thm4_step, thm5_step
+from .instances import thm4_step, thm5_step
 
 P_SG = np.array([0.3, 0.5, 0.7, 0.9])
 TAU = 3

@@ -18,9 +18,9 @@ from flbounds.participation import Bernoulli
 from flbounds.pep import focus_rate
 from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, random_quadratics
 from flbounds.stats import linear_rate_fit, mc_mean
+from flbounds.tolerances import EPS
 
-from ._common import (
-    EPS,
+from .instances import (
     focus_squared_errors,
     thm1a_step_printed,
     thm1a_step_proof,

@@ -186,7 +186,7 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     (0.9979^2500 ~ 5e-3) but above the PEP one after about 2000 rounds (tests/test_pep_claims).
     Tolerance: 4 MC SE + n ulp per round, plus the SDP accuracy carried to the r-th power
     (r * 1e-6 relative of the envelope)."""
-    from ._common import focus_squared_errors, thm1a_step_printed
+    from .instances import focus_squared_errors, thm1a_step_printed
     from .thm1 import TAU, X0, _instance
 
     problem, proc, q_min = _instance(rng)

@@ -17,8 +17,7 @@ from flbounds.algorithms import fedavg, focus, sg_focus
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, Cyclic, MarkovOnOff
 from flbounds.problems import random_logistic, random_quadratics
-
-from ._common import EPS
+from flbounds.tolerances import EPS
 
 
 def _processes(n_clients):

@@ -11,8 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.matrices import average_matrix, pull_matrix
-from flbounds.participation import Bernoulli, UniformWithoutReplacement, WeightedWithoutReplacement
+from flbounds.participation import (
+    Bernoulli,
+    UniformWithoutReplacement,
+    WeightedWithoutReplacement,
+    average_matrix,
+    pull_matrix,
+)
 from flbounds.stats import mc_mean
 
 P_EQ5 = np.array([0.3, 0.5, 0.7, 0.9])  # the spec's / audit's instance

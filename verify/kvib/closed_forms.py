@@ -14,7 +14,8 @@ from flbounds.sampling import (
     uniform_isp_variance,
 )
 
-from ._instances import lemma22_split, random_budget, random_weights
+from .instances import random_budget, random_weights
+from .printed_formulas import lemma22_split
 
 
 def _uncapped_instance(rng):

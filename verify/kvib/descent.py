@@ -31,9 +31,8 @@ import numpy as np
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.problems.generators import shared_hessian_quadratics
-from flbounds.samplers import KVib
-from flbounds.samplers.base import SamplerBase, check_feedback, isp_draw
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import KVib, optimal_isp_probabilities
+from flbounds.sampling.adaptive import SamplerBase, check_feedback, isp_draw
 
 TERMS = ("descent", "sampling_Q", "heterogeneity", "gamma")
 

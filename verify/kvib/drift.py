@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback, best_fixed_cost
 from flbounds.problems import Quadratic
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import optimal_isp_objective
+from flbounds.sampling.online import Assumption51Feedback, best_fixed_cost
 
 
 def _ridge_minibatch_drift(rng, problem, x, *, local_steps, step, batch, n_runs):

@@ -17,11 +17,19 @@ from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.problems.generators import random_ridge
-from flbounds.samplers import KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb, isp_draw
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import (
+    KVib,
+    Mabs,
+    OracleISP,
+    UniformISP,
+    UniformRSP,
+    Vrb,
+    isp_draw,
+    optimal_isp_probabilities,
+)
 from flbounds.stats import loglog_slope
 
-from ._instances import lemma22_split
+from .printed_formulas import lemma22_split
 
 
 def _setup(rng, n_clients, local_steps, *, dim=10, n_samples=20):

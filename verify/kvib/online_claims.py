@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import (
+from flbounds.sampling import Mabs, Vrb, optimal_isp_probabilities
+from flbounds.sampling.online import (
     Assumption51Feedback,
     best_fixed_cost,
     ftrl_full_information,
@@ -16,8 +17,6 @@ from flbounds.online import (
     run_online,
     static_regret,
 )
-from flbounds.samplers import Mabs, Vrb
-from flbounds.sampling import optimal_isp_probabilities
 from flbounds.stats import loglog_slope
 
 

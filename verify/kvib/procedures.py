@@ -7,7 +7,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import optimal_isp_probabilities
-from flbounds.sampling_exact import all_masks, design_moments, uniform_subset_design
+from flbounds.sampling.exact import all_masks, design_moments, uniform_subset_design
 
 
 def _pair_matrix(masks, probs):
@@ -84,7 +84,7 @@ def rsp_constant(*, rng, max_clients, n_designs):
 def alg2_printed_proportional(*, rng):
     r"""Read literally, the line gives :math:`p=K\sqrt{w}/\sum\sqrt{w}`, which exceeds 1 when
     one client dominates: w = (1, 1, 100), K = 2 gives p_3 = 20/12 = 1.67. The capped Lemma 5.1
-    solution (what :class:`flbounds.samplers.KVib` uses) gives (0.5, 0.5, 1). Expected
+    solution (what :class:`flbounds.sampling.KVib` uses) gives (0.5, 0.5, 1). Expected
     **violated** for the literal reading only. Algorithm 2's line carries the pointer
     "by Lemma 5.1", whose solution is the capped FTRL probability, so the line is shorthand
     for the capped rule and Algorithm 2 itself is not wrong; hence kind ``remark`` (a notation

@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import (
+from flbounds.sampling.online import (
     Assumption51Feedback,
     best_fixed_cost,
     ftrl_full_information,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.online import Assumption51Feedback, kvib_online, static_regret
+from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
 FOUR_THIRDS = -4.0 / 3.0

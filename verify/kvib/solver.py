@@ -7,14 +7,13 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import (
-    lemma22_printed_formula,
     optimal_isp_objective,
     optimal_isp_probabilities,
 )
+from flbounds.tolerances import EPS
 
-from ._instances import random_budget, random_weights
-
-EPS = np.finfo(float).eps
+from .instances import random_budget, random_weights
+from .printed_formulas import lemma22_printed_formula
 
 
 def released_code_solver(a, k):

@@ -18,11 +18,10 @@ from flbounds.sampling import (
     rsp_bound,
     rsp_uniform_variance,
 )
-from flbounds.sampling_exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.sampling.exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.tolerances import EPS
 
-from ._instances import random_weights
-
-EPS = np.finfo(float).eps
+from .instances import random_weights
 
 
 def _multinomial_moments(z, q, k):

@@ -10,7 +10,7 @@ import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_closed_forms import ClientQuadratics
+from verify.safari.closed_forms import ClientQuadratics
 
 
 def _fedavg_reference(A, b, x0, clients, noise, step):

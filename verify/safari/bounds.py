@@ -1,6 +1,6 @@
 r"""[000]'s printed bounds as functions of their constants (``flbounds bound``).
 
-Each calls the closed form the SAFARI claims use (``flbounds.safari_closed_forms``,
+Each calls the closed form the SAFARI claims use (``verify.safari.closed_forms``,
 ``flbounds.pac``), so the claims and the calculator share one formula.
 """
 
@@ -50,8 +50,8 @@ def _thm4_steps(*, L, local_steps, **_):
                    "the trajectory-dependent q-condition at every round (see safari claims)"),
        steps=_thm4_steps)
 def thm4(*, L, local_steps, n_sampled, q, R, delta_f, sigma2, sigma_s2, sigma_G2, step):
-    """2 Delta F/(R eta_s) + delta (``flbounds.safari_closed_forms.thm4_rhs``)."""
-    from flbounds.safari_closed_forms import thm4_rhs
+    """2 Delta F/(R eta_s) + delta (``closed_forms.thm4_rhs``)."""
+    from .closed_forms import thm4_rhs
     return thm4_rhs(delta_f=delta_f, n_rounds=R, step_server=step, q=q, L=L, sigma2=sigma2,
                     sigma_s2=sigma_s2, sigma_G2=sigma_G2, local_steps=local_steps,
                     n_sampled=n_sampled)
@@ -67,7 +67,7 @@ def thm4(*, L, local_steps, n_sampled, q, R, delta_f, sigma2, sigma_s2, sigma_G2
        steps=lambda mu, L, **_: {"2/(L+mu)": 2.0 / (L + mu)})
 def thm5(*, mu, L, local_steps, n_sampled, q, R, dist0, sigma2, sigma_s2, sigma_G2, step):
     """(1 - eta_bar)^R ||x_0 - x*||^2 + delta_bar (``thm5_delta_bar``)."""
-    from flbounds.safari_closed_forms import thm5_delta_bar
+    from .closed_forms import thm5_delta_bar
     eta_c = 4 * L * step / (local_steps * (L + mu))
     eta_bar = eta_c * local_steps * mu / 2
     floor = thm5_delta_bar(q=q, step_client=eta_c, step_server=step, local_steps=local_steps,

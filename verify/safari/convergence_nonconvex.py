@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_closed_forms import first_order_floor, safari_mean_limit, thm4_q_max, thm4_rhs
+from verify.safari.closed_forms import first_order_floor, safari_mean_limit, thm4_q_max, thm4_rhs
 
-from ._instances import (
+from .instances import (
     ELIGIBLE,
     LOCAL_STEPS,
     N_SAMPLED,

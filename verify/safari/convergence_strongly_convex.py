@@ -14,16 +14,16 @@ from dataclasses import asdict
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_closed_forms import (
+from flbounds.stats import loglog_slope
+from verify.safari.closed_forms import (
     ClientQuadratics,
     drift_bound,
     exact_drift,
     thm5_delta_bar,
     thm5_q_condition,
 )
-from flbounds.stats import loglog_slope
 
-from ._instances import (
+from .instances import (
     ELIGIBLE,
     LOCAL_STEPS,
     N_SAMPLED,
@@ -266,13 +266,13 @@ def drift_lemma(*, rng, n_instances, n_points):
        full=dict(qs=list(np.linspace(0, 1, 11)), steps=[1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9],
                  Ks=[1, 2, 5, 10, 20, 50], ms=[1, 2, 5, 10], mus=[0.01, 0.1, 1.0, 10.0]))
 def delta_bar_dominates_stationary(*, rng, qs, steps, Ks, ms, mus):
-    """Exact closed form (flbounds.safari_closed_forms.homogeneous_stationary_error): as
+    """Exact closed form (verify.safari.closed_forms.homogeneous_stationary_error): as
     R -> infinity Theorem 5's bound tends to delta_bar, so delta_bar must dominate the exact
     limit. Steps are eta_s = c / mu with c in ``steps`` (eta_s <= 2/(L + mu) = 1/mu); the
     noise sigma^2 = sigma_s^2 = 1. Measured: the largest ratio limit / delta_bar (delta_bar > 0
     since sigma^2 > 0); also reported, the ratio delta_bar(eta_s)/delta_bar(eta_s/2) per cell,
     which is 2 to first order (every term of delta_bar is O(eta)). Rounding tolerance 1e-12."""
-    from flbounds.safari_closed_forms import homogeneous_stationary_error
+    from verify.safari.closed_forms import homogeneous_stationary_error
     worst, halving = 0.0, []
     for q in qs:
         for c in steps:

@@ -1,6 +1,6 @@
 r"""Qualitative claims of SAFARI's experiments ([000], Sec. 5, Tables 1-4; spec V8), replicated
 on scikit-learn's digits with multinomial logistic regression (see
-:mod:`flbounds.safari_digits` for the setting and its interpretation choices).
+:mod:`verify.safari.digits_experiment` for the setting and its interpretation choices).
 
 Interpretation shared by these claims: a server round runs one *epoch* of minibatch SGD over
 the n_T server samples, whereas Algorithm 1 line 11 prints a single server SGD step per server
@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_digits import gain
+from verify.safari.digits_experiment import gain
 
 CI_TOL = Tolerance.exact("the 95% t-interval over paired seeds is what is compared")
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.pac import impossibility_chernoff_bound, impossibility_event_probability
+from flbounds.theory.impossibility import (
+    impossibility_chernoff_bound,
+    impossibility_event_probability,
+)
 
 # (M, m, n) grid of spec V1: M = 10 with m in {1, 5, 9}, and (M, m) = (2, 1).
 GRID_QUICK = [(2, 1, 1), (10, 1, 1), (10, 5, 1), (10, 9, 1), (10, 1, 10), (10, 5, 10),

@@ -1,8 +1,9 @@
 r"""Theorem 1 of SAFARI ([000]) by Monte Carlo: the construction, four learners, SA-FL contrast.
 
 The data of one run are counts (how many kept copies of :math:`x_1`, :math:`x_2`), drawn by
-:func:`flbounds.pac.draw_plan`; every learner of :mod:`flbounds.pac` is evaluated on the same
-draws. Failure means :math:`R_P(\mathcal L(\mathcal F(S)), f) > (1-\omega)/8`.
+:func:`flbounds.theory.impossibility.draw_plan`; every learner of
+:mod:`flbounds.theory.impossibility` is evaluated on the same draws. Failure means
+:math:`R_P(\mathcal L(\mathcal F(S)), f) > (1-\omega)/8`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,14 @@ import numpy as np
 from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.pac import LEARNERS, TARGETS, draw_plan, failure_indicators, two_point_distribution
 from flbounds.stats import clopper_pearson
+from flbounds.theory.impossibility import (
+    LEARNERS,
+    TARGETS,
+    draw_plan,
+    failure_indicators,
+    two_point_distribution,
+)
 
 GRID_QUICK = [(2, 1, 1), (10, 1, 1), (10, 5, 1), (10, 9, 1), (10, 5, 10), (10, 9, 100),
               (10, 1, 1000)]

@@ -14,10 +14,10 @@ import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.safari_closed_forms import ClientQuadratics, thm4_q_max, thm4_rhs
 from flbounds.stats import loglog_slope
+from verify.safari.closed_forms import ClientQuadratics, thm4_q_max, thm4_rhs
 
-from ._instances import mean_and_se
+from .instances import mean_and_se
 
 MU, N_CLIENTS, CENTER, Q, SIGMA2 = 0.1, 16, np.array([1.0, -0.5]), 0.5, 1.0
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.thresholds import excess_error, mixture_alpha, paper_alpha, sa_fl_mixture, uniform
+from flbounds.theory.thresholds import (
+    excess_error,
+    mixture_alpha,
+    paper_alpha,
+    sa_fl_mixture,
+    uniform,
+)
 
 ROUND = Tolerance.rounding(1e-12, "differences of exact piecewise-linear CDF values on [0, 1]")
 

@@ -3,7 +3,7 @@ r"""Theorems 2-3 and Lemma 2 of SAFARI ([000]) on realizable / Massart threshold
 :math:`P = U[0,1]` (server data), participating distribution :math:`\mathcal D = U[0.2, 0.6]`
 (client data). Target :math:`t^* = 0.4` has its decision boundary inside
 :math:`\mathrm{supp}\,\mathcal D`; :math:`t^* = 0.8` outside it (the impossibility regime).
-ERM is :func:`flbounds.thresholds.erm_threshold` (leftmost minimising gap, midpoint).
+ERM is :func:`flbounds.theory.thresholds.erm_threshold` (leftmost minimising gap, midpoint).
 Slopes are OLS on log-log means with a bootstrap over seeds (95% CI).
 """
 
@@ -15,9 +15,9 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import loglog_slope, quantile_lower_bound
-from flbounds.thresholds import lemma1_complexity, pooled_erm_errors, uniform
+from flbounds.theory.thresholds import lemma1_complexity, pooled_erm_errors, uniform
 
-from ._instances import mean_and_se
+from .instances import mean_and_se
 
 CLIENT, SERVER = uniform(0.2, 0.6), uniform(0.0, 1.0)
 CLIENT_DENSITY = 2.5   # density of D = U[0.2, 0.6] relative to P near an inner boundary

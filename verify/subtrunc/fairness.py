@@ -47,9 +47,9 @@ import hashlib
 import numpy as np
 from scipy import stats
 
-from flbounds.fairfl import make_federated_data, run_fedavg
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.selection import SelectionRule
+from verify.subtrunc.fl_experiment import make_federated_data, run_fedavg
 
 DATASETS = ("synthetic", "digits")
 METRICS = ("std", "mad", "max_min")

@@ -11,19 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.setfunctions import (
+from flbounds.selection import (
     LinearCombination,
     Modular,
     SubTruncObjective,
     UnionFLObjective,
     brute_force_max,
     distorted_greedy,
+    exhaustive_margins,
     greedy,
     phi_values,
     stochastic_greedy,
     stochastic_greedy_plan,
 )
-from flbounds.setfunctions.properties import exhaustive_margins
 
 from .instances import divfl_offset, random_dissim, random_losses
 

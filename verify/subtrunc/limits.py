@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.setfunctions import (
+from flbounds.selection import (
     FacilityLocation,
     SubTruncObjective,
     UnionFLObjective,

@@ -11,9 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.setfunctions import FacilityLocation, Modular, TableFunction, UnionFLObjective
-from flbounds.setfunctions.base import all_subsets_values
-from flbounds.setfunctions.properties import exhaustive_margins
+from flbounds.selection import (
+    FacilityLocation,
+    Modular,
+    TableFunction,
+    UnionFLObjective,
+    all_subsets_values,
+    exhaustive_margins,
+)
 
 from .instances import random_dissim
 

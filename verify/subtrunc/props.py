@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.setfunctions import (
+from flbounds.selection import (
     Composed,
     ConcaveOfModular,
     FacilityLocation,
@@ -21,9 +21,10 @@ from flbounds.setfunctions import (
     TableFunction,
     Truncated,
     WeightedCoverage,
+    exhaustive_margins,
     phi_values,
+    sampled_margins,
 )
-from flbounds.setfunctions.properties import exhaustive_margins, sampled_margins
 
 from .instances import divfl_offset, gradient_points, random_dissim, random_losses
 

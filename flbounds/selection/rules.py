@@ -21,14 +21,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.setfunctions import (
-    FacilityLocation,
-    SubTruncObjective,
-    UnionFLObjective,
-    phi_values,
-    stochastic_greedy,
-)
-from flbounds.setfunctions.base import check_k
+from flbounds.validation import as_float_array
+
+from .base import check_k
+from .facility import FacilityLocation, SubTruncObjective, UnionFLObjective, phi_values
+from .maximize import stochastic_greedy
 
 RULES = ("random", "divfl", "subtrunc", "unionfl", "poc")
 
@@ -87,27 +84,25 @@ def select_clients(rule: SelectionRule, *, k: int, grads, losses, data_fractions
     keys : (k + 1, n) array
         Uniform random plan of this round.
     """
-    grads = np.asarray(grads, dtype=float)
+    grads = as_float_array(grads, "grads", ndim=2)
     n = grads.shape[0]
     k = check_k(k, n)
     if rule.name not in RULES:
         raise ValueError(f"rule.name must be one of {RULES}, got {rule.name!r}")
-    keys = np.asarray(keys, dtype=float)
-    if keys.shape != (k + 1, n):
-        raise ValueError(f"keys must have shape ({k + 1}, {n}), got {keys.shape}")
+    keys = as_float_array(keys, "keys", shape=(k + 1, n))
+    losses = as_float_array(losses, "losses", shape=(n,), nonnegative=True)
     if rule.name == "random":
         return np.argsort(keys[0], kind="stable")[:k].tolist()
     if rule.name == "poc":
         d = rule.poc_candidates or min(n, 2 * k)
-        p = np.asarray(data_fractions, dtype=float)
+        p = as_float_array(data_fractions, "data_fractions", shape=(n,), nonnegative=True)
         cand = np.argsort(-np.log(keys[0]) / p, kind="stable")[:d]  # ES sampling
-        return cand[np.argsort(-np.asarray(losses)[cand], kind="stable")[:k]].tolist()
+        return cand[np.argsort(-losses[cand], kind="stable")[:k]].tolist()
     dissim = gradient_distances(grads)
     if rule.name == "divfl":
         f = FacilityLocation(dissim)
     elif rule.name == "subtrunc":
-        f = SubTruncObjective(dissim, phi_values(np.asarray(losses), rule.phi),
-                              lam=rule.lam, b=rule.b)
+        f = SubTruncObjective(dissim, phi_values(losses, rule.phi), lam=rule.lam, b=rule.b)
     else:
         f = UnionFLObjective(dissim, window_union(history, n, rule.window), mu=rule.mu)
     return stochastic_greedy(f, k, sample_size=min(rule.sample_size, n), keys=keys[1:])

@@ -24,7 +24,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import check_k, check_scalar
+from flbounds.validation import check_positive
+
+from .base import check_k
 
 
 class GreedyTrace(NamedTuple):
@@ -101,7 +103,7 @@ def stochastic_sample_size(n: int, k: int, eps: float) -> int:
     r""":math:`r = \lceil (n/k) \ln(1/\varepsilon) \rceil` (capped at n), the size giving
     :math:`E f(S) \ge (1 - 1/e - \varepsilon)\mathrm{OPT}`."""
     k = check_k(k, n)
-    eps = check_scalar(eps, "eps", low=0.0, strict=True)
+    eps = check_positive(eps, "eps")
     if k == 0 or eps >= 1:
         return 1
     return min(n, math.ceil(n / k * math.log(1.0 / eps)))

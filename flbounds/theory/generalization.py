@@ -1,4 +1,4 @@
-r"""Monte Carlo engine for the one-round generalization quantities of FedALS ([001], Sec. 4).
+r"""Monte Carlo engine for the one-round generalization gap of an averaged model ([001], Sec. 4).
 
 One round of FedAvg: every client k runs a local algorithm :math:`\mathcal A_k` on its
 dataset :math:`S_k`, the server outputs :math:`\hat\theta = \sum_k w_k \mathcal A_k(S_k)`
@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from flbounds.validation import check_probability_vector
+
 MC_CHUNK_ELEMENTS = 4_000_000
 
 
@@ -48,12 +50,7 @@ class OneRoundDraws(NamedTuple):
 
 
 def _check_weights(weights, n_clients: int) -> np.ndarray:
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (n_clients,) or np.any(w < 0) or not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be {n_clients} finite nonnegative numbers")
-    if abs(w.sum() - 1.0) > 1e-12:
-        raise ValueError("weights must sum to 1")
-    return w
+    return check_probability_vector(weights, "weights", n=n_clients)
 
 
 def _control_variate(model, data, ref: np.ndarray) -> np.ndarray:
@@ -73,7 +70,7 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     Parameters
     ----------
     model
-        A model of :mod:`flbounds.gen_models` (ridge, pools).
+        A model of :mod:`flbounds.theory.data_models` (ridge, pools).
     weights
         :math:`\mathcal K`, nonnegative, summing to 1, one per client.
     n_samples
@@ -225,26 +222,3 @@ def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
     return BoundSummary(float(draws.gap.mean()), float(draws.gap.std(ddof=1) / np.sqrt(T)),
                         float(t1 + t2), float(np.std(b1 + b2, ddof=1)), G, D, float(t1),
                         float(np.std(b1, ddof=1)), float(t2))
-
-
-def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
-                     y_se=None) -> tuple[float, float, float]:
-    """Least-squares slope of log y on log x for MC means y with standard errors ``y_se``.
-
-    Unlike :func:`flbounds.stats.loglog_slope` (which resamples positive replicates), the
-    inputs here are Monte Carlo means whose single draws can be negative (gaps): the 95%
-    interval is a parametric bootstrap.
-
-    Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
-    Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.
-    """
-    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    slope = float(np.polyfit(lx, ly, 1)[0])
-    if y_se is None:
-        return slope, slope, slope
-    y_rep = np.asarray(y)[None, :] + rng.standard_normal((n_boot, len(lx))) * np.asarray(y_se)
-    ly_rep = np.log(np.maximum(y_rep, 1e-300))
-    xc = lx - lx.mean()
-    slopes = (ly_rep - ly_rep.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
-    lo, hi = np.percentile(slopes, [2.5, 97.5])
-    return slope, float(lo), float(hi)

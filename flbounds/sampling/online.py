@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .samplers.base import Feedback
-from .sampling import optimal_isp_objective, optimal_isp_probabilities
+from .adaptive import Feedback
+from .optimal import optimal_isp_objective, optimal_isp_probabilities
 
 PROFILES = ("lognormal", "quantile", "uniform")
 
@@ -89,7 +89,7 @@ class Assumption51Feedback:
             total += float(np.sum(sums[free] ** 2) / budget)
             capped = np.ascontiguousarray(pi[~free])
             if capped.shape[0]:
-                from .kernels.kvib_online import waterfill_objectives
+                from flbounds.kernels.kvib_online import waterfill_objectives
                 out = np.empty(capped.shape[0])
                 waterfill_objectives(capped, float(budget), out)
                 total += float(out.sum())
@@ -186,8 +186,9 @@ def kvib_online(feedback: Assumption51Feedback, n_rounds: int, budget: float,
     The uniform plan is drawn from ``rng`` in blocks of ``chunk`` rounds (row-major, so the
     stream equals one ``rng.random(N)`` per round, as the sampler class draws it).
     """
-    from .kernels.kvib_online import kvib_rounds
-    from .samplers.kvib import KVib
+    from flbounds.kernels.kvib_online import kvib_rounds
+
+    from .ftrl import KVib
 
     ref = KVib(feedback.n_clients, budget, n_rounds, G=G, gamma=gamma, theta=theta,
                variant=variant)  # validates and resolves theta / gamma

@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from flbounds import mlp
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
+from verify.fedals import mlp
 
 N_CLASSES, N_INPUTS, MEAN_VAR = 10, 20, 0.36
 SIZES = (N_INPUTS, 64, 64, N_CLASSES)

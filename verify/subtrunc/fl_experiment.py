@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .selection import SelectionRule, select_clients
+from flbounds.selection import SelectionRule, select_clients
 
 
 class FederatedData(NamedTuple):

@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .base import SetFunction, check_scalar, check_vector
+from flbounds.validation import as_float_array, check_nonnegative, check_positive
+
+from .base import SetFunction
 
 CONCAVE = {"sqrt": np.sqrt, "log1p": np.log1p}
 
@@ -30,7 +32,7 @@ class Modular(SetFunction):
     def __init__(self, weights):
         w = np.asarray(weights, dtype=float)
         self.n = w.size
-        self.weights = check_vector(w, self.n, "weights")
+        self.weights = as_float_array(w, "weights", shape=(self.n,))
 
     def _value(self, idx):
         return float(self.weights[idx].sum())
@@ -45,9 +47,9 @@ class ConcaveOfModular(SetFunction):
     def __init__(self, weights, concave="sqrt", cap: float | None = None):
         w = np.asarray(weights, dtype=float)
         self.n = w.size
-        self.weights = check_vector(w, self.n, "weights", nonnegative=True)
+        self.weights = as_float_array(w, "weights", shape=(self.n,), nonnegative=True)
         if concave == "min":
-            c = check_scalar(cap, "cap", low=0.0)
+            c = check_nonnegative(cap, "cap")
             self.concave = lambda x: np.minimum(x, c)
         elif concave in CONCAVE:
             self.concave = CONCAVE[concave]
@@ -72,7 +74,7 @@ class WeightedCoverage(SetFunction):
                              f"{cov.shape}")
         self.covers = cov
         self.n = cov.shape[0]
-        self.weights = check_vector(weights, cov.shape[1], "weights", nonnegative=True)
+        self.weights = as_float_array(weights, "weights", shape=(cov.shape[1],), nonnegative=True)
 
     def _value(self, idx):
         return float(self.weights[self.covers[idx].any(axis=0)].sum())
@@ -109,7 +111,7 @@ class Truncated(SetFunction):
 
     def __init__(self, g: SetFunction, b: float):
         self.g, self.n = g, g.n
-        self.b = check_scalar(b, "b", low=0.0, strict=True)
+        self.b = check_positive(b, "b")
 
     def _value(self, idx):
         return min(self.b, self.g._value(idx))

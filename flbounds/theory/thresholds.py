@@ -1,4 +1,6 @@
-r"""One-dimensional threshold classifiers of SAFARI ([000]): Assumption 2 and ERM rates.
+r"""One-dimensional threshold classifiers: ERM, exact excess errors, transfer constants.
+
+The running example of [000] (Assumption 2, Theorems 2-3, Lemma 2).
 
 Hypotheses are :math:`h_t(x) = 1[x \ge t]` (the paper's "h_t = t"). Distributions on the line
 are finite mixtures of uniforms, given as ``(weights, lows, highs)``. With a realizable target
@@ -16,20 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.validation import as_vector, check_probability_vector
+
 
 class UniformMixture:
     r"""A finite mixture :math:`\sum_j w_j U[\ell_j, u_j]` on the line."""
 
     def __init__(self, weights, lows, highs):
-        w, lo, hi = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (weights, lows, highs))
-        if not (w.shape == lo.shape == hi.shape) or w.ndim != 1:
-            raise ValueError("weights, lows and highs must be 1-D arrays of one length")
-        if not np.all(np.isfinite(np.concatenate([w, lo, hi]))):
-            raise ValueError("weights, lows and highs must be finite")
-        if np.any(w < 0) or not np.isclose(w.sum(), 1.0, rtol=0, atol=1e-12):
-            raise ValueError("weights must be non-negative and sum to 1")
+        w = check_probability_vector(np.atleast_1d(weights), "weights")
+        lo = as_vector(np.atleast_1d(lows), "lows", n=w.size)
+        hi = as_vector(np.atleast_1d(highs), "highs", n=w.size)
         if np.any(hi <= lo):
-            raise ValueError("every component needs highs > lows")
+            raise ValueError("highs must exceed lows in every component")
         self.weights, self.lows, self.highs = w, lo, hi
 
     def cdf(self, x) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The SAFARI reference instance (spec 7.B, audit part A #1) and helpers to run it."""
+"""The SAFARI reference instance (spec 7.B, audit part A #1) and helpers to run it; shared by
+the claims, the figures and the benchmarks."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import numpy as np
 
 from flbounds.algorithms.batched_safari import safari_batched, stack_safari_plans
 from flbounds.algorithms.safari import safari, safari_plan
-from flbounds.safari_closed_forms import ClientQuadratics
 from flbounds.stats import mc_mean
+from verify.safari.closed_forms import ClientQuadratics
 
 #: M = 10 clients, s = 4 never participate (c_i = (-1.5, 0)); the rest c_i = (1, 0); cbar = 0
 N_CLIENTS, N_EXCLUDED, N_SAMPLED, LOCAL_STEPS = 10, 4, 5, 5

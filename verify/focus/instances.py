@@ -1,5 +1,6 @@
-r"""Shared pieces of the FOCUS claims: the theorems' step-size conditions, Monte Carlo runs of
-FOCUS, and one FL round with the client models exposed (for the one-step lemma checks).
+r"""Shared pieces of the FOCUS claims and figures: the theorems' step-size conditions, Monte
+Carlo runs of FOCUS, and one FL round with the client models exposed (for the one-step lemma
+checks).
 
 Conventions: ``q`` is the exact aggregation weight :math:`E[1\{i\in S\}/|S|]` (0 for the empty
 set), as in [002]'s Assumption 1; ``q_min`` its minimum. :math:`1/(\tau - 1) = \infty` when
@@ -18,8 +19,6 @@ from .bounds import (
     thm1b_conditions,
     thm1c_conditions,
 )
-
-EPS = np.finfo(float).eps
 
 
 def _inv(x):

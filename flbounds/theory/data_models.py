@@ -1,4 +1,4 @@
-r"""Data models with exact population risks for the generalization checks of FedALS ([001]).
+r"""Client data models with exact population risks, for generalization estimates ([001]).
 
 Each model describes K client distributions :math:`\mathcal D_k` and exposes, for a batch of
 Monte Carlo draws (leading axis ``T``) and the K clients (second axis):
@@ -30,15 +30,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, softmax
 
+from flbounds.validation import as_float_array
+
 NEWTON_GRAD_TOL = 1e-12
 NEWTON_MAX_ITER = 60
 
 
 def _check_theta_star(theta_star) -> np.ndarray:
-    theta_star = np.asarray(theta_star, dtype=float)
-    if theta_star.ndim != 2 or not np.all(np.isfinite(theta_star)):
-        raise ValueError("theta_star must be a finite (n_clients, dim) array")
-    return theta_star
+    return as_float_array(theta_star, "theta_star", ndim=2)
 
 
 def _check_sizes(n_samples, n_clients: int, minimum: int = 1) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import optimal_isp_probabilities
-from .base import Draw, Feedback, SamplerBase, check_feedback, check_sizes, isp_draw
+from .adaptive import Draw, Feedback, SamplerBase, check_feedback, check_sizes, isp_draw
+from .optimal import optimal_isp_probabilities
 
 
 class UniformISP(SamplerBase):

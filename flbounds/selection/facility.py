@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values
+from flbounds.validation import as_float_array, as_index_array, check_nonnegative, check_positive
 
-from .base import SetFunction, check_dissim, check_scalar, check_vector
+from .base import SetFunction, check_dissim
 
 PHI = {"log1p": np.log1p, "identity": lambda x: np.asarray(x, dtype=float), "sqrt": np.sqrt}
 
@@ -58,7 +59,7 @@ class FacilityLocation(SetFunction):
                 raise ValueError(f"offset must be 'phantom' or a float, got {offset!r}")
             self.shift = 0.0
         else:
-            total = check_scalar(offset, "offset", low=0.0)
+            total = check_nonnegative(offset, "offset")
             # G_C(S) = G_phantom(S) + (C - sum_i C_i) on nonempty S (C_i >= d_ij).
             self.shift = total - float(self.row_offsets.sum())
         self.offset = offset
@@ -114,14 +115,14 @@ class SubTruncObjective(FacilityLocation):
     r"""SubTrunc's :math:`W(S) = G(S) + \lambda \min(b, \sum_{i \in S} \phi(f_i))`, eq. (13).
 
     ``weights`` are the values :math:`\phi(f_i)`; the public constructor
-    :func:`flbounds.submodular.subtrunc` requires them to be nonnegative (Prop 3 needs it).
+    :func:`subtrunc` requires them to be nonnegative (Prop 3 needs it).
     """
 
     def __init__(self, dissim, weights, *, lam, b, offset="phantom"):
         super().__init__(dissim, offset)
-        self.weights = check_vector(weights, self.n, "phi(losses)")
-        self.lam = check_scalar(lam, "lam", low=0.0)
-        self.b = check_scalar(b, "b", low=0.0, strict=True)
+        self.weights = as_float_array(weights, "phi(losses)", shape=(self.n,))
+        self.lam = check_nonnegative(lam, "lam")
+        self.b = check_positive(b, "b")
 
     def _value(self, idx):
         trunc = min(self.b, float(self.weights[idx].sum())) if idx.size else 0.0
@@ -151,19 +152,16 @@ class SubTruncObjective(FacilityLocation):
 class UnionFLObjective(FacilityLocation):
     r"""UnionFL's :math:`h_t(S) = G(S) - \mu |U_t \cap S|`, eq. (14) with :math:`f_t = G`.
 
-    ``recent`` is a boolean mask of :math:`U_t` (clients selected inside the look-back window).
-    :attr:`cost` is the modular penalty per element, used by distorted greedy.
+    ``recent`` is :math:`U_t` (clients selected inside the look-back window): a boolean mask
+    of shape (n,) or client indices. :attr:`cost` is the modular penalty per element, used by
+    distorted greedy.
     """
 
     def __init__(self, dissim, recent, *, mu, offset="phantom"):
         super().__init__(dissim, offset)
-        mask = np.asarray(recent)
-        if mask.shape != (self.n,) or mask.dtype != bool:
-            raise ValueError(f"recent must be a boolean mask of shape ({self.n},), got "
-                             f"{mask.dtype} {mask.shape}")
-        self.recent = mask
-        self.mu = check_scalar(mu, "mu", low=0.0)
-        self.cost = self.mu * mask.astype(float)
+        self.recent = _recent_mask(recent, self.n)
+        self.mu = check_nonnegative(mu, "mu")
+        self.cost = self.mu * self.recent.astype(float)
         self.submodular_part = FacilityLocation(self.dissim, offset)
 
     def _value(self, idx):
@@ -181,3 +179,61 @@ class UnionFLObjective(FacilityLocation):
     def push(self, state, e):
         state.value += self._g_push(state, e) - self.cost[int(e)]
         state.modular += self.cost[int(e)]
+
+
+def _recent_mask(recent, n: int) -> np.ndarray:
+    """A boolean mask of shape (n,) from a mask or from client indices (repeats allowed)."""
+    arr = np.asarray(recent)
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ValueError(f"recent must be a boolean mask of shape ({n},), got {arr.shape}")
+        return arr
+    mask = np.zeros(n, dtype=bool)
+    mask[as_index_array(arr.ravel(), "recent", n)] = True
+    return mask
+
+
+# --- the public constructors (the architecture's names) -------------------------------------
+def facility_location(dissim) -> FacilityLocation:
+    """DivFL's G with the phantom-client offset :math:`C_i = \\max_j d_{ij}` (spec 004 s.1.3).
+
+    Parameters
+    ----------
+    dissim : (n, n) array
+        Square, finite, nonnegative dissimilarities (e.g. gradient distances).
+    """
+    return FacilityLocation(dissim)
+
+
+def subtrunc(dissim, losses, *, lam, b, phi="log1p") -> SubTruncObjective:
+    r"""SubTrunc's objective :math:`W(S) = G(S) + \lambda\min(b, \sum_{i\in S}\phi(f_i))`.
+
+    Parameters
+    ----------
+    dissim : (n, n) array
+    losses : (n,) array
+        Client losses :math:`f_i(w) \ge 0` (Assumption 2).
+    lam : float, ``>= 0``
+    b : float, ``> 0``
+        Truncation level.
+    phi : "log1p", "identity", "sqrt" or callable
+        Must map the losses to finite nonnegative values (Prop 3's monotone submodularity
+        needs :math:`\phi(f_i) \ge 0`; :class:`SubTruncObjective` itself accepts any sign).
+    """
+    d = check_dissim(dissim)
+    f = as_float_array(losses, "losses", shape=(d.shape[0],), nonnegative=True)
+    weights = as_float_array(phi_values(f, phi), "phi(losses)", shape=f.shape, nonnegative=True)
+    return SubTruncObjective(d, weights, lam=lam, b=b)
+
+
+def unionfl(dissim, recent, *, mu) -> UnionFLObjective:
+    r"""UnionFL's objective :math:`h_t(S) = G(S) - \mu |U_t \cap S|`, eq. (14).
+
+    Parameters
+    ----------
+    dissim : (n, n) array
+    recent : (n,) bool array or iterable of indices
+        :math:`U_t`, the clients selected within the look-back window.
+    mu : float, ``>= 0``
+    """
+    return UnionFLObjective(dissim, recent, mu=mu)

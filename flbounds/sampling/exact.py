@@ -1,18 +1,18 @@
 r"""Exact enumeration oracles for small client counts (:math:`N \le 12`).
 
 Every subset :math:`S\subseteq[N]` is listed with its probability, so means and variances of
-the unbiased estimators of :mod:`flbounds.sampling` are computed exactly (no Monte Carlo).
-These are test oracles for the closed forms of [003, Lemma 2.1 / B.7, Def. 2.1].
+the unbiased estimators of :mod:`flbounds.sampling.estimators` are computed exactly (no Monte
+Carlo). These are test oracles for the closed forms of [003, Lemma 2.1 / B.7, Def. 2.1].
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import NamedTuple
 
 import numpy as np
 
-from .sampling import _probabilities, _vectors
+from flbounds.participation import all_masks as _participation_masks
+from flbounds.validation import as_inclusion_probabilities, as_row_vectors, check_int
 
 MAX_ENUM_CLIENTS = 12
 
@@ -26,15 +26,19 @@ class Moments(NamedTuple):
 
 
 def all_masks(n_clients: int) -> np.ndarray:
-    """Every subset of ``n_clients`` clients as a bool mask, shape (2^N, N)."""
-    if not 1 <= n_clients <= MAX_ENUM_CLIENTS:
-        raise ValueError(f"n_clients must be in [1, {MAX_ENUM_CLIENTS}], got {n_clients}")
-    return np.array(list(itertools.product([False, True], repeat=n_clients)), dtype=bool)
+    """Every subset of ``n_clients`` clients as a bool mask, shape (2^N, N).
+
+    Row k is the binary expansion of k with client 0 as the MOST significant bit (the
+    lexicographic order of ``itertools.product``): the participation enumeration with its
+    columns reversed.
+    """
+    n_clients = check_int(n_clients, "n_clients", minimum=1, maximum=MAX_ENUM_CLIENTS)
+    return np.ascontiguousarray(_participation_masks(n_clients)[:, ::-1])
 
 
-def isp_subset_probabilities(p) -> tuple[np.ndarray, np.ndarray]:
+def isp_subsetas_inclusion_probabilities(p) -> tuple[np.ndarray, np.ndarray]:
     r"""All masks and :math:`\Pr(S) = \prod_{i\in S}p_i\prod_{i\notin S}(1-p_i)`."""
-    p = _probabilities(p)
+    p = as_inclusion_probabilities(p)
     masks = all_masks(p.size)
     probs = np.prod(np.where(masks, p, 1.0 - p), axis=1)
     return masks, probs
@@ -51,9 +55,9 @@ def _moments(masks, probs, estimates, n) -> Moments:
 
 def isp_moments(z, p) -> Moments:
     r"""Exact moments of :math:`d=\sum_{i\in S}z_i/p_i` under independent sampling."""
-    p = _probabilities(p)
-    z = _vectors(z, p.size)
-    masks, probs = isp_subset_probabilities(p)
+    p = as_inclusion_probabilities(p)
+    z = as_row_vectors(z, "z", p.size)
+    masks, probs = isp_subsetas_inclusion_probabilities(p)
     estimates = masks.astype(float) @ (z / p[:, None])
     return _moments(masks, probs, estimates, p.size)
 
@@ -63,7 +67,7 @@ def design_moments(z, masks, probs) -> Moments:
     arbitrary design (masks with probabilities), :math:`\pi_i = \Pr(i\in S)` its marginals."""
     masks = np.asarray(masks, dtype=bool)
     probs = np.asarray(probs, dtype=float)
-    z = _vectors(z, masks.shape[1])
+    z = as_row_vectors(z, "z", masks.shape[1])
     marg = probs @ masks
     if np.any(marg <= 0):
         raise ValueError("the design must be proper (every marginal > 0)")

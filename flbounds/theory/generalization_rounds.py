@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .gen_models import RidgeData, RidgeModel
+from .data_models import RidgeData, RidgeModel
 from .generalization import OneRoundDraws, one_round_batch
 
 

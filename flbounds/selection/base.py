@@ -16,59 +16,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.validation import as_float_array, as_index_set, check_int
+
 
 def check_dissim(dissim, name: str = "dissim") -> np.ndarray:
-    """A square, finite, nonnegative float64 matrix, C-contiguous; ``ValueError`` otherwise."""
-    arr = np.asarray(dissim, dtype=float)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+    """A non-empty square, finite, nonnegative float64 matrix, C-contiguous."""
+    arr = as_float_array(dissim, name, ndim=2, nonnegative=True)
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square (n, n) matrix, got shape "
                          f"{arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if np.any(arr < 0):
-        raise ValueError(f"{name} must be nonnegative")
-    return np.ascontiguousarray(arr)
-
-
-def check_vector(values, n: int, name: str, *, nonnegative: bool = False) -> np.ndarray:
-    """A finite float64 vector of length ``n`` (optionally nonnegative)."""
-    arr = np.asarray(values, dtype=float)
-    if arr.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if nonnegative and np.any(arr < 0):
-        raise ValueError(f"{name} must be nonnegative")
-    return np.ascontiguousarray(arr)
-
-
-def check_scalar(value, name: str, *, low: float = -np.inf, strict: bool = False) -> float:
-    """A finite float ``> low`` (strict) or ``>= low``."""
-    x = float(value)
-    if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if (strict and x <= low) or (not strict and x < low):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {low:g}, got {x!r}")
-    return x
+    return arr
 
 
 def check_k(k, n: int, name: str = "k") -> int:
     """An integer budget with ``0 <= k <= n``."""
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
-        raise ValueError(f"{name} must be an integer, got {k!r}")
-    if not 0 <= int(k) <= n:
+    k = check_int(k, name)
+    if not 0 <= k <= n:
         raise ValueError(f"{name} must satisfy 0 <= {name} <= n = {n}, got {k}")
-    return int(k)
-
-
-def check_subset(S, n: int, name: str = "S") -> np.ndarray:
-    """Distinct integer indices in ``[0, n)`` as an int64 array."""
-    idx = np.asarray(list(S) if not isinstance(S, np.ndarray) else S, dtype=np.int64).ravel()
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"{name} must hold indices in [0, {n}), got {idx.tolist()}")
-    if np.unique(idx).size != idx.size:
-        raise ValueError(f"{name} must not repeat an index, got {idx.tolist()}")
-    return idx
+    return k
 
 
 class SetState:
@@ -88,7 +53,7 @@ class SetFunction:
 
     def value(self, S) -> float:
         """f(S) for an iterable of distinct indices."""
-        return float(self._value(check_subset(S, self.n)))
+        return float(self._value(as_index_set(S, "S", self.n)))
 
     def _value(self, idx: np.ndarray) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

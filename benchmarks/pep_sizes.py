@@ -21,7 +21,7 @@ import numpy as np
 from benchmarks._common import parse_args, write
 from flbounds.participation import Bernoulli
 from flbounds.pep import PEPSolveError, fedavg_rate, focus_rate, focus_rounds_rate
-from flbounds.pep.focus import scenario_focus_rate
+from flbounds.pep.tracking import scenario_focus_rate
 
 NAME = "pep_sizes"
 

@@ -5,7 +5,7 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
-from flbounds.pep.focus import scenario_focus_rate
+from flbounds.pep.tracking import scenario_focus_rate
 
 
 @pytest.mark.parametrize("step", [0.1, 0.3, 0.5, 0.9])

@@ -59,7 +59,7 @@ def test_tightness_fails_on_a_planted_bug_in_the_round_builder(monkeypatch):
     1 - rho; the printed rate is about 4x loose, so this is the size of bug the one-round
     claim can see: its verdict must leave 'holds' (no replayed instance from the theorem's
     start breaks the printed rate, hence not-applicable rather than violated)."""
-    from flbounds.pep import focus as pep_focus
+    from flbounds.pep import tracking as pep_focus
     from flbounds.pep.rounds import point_sum
 
     monkeypatch.setattr(pep_focus, "point_sum", lambda points: 0.25 * point_sum(points))

@@ -18,11 +18,11 @@ solve time, solver):
 """
 
 from .fedavg import fedavg_rate
-from .focus import focus_rate, focus_rounds_rate, lyapunov_weight
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
            "fedavg_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance", "gd_contraction",

@@ -116,7 +116,7 @@ def focus_rounds_witness(mu, L, p, local_steps, step, n_rounds) -> Witness:
     from flbounds.participation import Bernoulli
     from flbounds.problems import Quadratic
 
-    from .focus import focus_rounds_rate
+    from .tracking import focus_rounds_rate
 
     result, (x0_pt, _, funcs) = focus_rounds_rate(mu, L, p, local_steps, step, n_rounds,
                                                   function_class="quadratic",

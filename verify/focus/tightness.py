@@ -63,7 +63,7 @@ def _thm1a_cell(n, p, tau, multiple):
        full=dict(sizes=(2, 3, 4, 5, 6), taus=(1, 3, 5), multiples=(1.0, 3.0)))
 def thm1a_tightness(*, rng, sizes, taus, multiples):
     """Psi = ||x - x*||^2 + (1 - 8 eta L^2 N/mu) sum_i ||x - z_i||^2 (the proof's weight, one
-    state; flbounds.pep.focus). mu = 1, L = 2, Bernoulli p per N (P_SETS), steps = multiples of
+    state; flbounds.pep.tracking). mu = 1, L = 2, Bernoulli p per N (P_SETS), steps = multiples of
     the printed admissible step; multiples > 1 are outside the hypotheses (details only). The
     pilot's instance (N = 4, tau = 3, p = (.3,.5,.7,.9)): worst 0.99167 vs printed 0.99789, the
     printed rate about 4x loose in 1 - rho. Tolerance: the SDP acceptance bound."""

@@ -1,4 +1,4 @@
-r"""FOCUS (Algorithm 1 of [002]): worst one-round Lyapunov contraction, and the R-round worst
+r"""FOCUS (Algorithm 1 of [002], push-pull gradient tracking): worst one-round Lyapunov
 case from the proof's initialisation.
 
 State between rounds (as in ``verify/focus``'s one-round checks): the model :math:`x` the

@@ -1,8 +1,19 @@
-"""Shared plumbing of the figure scripts: arguments, the Agg backend, saving plot and data."""
+"""Shared plumbing of the figure scripts: arguments, the Agg backend, saving plot and data.
+
+Every figure writes four files named after it: ``<name>.png`` and ``<name>.pdf`` (the plot),
+``<name>.npz`` (the plotted numbers) and ``<name>.json`` (parameters, seed, versions, the
+claims it illustrates and how long it took; ``flbounds figures`` reads the durations back
+for its ETA and ``flbounds report`` reads the claims to place the figure beside them).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import re
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +23,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 DEFAULT_OUT = Path("flbounds-results") / "figures"
+#: file suffixes a figure writes, in the order returned by :func:`save`
+SUFFIXES = (".png", ".pdf", ".npz", ".json")
+
+log = logging.getLogger("figures")
 
 
 def parse_args(argv, description: str) -> argparse.Namespace:
@@ -22,15 +37,20 @@ def parse_args(argv, description: str) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def save(fig, data: dict, out_dir: Path, name: str) -> list[Path]:
-    """Write ``<name>.png`` and the plotted numbers ``<name>.npz`` into ``out_dir``."""
+def save(fig, data: dict, out_dir: Path, name: str, meta: dict | None = None) -> list[Path]:
+    """Write ``<name>.png``, ``.pdf``, the plotted numbers ``.npz`` and ``meta`` as ``.json``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    png, npz = out_dir / f"{name}.png", out_dir / f"{name}.npz"
+    png, pdf, npz, meta_path = (out_dir / f"{name}{suffix}" for suffix in SUFFIXES)
     fig.savefig(png, dpi=120, bbox_inches="tight")
+    fig.savefig(pdf, bbox_inches="tight")
     plt.close(fig)
     np.savez(npz, **{k: np.asarray(v) for k, v in data.items()})
-    return [png, npz]
+    meta = dict(meta or {"name": name})
+    meta["files"] = [p.name for p in (png, pdf, npz, meta_path)]
+    meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    log.debug("%s: wrote %s", name, ", ".join(meta["files"]))
+    return [png, pdf, npz, meta_path]
 
 
 def band(ax, x, samples, *, label: str, color=None) -> None:
@@ -41,15 +61,49 @@ def band(ax, x, samples, *, label: str, color=None) -> None:
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
 
 
+def _scalars(data: dict) -> dict:
+    """The plotted data's scalar entries (sizes, constants), for the JSON record."""
+    out = {}
+    for key, value in data.items():
+        arr = np.asarray(value)
+        if arr.ndim == 0 and arr.dtype.kind in "biuf":
+            out[key] = arr.item()
+    return out
+
+
+def metadata(module, name: str, args, data: dict, elapsed_s: float) -> dict:
+    """The JSON record of one drawn figure (see the module docstring)."""
+    import matplotlib as mpl
+
+    from flbounds.ledger.registry import versions
+
+    doc = (module.__doc__ or "").strip()
+    # the docstring's first line, without reST markup (:math:`x` -> x, ``x`` -> x)
+    title = re.sub(r":math:`([^`]*)`|``([^`]*)``", lambda m: m.group(1) or m.group(2),
+                   doc.splitlines()[0]) if doc else name
+    return {"name": name, "title": title,
+            "claims": list(getattr(module, "CLAIMS", ())),
+            "profile": args.profile, "seed": args.seed,
+            "parameters": {"profile": args.profile, "seed": args.seed, **_scalars(data)},
+            "arrays": {k: list(np.shape(v)) for k, v in data.items() if np.ndim(v) > 0},
+            "versions": {**versions(), "matplotlib": mpl.__version__},
+            "elapsed_s": round(elapsed_s, 3),
+            "created": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
 def run_figure(module, argv) -> list[Path]:
     """The ``main`` of a figure module: parse arguments, ``compute``, ``plot``, ``save``.
 
     The figure's name is the module's ``NAME`` (default: the file name), its description
-    the first line of the module docstring.
+    the first line of the module docstring, the claims it illustrates its ``CLAIMS``.
     """
     description = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
     args = parse_args(argv, description)
-    data = module.compute(args.profile, args.seed)
     # the module's own name, also when it runs as ``python -m figures.<name>`` (__main__)
     name = getattr(module, "NAME", Path(module.__file__).stem)
-    return save(module.plot(data), data, args.out, name)
+    start = time.perf_counter()
+    log.debug("%s: computing (profile %s, seed %d)", name, args.profile, args.seed)
+    data = module.compute(args.profile, args.seed)
+    fig = module.plot(data)
+    meta = metadata(module, name, args, data, time.perf_counter() - start)
+    return save(fig, data, args.out, name, meta)

@@ -14,6 +14,9 @@ import numpy as np
 from figures._common import run_figure
 from verify.fedals.mlp_task import alpha_sweep
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("fedals.v9", "fedals.table3")
+
 ALPHAS = [1, 5, 10, 25, 100]
 
 

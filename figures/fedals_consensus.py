@@ -15,6 +15,9 @@ from figures._common import run_figure
 from verify.fedals import mlp
 from verify.fedals.mlp_task import SIZES, make_plan, make_task, run_fedals
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("fedals.example1",)
+
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:
     rng = np.random.default_rng([seed, 4])

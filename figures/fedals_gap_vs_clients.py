@@ -16,6 +16,9 @@ from flbounds.stats import slope_from_means
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import one_round_draws, summarize_bound
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("fedals.thm41.bound", "fedals.d1")
+
 DIM, N_SAMPLES, LAM = 5, 40, 0.1
 
 

@@ -15,6 +15,9 @@ from figures._common import run_figure
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import one_round_draws, summarize_bound
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("fedals.thm41.bound", "fedals.d2")
+
 ZETAS = [0.0, 0.25, 0.5, 1.0, 2.0]
 
 

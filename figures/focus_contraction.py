@@ -16,11 +16,12 @@ reference), where tau matters.
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import numpy as np
 
-from figures._common import parse_args, plt, save
+from figures._common import plt, run_figure
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import linear_rate_fit
@@ -29,6 +30,10 @@ from verify.focus.instances import focus_squared_errors, thm1a_step_printed
 PROFILES = {"quick": dict(taus=(1, 3, 10), p_mins=(0.1, 0.2, 0.4), n_runs=20),
             "full": dict(taus=(1, 2, 3, 5, 10), p_mins=(0.05, 0.1, 0.2, 0.4), n_runs=100)}
 X0 = np.full(3, 3.0)
+NAME = "focus_contraction"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("focus.thm1a",)
+log = logging.getLogger(__name__)
 MULTIPLIERS = (1, 30)
 
 
@@ -55,8 +60,10 @@ def compute(profile="quick", seed=0):
                 theoretical[m, a, b] = 1 - step * mu * n / 2
                 gd[m, a, b] = (1 - step * n * problem.mu) ** 2
                 steps[m, a, b] = step
-    return {"taus": taus, "p_mins": p_mins, "multipliers": np.array(MULTIPLIERS),
+    data = {"taus": taus, "p_mins": p_mins, "multipliers": np.array(MULTIPLIERS),
             "measured": measured, "theoretical": theoretical, "gd": gd, "steps": steps}
+    log_cells(data)
+    return data
 
 
 def plot(data):
@@ -78,16 +85,18 @@ def plot(data):
     return fig
 
 
-def main(argv=None):
-    args = parse_args(argv, "FOCUS measured vs theoretical contraction factors")
-    data = compute(args.profile, args.seed)
+def log_cells(data) -> None:
+    """One debug line per (multiplier, p_min, tau) cell: step, measured and theoretical rate."""
     for m, mult in enumerate(data["multipliers"]):
         for a, p_min in enumerate(data["p_mins"]):
             for b, tau in enumerate(data["taus"]):
-                print(f"x{mult:d} p_min={p_min:g} tau={tau:d} step={data['steps'][m, a, b]:.3g} "
-                      f"measured={data['measured'][m, a, b]:.6f} "
-                      f"theory={data['theoretical'][m, a, b]:.6f} gd={data['gd'][m, a, b]:.6f}")
-    return save(plot(data), data, args.out, "focus_contraction")
+                log.debug("x%d p_min=%g tau=%d step=%.3g measured=%.6f theory=%.6f gd=%.6f",
+                          mult, p_min, tau, data["steps"][m, a, b], data["measured"][m, a, b],
+                          data["theoretical"][m, a, b], data["gd"][m, a, b])
+
+
+def main(argv=None):
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ from flbounds.participation import Bernoulli, UniformWithoutReplacement, Weighte
 from flbounds.problems import random_ridge
 from verify.focus.weights import NOTEBOOK_WEIGHTS
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("focus.fedavg.bias_persists", "focus.sec5_1.fixed_point")
+
 ALGORITHMS = {"FOCUS": (focus, 1), "FedAvg": (fedavg, 1), "FedAU": (fedau, 1),
               "MIFA": (mifa, 1), "SCAFFOLD": (scaffold, 2), "ProxSkip": (proxskip, 2)}
 N_CLIENTS, DIM, SAMPLES, LAM, TAU = 16, 100, 100, 0.01, 5

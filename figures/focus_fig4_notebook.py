@@ -22,6 +22,9 @@ from figures._common import run_figure
 from figures.focus_fig4 import plot, run_scenarios  # noqa: F401  (plot: this figure draws as Fig. 4)
 from flbounds.problems import Ridge
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("focus.assumption1.case3_weights_are_q",)
+
 ROWS_PER_CLIENT, N_CLIENTS, DIM, TAU = 500, 16, 50, 3
 NOTEBOOK_STEPS = (6e-4, 1.5e-4, 1e-4)
 PROFILES = {"quick": dict(n_rounds=300, n_seeds=1), "full": dict(n_rounds=500, n_seeds=5)}

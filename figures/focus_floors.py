@@ -29,6 +29,9 @@ from flbounds.theory.fedavg_limits import (
     weighted_minimizer,
 )
 
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("focus.fedavg", "focus.thm3", "focus.thm4", "focus.cor1_2")
+
 PROFILES = {"quick": dict(n_steps=6, n_runs=4, n_rounds=3000),
             "full": dict(n_steps=10, n_runs=20, n_rounds=20000)}
 P = np.array([.1, .2, .3, .5, .6, .8, .9, .95])

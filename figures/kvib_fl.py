@@ -22,6 +22,8 @@ from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformR
 from verify.kvib.fedprox_synthetic import fedprox_synthetic
 
 NAME = "kvib_fl"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm4_1.kvib_beats_uniform_isp", "kvib.sec5.enhanced_rate")
 SAMPLERS = ("uniform ISP", "uniform RSP", "Vrb", "Mabs", "Avare (recon.)", "K-Vib", "oracle")
 
 

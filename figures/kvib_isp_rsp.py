@@ -18,6 +18,8 @@ from figures._common import run_figure
 from flbounds.sampling import isp_variance, multinomial_variance, optimal_isp_probabilities
 
 NAME = "kvib_isp_rsp"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.lemma2_1", "kvib.sec3", "kvib.example3_1")
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

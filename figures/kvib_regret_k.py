@@ -20,6 +20,8 @@ from flbounds.sampling.online import Assumption51Feedback, kvib_online, run_onli
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_k"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm5_2.k_exponent", "kvib.app_f")
 SAMPLERS = ("K-Vib (paper)", "K-Vib (code variant)", "Vrb", "Mabs", "Avare (reconstructed)",
             "uniform ISP")
 

@@ -17,6 +17,8 @@ from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_r
 from flbounds.stats import loglog_slope
 
 NAME = "kvib_regret_t"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("kvib.thm5_2.t_exponent", "kvib.thm5_2.sublinear")
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

@@ -18,6 +18,8 @@ from figures._common import run_figure
 from flbounds.participation import Bernoulli, UniformWithoutReplacement, WeightedWithoutReplacement
 
 NAME = "participation_weights"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("focus.assumption1",)
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

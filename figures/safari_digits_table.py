@@ -18,6 +18,8 @@ from figures._common import run_figure
 from verify.safari.digits_experiment import gain
 
 NAME = "safari_digits_table"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("safari.digits",)
 PS, SS = (10, 5, 2, 1), (0, 2, 4)
 
 

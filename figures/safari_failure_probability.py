@@ -20,6 +20,8 @@ from flbounds.stats import clopper_pearson
 from flbounds.theory.impossibility import draw_plan, failure_indicators, two_point_distribution
 
 NAME = "safari_failure_probability"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("safari.thm1",)
 M, m = 10, 5
 
 

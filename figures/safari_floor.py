@@ -29,6 +29,8 @@ from verify.safari.instances import (
 )
 
 NAME = "safari_floor"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("safari.thm4",)
 
 
 def _tail(rng, prob, q, eta, n_rounds, n_seeds):

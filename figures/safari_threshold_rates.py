@@ -17,6 +17,8 @@ from figures._common import band, run_figure
 from flbounds.theory.thresholds import pooled_erm_errors, uniform
 
 NAME = "safari_threshold_rates"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("safari.thm2", "safari.thm3")
 CLIENT, SERVER = uniform(0.2, 0.6), uniform(0.0, 1.0)
 
 

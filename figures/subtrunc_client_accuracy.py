@@ -11,6 +11,10 @@ from flbounds.selection import SelectionRule
 from verify.subtrunc.fairness import DATASETS, fl_runs
 
 NAME = "subtrunc_client_accuracy"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("subtrunc.fl.subtrunc_below_divfl",
+          "subtrunc.fl.subtrunc_below_random",
+          "subtrunc.fl.maxmin_below_divfl")
 RULES = (SelectionRule("random"), SelectionRule("divfl"), SelectionRule("subtrunc", lam=0.95),
          SelectionRule("unionfl", window=5), SelectionRule("poc"))
 SHORT = ("Random", "DivFL", "SubTrunc", "UnionFL", "PoC")

@@ -11,6 +11,9 @@ from flbounds.selection import SelectionRule
 from verify.subtrunc.fairness import DATASETS, WINDOWS, fl_runs, upper_ci
 
 NAME = "subtrunc_dissimilarity"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("subtrunc.fl.dissimilarity_falls_with_lambda",
+          "subtrunc.fl.dissimilarity_falls_with_window")
 LAMS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.95)
 
 

@@ -10,6 +10,8 @@ from figures._common import plt, run_figure
 from verify.subtrunc.greedy import greedy_ratio_sample, unionfl_ratio_sample
 
 NAME = "subtrunc_greedy_ratio"
+#: the claims this figure illustrates (ids or dotted prefixes)
+CLAIMS = ("subtrunc.greedy", "subtrunc.sec3c")
 
 
 def compute(profile: str = "quick", seed: int = 0) -> dict:

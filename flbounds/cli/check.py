@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.registry import PROFILES
-from flbounds.ledger.report import fmt
 from flbounds.ledger.runner import SchedulerError, connect
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, select_claims
+from ._progress import claims_progress, summary_table
 
 HELP = "run claims and compare verdicts with expectations"
 
@@ -32,14 +30,6 @@ def add_arguments(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def _progress(done: int, total: int, result, elapsed: float) -> None:
-    flag = "" if result.as_expected else f"  UNEXPECTED (expected {result.expected})"
-    minutes, seconds = divmod(int(elapsed), 60)
-    print(f"[{done:>{len(str(total))}}/{total}] {minutes:02d}:{seconds:02d} "
-          f"{result.verdict:<14} {result.id} ({result.elapsed_s:.1f}s){flag}",
-          file=sys.stderr, flush=True)
-
-
 def run(args) -> int:
     claims = select_claims(args.patterns)
     if args.json is not None and not args.json.parent.exists():
@@ -51,11 +41,14 @@ def run(args) -> int:
         except SchedulerError as exc:
             raise UsageError(str(exc)) from None
     start = time.perf_counter()
+    bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
+                          resume=args.resume, quiet=args.quiet)
     try:
         results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
                              scheduler=scheduler, store=ResultStore(args.results),
-                             resume=args.resume, progress=None if args.quiet else _progress)
+                             resume=args.resume, progress=bar.claim_done)
     finally:
+        bar.close()
         if scheduler is not None:
             scheduler.close()
     if args.json is not None:
@@ -67,13 +60,4 @@ def run(args) -> int:
 
 
 def print_summary(results, elapsed: float) -> None:
-    counts = Counter(r.verdict for r in results)
-    unexpected = [r for r in results if not r.as_expected]
-    print(f"{len(results)} claims in {elapsed:.1f}s: "
-          + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-          + f"; {len(results) - len(unexpected)} as expected, {len(unexpected)} unexpected")
-    for r in unexpected:
-        print(f"  UNEXPECTED {r.id}: {r.verdict} (expected {r.expected}); measured "
-              f"{fmt(r.measured)} {r.relation} {fmt(r.theoretical)}"
-              + (f"; {r.reason.splitlines()[0]}" if r.reason else ""))
-        print(f"    reproduce: {r.reproducer}")
+    print(summary_table(results, elapsed))

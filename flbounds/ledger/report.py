@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import base64
-import html
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 
+from markupsafe import Markup
+
 from .registry import PAPERS
+from .report_data import load_figure, payload, script_json, split_attacks
 from .result import VERDICTS, CheckResult
 
 
@@ -62,6 +64,7 @@ def _row(r: CheckResult) -> list[str]:
 
 def markdown(results: list[CheckResult]) -> str:
     """One table per paper plus a summary of verdicts."""
+    results, attacks = split_attacks(results)
     lines = ["# flbounds ledger", ""]
     lines += _summary_markdown(results)
     for key, rows in by_paper(results).items():
@@ -70,10 +73,24 @@ def markdown(results: list[CheckResult]) -> str:
         for r in rows:
             cells = [c.replace("|", "\\|").replace("\n", " ") for c in _row(r)]
             lines.append("| " + " | ".join(cells) + " |")
-        notes = [r for r in rows if r.reason]
+        notes = [note for r in rows for note in _notes(r, attacks.get(r.id))]
         if notes:
-            lines += [""] + [f"- `{r.id}` ({r.verdict}): {r.reason}" for r in notes]
+            lines += [""] + notes
     return "\n".join(lines) + "\n"
+
+
+def _notes(r: CheckResult, attack: dict | None) -> list[str]:
+    """Markdown bullets for a row's reason and its optional hypotheses / attack / worst case."""
+    notes = [f"- `{r.id}` ({r.verdict}): {r.reason}"] if r.reason else []
+    extra = {"hypotheses": getattr(r, "hypotheses", None),
+             "attack": getattr(r, "attack", None) or attack,
+             "worst case": getattr(r, "worst_case", None)}
+    for label, value in extra.items():
+        if value:
+            text = "; ".join(f"{k}: {fmt(v) if not isinstance(v, dict) else v}"
+                             for k, v in value.items())
+            notes.append(f"- `{r.id}` {label}: {text}")
+    return notes
 
 
 def _summary_markdown(results) -> list[str]:
@@ -88,53 +105,39 @@ def _summary_markdown(results) -> list[str]:
     return lines
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2em;max-width:110em}
-table{border-collapse:collapse;margin:1em 0;font-size:.9em}
-td,th{border:1px solid #ccc;padding:.3em .5em;vertical-align:top}
-th{background:#f0f0f0}
-.holds{background:#e6f5e6}.violated{background:#fde8d8}
-.not-applicable{background:#eef}.error{background:#f8c0c0}
-.unexpected{outline:3px solid #c00}
-code{font-size:.85em}
-figure{display:inline-block;margin:1em;max-width:45%}
-figure img{max-width:100%}
-"""
-
-
 def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
-    """A single self-contained page: summary, one table per paper, figures as data URIs."""
-    esc = html.escape
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>flbounds ledger</title>",
-             f"<style>{_CSS}</style></head><body><h1>flbounds ledger</h1>", "<h2>Summary</h2>"]
-    parts.append("<table><tr><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS)
-                 + "<th>as expected</th></tr>")
-    for key, c in summary_counts(results).items():
-        ok = sum(r.as_expected for r in results if r.id.split(".", 1)[0] == key)
-        parts.append(f"<tr><td>{esc(key)}</td>" + "".join(f"<td>{c.get(v, 0)}</td>"
-                                                          for v in VERDICTS)
-                     + f"<td>{ok}/{sum(c.values())}</td></tr>")
-    parts.append("</table>")
-    for key, rows in by_paper(results).items():
-        parts.append(f"<h2>{esc(key)}: {esc(PAPERS.get(key, ('', key))[1])}</h2><table><tr>"
-                     + "".join(f"<th>{c}</th>" for c in _COLUMNS) + "</tr>")
-        for r in rows:
-            cls = r.verdict + ("" if r.as_expected else " unexpected")
-            cells = _row(r)
-            cells[-1] = f"<code>{esc(r.reproducer)}</code>"
-            tds = "".join(f"<td>{c if i == len(cells) - 1 else esc(c)}</td>"
-                          for i, c in enumerate(cells))
-            title = esc(r.reason or r.tolerance.get("derivation", "") if r.tolerance else "")
-            parts.append(f"<tr class='{cls}' title='{title}'>{tds}</tr>")
-        parts.append("</table>")
-    if figures:
-        parts.append("<h2>Figures</h2>")
-        for path in figures:
-            data = base64.b64encode(Path(path).read_bytes()).decode()
-            parts.append(f"<figure><img alt='{esc(path.stem)}' src='data:image/png;base64,"
-                         f"{data}'><figcaption>{esc(path.stem)}</figcaption></figure>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    """The ledger as one self-contained page (inline CSS and JavaScript, figures as data URIs).
+
+    The template ``templates/ledger.html.j2`` renders the summary and the gallery; the table
+    and the per-claim panels are drawn in the browser from an embedded JSON blob
+    (:func:`~flbounds.ledger.report_data.payload`), so the page stays responsive with
+    thousands of rows.
+    """
+    loaded = [load_figure(Path(p)) for p in figures]
+    data = payload(results, loaded)
+    claims, _ = split_attacks(results)
+    return _environment().get_template("ledger.html.j2").render(
+        summary=_summary_rows(claims), verdicts=VERDICTS, figures=loaded,
+        data_json=Markup(script_json(data)), n_claims=len(claims),
+        n_unexpected=sum(not r.as_expected for r in claims))
+
+
+@cache
+def _environment():
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(loader=PackageLoader("flbounds.ledger", "templates"),
+                       autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+def _summary_rows(claims) -> list[dict]:
+    rows = []
+    for key, group in by_paper(claims).items():
+        rows.append({"paper": key, "title": PAPERS.get(key, ("", key))[1],
+                     "counts": {v: sum(r.verdict == v for r in group) for v in VERDICTS},
+                     "total": len(group), "ok": sum(r.as_expected for r in group)})
+    return rows
 
 
 def write_reports(results: list[CheckResult], out_dir: Path,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .sdp import SolveInfo
+from .sdp import SolveInfo, gap_tolerance
 
 
 @dataclass(frozen=True)
@@ -47,10 +47,18 @@ class WorstCase:
             return None
         return self.worst / self.printed
 
+    @property
+    def tight(self) -> bool | None:
+        """Whether the printed rate equals the worst case, within the solver's accuracy."""
+        if self.printed is None:
+            return None
+        return abs(self.worst - self.printed) <= gap_tolerance(self.worst)
+
     def as_dict(self) -> dict:
         """JSON-ready summary, the ``worst_case`` field of a ledger row."""
         out = asdict(self)
         out["ratio"] = self.ratio
+        out["tight"] = self.tight
         return out
 
 

@@ -37,6 +37,8 @@ def _summary(cells):
     worst = max(inside, key=lambda c: c["worst"] / c["printed"])
     return dict(worst=worst["worst"], printed=worst["printed"], ratio=worst["ratio"],
                 gap=worst["gap"], solver=worst["solver"], cell=worst["constants"],
+                tight=bool(abs(worst["worst"] - worst["printed"])
+                           <= gap_tolerance(worst["worst"])),
                 max_ratio_within_hypotheses=max(c["ratio"] for c in inside),
                 min_looseness_in_one_minus_rate=min(
                     (1 - c["worst"]) / (1 - c["printed"]) for c in inside if c["printed"] < 1))
@@ -169,7 +171,9 @@ def rounds_tightness(*, rng, cases):
     return Evidence(measured=measured, theoretical=np.array(printed), relation="<=",
                     tolerance=_gap_tolerance(measured), details={"cells": cells},
                     worst_case=dict(worst=top["worst"], printed=top["printed"],
-                                    ratio=top["ratio"], cell=dict(N=top["N"], R=top["R"])))
+                                    ratio=top["ratio"], cell=dict(N=top["N"], R=top["R"]),
+                                    tight=bool(abs(top["worst"] - top["printed"])
+                                               <= gap_tolerance(top["worst"]))))
 
 
 @claim("focus.thm1a.mc_below_worst_case", ref="Thm 1(a), eq. (23), with the PEP rate",

@@ -72,3 +72,32 @@ def test_cli_bound_usage_errors_exit_2_one_line(capsys, argv, word):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert word in err and err.count("\n") == 1
+
+
+EXAMPLES = {
+    "focus.thm1a": dict(mu=1, L=2, p=[0.3, 0.5], tau=3),
+    "focus.thm1a.proof": dict(mu=1, L=2, p=[0.3, 0.5], tau=3),
+    "focus.thm1b": dict(beta=1, L=2, p=[0.3, 0.5], tau=3),
+    "focus.thm1c": dict(L=2, p=[0.3, 0.5], tau=3, R=100, gap0=1.0),
+    "focus.thm3": dict(mu=1, L=2, tau=3, delta_q2=0.1, sigma_g2=1.0),
+    "focus.cor3.rate": dict(mu=1, L=2, tau=3),
+    "safari.thm1": dict(n_clients=10, n_participating=5, n_samples=1),
+    "safari.thm4": dict(L=1, local_steps=2, n_sampled=2, q=0.5, R=100, delta_f=1, sigma2=1,
+                        sigma_s2=1, sigma_G2=1),
+    "safari.thm5": dict(mu=1, L=2, local_steps=2, n_sampled=2, q=0.5, R=100, dist0=1,
+                        sigma2=1, sigma_s2=1, sigma_G2=1),
+    "kvib.thm4_1": dict(M=1, L=1, T=1000, sigma2=1, beta1=0.1, gamma=1),
+    "kvib.thm5_1": dict(T=1000, K=2, Pi_star=3, V=[1, 2, 3]),
+    "fedals.thm4_1": dict(mu=1, L=4, G=[0.1, 0.2], D=[0.05, 0.05], w=[0.5, 0.5]),
+    "subtrunc.thm1": dict(L=1, f0=2, K=100, E=2, n=10, sigma2=1, gamma=0.01),
+}
+
+
+def test_every_registered_bound_evaluates_at_an_example():
+    table = bounds.load_all()
+    assert set(table) == set(EXAMPLES)
+    for bid, values in EXAMPLES.items():
+        value = table[bid].evaluate(**values)
+        assert np.isfinite(value.value) and value.value >= 0, bid
+        if table[bid].uses_step:
+            assert value.step == value.admissible_step and value.binding in value.conditions

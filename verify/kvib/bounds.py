@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger.bounds import bound, integer, nonnegative, positive, vector
+from flbounds.ledger.bounds import (
+    bound,
+    integer,
+    nonnegative,
+    positive,
+    probabilities,
+    vector,
+)
+from flbounds.sampling import isp_variance, rsp_bound
 
 
 def _thm41_rho(gamma, step):
@@ -50,3 +58,30 @@ def thm5_1(*, T, K, Pi_star, V):
     """(T/K) (sum_i sqrt(V_T(i)/T)) (2 Pi_* + sum_i sqrt(V_T(i)/T))."""
     s = float(np.sum(np.sqrt(np.asarray(V) / T)))
     return T / K * s * (2 * Pi_star + s)
+
+
+def _same_length(*, p, a):
+    if p.size != a.size:
+        raise ValueError(f"p and a must have one entry per client, got {p.size} and {a.size}")
+
+
+_LEMMA21 = (probabilities("p", "inclusion probabilities p_i"),
+            vector("a", "a_i = lambda_i ||g_i||, one per client"))
+
+
+@bound("kvib.lemma2_1.isp", ref="Lemma 2.1, eq. (3), ISP side (an equality)",
+       constants=_LEMMA21, check=_same_length,
+       quantity="V(S) under independent sampling: sum_i (1 - p_i) a_i^2 / p_i",
+       hypotheses=("independent (Poisson) sampling with P(i in S) = p_i",))
+def lemma2_1_isp(*, p, a):
+    """The exact ISP variance (``flbounds.sampling.isp_variance``)."""
+    return isp_variance(p, a)
+
+
+@bound("kvib.lemma2_1.rsp", ref="Lemma 2.1, eq. (3), RSP side (an upper bound)",
+       constants=_LEMMA21, check=_same_length,
+       quantity="RSP variance bound (N-K)/(N-1) sum_i a_i^2/p_i, K = sum p",
+       hypotheses=("uniform K-nice sampling (Lemma B.7 needs p_i >= (K-1)/(N-1))",))
+def lemma2_1_rsp(*, p, a):
+    """The RSP bound (``flbounds.sampling.rsp_bound``)."""
+    return rsp_bound(p, a)

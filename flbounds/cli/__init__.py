@@ -22,6 +22,8 @@ COMMANDS = {
     "figures": "figures",
     "report": "report",
     "show": "show",
+    "falsify": "falsify",
+    "replay": "replay",
     "bound": "bound",
 }
 

@@ -127,6 +127,7 @@ class Claim:
                           relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
                           details=ev.details, reason=ev.reason, traceback="",
                           hypotheses={**self.hypotheses, **ev.hypotheses},
+                          attack=ev.attack,
                           worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
@@ -255,6 +256,9 @@ def select(patterns: list[str] | tuple[str, ...] = ()) -> list[Claim]:
 
 
 def get(claim_id: str) -> Claim:
+    if claim_id.startswith("attack:"):  # an adversarial attack on a claim: same task interface
+        from flbounds.falsify.task import attack_task
+        return attack_task(claim_id)
     table = load_all()
     if claim_id not in table:
         raise ValueError(f"unknown claim id {claim_id!r}")

@@ -81,6 +81,7 @@ class Evidence:
     applicable: bool = True
     reason: str = ""
     hypotheses: dict = field(default_factory=dict)
+    attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
     worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
 
     def __post_init__(self):
@@ -140,6 +141,7 @@ class CheckResult:
     traceback: str = ""
     task_key: str = ""
     hypotheses: dict = field(default_factory=dict)
+    attack: dict = field(default_factory=dict)  # fixed/best ratio, evaluations, witness, tight
     worst_case: dict = field(default_factory=dict)
 
     @property

@@ -1,0 +1,150 @@
+"""``flbounds falsify``: adversarial search for the worst instance of bound claims.
+
+Each attacked claim X runs as the ledger task ``attack:X`` through the same runner, process
+pool, Dask path and results store as ``flbounds check`` (so ``--resume`` works). The table
+printed at the end gives, per claim, the ratio measured/bound on the claim's own fixed
+instances, the attacked ratio, the evaluations and the time; ``--json`` writes one object per
+claim that ``flbounds replay`` re-evaluates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from flbounds.ledger import ResultStore, run_claims
+from flbounds.ledger.registry import PROFILES, matches
+from flbounds.ledger.runner import SchedulerError, connect
+
+from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int
+
+HELP = "adversarial search (CMA-ES) for instances that break bound claims"
+#: seconds between two live progress lines of one attack
+PROGRESS_EVERY = 2.0
+
+
+def add_arguments(p) -> None:
+    p.add_argument("patterns", nargs="*", metavar="PATTERN",
+                   help="claim ids, dotted prefixes (e.g. 'kvib') or globs; none: every "
+                        "attacked claim")
+    p.add_argument("--budget", type=positive_int, metavar="N",
+                   help="evaluations per attack (default: each surface's --profile budget)")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="budget profile when --budget is not given")
+    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
+    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
+    p.add_argument("--resume", action="store_true", help="skip attacks already in the store")
+    p.add_argument("--json", type=Path, metavar="PATH",
+                   help="write one object per claim (id, ratios, evaluations, witness)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def select_surfaces(patterns) -> list[str]:
+    """Claim ids with an attack surface matching ``patterns`` (usage error if one matches
+    none)."""
+    from flbounds.falsify import surfaces
+
+    ids = list(surfaces())
+    for pattern in patterns:
+        if not any(matches(cid, pattern) for cid in ids):
+            raise UsageError(f"no attacked claim matches pattern {pattern!r} "
+                             "(see 'flbounds falsify --help'; 'flbounds falsify' runs all)")
+    return [cid for cid in ids if not patterns or any(matches(cid, p) for p in patterns)]
+
+
+def run(args) -> int:
+    from flbounds.falsify.task import PROGRESS, attack_task, budget_profile
+
+    ids = select_surfaces(args.patterns)
+    if args.json is not None and not args.json.parent.exists():
+        raise UsageError(f"--json: directory {str(args.json.parent)!r} does not exist")
+    tasks = [attack_task("attack:" + cid) for cid in ids]
+    profile = budget_profile(args.budget) if args.budget else args.profile
+    scheduler = None
+    if args.scheduler:
+        try:
+            scheduler = connect(args.scheduler)
+        except SchedulerError as exc:
+            raise UsageError(str(exc)) from None
+    live = not args.quiet and scheduler is None and args.workers == 1
+    if live:
+        PROGRESS.append(_LiveProgress())
+    start = time.perf_counter()
+    try:
+        results = run_claims(tasks, profile=profile, seed=args.seed, workers=args.workers,
+                             scheduler=scheduler, store=ResultStore(args.results),
+                             resume=args.resume, progress=None if args.quiet else _progress)
+    finally:
+        if live:
+            PROGRESS.pop()
+        if scheduler is not None:
+            scheduler.close()
+    rows = [attack_row(r) for r in results]
+    if args.json is not None:
+        tmp = args.json.with_name(args.json.name + ".tmp")
+        tmp.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        os.replace(tmp, args.json)
+    print_table(rows, time.perf_counter() - start)
+    return 0 if all(r["verdict"] == r["expected"] for r in rows) else 1
+
+
+class _LiveProgress:
+    """Prints 'attack: evaluations, best ratio so far' at most every PROGRESS_EVERY s."""
+
+    def __init__(self):
+        self.last = 0.0
+
+    def __call__(self, task_id: str, evaluations: int, best: float) -> None:
+        now = time.perf_counter()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            print(f"  {task_id}: {evaluations} evaluations, best ratio {best:.6g}",
+                  file=sys.stderr, flush=True)
+
+
+def _progress(done: int, total: int, result, elapsed: float) -> None:
+    a = result.attack or {}
+    flag = "" if result.as_expected else f"  UNEXPECTED (expected {result.expected})"
+    print(f"[{done:>{len(str(total))}}/{total}] {result.verdict:<9} {result.id} "
+          f"best {a.get('best_ratio', float('nan')):.6g} after {a.get('evaluations', 0)} "
+          f"evaluations ({result.elapsed_s:.1f}s){flag}", file=sys.stderr, flush=True)
+
+
+def attack_row(result) -> dict:
+    """The ``--json`` object of one attack result (``id`` is the attacked claim's id)."""
+    a = result.attack or {}
+    row = {"id": result.id.removeprefix("attack:"), "task": result.id,
+           "verdict": result.verdict, "expected": result.expected,
+           "best_ratio": a.get("best_ratio"), "fixed_ratio": a.get("fixed_ratio"),
+           "evaluations": a.get("evaluations"), "rejected": a.get("rejected"),
+           "witness": a.get("witness"), "threshold": a.get("threshold"),
+           "tight": a.get("tight"), "pep_ratio": a.get("pep_ratio"), "seed": result.seed,
+           "profile": result.profile, "elapsed_s": result.elapsed_s,
+           "reproducer": result.reproducer, "reason": result.reason}
+    for key in ("minimal_witness", "minimal_ratio"):
+        if key in a:
+            row[key] = a[key]
+    return row
+
+
+def _num(x) -> str:
+    return "-" if x is None or isinstance(x, str) else f"{x:.6g}"
+
+
+def print_table(rows: list[dict], elapsed: float) -> None:
+    """Claim, verdict, fixed ratio, attacked ratio, evaluations, seconds (Markdown)."""
+    print("| claim | verdict (expected) | fixed ratio | attacked ratio | evaluations | s |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        mark = "" if r["verdict"] == r["expected"] else " UNEXPECTED"
+        print(f"| {r['id']} | {r['verdict']} ({r['expected']}){mark} | "
+              f"{_num(r['fixed_ratio'])} | {_num(r['best_ratio'])} | "
+              f"{r['evaluations'] or '-'} | {r['elapsed_s']:.1f} |")
+    bad = sum(r["verdict"] != r["expected"] for r in rows)
+    print(f"{len(rows)} attacks in {elapsed:.1f}s; {len(rows) - bad} as expected, "
+          f"{bad} unexpected")

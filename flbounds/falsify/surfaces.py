@@ -1,0 +1,144 @@
+r"""Attack surfaces: how a bound claim is attacked (its instance space and one-instance ratio).
+
+A claim module's sibling ``attacks.py`` declares, per attacked claim::
+
+    @attack_surface("kvib.lemma2_1.isp_le_rsp_bound",
+                    space={"a": Box(0.01, 100, log=True, shape=8), "n": Integers(2, 8), ...},
+                    validator=in_regime, fixed=[{...}], tolerance=1e-12,
+                    tolerance_why="ratio of two sums of <= 8 positive terms")
+    def isp_le_rsp(*, a, n, ...):
+        return isp_variance(...) / rsp_bound(...)
+
+The decorated function receives one instance and returns measured/bound for it, computed with
+the library's own algorithms and closed forms (the same calls the claim makes). A ratio above
+``1 + tolerance`` breaks the bound; ``validator`` rejects instances outside the result's
+hypotheses; ``fixed`` lists the claim's own fixed instances (their largest ratio is the
+*fixed ratio* an attack is compared with).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .spaces import Space
+
+_SURFACES: dict[str, Surface] = {}
+EXPECTED = ("holds", "violated")
+#: default evaluation budgets of an attack per ledger profile
+DEFAULT_BUDGET = {"quick": 300, "full": 5000}
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One registered attack surface (see the module docstring)."""
+
+    claim_id: str
+    ratio: Callable[..., float]
+    space: Space
+    validator: Callable[..., Any] | None = None
+    fixed: Any = ()
+    tolerance: float = 0.0
+    tolerance_why: str = ""
+    budget: dict = field(default_factory=lambda: dict(DEFAULT_BUDGET))
+    expected: str | None = None
+    pep: Callable[[], float | None] | None = None
+    method: str = "cma"
+    shrink: bool = False
+    note: str = ""
+
+    @property
+    def module(self) -> str:
+        return self.ratio.__module__
+
+    @property
+    def threshold(self) -> float:
+        """Ratios above this break the bound (1 plus the derived tolerance)."""
+        return 1.0 + self.tolerance
+
+    def fixed_instances(self) -> list[dict]:
+        items = self.fixed() if callable(self.fixed) else self.fixed
+        return [self.space.coerce(dict(item)) for item in items]
+
+    def fixed_ratio(self) -> tuple[float, list[dict]]:
+        """Largest ratio over the claim's fixed instances (``nan`` when it has none), and the
+        instances ordered from the largest ratio down."""
+        scored = [(float(self.ratio(**inst)), i, inst)
+                  for i, inst in enumerate(self.fixed_instances())]
+        scored.sort(key=lambda t: (-t[0] if t[0] == t[0] else np.inf, t[1]))  # nan last
+        return (scored[0][0] if scored else float("nan")), [inst for *_, inst in scored]
+
+
+def attack_surface(claim_id: str, *, space: Mapping | Space,
+                   validator: Callable[..., Any] | None = None,
+                   fixed: Sequence[Mapping] | Callable[[], Sequence[Mapping]] = (),
+                   tolerance: float = 0.0, tolerance_why: str = "",
+                   budget: Mapping[str, int] | None = None, expected: str | None = None,
+                   pep: Callable[[], float | None] | None = None, method: str = "cma",
+                   shrink: bool = False, note: str = ""):
+    """Register the decorated ratio function as the attack surface of ``claim_id``.
+
+    Parameters
+    ----------
+    claim_id
+        The attacked claim (its attack task is ``attack:<claim_id>``).
+    space
+        Names -> primitives; the ratio is called with these keyword arguments.
+    validator
+        ``validator(**instance)``: falsy or a string (the failed hypothesis) rejects it.
+    fixed
+        The claim's own instance(s), as dicts (or a function returning them).
+    tolerance, tolerance_why
+        Ratios up to ``1 + tolerance`` still hold; the one-line derivation of its size.
+    budget
+        Evaluations per profile, ``{"quick": n, "full": m}`` (defaults: DEFAULT_BUDGET).
+    expected
+        The attack's expected verdict; by default the claim's own.
+    pep
+        Returns the worst-case ratio from performance estimation, or ``None`` when not
+        available; an attack within 1e-3 of it is marked tight.
+    shrink
+        Shrink a violating witness (a paper error's minimal counterexample).
+    """
+    if not isinstance(claim_id, str) or "." not in claim_id or claim_id.startswith("attack:"):
+        raise ValueError(f"claim_id must be a dotted claim id, got {claim_id!r}")
+    if expected is not None and expected not in EXPECTED:
+        raise ValueError(f"expected must be one of {EXPECTED}, got {expected!r}")
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+    if tolerance > 0 and not tolerance_why:
+        raise ValueError("tolerance_why must derive a positive tolerance")
+    budgets = dict(DEFAULT_BUDGET, **(budget or {}))
+    if any(not isinstance(v, int) or v < 1 for v in budgets.values()):
+        raise ValueError(f"budget values must be positive integers, got {budgets}")
+    space = Space.of(space)
+
+    def register(func):
+        old = _SURFACES.get(claim_id)
+        if old is not None and old.ratio.__qualname__ != func.__qualname__:
+            raise ValueError(f"attack surface for {claim_id!r} registered twice")
+        _SURFACES[claim_id] = Surface(
+            claim_id=claim_id, ratio=func, space=space, validator=validator, fixed=fixed,
+            tolerance=float(tolerance), tolerance_why=tolerance_why, budget=budgets,
+            expected=expected, pep=pep, method=method, shrink=shrink, note=note)
+        return func
+
+    return register
+
+
+def surfaces() -> dict[str, Surface]:
+    """Every registered surface, by claim id (imports the claim packages first)."""
+    from flbounds.ledger import load_all
+
+    load_all()
+    return dict(sorted(_SURFACES.items()))
+
+
+def get_surface(claim_id: str) -> Surface:
+    table = surfaces()
+    if claim_id not in table:
+        raise ValueError(f"no attack surface for claim {claim_id!r} (see 'flbounds falsify')")
+    return table[claim_id]

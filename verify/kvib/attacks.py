@@ -1,0 +1,262 @@
+r"""Attack surfaces of K-Vib's variance and sampling bounds ([003]).
+
+Each surface maximises measured/bound of one claim over instances that meet the claim's
+hypotheses, with the library calls the claim itself makes (:mod:`flbounds.sampling`) and the
+claim modules' own helpers. Weights are searched on a log scale (1e-2 .. 1e2), the number of
+clients N in 2..8 (vectors are cut to their first N entries) and the budget K as a real number,
+as in the claims' random instances.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.falsify import Box, Integers, Simplex, attack_surface
+from flbounds.sampling import (
+    isp_variance,
+    optimal_factor,
+    optimal_isp_objective,
+    optimal_isp_variance,
+    rsp_bound,
+)
+from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
+
+from .closed_forms import _lemma_b1_sum
+from .proof_gaps import _psi_min, _t1_coefficients
+
+N_MAX = 8
+WEIGHTS = Box(1e-2, 1e2, log=True, shape=N_MAX)
+SUMS = ("rounding: a ratio of two float64 sums of <= 8 positive terms errs by < 20 eps; "
+        "1e-12 leaves margin")
+
+
+def _surface(claim_id, **kwargs):
+    """These ratios cost well under a millisecond: larger budgets than the default."""
+    return attack_surface(claim_id, budget={"quick": 1000, "full": 20000}, **kwargs)
+
+
+def _budget(n, k_frac):
+    """K in [1, N): the claims' real-valued budget."""
+    return 1.0 + k_frac * (n - 1)
+
+
+def _regime_p(n, k, w):
+    """p = floor + (K - N floor) w on the floor (K-1)/(N-1) of Lemma B.7 (w on the simplex)."""
+    floor = (k - 1) / (n - 1)
+    return floor + (k - n * floor) * w[:n] / w[:n].sum()
+
+
+def _in_regime(*, a, n, k_frac, w):
+    p = _regime_p(n, _budget(n, k_frac), w)
+    return bool(np.all(p <= 1)) or "p_i > 1"
+
+
+@_surface("kvib.lemma2_1.isp_le_rsp_bound",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
+                       "w": Simplex(N_MAX)},
+                validator=_in_regime, tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5,
+                        "w": [1 / 3, 1 / 3, 1 / 3, 0, 0, 0, 0, 0]}],
+                note="p on Lemma B.7's admissible set p_i >= (K-1)/(N-1); fixed: uniform "
+                     "p = K/N at a = (1, 3, 6), K = 2")
+def isp_le_rsp(*, a, n, k_frac, w):
+    """ISP variance / RSP bound of eq. (3) at an admissible p."""
+    p = _regime_p(n, _budget(n, k_frac), w)
+    return isp_variance(p, a[:n]) / rsp_bound(p, a[:n])
+
+
+def _uncapped(*, a, n, k_frac):
+    k = _budget(n, k_frac)
+    return bool(k * a[:n].max() <= a[:n].sum()) or "K max a > sum a (capped clients)"
+
+
+@_surface("kvib.appC1.uncapped_bounds",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
+                validator=_uncapped, tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
+def uncapped_bounds(*, a, n, k_frac):
+    """max of delta_*/((N-K)/(NK) (sum a)^2) and alpha_*/((sum a)^2/(N sum a^2))."""
+    a, k = a[:n], _budget(n, k_frac)
+    b1 = (n - k) / (n * k) * a.sum() ** 2
+    cs = a.sum() ** 2 / (n * np.sum(a * a))
+    return max(optimal_isp_variance(a, k) / b1, optimal_factor(a, k) / cs)
+
+
+@_surface("kvib.def_c1.gamma_range",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
+                tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
+def alpha_at_most_one(*, a, n, k_frac):
+    """alpha_* = delta_*/delta_U (bound 1; gamma^t's range follows from it)."""
+    return optimal_factor(a[:n], _budget(n, k_frac))
+
+
+@_surface("kvib.lemma_b1.sum_bound", space={"c": Box(0, 1, shape=40)},
+                tolerance=0.0, tolerance_why="a float sum far from the bound",
+                fixed=[{"c": np.ones(40)}])
+def lemma_b1(*, c):
+    """sum_t c_t^4/(c^2_{1:t})^{3/2} / 44 over 40 terms in [0, 1]."""
+    return _lemma_b1_sum(c) / 44.0
+
+
+@_surface("kvib.sec3.optimal_variance_monotone_in_k",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
+                       "dk": Box(0, 1)},
+                tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.0, "dk": 0.5}])
+def variance_monotone(*, a, n, k_frac, dk):
+    """min_p V_ISP at K' = K + dk (N - K) over its value at K (must not increase)."""
+    a, k = a[:n], _budget(n, k_frac)
+    low = optimal_isp_variance(a, k)
+    high = optimal_isp_variance(a, k + dk * (n - k))
+    return high / low if low > 0 else (0.0 if high <= 0 else np.inf)
+
+
+def _b2_floor(*, a, n, k_frac, floor_frac):
+    return _uncapped(a=a, n=n, k_frac=k_frac)
+
+
+@_surface("kvib.corollary_b1_b2.uncapped_values",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
+                       "floor_frac": Box(0, 0.999)},
+                validator=_b2_floor, tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5,
+                        "floor_frac": 0.5}])
+def corollary_b2(*, a, n, k_frac, floor_frac):
+    """Optimum with a floor p_min = floor_frac K/N over K (sum a)^2/(K - N p_min)^2."""
+    a, k = a[:n], _budget(n, k_frac)
+    p_min = floor_frac * k / n
+    return optimal_isp_objective(a, k, p_min=p_min) / (k * a.sum() ** 2 / (k - n * p_min) ** 2)
+
+
+def _feasible_eq5(*, a, n, k_frac):
+    k = _budget(n, k_frac)
+    return bool(np.all(k * a[:n] / a[:n].sum() <= 1)) or "p = K a/sum a exceeds 1"
+
+
+@_surface("kvib.eq5.rsp_optimum_bound",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
+                validator=_feasible_eq5, tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
+def eq5_bound(*, a, n, k_frac):
+    """ISP / RSP bound at p = K a/sum a (eq. 5)."""
+    a, k = a[:n], _budget(n, k_frac)
+    p = k * a / a.sum()
+    return isp_variance(p, a) / rsp_bound(p, a)
+
+
+T1_SPACE = {"R": Integers(1, 100), "L": Box(1e-3, 1e3, log=True), "step_frac": Box(0, 1),
+            "eta_g": Box(1, 3), "sigma_g2": Box(1e-3, 1e3, log=True),
+            "grad2": Box(1e-3, 1e3, log=True)}
+T1_FIXED = [{"R": 2, "L": 1.0, "step_frac": 1.0, "eta_g": 1.0, "sigma_g2": 1.0,
+             "grad2": 1e-3}]
+FLOPS = "rounding: a few flops per side, relative error < 1e-14"
+
+
+def _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, sigma_g_factor):
+    step = step_frac / (8 * R * L)  # hypothesis eta_l <= 1/(8RL)
+    eta = R * step * eta_g
+    lhs = _t1_coefficients(R, L, step, 0.0, sigma_g2, grad2)
+    rhs = 15 / 16 * grad2 + 10 * L**2 * sigma_g_factor * sigma_g2 * eta**2 / eta_g**2
+    return lhs, rhs
+
+
+@_surface("kvib.thm4_1.sigma2_constant_printed", space=T1_SPACE, fixed=T1_FIXED,
+                tolerance=1e-12, tolerance_why=FLOPS, shrink=True,
+                note="sigma_l = 0, so only the sigma_g^2 constant is attacked")
+def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
+    """Eq. (31)'s right side over eq. (32)'s with the statement's sigma^2 = sigma_g^2."""
+    lhs, rhs = _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, 1.0)
+    return lhs / rhs
+
+
+@_surface("kvib.thm4_1.sigma2_constant_corrected", space=T1_SPACE, fixed=T1_FIXED,
+                tolerance=1e-12, tolerance_why=FLOPS)
+def sigma2_corrected(*, R, L, step_frac, eta_g, sigma_g2, grad2):
+    """The same with the proof's sigma^2 = 6 sigma_g^2."""
+    lhs, rhs = _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, 6.0)
+    return lhs / rhs
+
+
+LOG4 = Box(1e-4, 1e4, log=True)
+B5_SPACE = {"r0": LOG4, "b": LOG4, "e": LOG4, "d": LOG4, "T": Box(1.0, 1e6, log=True)}
+ULP = "rounding: a few ulp of the ratio (as the claim)"
+
+
+def _b5_psi(r0, b, e, d, T):
+    """Lemma B.5's step and Psi at it: eta = min{(r0/(bT))^1/2, (r0/(eT))^1/3, 1/d}."""
+    r0 = np.float64(r0)  # b = 0 or e = 0 gives an infinite candidate, not an exception
+    with np.errstate(divide="ignore"):
+        eta = min(np.sqrt(r0 / (b * T)), np.cbrt(r0 / (e * T)), 1 / d)
+    return eta, r0 / (T * eta) + b * eta + e * eta**2
+
+
+@_surface("kvib.lemma_b5.step_size", space=B5_SPACE, tolerance=1e-12,
+                tolerance_why=ULP,
+                fixed=[{"r0": 1.0, "b": 1.0, "e": 1.0, "d": 1.0, "T": 100.0}])
+def lemma_b5(*, r0, b, e, d, T):
+    """Psi(eta) over 2 (b r0/T)^1/2 + 2 e^1/3 (r0/T)^2/3 + d r0/T."""
+    _, psi = _b5_psi(r0, b, e, d, T)
+    return psi / (2 * np.sqrt(b * r0 / T) + 2 * np.cbrt(e) * (r0 / T) ** (2 / 3) + d * r0 / T)
+
+
+LAST_SPACE = {"M": LOG4, "L": LOG4, "s2": Box(0, 1e4), "b1": LOG4, "b2": LOG4,
+              "T": Box(1.0, 1e6, log=True)}
+LAST_FIXED = [{"M": 1.0, "L": 1.0, "s2": 0.0, "b1": 1e-4, "b2": 1.0, "T": 100.0}]
+
+
+def _last_rhs(M, L, s2, b1, b2, T, last):
+    return (np.sqrt(2 * M * (4 * b1 + 5 * L * s2) / T)
+            + np.cbrt(5 * s2 * b2) * (2 * M / T) ** (2 / 3) + last * L * M / T)
+
+
+@_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,
+                tolerance=1e-9, tolerance_why="bounded minimiser of Psi (< 1e-9 relative, as "
+                "the claim)", shrink=True)
+def last_term_printed(*, M, L, s2, b1, b2, T):
+    """min over admissible eta <= 1/(8L) of Psi over the printed right side (last term 2LM/T)."""
+    best = _psi_min(2 * M, b1 + 1.25 * L * s2, 0.625 * s2 * b2, T, 1 / (8 * L))
+    return best / _last_rhs(M, L, s2, b1, b2, T, 2.0)
+
+
+@_surface("kvib.thm4_1.last_term_corrected", space=LAST_SPACE, fixed=LAST_FIXED,
+                tolerance=1e-12, tolerance_why=ULP)
+def last_term_corrected(*, M, L, s2, b1, b2, T):
+    """Psi at Lemma B.5's step over the corrected right side (last term 16LM/T)."""
+    _, psi = _b5_psi(2 * M, b1 + 1.25 * L * s2, 0.625 * s2 * b2, 8 * L, T)
+    return psi / _last_rhs(M, L, s2, b1, b2, T, 16.0)
+
+
+@_surface("kvib.app_d2.floor_inequality", space={"x": Box(1e-9, 0.5)},
+                tolerance=1e-14, tolerance_why="a few ulp at values <= 4 (as the claim)",
+                fixed=[{"x": x} for x in (1e-3, 0.25, 0.5)])
+def floor_inequality(*, x):
+    """(1/(1-x)^2 - 1) over 6x on (0, 1/2]."""
+    return (1 / (1 - x) ** 2 - 1) / (6 * x)
+
+
+def _feedback(base, decay, n):
+    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i - c_i/sqrt t), c = decay b (from below)."""
+    return Assumption51Feedback(np.full(n, 1.0 / n), base[:n], decay[:n] * base[:n])
+
+
+@attack_surface("kvib.thm_d1.printed_last_term",
+          space={"base": Box(1e-3, 1e3, log=True, shape=N_MAX), "decay": Box(0, 1, shape=N_MAX),
+                 "n": Integers(2, N_MAX), "T": Integers(1, 40), "k_frac": Box(0, 1)},
+          tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
+          budget={"quick": 300, "full": 5000},
+          fixed=[{"base": 2.0 ** np.arange(N_MAX), "decay": np.full(N_MAX, 0.5), "n": 4,
+                  "T": 10, "k_frac": 0.5}],
+          note="full-information FTRL (gamma = G^2); K in [1, N) (k_frac scaled by 0.999); "
+               "an instance with every round capped (zbar = 0, vacuous bound) is rejected")
+def printed_last_term(*, base, decay, n, T, k_frac):
+    """Regret_S over eq. (51) as printed (last term 22 N G^2/zbar)."""
+    fb, k = _feedback(base, decay, n), _budget(n, k_frac) * 0.999
+    G = fb.G
+    tr = ftrl_full_information(fb, T, k, G * G)
+    zbar = float(tr.z.min())
+    if zbar <= 0:
+        return np.nan  # the bound is +inf: not an instance of the statement's regime
+    root = float(np.sum(np.sqrt(fb.squared_sums(T))))
+    bound = (22 * n * G / zbar + 2 * np.sqrt(6) * n * G / k) * root + 22 * n * G**2 / zbar
+    return regrets(tr.costs, fb, k).static / bound

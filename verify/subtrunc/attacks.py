@@ -1,0 +1,131 @@
+r"""Attack surfaces of SubTrunc's set-function properties and Theorem 1's algebra ([004]).
+
+Set functions are built from client 'gradients' searched in a box (their pairwise distances
+are the dissimilarities, as in the claims' instances) with the library's
+:class:`~flbounds.setfunctions.SubTruncObjective`; margins come from the same exhaustive
+enumeration the claims use. A margin claim "min margin >= 0" is attacked as the ratio
+``1 - min scaled margin`` (above 1 exactly when a scaled margin is negative).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from flbounds.falsify import Box, Integers, attack_surface
+from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
+from flbounds.selection.properties import exhaustive_margins
+
+from .instances import distances, divfl_offset
+from .props import ROUNDING, _scaled
+from .theorem1_algebra import ETA, K, first_term_constant, zeta_expr
+
+N_MAX = 7
+PHIS = ("log1p", "identity", "sqrt")
+MARGINS = "margins divided by max(1, |W(N)|): float64 sums of <= n^2 terms, " + \
+    ROUNDING.derivation.split(";")[-1].strip()
+
+
+def _objective(points, n, weights, lam, b, divfl=False):
+    d = distances(points[:n])
+    return SubTruncObjective(d, weights, lam=lam, b=b,
+                             offset=divfl_offset(d) if divfl else "phantom")
+
+
+def _margin_ratio(f) -> float:
+    return 1.0 - min(_scaled(exhaustive_margins(f), f))
+
+
+@attack_surface("subtrunc.prop3.exhaustive",
+                space={"points": Box(-3, 3, shape=(N_MAX, 2)), "n": Integers(2, N_MAX),
+                       "losses": Box(0, 5, shape=N_MAX), "phi": Integers(0, 2),
+                       "lam": Box(0, 5), "b_frac": Box(1e-3, 2), "divfl": Integers(0, 1)},
+                tolerance=ROUNDING.value, tolerance_why=MARGINS,
+                fixed=[{"points": [[0, 0], [0.1, 0], [1, 1], [2, 0], [0, 2], [1, 2], [2, 2]],
+                        "n": 4, "losses": [3, 0, 1, 2, 1, 1, 1], "phi": 0, "lam": 1.0,
+                        "b_frac": 0.5, "divfl": 0}])
+def prop3_margins(*, points, n, losses, phi, lam, b_frac, divfl):
+    """W = G + lam min(b, sum phi(f)) with phi(f) >= 0: 1 - min(DR, monotone) margin."""
+    weights = phi_values(losses[:n], PHIS[phi])
+    f = _objective(points, n, weights, lam, b_frac * weights.sum() + 1e-12, bool(divfl))
+    return _margin_ratio(f)
+
+
+@attack_surface("subtrunc.prop3.printed_phi_hypothesis",
+                space={"points": Box(-3, 3, shape=(4, 2)), "n": Integers(2, 4),
+                       "losses": Box(0, 4, shape=4), "shift": Box(0, 2), "lam": Box(0, 5),
+                       "b": Box(0.05, 3)},
+                tolerance=ROUNDING.value, tolerance_why=MARGINS, shrink=True,
+                fixed=[{"points": [[0, 0], [0.1, 0], [5, 5], [5, 6]], "n": 2,
+                        "losses": [3, 0, 0, 0], "shift": 1.0, "lam": 1.0, "b": 1.0}],
+                note="phi(x) = x - shift: nondecreasing, 1-Lipschitz, as the printed "
+                     "hypothesis allows; losses >= 0 (Assumption 2)")
+def prop3_printed(*, points, n, losses, shift, lam, b):
+    """The same margins with the printed phi class (phi(f_i) may be negative)."""
+    return _margin_ratio(_objective(points, n, losses[:n] - shift, lam, b))
+
+
+def _k_le_n(*, points, n, k, losses, lam, b):
+    return k <= n or "k > n"
+
+
+@attack_surface("subtrunc.greedy.ratio_w",
+                space={"points": Box(-3, 3, shape=(8, 3)), "n": Integers(4, 8),
+                       "k": Integers(2, 4), "losses": Box(0, 5, shape=8), "lam": Box(0, 5),
+                       "b": Box(0.05, 2)},
+                validator=_k_le_n, tolerance=1e-9, budget={"quick": 150},
+                tolerance_why="rounding: ratio of float64 sums (as the claim)",
+                fixed=[{"points": np.eye(8, 3), "n": 6, "k": 3, "losses": np.ones(8),
+                        "lam": 1.0, "b": 1.0}])
+def greedy_ratio(*, points, n, k, losses, lam, b):
+    """(1 - (1 - 1/k)^k) / (W(greedy)/OPT) with the phantom offset (phi = log1p)."""
+    f = _objective(points, n, phi_values(losses[:n], "log1p"), lam, b)
+    opt, _ = brute_force_max(f, k)
+    return (1 - (1 - 1 / k) ** k) / (f.value(greedy(f, k)) / opt)
+
+
+@attack_surface("subtrunc.thm1.aux_inequality",
+                space={"k": Integers(1, 10_000), "x": Box(1e-6, 2.0, log=True)},
+                tolerance=1e-15, tolerance_why="rounding: a few ulp of a ratio of two "
+                "expressions evaluated with expm1/log1p (the margin -> 0 as x -> 0)",
+                fixed=[{"k": 1, "x": 0.5}, {"k": 100, "x": 1e-3}])
+def aux_inequality(*, k, x):
+    """zeta K (1 - zeta K) / (1 - (1 + zeta)^-K) with zeta K = x."""
+    return x * (1 - x) / -np.expm1(-k * np.log1p(x / k))
+
+
+@attack_surface("subtrunc.thm1.statement_from_eq24", space={"k": Integers(9, 5_000_000)},
+                tolerance=1e-12, tolerance_why="float evaluation of c(K) (as the claim)",
+                fixed=[{"k": 9}])
+def first_term(*, k):
+    """max of c(K) with zeta and with the corrected 2 zeta, over the printed 12."""
+    return float(max(first_term_constant([k], 1)[0], first_term_constant([k], 2)[0])) / 12
+
+
+_ZETA_K = sp.lambdify(K, sp.simplify(zeta_expr().subs(sp.Symbol("eta", positive=True), ETA)
+                                     * K))
+
+
+@attack_surface("subtrunc.thm1.one_minus_zeta_k", space={"k": Integers(9, 10_000)},
+                tolerance=0.0, tolerance_why="exact: 9/(4 sqrt K) in float64, far from 1/3",
+                shrink=True, fixed=[{"k": k} for k in range(9, 16)])
+def one_minus_zeta_k(*, k):
+    """(1/3) / (1 - zeta K) at eta = 1/(L E sqrt K) (must be <= 1 for K >= 9)."""
+    return (1 / 3) / (1 - float(_ZETA_K(k)))
+
+
+@attack_surface("subtrunc.eq9.triangle_bound",
+                space={"g": Box(-5, 5, shape=(8, 3)), "n": Integers(2, 8),
+                       "pick": Box(0, 1, shape=8)},
+                validator=lambda *, g, n, pick: bool(np.any(pick[:n] > 0.5)) or "S empty",
+                tolerance=1e-9, tolerance_why="rounding relative to the right-hand side (as "
+                "the claim)",
+                fixed=[{"g": np.eye(8, 3), "n": 3, "pick": [1, 0, 0, 0, 0, 0, 0, 0]}])
+def triangle(*, g, n, pick):
+    """||sum_N g_i - sum_S gamma_j g_j|| over sum_i min_{j in S} ||g_i - g_j||."""
+    g = g[:n]
+    S = np.flatnonzero(pick[:n] > 0.5)
+    dist = np.linalg.norm(g[:, None, :] - g[None, S, :], axis=-1)
+    gamma = np.bincount(S[np.argmin(dist, axis=1)], minlength=n)[S]
+    rhs = dist.min(axis=1).sum()
+    return float(np.linalg.norm(g.sum(axis=0) - gamma @ g[S])) / rhs if rhs > 0 else np.nan

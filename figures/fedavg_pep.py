@@ -23,6 +23,7 @@ from flbounds.problems import Quadratic, random_quadratics
 from flbounds.stats import linear_rate_fit
 
 NAME = "fedavg_pep"
+CLAIMS = ("focus.cor3.rate_tightness",)
 PROFILES = {"quick": dict(fractions=(0.1, 0.3, 1.0), n_runs=4),
             "full": dict(fractions=(0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0), n_runs=20)}
 TAU = 3

@@ -24,6 +24,7 @@ from flbounds.stats import linear_rate_fit
 from verify.focus.instances import focus_squared_errors, thm1a_step_printed
 
 NAME = "focus_pep"
+CLAIMS = ("focus.thm1a.tightness", "focus.thm1a.mc_below_worst_case")
 PROFILES = {"quick": dict(multiples=(1.0, 2.0, 4.0), n_runs=8),
             "full": dict(multiples=(0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0), n_runs=40)}
 P = np.array([0.3, 0.5, 0.7, 0.9])

@@ -45,7 +45,7 @@ from threadpoolctl import threadpool_limits
 from benchmarks._common import best_time, parse_args, write
 from benchmarks.focus_rounds import DIM, LAM, SAMPLES, STEP, TAU, loop_fedavg, loop_focus
 from flbounds.algorithms import fedavg, focus
-from flbounds.kernels.scale_ridge import ridge_gradient, transpose_client
+from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 from flbounds.problems import random_ridge
 
 NAME = "scale_kernels"
@@ -68,22 +68,22 @@ def blas_gflops():
 
 
 @njit(cache=True, fastmath=False)
-def _in_cache(features, targets, lam, reps, out):
-    n, d = features.shape[1], features.shape[2]
-    ft, resid, z = np.empty((d, n)), np.empty(n), np.zeros(d)
-    transpose_client(features, 0, ft)
+def _in_cache(data, reps, out):
+    d = out.shape[0]
+    scratch, z = client_scratch(data), np.zeros(d)
+    load_client(data, 0, scratch)
     for _ in range(reps):
-        ridge_gradient(features, targets, lam, 0, ft, z, resid, out)
+        client_gradient(data, 0, z, scratch, out)
         for p in range(d):
             z[p] -= 1e-3 * out[p]
 
 
 @njit(cache=True, fastmath=False)
-def _transposes(features, reps):
-    ft = np.empty((features.shape[2], features.shape[1]))
+def _transposes(data, reps):
+    scratch = client_scratch(data)
     for _ in range(reps):
-        for c in range(min(features.shape[0], 8)):
-            transpose_client(features, c, ft)
+        for c in range(min(data.features.shape[0], 8)):
+            load_client(data, c, scratch)
 
 
 def best_cpu_time(fn, repeat=5):
@@ -121,12 +121,11 @@ def parallel_control():
 def in_cache_costs(problem):
     """Single thread, data resident in L1/L2: CPU seconds per gradient (one client's data
     reused) and per transpose of a client's features (8 clients cycled)."""
-    out, reps = np.empty(DIM), 20000
-    args = (problem.features, problem.targets, problem.lam)
-    _in_cache(*args, 1, out)
-    _transposes(problem.features, 1)
-    gradient = best_cpu_time(lambda: _in_cache(*args, reps, out)) / reps
-    transpose = best_cpu_time(lambda: _transposes(problem.features, reps // 8)) / (reps // 8 * 8)
+    out, reps, data = np.empty(DIM), 20000, problem.kernel_data
+    _in_cache(data, 1, out)
+    _transposes(data, 1)
+    gradient = best_cpu_time(lambda: _in_cache(data, reps, out)) / reps
+    transpose = best_cpu_time(lambda: _transposes(data, reps // 8)) / (reps // 8 * 8)
     return gradient, transpose
 
 

@@ -56,3 +56,75 @@ def scalar_pl_losses(c, X, clients):
 def scalar_pl_gradients(c, X, clients):
     x = X[:, 0]
     return (2.0 * x + 6.0 * np.sin(x) * np.cos(x) + c[clients])[:, None]
+
+
+# ------------------------------------------------------------------ algorithm twins
+# Per-participant NumPy loops over ``problem.client_gradients``, written from the papers'
+# pseudocode independently of the compiled round loops.
+
+
+def fedavg(problem, plan, step, local_steps, x0):
+    """FedAvg ([002] (2a)-(2c)): participants run GD from x, the server averages; an empty
+    round leaves x unchanged. Returns the server iterates (R + 1, d)."""
+    xs = [np.array(x0, dtype=float)]
+    for mask in plan:
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            xs.append(xs[-1].copy())
+            continue
+        Z = np.tile(xs[-1], (idx.size, 1))
+        for _ in range(local_steps):
+            Z = Z - step * problem.client_gradients(Z, clients=idx)
+        xs.append(Z.mean(axis=0))
+    return np.array(xs)
+
+
+def focus(problem, plan, step, local_steps, x0, noise=None, g0=None):
+    """FOCUS / SG-FOCUS (Algorithms 1-2 of [002]) as printed: the push is accumulated step by
+    step, v <- v + h_t - g_i, g_i <- h_t. Returns (xs, ys, g) with g the final memory."""
+    n, d = problem.n_clients, problem.dim
+    g = np.zeros((n, d)) if g0 is None else np.array(g0, dtype=float)
+    x, y = np.array(x0, dtype=float), g.sum(axis=0)
+    xs, ys = [x.copy()], [y.copy()]
+    for r, mask in enumerate(plan):
+        push = np.zeros(d)
+        for i in np.flatnonzero(mask):
+            z, v = x.copy(), np.zeros(d)
+            for t in range(local_steps):
+                if t > 0:
+                    z = z - step * v
+                h = problem.client_gradients(z[None], clients=[i])[0]
+                if noise is not None:
+                    h = h + noise[r, i, t]
+                v = v + h - g[i]
+                g[i] = h
+            push += v
+        y = y + push
+        x = x - step * y
+        xs.append(x.copy())
+        ys.append(y.copy())
+    return np.array(xs), np.array(ys), g
+
+
+def safari(problem, plan, step_client, step_server, x0):
+    """SAFARI (Algorithm 1 of [000]): a FedAvg local-SGD round on client rounds, one server SGD
+    step on F otherwise. Returns (xs, local_grad_norm2) as the algorithm's trace."""
+    x = np.array(x0, dtype=float)
+    xs, g2 = [x.copy()], []
+    for r in range(len(plan.client_round)):
+        if plan.client_round[r]:
+            ends, gsum = [], np.zeros_like(x)
+            for c, i in enumerate(plan.clients[r]):
+                z = x.copy()
+                for k in range(plan.client_noise.shape[2]):
+                    grad = problem.client_gradients(z[None], clients=[i])[0]
+                    gsum += grad
+                    z = z - step_client * (grad + plan.client_noise[r, c, k])
+                ends.append(z)
+            x = np.mean(ends, axis=0)
+            g2.append(float(np.sum((gsum / len(ends)) ** 2)))
+        else:
+            x = x - step_server * (problem.gradient(x) + plan.server_noise[r])
+            g2.append(np.nan)
+        xs.append(x.copy())
+    return np.array(xs), np.array(g2)

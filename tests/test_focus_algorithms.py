@@ -16,48 +16,17 @@ from flbounds.algorithms import (
     sg_focus,
 )
 from flbounds.problems import Quadratic, random_logistic, random_quadratics, random_ridge
+from tests import reference as ref
 
 RTOL = 1e-12  # kernels and twins perform the same operations up to summation order
 
 
-def twin_fedavg(A, b, plan, step, tau, x0):
-    """Per-client Python loop: FedAvg on quadratics (slow twin of the compiled loop)."""
-    xs = [x0.copy()]
-    x = x0.copy()
-    for mask in plan:
-        finals = []
-        for i in np.flatnonzero(mask):
-            z = x.copy()
-            for _ in range(tau):
-                z = z - step * (A[i] @ z - b[i])
-            finals.append(z)
-        if finals:
-            x = np.mean(finals, axis=0)
-        xs.append(x.copy())
-    return np.array(xs)
+def twin_fedavg(problem, plan, step, tau, x0):
+    return ref.fedavg(problem, plan, step, tau, x0)
 
 
-def twin_focus(A, b, plan, step, tau, x0, noise=None):
-    """Per-client Python loop of Algorithm 1 exactly as printed (y accumulated step by step)."""
-    n, d = b.shape
-    g = np.zeros((n, d))
-    x, y = x0.copy(), np.zeros(d)
-    xs = [x.copy()]
-    for r, mask in enumerate(plan):
-        push = np.zeros(d)
-        for i in np.flatnonzero(mask):
-            z, v = x.copy(), np.zeros(d)
-            for t in range(tau):
-                if t > 0:
-                    z = z - step * v
-                h = A[i] @ z - b[i] + (0.0 if noise is None else noise[r, i, t])
-                v = v + h - g[i]
-                g[i] = h
-            push += v
-        y = y + push
-        x = x - step * y
-        xs.append(x.copy())
-    return np.array(xs)
+def twin_focus(problem, plan, step, tau, x0, noise=None):
+    return ref.focus(problem, plan, step, tau, x0, noise)[0]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +44,7 @@ def plan():
 def test_fedavg_kernel_matches_twin(quad, plan, tau):
     x0 = np.linspace(-1, 1, 4)
     got = fedavg(quad, plan, step=0.05, local_steps=tau, x0=x0).x
-    want = twin_fedavg(quad.A, quad.b, plan, 0.05, tau, x0)
+    want = twin_fedavg(quad, plan, 0.05, tau, x0)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13)
 
 
@@ -84,19 +53,19 @@ def test_focus_kernel_matches_twin(quad, plan, tau):
     rng = np.random.default_rng(5)
     noise = 0.1 * rng.standard_normal((plan.shape[0], 6, tau, 4))
     got = sg_focus(quad, plan, noise, step=0.02, local_steps=tau).x
-    want = twin_focus(quad.A, quad.b, plan, 0.02, tau, np.zeros(4), noise)
+    want = twin_focus(quad, plan, 0.02, tau, np.zeros(4), noise)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13)
     np.testing.assert_allclose(focus(quad, plan, step=0.02, local_steps=tau).x,
-                               twin_focus(quad.A, quad.b, plan, 0.02, tau, np.zeros(4)),
+                               twin_focus(quad, plan, 0.02, tau, np.zeros(4)),
                                rtol=RTOL, atol=1e-13)
 
 
-def test_ridge_kernel_matches_numpy_path(plan):
+def test_ridge_kernel_matches_twin(plan):
     pb = random_ridge(np.random.default_rng(6), 6, 7, 4, lam=0.1)
-    for algo in (fedavg, focus):
+    for algo, twin in ((fedavg, twin_fedavg), (focus, twin_focus)):
         a = algo(pb, plan, step=0.05, local_steps=3).x
-        b = algo(pb, plan, step=0.05, local_steps=3, compiled=False).x
-        np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+        np.testing.assert_allclose(a, twin(pb, plan, 0.05, 3, np.zeros(4)), rtol=RTOL,
+                                   atol=1e-13)
     q = pb.as_quadratic()
     np.testing.assert_allclose(focus(pb, plan, step=0.05, local_steps=3).x,
                                focus(q, plan, step=0.05, local_steps=3).x, rtol=1e-10,
@@ -113,7 +82,7 @@ def test_matrix_forms_agree(quad, plan, tau):
     np.testing.assert_allclose(fa, fedavg_virtual(quad, plan, **kw), atol=1e-12)
 
 
-def test_logistic_numpy_path_tracks(plan):
+def test_logistic_tracks(plan):
     pb = random_logistic(np.random.default_rng(7), 6, 10, 3, lam=0.1)
     tr = focus(pb, plan, step=0.1, local_steps=3, record_sum=True)
     np.testing.assert_allclose(tr.y, tr.g_sum, atol=1e-12)
@@ -159,23 +128,58 @@ def test_noise_shape(quad, plan):
         sg_focus(quad, plan, np.zeros((40, 6, 2, 4)), step=0.1, local_steps=1)
 
 
-def test_logistic_kernel_matches_numpy_path(plan):
+def test_logistic_kernel_matches_twin(plan):
     from flbounds.problems import NonconvexLogistic
     base = random_logistic(np.random.default_rng(8), 6, 9, 3, lam=0.1)
     for pb in (base, NonconvexLogistic(base.features, base.labels, 0.01, 0.5)):
-        for algo in (fedavg, focus):
+        for algo, twin in ((fedavg, twin_fedavg), (focus, twin_focus)):
             a = algo(pb, plan, step=0.1, local_steps=3).x
-            b = algo(pb, plan, step=0.1, local_steps=3, compiled=False).x
-            np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+            np.testing.assert_allclose(a, twin(pb, plan, 0.1, 3, np.zeros(3)), rtol=RTOL,
+                                       atol=1e-13)
 
 
-def test_scalar_pl_kernel_matches_numpy_path(plan):
+def test_scalar_pl_kernel_matches_twin(plan):
     from flbounds.problems import ScalarPL
     pb = ScalarPL(np.array([1.0, -2.0, 0.5, 0.5, -0.25, 0.25]))
-    for algo in (fedavg, focus):
+    for algo, twin in ((fedavg, twin_fedavg), (focus, twin_focus)):
         a = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0])).x
-        b = algo(pb, plan, step=0.01, local_steps=3, x0=np.array([2.0]), compiled=False).x
-        np.testing.assert_allclose(a, b, rtol=RTOL, atol=1e-13)
+        np.testing.assert_allclose(a, twin(pb, plan, 0.01, 3, np.array([2.0])), rtol=RTOL,
+                                   atol=1e-13)
+
+
+def test_resume_from_a_state_is_the_continued_run(quad, plan):
+    """Ten rounds, then the rest resumed from the state after ten: the same iterates; a
+    participant's model is where its stored gradient was evaluated (``models`` are only
+    carried through for the others)."""
+    from flbounds.algorithms import FocusState
+    kw = dict(step=0.02, local_steps=3)
+    full = focus(quad, plan, init="gradient", **kw)
+    head = focus(quad, plan[:10], init="gradient", **kw)
+    models = np.full((6, 4), 7.0)  # carried through unread
+    part = focus(quad, plan[10:11], start=FocusState(head.x[-1], head.y[-1], head.g, models),
+                 **kw)
+    rest = focus(quad, plan[10:], start=FocusState(head.x[-1], head.y[-1], head.g, models),
+                 **kw)
+    assert np.array_equal(rest.x, full.x[10:]) and np.array_equal(rest.g, full.g)
+    idx = np.flatnonzero(plan[10])
+    assert idx.size and np.all(part.models[~plan[10]] == 7.0)
+    assert np.array_equal(quad.client_gradients(part.models[idx], clients=idx), part.g[idx])
+    with pytest.raises(ValueError, match="start"):
+        focus(quad, plan, start=(head.x[-1], head.y[-1], head.g, models), **kw)
+
+
+def test_non_library_problem_and_compiled_false_rejected(quad, plan):
+    class Custom:
+        n_clients, dim = 6, 4
+
+        def client_gradients(self, X, clients=None):
+            return X
+
+    for algo in (fedavg, focus):
+        with pytest.raises(ValueError, match="problem"):
+            algo(Custom(), plan, step=0.1, local_steps=1)
+        with pytest.raises(ValueError, match="compiled"):
+            algo(quad, plan, step=0.1, local_steps=1, compiled=False)
 
 
 def test_mifa_tau1_is_focus_with_step_over_n(quad, plan):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from flbounds.algorithms.fedavg_sampler import exact_variance, fedavg_sampler, local_updates
-from flbounds.kernels.kvib_online import waterfill, waterfill_objectives
+from flbounds.kernels.waterfill import waterfill, waterfill_objectives
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import (
     KVib,

@@ -18,12 +18,14 @@ from flbounds.algorithms import (
 from flbounds.algorithms.batched_safari import stack_safari_plans
 from flbounds.algorithms.batched_sampler import ReplayUniforms
 from flbounds.algorithms.fedavg_sampler import local_updates
-from flbounds.kernels.safari_quadratic import safari_quadratic_rounds
-from flbounds.kernels.scale_safari import safari_quadratic_batch
-from flbounds.kernels.scale_sampler import isp_probabilities, numpy_sum
+from flbounds.algorithms.safari import kernel_plan
+from flbounds.kernels.gradients import population
+from flbounds.kernels.isp_round import isp_probabilities, numpy_sum
+from flbounds.kernels.mixed_rounds import MixedPlan, safari_replicates, safari_rounds
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
 from flbounds.sampling import KVib, OracleISP, UniformISP, UniformRSP, optimal_isp_probabilities
+from tests import reference
 
 N_REPS = 5
 
@@ -38,11 +40,11 @@ def _plan_kwargs(q, dim=3):
                 dim=dim, client_noise_std=0.2, server_noise_std=0.3)
 
 
-def _assert_safari_equal(problem, batch, rngs, q, fast=True):
+def _assert_safari_equal(problem, batch, rngs, q):
     x0 = np.array([1.0, -2.0, 0.5])
     for b, rng in enumerate(rngs):
         one = safari(problem, safari_plan(rng, **_plan_kwargs(q)), step_client=0.05,
-                     step_server=0.1, x0=x0, fast=fast)
+                     step_server=0.1, x0=x0)
         assert np.array_equal(batch.x[b], one.x)
         assert np.array_equal(batch.client_round[b], one.client_round)
         assert np.array_equal(batch.local_grad_norm2[b], one.local_grad_norm2, equal_nan=True)
@@ -57,46 +59,29 @@ def test_safari_batched_equals_unbatched(quad, q):
     _assert_safari_equal(quad, batch, np.random.default_rng(1).spawn(N_REPS), q)
 
 
-def test_safari_batched_list_of_plans_and_python_fallback(quad):
+def test_safari_batched_list_of_plans_and_ridge(quad):
     plans = [safari_plan(r, **_plan_kwargs(0.5)) for r in np.random.default_rng(2).spawn(3)]
-    fast = safari_batched(quad, plans, step_client=0.05, step_server=0.1, x0=[1.0, -2.0, 0.5])
-    _assert_safari_equal(quad, fast, np.random.default_rng(2).spawn(3), 0.5)
-    slow = safari_batched(quad, plans, step_client=0.05, step_server=0.1, x0=[1.0, -2.0, 0.5],
-                          fast=False)
-    _assert_safari_equal(quad, slow, np.random.default_rng(2).spawn(3), 0.5, fast=False)
+    batch = safari_batched(quad, plans, step_client=0.05, step_server=0.1, x0=[1.0, -2.0, 0.5])
+    _assert_safari_equal(quad, batch, np.random.default_rng(2).spawn(3), 0.5)
+    ridge = random_ridge(np.random.default_rng(9), 7, 4, 3, lam=0.1)
+    batch = safari_batched(ridge, plans, step_client=0.05, step_server=0.1,
+                           x0=[1.0, -2.0, 0.5])
+    _assert_safari_equal(ridge, batch, np.random.default_rng(2).spawn(3), 0.5)
 
 
-def test_safari_batch_kernel_is_the_single_kernel_per_replicate(quad):
-    """Kernel-level twin: the batch kernel against the unbatched kernel called in a loop."""
-    plan = safari_plans(np.random.default_rng(3).spawn(4), **_plan_kwargs(0.5))
-    A, b, x0 = quad.A, quad.b, np.zeros(3)
-    args = (A, b, A.mean(axis=0), b.mean(axis=0), x0)
+def test_safari_replicates_kernel_is_the_single_kernel_per_replicate(quad):
+    """Kernel level: the replicate axis against the one-run kernel called in a loop."""
+    plan = kernel_plan(safari_plans(np.random.default_rng(3).spawn(4), **_plan_kwargs(0.5)))
+    data, x0 = quad.kernel_data, np.zeros(3)
     xs, g2 = np.empty((4, 41, 3)), np.empty((4, 40))
-    safari_quadratic_batch(*args, *plan, 0.05, 0.1, xs, g2)
+    safari_replicates(data, population(data), plan, (0.05, 0.1), x0, (xs, g2))
     for rep in range(4):
         x1, g1 = np.empty((41, 3)), np.empty(40)
-        safari_quadratic_rounds(*args, *(f[rep] for f in plan), 0.05, 0.1, x1, g1)
+        safari_rounds(data, population(data), MixedPlan(*(f[rep] for f in plan)), (0.05, 0.1),
+                      x0, (x1, g1))
         assert np.array_equal(xs[rep], x1) and np.array_equal(g2[rep], g1, equal_nan=True)
-        np.testing.assert_allclose(xs[rep], numpy_safari_twin(A, b, x0, plan, rep), rtol=1e-12,
-                                   atol=1e-14)
-
-
-def numpy_safari_twin(A, b, x0, plan, rep, step_c=0.05, step_s=0.1):
-    """Slow NumPy reference of one replicate's SAFARI iterates."""
-    x, out = x0.copy(), [x0.copy()]
-    for r, client_round in enumerate(plan.client_round[rep]):
-        if client_round:
-            ends = []
-            for c, i in enumerate(plan.clients[rep, r]):
-                y = x.copy()
-                for k in range(plan.client_noise.shape[3]):
-                    y = y - step_c * (A[i] @ y - b[i] + plan.client_noise[rep, r, c, k])
-                ends.append(y)
-            x = np.mean(ends, axis=0)
-        else:
-            x = x - step_s * (A.mean(0) @ x - b.mean(0) + plan.server_noise[rep, r])
-        out.append(x.copy())
-    return np.array(out)
+        twin = reference.safari(quad, MixedPlan(*(f[rep] for f in plan)), 0.05, 0.1, x0)[0]
+        np.testing.assert_allclose(xs[rep], twin, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")

@@ -1,21 +1,23 @@
-"""Fast ridge kernels: close to the generic compiled loop and the NumPy twins (the residual is
-summed in another order), independent of the thread count."""
+"""Ridge round loops at scale: the compiled FedAvg / FOCUS equal the NumPy twins to rounding,
+do not depend on the thread count or on running a round in parallel, and the batched runs are
+the unbatched ones bit for bit."""
 
 import numba
 import numpy as np
 import pytest
 
 from flbounds.algorithms import fedavg, fedavg_batched, focus, focus_batched, sg_focus
-from flbounds.algorithms._common import kernel_data
-from flbounds.kernels import focus_local, scale_ridge
-from flbounds.problems import random_ridge
+from flbounds.kernels import rounds
+from tests import reference as ref
 
-RTOL = 1e-12  # same operations as the NumPy twin up to summation order
+# The twins sum the same terms in other orders (residual, gradient): rounding ~ n d eps.
+RTOL = 1e-12
 N_CLIENTS, N_SAMPLES, DIM = 80, 7, 6  # n = 7, d = 6: exercises the 4-way tails
 
 
 @pytest.fixture(scope="module")
 def ridge():
+    from flbounds.problems import random_ridge
     return random_ridge(np.random.default_rng(11), N_CLIENTS, N_SAMPLES, DIM, lam=0.1)
 
 
@@ -28,66 +30,48 @@ def plan():
     return out
 
 
-def numpy_ridge_gradient(features, targets, lam, c, z):
-    """Slow twin: X_c'(X_c z - y_c)/n + lam z."""
-    X = features[c]
-    return X.T @ (X @ z - targets[c]) / X.shape[0] + lam * z
-
-
-def test_ridge_gradient_matches_numpy(ridge):
-    rng = np.random.default_rng(13)
-    feats, targs = ridge.features, ridge.targets
-    ft = np.empty((DIM, N_SAMPLES))
-    resid = np.empty(N_SAMPLES)
-    out = np.empty(DIM)
-    for c in (0, 17, N_CLIENTS - 1):
-        z = rng.standard_normal(DIM)
-        scale_ridge.transpose_client(feats, c, ft)
-        scale_ridge.ridge_gradient(feats, targs, ridge.lam, c, ft, z, resid, out)
-        want = numpy_ridge_gradient(feats, targs, ridge.lam, c, z)
-        np.testing.assert_allclose(out, want, rtol=RTOL, atol=1e-14 * np.abs(want).max())
-
-
-def old_fedavg(problem, plan, step, tau):
-    """The generic compiled loop of focus_local (the path used before the fast kernel)."""
-    xs = np.empty((plan.shape[0] + 1, problem.dim))
-    focus_local.fedavg_rounds(*kernel_data(problem), plan, step, tau, np.zeros(problem.dim), xs)
-    return xs
-
-
-def old_focus(problem, plan, step, tau, noise=None):
-    n, d = problem.n_clients, problem.dim
-    x, y, g = np.zeros(d), np.zeros(d), np.zeros((n, d))
-    xs, ys, sums = (np.empty((plan.shape[0] + 1, d)) for _ in range(3))
-    noise_arr = np.zeros((1, 1, 1, d)) if noise is None else noise
-    focus_local.focus_rounds(*kernel_data(problem), plan, step, tau, noise_arr,
-                             noise is not None, x, y, g, xs, ys, True, sums)
-    return xs, ys, g, sums
+@pytest.fixture()
+def always_parallel(monkeypatch):
+    """Every round with participants opens a parallel region (the default cut would keep
+    these tiny rounds serial)."""
+    monkeypatch.setattr(rounds, "PARALLEL_MIN_WORK", 0)
 
 
 def close(got, want):
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-13 * max(np.abs(want).max(), 1))
 
 
+def test_ridge_gradient_matches_numpy(ridge):
+    X = np.random.default_rng(13).standard_normal((3, DIM))
+    clients = np.array([0, 17, N_CLIENTS - 1])
+    want = ref.ridge_gradients(ridge.features, ridge.targets, ridge.lam, X, clients)
+    close(ridge.client_gradients(X, clients=clients), want)
+
+
 @pytest.mark.parametrize("tau", [1, 5])
-def test_matches_generic_loop(ridge, plan, tau, always_parallel):
-    close(fedavg(ridge, plan, step=0.05, local_steps=tau).x, old_fedavg(ridge, plan, 0.05, tau))
+def test_matches_twins_in_parallel(ridge, plan, tau, always_parallel):
+    x0 = np.zeros(DIM)
+    close(fedavg(ridge, plan, step=0.05, local_steps=tau).x,
+          ref.fedavg(ridge, plan, 0.05, tau, x0))
     tr = focus(ridge, plan, step=0.05, local_steps=tau, record_sum=True)
-    for got, want in zip((tr.x, tr.y, tr.g, tr.g_sum), old_focus(ridge, plan, 0.05, tau),
+    for got, want in zip((tr.x, tr.y, tr.g), ref.focus(ridge, plan, 0.05, tau, x0),
                          strict=True):
         close(got, want)
     np.testing.assert_allclose(tr.y, tr.g_sum, rtol=1e-12, atol=1e-12)  # tracking invariant
     noise = 0.1 * np.random.default_rng(14).standard_normal((plan.shape[0], N_CLIENTS, tau,
                                                               DIM))
-    tr = sg_focus(ridge, plan, noise, step=0.05, local_steps=tau)
-    close(tr.x, old_focus(ridge, plan, 0.05, tau, noise)[0])
+    close(sg_focus(ridge, plan, noise, step=0.05, local_steps=tau).x,
+          ref.focus(ridge, plan, 0.05, tau, x0, noise)[0])
 
 
-def test_close_to_numpy_path(ridge, plan):
-    for algo in (fedavg, focus):
-        fast = algo(ridge, plan, step=0.05, local_steps=3).x
-        slow = algo(ridge, plan, step=0.05, local_steps=3, compiled=False).x
-        np.testing.assert_allclose(fast, slow, rtol=RTOL, atol=1e-13)
+def test_parallel_rounds_equal_serial_rounds(ridge, plan, monkeypatch):
+    runs = []
+    for cut in (-1, 0):  # never / always parallel
+        monkeypatch.setattr(rounds, "PARALLEL_MIN_WORK", cut)
+        tr = focus(ridge, plan, step=0.05, local_steps=4)
+        runs.append((fedavg(ridge, plan, step=0.05, local_steps=4).x, tr.x, tr.g))
+    for one, two in zip(*runs, strict=True):
+        assert np.array_equal(one, two)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
@@ -105,15 +89,8 @@ def test_same_for_one_and_two_threads(ridge, plan, always_parallel):
         assert np.array_equal(one, two)
 
 
-@pytest.fixture()
-def always_parallel(monkeypatch):
-    """Every round with participants opens a parallel region (the default cut would keep
-    these tiny rounds serial)."""
-    monkeypatch.setattr(scale_ridge, "PARALLEL_MIN_WORK", 0)
-
-
 @pytest.mark.parametrize("init", ["zero", "gradient"])
-def test_batched_equals_unbatched(ridge, init):
+def test_batched_equals_unbatched(ridge, init, always_parallel):
     plans = np.random.default_rng(15).random((5, 12, N_CLIENTS)) < 0.3
     x0 = np.linspace(-1.0, 1.0, DIM)
     kw = dict(step=0.05, local_steps=3, x0=x0)
@@ -127,7 +104,7 @@ def test_batched_equals_unbatched(ridge, init):
         assert np.array_equal(fo.g[b], tr.g)
 
 
-def test_batched_generic_problem_and_validation(ridge):
+def test_batched_other_problem_and_validation(ridge):
     quad = ridge.as_quadratic()
     plans = np.random.default_rng(16).random((2, 4, N_CLIENTS)) < 0.5
     got = focus_batched(quad, plans, step=0.05, local_steps=2).x
@@ -136,3 +113,5 @@ def test_batched_generic_problem_and_validation(ridge):
         fedavg_batched(ridge, plans[0], step=0.05, local_steps=2)
     with pytest.raises(ValueError, match="plans"):
         focus_batched(ridge, 2 * plans.astype(int), step=0.05, local_steps=2)
+    with pytest.raises(ValueError, match="init"):
+        focus_batched(ridge, plans, step=0.05, local_steps=2, init="ones")

@@ -17,6 +17,8 @@ from .batched_sampler import sampler_uniforms as sampler_uniforms
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler
+from .focus import FocusState as FocusState
+from .focus import FocusTrace as FocusTrace
 from .focus import focus as focus
 from .focus import sg_focus as sg_focus
 from .matrix_forms import fedavg_matrix as fedavg_matrix

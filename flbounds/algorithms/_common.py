@@ -1,24 +1,13 @@
-"""Validation and problem dispatch shared by the FedAvg / FOCUS family of algorithms."""
+"""Validation and kernel inputs shared by the FedAvg / FOCUS family of algorithms."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from flbounds._validate import as_float_array, check_int, check_positive
-from flbounds.kernels import focus_local
-from flbounds.problems import LogisticL2, NonconvexLogistic, Quadratic, Ridge, ScalarPL
-
-
-def _readonly(a) -> np.ndarray:
-    """A read-only C-contiguous float64 view: every problem's data reach the kernels with the
-    same array types, so each kernel compiles once (numba types read-only arrays apart)."""
-    view = np.ascontiguousarray(a, dtype=np.float64).view()
-    view.flags.writeable = False
-    return view
-
-
-_DUMMY3 = _readonly(np.zeros((1, 1, 1)))
-_DUMMY2 = _readonly(np.zeros((1, 1)))
+from flbounds.kernels import rounds
+from flbounds.kernels.rounds import RoundSettings
 
 
 def check_problem(problem) -> None:
@@ -53,19 +42,27 @@ def start_point(problem, x0) -> np.ndarray:
     return as_float_array(x0, "x0", shape=(problem.dim,), copy=True)
 
 
-def kernel_data(problem):
-    """Arguments ``(kind, A, b, features, targets, lam, rho)`` of the compiled round loops, or
-    None when the problem has no compiled gradient (then the NumPy path is used)."""
-    if isinstance(problem, Quadratic):
-        return (focus_local.QUADRATIC, _readonly(problem.A), _readonly(problem.b), _DUMMY3,
-                _DUMMY2, 0.0, 0.0)
-    if isinstance(problem, Ridge):
-        return (focus_local.RIDGE, _DUMMY3, _DUMMY2, _readonly(problem.features),
-                _readonly(problem.targets), float(problem.lam), 0.0)
-    if isinstance(problem, LogisticL2 | NonconvexLogistic):
-        return (focus_local.LOGISTIC, _DUMMY3, _DUMMY2, _readonly(problem.features),
-                _readonly(problem.labels), float(problem.lam), float(problem.rho))
-    if isinstance(problem, ScalarPL):
-        return (focus_local.SCALAR_PL, _DUMMY3, _readonly(problem.c[:, None]), _DUMMY3,
-                _DUMMY2, 0.0, 0.0)
-    return None
+def problem_data(problem):
+    """The problem's container for the compiled kernels (:mod:`flbounds.kernels.gradients`);
+    every problem of :mod:`flbounds.problems` has one."""
+    data = getattr(problem, "kernel_data", None)
+    if data is None:
+        raise ValueError("problem must be a flbounds.problems problem (Quadratic, Ridge, "
+                         "LogisticL2, NonconvexLogistic, ScalarPL): the algorithms run "
+                         "compiled kernels on its kernel_data")
+    return data
+
+
+def round_settings(step, local_steps, *, parallel=True) -> RoundSettings:
+    """Kernel settings: the caller's numba thread count sets the chunking; ``parallel=False``
+    keeps every round serial (for callers that parallelize over replicates)."""
+    min_work = rounds.PARALLEL_MIN_WORK if parallel else -1
+    return RoundSettings(float(step), int(local_steps), numba.get_num_threads(), min_work)
+
+
+def check_compiled(value, name: str = "compiled") -> None:
+    """``compiled`` (``fast``) is kept for the signature; there is one compiled
+    implementation per algorithm."""
+    if value is not True:
+        raise ValueError(f"{name} must be True: every algorithm has one compiled "
+                         "implementation (the NumPy twins are the tests' references)")

@@ -1,11 +1,12 @@
 r"""FedAvg and FOCUS over a replicate axis: many participation plans in one compiled call.
 
 For Monte Carlo over participation patterns: ``plans`` has shape (n_reps, n_rounds, n_clients)
-and replicate b is exactly ``fedavg(problem, plans[b], ...)`` (resp. ``focus``), bit for bit.
-Ridge problems run all replicates in one compiled call, in parallel over replicates (each
-replicate's rounds serial, so the numbers do not depend on the thread count); other problems
-loop over the replicates in Python. Memory per replicate: the server trace (R + 1, d), and for
-FOCUS the stored gradients (N, d), plus O(N d) scratch per running replicate.
+and replicate b is exactly ``fedavg(problem, plans[b], ...)`` (resp. ``focus``), bit for bit:
+the replicates are an axis over the same compiled round loops
+(:func:`flbounds.kernels.rounds.fedavg_replicates`, ``focus_replicates``), run in parallel over
+replicates with each replicate's rounds serial, so the numbers do not depend on the thread
+count. Memory per replicate: the server trace (R + 1, d), and for FOCUS the stored gradients
+(N, d), plus O(N d) scratch per running replicate.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.algorithms._common import check_hyper, check_problem, kernel_data, start_point
-from flbounds.algorithms.fedavg import _max_participants, fedavg
-from flbounds.algorithms.focus import focus
-from flbounds.kernels.scale_ridge import fedavg_ridge_batch, focus_ridge_batch
-from flbounds.problems import Ridge
+from flbounds.algorithms._common import (
+    check_hyper,
+    check_problem,
+    problem_data,
+    round_settings,
+    start_point,
+)
+from flbounds.algorithms.focus import INITS
+from flbounds.kernels.rounds import FocusRecord, FocusState, fedavg_replicates, focus_replicates
 
 
 class BatchedFedAvgTrace(NamedTuple):
@@ -68,15 +73,10 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
     step, local_steps = check_hyper(step, local_steps)
+    data = problem_data(problem)
     x = start_point(problem, x0)
-    if not isinstance(problem, Ridge):
-        return BatchedFedAvgTrace(np.stack([
-            fedavg(problem, plan, step=step, local_steps=local_steps, x0=x).x
-            for plan in plans]))
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
-    _, _, _, features, targets, lam, _ = kernel_data(problem)
-    fedavg_ridge_batch(features, targets, lam, plans, step, local_steps, x, xs,
-                       _max_participants(plans))
+    fedavg_replicates(data, plans, round_settings(step, local_steps, parallel=False), x, xs)
     return BatchedFedAvgTrace(xs)
 
 
@@ -99,23 +99,21 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
     step, local_steps = check_hyper(step, local_steps)
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    data = problem_data(problem)
     x = start_point(problem, x0)
-    if not isinstance(problem, Ridge) or init not in ("zero", "gradient"):
-        runs = [focus(problem, plan, step=step, local_steps=local_steps, x0=x, init=init)
-                for plan in plans]
-        return BatchedFocusTrace(*(np.stack([getattr(r, f) for r in runs])
-                                   for f in ("x", "y", "g")))
     n_reps, n_rounds, n_clients = plans.shape
     dim = problem.dim
     if init == "zero":
         g0 = np.zeros((n_clients, dim))
     else:
         g0 = problem.client_gradients(np.tile(x, (n_clients, 1)))
-    g = np.repeat(g0[None], n_reps, axis=0)
-    y = np.repeat(g0.sum(axis=0)[None], n_reps, axis=0)
-    xr = np.repeat(x[None], n_reps, axis=0)
-    xs, ys = np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, n_rounds + 1, dim))
-    _, _, _, features, targets, lam, _ = kernel_data(problem)
-    focus_ridge_batch(features, targets, lam, plans, step, local_steps, xr, y, g, xs, ys,
-                      _max_participants(plans))
-    return BatchedFocusTrace(xs, ys, g)
+    states = FocusState(np.repeat(x[None], n_reps, axis=0),
+                        np.repeat(g0.sum(axis=0)[None], n_reps, axis=0),
+                        np.repeat(g0[None], n_reps, axis=0), np.empty((n_reps, 0, dim)))
+    records = FocusRecord(np.empty((n_reps, n_rounds + 1, dim)),
+                          np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, 0, dim)))
+    focus_replicates(data, plans, round_settings(step, local_steps, parallel=False), states,
+                     records)
+    return BatchedFocusTrace(records.xs, records.ys, states.g)

@@ -3,9 +3,9 @@ r"""SAFARI over a replicate axis: many random plans in one compiled call.
 For Monte Carlo over SAFARI's randomness (round types, sampled clients, gradient noise):
 ``plans`` is a sequence of :class:`~flbounds.algorithms.safari.SafariPlan` (or one SafariPlan
 whose fields carry a leading replicate axis) and replicate b is exactly
-``safari(problem, plans[b], ...)``, bit for bit. Quadratic problems run every replicate in one
-compiled call, in parallel over replicates (each replicate's rounds serial, so the numbers do
-not depend on the thread count); other problems loop over the replicates in Python.
+``safari(problem, plans[b], ...)``, bit for bit: every replicate runs in one compiled call over
+the same round loop (:func:`flbounds.kernels.mixed_rounds.safari_replicates`), in parallel over
+replicates (each replicate's rounds serial, so the numbers do not depend on the thread count).
 Memory per replicate: the server trace (R + 1, d) and the (R,) local-gradient record, plus
 O(d) scratch per running replicate; no client states are kept.
 """
@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.algorithms.safari import SafariPlan, _check, safari, safari_plan
-from flbounds.kernels.scale_safari import safari_quadratic_batch
-from flbounds.problems import Quadratic
+from flbounds.algorithms._common import check_compiled, problem_data
+from flbounds.algorithms.safari import SafariPlan, _check, kernel_plan, safari_plan
+from flbounds.kernels.gradients import population
+from flbounds.kernels.mixed_rounds import safari_replicates
 
 
 class BatchedSafariTrace(NamedTuple):
@@ -66,9 +67,7 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     Parameters
     ----------
     problem
-        As in :func:`~flbounds.algorithms.safari.safari`; a
-        :class:`flbounds.problems.Quadratic` runs every replicate in one numba call when
-        ``fast`` is True.
+        As in :func:`~flbounds.algorithms.safari.safari`.
     plans : sequence of SafariPlan, or SafariPlan with a leading replicate axis
         Replicate b's plan (see :func:`stack_safari_plans`, :func:`safari_plans`).
     step_client, step_server, x0
@@ -85,18 +84,11 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     x0 = np.asarray(_check(problem, _replicate(plan, 0), step_client, step_server, x0))
     for rep in range(1, n_reps):
         _check(problem, _replicate(plan, rep), step_client, step_server, x0)
-    if not (fast and isinstance(problem, Quadratic)):
-        runs = [safari(problem, _replicate(plan, rep), step_client=step_client,
-                       step_server=step_server, x0=x0, fast=fast) for rep in range(n_reps)]
-        return BatchedSafariTrace(*(np.stack([r[j] for r in runs]) for j in range(3)))
-    A = np.ascontiguousarray(problem.A, dtype=float)
-    b = np.ascontiguousarray(problem.b, dtype=float)
+    check_compiled(fast, "fast")
+    data = problem_data(problem)
     xs = np.empty((n_reps, n_rounds + 1, problem.dim))
     g2 = np.empty((n_reps, n_rounds))
-    safari_quadratic_batch(A, b, A.mean(axis=0), b.mean(axis=0),
-                           np.ascontiguousarray(x0, dtype=float), plan.client_round,
-                           plan.clients.astype(np.int64, copy=False),
-                           plan.client_noise.astype(float, copy=False),
-                           plan.server_noise.astype(float, copy=False),
-                           float(step_client), float(step_server), xs, g2)
+    safari_replicates(data, population(data), kernel_plan(plan),
+                      (float(step_client), float(step_server)),
+                      np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

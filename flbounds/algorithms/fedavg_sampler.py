@@ -19,54 +19,42 @@ sampler (e.g. :class:`flbounds.participation.Bernoulli`) with known probabilitie
 only available sampled clients report and the weights are divided by :math:`q_i`.
 
 Randomness: the sampler draws its own sample from ``rng`` (sampler code owns its draws); this
-function makes no other draw.
+function makes no other draw. The round loop is :func:`flbounds.algorithms.sampler_rounds.run`
+with one replicate (the batched :func:`~flbounds.algorithms.fedavg_sampler_batched` runs the
+same loop over many).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from ..samplers.base import Draw, Feedback
-from ..sampling import multinomial_variance, optimal_isp_objective, rsp_uniform_variance
+from flbounds.algorithms.sampler_rounds import (
+    Hyper,
+    SamplerTrace,
+    exact_variance,
+    replicate_local_updates,
+    restrict_draw,
+    run,
+)
 
-
-class SamplerTrace(NamedTuple):
-    x: np.ndarray              # (T + 1, d) server iterates
-    loss: np.ndarray           # (T + 1,) f(x^t) = sum_i lambda_i f_i(x^t)
-    grad_sq: np.ndarray        # (T + 1,) ||grad f(x^t)||^2
-    variance: np.ndarray       # (T,) exact V_t of d^t given the round's updates
-    opt_variance: np.ndarray   # (T,) optimal-ISP variance of the round (delta_*^t)
-    q_gap: np.ndarray          # (T,) l_t(p^t) - l_t(p*^t): the variance gap for ISP only;
-    #                            for any sampler use variance - opt_variance (exact excess)
-    sum_sq: np.ndarray         # (T,) sum_i pi_t(i)^2 (uniform ISP variance = (N-K)/K * this)
-    sizes: np.ndarray          # (T,) clients that reported
+__all__ = ["SamplerTrace", "check_hyper", "check_weights_and_availability", "exact_variance",
+           "fedavg_sampler", "local_updates", "restrict_draw"]
 
 
 def local_updates(problem, x, *, local_steps: int, step: float) -> np.ndarray:
     """All clients' pseudo-gradients g_i = x - x_i^R after ``local_steps`` GD steps."""
-    X = np.tile(x, (problem.n_clients, 1))
-    for _ in range(local_steps):
-        X = X - step * problem.client_gradients(X)
-    return x[None, :] - X
+    return replicate_local_updates(problem, np.asarray(x, dtype=float)[None], local_steps,
+                                   step)[0]
 
 
-def exact_variance(sampler, z: np.ndarray, pi: np.ndarray) -> float:
-    """Variance of the sampler's estimator of sum z for this round (procedure-specific)."""
-    if sampler.procedure == "multinomial":
-        return multinomial_variance(sampler.probabilities(), z, sampler.budget)
-    if sampler.procedure == "subset":
-        return rsp_uniform_variance(z, sampler.budget)
-    p = sampler.inclusion_weights()
-    return float(np.sum((1 - p) / p * pi * pi))
-
-
-def _restrict(draw: Draw, available: np.ndarray, avail_probs: np.ndarray) -> Draw:
-    keep = available[draw.clients]
-    q = avail_probs[draw.clients[keep]]
-    return Draw(draw.clients[keep], draw.counts[keep], draw.weights[keep] / q,
-                draw.probs[keep] * q)
+def check_hyper(local_steps, step, server_step) -> None:
+    """``local_steps`` a positive integer, ``step`` and ``server_step`` positive and finite."""
+    if isinstance(local_steps, bool) or not isinstance(local_steps, int | np.integer) \
+            or local_steps < 1:
+        raise ValueError(f"local_steps must be a positive integer, got {local_steps!r}")
+    for name, v in (("step", step), ("server_step", server_step)):
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be positive and finite, got {v!r}")
 
 
 def check_weights_and_availability(problem, weights, availability, avail_probs, shape,
@@ -109,38 +97,14 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
         Straggler plan (bool (T, N)) and its known probabilities :math:`q_i > 0`.
     """
     n = problem.n_clients
+    if isinstance(n_rounds, bool) or not isinstance(n_rounds, int | np.integer) \
+            or n_rounds < 0:
+        raise ValueError(f"n_rounds must be a nonnegative integer, got {n_rounds!r}")
     lam, availability, avail_probs = check_weights_and_availability(
         problem, weights, availability, avail_probs, (n_rounds, n), "(n_rounds, N)")
+    check_hyper(local_steps, step, server_step)
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
-    xs, loss, grad_sq = [x.copy()], [], []
-    var, opt_var, q_gap, sum_sq, sizes = (np.empty(n_rounds) for _ in range(5))
-
-    def record(point):
-        X = np.tile(point, (n, 1))
-        loss.append(float(lam @ problem.client_losses(X)))
-        g = lam @ problem.client_gradients(X)
-        grad_sq.append(float(g @ g))
-
-    record(x)
-    for t in range(n_rounds):
-        z = lam[:, None] * local_updates(problem, x, local_steps=local_steps, step=step)
-        pi = np.linalg.norm(z, axis=1)
-        sampler.reveal(pi)
-        p = sampler.inclusion_weights()
-        best = optimal_isp_objective(pi, sampler.budget)
-        pos = pi > 0
-        q_gap[t] = float(np.sum(pi[pos] ** 2 / p[pos])) - best
-        sum_sq[t] = float(pi @ pi)
-        opt_var[t] = best - sum_sq[t]
-        var[t] = exact_variance(sampler, z, pi)
-        draw = sampler.sample(rng)
-        if availability is not None:
-            draw = _restrict(draw, availability[t], avail_probs)
-        sizes[t] = draw.clients.size
-        d = draw.weights @ z[draw.clients] if draw.clients.size else np.zeros(problem.dim)
-        x = x - server_step * d
-        sampler.update(Feedback(draw, pi[draw.clients]))
-        xs.append(x.copy())
-        record(x)
-    return SamplerTrace(np.array(xs), np.array(loss), np.array(grad_sq), var, opt_var, q_gap,
-                        sum_sq, sizes)
+    hyper = Hyper(int(local_steps), float(step), float(server_step), lam,
+                  None if availability is None else availability[None], avail_probs)
+    trace = run(problem, [sampler], [rng], int(n_rounds), hyper, x)
+    return SamplerTrace(*(field[0] for field in trace))

@@ -23,46 +23,47 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from flbounds._validate import as_float_array
 from flbounds.algorithms._common import (
+    check_compiled,
     check_hyper,
     check_plan,
     check_problem,
-    kernel_data,
+    problem_data,
+    round_settings,
     start_point,
 )
-from flbounds.algorithms.fedavg import _max_participants
-from flbounds.kernels import scale_ridge
-from flbounds.kernels.focus_local import focus_rounds
-from flbounds.kernels.scale_ridge import focus_ridge_rounds
-from flbounds.problems import Ridge
+from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
+
+__all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
 
 INITS = ("zero", "gradient")
 
 
 class FocusTrace(NamedTuple):
     """Server iterates ``x`` and trackers ``y`` (n_rounds + 1, d); final stored gradients ``g``
-    (N, d); ``g_sum`` (n_rounds + 1, d) = :math:`\\sum_i g_i` after each round, or None."""
+    (N, d); ``g_sum`` (n_rounds + 1, d) = :math:`\\sum_i g_i` after each round, or None;
+    ``models`` (N, d), the point where each final ``g[i]`` was evaluated (only when the run
+    started from a ``start`` state, else None)."""
 
     x: np.ndarray
     y: np.ndarray
     g: np.ndarray
     g_sum: np.ndarray | None
+    models: np.ndarray | None = None
 
 
 def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=False,
-          compiled=True) -> FocusTrace:
+          compiled=True, start=None) -> FocusTrace:
     r"""FOCUS, Algorithm 1 of [002] (module docstring gives the update).
 
     Parameters
     ----------
     problem : flbounds.problems problem
-        :class:`~flbounds.problems.Quadratic` and :class:`~flbounds.problems.Ridge` run in a
-        compiled loop (ridge: parallel over a round's participants, same numbers for any
-        thread count); any other problem through its ``client_gradients``.
+        Runs in the compiled loop :func:`flbounds.kernels.rounds.focus_rounds` (a round with
+        enough work runs its participants in parallel; same numbers for any thread count).
     plan : array_like of bool, shape (n_rounds, n_clients)
     step : float
         :math:`\eta > 0`, used for both the local and the server steps.
@@ -76,13 +77,18 @@ def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=
     record_sum : bool
         Also record :math:`\sum_i g_i` after every round (cost O(N d) per round).
     compiled : bool
-        False forces the NumPy path.
+        Must be True (kept for the signature): the compiled loop is the one implementation.
+    start : FocusState, optional
+        Resume from a state between rounds (server model ``x``, tracker ``y``, stored
+        gradients ``g`` and the client ``models`` where they were evaluated; not modified)
+        instead of ``x0`` / ``init``; the trace then carries the final ``models``.
 
     Returns
     -------
     FocusTrace
     """
-    return _run(problem, plan, None, step, local_steps, x0, init, record_sum, compiled)
+    return _run(problem, plan, None, step, local_steps, (x0, init, start), record_sum,
+                compiled)
 
 
 def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
@@ -100,68 +106,48 @@ def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
         Gradient noise, drawn by the caller.
     (others as in :func:`focus`)
     """
-    return _run(problem, plan, noise, step, local_steps, x0, init, record_sum, compiled)
+    return _run(problem, plan, noise, step, local_steps, (x0, init, None), record_sum,
+                compiled)
 
 
-def _run(problem, plan, noise, step, local_steps, x0, init, record_sum, compiled):
+def _run(problem, plan, noise, step, local_steps, begin, record_sum, compiled):
     check_problem(problem)
     plan = check_plan(plan, problem.n_clients)
     step, local_steps = check_hyper(step, local_steps)
-    if init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    check_compiled(compiled)
+    data = problem_data(problem)
     n_rounds, n_clients = plan.shape
     dim = problem.dim
-    use_noise = noise is not None
-    if use_noise:
+    if noise is None:
+        noise = np.zeros((0, 1, 1, dim))
+    else:
         noise = as_float_array(noise, "noise", shape=(n_rounds, n_clients, local_steps, dim))
+    state = _initial_state(problem, *begin)
+    record = FocusRecord(np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim)),
+                         np.empty((n_rounds + 1 if record_sum else 0, dim)))
+    focus_rounds(data, plan, noise, round_settings(step, local_steps), state, record)
+    return FocusTrace(record.xs, record.ys, state.g, record.g_sums if record_sum else None,
+                      state.models if begin[2] is not None else None)
+
+
+def _initial_state(problem, x0, init, start) -> FocusState:
+    """A fresh kernel state: from ``start`` (copied), else ``x0`` with Algorithm 1's zero
+    memory or the proof's gradient initialization."""
+    n_clients, dim = problem.n_clients, problem.dim
+    if start is not None:
+        if x0 is not None or init != "zero":
+            raise ValueError("start replaces x0 and init: give start alone")
+        shapes = {"x": (dim,), "y": (dim,), "g": (n_clients, dim), "models": (n_clients, dim)}
+        fields = getattr(start, "_fields", None)
+        if fields != FocusState._fields:
+            raise ValueError(f"start must be a FocusState with fields {FocusState._fields}")
+        return FocusState(*(as_float_array(getattr(start, f), f"start.{f}", shape=shapes[f],
+                                           copy=True) for f in fields))
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
     x = start_point(problem, x0)
     if init == "zero":
         g = np.zeros((n_clients, dim))
     else:
         g = problem.client_gradients(np.tile(x, (n_clients, 1)))
-    y = g.sum(axis=0)
-    xs, ys = np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim))
-    g_sums = np.empty((n_rounds + 1, dim)) if record_sum else np.empty((1, dim))
-    data = kernel_data(problem) if compiled else None
-    if data is not None and isinstance(problem, Ridge):
-        noise_arr = noise if use_noise else np.zeros((1, 1, 1, dim))
-        focus_ridge_rounds(data[3], data[4], data[5], plan, step, local_steps, noise_arr,
-                           use_noise, x, y, g, xs, ys, record_sum, g_sums,
-                           np.empty(n_clients, dtype=np.int64),
-                           np.empty((_max_participants(plan), dim)),
-                           numba.get_num_threads(),
-                           scale_ridge.PARALLEL_MIN_WORK)
-    elif data is not None:
-        noise_arr = noise if use_noise else np.zeros((1, 1, 1, dim))
-        focus_rounds(*data, plan, step, local_steps, noise_arr, use_noise, x, y, g, xs, ys,
-                     record_sum, g_sums)
-    else:
-        _numpy_rounds(problem, plan, noise, step, local_steps, x, y, g, xs, ys,
-                      g_sums if record_sum else None)
-    return FocusTrace(xs, ys, g, g_sums if record_sum else None)
-
-
-def _numpy_rounds(problem, plan, noise, step, local_steps, x, y, g, xs, ys, g_sums):
-    """The same loop as the compiled kernel, vectorized over participants."""
-    xs[0], ys[0] = x, y
-    if g_sums is not None:
-        g_sums[0] = g.sum(axis=0)
-    for r, mask in enumerate(plan):
-        idx = np.flatnonzero(mask)
-        if idx.size:
-            g_old = g[idx]
-            Z = np.tile(x, (idx.size, 1))
-            V = np.zeros_like(Z)
-            for t in range(local_steps):
-                if t > 0:
-                    Z -= step * V
-                H = problem.client_gradients(Z, clients=idx)
-                if noise is not None:
-                    H += noise[r, idx, t]
-                V = H - g_old
-            g[idx] = H
-            y += V.sum(axis=0)
-        x -= step * y
-        xs[r + 1], ys[r + 1] = x, y
-        if g_sums is not None:
-            g_sums[r + 1] = g.sum(axis=0)
+    return FocusState(x, g.sum(axis=0), g, np.empty((0, dim)))

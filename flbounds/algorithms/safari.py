@@ -11,10 +11,10 @@ round and one server SGD step.
     \end{cases}
 
 The random plan (:class:`SafariPlan`: round types, sampled clients, client and server gradient
-noise) is drawn by :func:`safari_plan` and passed in; :func:`safari` itself never draws. With
-``q = 1`` every round is the FedAvg-SGD round of :func:`fedavg_sgd_round`; with ``q = 0`` every
-round is the server step of :func:`server_sgd_step`, so the special cases hold by construction
-and are tested against independent references.
+noise) is drawn by :func:`safari_plan` and passed in; :func:`safari` itself never draws. The
+rounds run in the compiled loop :func:`flbounds.kernels.mixed_rounds.safari_rounds` for every
+problem of :mod:`flbounds.problems`; ``q = 1`` (every round a FedAvg local-SGD round) and
+``q = 0`` (server SGD) are tested against independent references.
 
 References
 ----------
@@ -28,8 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.kernels.safari_quadratic import safari_quadratic_rounds
-from flbounds.problems import Quadratic
+from flbounds.algorithms._common import check_compiled, problem_data
+from flbounds.kernels.gradients import population
+from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
 
 
 class SafariPlan(NamedTuple):
@@ -109,22 +110,12 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     return x0
 
 
-def fedavg_sgd_round(problem, x, clients, noise, step_client):
-    r"""One FedAvg round: each client in ``clients`` runs ``K = noise.shape[1]`` local SGD
-    steps from ``x``; the server averages. Returns (x_next, ||mean_i sum_k grad F_i||^2)."""
-    m, K, _ = noise.shape
-    Y = np.tile(x, (m, 1))
-    gsum = np.zeros_like(x)
-    for k in range(K):
-        G = problem.client_gradients(Y, clients=clients)
-        gsum += G.sum(axis=0)
-        Y = Y - step_client * (G + noise[:, k, :])
-    return Y.mean(axis=0), float(np.sum((gsum / m) ** 2))
-
-
-def server_sgd_step(problem, x, noise, step_server):
-    """One server SGD step on the population objective F with additive gradient noise."""
-    return x - step_server * (problem.gradient(x) + noise)
+def kernel_plan(plan: SafariPlan) -> MixedPlan:
+    """The plan as the kernel's contiguous arrays (int64 clients, float64 noises)."""
+    return MixedPlan(np.ascontiguousarray(plan.client_round, dtype=bool),
+                     np.ascontiguousarray(plan.clients, dtype=np.int64),
+                     np.ascontiguousarray(plan.client_noise, dtype=float),
+                     np.ascontiguousarray(plan.server_noise, dtype=float))
 
 
 def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
@@ -134,38 +125,25 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     Parameters
     ----------
     problem
-        Needs ``n_clients``, ``dim``, ``client_gradients(X, clients=idx)`` and ``gradient(x)``;
-        a :class:`flbounds.problems.Quadratic` (Hessians ``A`` (N, d, d), ``b`` (N, d)) runs on
-        the numba kernel when ``fast`` is True, any other problem on the NumPy path.
+        A :mod:`flbounds.problems` problem (its ``kernel_data``); the server step uses
+        :math:`\nabla F` of all N clients.
     plan : SafariPlan
     step_client, step_server : float
         :math:`\eta_c` and :math:`\eta_s`.
     x0 : (d,) array, optional (zeros)
+    fast : bool
+        Must be True (kept for the signature): the compiled loop is the one implementation.
 
     Returns
     -------
     SafariTrace
     """
     x0 = _check(problem, plan, step_client, step_server, x0)
+    check_compiled(fast, "fast")
+    data = problem_data(problem)
     R, d = plan.client_round.shape[0], problem.dim
-    xs = np.empty((R + 1, d))
-    g2 = np.empty(R)
-    if fast and isinstance(problem, Quadratic):
-        A = np.ascontiguousarray(problem.A, dtype=float)
-        b = np.ascontiguousarray(problem.b, dtype=float)
-        safari_quadratic_rounds(A, b, A.mean(axis=0), b.mean(axis=0), x0,
-                                np.ascontiguousarray(plan.client_round),
-                                np.ascontiguousarray(plan.clients, dtype=np.int64),
-                                np.ascontiguousarray(plan.client_noise, dtype=float),
-                                np.ascontiguousarray(plan.server_noise, dtype=float),
-                                float(step_client), float(step_server), xs, g2)
-        return SafariTrace(xs, plan.client_round.copy(), g2)
-    xs[0] = x0
-    for r in range(R):
-        if plan.client_round[r]:
-            xs[r + 1], g2[r] = fedavg_sgd_round(problem, xs[r], plan.clients[r],
-                                                plan.client_noise[r], step_client)
-        else:
-            xs[r + 1], g2[r] = server_sgd_step(problem, xs[r], plan.server_noise[r],
-                                               step_server), np.nan
+    xs, g2 = np.empty((R + 1, d)), np.empty(R)
+    safari_rounds(data, population(data), kernel_plan(plan),
+                  (float(step_client), float(step_server)),
+                  np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return SafariTrace(xs, plan.client_round.copy(), g2)

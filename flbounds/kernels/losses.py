@@ -1,8 +1,8 @@
-r"""Per-client losses and gradients of the synthetic problems in :mod:`flbounds.problems`.
+r"""Per-client losses of the synthetic problems in :mod:`flbounds.problems`.
 
 Common signature: the problem data, then ``X`` of shape ``(m, d)`` (row ``j`` is the point of
 client ``clients[j]``), ``clients`` an int64 array of length ``m``, and ``out`` of shape
-``(m,)`` (losses) or ``(m, d)`` (gradients), which the kernel overwrites.
+``(m,)``, which the kernel overwrites. The gradients live in :mod:`flbounds.kernels.gradients`.
 """
 
 import math
@@ -23,19 +23,6 @@ def quadratic_losses(A, b, X, clients, out):
                 ax += A[c, p, q] * X[j, q]
             acc += X[j, p] * (0.5 * ax - b[c, p])
         out[j] = acc
-
-
-@njit(cache=True, fastmath=False)
-def quadratic_gradients(A, b, X, clients, out):
-    r""":math:`\nabla f_i(x) = A_i x - b_i`."""
-    d = X.shape[1]
-    for j in range(clients.shape[0]):
-        c = clients[j]
-        for p in range(d):
-            ax = 0.0
-            for q in range(d):
-                ax += A[c, p, q] * X[j, q]
-            out[j, p] = ax - b[c, p]
 
 
 @njit(cache=True, fastmath=False)
@@ -69,26 +56,6 @@ def ridge_losses(features, targets, lam, X, clients, out):
             r = _row_dot(features, c, k, X, j) - targets[c, k]
             acc += r * r
         out[j] = acc / (2.0 * n) + 0.5 * lam * _squared_norm(X, j)
-
-
-@njit(cache=True, fastmath=False)
-def ridge_gradients(features, targets, lam, X, clients, out):
-    r""":math:`\nabla f_i(x) = X_i^\top (X_i x - y_i)/n + \lambda x`, without forming
-    :math:`X_i^\top X_i`: one pass over the rows of :math:`X_i`, each read twice while in cache
-    (residual, then axpy), :math:`4nd` flops per client.
-    """
-    n = features.shape[1]
-    d = X.shape[1]
-    for j in range(clients.shape[0]):
-        c = clients[j]
-        for p in range(d):
-            out[j, p] = 0.0
-        for k in range(n):
-            r = _row_dot(features, c, k, X, j) - targets[c, k]
-            for p in range(d):
-                out[j, p] += r * features[c, k, p]
-        for p in range(d):
-            out[j, p] = out[j, p] / n + lam * X[j, p]
 
 
 @njit(cache=True, fastmath=False)
@@ -138,31 +105,6 @@ def logistic_losses(features, labels, lam, rho, X, clients, out):
 
 
 @njit(cache=True, fastmath=False)
-def logistic_gradients(features, labels, lam, rho, X, clients, out):
-    r""":math:`\nabla f_i(x) = -\frac1n \sum_k y_k \sigma(-y_k a_k^\top x)\, a_k + \lambda x
-    + 2\rho\, x / (1 + x^2)^2` (last term entrywise), :math:`\sigma` the logistic function.
-    """
-    n = features.shape[1]
-    d = X.shape[1]
-    for j in range(clients.shape[0]):
-        c = clients[j]
-        for p in range(d):
-            out[j, p] = 0.0
-        for k in range(n):
-            y = labels[c, k]
-            w = -y * _expit(-y * _row_dot(features, c, k, X, j))
-            for p in range(d):
-                out[j, p] += w * features[c, k, p]
-        for p in range(d):
-            x = X[j, p]
-            g = out[j, p] / n + lam * x
-            if rho != 0.0:
-                s = 1.0 + x * x
-                g += 2.0 * rho * x / (s * s)
-            out[j, p] = g
-
-
-@njit(cache=True, fastmath=False)
 def scalar_pl_losses(c, X, clients, out):
     r""":math:`f_i(x) = x^2 + 3\sin^2 x + c_i x`; c: (N,), X: (m, 1)."""
     for j in range(clients.shape[0]):
@@ -171,9 +113,3 @@ def scalar_pl_losses(c, X, clients, out):
         out[j] = x * x + 3.0 * s * s + c[clients[j]] * x
 
 
-@njit(cache=True, fastmath=False)
-def scalar_pl_gradients(c, X, clients, out):
-    r""":math:`f_i'(x) = 2x + 3\sin(2x) + c_i`."""
-    for j in range(clients.shape[0]):
-        x = X[j, 0]
-        out[j, 0] = 2.0 * x + 3.0 * math.sin(2.0 * x) + c[clients[j]]

@@ -12,6 +12,7 @@ from flbounds._validate import (
     check_positive,
 )
 from flbounds.kernels import losses as _kernels
+from flbounds.kernels.gradients import LogisticData, ScalarPLData, gradients_at
 
 from ._base import (
     NEWTON_RTOL,
@@ -68,8 +69,13 @@ class _LogisticBase(_Problem):
     def _losses_into(self, X, idx, out):
         _kernels.logistic_losses(self.features, self.labels, self.lam, self.rho, X, idx, out)
 
+    @property
+    def kernel_data(self) -> LogisticData:
+        """The compiled kernels' container of this problem (read-only arrays)."""
+        return LogisticData(self.features, self.labels, float(self.lam), float(self.rho))
+
     def _gradients_into(self, X, idx, out):
-        _kernels.logistic_gradients(self.features, self.labels, self.lam, self.rho, X, idx, out)
+        gradients_at(self.kernel_data, X, idx, out)
 
 
 class LogisticL2(_LogisticBase):
@@ -201,8 +207,13 @@ class ScalarPL(_Problem):
     def _losses_into(self, X, idx, out):
         _kernels.scalar_pl_losses(self.c, X, idx, out)
 
+    @property
+    def kernel_data(self) -> ScalarPLData:
+        """The compiled kernels' container of this problem (read-only arrays)."""
+        return ScalarPLData(self.c)
+
     def _gradients_into(self, X, idx, out):
-        _kernels.scalar_pl_gradients(self.c, X, idx, out)
+        gradients_at(self.kernel_data, X, idx, out)
 
 
 # --------------------------------------------------------------------------- generators

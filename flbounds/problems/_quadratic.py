@@ -10,6 +10,7 @@ from flbounds._validate import (
     check_symmetric,
 )
 from flbounds.kernels import losses as _kernels
+from flbounds.kernels.gradients import QuadraticData, RidgeData, gradients_at
 
 from ._base import (
     SYMMETRY_RTOL,
@@ -73,8 +74,13 @@ class Quadratic(_Problem):
     def _losses_into(self, X, idx, out):
         _kernels.quadratic_losses(self.A, self.b, X, idx, out)
 
+    @property
+    def kernel_data(self) -> QuadraticData:
+        """The compiled kernels' container of this problem (read-only arrays)."""
+        return QuadraticData(self.A, self.b)
+
     def _gradients_into(self, X, idx, out):
-        _kernels.quadratic_gradients(self.A, self.b, X, idx, out)
+        gradients_at(self.kernel_data, X, idx, out)
 
 
 def _data_arrays(features, second, second_name):
@@ -147,7 +153,12 @@ class Ridge(_Problem):
     def _losses_into(self, X, idx, out):
         _kernels.ridge_losses(self.features, self.targets, self.lam, X, idx, out)
 
+    @property
+    def kernel_data(self) -> RidgeData:
+        """The compiled kernels' container of this problem (read-only arrays)."""
+        return RidgeData(self.features, self.targets, float(self.lam))
+
     def _gradients_into(self, X, idx, out):
-        _kernels.ridge_gradients(self.features, self.targets, self.lam, X, idx, out)
+        gradients_at(self.kernel_data, X, idx, out)
 
 

@@ -89,7 +89,7 @@ class Assumption51Feedback:
             total += float(np.sum(sums[free] ** 2) / budget)
             capped = np.ascontiguousarray(pi[~free])
             if capped.shape[0]:
-                from flbounds.kernels.kvib_online import waterfill_objectives
+                from flbounds.kernels.waterfill import waterfill_objectives
                 out = np.empty(capped.shape[0])
                 waterfill_objectives(capped, float(budget), out)
                 total += float(out.sum())
@@ -186,7 +186,7 @@ def kvib_online(feedback: Assumption51Feedback, n_rounds: int, budget: float,
     The uniform plan is drawn from ``rng`` in blocks of ``chunk`` rounds (row-major, so the
     stream equals one ``rng.random(N)`` per round, as the sampler class draws it).
     """
-    from flbounds.kernels.kvib_online import kvib_rounds
+    from flbounds.kernels.waterfill import kvib_rounds
 
     from .ftrl import KVib
 
@@ -200,8 +200,8 @@ def kvib_online(feedback: Assumption51Feedback, n_rounds: int, budget: float,
     for t0 in range(1, n_rounds + 1, chunk):
         m = min(chunk, n_rounds + 1 - t0)
         uniforms = rng.random((m, n))
-        kvib_rounds(feedback.lam, feedback.base, feedback.decay, float(budget), ref.theta,
-                    ref.gamma, variant == "paper", t0, uniforms, omega,
-                    costs[t0 - 1:t0 - 1 + m], sizes[t0 - 1:t0 - 1 + m],
-                    capped[t0 - 1:t0 - 1 + m])
+        kvib_rounds((feedback.lam, feedback.base, feedback.decay),
+                    (float(budget), ref.theta, ref.gamma, variant == "paper"), t0, uniforms,
+                    omega, (costs[t0 - 1:t0 - 1 + m], sizes[t0 - 1:t0 - 1 + m],
+                            capped[t0 - 1:t0 - 1 + m]))
     return KVibRun(costs, sizes, capped, ref.theta, ref.gamma)

@@ -1,6 +1,6 @@
 r"""Shared pieces of the FOCUS claims and figures: the theorems' step-size conditions, Monte
-Carlo runs of FOCUS, and one FL round with the client models exposed (for the one-step lemma
-checks).
+Carlo runs of FOCUS, and one round of :func:`flbounds.algorithms.focus` from a given state with
+the client models exposed (for the one-step lemma checks).
 
 Conventions: ``q`` is the exact aggregation weight :math:`E[1\{i\in S\}/|S|]` (0 for the empty
 set), as in [002]'s Assumption 1; ``q_min`` its minimum. :math:`1/(\tau - 1) = \infty` when
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms import focus
+from flbounds.algorithms import FocusState, focus
 
 from .bounds import (
     thm1a_conditions,
@@ -105,18 +105,9 @@ def consistent_state(problem, models, x_prev, step):
 
 
 def focus_round(problem, state, mask, step, local_steps):
-    """One FOCUS round from ``state`` with participation ``mask``; returns the next state."""
-    idx = np.flatnonzero(mask)
-    g, models, y = state.g.copy(), state.models.copy(), state.y.copy()
-    if idx.size:
-        g_old = g[idx]
-        Z = np.tile(state.x, (idx.size, 1))
-        V = np.zeros_like(Z)
-        for t in range(local_steps):
-            if t > 0:
-                Z = Z - step * V
-            H = problem.client_gradients(Z, clients=idx)
-            V = H - g_old
-        g[idx], models[idx] = H, Z
-        y = y + V.sum(axis=0)
-    return RoundState(state.x - step * y, state.x, y, g, models)
+    """One FOCUS round from ``state`` with participation ``mask``: the library's
+    :func:`~flbounds.algorithms.focus` resumed from the state; returns the next state."""
+    start = FocusState(state.x, state.y, state.g, state.models)
+    trace = focus(problem, np.asarray(mask, dtype=bool)[None], step=step,
+                  local_steps=local_steps, start=start)
+    return RoundState(trace.x[1], state.x, trace.y[1], trace.g, trace.models)

@@ -214,7 +214,7 @@ def enhanced_rate(*, rng, n_clients, rounds, ks, n_rounds_k, local_steps, n_seed
 def stragglers(*, rng, n_clients, k, n_draws):
     """V16 by Monte Carlo through the same restriction code the FL loop uses. Measured:
     max_coord |mean - sum z| / (4 SE) and |MSE - formula| / (4 SE); both <= 1."""
-    from flbounds.algorithms.fedavg_sampler import _restrict
+    from flbounds.algorithms.fedavg_sampler import restrict_draw
 
     z = rng.standard_normal((n_clients, 3)) * rng.lognormal(0, 1, (n_clients, 1))
     a = np.linalg.norm(z, axis=1)
@@ -224,7 +224,7 @@ def stragglers(*, rng, n_clients, k, n_draws):
     uni = rng.random((n_draws, n_clients))
     est = np.empty((n_draws, 3))
     for m in range(n_draws):
-        d = _restrict(isp_draw(p, uni[m]), plan[m], q)
+        d = restrict_draw(isp_draw(p, uni[m]), plan[m], q)
         est[m] = d.weights @ z[d.clients]
     total = z.sum(axis=0)
     se = est.std(axis=0, ddof=1) / np.sqrt(n_draws)

@@ -44,8 +44,7 @@ def _sgd_reference(A, b, x0, noise, step):
 def special_cases(*, rng, n_rounds, n_instances):
     """Same plan (clients, noise) fed to SAFARI and to the references; the numba path and the
     references order floating-point operations differently, so the comparison allows
-    rounding: 1e-12 relative to the iterate scale (the generic NumPy path is checked bit for
-    bit in tests/test_safari_algorithm.py)."""
+    rounding: 1e-12 relative to the iterate scale."""
     worst = []
     for child in rng.spawn(n_instances):
         n, d = int(child.integers(3, 8)), int(child.integers(1, 4))

@@ -1,11 +1,13 @@
-r"""Numba kernel of the K-Vib online loop (Algorithm 2 of [003]) on Assumption-5.1 feedback.
+r"""Water-filling (the optimal ISP probabilities of [003] Lemma 2.2) and the K-Vib online loop
+built on it (Algorithm 2 of [003]) on Assumption-5.1 feedback.
 
-One call advances rounds ``t0 .. t0 + n - 1`` given the uniform plan ``uniforms`` (n, N):
+:func:`kvib_rounds` advances rounds ``t0 .. t0 + n - 1`` given the uniform plan ``uniforms``
+(n, N):
 per round, water-filling on :math:`\sqrt{\omega+\gamma}` (or :math:`\omega+\gamma`), mixing,
 cost :math:`\ell_t(\tilde p)=\sum_i\pi_t(i)^2/\tilde p_i`, ISP draw :math:`U<\tilde p`, and the
 update :math:`\omega_i \mathrel{+}= \pi_t(i)^2/\tilde p_i`. ``omega`` is updated in place;
-``costs``, ``sizes`` and ``capped`` (clients with :math:`p^t_i = 1` before mixing; length n)
-are overwritten. The slow twin is
+``out = (costs, sizes, capped)`` (clients with :math:`p^t_i = 1` before mixing; length n) is
+overwritten. The slow twin is
 :class:`flbounds.samplers.KVib` driven by :func:`flbounds.online.run_online`.
 """
 
@@ -39,9 +41,15 @@ def waterfill(a, k, order, csum, out):
 
 
 @njit(cache=True, fastmath=False)
-def kvib_rounds(lam, base, decay, k, theta, gamma, use_sqrt, t0, uniforms, omega, costs,
-                sizes, capped):
-    """Advance K-Vib over ``uniforms.shape[0]`` rounds starting at round ``t0`` (1-indexed)."""
+def kvib_rounds(feedback, settings, t0, uniforms, omega, out):
+    r"""Advance K-Vib over ``uniforms.shape[0]`` rounds starting at round ``t0`` (1-indexed).
+
+    ``feedback = (lam, base, decay)`` gives :math:`\pi_t(i) = \lambda_i(b_i + c_i/\sqrt t)`;
+    ``settings = (k, theta, gamma, use_sqrt)``.
+    """
+    lam, base, decay = feedback
+    k, theta, gamma, use_sqrt = settings
+    costs, sizes, capped = out
     n = lam.shape[0]
     w = np.empty(n)
     p = np.empty(n)

@@ -10,19 +10,43 @@ FedAvg-with-sampler run equals it bit for bit:
   step (sort, sequential cumulative sum, binary search over the breakpoints, the linear
   equation on the bracketing piece, clip);
 - :func:`isp_sampler_round` applies, per replicate, the sampler's probabilities, the cost
-  terms of :func:`flbounds.algorithms.fedavg_sampler.fedavg_sampler` (optimal cost, ISP cost
-  gap, exact ISP variance) and the draw ``U < p``.
+  terms of :func:`flbounds.algorithms.fedavg_sampler` (optimal cost, ISP cost gap, exact ISP
+  variance) and the draw ``U < p``.
 
 No RNG, no validation; the slow twins are the library functions themselves.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 PAIRWISE_BLOCK = 128  # NumPy's PW_BLOCKSIZE
 UNIFORM, KVIB, ORACLE = 0, 1, 2
+
+
+class IspSettings(NamedTuple):
+    """The sampler's settings: kind (UNIFORM, KVIB, ORACLE), budget K, K-Vib's mixing
+    ``theta``, regularizer ``gamma`` and square-root rule ``use_sqrt``, the oracle's ``p_min``."""
+
+    kind: int
+    budget: float
+    theta: float
+    gamma: float
+    use_sqrt: bool
+    p_min: float
+
+
+class IspRound(NamedTuple):
+    """Per-replicate outputs of a round: probabilities ``p`` and draw ``mask`` (B, N), the
+    optimal cost ``best``, the cost gap ``q_gap`` and the exact ``variance`` (B,)."""
+
+    p: np.ndarray
+    mask: np.ndarray
+    best: np.ndarray
+    q_gap: np.ndarray
+    variance: np.ndarray
 
 
 @njit(cache=True, fastmath=False)
@@ -185,50 +209,58 @@ def isp_probabilities(a, k, p_min, s, csum, out):
 
 
 @njit(cache=True, fastmath=False)
-def isp_sampler_round(kind, pi, omega, budget, theta, gamma, use_sqrt, p_min, uniforms, p,
-                      mask, best, q_gap, variance):
+def _sampler_probabilities(settings, a, omega_row, scratch, out):
+    """The sampler's inclusion probabilities for feedback ``a`` into ``out``."""
+    n = a.shape[0]
+    s, csum, w, p_opt = scratch
+    if settings.kind == UNIFORM:
+        for i in range(n):
+            out[i] = settings.budget / n
+    elif settings.kind == ORACLE:
+        isp_probabilities(a, settings.budget, settings.p_min, s, csum, out)
+    else:
+        for i in range(n):
+            w[i] = omega_row[i] + settings.gamma
+            if settings.use_sqrt:
+                w[i] = math.sqrt(w[i])
+        isp_probabilities(w, settings.budget, 0.0, s, csum, p_opt)
+        floor = settings.theta * settings.budget / n
+        for i in range(n):
+            out[i] = (1.0 - settings.theta) * p_opt[i] + floor
+
+
+@njit(cache=True, fastmath=False)
+def _cost(a, p, terms):
+    """NumPy's ``sum(a[a > 0]**2 / p[a > 0])`` (pairwise, over the positive entries)."""
+    m = 0
+    for i in range(a.shape[0]):
+        if a[i] > 0:
+            terms[m] = a[i] * a[i] / p[i]
+            m += 1
+    return numpy_sum(terms, m)
+
+
+@njit(cache=True, fastmath=False)
+def isp_sampler_round(settings, pi, omega, uniforms, out):
     """One round for every replicate b (rows of ``pi``, ``omega``, ``uniforms`` (B, N)).
 
-    Writes the sampler's probabilities ``p[b]``, the draw ``mask[b] = uniforms[b] < p[b]``,
-    ``best[b]`` = min over P_K of sum pi^2/p, ``q_gap[b]`` = sum_{pi > 0} pi^2/p[b] - best[b]
-    and ``variance[b]`` = sum (1 - p)/p pi^2, in the unbatched path's operation order.
-    ``omega`` is read only (K-Vib's state; the caller applies the update after the draw).
+    Writes into ``out`` (:class:`IspRound`) the sampler's probabilities ``p[b]``, the draw
+    ``mask[b] = uniforms[b] < p[b]``, ``best[b]`` = min over P_K of sum pi^2/p,
+    ``q_gap[b]`` = sum_{pi > 0} pi^2/p[b] - best[b] and ``variance[b]`` = sum (1 - p)/p pi^2,
+    in the unbatched path's operation order. ``omega`` is read only (K-Vib's state; the caller
+    applies the update after the draw).
     """
     n_reps, n = pi.shape
     s, csum, w = np.empty(n), np.empty(n + 1), np.empty(n)
     p_opt, terms = np.empty(n), np.empty(n)
-    floor = theta * budget / n
     for rep in range(n_reps):
-        a = pi[rep]
-        pr = p[rep]
-        if kind == UNIFORM:
-            for i in range(n):
-                pr[i] = budget / n
-        elif kind == ORACLE:
-            isp_probabilities(a, budget, p_min, s, csum, pr)
-        else:
-            for i in range(n):
-                w[i] = omega[rep, i] + gamma
-                if use_sqrt:
-                    w[i] = math.sqrt(w[i])
-            isp_probabilities(w, budget, 0.0, s, csum, p_opt)
-            for i in range(n):
-                pr[i] = (1.0 - theta) * p_opt[i] + floor
-        isp_probabilities(a, budget, 0.0, s, csum, p_opt)
-        m = 0
-        for i in range(n):
-            if a[i] > 0:
-                terms[m] = a[i] * a[i] / p_opt[i]
-                m += 1
-        best[rep] = numpy_sum(terms, m)
-        m = 0
-        for i in range(n):
-            if a[i] > 0:
-                terms[m] = a[i] * a[i] / pr[i]
-                m += 1
-        q_gap[rep] = numpy_sum(terms, m) - best[rep]
+        a, pr = pi[rep], out.p[rep]
+        _sampler_probabilities(settings, a, omega[rep], (s, csum, w, p_opt), pr)
+        isp_probabilities(a, settings.budget, 0.0, s, csum, p_opt)
+        out.best[rep] = _cost(a, p_opt, terms)
+        out.q_gap[rep] = _cost(a, pr, terms) - out.best[rep]
         for i in range(n):
             terms[i] = (1 - pr[i]) / pr[i] * a[i] * a[i]
-        variance[rep] = numpy_sum(terms, n)
+        out.variance[rep] = numpy_sum(terms, n)
         for i in range(n):
-            mask[rep, i] = uniforms[rep, i] < pr[i]
+            out.mask[rep, i] = uniforms[rep, i] < pr[i]

@@ -1,0 +1,229 @@
+r"""The one round loop of FedAvg with an unbiased client sampler (Algorithm 1 of [003]).
+
+Replicates are an axis: :func:`run` advances B independent runs (one sampler and one source of
+randomness each) round by round. The unbatched :func:`~flbounds.algorithms.fedavg_sampler` is
+this loop with B = 1 and the caller's Generator as the source; the batched
+:func:`~flbounds.algorithms.fedavg_sampler_batched` replays a pre-drawn uniform plan per
+replicate (:class:`ReplayUniforms`). Vectorised over replicates: every client's local steps
+(one ``client_gradients`` call per local step for all replicates together), the
+pseudo-gradients, their norms and the recorded losses and gradients. When every sampler is a
+:class:`~flbounds.sampling.UniformISP`, :class:`~flbounds.sampling.KVib` or
+:class:`~flbounds.sampling.OracleISP` with the same settings, the round's probabilities, cost
+terms and draws come from one compiled call
+(:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact ports of the NumPy operations) fed
+with the one ``random(N)`` per round such a sampler draws from its source; otherwise the
+samplers' own methods run per replicate. The BLAS products (``pi @ pi``, the aggregate
+``w @ z[S]``, the recorded ``lambda @ ...``) stay per replicate, as NumPy calls on the same
+operands, so a replicate's numbers do not depend on the others.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from flbounds.kernels.isp_round import (
+    KVIB,
+    ORACLE,
+    UNIFORM,
+    IspRound,
+    IspSettings,
+    isp_sampler_round,
+)
+from flbounds.sampling import (
+    Draw,
+    Feedback,
+    KVib,
+    OracleISP,
+    UniformISP,
+    multinomial_variance,
+    optimal_isp_objective,
+    rsp_uniform_variance,
+)
+
+
+class SamplerTrace(NamedTuple):
+    x: np.ndarray              # (T + 1, d) server iterates
+    loss: np.ndarray           # (T + 1,) f(x^t) = sum_i lambda_i f_i(x^t)
+    grad_sq: np.ndarray        # (T + 1,) ||grad f(x^t)||^2
+    variance: np.ndarray       # (T,) exact V_t of d^t given the round's updates
+    opt_variance: np.ndarray   # (T,) optimal-ISP variance of the round (delta_*^t)
+    q_gap: np.ndarray          # (T,) l_t(p^t) - l_t(p*^t): the variance gap for ISP only;
+    #                            for any sampler use variance - opt_variance (exact excess)
+    sum_sq: np.ndarray         # (T,) sum_i pi_t(i)^2 (uniform ISP variance = (N-K)/K * this)
+    sizes: np.ndarray          # (T,) clients that reported
+
+
+class Hyper(NamedTuple):
+    """Validated settings of a run: local steps R, :math:`\\eta_l`, :math:`\\eta_g`, client
+    weights :math:`\\lambda` (N,), straggler plans (B, T, N) or None and their probabilities."""
+
+    local_steps: int
+    step: float
+    server_step: float
+    lam: np.ndarray
+    availability: np.ndarray | None
+    avail_probs: np.ndarray | None
+
+
+class ReplayUniforms:
+    """Hands out the rows of a pre-drawn uniform plan (T, N) in place of a Generator.
+
+    Only ``random(N)`` exists (what ISP samplers call, once per round); asking for another
+    size or more rows than the plan holds raises ``ValueError``.
+    """
+
+    def __init__(self, uniforms: np.ndarray):
+        self._uniforms = uniforms
+        self._next = 0
+
+    def random(self, size):
+        n_rows, n_clients = self._uniforms.shape
+        if size != n_clients and size != (n_clients,):
+            raise ValueError(f"the replayed plan holds rows of {n_clients} uniforms, "
+                             f"asked for size {size!r}")
+        if self._next >= n_rows:
+            raise ValueError("the replayed plan is exhausted")
+        row = self._uniforms[self._next].copy()
+        self._next += 1
+        return row
+
+
+def replicate_local_updates(problem, x, local_steps, step):
+    """(B, N, d) pseudo-gradients :math:`x_b - x_{b,i}^R` of every client of every replicate
+    after ``local_steps`` full-batch GD steps from the replicate's model ``x[b]``."""
+    n_reps, dim = x.shape
+    clients = np.tile(np.arange(problem.n_clients), n_reps)
+    X = np.repeat(x, problem.n_clients, axis=0)
+    for _ in range(local_steps):
+        X = X - step * problem.client_gradients(X, clients=clients)
+    return x[:, None, :] - X.reshape(n_reps, problem.n_clients, dim)
+
+
+def exact_variance(sampler, z: np.ndarray, pi: np.ndarray) -> float:
+    """Variance of the sampler's estimator of sum z for this round (procedure-specific)."""
+    if sampler.procedure == "multinomial":
+        return multinomial_variance(sampler.probabilities(), z, sampler.budget)
+    if sampler.procedure == "subset":
+        return rsp_uniform_variance(z, sampler.budget)
+    p = sampler.inclusion_weights()
+    return float(np.sum((1 - p) / p * pi * pi))
+
+
+def restrict_draw(draw: Draw, available: np.ndarray, avail_probs: np.ndarray) -> Draw:
+    """Stragglers: keep the drawn clients that are ``available``, dividing their estimator
+    weights by their availability probabilities :math:`q_i`."""
+    keep = available[draw.clients]
+    q = avail_probs[draw.clients[keep]]
+    return Draw(draw.clients[keep], draw.counts[keep], draw.weights[keep] / q,
+                draw.probs[keep] * q)
+
+
+def _record(problem, lam, x, out, t):
+    """Loss and squared gradient norm of :math:`f = \\sum_i \\lambda_i f_i` at ``x[b]``."""
+    n_reps, dim = x.shape
+    n = problem.n_clients
+    clients = np.tile(np.arange(n), n_reps)
+    X = np.repeat(x, n, axis=0)
+    losses = problem.client_losses(X, clients=clients).reshape(n_reps, n)
+    grads = problem.client_gradients(X, clients=clients).reshape(n_reps, n, dim)
+    for b in range(n_reps):
+        out.loss[b, t] = float(lam @ losses[b])
+        g = lam @ grads[b]
+        out.grad_sq[b, t] = float(g @ g)
+
+
+def _compiled_settings(samplers):
+    """The compiled sampler settings if all samplers are one supported type with equal
+    settings, else None."""
+    kinds = {UniformISP: UNIFORM, KVib: KVIB, OracleISP: ORACLE}
+    first = samplers[0]
+    kind = kinds.get(type(first))
+    names = ("budget", "n_clients", "theta", "gamma", "variant", "p_min")
+    if kind is None or any(type(s) is not type(first) or any(
+            getattr(s, a, None) != getattr(first, a, None) for a in names) for s in samplers):
+        return None
+    return IspSettings(kind, float(first.budget), float(getattr(first, "theta", 0.0)),
+                       float(getattr(first, "gamma", 0.0)),
+                       getattr(first, "variant", "") == "paper",
+                       float(getattr(first, "p_min", 0.0)))
+
+
+def _sampler_round(sampler, source, zb, pi):
+    """The sampler's own methods: (draw, optimal cost, cost gap, exact variance)."""
+    sampler.reveal(pi)
+    pb = sampler.inclusion_weights()
+    best = optimal_isp_objective(pi, sampler.budget)
+    pos = pi > 0
+    gap = float(np.sum(pi[pos] ** 2 / pb[pos])) - best
+    return sampler.sample(source), best, gap, exact_variance(sampler, zb, pi)
+
+
+def _compiled_draws(settings, pi_all, omega, sources, state: IspRound):
+    """Every replicate's round through :func:`isp_sampler_round`; the draws."""
+    uniforms = np.stack([source.random(pi_all.shape[1]) for source in sources])
+    isp_sampler_round(settings, pi_all, omega, uniforms, state)
+    draws = []
+    for b in range(pi_all.shape[0]):
+        chosen = np.flatnonzero(state.mask[b])
+        probs = state.p[b][chosen]
+        draws.append(Draw(chosen, np.ones(chosen.size, dtype=np.int64), 1.0 / probs, probs))
+    return draws
+
+
+def _write_back(settings, samplers, omega, p):
+    """Leave the samplers in the state their own methods would have (updated in place)."""
+    for b, sampler in enumerate(samplers):
+        if settings.kind == KVIB:
+            sampler.omega[:] = omega[b]
+        elif settings.kind == ORACLE:
+            sampler._p = p[b].copy()
+
+
+def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerTrace:
+    """Advance every replicate b (``samplers[b]`` drawing from ``sources[b]``) for
+    ``n_rounds`` rounds from ``x0``; every field of the trace has a leading replicate axis."""
+    n_reps, n, dim = len(samplers), problem.n_clients, problem.dim
+    x = np.repeat(np.asarray(x0, dtype=float)[None, :], n_reps, axis=0)
+    out = SamplerTrace(np.empty((n_reps, n_rounds + 1, dim)),
+                       *(np.empty((n_reps, n_rounds + 1)) for _ in range(2)),
+                       *(np.empty((n_reps, n_rounds)) for _ in range(5)))
+    out.x[:, 0] = x
+    _record(problem, hyper.lam, x, out, 0)
+    settings = _compiled_settings(samplers)
+    omega = np.stack([s.omega for s in samplers]) if settings and settings.kind == KVIB \
+        else np.zeros((n_reps, n))
+    state = IspRound(np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool),
+                     *(np.empty(n_reps) for _ in range(3)))
+    for t in range(n_rounds):
+        z = hyper.lam[None, :, None] * replicate_local_updates(problem, x, hyper.local_steps,
+                                                               hyper.step)
+        pi_all = np.linalg.norm(z, axis=2)
+        if settings is not None:
+            draws = _compiled_draws(settings, pi_all, omega, sources, state)
+        for b, sampler in enumerate(samplers):
+            pi, zb = pi_all[b], z[b]
+            if settings is None:
+                draw, state.best[b], state.q_gap[b], state.variance[b] = _sampler_round(
+                    sampler, sources[b], zb, pi)
+            else:
+                draw = draws[b]
+            out.q_gap[b, t] = state.q_gap[b]
+            out.sum_sq[b, t] = float(pi @ pi)
+            out.opt_variance[b, t] = state.best[b] - out.sum_sq[b, t]
+            out.variance[b, t] = state.variance[b]
+            if hyper.availability is not None:
+                draw = restrict_draw(draw, hyper.availability[b, t], hyper.avail_probs)
+            out.sizes[b, t] = draw.clients.size
+            d = draw.weights @ zb[draw.clients] if draw.clients.size else np.zeros(dim)
+            x[b] = x[b] - hyper.server_step * d
+            if settings is None:
+                sampler.update(Feedback(draw, pi[draw.clients]))
+            elif settings.kind == KVIB:
+                np.add.at(omega[b], draw.clients, pi[draw.clients] ** 2 / draw.probs)
+        out.x[:, t + 1] = x
+        _record(problem, hyper.lam, x, out, t + 1)
+    if settings is not None:
+        _write_back(settings, samplers, omega, state.p)
+    return out

@@ -1,0 +1,238 @@
+r"""Round loops of FedAvg and FOCUS / SG-FOCUS ([002], eqs. (2a)-(2c), Algorithms 1-2).
+
+One implementation per algorithm, generic over the problem kind: ``data`` is a container of
+:mod:`flbounds.kernels.gradients` and numba compiles each loop once per container type. The
+whole run (all rounds, participants and local steps) happens inside one call.
+
+Per round the participants' local phases write into per-participant rows of a scratch buffer
+(final local models for FedAvg, pushes for FOCUS); the server then reduces the rows serially in
+client order. A round whose gradient work ``m * local_steps * client_work(data)`` is at least
+``settings.min_work`` splits its participants into contiguous chunks run under
+``numba.prange`` (``min_work < 0``: never, for callers already inside a parallel region). The
+same client loop (:func:`_fedavg_span`, :func:`_focus_span`) runs serially or per chunk, so the
+iterates are the same bits for any thread count and chunking. Replicates (many plans) are an
+axis over the same loops (:func:`fedavg_replicates`, :func:`focus_replicates`).
+
+Kernels never draw random numbers and never validate. Optional inputs and records are switched
+by their length: ``noise`` (R, N, tau, d) is gradient noise if it has rows (SG-FOCUS), ignored
+if empty; ``state.models`` and ``record.g_sums`` are written only if they have rows.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from flbounds.kernels.gradients import client_gradient, client_scratch, client_work, load_client
+
+# A round runs in parallel only if its participants do at least this many multiply-adds in
+# their gradients (m tau n d for ridge; ~0.2 ms single-threaded): a parallel region costs tens
+# of microseconds, and milliseconds when other processes hold the cores. Same numbers either way.
+PARALLEL_MIN_WORK = 1_000_000
+
+
+class RoundSettings(NamedTuple):
+    """Hyper-parameters and threading of a run: step :math:`\\eta`, :math:`\\tau`, the thread
+    count that sets the chunking, and the parallel threshold (``< 0``: serial)."""
+
+    step: float
+    local_steps: int
+    n_threads: int
+    min_work: int
+
+
+class FocusState(NamedTuple):
+    """FOCUS state, updated in place: server model ``x`` (d,), tracker ``y`` (d,), stored
+    gradients ``g`` (N, d) and ``models`` (N, d), the point where each ``g[i]`` was evaluated
+    (kept only if it has rows)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    g: np.ndarray
+    models: np.ndarray
+
+
+class FocusRecord(NamedTuple):
+    """Server iterates ``xs``, ``ys`` (R + 1, d) and, if it has rows, ``g_sums`` (R + 1, d)
+    :math:`= \\sum_i g_i` after every round (summed afresh, to check :math:`y = \\sum_i g_i`)."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    g_sums: np.ndarray
+
+
+@njit(cache=True, fastmath=False)
+def _participants(plan, r, clients):
+    """Write round r's participants (increasing) into ``clients``; return their number."""
+    m = 0
+    for i in range(plan.shape[1]):
+        if plan[r, i]:
+            clients[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, fastmath=False)
+def _max_participants(plan):
+    """Largest participant count of a round (at least 1: the scratch's row count)."""
+    best = 1
+    for r in range(plan.shape[0]):
+        m = 0
+        for i in range(plan.shape[1]):
+            if plan[r, i]:
+                m += 1
+        best = max(best, m)
+    return best
+
+
+@njit(cache=True, fastmath=False)
+def _n_chunks(data, settings, m):
+    """Chunks of a round of m participants: 0 = run serially, else min(m, 4 threads)."""
+    work = m * settings.local_steps * client_work(data)
+    if settings.min_work < 0 or work < settings.min_work:
+        return 0
+    return min(m, 4 * settings.n_threads)
+
+
+@njit(cache=True, fastmath=False)
+def _fedavg_span(data, settings, clients, lo, hi, x, finals):
+    """Local phase of participants ``clients[lo:hi]``: ``local_steps`` GD steps from ``x``;
+    participant j's final model goes to ``finals[j]``."""
+    scratch = client_scratch(data)
+    grad = np.empty(x.shape[0])
+    for j in range(lo, hi):
+        c = clients[j]
+        z = finals[j]
+        load_client(data, c, scratch)
+        z[:] = x
+        for _ in range(settings.local_steps):
+            client_gradient(data, c, z, scratch, grad)
+            for p in range(x.shape[0]):
+                z[p] -= settings.step * grad[p]
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals):
+    for chunk in prange(n_chunks):
+        _fedavg_span(data, settings, clients, chunk * m // n_chunks,
+                     (chunk + 1) * m // n_chunks, x, finals)
+
+
+@njit(cache=True, fastmath=False)
+def fedavg_rounds(data, plan, settings, x0, xs):
+    r"""FedAvg: every participant runs ``local_steps`` GD steps from the server model, the
+    server takes their mean (summed in client order); an empty round leaves the model
+    unchanged. ``xs`` (R + 1, d) receives the server iterates (``xs[0] = x0``)."""
+    d = x0.shape[0]
+    clients = np.empty(plan.shape[1], dtype=np.int64)
+    finals = np.empty((_max_participants(plan), d))
+    xs[0, :] = x0
+    for r in range(plan.shape[0]):
+        m = _participants(plan, r, clients)
+        n_chunks = _n_chunks(data, settings, m)
+        if n_chunks > 0:
+            _fedavg_chunks(data, settings, clients, m, n_chunks, xs[r], finals)
+        else:
+            _fedavg_span(data, settings, clients, 0, m, xs[r], finals)
+        for p in range(d):
+            acc = 0.0
+            for j in range(m):
+                acc += finals[j, p]
+            xs[r + 1, p] = acc / m if m > 0 else xs[r, p]
+
+
+@njit(cache=True, fastmath=False)
+def _focus_span(data, settings, noise, r, clients, span, state, pushes):
+    r"""Local phase of participants ``clients[span[0]:span[1]]`` in round r: from the server
+    model, ``local_steps`` gradients :math:`h_t` (plus ``noise[r, i, t]``) along
+    :math:`z \leftarrow z - \eta (h_t - g_i^{old})` (``local_steps - 1`` moves); stores
+    :math:`g_i = h_{\tau-1}` (and the point in ``models[i]``), writes the push
+    :math:`h_{\tau-1} - g_i^{old}` into ``pushes[j]``."""
+    d = state.x.shape[0]
+    scratch = client_scratch(data)
+    z, h, g_old = np.empty(d), np.empty(d), np.empty(d)
+    for j in range(span[0], span[1]):
+        c = clients[j]
+        v = pushes[j]
+        load_client(data, c, scratch)
+        z[:] = state.x
+        g_old[:] = state.g[c]
+        for t in range(settings.local_steps):
+            if t > 0:
+                for p in range(d):
+                    z[p] -= settings.step * v[p]
+            client_gradient(data, c, z, scratch, h)
+            if noise.shape[0] > 0:
+                for p in range(d):
+                    h[p] += noise[r, c, t, p]
+            for p in range(d):
+                v[p] = h[p] - g_old[p]
+        state.g[c, :] = h
+        if state.models.shape[0] > 0:
+            state.models[c, :] = z
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def _focus_chunks(data, settings, noise, r, clients, m, state, pushes):
+    n_chunks = _n_chunks(data, settings, m)
+    for chunk in prange(n_chunks):
+        _focus_span(data, settings, noise, r, clients,
+                    (chunk * m // n_chunks, (chunk + 1) * m // n_chunks), state, pushes)
+
+
+@njit(cache=True, fastmath=False)
+def _sum_rows(g, out, row):
+    out[row, :] = 0.0
+    for i in range(g.shape[0]):
+        for p in range(g.shape[1]):
+            out[row, p] += g[i, p]
+
+
+@njit(cache=True, fastmath=False)
+def focus_rounds(data, plan, noise, settings, state, record):
+    r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]): per round the participants' local phases
+    (:func:`_focus_span`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
+    order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty)."""
+    d = state.x.shape[0]
+    clients = np.empty(plan.shape[1], dtype=np.int64)
+    pushes = np.empty((_max_participants(plan), d))
+    record.xs[0, :] = state.x
+    record.ys[0, :] = state.y
+    if record.g_sums.shape[0] > 0:
+        _sum_rows(state.g, record.g_sums, 0)
+    for r in range(plan.shape[0]):
+        m = _participants(plan, r, clients)
+        if _n_chunks(data, settings, m) > 0:
+            _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
+        else:
+            _focus_span(data, settings, noise, r, clients, (0, m), state, pushes)
+        for j in range(m):
+            for p in range(d):
+                state.y[p] += pushes[j, p]
+        for p in range(d):
+            state.x[p] -= settings.step * state.y[p]
+        record.xs[r + 1, :] = state.x
+        record.ys[r + 1, :] = state.y
+        if record.g_sums.shape[0] > 0:
+            _sum_rows(state.g, record.g_sums, r + 1)
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def fedavg_replicates(data, plans, settings, x0, xs):
+    """:func:`fedavg_rounds` for every plan ``plans[b]`` (n_reps, R, N) in parallel over
+    replicates, each replicate serial (``settings.min_work`` should be -1); ``xs``
+    (n_reps, R + 1, d)."""
+    for rep in prange(plans.shape[0]):
+        fedavg_rounds(data, plans[rep], settings, x0, xs[rep])
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def focus_replicates(data, plans, settings, states, records):
+    """:func:`focus_rounds` (no noise) for every plan ``plans[b]`` in parallel over
+    replicates; ``states`` and ``records`` hold the per-replicate arrays on a leading axis."""
+    d = states.x.shape[1]
+    noise = np.zeros((0, 1, 1, d))
+    for rep in prange(plans.shape[0]):
+        state = FocusState(states.x[rep], states.y[rep], states.g[rep], states.models[rep])
+        record = FocusRecord(records.xs[rep], records.ys[rep], records.g_sums[rep])
+        focus_rounds(data, plans[rep], noise, settings, state, record)

@@ -149,15 +149,18 @@ def cor3_rate_tightness(*, rng, sizes, taus, fractions):
        kind="tightness", expected="holds",
        statement="From the proof's initialisation (every node at x_0, Psi_0 = ||x_0 - x*||^2), "
                  "the worst E||x_R - x*||^2 / ||x_0 - x*||^2 over the class is at most "
-                 "(1 - eta mu N/2)^R.",
+                 "(1 - eta mu N/2)^R, and FOCUS run on the best quadratic witness attains "
+                 "the quadratic-class worst case.",
        quick=dict(cases=((2, 1), (2, 2))), full=dict(cases=((2, 1), (2, 2), (3, 1), (2, 3))))
 def rounds_tightness(*, rng, cases):
     """Exact over all 2^{NR} participation sequences (tiny N R only: the SDP grows as
     N tau 2^{N(R-1)}), tau = 2, p = (.5, .8[, .9]), printed step. The best quadratic witness
     (quadratic-class PEP, Gram matrix factored, quadratics fitted) is replayed with
-    flbounds.algorithms.focus over every sequence; its ratio is reported with the PEP value.
-    Tolerance: the SDP acceptance bound."""
-    cells, measured, printed = [], [], []
+    flbounds.algorithms.focus over every sequence. Measured: the worst cases (<= printed) and
+    |replayed - PEP| (<= 0): a FOCUS that does not attain its own worst case on the witness
+    fails here. Tolerance: the SDP acceptance bound; for the replay, that plus the witness's
+    fit residual (flbounds.pep.witness.witness_tolerance)."""
+    cells, worst, printed, mismatch, wtol = [], [], [], [], []
     for n, rounds in cases:
         p = (0.5, 0.8, 0.9)[:n]
         step = min(thm1a_conditions(MU, L_SMOOTH, n, 2, q_min_of(p)).values())
@@ -166,13 +169,21 @@ def rounds_tightness(*, rng, cases):
         cells.append(dict(N=n, R=rounds, step=step, worst=res.worst, printed=res.printed,
                           ratio=res.ratio, gram=res.gram_size, seconds=res.seconds,
                           witness_replayed=wit.replayed, witness_pep=wit.pep,
-                          witness_agrees=abs(wit.replayed - wit.pep) <= witness_tolerance(wit)))
-        measured.append(res.worst)
+                          witness_fit_residual=wit.fit_residual))
+        worst.append(res.worst)
         printed.append(res.printed)
-    measured = np.array(measured)
+        mismatch.append(abs(wit.replayed - wit.pep))
+        wtol.append(witness_tolerance(wit))
+    worst = np.array(worst)
+    tol = np.concatenate([[gap_tolerance(w) for w in worst], wtol])
     top = max(cells, key=lambda c: c["ratio"])
-    return Evidence(measured=measured, theoretical=np.array(printed), relation="<=",
-                    tolerance=_gap_tolerance(measured), details={"cells": cells},
+    return Evidence(measured=np.concatenate([worst, mismatch]),
+                    theoretical=np.concatenate([printed, np.zeros(len(mismatch))]),
+                    relation="<=",
+                    tolerance=Tolerance(tol, "SDP acceptance bound (+ witness fit)",
+                                        "gap and residuals <= 1e-6 relative; the replay also "
+                                        "4 x the relative fit residual"),
+                    details={"cells": cells},
                     worst_case=dict(worst=top["worst"], printed=top["printed"],
                                     ratio=top["ratio"], cell=dict(N=top["N"], R=top["R"]),
                                     tight=bool(abs(top["worst"] - top["printed"])

@@ -24,6 +24,7 @@ COMMANDS = {
     "show": "show",
     "falsify": "falsify",
     "replay": "replay",
+    "bound": "bound",
 }
 
 __all__ = ["COMMANDS", "DEFAULT_RESULTS", "UsageError", "build_parser", "main"]

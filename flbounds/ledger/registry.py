@@ -126,7 +126,8 @@ class Claim:
                           relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
                           details=ev.details, reason=ev.reason, traceback="",
                           hypotheses={**self.hypotheses, **ev.hypotheses},
-                          attack=ev.attack)
+                          attack=ev.attack,
+                          worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
                           verdict="error", details={}, reason=f"{type(exc).__name__}: {exc}",

@@ -18,7 +18,7 @@ from flbounds.tolerances import SE_RULE
 
 RELATIONS = ("<=", ">=", "==", "in")
 VERDICTS = ("holds", "violated", "not-applicable", "error")
-KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code")
+KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code", "tightness")
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ class Evidence:
     reason: str = ""
     hypotheses: dict = field(default_factory=dict)
     attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
+    worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -143,6 +144,7 @@ class CheckResult:
     task_key: str = ""
     hypotheses: dict = field(default_factory=dict)
     attack: dict = field(default_factory=dict)  # fixed/best ratio, evaluations, witness, tight
+    worst_case: dict = field(default_factory=dict)  # PEP worst case, printed value, ratio, gap
     git_commit: str = ""  # provenance: source commit ("+dirty" if modified), ISO-8601 UTC
     started: str = ""     # wall-clock start and end of the task
     finished: str = ""

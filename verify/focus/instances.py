@@ -13,6 +13,13 @@ import numpy as np
 
 from flbounds.algorithms import FocusState, focus, sg_focus
 
+from .bounds import (
+    thm1a_conditions,
+    thm1a_proof_conditions,
+    thm1b_conditions,
+    thm1c_conditions,
+)
+
 
 def _inv(x):
     return np.inf if x == 0 else 1.0 / x
@@ -20,28 +27,23 @@ def _inv(x):
 
 def thm1a_step_printed(mu, L, n, tau, q_min):
     """Theorem 1(a) as printed: min{3 mu/(27 N L^2), 1/(3L(tau-1)), q^{3/2}/(8 L sqrt N)}."""
-    return min(3 * mu / (27 * n * L**2), _inv(3 * L * (tau - 1)),
-               q_min**1.5 / (8 * L * np.sqrt(n)))
+    return min(thm1a_conditions(mu, L, n, tau, q_min).values())
 
 
 def thm1a_step_proof(mu, L, n, tau, q_min):
     """The conservative proof-consistent condition of spec section 7.8 (with (110) as
     re-derived: q_min/(3N(8L^2/mu + mu/2)), and Lemmas 3-4's own conditions)."""
-    return min(q_min / (3 * n * (8 * L**2 / mu + mu / 2)), _inv(3 * L * (tau - 1)),
-               _inv(2 * L * np.sqrt(tau - 1)), q_min**1.5 / (8 * L * np.sqrt(n)),
-               _inv(8 * np.sqrt(2) * L * (tau - 1) / q_min**1.5), 1 / (3 * mu))
+    return min(thm1a_proof_conditions(mu, L, n, tau, q_min).values())
 
 
 def thm1b_step(beta, L, n, tau, q_min):
     """Theorem 1(b) printed condition plus the proof's 1/(4LN) and 1/(2(tau-1)LN)."""
-    return min(3 * q_min / (32 * n), q_min / (12 * beta * n), q_min / (16 * L**2),
-               q_min**1.5 / (8 * L * np.sqrt(n)), 1 / (4 * L * n), _inv(2 * (tau - 1) * L * n))
+    return min(thm1b_conditions(beta, L, n, tau, q_min).values())
 
 
 def thm1c_step(L, n, tau, q_min):
     """Theorem 1(c): min{1/(2L(tau-1)), q^{3/2}/(8L sqrt N), q/(16 L sqrt(2N)), 1/(4LN)}."""
-    return min(_inv(2 * L * (tau - 1)), q_min**1.5 / (8 * L * np.sqrt(n)),
-               q_min / (16 * L * np.sqrt(2 * n)), 1 / (4 * L * n))
+    return min(thm1c_conditions(L, n, tau, q_min).values())
 
 
 def thm4_step(mu, L, n, tau, q_min):

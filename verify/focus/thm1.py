@@ -15,6 +15,7 @@ import numpy as np
 from flbounds.algorithms import fedavg, focus
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
+from flbounds.pep import focus_rate
 from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, random_quadratics
 from flbounds.stats import linear_rate_fit, mc_mean
 from flbounds.tolerances import EPS
@@ -93,7 +94,15 @@ def mc_below_bound(*, rng, n_runs, n_rounds):
     return Evidence(measured=np.concatenate(measured), theoretical=theoretical,
                     relation="<=", tolerance=_mc_plus_ulp(np.concatenate(se), theoretical, n_runs),
                     details={"q_min": q_min, "mu": float(problem.client_mu.min()),
-                             "L": problem.L, "steps": ratios})
+                             "L": problem.L, "steps": ratios},
+                    worst_case=_worst_case(problem, runs["printed"]["step"]))
+
+
+def _worst_case(problem, step):
+    """The exact one-round worst case of Psi at the instance's constants (flbounds.pep; the
+    claim focus.thm1a.mc_below_worst_case tests the runs against it)."""
+    res = focus_rate(float(problem.client_mu.min()), problem.L, P_THM1, TAU, step)
+    return res.as_dict()
 
 
 @claim("focus.thm1a.fitted_rate", ref="Thm 1(a), eq. (23)", kind="statement", expected="holds",
@@ -121,7 +130,8 @@ def fitted_rate(*, rng, n_runs, n_rounds):
                                         "std of the fitted factor over 100 run-resamples"),
                     details={"step": run["step"], "fitted_rate": fit.rate,
                              "bound_rate": run["rate"], "r2": fit.r2, "n_used": fit.n_used,
-                             "gd_rate_squared": (1 - run["step"] * problem.n_clients * mu_f) ** 2})
+                             "gd_rate_squared": (1 - run["step"] * problem.n_clients * mu_f) ** 2},
+                    worst_case=dict(_worst_case(problem, run["step"]), measured_rate=fit.rate))
 
 
 @claim("focus.thm1a.step_condition_gap", ref="Thm 1(a) vs proof (E.5), eq. (110)",

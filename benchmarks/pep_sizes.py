@@ -1,0 +1,81 @@
+"""How the worst-case SDPs grow: Gram size, constraints and solve time per round builder.
+
+1. FOCUS one round (``flbounds.pep.focus_rate``: exact expectation through the participation
+   moments, so O(N^2) terms), N = 2..8 and tau = 3, 5, at Theorem 1(a)'s printed step.
+2. The same expectation written as the 2^N scenario sum (``scenario_focus_rate``), N <= 6:
+   the formulation the moments replace (same Gram matrix, exponentially many terms).
+3. FOCUS R rounds from the proof's start (``focus_rounds_rate``): 2^{NR} leaves.
+4. FedAvg one round with Bernoulli participation, N = 2..8.
+
+Run: ``python -m benchmarks pep_sizes [--profile full] [--out DIR]``. Times are single solves
+(wall clock, including PEPit's compilation), not best-of-n: they are minutes apart at most.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from benchmarks._common import parse_args, write
+from flbounds.participation import Bernoulli
+from flbounds.pep import PEPSolveError, fedavg_rate, focus_rate, focus_rounds_rate
+from flbounds.pep.tracking import scenario_focus_rate
+
+NAME = "pep_sizes"
+
+
+def _p(n):
+    return np.linspace(0.3, 0.9, n)
+
+
+def _row(kind, n, tau, rounds, fn):
+    start = time.perf_counter()
+    try:
+        res = fn()
+        worst, gram = res.worst, res.gram_size
+        ncons, solver = res.n_constraints, res.solver
+    except PEPSolveError as exc:
+        worst, gram, ncons, solver = float("nan"), None, None, f"error: {exc}"[:60]
+    row = dict(builder=kind, N=n, tau=tau, R=rounds, gram=gram, constraints=ncons,
+               worst=worst, solver=solver, seconds=round(time.perf_counter() - start, 2))
+    print(row, file=sys.stderr, flush=True)
+    return row
+
+
+def rows(profile):
+    out = []
+    big = 8 if profile == "full" else 6
+    for tau in (3, 5):
+        for n in range(2, big + 1):
+            out.append(_row("focus one round (moments)", n, tau, 1,
+                            lambda n=n, tau=tau: focus_rate(1.0, 2.0, _p(n), tau)))
+    for n in range(2, (6 if profile == "full" else 4) + 1):
+        def scen(n=n):
+            one = focus_rate(1.0, 2.0, _p(n), 3)
+            return scenario_focus_rate(1.0, 2.0, _p(n), 3, one.params["step"],
+                                       one.params["consensus_weight"])
+        out.append(_row("focus one round (2^N scenarios)", n, 3, 1, scen))
+    sizes = [(2, 1), (2, 2), (3, 1), (2, 3), (3, 2)] if profile == "full" else [(2, 1), (2, 2)]
+    for n, r in sizes:
+        out.append(_row("focus R rounds (2^{NR} leaves)", n, 2, r,
+                        lambda n=n, r=r: focus_rounds_rate(1.0, 2.0, _p(n), 2, 0.05, r)))
+    for n in range(2, big + 1):
+        out.append(_row("fedavg one round (moments)", n, 3, 1,
+                        lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
+    return out
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__)
+    table = rows(args.profile)
+    return write(args.out, NAME, "Worst-case SDP sizes and solve times", table,
+                 ["builder", "N", "tau", "R", "gram", "constraints", "worst", "solver",
+                  "seconds"],
+                 notes="Solver: Clarabel, SCS (eps 1e-9) when Clarabel is not 'optimal' "
+                       "within the gap tolerance (flbounds.pep.solve).")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""``flbounds bound ID key=value ... [--json]``: a printed bound at given constants.
+
+Prints the admissible step (the largest step meeting every printed condition, and which
+condition binds), the printed value at that step (or at ``step=``) and the corrected
+statement's value where the project has one. ``flbounds bound --list`` shows every bound and
+its constants. A missing, unknown or out-of-range constant is a one-line usage error.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ._common import UsageError
+
+HELP = "a printed bound or rate at given constants (--list: every bound)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("id", nargs="?", metavar="ID", help="bound id, e.g. focus.thm1a")
+    p.add_argument("constants", nargs="*", metavar="KEY=VALUE",
+                   help="constants, e.g. mu=1 L=2 p=0.3,0.5,0.7,0.9 tau=3 [step=...]")
+    p.add_argument("--list", action="store_true", help="list every bound and its constants")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _parse(thm, items):
+    by_name = {c.name: c for c in thm.constants}
+    values = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"constants are KEY=VALUE, got {item!r}")
+        if key == "step":
+            try:
+                values["step"] = float(text)
+            except ValueError:
+                raise UsageError(f"step must be a number, got {text!r}") from None
+            continue
+        if key not in by_name:
+            raise UsageError(f"unknown constant {key!r} for {thm.id} "
+                             f"(constants: {', '.join(by_name)})")
+        try:
+            values[key] = by_name[key].parse(text)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return values
+
+
+def _list(bounds) -> int:
+    table = bounds.load_all()
+    width = max(len(b) for b in table)
+    for bid, thm in table.items():
+        names = " ".join(c.name for c in thm.constants) + (" [step]" if thm.uses_step else "")
+        print(f"{bid:<{width}}  {thm.ref:<44}  {names}")
+    return 0
+
+
+def _show(thm, value) -> None:
+    print(f"{thm.id}  ({thm.ref})")
+    print(f"  quantity:    {thm.quantity}")
+    print("  constants:   " + " ".join(f"{k}={_fmt(v)}" for k, v in value.constants.items()))
+    if value.admissible_step is not None:
+        print(f"  admissible step: {value.admissible_step:.6g}  (binding: {value.binding})")
+        for name, top in value.conditions.items():
+            print(f"    step <= {name:<40} = {top:.6g}")
+        flag = "" if value.within_conditions else "  (ABOVE the admissible step)"
+        print(f"  step:        {value.step:.6g}{flag}")
+    print(f"  printed:     {value.value:.10g}")
+    if value.corrected is not None:
+        print(f"  corrected:   {value.corrected:.10g}")
+    for h in thm.hypotheses:
+        print(f"  hypothesis:  {h}")
+
+
+def _fmt(v):
+    if hasattr(v, "tolist"):
+        return ",".join(f"{x:g}" for x in v.tolist())
+    return f"{v:g}"
+
+
+def run(args) -> int:
+    from flbounds.ledger import bounds
+
+    if args.list:
+        if args.id or args.constants:
+            raise UsageError("--list takes no ID or constants")
+        return _list(bounds)
+    if not args.id:
+        raise UsageError("give a bound ID (see 'flbounds bound --list')")
+    try:
+        thm = bounds.get(args.id)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    values = _parse(thm, args.constants)
+    try:
+        value = thm.evaluate(**values)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(dict(value.as_dict(), ref=thm.ref, hypotheses=list(thm.hypotheses))))
+    else:
+        _show(thm, value)
+    return 0

@@ -1,0 +1,30 @@
+r"""Performance estimation: the worst case of an FL round over a whole function class.
+
+A performance-estimation problem (Drori and Teboulle 2014; Taylor, Hendrickx and Glineur
+2017) computes the exact worst case of a first-order method over, e.g., every L-smooth
+mu-strongly convex function, as a small semidefinite program over the Gram matrix of the
+iterates and gradients. The SDPs are built with PEPit (its function classes and interpolation
+conditions) and solved with Clarabel, SCS as the fallback; a solve is accepted only with an
+``optimal`` status and a primal-dual gap within tolerance (:mod:`flbounds.pep.sdp`), so an
+inaccurate solve raises :class:`PEPSolveError` instead of returning a number.
+
+Public functions return a frozen :class:`WorstCase` (``worst``, ``printed``, ``gap``, SDP size,
+solve time, solver):
+
+- :func:`gd_rate` (the sanity case), :func:`fedavg_rate`, :func:`focus_rate` (one-round
+  Lyapunov contraction), :func:`focus_rounds_rate` (R rounds from the proof's start).
+- :func:`quadratic_witness` and :func:`replay_fedavg` / :func:`replay_focus_rounds`: explicit
+  instances rebuilt from an optimal Gram matrix and run through ``flbounds.algorithms``.
+"""
+
+from .fedavg import fedavg_rate
+from .gd import gd_contraction, gd_rate
+from .moments import SubsetMoments, moments_from_subsets, participation_moments
+from .result import WorstCase
+from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
+
+__all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
+           "fedavg_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance", "gd_contraction",
+           "gd_rate", "lyapunov_weight", "moments_from_subsets", "participation_moments",
+           "solve"]

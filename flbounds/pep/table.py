@@ -1,0 +1,93 @@
+"""The README's table "Worst case over the function class": ``python -m flbounds.pep.table``.
+
+Each row is one printed rate at stated constants next to its exact worst case over the class
+(``flbounds.pep``) and their ratio; the printed values come from the printed-bound registry
+(``flbounds bound``), so the table, the claims and the calculator share one formula. Prints a
+Markdown table (``--json`` for the rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def _focus_row(p, tau):
+    from . import focus_rate
+
+    res = focus_rate(1.0, 2.0, p, tau)
+    return ("FOCUS Thm 1(a), one round of Psi",
+            f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step "
+            f"{res.params['step']:.3g}", res.printed, res.worst)
+
+
+def _focus_rounds_row(p, tau, rounds):
+    from ..ledger import bounds
+    from . import focus_rounds_rate
+
+    step = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p), tau=tau).step
+    res = focus_rounds_rate(1.0, 2.0, p, tau, step, rounds)
+    return (f"FOCUS Thm 1(a), {rounds} rounds from the proof's start",
+            f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step {step:.3g}",
+            res.printed, res.worst)
+
+
+def _fedavg_row(n, tau, fraction, process, label):
+    from ..ledger import bounds
+    from . import fedavg_rate
+
+    thm = bounds.get("focus.cor3.rate")
+    step = fraction * thm.evaluate(mu=1.0, L=2.0, tau=tau).admissible_step
+    printed = thm.evaluate(mu=1.0, L=2.0, tau=tau, step=step).value
+    res = fedavg_rate(1.0, 2.0, n, tau, step, process, homogeneous=True)
+    return (f"FedAvg, identical clients: (66) with delta_q = sigma_G = 0{label}",
+            f"mu=1 L=2 N={n} tau={tau} step={step:.3g}, {process!r}", printed, res.worst)
+
+
+def rows():
+    """(theorem, constants, printed, worst case) for every row of the table."""
+    from flbounds.participation import Bernoulli, UniformWithoutReplacement
+
+    from . import gd_rate
+
+    gd = gd_rate(1.0, 2.0, 0.3)
+    return [
+        ("gradient descent (sanity: tight rate)", "mu=1 L=2 step=0.3", gd.printed, gd.worst),
+        _focus_row((0.3, 0.5, 0.7, 0.9), 3),
+        _focus_row((0.2, 0.9), 3),
+        _focus_row((0.4, 0.5, 0.6, 0.7, 0.8, 0.9), 3),
+        _focus_rounds_row((0.5, 0.8), 2, 2),
+        _fedavg_row(3, 3, 1.0, UniformWithoutReplacement(3, 2), ""),
+        _fedavg_row(3, 1, 0.25, UniformWithoutReplacement(3, 2), ""),
+        _fedavg_row(3, 3, 1.0, Bernoulli([0.1, 0.1, 0.1]),
+                    " (outside: empty rounds, W(S) undefined)"),
+    ]
+
+
+def markdown(table) -> str:
+    lines = ["| theorem | constants | printed | worst case | ratio |", "|---|---|---|---|---|"]
+    for name, constants, printed, worst in table:
+        lines.append(f"| {name} | {constants} | {printed:.6f} | {worst:.6f} | "
+                     f"{worst / printed:.4f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m flbounds.pep.table",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    table = rows()
+    if args.json:
+        print(json.dumps([dict(theorem=a, constants=b, printed=c, worst=d, ratio=d / c)
+                          for a, b, c, d in table], indent=1))
+    else:
+        print(markdown(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+r"""FOCUS (Algorithm 1 of [002], push-pull gradient tracking): worst one-round Lyapunov
+case from the proof's initialisation.
+
+State between rounds (as in ``verify/focus``'s one-round checks): the model :math:`x` the
+clients pull, the clients' last models :math:`z_i` where their stored gradients
+:math:`g_i = \nabla f_i(z_i)` were taken, and the tracker :math:`y = \sum_i g_i` (the tracking
+invariant of ``flbounds.algorithms.focus``). The Lyapunov function is the one-state form of the
+proof's :math:`\Psi` (Thm 1(a), proof E.5)
+
+.. math:: \Psi = \|x - x^\star\|^2 + c \sum_i \|x - z_i\|^2, \qquad c = 1 - 8\eta L^2 N/\mu,
+
+which equals :math:`\|x_0 - x^\star\|^2` at the proof's initialisation (every node at
+:math:`x_0`, stored gradients :math:`\nabla f_i(x_0)`) and bounds :math:`\|x - x^\star\|^2`, so a
+one-round worst ratio :math:`\rho = \sup E[\Psi^+]/\Psi` gives
+:math:`E\|x_r - x^\star\|^2 \le \rho^r \|x_0 - x^\star\|^2` for the runs of ``thm1a`` claims.
+The supremum is over every L-smooth mu-strongly convex :math:`f_i` (any dimension) and every
+state, with the exact expectation over the participating set (moments, see
+:mod:`flbounds.pep.moments`). Everything is expressed in PEPit; a hand-assembled SDP was not
+needed (one round with N = 8, tau = 5 solves in seconds: see ``benchmarks/pep_sizes.py``).
+
+References
+----------
+[002] Ying, Li, Yang, NeurIPS 2025, Theorem 1(a), Lemmas 3-4, Appendix E.5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.validation import check_int, check_positive
+
+from .gd import check_class
+from .moments import participation_moments
+from .result import WorstCase, make_result
+from .rounds import focus_local_run, point_sum
+from .sdp import solve
+
+
+def _process(p, participation):
+    from flbounds.participation import Bernoulli
+
+    if participation is not None:
+        return participation
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 1 or p.size < 1 or not np.all((p > 0) & (p <= 1)):
+        raise ValueError(f"p must be a non-empty vector of probabilities in (0, 1], got {p}")
+    return Bernoulli(p)
+
+
+def printed_step_and_rate(mu, L, p, local_steps, step=None):
+    """Theorem 1(a)'s printed step (when ``step`` is None) and rate, from the bound registry
+    (None, None when the paper's bounds are not installed)."""
+    from flbounds.ledger import bounds
+
+    try:
+        thm = bounds.get("focus.thm1a")
+    except ValueError:
+        return step, None
+    value = thm.evaluate(mu=mu, L=L, p=np.asarray(p, dtype=float), tau=local_steps, step=step)
+    return value.step, value.value
+
+
+def lyapunov_weight(mu, L, n_clients, step):
+    r"""The proof's consensus weight :math:`1 - 8\eta L^2 N/\mu` (must be > 0)."""
+    c = 1 - 8 * step * L**2 * n_clients / mu
+    if not c > 0:
+        raise ValueError(f"step={step} makes the Lyapunov weight 1 - 8 step L^2 N / mu = {c:.3g}"
+                         " <= 0: Psi is no longer a Lyapunov function (pass consensus_weight)")
+    return c
+
+
+def _expected_psi(x, x_star, y, z, V, Z, step, c, pair):
+    """E Psi^+ from the moments: x+ - x* = a + sum_i s_i b_i, z_k+ = z_k + s_k d_k."""
+    n = len(z)
+    a = x - step * y - x_star
+    b = [-step * v for v in V]
+    d = [Z[k] - z[k] for k in range(n)]
+    cross = [[b[i] * b[j] for j in range(n)] for i in range(n)]
+    bb = sum(pair[i, j] * cross[i][j] for i in range(n) for j in range(n))
+    total = a**2 + 2 * sum(pair[i, i] * (a * b[i]) for i in range(n)) + bb
+    for k in range(n):
+        ck = x - step * y - z[k]
+        total = total + c * (ck**2 + 2 * sum(pair[i, i] * (ck * b[i]) for i in range(n))
+                             - 2 * pair[k, k] * (ck * d[k]) + bb
+                             - 2 * sum(pair[i, k] * (b[i] * d[k]) for i in range(n))
+                             + pair[k, k] * d[k] ** 2)
+    return total
+
+
+def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensus_weight=None,
+               function_class="smooth-strongly-convex") -> WorstCase:
+    r"""Worst :math:`E[\Psi_{r+1}]/\Psi_r` of one FOCUS round (module docstring).
+
+    Parameters
+    ----------
+    mu, L : float
+        ``0 < mu <= L``: every client L-smooth and mu-strongly convex.
+    p : array_like
+        Bernoulli participation probabilities (one per client).
+    local_steps : int
+        :math:`\tau \ge 1`.
+    step : float, optional
+        :math:`\eta`; None: Theorem 1(a)'s printed step (largest admissible).
+    participation : process of ``flbounds.participation``, optional
+        Replaces Bernoulli(p) (``p`` then only fixes N).
+    consensus_weight : float, optional
+        :math:`c > 0`; default the proof's :math:`1 - 8\eta L^2 N/\mu`.
+    function_class : {"smooth-strongly-convex", "quadratic"}
+        The class the supremum runs over.
+
+    Returns
+    -------
+    WorstCase
+        ``printed`` is :math:`1 - \eta\mu N/2` (Theorem 1(a)).
+    """
+    from PEPit import PEP
+
+    mu, L = check_class(mu, L)
+    if not mu > 0:
+        raise ValueError(f"mu must be > 0, got {mu}")
+    tau = check_int(local_steps, "local_steps", minimum=1)
+    process = _process(p, participation)
+    n = process.n_clients
+    step, printed = printed_step_and_rate(mu, L, p, tau, step)
+    step = check_positive(step, "step")
+    c = lyapunov_weight(mu, L, n, step) if consensus_weight is None else \
+        check_positive(consensus_weight, "consensus_weight")
+    pair = participation_moments(process, n).pair
+    problem = PEP()
+    funcs = _client_functions(problem, mu, L, n, function_class)
+    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x = problem.set_initial_point()
+    z = [problem.set_initial_point() for _ in range(n)]
+    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+    y = point_sum(g)
+    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
+    runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
+    Z, V = [r[0] for r in runs], [r[1] for r in runs]
+    problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
+    return make_result(solve(problem), printed=printed,
+                       metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
+                       params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
+                                   local_steps=tau, step=step, consensus_weight=c,
+                                   function_class=function_class))
+
+
+def _client_functions(problem, mu, L, n, function_class):
+    from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
+
+    classes = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
+               "quadratic": SmoothStronglyConvexQuadraticFunction}
+    if function_class not in classes:
+        raise ValueError(f"function_class must be one of {sorted(classes)}, got {function_class!r}")
+    return [problem.declare_function(classes[function_class], mu=mu, L=L) for _ in range(n)]
+
+
+def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *,
+                      function_class="smooth-strongly-convex", return_problem=False):
+    r"""Worst :math:`E\|x_R - x^\star\|^2 / \|x_0 - x^\star\|^2` after ``n_rounds`` rounds from
+    the proof's initialisation (``init="gradient"``), exact over the :math:`2^{NR}` patterns.
+
+    The SDP grows like :math:`N \tau 2^{N(R-1)}` gradients (one local run per client and per
+    reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``).
+    ``printed`` is :math:`(1 - \eta\mu N/2)^R` (Theorem 1(a), Psi_0 = ||x_0 - x*||^2).
+    """
+    from PEPit import PEP
+
+    mu, L = check_class(mu, L)
+    tau = check_int(local_steps, "local_steps", minimum=1)
+    rounds = check_int(n_rounds, "n_rounds", minimum=1)
+    step = check_positive(step, "step")
+    process = _process(p, None)
+    n = process.n_clients
+    from flbounds.participation import subset_distribution
+    masks, probs = subset_distribution(process)
+    problem = PEP()
+    funcs = _client_functions(problem, mu, L, n, function_class)
+    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x0 = problem.set_initial_point()
+    problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
+    g0 = [f.gradient(x0) for f in funcs]
+    leaves = _expand([(1.0, x0, g0)], funcs, masks, probs, step, tau, rounds)
+    metric = None
+    for prob, x, _ in leaves:
+        term = prob * (x - x_star) ** 2
+        metric = term if metric is None else metric + term
+    problem.set_performance_metric(metric)
+    info = solve(problem)
+    printed = (1 - step * mu * n / 2) ** rounds
+    result = make_result(info, printed=printed, metric="E||x_R - x*||^2 / ||x_0 - x*||^2",
+                         params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
+                                     local_steps=tau, step=step, n_rounds=rounds,
+                                     function_class=function_class))
+    if return_problem:
+        return result, (x0, x_star, funcs)
+    return result
+
+
+def _expand(nodes, funcs, masks, probs, step, tau, rounds):
+    """Tree of reachable states (prob, pulled x, stored gradients) after ``rounds`` rounds."""
+    for _ in range(rounds):
+        children = []
+        for prob, x, g in nodes:
+            runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
+            y = point_sum(g)
+            for mask, pr in zip(masks, probs, strict=True):
+                if pr == 0:
+                    continue
+                g_new = [r[1] + gi if s else gi for r, gi, s in zip(runs, g, mask, strict=True)]
+                y_new = y + point_sum([r[1] for r, s in zip(runs, mask, strict=True) if s]) \
+                    if mask.any() else y
+                children.append((prob * pr, x - step * y_new, g_new))
+        nodes = children
+    return nodes
+
+
+def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participation=None):
+    """The one-round PEP with the expectation written as the :math:`2^N` scenario sum (no
+    moments): the independent formulation the tests compare :func:`focus_rate` with."""
+    from PEPit import PEP
+
+    process = _process(p, participation)
+    n = process.n_clients
+    from flbounds.participation import subset_distribution
+    masks, probs = subset_distribution(process)
+    problem = PEP()
+    funcs = _client_functions(problem, mu, L, n, "smooth-strongly-convex")
+    x_star = point_sum(funcs).stationary_point()
+    x = problem.set_initial_point()
+    z = [problem.set_initial_point() for _ in range(n)]
+    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+    c = consensus_weight
+    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
+    runs = [focus_local_run(f, x, gi, step, local_steps) for f, gi in zip(funcs, g, strict=True)]
+    metric = None
+    for mask, pr in zip(masks, probs, strict=True):
+        y = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
+        x_new = x - step * y
+        z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
+        psi = (x_new - x_star) ** 2 + c * sum((x_new - zi) ** 2 for zi in z_new)
+        metric = pr * psi if metric is None else metric + pr * psi
+    problem.set_performance_metric(metric)
+    return solve(problem)
+
+
+__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "scenario_focus_rate",
+           "printed_step_and_rate"]

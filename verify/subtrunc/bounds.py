@@ -1,0 +1,21 @@
+r"""[004]'s printed bound as a function of its constants (``flbounds bound``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.ledger.bounds import bound, integer, nonnegative, positive
+
+
+@bound("subtrunc.thm1", ref="Thm 1, eq. (19)",
+       constants=(positive("L", "smoothness"), nonnegative("f0", "f(w_0) (f >= 0)"),
+                  integer("K", "rounds (K >= 9)", low=9), integer("E", "local epochs"),
+                  integer("n", "local samples"), nonnegative("sigma2", "gradient noise"),
+                  nonnegative("gamma", "selection bias")),
+       quantity="E||grad f(w_k*)||^2, k* ~ P",
+       hypotheses=("Assumptions 1-3", "eta_k = 1/(L E sqrt K)", "k* drawn from P(k)"))
+def thm1(*, L, f0, K, E, n, sigma2, gamma):
+    """12 L f(w_0)/sqrt K + (2/(EnK) + 3/K + 4/(En sqrt K)) sigma^2 + (4 + 4/sqrt K) gamma."""
+    root = np.sqrt(K)
+    return (12 * L * f0 / root + (2 / (E * n * K) + 3 / K + 4 / (E * n * root)) * sigma2
+            + (4 + 4 / root) * gamma)

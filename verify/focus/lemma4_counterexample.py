@@ -22,12 +22,13 @@ from .instances import consistent_state, lemma4_step
 from .lemmas import ROUNDING, _expect
 
 
-def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
-    r"""Both sides of eq. (97) for identical clients :math:`f_i(x) = x^2/2` (d = 1, L = mu = 1)
-    at Lemma 4's largest step, from the state FOCUS reaches after one round in which every
-    client pulls x = 1 and then ``empty_rounds`` rounds without participants: client models
-    and stored gradients at 1, tracker y = N, server model before its step
-    :math:`1 - N k\eta`. Returns (LHS, RHS, q_min, step)."""
+def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
+    r"""The pieces of eq. (97) for identical clients :math:`f_i(x) = x^2/2` (d = 1,
+    L = mu = 1) at Lemma 4's largest step, from the state FOCUS reaches after one round in
+    which every client pulls x = 1 and then ``empty_rounds`` rounds without participants:
+    client models and stored gradients at 1, tracker y = N, server model before its step
+    :math:`1 - N k\eta`. Returns (E C', C, E||grad F(x')||^2, q_min, step) with C the
+    consensus error of the state and C' that after one more round."""
     problem = Quadratic(np.ones((n_clients, 1, 1)), np.zeros((n_clients, 1)))
     process = Bernoulli(np.full(n_clients, p))
     masks, probs = subset_distribution(process)
@@ -39,8 +40,14 @@ def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int =
                   lambda s: s.consensus_error())
     grad = _expect(problem, state, masks, probs, step, local_steps,
                    lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
-    rhs = ((1 - q_min / 3) * state.consensus_error()
-           + 16 / (3 * q_min) * step**2 * n_clients**2 * grad)
+    return lhs, state.consensus_error(), grad, q_min, step
+
+
+def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
+    """Both sides of eq. (97) as printed on the family of :func:`lemma4_parts`.
+    Returns (LHS, RHS, q_min, step)."""
+    lhs, consensus, grad, q_min, step = lemma4_parts(n_clients, p, empty_rounds, local_steps)
+    rhs = (1 - q_min / 3) * consensus + 16 / (3 * q_min) * step**2 * n_clients**2 * grad
     return lhs, rhs, q_min, step
 
 

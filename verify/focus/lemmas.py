@@ -111,7 +111,7 @@ def _lemma4(rng, n_states, taus, coefficient):
                            lambda s, pb=problem: float(np.sum(pb.gradient(s.x) ** 2)))
             measured.append(lhs)
             theoretical.append((1 - q_min / 3) * st.consensus_error()
-                               + coefficient(q_min) * step**2 * n**2 * grad)
+                               + coefficient(q_min, n) * step**2 * n**2 * grad)
     return np.array(measured), np.array(theoretical)
 
 
@@ -125,7 +125,7 @@ def consensus(*, rng, n_states, taus):
     has constant slips ((103)->(104) needs 32/(3q); focus.lemma4.proof_step_104) but the
     statement is expected to hold: the contraction of the consensus error comes from clients
     re-pulling w.p. p_i >= q_i. Tolerance: rounding 1e-12 relative."""
-    measured, theoretical = _lemma4(rng, n_states, taus, lambda q: 16 / (3 * q))
+    measured, theoretical = _lemma4(rng, n_states, taus, lambda q, n: 16 / (3 * q))
     return Evidence(measured=measured, theoretical=theoretical, relation="<=",
                     tolerance=Tolerance.rounding(ROUNDING * float(np.abs(theoretical).max()),
                                                  "1e-12 x largest bound (exact enumeration)"),

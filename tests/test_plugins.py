@@ -159,6 +159,11 @@ def test_broken_plugin_is_one_warning_and_absent(plugin_site, broken_site, tmp_p
     assert "mypaper.lemma1.mean_square" in proc.stdout and "brokenpaper" not in proc.stdout
     proc = cli("check", "brokenpaper", sites=[plugin_site, broken_site], cwd=tmp_path)
     assert proc.returncode == 2 and "no claim matches pattern 'brokenpaper'" in proc.stderr
+    # the other plugins' claims still run, but the run does not pass as a success
+    proc = cli("check", "mypaper", "--results", str(tmp_path / "r"),
+               sites=[plugin_site, broken_site], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "1 claim plugin(s) failed to load, their claims were not checked: broken" in proc.stdout
 
 
 def test_builtin_plugins_load_without_warnings():
@@ -178,6 +183,7 @@ def test_failed_plugin_is_rolled_back(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "_LOADED", False)
     monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_FAILED", [])
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_DECLARED_BY", {})
     fake = EntryPoint("half", "half_plugin", CLAIMS_GROUP)
@@ -198,6 +204,7 @@ def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "_LOADED", False)
     monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_FAILED", [])
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_DECLARED_BY", {})
     fake = [EntryPoint("a_dep", "dep_plugin", CLAIMS_GROUP),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
-from flbounds.ledger.registry import PROFILES
+from flbounds.ledger.registry import PROFILES, failed_plugins
 from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect
 from flbounds.ledger.store import StoreError
 
@@ -89,9 +89,13 @@ def run(args) -> int:
             raise UsageError(str(exc)) from None
         if json_target.kind == "stdout":
             summary_to = sys.stderr     # keep standard output pure JSON
+    failed = failed_plugins()
     with contextlib.redirect_stdout(summary_to):
         print_summary(results, time.perf_counter() - start)
-    return 0 if all(r.as_expected for r in results) else 1
+        if failed:  # a run that silently skipped a broken plugin's claims is not a success
+            print(f"{len(failed)} claim plugin(s) failed to load, their claims were not "
+                  f"checked: {', '.join(failed)}")
+    return 0 if all(r.as_expected for r in results) and not failed else 1
 
 
 def print_summary(results, elapsed: float) -> None:

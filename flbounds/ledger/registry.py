@@ -44,6 +44,7 @@ PROFILES = ("quick", "full")
 EXPECTED = ("holds", "violated", "not-applicable")
 
 _REGISTRY: dict[str, Claim] = {}
+_FAILED: list[str] = []  # claim plugins whose import failed
 _LOADED = False
 
 
@@ -206,6 +207,12 @@ def load_all() -> dict[str, Claim]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def failed_plugins() -> list[str]:
+    """Entry points of ``flbounds.claims`` that failed to import (their claims are absent)."""
+    load_all()
+    return list(_FAILED)
+
+
 def _load_plugin(ep) -> None:
     """Import one plugin; if it fails, withdraw what its own modules registered.
 
@@ -223,6 +230,7 @@ def _load_plugin(ep) -> None:
                 del _REGISTRY[cid]
         _papers.forget(key for key in _papers.declared_keys() - papers_before
                        if _in_tree(_papers.declared_by(key), root))
+        _FAILED.append(ep.name)
         warn_failed(ep, exc, "claims")
 
 

@@ -24,6 +24,7 @@ from flbounds.problems import Quadratic
 
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
 from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
+from .lemma4_corrected import corrected_constant
 from .lemma4_counterexample import lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 
@@ -255,4 +256,36 @@ def thm1a_one_round(**inst):
 def lemma4_rare(*, n_clients, p, empty_rounds):
     """Eq. (97)'s left side over its right side on the reachable one-dimensional family."""
     lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds)
+    return lhs / rhs
+
+
+def _fixed_corrected():
+    """The consensus claim's instance and rare_participation's witness embedded in d = 3
+    (identity Hessians, b = 0, p = 0.02, tau = 1, models at e_1, server 80 empty rounds away)."""
+    q_min = float(Bernoulli(np.full(N, 0.02)).aggregation_weights().min())
+    drift = N * 80 * lemma4_step(1.0, N, 1, q_min)
+    witness = {**{f"A{i}": np.eye(D) for i in range(N)}, "b": np.zeros((N, D)),
+               "p": np.full(N, 0.02), "tau": 1, "step_frac": 1.0,
+               "offset": np.eye(D)[0] * (1 - drift), "offset_scale": 1.0,
+               "spread": np.tile(np.eye(D)[0], (N, 1)), "spread_scale": drift}
+    return [*_fixed_round(), witness]
+
+
+@attack_surface("focus.lemma4.corrected",
+                space={**ROUND_SPACE, **{f"A{i}": SPD(D, 0.1, 2.0) for i in range(N)},
+                       "p": Box(0.02, 1.0, shape=N, log=True), "tau": Integers(1, 3)},
+                fixed=_fixed_corrected, tolerance=ROUNDING, tolerance_why=EXACT,
+                budget={"quick": 200, "full": 2000},
+                note="step = step_frac x Lemma 4's bound; rare participation p >= 0.02, "
+                     "spectra free in [0.1, 2] (isotropic clients, as the witness, included)")
+def lemma4_corrected(**inst):
+    """E||1 x_{r+1} - X_{(r+1)tau}||^2 over the corrected right side (constant x (N + 1))."""
+    problem, masks, probs, q_min, step, st = _round(
+        inst, lambda mu, L, tau, q: lemma4_step(L, N, tau, q))
+    tau = inst["tau"]
+    lhs = _expect(problem, st, masks, probs, step, tau, lambda s: s.consensus_error())
+    grad = _expect(problem, st, masks, probs, step, tau,
+                   lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
+    rhs = ((1 - q_min / 3) * st.consensus_error()
+           + corrected_constant(q_min, N) * step**2 * N**2 * grad)
     return lhs / rhs

@@ -61,6 +61,24 @@ def band(ax, x, samples, *, label: str, color=None) -> None:
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0)
 
 
+def contraction_gaps(data: dict, *, printed: str, mc: str, xlabel: str, title: str,
+                     vline: float | None = None):
+    """Printed, PEP worst-case and Monte Carlo contraction gaps 1 - rho against the step
+    (``data`` holds ``steps``, ``printed``, ``pep_worst`` and ``mc_rate``)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    s = data["steps"]
+    ax.loglog(s, 1 - data["printed"], "--", label=printed)
+    ax.loglog(s, 1 - data["pep_worst"], "o-", label="PEP worst case (whole class)")
+    ax.loglog(s, 1 - data["mc_rate"], "s:", label=mc)
+    if vline is not None:
+        ax.axvline(vline, color="grey", lw=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(r"contraction gap $1-\rho$ per round")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
 def _scalars(data: dict) -> dict:
     """The plotted data's scalar entries (sizes, constants), for the JSON record."""
     out = {}

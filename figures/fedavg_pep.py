@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from figures._common import parse_args, plt, save
+from figures._common import contraction_gaps, parse_args, save
 from flbounds.algorithms import fedavg
 from flbounds.participation import UniformWithoutReplacement
 from flbounds.pep import fedavg_rate
@@ -53,16 +53,10 @@ def compute(profile="quick", seed=0):
 
 
 def plot(data):
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    s = data["steps"]
-    ax.loglog(s, 1 - data["printed"], "--", label=r"(66): $1-(1-\eta\mu/2)^\tau$")
-    ax.loglog(s, 1 - data["pep_worst"], "o-", label="PEP worst case (whole class)")
-    ax.loglog(s, 1 - data["mc_rate"], "s:", label="Monte Carlo (one quadratic)")
-    ax.set_xlabel(r"step $\eta$ (right end: Theorem 3's largest step)")
-    ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-    ax.set_title("FedAvg, identical clients, N = 4, 3 per round, tau = 3", fontsize=10)
-    ax.legend(fontsize=8)
-    return fig
+    return contraction_gaps(
+        data, printed=r"(66): $1-(1-\eta\mu/2)^\tau$", mc="Monte Carlo (one quadratic)",
+        xlabel=r"step $\eta$ (right end: Theorem 3's largest step)",
+        title="FedAvg, identical clients, N = 4, 3 per round, tau = 3")
 
 
 def main(argv=None):

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from figures._common import parse_args, plt, save
+from figures._common import contraction_gaps, parse_args, save
 from flbounds.participation import Bernoulli
 from flbounds.pep import focus_rate
 from flbounds.problems import random_quadratics
@@ -53,17 +53,11 @@ def compute(profile="quick", seed=0):
 
 
 def plot(data):
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    s = data["steps"]
-    ax.loglog(s, 1 - data["printed"], "--", label=r"printed $\eta\mu N/2$")
-    ax.loglog(s, 1 - data["pep_worst"], "o-", label="PEP worst case (whole class)")
-    ax.loglog(s, 1 - data["mc_rate"], "s:", label="Monte Carlo (Thm 1 instance)")
-    ax.axvline(float(data["admissible_step"]), color="grey", lw=0.8)
-    ax.set_xlabel(r"step $\eta$ (vertical line: Theorem 1(a)'s largest step)")
-    ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-    ax.set_title("FOCUS, N = 4, tau = 3, p = (.3,.5,.7,.9), mu = 1, L = 2", fontsize=10)
-    ax.legend(fontsize=8)
-    return fig
+    return contraction_gaps(
+        data, printed=r"printed $\eta\mu N/2$", mc="Monte Carlo (Thm 1 instance)",
+        xlabel=r"step $\eta$ (vertical line: Theorem 1(a)'s largest step)",
+        title="FOCUS, N = 4, tau = 3, p = (.3,.5,.7,.9), mu = 1, L = 2",
+        vline=float(data["admissible_step"]))
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ from flbounds.problems import Quadratic
 
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
 from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
-from .lemma4_corrected import corrected_constant
+from .lemma4_corrected import corrected_constant, printed_constant
 from .lemma4_counterexample import lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 
@@ -84,13 +84,18 @@ def lemma3(**inst):
                      "participation breaks the lemma: focus.lemma4.rare_participation)")
 def lemma4(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over Lemma 4's right side (eq. (97))."""
+    return _lemma4_ratio(inst, printed_constant)
+
+
+def _lemma4_ratio(inst, constant):
+    """Left over right side of eq. (97) with gradient constant ``constant(q_min, N)``."""
     problem, masks, probs, q_min, step, st = _round(
         inst, lambda mu, L, tau, q: lemma4_step(L, N, tau, q))
     tau = inst["tau"]
     lhs = _expect(problem, st, masks, probs, step, tau, lambda s: s.consensus_error())
     grad = _expect(problem, st, masks, probs, step, tau,
                    lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
-    rhs = (1 - q_min / 3) * st.consensus_error() + 16 / (3 * q_min) * step**2 * N**2 * grad
+    rhs = (1 - q_min / 3) * st.consensus_error() + constant(q_min, N) * step**2 * N**2 * grad
     return lhs / rhs
 
 
@@ -280,12 +285,4 @@ def _fixed_corrected():
                      "spectra free in [0.1, 2] (isotropic clients, as the witness, included)")
 def lemma4_corrected(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over the corrected right side (constant x (N + 1))."""
-    problem, masks, probs, q_min, step, st = _round(
-        inst, lambda mu, L, tau, q: lemma4_step(L, N, tau, q))
-    tau = inst["tau"]
-    lhs = _expect(problem, st, masks, probs, step, tau, lambda s: s.consensus_error())
-    grad = _expect(problem, st, masks, probs, step, tau,
-                   lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
-    rhs = ((1 - q_min / 3) * st.consensus_error()
-           + corrected_constant(q_min, N) * step**2 * N**2 * grad)
-    return lhs / rhs
+    return _lemma4_ratio(inst, corrected_constant)

@@ -16,6 +16,9 @@ Protocol (all compiled-only): ``scratch = client_scratch(data)`` once per thread
 ``load_client(data, c, scratch)`` once before a run of gradients of client ``c`` (ridge copies
 the client's features transposed to (d, n), so the residual is d vectorizable axpys over the n
 samples; the other kinds do nothing), then ``client_gradient(data, c, z, scratch, out)``.
+Quadratic and logistic gradients take four rows (samples) per pass (:func:`_dot4`, sixteen
+independent partial sums instead of one chain of four, and one pass over ``out`` per four
+samples), each row summed in :func:`_dot`'s order, so the bits are those of one row at a time.
 :func:`client_work` is the multiply-add count of one gradient (for the parallel threshold).
 :func:`gradients_at` evaluates many (point, client) pairs through the same three calls; it is
 what :meth:`flbounds.problems.Quadratic.client_gradients` and the other problems run, so the

@@ -4,14 +4,18 @@ One implementation per algorithm, generic over the problem kind: ``data`` is a c
 :mod:`flbounds.kernels.gradients` and numba compiles each loop once per container type. The
 whole run (all rounds, participants and local steps) happens inside one call.
 
-Per round the participants' local phases write into per-participant rows of a scratch buffer
-(final local models for FedAvg, pushes for FOCUS); the server then reduces the rows serially in
-client order. A round whose gradient work ``m * local_steps * client_work(data)`` is at least
-``settings.min_work`` splits its participants into contiguous chunks run under
-``numba.prange`` (``min_work < 0``: never, for callers already inside a parallel region). The
-same client loop (:func:`_fedavg_span`, :func:`_focus_span`) runs serially or per chunk, so the
-iterates are the same bits for any thread count and chunking. Replicates (many plans) are an
-axis over the same loops (:func:`fedavg_replicates`, :func:`focus_replicates`).
+Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
+:func:`_focus_client`). A serial round adds each participant's result (final local model for
+FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
+touches each client's data once and writes nothing per participant. A round whose gradient
+work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
+participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
+callers already inside a parallel region); the chunks write per-participant rows, which the
+server then adds row by row in client order. Either way every coordinate of the sum is
+accumulated in the same order from 0, so the iterates are the same bits for any thread count
+and chunking (the per-participant rows are allocated only if a round can run in chunks).
+Replicates (many plans) are an axis over the same loops (:func:`fedavg_replicates`,
+:func:`focus_replicates`).
 
 Kernels never draw random numbers and never validate. Optional inputs and records are switched
 by their length: ``noise`` (R, N, tau, d) is gradient noise if it has rows (SG-FOCUS), ignored

@@ -67,12 +67,13 @@ class FocusRecord(NamedTuple):
 
 @njit(cache=True, fastmath=False)
 def _participants(plan, r, clients):
-    """Write round r's participants (increasing) into ``clients``; return their number."""
+    """Write round r's participants (increasing) into ``clients``; return their number.
+    Branch-free (every index is written, the count advances on participants): a Bernoulli
+    plan's branches are unpredictable."""
     m = 0
     for i in range(plan.shape[1]):
-        if plan[r, i]:
-            clients[m] = i
-            m += 1
+        clients[m] = i
+        m += np.int64(plan[r, i])
     return m
 
 

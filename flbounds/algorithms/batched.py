@@ -23,7 +23,8 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.algorithms.focus import INITS
-from flbounds.kernels.rounds import FocusRecord, FocusState, fedavg_replicates, focus_replicates
+from flbounds.kernels.replicates import fedavg_replicates, focus_replicates
+from flbounds.kernels.rounds import FocusRecord, FocusState
 
 
 class BatchedFedAvgTrace(NamedTuple):

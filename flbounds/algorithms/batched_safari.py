@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from flbounds.algorithms._common import check_compiled, problem_data
 from flbounds.algorithms.safari import SafariPlan, _check, kernel_plan, safari_plan
 from flbounds.kernels.gradients import population
-from flbounds.kernels.mixed_rounds import safari_replicates
+from flbounds.kernels.replicates import safari_replicates
 
 
 class BatchedSafariTrace(NamedTuple):
@@ -90,5 +91,5 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     g2 = np.empty((n_reps, n_rounds))
     safari_replicates(data, population(data), kernel_plan(plan),
                       (float(step_client), float(step_server)),
-                      np.ascontiguousarray(x0, dtype=float), (xs, g2))
+                      np.ascontiguousarray(x0, dtype=float), (xs, g2), numba.get_num_threads())
     return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

@@ -12,7 +12,8 @@ gradient computes every column in the one-point order, the server sums in client
 single-run loops do), and the numbers do not depend on the thread count: threads split the
 replicates into contiguous groups, and a replicate's arithmetic does not depend on its group.
 
-Memory: O(B d) blocks and traces per group plus the data; no (N, B, d) array (FOCUS keeps
+Memory: O(B d) blocks and traces per group plus the data and a transposed copy of the
+group's plans; no (N, B, d) array (FOCUS keeps
 its per-client gradients (N, d) per replicate, which the algorithm itself needs). No RNG, no
 validation; plans are drawn in NumPy before the call.
 """
@@ -54,6 +55,8 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     cols = np.empty(width, dtype=np.int64)
     acc, count = np.empty((width, d)), np.empty(width, dtype=np.int64)
     scratch = block_scratch(data, width)
+    # the group's plans as (R, N, width): who serves client c in round r is one contiguous row
+    served = np.ascontiguousarray(plans[lo:hi].transpose(1, 2, 0))
     for b in range(lo, hi):
         xs[b, 0, :] = x0
     for r in range(n_rounds):
@@ -61,9 +64,9 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
         count[:] = 0
         for c in range(n_clients):
             nb = 0
-            for b in range(lo, hi):
-                if plans[b, r, c]:
-                    cols[nb] = b - lo
+            for b in range(width):
+                if served[r, c, b]:
+                    cols[nb] = b
                     nb += 1
             if nb == 0:
                 continue
@@ -186,13 +189,13 @@ def data_clients(data):
 def _safari_group(data, population, plans, steps, x0, out, lo, hi):
     """SAFARI for replicates ``lo:hi``, replicate-batched per client round."""
     xs, g2 = out
-    width, d = hi - lo, x0.shape[0]
+    width, d = hi - lo, x0.shape[1]
     m = plans.clients.shape[2]
     n_cols = width * m
     X = np.empty((width, d))
     for i in range(width):
-        X[i] = x0
-        xs[lo + i, 0] = x0
+        X[i] = x0[lo + i]
+        xs[lo + i, 0] = x0[lo + i]
     blocks = (np.empty((d, n_cols)), np.empty((d, n_cols)), np.empty(n_cols, dtype=np.int64),
               np.empty(n_cols, dtype=np.int64), np.empty((width, m, d)),
               np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols))
@@ -210,7 +213,8 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
 def safari_replicates(data, population, plans, steps, x0, out, n_threads):
     """:func:`flbounds.kernels.mixed_rounds.safari_rounds` for every replicate b of the stacked
     ``plans`` (a :class:`~flbounds.kernels.mixed_rounds.MixedPlan` with a leading replicate
-    axis), replicate-batched; ``out = (xs (B, R + 1, d), g2 (B, R))``."""
+    axis) from the starts ``x0`` (B, d), replicate-batched; ``out = (xs (B, R + 1, d),
+    g2 (B, R))``."""
     n_reps = plans.client_round.shape[0]
     n_groups = _groups(n_reps, n_threads)
     for g in prange(n_groups):

@@ -17,7 +17,9 @@ timed alternately ``REPEATS`` times (best of ``best_time`` batches each); the ra
 batched, reported as min and median over the repeats. ``identical`` checks every replicate
 bit for bit. ``peak_mib`` is the process's peak resident memory during one batched call above
 the resident size before it (Linux ``VmHWM`` after resetting it), i.e. the working set the
-batched path adds; ``inputs_mib`` is the size of the plans / uniforms it is given.
+batched path adds (0: no page beyond what was resident before the call, so its blocks and
+scratch, O(B d + n B) by design, stay within a few KiB); ``inputs_mib`` is the size of the
+plans / uniforms it is given, the dominant memory of a Monte Carlo run.
 """
 
 from __future__ import annotations

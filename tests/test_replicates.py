@@ -95,3 +95,19 @@ def test_batched_paths_fail_on_a_planted_change():
     batch = fedavg_batched(problem, plans, step=0.05, local_steps=2).x
     assert not np.array_equal(batch[0], fedavg(problem, plans[1], step=0.05,
                                                local_steps=2).x)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_local_update_blocks_equal_numpy_local_steps(kind):
+    """The sampler path's pseudo-gradients: the block kernel against the NumPy loop over
+    stacked (replicate, client) points."""
+    from flbounds.algorithms.sampler_rounds import replicate_local_updates
+
+    problem = _problem(kind, 5)
+    x = np.random.default_rng(6).normal(size=(4, 5))
+    n, step = problem.n_clients, 0.07
+    X = np.repeat(x, n, axis=0)
+    for _ in range(3):
+        X = X - step * problem.client_gradients(X, clients=np.tile(np.arange(n), 4))
+    ref = x[:, None, :] - X.reshape(4, n, 5)
+    assert np.array_equal(replicate_local_updates(problem, x, 3, step), ref)

@@ -46,6 +46,23 @@ def _local_gd(data, c, Z, nb, settings, scratch, G):
 
 
 @njit(cache=True, fastmath=False)
+def local_update_blocks(data, x, settings, out):
+    r"""``out[b, i]`` :math:`= x_b - z_{b,i}` with :math:`z_{b,i}` the model after
+    ``settings.local_steps`` GD steps of client i from ``x[b]`` (B, d): for each client, all
+    B replicates in one block (the pseudo-gradients of FedAvg with a client sampler)."""
+    n_reps, d = x.shape
+    Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
+    scratch = block_scratch(data, n_reps)
+    for c in range(out.shape[1]):
+        for j in range(n_reps):
+            Z[:, j] = x[j]
+        _local_gd(data, c, Z, n_reps, settings, scratch, G)
+        for j in range(n_reps):
+            for p in range(d):
+                out[j, c, p] = x[j, p] - Z[p, j]
+
+
+@njit(cache=True, fastmath=False)
 def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     """FedAvg for replicates ``lo:hi``: per round, per client (increasing), the block of the
     replicates it serves; finals summed into each replicate's server sum in client order."""
@@ -222,4 +239,5 @@ def safari_replicates(data, population, plans, steps, x0, out, n_threads):
                       (g + 1) * n_reps // n_groups)
 
 
-__all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "safari_replicates"]
+__all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",
+           "safari_replicates"]

@@ -111,3 +111,15 @@ def test_local_update_blocks_equal_numpy_local_steps(kind):
         X = X - step * problem.client_gradients(X, clients=np.tile(np.arange(n), 4))
     ref = x[:, None, :] - X.reshape(4, n, 5)
     assert np.array_equal(replicate_local_updates(problem, x, 3, step), ref)
+
+
+def test_safari_batched_one_start_per_replicate():
+    problem = _problem("quadratic", 3)
+    plans = [safari_plan(r, **_plan_kwargs(3, 0.5)) for r in np.random.default_rng(8).spawn(3)]
+    starts = np.random.default_rng(9).normal(size=(3, 3))
+    batch = safari_batched(problem, plans, step_client=0.05, step_server=0.1, x0=starts)
+    for b, plan in enumerate(plans):
+        one = safari(problem, plan, step_client=0.05, step_server=0.1, x0=starts[b])
+        assert np.array_equal(batch.x[b], one.x)
+    with pytest.raises(ValueError, match="x0"):
+        safari_batched(problem, plans, step_client=0.05, step_server=0.1, x0=starts[:2])

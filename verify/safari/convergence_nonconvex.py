@@ -21,7 +21,7 @@ from .instances import (
     SIGMA_S,
     grad_norm2,
     mean_and_se,
-    run_seeds,
+    run_seed,
     two_group_problem,
 )
 
@@ -45,44 +45,35 @@ def _hypotheses(prob, step_server):
 def _thm4_runs(rng, *, step_server, n_rounds, n_seeds, q, x0, chunk=100_000):
     """Per seed: (1/R) sum_{r=1}^R ||grad F(x_r)||^2, G_1, G_2 (max, as printed) and the
     minima. Long runs go in chunks of ``chunk`` rounds (the state is x alone), so memory stays
-    bounded at paper-scale R; within a chunk the seeds run batched (:func:`run_seeds`,
-    replicate b bit for bit ``run_seed`` on seed b's generator)."""
+    bounded at paper-scale R."""
     prob = two_group_problem()
-    children = rng.spawn(n_seeds)
-    xs = np.repeat(np.asarray(x0, dtype=float)[None], n_seeds, axis=0)
-    acc = [dict(total=0.0, sum_s=0.0, sum_c=0.0, n_client_rounds=0, G1=-np.inf, G2=-np.inf,
-                G1_min=np.inf, G2_min=np.inf) for _ in range(n_seeds)]
-    for start in range(0, n_rounds, chunk):
-        length = min(chunk, n_rounds - start)
-        seed = 0
-        for plans, trs in run_seeds(children, prob, n_rounds=length, q=q,
-                                    step_server=step_server,
-                                    step_client=2 * step_server / LOCAL_STEPS, x0=xs):
-            for b in range(trs.x.shape[0]):
-                _accumulate(acc[seed], prob, plans.client_round[b], trs.x[b],
-                            trs.local_grad_norm2[b])
-                xs[seed] = trs.x[b, -1]
-                seed += 1
-    rows = [dict(avg=float(a["total"] / n_rounds), G1=float(a["G1"]), G2=float(a["G2"]),
-                 G1_min=float(a["G1_min"]), G2_min=float(a["G2_min"]), sum_s=a["sum_s"],
-                 sum_c=a["sum_c"], n_client_rounds=a["n_client_rounds"], n_rounds=n_rounds)
-            for a in acc]
+    rows = []
+    for child in rng.spawn(n_seeds):
+        x, total = np.asarray(x0, dtype=float), 0.0
+        sum_s = sum_c = 0.0     # sums over T_s of ||grad F||^2 and over T_c of G_2's terms
+        n_client_rounds = 0
+        G1 = G2 = -np.inf
+        G1_min = G2_min = np.inf
+        for start in range(0, n_rounds, chunk):
+            length = min(chunk, n_rounds - start)
+            plan, tr = run_seed(child, prob, n_rounds=length, q=q, step_server=step_server,
+                                step_client=2 * step_server / LOCAL_STEPS, x0=x)
+            g2 = grad_norm2(prob, tr.x)
+            total += g2[1:].sum()
+            g2_server = g2[:-1][~plan.client_round]
+            g2_client = tr.local_grad_norm2[plan.client_round]
+            sum_s += float(g2_server.sum())
+            sum_c += float(g2_client.sum())
+            n_client_rounds += int(plan.client_round.sum())
+            if g2_server.size:
+                G1, G1_min = max(G1, g2_server.max()), min(G1_min, g2_server.min())
+            if g2_client.size:
+                G2, G2_min = max(G2, g2_client.max()), min(G2_min, g2_client.min())
+            x = tr.x[-1]
+        rows.append(dict(avg=float(total / n_rounds), G1=float(G1), G2=float(G2),
+                         G1_min=float(G1_min), G2_min=float(G2_min), sum_s=sum_s, sum_c=sum_c,
+                         n_client_rounds=n_client_rounds, n_rounds=n_rounds))
     return prob, rows
-
-
-def _accumulate(a, prob, client_round, x, local_grad_norm2):
-    """Add one chunk of one seed's run (in place)."""
-    g2 = grad_norm2(prob, x)
-    a["total"] += g2[1:].sum()
-    g2_server = g2[:-1][~client_round]
-    g2_client = local_grad_norm2[client_round]
-    a["sum_s"] += float(g2_server.sum())
-    a["sum_c"] += float(g2_client.sum())
-    a["n_client_rounds"] += int(client_round.sum())
-    if g2_server.size:
-        a["G1"], a["G1_min"] = max(a["G1"], g2_server.max()), min(a["G1_min"], g2_server.min())
-    if g2_client.size:
-        a["G2"], a["G2_min"] = max(a["G2"], g2_client.max()), min(a["G2_min"], g2_client.min())
 
 
 def _case(rng, step_server, n_rounds, n_seeds, q, x0):
@@ -271,9 +262,9 @@ def _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
             eta_c = 2 * eta / LOCAL_STEPS
             xbar = safari_mean_limit(prob, ELIGIBLE, q=q, step_client=eta_c, step_server=eta,
                                      local_steps=LOCAL_STEPS)
-            runs = [x[burn_in:] for _, tr in run_seeds(
-                rng.spawn(n_seeds), prob, n_rounds=n_rounds, q=q, step_server=eta,
-                step_client=eta_c, x0=x0) for x in tr.x]
+            runs = [run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
+                             step_client=eta_c, x0=x0)[1].x[burn_in:]
+                    for child in rng.spawn(n_seeds)]
             yield q, eta, xbar, runs
 
 

@@ -46,10 +46,8 @@ def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, **plan_kwa
 
     Yields ``(plan, trace)`` per chunk, both with a leading replicate axis; replicate b is
     bit for bit ``run_seed(rngs[b], ...)`` (same draws in the same order, same iterates).
-    ``x0`` is one start (d,) or one per generator (len(rngs), d), e.g. to continue runs.
     """
     rngs = list(rngs)
-    x0 = np.asarray(x0, dtype=float)
     per_rep = (plan_kwargs["n_rounds"] * plan_kwargs["n_sampled"] * plan_kwargs["local_steps"]
                * plan_kwargs["dim"])
     chunk = max(1, PLAN_DOUBLES_PER_CALL // per_rep)
@@ -57,19 +55,7 @@ def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, **plan_kwa
         plan = stack_safari_plans([safari_plan(rng, **plan_kwargs)
                                    for rng in rngs[start:start + chunk]])
         yield plan, safari_batched(problem, plan, step_client=step_client,
-                                   step_server=step_server,
-                                   x0=x0[start:start + chunk] if x0.ndim == 2 else x0)
-
-
-def run_seeds(rngs, problem, *, n_rounds, q, step_server, step_client, x0, eligible=ELIGIBLE,
-              n_sampled=N_SAMPLED, local_steps=LOCAL_STEPS, sigma=SIGMA, sigma_s=SIGMA_S):
-    """:func:`run_seed` for every generator, batched (:func:`run_seeds_batched`); yields
-    ``(plan, trace)`` per chunk of generators, in order."""
-    yield from run_seeds_batched(rngs, problem, step_server=step_server,
-                                 step_client=step_client, x0=x0, n_rounds=n_rounds, q=q,
-                                 eligible=eligible, n_sampled=n_sampled,
-                                 local_steps=local_steps, dim=problem.dim,
-                                 client_noise_std=sigma, server_noise_std=sigma_s)
+                                   step_server=step_server, x0=np.asarray(x0, dtype=float))
 
 
 def grad_norm2(problem, xs) -> np.ndarray:

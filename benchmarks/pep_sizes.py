@@ -90,12 +90,14 @@ def growth_notes(table, budget=10.0):
     """One line per builder: the largest N (one round) or R (multi-round) solved, and the
     largest solved within ``budget`` seconds."""
     lines = []
-    for kind in dict.fromkeys(row["builder"] for row in table):
+    for kind, tau in dict.fromkeys((row["builder"], row["tau"]) for row in table):
         key = "R" if "R rounds" in kind else "N"
-        done = [r for r in table if r["builder"] == kind and r["gram"] is not None]
+        group = [r for r in table if r["builder"] == kind and r["tau"] == tau]
+        done = [r for r in group if r["gram"] is not None]
         fast = [r[key] for r in done if r["seconds"] <= budget]
-        failed = sorted({r[key] for r in table if r["builder"] == kind and r["gram"] is None})
-        lines.append(f"{kind}: largest {key} solved {max((r[key] for r in done), default=None)}"
+        failed = sorted({r[key] for r in group if r["gram"] is None})
+        lines.append(f"{kind}, tau {tau}: largest {key} solved "
+                     f"{max((r[key] for r in done), default=None)}"
                      f", within {budget:g} s {max(fast, default=None)}"
                      + (f", no accurate solve at {key} = {failed}" if failed else ""))
     return " | ".join(lines)

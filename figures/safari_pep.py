@@ -20,7 +20,7 @@ import numpy as np
 from figures._common import contraction_gaps, parse_args, save
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.pep import safari_rate
-from flbounds.pep.safari import thm5_steps
+from flbounds.pep.server_steps import thm5_steps
 from flbounds.problems import Quadratic, random_quadratics
 from flbounds.stats import linear_rate_fit
 

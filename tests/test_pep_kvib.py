@@ -1,11 +1,11 @@
-"""K-Vib's descent step PEP (flbounds.pep.kvib): closed form, bad input, planted bug."""
+"""K-Vib's descent step PEP (flbounds.pep.descent): closed form, bad input, planted bug."""
 
 import pytest
 
 from flbounds.ledger import get
+from flbounds.pep import descent as kvib_module
 from flbounds.pep import gap_tolerance
-from flbounds.pep import kvib as kvib_module
-from flbounds.pep.kvib import kvib_descent_rate
+from flbounds.pep.descent import kvib_descent_rate
 
 
 @pytest.mark.parametrize("step", [0.0625, 0.125, 0.25])

@@ -1,4 +1,4 @@
-"""SAFARI's worst-case SDPs (flbounds.pep.safari): closed forms, witnesses, bad input, and
+"""SAFARI's worst-case SDPs (flbounds.pep.server_steps): closed forms, witnesses, bad input, and
 the tightness claims' verdicts with and without a planted bug."""
 
 import functools
@@ -8,8 +8,8 @@ import pytest
 
 from flbounds.ledger import get
 from flbounds.pep import gap_tolerance, gd_contraction
-from flbounds.pep.safari import safari_nonconvex_rate, safari_rate, thm5_steps
-from flbounds.pep.safari_witness import safari_witness
+from flbounds.pep.server_steps import safari_nonconvex_rate, safari_rate, thm5_steps
+from flbounds.pep.server_steps_witness import safari_witness
 
 MU, L = 1.0, 2.0
 

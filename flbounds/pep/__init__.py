@@ -16,21 +16,21 @@ solve time, solver):
 - :func:`focus_pl_rate`: FOCUS Thm 1(b) under PL, a relaxation (an upper bound on the PL
   class's worst case, :mod:`flbounds.pep.pl`).
 - :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
-  deterministic part (:mod:`flbounds.pep.kvib`).
+  deterministic part (:mod:`flbounds.pep.descent`).
 - :func:`safari_rate` (SAFARI Thm 5, one round) and :func:`safari_nonconvex_rate` (Thm 4, R
-  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.safari`).
+  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`).
 - :func:`quadratic_witness` and :func:`replay_fedavg` / :func:`replay_focus_rounds`: explicit
   instances rebuilt from an optimal Gram matrix and run through ``flbounds.algorithms``.
 """
 
+from .descent import kvib_descent_rate
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
-from .kvib import kvib_descent_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
-from .safari import safari_nonconvex_rate, safari_rate
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .server_steps import safari_nonconvex_rate, safari_rate
 from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",

@@ -1,5 +1,5 @@
 r"""K-Vib's one-round descent inequality (eq. (36), proof of Theorem 4.1) over the whole
-L-smooth class (``flbounds.pep.kvib``).
+L-smooth class (``flbounds.pep.descent``).
 
 Certified part: the deterministic descent step (identical clients, full-batch local steps, full
 participation: Q = sigma = 0, gamma = 1). The sampling terms of eq. (36) are constants of the
@@ -12,7 +12,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.kvib import kvib_descent_rate
+from flbounds.pep.descent import kvib_descent_rate
 
 L_SMOOTH = 1.0
 

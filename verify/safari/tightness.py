@@ -1,14 +1,14 @@
 r"""Tightness of [000]'s rates: the exact worst case over the function class (PEP,
-``flbounds.pep.safari``) against the printed rate, on grids of q, K and the step.
+``flbounds.pep.server_steps``) against the printed rate, on grids of q, K and the step.
 
 Both SDPs are the deterministic, homogeneous case (no gradient noise, sigma_G = 0: every floor
-of Theorems 4-5 vanishes and the theorem is a pure rate; see ``flbounds.pep.safari`` for why a
+of Theorems 4-5 vanishes and the theorem is a pure rate; see ``flbounds.pep.server_steps`` for why a
 normalised PEP cannot carry the floors). ``holds`` when every worst case within the hypotheses
 is at most the printed rate, up to the SDP acceptance bound (``flbounds.pep.gap_tolerance``:
 primal-dual gap and residuals below 1e-6 relative). Cells outside the hypotheses (steps above
 the admissible one; for Theorem 5, constants at which the q-condition admits no state but the
 optimum) are computed and reported in ``details`` only. ``violated`` needs a replayed witness
-meeting every hypothesis (``flbounds.pep.safari_witness``).
+meeting every hypothesis (``flbounds.pep.server_steps_witness``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.safari import (
+from flbounds.pep.server_steps import (
     q_condition_coefficients,
     safari_nonconvex_rate,
     safari_rate,
     thm4_q_condition_trivial,
     thm5_steps,
 )
-from flbounds.pep.safari_witness import safari_witness
+from flbounds.pep.server_steps_witness import safari_witness
 
 MU, L_SMOOTH = 1.0, 2.0
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .safari import q_condition_coefficients, thm5_steps
+from .server_steps import q_condition_coefficients, thm5_steps
 
 
 @dataclass(frozen=True)

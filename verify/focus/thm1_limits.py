@@ -32,6 +32,11 @@ from .instances import thm1a_step_printed, thm1b_step
 from .thm1 import TAU, X0, _instance
 
 EPS = np.finfo(float).eps
+Q_MIN = "A1: q_min > 0 (every client can participate)"
+HYP_1B = ("A3: F PL with beta = lambda_min(mean A) > 0", "A2: every f_i L-smooth",
+          "eta <= Thm 1(b)'s bound (plus the proof's 1/(4LN), 1/(2(tau-1)LN))", Q_MIN)
+HYP_1A = ("A2: every f_i mu-strongly convex (mu = min_i lambda_min(A_i) > 0) and L-smooth",
+          "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}", Q_MIN)
 
 
 def _gap(problem, xs):
@@ -89,7 +94,8 @@ def _limit_evidence(problem, proc, rng, *, step, rate, phi0, decades, n_runs, hy
        statement="Under PL (beta) and Theorem 1(b)'s step, E F(x_R) - F* <= (1 - eta beta N)^R "
                  "Phi_0; at R with (1 - eta beta N)^R = 1e-20 the iterates are at a minimizer "
                  "to that precision.",
-       quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24))
+       quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24),
+       hypotheses=dict.fromkeys(HYP_1B, True))
 def thm1b_limit_point(*, rng, n_runs, decades):
     """Quadratics (PL with beta = lambda_min(mean A)), Bernoulli p = (.3, .5, .7, .9),
     tau = 3, x_0 = (3, 3, 3), step = the printed condition plus the proof's 1/(4LN) and
@@ -101,10 +107,9 @@ def thm1b_limit_point(*, rng, n_runs, decades):
     problem, proc, q_min = _instance(rng)
     beta, L, n = problem.mu, problem.L, problem.n_clients
     step = thm1b_step(beta, L, n, TAU, q_min)
-    hyp = {"f PL with beta = lambda_min(mean A)": True, "every f_i L-smooth": True,
-           "eta <= Thm 1(b)'s bound (plus the proof's 1/(4LN), 1/(2(tau-1)LN))":
-               bool(step <= thm1b_step(beta, L, n, TAU, q_min)),
-           "q_min > 0 (every client can participate)": bool(q_min > 0)}
+    hyp = dict(zip(HYP_1B, (bool(beta > 0), True, bool(step <= thm1b_step(beta, L, n, TAU,
+                                                                          q_min)),
+                            bool(q_min > 0)), strict=True))
     return _limit_evidence(problem, proc, rng, step=step, rate=1 - step * beta * n,
                            phi0=float(_gap(problem, X0)), decades=decades, n_runs=n_runs,
                            hypotheses=hyp)
@@ -115,7 +120,8 @@ def thm1b_limit_point(*, rng, n_runs, decades):
        statement="Strongly convex f_i and Theorem 1(a)'s step: E||x_R - x*||^2 <= "
                  "(1 - eta mu N/2)^R Psi_0; at R with (1 - eta mu N/2)^R = 1e-20 the iterates "
                  "are at x* to that precision.",
-       quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24))
+       quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24),
+       hypotheses=dict.fromkeys(HYP_1A, True))
 def thm1a_limit_point(*, rng, n_runs, decades):
     """Theorem 1 instance at the printed step (1.05e-3 here); Psi_0 = ||x_0 - x*||^2 (the
     proof's start, consensus part 0). Measured E (x_R - x*)' mean(A) (x_R - x*) / 2 against
@@ -125,9 +131,9 @@ def thm1a_limit_point(*, rng, n_runs, decades):
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     step = thm1a_step_printed(mu, L, n, TAU, q_min)
     lam_max = float(np.linalg.eigvalsh(problem.A.mean(axis=0))[-1])
-    hyp = {"every f_i mu-strongly convex (mu = min_i lambda_min(A_i) > 0)": bool(mu > 0),
-           "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}": True,
-           "q_min > 0 (every client can participate)": bool(q_min > 0)}
+    hyp = dict(zip(HYP_1A, (bool(mu > 0), bool(step <= thm1a_step_printed(mu, L, n, TAU,
+                                                                          q_min)),
+                            bool(q_min > 0)), strict=True))
     psi0 = float(np.sum((X0 - problem.x_star) ** 2))
     return _limit_evidence(problem, proc, rng, step=step, rate=1 - step * mu * n / 2,
                            phi0=0.5 * lam_max * psi0, decades=decades, n_runs=n_runs,

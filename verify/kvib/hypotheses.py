@@ -36,7 +36,8 @@ declare_hypotheses({
         "eta_l <= 1/(8R L), r <= R": True},
     "kvib.lemma_b7.rsp_matrix_printed": {"uniform K-subsets without replacement": True},
     "kvib.lemma_b8.eq27_printed_indices": {"a sorted, l2 clients capped at 1": True},
-    "kvib.sec6.beats_baselines": {**ONLINE, "Avare as the baselines addendum reconstructs it": True},
+    "kvib.sec6.beats_baselines": {
+        **ONLINE, "Avare as the baselines addendum reconstructs it": True},
     "kvib.thm4_1.bound_a_factor_six": {**THM41},
     "kvib.thm4_1.eq33_no_factor_two": {
         **ISP, "X, Y unbiased ISP estimates under p and p* (Def. 4.1, any coupling)": True},

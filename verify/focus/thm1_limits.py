@@ -33,9 +33,9 @@ from .thm1 import TAU, X0, _instance
 
 EPS = np.finfo(float).eps
 Q_MIN = "A1: q_min > 0 (every client can participate)"
-HYP_1B = ("A3: F PL with beta = lambda_min(mean A) > 0", "A2: every f_i L-smooth",
+HYP_1B = ("A4: F PL with beta = lambda_min(mean A) > 0", "A2: every f_i L-smooth",
           "eta <= Thm 1(b)'s bound (plus the proof's 1/(4LN), 1/(2(tau-1)LN))", Q_MIN)
-HYP_1A = ("A2: every f_i mu-strongly convex (mu = min_i lambda_min(A_i) > 0) and L-smooth",
+HYP_1A = ("A2-A3: every f_i L-smooth and mu-strongly convex (mu = min_i lambda_min(A_i) > 0)",
           "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}", Q_MIN)
 
 

@@ -28,7 +28,8 @@ declare_hypotheses({
     "kvib.fig2.variance_panels": {
         "FedProx Synthetic(0, 0), FedAvg with Algorithm 1": True,
         "samplers with App. F's hyper-parameters": True},
-    "kvib.fig3c.gamma_sensitivity": {**ONLINE, "theta = 0.3, gamma varied (Fig. 3(c))": True},
+    "kvib.fig3c.gamma_sensitivity": {
+        **ONLINE, "theta = 0.3, gamma in [0.1, 10] x gamma_0, T = 500 (the paper's horizon)": True},
     "kvib.lemma5_1.printed_z": {"a_i >= 0, 0 < p_min <= K/N, K < N": True},
     "kvib.lemmaD2.printed": {**A51, "FTRL over Delta(p_min), p_i^t < p_i^{t+1}": True},
     "kvib.lemma_b6.per_client": {

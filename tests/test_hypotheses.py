@@ -37,3 +37,8 @@ def test_a_violated_result_carries_its_hypotheses_all_met(cid):
 def test_bad_tables_are_refused(table):
     with pytest.raises(ValueError, match="hypotheses|table"):
         declare_hypotheses(table)
+
+
+def test_every_theorem_level_claim_declares_hypotheses():
+    bare = [c.id for c in select() if c.kind in ("statement", "tightness") and not c.hypotheses]
+    assert bare == []

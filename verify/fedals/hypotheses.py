@@ -64,4 +64,22 @@ declare_hypotheses({
     "fedals.v9.accuracy_alpha10_beats_fedavg": {
         "non-iid split, alpha = 10 vs FedAvg (alpha = 1), same tau and step": True,
         "a non-iid setup (the claim is not tied to ResNet-20/CIFAR; MLP task here)": True},
+    # statements that hold
+    "fedals.lemmaA1.loo_identity": {"client datasets independent, A(S) any learner": True},
+    "fedals.lemmaC1.per_instance": {"K_hat i.i.d. draws from K, weights 1/K_hat": True},
+    "fedals.lemmaC2.identities": {"uniform K_hat-subsets without replacement": True},
+    "fedals.remark42.case1_bound": {
+        "Case I with merged weights w_k = m_k/K_hat": True,
+        "ridge losses: L-smooth, mu-strongly convex": True},
+    "fedals.remark42.case2_bound": {
+        "Case II: uniform K_hat-subsets": True, "ridge losses: L-smooth, mu-strongly convex": True},
+    "fedals.thm41.bound": {
+        "one-round FedAvg of local ERMs": True, "loss mu-strongly convex and L-smooth": True},
+    "fedals.thm41.logistic_bound": {
+        "one-round FedAvg of local ERMs (Newton to 1e-12)": True,
+        "L2-regularized logistic: mu-strongly convex, L-smooth": True},
+    "fedals.thm43.gap_falls_with_tau": {
+        "fresh data each round (|Z_kr| = tau b)": True, "ridge losses": True},
+    "fedals.thmB1.bound": {
+        "tau local mini-batch SGD steps": True, "loss mu-strongly convex and L-smooth": True},
 })

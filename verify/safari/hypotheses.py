@@ -38,4 +38,25 @@ declare_hypotheses({
         "A3-A5 with mu-strong convexity": True, "homogeneous instance (sigma_G = 0)": True},
     "safari.thm5.q_condition_constants": {
         "eta_c K = 2 eta_bar / mu, eta_s = eta_bar (L + mu)/(2 L mu)": True},
+    # statements that hold
+    "safari.assumption2.mixture_alpha": {"Q = l1 U[a', b'] + l2 U[a, b], realizable": True},
+    "safari.cor1.linear_speedup": {**THM4, "eta_s = sqrt(mK/R), sigma_s^2 = sigma^2/(mK)": True},
+    "safari.cor2.rate": {"A3-A5 with mu-strong convexity, homogeneous clients": True,
+                         "eta_bar = 2 log R / R": True},
+    "safari.thm1.client_level": {"incomplete participation (m < M)": True},
+    "safari.thm1.failure_probability": {"incomplete participation (omega = m/M < 1)": True},
+    "safari.thm1.independent_of_n": {"incomplete participation (omega = m/M < 1)": True},
+    "safari.thm2.pooled_rate": {"Assumption 1 (realizable / Massart, beta_Q = 1)": True,
+                                "Assumption 2 with beta = 1": True},
+    "safari.thm3.no_worse_than_centralized": {
+        "covariate shift (h*_Q = h*_P) and condition (i)": True},
+    "safari.thm4.homogeneous_bound": {**THM4, "the q-condition, per seed": True},
+    "safari.thm4.q_condition_min_reading": {
+        **THM4, "q-condition (min reading)": "not met at q = 0.8 on purpose: the claim "
+                                             "shows the corrected theorem does not apply"},
+    "safari.thm5.homogeneous_bound": {"A3-A5 with mu-strong convexity": True,
+                                      "the per-round q-condition (proof's linear form)": True},
+    "safari.thm5.q_condition_heterogeneous": {
+        "A3-A5 with mu-strong convexity": True,
+        "the per-round q-condition": "checked per round; the bound is tested where it holds"},
 })

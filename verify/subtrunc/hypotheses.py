@@ -32,4 +32,22 @@ declare_hypotheses({
         "eta = 1/(L E sqrt K), K >= 9": True},
     "subtrunc.thm1.recursion_factor": {
         **LEMMA1, "(1/n) sum_i ||grad f_i||^2 <= 2 L f (nonnegative f_i)": True},
+    # statements that hold
+    "subtrunc.eq9.triangle_bound": {"nearest-representative clusters, gamma_j = |C_j|": True},
+    "subtrunc.greedy.ratio_w": {"W monotone submodular (Prop 3), |S| <= k": True},
+    "subtrunc.greedy.stochastic": {"W monotone submodular, sample size r": True},
+    "subtrunc.intro.nondecreasing_concave": {"f monotone submodular": True,
+                                             "psi nondecreasing concave": True},
+    "subtrunc.lemma1.one_round": {**LEMMA1, "any selection rule": True},
+    "subtrunc.lemma3.local_growth": {**LEMMA1},
+    "subtrunc.prop1.truncation": {"g monotone submodular, b > 0": True},
+    "subtrunc.prop2.linear_combination": {"g_j submodular, alpha_j >= 0": True},
+    "subtrunc.prop3.exhaustive": {"phi(f_i) >= 0, phantom or DivFL offset for G": True},
+    "subtrunc.prop3.sampled_n100": {"phi(f_i) >= 0": True},
+    "subtrunc.prop4.statement": {"a fixed window of past selections": True},
+    "subtrunc.thm1.end_to_end": {**LEMMA1, "eta = 1/(L E sqrt K), K >= 9": True,
+                                 "Assumption 3 (bounded bias gamma)": True},
+    "subtrunc.unionfl.distorted_greedy": {"G monotone submodular, c modular >= 0": True},
+    "subtrunc.lemma2.gradient_error": {"eta L E <= 1/3": True, "L-smooth f_i": True,
+                                       "unbiased noise, E||xi||^2 = sigma^2": True},
 })

@@ -67,7 +67,9 @@ def test_loss_panel(*, rng, n_seeds, n_rounds, cap):
     """Module docstring: the rule (two Holm families of 5). Measured: the number of
     baselines K-Vib beats significantly; theoretical 5 (>=); not-applicable unless that
     holds or the reverse family rejects. Tolerance: exact (a count); family-wise level 0.05
-    per family."""
+    per family. Seed 0: quick (4 seeds x 15 rounds) K-Vib 2.078 against 2.056-2.074, no
+    rejection either way; full (8 seeds x 100 rounds) K-Vib 1.380 against 1.385-1.474,
+    significantly lower than Mabs only: ``not-applicable`` on both profiles."""
     runs = [_seed_losses(child, n_rounds, cap) for child in rng.spawn(n_seeds)]
     kvib = np.array([r["kvib"] for r in runs])
     diffs = {b: np.array([r[b] for r in runs]) - kvib for b in BASELINES}

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, binom, norm
+from scipy.stats import beta, binom
 
-from flbounds.tolerances import SE_RULE
+from flbounds.tolerances import holm_se_multiplier
 from flbounds.validation import as_float_array, check_int, check_rng
 
 __all__ = [
@@ -367,31 +367,6 @@ def holm(pvalues, alpha: float = 0.05) -> HolmResult:
     adjusted = np.empty(m)
     adjusted[order] = np.maximum.accumulate(scaled)
     return HolmResult(adjusted <= alpha, adjusted, alpha, m)
-
-
-def holm_se_multiplier(n_cells: int, k: float = SE_RULE) -> float:
-    r"""Standard-error multiple for a family of ``n_cells`` Monte Carlo comparisons.
-
-    One comparison at ``k`` SE misses with two-sided probability
-    :math:`lpha = 2(1 - \Phi(k))` (6.3e-5 at k = 4). Holm's rule (:func:`holm`) over m
-    cells at family-wise level :math:`lpha` rejects some cell exactly when the smallest
-    p-value is at most :math:`lpha/m`, i.e. when some cell is more than
-    :math:`k_m = \Phi^{-1}(1 - lpha/(2m))` SE off. A claim that fails when any cell fails
-    therefore allows :math:`k_m` SE per cell (4.0 for one cell, 4.5 for 10, 5.3 for 1000).
-
-    Parameters
-    ----------
-    n_cells : int
-        Family size m >= 1.
-    k : float
-        The one-cell rule (default :data:`flbounds.tolerances.SE_RULE`).
-    """
-    if isinstance(n_cells, bool) or not isinstance(n_cells, int | np.integer) or n_cells < 1:
-        raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
-    if not np.isfinite(k) or k <= 0:
-        raise ValueError(f"k must be positive and finite, got {k!r}")
-    alpha = 2 * norm.sf(k)
-    return float(norm.isf(alpha / (2 * n_cells)))
 
 
 def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,

@@ -29,7 +29,7 @@ from .store import ResultStore
 from .taskkey import task_key
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
-           "run_claims", "run_tasks", "source_commit"]
+           "longest_first", "run_claims", "run_tasks", "source_commit"]
 
 Progress = Callable[[int, int, CheckResult, float], None]
 #: per-task time limit of each profile, in seconds: generous (the longest quick task takes
@@ -134,10 +134,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     start = time.perf_counter()
     keys = {c.id: task_key(c, profile, seed) for c in claims}
     history = store.load() if store is not None else []
-    # longest first (by the last recorded time of each claim), so no long task starts last
-    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
-    order = sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
-    tasks = [(c.id, profile, seed) for c in order]
+    tasks = [(c.id, profile, seed) for c in longest_first(claims, history, profile)]
     results: dict[str, CheckResult] = {}
 
     def finished(result: CheckResult, row: dict | None) -> None:
@@ -165,6 +162,19 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     finally:
         store.end_run(run_id, status)
     return [results[c.id] for c in claims]
+
+
+def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
+                  profile: str) -> list[Claim]:
+    """``claims`` in the order to start them: longest first by the last duration stored for
+    each in ``profile``, claims never run before at the very front (they may be long).
+
+    With the longest tasks started first, the short ones fill the gaps at the end and the
+    workers finish close together; a long task started last would run alone.
+    Ties keep the given order.
+    """
+    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    return sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
 
 
 def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,

@@ -162,7 +162,7 @@ def bench_case(case: Case, settings: Settings, threads: int):
     """Rows (one per implementation) of one configuration at ``threads`` threads."""
     rounds = rounds_for(case.n_clients, case.p, settings.work)
     base = {"kind": case.kind, "algorithm": case.algorithm, "N": case.n_clients, "p": case.p,
-            "threads": threads}
+            "threads": threads, "participants": float(case.masks[:rounds].sum()) / rounds}
     if threads > 1:
         free, speedup, load = two_free_cores()
         base.update(free_speedup=speedup, load1=load)
@@ -189,19 +189,19 @@ def phase_profile(kind, n_small, n_large, p, settings):
     from local_steps = 1 and TAU at N = n_large, and the fixed part at n_small (client data
     in cache) for the memory-traffic share."""
     out = {}
-    for n in (n_small, n_large):
+    for label, n in (("small", n_small), ("large", n_large)):
         problem = make_problem(kind, n)
         case = make_case(kind, "fedavg", problem, p, rounds_for(n, p, settings.work))
         per = {}
         for steps in (1, TAU):
-            def run(steps=steps):
+            def run(steps=steps, problem=problem, case=case):
                 return fedavg(problem, case.masks, step=case.step, local_steps=steps)
             run()
             calls = calibrate(run, settings.min_block)
             seconds = min(timed(run, calls) for _ in range(settings.repeats))
             per[steps] = seconds / max(float(case.masks.sum()), 1.0)
         gradient = (per[TAU] - per[1]) / (TAU - 1)
-        out[n] = {"per_client_s": per[TAU], "gradient_s": gradient,
+        out[label] = {"per_client_s": per[TAU], "gradient_s": gradient,
                   "fixed_s": per[1] - gradient}
     return {"kind": kind, "p": p, "n_small": n_small, "n_large": n_large, "fits": out}
 

@@ -5,7 +5,8 @@ Roofline
     matrices: the size of a round's working set of client blocks, so the rate is the one a
     cache-resident kernel could reach), with 1 and 2 BLAS threads.
     ``read``: GB/s of a STREAM-like read, the sum of a :data:`STREAM_BYTES` float64 array
-    (larger than any L3), with 1 and 2 threads (a compiled parallel sum).
+    (larger than any L3), with 1 and 2 threads (``np.sum`` of one half per thread; best of
+    3 passes).
     The roofline of a round is ``min(dgemm, AI * read)`` (:func:`roofline`), its arithmetic
     intensity ``AI`` from :func:`intensity`.
 
@@ -35,6 +36,7 @@ import math
 import os
 import time
 import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -91,28 +93,19 @@ def dgemm_gflops(threads: int, min_block: float = 0.1, repeat: int = 3) -> float
     return 2.0 * DGEMM_SIZE**3 / seconds / 1e9
 
 
-@njit(cache=True, parallel=True)
-def _parallel_sum(x, chunks):
-    parts = np.zeros(chunks)
-    size = (x.size + chunks - 1) // chunks
-    for c in numba.prange(chunks):
-        acc = 0.0
-        for j in range(c * size, min(x.size, (c + 1) * size)):
-            acc += x[j]
-        parts[c] = acc
-    return parts.sum()
+def _threaded_sum(parts, pool):
+    """Sum of the arrays ``parts``, one ``np.sum`` per worker (NumPy releases the GIL in
+    the reduction loop, so the workers run in parallel)."""
+    return sum(pool.map(np.sum, parts))
 
 
 def read_gbs(threads: int, repeat: int = 3) -> float:
     """GB/s of summing a :data:`STREAM_BYTES` array with ``threads`` threads."""
     x = np.ones(STREAM_BYTES // 8)
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        _parallel_sum(x[:16], 2 * threads)
-        seconds = min(timed(lambda: _parallel_sum(x, 8 * threads), 1) for _ in range(repeat))
-    finally:
-        numba.set_num_threads(before)
+    parts = np.array_split(x, threads)
+    with ThreadPoolExecutor(threads) as pool:
+        _threaded_sum([p[:16] for p in parts], pool)
+        seconds = min(timed(lambda: _threaded_sum(parts, pool), 1) for _ in range(repeat))
     return x.nbytes / seconds / 1e9
 
 
@@ -157,3 +150,19 @@ def peak_mib(fn) -> float:
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
+
+
+def measure_machine(light: bool = False) -> dict:
+    """The roofline inputs (dgemm and read rates on 1 and 2 threads; the 2-thread ones only
+    when two free cores were measured just before) and the free-core check; ``light``: the
+    check and the load average only."""
+    free, speedup, load = two_free_cores()
+    out = {"free": free, "free_speedup": speedup, "load1": load}
+    if light:
+        return out
+    out.update(dgemm_1t=dgemm_gflops(1), read_1t=read_gbs(1))
+    free, speedup, load = two_free_cores()
+    if free:
+        out.update(dgemm_2t=dgemm_gflops(2), read_2t=read_gbs(2))
+    out.update(free_2t=free, free_speedup_2t=speedup)
+    return out

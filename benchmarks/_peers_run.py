@@ -31,13 +31,14 @@ EPS = np.finfo(float).eps
 
 class Settings(NamedTuple):
     """Sizes and timing of a run: client counts, client-updates per timed call (fast
-    implementations / the loop), seconds per timed block, repeats."""
+    implementations / the loop), seconds per timed block, repeats, problem kinds."""
 
     sizes: tuple
     work: int
     loop_work: int
     min_block: float
     repeats: int
+    kinds: tuple = KINDS
 
 
 def dim_of(kind: str) -> int:
@@ -209,7 +210,7 @@ def phase_profile(kind, n_small, n_large, p, settings):
 def run_all(settings: Settings, threads: int, log=None):
     """Every configuration at ``threads`` threads; returns (rows, profiles)."""
     rows, profiles = [], []
-    for kind in KINDS:
+    for kind in settings.kinds:
         for n in settings.sizes:
             problem = make_problem(kind, n)
             for p in FRACTIONS:
@@ -222,7 +223,7 @@ def run_all(settings: Settings, threads: int, log=None):
                         log(new)
     if threads == 1:
         target = max(n for n in settings.sizes if n <= 10_000)
-        for kind in KINDS:
+        for kind in settings.kinds:
             for p in FRACTIONS:
                 profiles.append(phase_profile(kind, min(settings.sizes), target, p, settings))
     return rows, profiles

@@ -39,6 +39,8 @@ from pathlib import Path
 
 from benchmarks._common import DEFAULT_OUT
 
+KINDS = ("quadratic", "ridge", "logistic")
+
 NAME = "peers"
 PROFILES = {"quick": dict(sizes=(100, 1000, 10000), work=10_000, loop_work=1_000,
                           min_block=0.05, repeats=3),
@@ -74,12 +76,15 @@ def parse_args(argv):
     parser.add_argument("--min-block", type=_positive_float, help="seconds per timed block")
     parser.add_argument("--repeats", type=_positive_int, help="repeats per implementation")
     parser.add_argument("--threads", type=int, nargs="+", choices=(1, 2), default=[1, 2])
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS),
+                        help="problem kinds (default: all)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def settings_of(args) -> dict:
     chosen = dict(PROFILES[args.profile])
+    chosen["kinds"] = tuple(args.kinds)
     for key in ("sizes", "min_block", "repeats"):
         if getattr(args, key) is not None:
             chosen[key] = tuple(args.sizes) if key == "sizes" else getattr(args, key)
@@ -119,7 +124,8 @@ def spawn(threads: int, settings: dict, profile: str, tmp: Path) -> dict:
     out = tmp / f"child-{threads}.json"
     cmd = [sys.executable, "-m", "benchmarks.peers", "--child", str(out), "--profile", profile,
            "--threads", str(threads), "--min-block", str(settings["min_block"]),
-           "--repeats", str(settings["repeats"]), "--sizes", *map(str, settings["sizes"])]
+           "--repeats", str(settings["repeats"]), "--sizes", *map(str, settings["sizes"]),
+           "--kinds", *settings["kinds"]]
     subprocess.run(cmd, env=child_env(threads), check=True)
     return json.loads(out.read_text(encoding="utf-8"))
 

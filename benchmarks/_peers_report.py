@@ -41,9 +41,14 @@ def _groups(rows):
     return groups
 
 
-def _paired(flb, peer):
-    ratios = [a / b for a, b in zip(flb["rates"], peer["rates"], strict=True)]
+def _paired(flb, peer, key="rates"):
+    ratios = [a / b for a, b in zip(flb[key], peer[key], strict=True)]
     return min(ratios), statistics.median(ratios)
+
+
+def _wait(row):
+    """Wall time per CPU time of an implementation (median rates)."""
+    return row["cpu_rate_median"] / row["rate_median"]
 
 
 def _compare(rows):
@@ -77,9 +82,12 @@ def summarize(children, machine):
         flb, best, rmin, rmed = cmp1
         gflops, frac = _roof_fraction(kind, flb, machine, 1)
         entry = {"kind": kind, "algorithm": algorithm, "N": n, "p": p,
+                 "participants": flb["participants"],
                  "flbounds_rounds_s": flb["rate_median"], "best_peer": best["impl"],
                  "peer_rounds_s": best["rate_median"], "ratio_min": rmin,
-                 "ratio_median": rmed, "gflops_1t": gflops, "roofline_1t": frac,
+                 "ratio_median": rmed, "ratio_cpu_median": _paired(flb, best, "cpu_rates")[1],
+                 "wall_per_cpu": f"{_wait(flb):.2f} / {_wait(best):.2f}",
+                 "gflops_1t": gflops, "roofline_1t": frac,
                  "peak_mib_flbounds": flb["peak_mib"],
                  "peak_mib_peer": ("XLA (untraced)" if best["impl"] == "jax"
                                    else best["peak_mib"]),
@@ -115,6 +123,7 @@ def detail_rows(children):
                 continue
             spread = r["rate_median"] / r["rate_min"] - 1
             out.append(dict(base, rounds_s_min=r["rate_min"], rounds_s_median=r["rate_median"],
+                            cpu_rounds_s_median=r["cpu_rate_median"], wall_per_cpu=_wait(r),
                             spread=f"{spread:.0%}" + (" (noisy)" if spread > 0.05 else ""),
                             rounds_per_call=r["rounds_per_call"], calls=r["calls"],
                             peak_MiB=_fmt(r["peak_mib"]) if r["impl"] != "jax"
@@ -136,9 +145,14 @@ def _profile_for(profiles, kind, p):
 def diagnose(entry, profiles, machine):
     """One line on what limits a configuration that misses a target (measured numbers)."""
     kind, algorithm, p = entry["kind"], entry["algorithm"], entry["p"]
-    us_client = 1e6 / (entry["flbounds_rounds_s"] * entry["N"] * p)
+    us_client = 1e6 / (entry["flbounds_rounds_s"] * max(entry["participants"], 1.0))
     head = (f"- {kind} {algorithm} p = {p}: {entry['ratio_median']:.2f}x the best peer "
-            f"({entry['best_peer']}), {_fmt(entry['roofline_1t'], 2)} of the roofline; ")
+            f"({entry['best_peer']}; {entry['ratio_cpu_median']:.2f}x in CPU time), "
+            f"{_fmt(entry['roofline_1t'], 2)} of the roofline; ")
+    flb_wait, peer_wait = (float(v) for v in entry["wall_per_cpu"].split(" / "))
+    if flb_wait > 1.5 * peer_wait:
+        head += (f"flbounds' wall time is {flb_wait:.1f}x its CPU time against "
+                 f"{peer_wait:.1f}x for the peer (time spent waiting, not computing); ")
     if algorithm == "sampler":
         return head + (f"flbounds runs every client's {TAU} local steps each round and "
                        "evaluates every client's loss and gradient for the exact variance "
@@ -182,11 +196,12 @@ def missed(summary):
 
 
 SUMMARY_COLUMNS = ["kind", "algorithm", "N", "p", "flbounds_rounds_s", "best_peer",
-                   "peer_rounds_s", "ratio_min", "ratio_median", "ratio_2t", "gflops_1t",
+                   "peer_rounds_s", "ratio_min", "ratio_median", "ratio_cpu_median",
+                   "wall_per_cpu", "ratio_2t", "gflops_1t",
                    "roofline_1t", "roofline_2t", "peak_mib_flbounds", "peak_mib_peer"]
 DETAIL_COLUMNS = ["kind", "algorithm", "N", "p", "threads", "impl", "rounds_s_min",
-                  "rounds_s_median", "spread", "rounds_per_call", "calls", "peak_MiB",
-                  "max_diff"]
+                  "rounds_s_median", "spread", "cpu_rounds_s_median", "wall_per_cpu",
+                  "rounds_per_call", "calls", "peak_MiB", "max_diff"]
 
 
 def _machine_text(machine, children):

@@ -16,7 +16,7 @@ import numpy as np
 
 from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
-from benchmarks._roofline import calibrate, peak_mib, timed, two_free_cores
+from benchmarks._roofline import calibrate, peak_mib, timed_cpu, two_free_cores
 from flbounds.algorithms import fedavg, fedavg_sampler, focus
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 from flbounds.sampling import UniformISP
@@ -150,13 +150,16 @@ def agreement(case, impls, reference):
 
 def time_all(impls, settings):
     """Interleaved repeats: per repeat, one calibrated block of every implementation.
-    Returns {name: list of rounds/s}."""
+    Returns ({name: rounds/s per repeat}, {name: CPU-time rounds/s per repeat}, calls)."""
     calls = {name: calibrate(fn, settings.min_block) for name, (fn, _) in impls.items()}
     rates = {name: [] for name in impls}
+    cpu_rates = {name: [] for name in impls}
     for _ in range(settings.repeats):
         for name, (fn, r) in impls.items():
-            rates[name].append(r / timed(fn, calls[name]))
-    return rates, calls
+            wall, cpu = timed_cpu(fn, calls[name])
+            rates[name].append(r / wall)
+            cpu_rates[name].append(r / max(cpu, 1e-9))
+    return rates, cpu_rates, calls
 
 
 def bench_case(case: Case, settings: Settings, threads: int):
@@ -173,20 +176,23 @@ def bench_case(case: Case, settings: Settings, threads: int):
     reference = flbounds_run(case, rounds)
     impls = implementations(case, settings, rounds, threads)
     diffs = agreement(case, impls, reference)
-    rates, calls = time_all(impls, settings)
+    rates, cpu_rates, calls = time_all(impls, settings)
     rows = []
     for name, (fn, r) in impls.items():
         traced = name != "jax" and threads == 1
         rows.append(dict(base, impl=name, status="ok", rounds_per_call=r, calls=calls[name],
                          rates=rates[name], rate_min=min(rates[name]),
                          rate_median=statistics.median(rates[name]),
+                         cpu_rates=cpu_rates[name],
+                         cpu_rate_median=statistics.median(cpu_rates[name]),
                          max_diff=diffs[name][0], tol=diffs[name][1],
                          peak_mib=peak_mib(fn) if traced else None))
     return rows
 
 
 def phase_profile(kind, n_small, n_large, p, settings):
-    """FedAvg per participating client at 1 thread: t(tau) = fixed + tau * gradient, fitted
+    """FedAvg per participating client at 1 thread (process CPU time, best of the repeats,
+    robust to other processes): t(tau) = fixed + tau * gradient, fitted
     from local_steps = 1 and TAU at N = n_large, and the fixed part at n_small (client data
     in cache) for the memory-traffic share."""
     out = {}
@@ -199,7 +205,7 @@ def phase_profile(kind, n_small, n_large, p, settings):
                 return fedavg(problem, case.masks, step=case.step, local_steps=steps)
             run()
             calls = calibrate(run, settings.min_block)
-            seconds = min(timed(run, calls) for _ in range(settings.repeats))
+            seconds = min(timed_cpu(run, calls)[1] for _ in range(settings.repeats))
             per[steps] = seconds / max(float(case.masks.sum()), 1.0)
         gradient = (per[TAU] - per[1]) / (TAU - 1)
         out[label] = {"per_client_s": per[TAU], "gradient_s": gradient,

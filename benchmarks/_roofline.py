@@ -28,6 +28,9 @@ Timing
     :func:`timed` auto-calibrates the calls per block so that a block lasts at least
     ``min_block`` seconds (perf_counter resolution and per-call overhead are then below 0.1%
     of a block: the +-5% left is the machine's noise, reported as the repeats' spread).
+    :func:`timed_cpu` also returns the process CPU time of the block: on a shared machine
+    the CPU-time rate is what the implementation costs when it holds a core, and wall / CPU
+    shows how long it waited (for the core, or for its own threads).
 """
 
 from __future__ import annotations
@@ -82,6 +85,15 @@ def calibrate(fn, min_block: float) -> int:
 def timed(fn, calls: int) -> float:
     """Seconds per call over one block of ``calls`` calls."""
     return best_block(fn, calls)
+
+
+def timed_cpu(fn, calls: int) -> tuple[float, float]:
+    """(wall, process CPU) seconds per call over one block of ``calls`` calls. CPU time
+    counts every thread of the process and not the time other processes held the core."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - wall) / calls, (time.process_time() - cpu) / calls
 
 
 def dgemm_gflops(threads: int, min_block: float = 0.1, repeat: int = 3) -> float:

@@ -1,6 +1,7 @@
 """flbounds against its strongest peers, side by side in one run, with the roofline.
 
 ``python -m benchmarks peers [--profile quick|full] [--out DIR] [--readme]``
+(``--readme-only`` rebuilds the tables and the README table from an earlier run's JSON)
 
 Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (``fedavg_sampler``, server
 step 1), each on a heterogeneous quadratic (d = 16), ridge and L2-logistic regression
@@ -71,6 +72,9 @@ def parse_args(argv):
     parser.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     parser.add_argument("--readme", action="store_true",
                         help="also write benchmarks/results/PEERS-<date>.md and the README table")
+    parser.add_argument("--readme-only", action="store_true",
+                        help="no timing: rebuild the tables, the dated copy and the README "
+                             "table from <out>/peers.json of an earlier run")
     parser.add_argument("--sizes", type=_positive_int, nargs="+",
                         help="client counts (default: the profile's)")
     parser.add_argument("--min-block", type=_positive_float, help="seconds per timed block")
@@ -137,14 +141,22 @@ def main(argv=None) -> list[Path]:
         run_child(args.child, args.threads[0], settings)
         return [args.child]
     from benchmarks import _peers_report as report
-    from benchmarks._roofline import measure_machine
-    machine = measure_machine()
-    with tempfile.TemporaryDirectory() as tmp:
-        children = [spawn(t, settings, args.profile, Path(tmp)) for t in sorted(set(args.threads))]
-    machine["after"] = measure_machine(light=True)
-    markdown, data = report.render(children, machine, args.profile)
+    if args.readme_only:
+        source = args.out / f"{NAME}.json"
+        if not source.is_file():
+            sys.exit(f"--readme-only: no {source}; run the benchmark first")
+        old = json.loads(source.read_text(encoding="utf-8"))
+        children, machine, profile = old["children"], old["machine"], old["profile"]
+    else:
+        from benchmarks._roofline import measure_machine
+        machine, profile = measure_machine(), args.profile
+        with tempfile.TemporaryDirectory() as tmp:
+            children = [spawn(t, settings, profile, Path(tmp))
+                        for t in sorted(set(args.threads))]
+        machine["after"] = measure_machine(light=True)
+    markdown, data = report.render(children, machine, profile)
     paths = report.write(args.out, NAME, markdown, data)
-    if args.readme:
+    if args.readme or args.readme_only:
         stamp = datetime.date.today().isoformat()
         dated = RESULTS / f"PEERS-{stamp}.md"
         dated.write_text(markdown, encoding="utf-8")

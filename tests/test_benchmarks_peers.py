@@ -130,3 +130,19 @@ def test_intensity_matches_the_documented_counts():
     assert flops_bytes("ridge", 50, 20, 5) == (20000.0, 8160.0)
     assert intensity("quadratic", 16, 0, 5) == pytest.approx(2560 / 2176)
     assert roofline(2.0, 50.0, 10.0) == 20.0 and roofline(10.0, 50.0, 10.0) == 50.0
+
+
+def test_scale_kernels_marks_two_thread_cells_when_busy(monkeypatch):
+    from benchmarks import focus_rounds, scale_kernels
+    from flbounds.algorithms import fedavg
+    from flbounds.problems import random_ridge
+    monkeypatch.setattr(scale_kernels, "two_free_cores", lambda: (False, 1.0, 3.0))
+    monkeypatch.setattr(scale_kernels, "best_time", lambda fn, **kw: (fn(), 1.0)[1])
+    rng = np.random.default_rng(0)
+    problem = random_ridge(rng, 6, focus_rounds.SAMPLES, focus_rounds.DIM, lam=focus_rounds.LAM)
+    plan = np.ones((3, 6), dtype=bool)
+    row = scale_kernels.bench_case("FedAvg", fedavg, focus_rounds.loop_fedavg, problem, plan)
+    assert row["rounds_s_2t"] == row["speedup_2t"] == scale_kernels.BUSY
+    assert isinstance(row["rounds_s_1t"], float) and row["max_abs_diff"] < 1e-10
+    fits = scale_kernels.exponents([dict(row, N=n) for n in (10, 100)])
+    assert fits[0]["exponent_2t"] == scale_kernels.BUSY

@@ -8,7 +8,9 @@ Roofline
     (larger than any L3), with 1 and 2 threads (``np.sum`` of one half per thread; best of
     3 passes).
     The roofline of a round is ``min(dgemm, AI * read)`` (:func:`roofline`), its arithmetic
-    intensity ``AI`` from :func:`intensity`.
+    intensity ``AI`` from :func:`intensity`. On one thread both rates are also measured in
+    process CPU time, the roofline of an implementation's CPU-time rate: on a machine shared
+    with other processes, wall-time rates measure the other processes too.
 
 Arithmetic intensity (per participating client and round; d the dimension, n the samples
 per client, tau the local steps; client data read once per round at best)
@@ -96,13 +98,16 @@ def timed_cpu(fn, calls: int) -> tuple[float, float]:
     return (time.perf_counter() - wall) / calls, (time.process_time() - cpu) / calls
 
 
-def dgemm_gflops(threads: int, min_block: float = 0.1, repeat: int = 3) -> float:
+def dgemm_gflops(threads: int, min_block: float = 0.1, repeat: int = 3) -> tuple[float, float]:
+    """(wall, CPU-time) GFLOP/s of a :data:`DGEMM_SIZE` float64 ``A @ B``, best of
+    ``repeat`` blocks each."""
     a = np.random.default_rng(0).standard_normal((DGEMM_SIZE, DGEMM_SIZE))
     b = a.T.copy()
     with threadpool_limits(limits=threads, user_api="blas"):
         calls = calibrate(lambda: a @ b, min_block)
-        seconds = min(timed(lambda: a @ b, calls) for _ in range(repeat))
-    return 2.0 * DGEMM_SIZE**3 / seconds / 1e9
+        blocks = [timed_cpu(lambda: a @ b, calls) for _ in range(repeat)]
+    flop = 2.0 * DGEMM_SIZE**3 / 1e9
+    return flop / min(w for w, _ in blocks), flop / max(min(c for _, c in blocks), 1e-9)
 
 
 def _threaded_sum(parts, pool):
@@ -111,14 +116,16 @@ def _threaded_sum(parts, pool):
     return sum(pool.map(np.sum, parts))
 
 
-def read_gbs(threads: int, repeat: int = 3) -> float:
-    """GB/s of summing a :data:`STREAM_BYTES` array with ``threads`` threads."""
+def read_gbs(threads: int, repeat: int = 3) -> tuple[float, float]:
+    """(wall, CPU-time) GB/s of summing a :data:`STREAM_BYTES` array with ``threads``
+    threads (the CPU time of all threads, so the CPU-time rate is per core)."""
     x = np.ones(STREAM_BYTES // 8)
     parts = np.array_split(x, threads)
     with ThreadPoolExecutor(threads) as pool:
         _threaded_sum([p[:16] for p in parts], pool)
-        seconds = min(timed(lambda: _threaded_sum(parts, pool), 1) for _ in range(repeat))
-    return x.nbytes / seconds / 1e9
+        blocks = [timed_cpu(lambda: _threaded_sum(parts, pool), 1) for _ in range(repeat)]
+    return (x.nbytes / min(w for w, _ in blocks) / 1e9,
+            x.nbytes / max(min(c for _, c in blocks), 1e-9) / 1e9)
 
 
 @njit(cache=True, parallel=True)
@@ -172,9 +179,10 @@ def measure_machine(light: bool = False) -> dict:
     out = {"free": free, "free_speedup": speedup, "load1": load}
     if light:
         return out
-    out.update(dgemm_1t=dgemm_gflops(1), read_1t=read_gbs(1))
+    (out["dgemm_1t"], out["dgemm_1t_cpu"]), (out["read_1t"], out["read_1t_cpu"]) = (
+        dgemm_gflops(1), read_gbs(1))
     free, speedup, load = two_free_cores()
     if free:
-        out.update(dgemm_2t=dgemm_gflops(2), read_2t=read_gbs(2))
+        out.update(dgemm_2t=dgemm_gflops(2)[0], read_2t=read_gbs(2)[0])
     out.update(free_2t=free, free_speedup_2t=speedup)
     return out

@@ -269,23 +269,27 @@ def readme_section(data, dated_name):
     """The short README table: N = 1e4 (or the largest N run) per kind and p."""
     summary = data["summary"]
     n = target_n(summary)
+    cells = {(e["kind"], e["p"], e["algorithm"]): e for e in summary if e["N"] == n}
     rows = []
-    for e in summary:
-        if e["N"] != n:
-            continue
-        rows.append({"problem": e["kind"], "algorithm": e["algorithm"], "p": e["p"],
-                     "flbounds / best peer (min-median)":
-                         f"{e['ratio_min']:.2f}-{e['ratio_median']:.2f} ({e['best_peer']})",
-                     "in CPU time": f"{e['ratio_cpu_median']:.2f}",
-                     "2 threads": e["ratio_2t"],
-                     "roofline wall / CPU time": f"{_fmt(e['roofline_1t'], 2)} / "
-                                                 f"{_fmt(e.get('roofline_cpu_1t'), 2)}"})
+    for kind, p in dict.fromkeys((k, q) for k, q, _ in cells):
+        row = {"problem": kind, "p": p}
+        for algorithm, label in (("fedavg", "FedAvg"), ("focus", "FOCUS"),
+                                 ("sampler", "FedAvg + sampler")):
+            e = cells.get((kind, p, algorithm))
+            row[label] = "n/a" if e is None else (
+                f"{e['ratio_min']:.2f}-{e['ratio_median']:.2f}x {e['best_peer']} "
+                f"(CPU {e['ratio_cpu_median']:.2f}x)")
+        fed = cells.get((kind, p, "fedavg"))
+        row["FedAvg roofline wall / CPU"] = "n/a" if fed is None else (
+            f"{_fmt(fed['roofline_1t'], 2)} / {_fmt(fed.get('roofline_cpu_1t'), 2)}")
+        row["FedAvg 2 threads"] = "n/a" if fed is None else fed["ratio_2t"]
+        rows.append(row)
     m = data["machine"]
     cpu = (f" (in CPU time {m['dgemm_1t_cpu']:.0f} GFLOP/s, {m['read_1t_cpu']:.1f} GB/s)"
            if "dgemm_1t_cpu" in m else "")
     return (f"{BEGIN}\n`python -m benchmarks.peers --readme` on {data['machine_line']}; "
-            f"N = {n}, 1 thread, ratios flbounds / best peer over the repeats (wall time) and "
-            f"median in CPU time; roofline min(dgemm, AI x read) with dgemm "
+            f"N = {n}, 1 thread; cells: flbounds / best peer, min-median over the repeats "
+            f"(wall time), and the median in CPU time; roofline min(dgemm, AI x read) with dgemm "
             f"{m['dgemm_1t']:.0f} GFLOP/s and read {m['read_1t']:.1f} GB/s{cpu}, measured in "
             f"the same run; load average {m['load1']:.1f} on {os.cpu_count()} cores at the "
             f"start. Full table, 2-thread cells and the diagnosis of missed targets: "

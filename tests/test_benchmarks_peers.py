@@ -106,7 +106,7 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     report.update_readme(readme, section)
     report.update_readme(readme, section)
     text = readme.read_text()
-    assert text.count(report.BEGIN) == 1 and "flbounds / best peer (min-median)" in text
+    assert text.count(report.BEGIN) == 1 and "FedAvg roofline wall / CPU" in text
     assert text.index(report.END) < text.index("## Layout")
 
 

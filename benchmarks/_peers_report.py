@@ -164,9 +164,10 @@ def diagnose(entry, profiles, machine):
         head += (f"flbounds' wall time is {flb_wait:.1f}x its CPU time against "
                  f"{peer_wait:.1f}x for the peer (time spent waiting, not computing); ")
     if algorithm == "sampler":
-        return head + (f"flbounds runs every client's {TAU} local steps each round and "
-                       "evaluates every client's loss and gradient for the exact variance "
-                       "(NumPy-level, all N clients, not only the sampled ones): "
+        return head + (f"flbounds runs all N clients' {TAU} local steps every round (the "
+                       "exact variance V_t and the sampler's norms need every update) and "
+                       "records the loss and gradient norm of every iterate, through NumPy "
+                       "batch calls; the peers compute only the sampled clients' iterates: "
                        f"{us_client:.1f} us per sampled client and round.")
     prof = _profile_for(profiles, kind, p)
     if prof is None:

@@ -148,6 +148,11 @@ def _profile_for(profiles, kind, p):
     return None
 
 
+def _us(seconds):
+    """Microseconds; a negative fitted cost is within the two-point fit's noise."""
+    return f"{1e6 * seconds:.2f} us" if seconds >= 0 else "0 us (fit noise)"
+
+
 def _dgemm_cpu(machine):
     return machine.get("dgemm_1t_cpu", machine["dgemm_1t"])
 
@@ -179,11 +184,13 @@ def diagnose(entry, profiles, machine):
     share = TAU * grad / big["per_client_s"]
     limit = ("gradient arithmetic" if share >= 0.5 else "per-client fixed costs "
              "(data fetch, local buffers, aggregation)")
+    if kind == "logistic":
+        limit += f" (each gradient also takes {SAMPLES} sigmoids, not in the flop count)"
     return head + (
         f"FedAvg profile at N = {prof['n_large']}: {1e6 * big['per_client_s']:.2f} us per "
         f"client = {TAU} x {1e6 * grad:.3f} us gradients ({share:.0%}; "
         f"{grad_gflops:.1f} GFLOP/s = {grad_gflops / _dgemm_cpu(machine):.0%} of dgemm) + "
-        f"{1e6 * big['fixed_s']:.2f} us fixed, of which {1e6 * memory:+.2f} us memory traffic "
+        f"{_us(big['fixed_s'])} fixed, of which {_us(memory)} memory traffic "
         f"(fixed cost at N = {prof['n_large']} minus N = {prof['n_small']}); limited by the "
         f"{limit}.")
 

@@ -6,6 +6,12 @@
    the formulation the moments replace (same Gram matrix, exponentially many terms).
 3. FOCUS R rounds from the proof's start (``focus_rounds_rate``): 2^{NR} leaves.
 4. FedAvg one round with Bernoulli participation, N = 2..8.
+5. SAFARI Theorem 4 over the 2^R round types (``safari_nonconvex_rate``, K = 3): ~2^R K
+   gradients of one non-convex function.
+6. FOCUS under PL (``focus_pl_rate``): the 2^N-pattern sum, N function values per pattern.
+
+The output's notes summarise the growth: the largest one-round N solved within 10 s and the
+multi-round sizes that solve at all.
 
 Run: ``python -m benchmarks pep_sizes [--profile full] [--out DIR]``. Times are single solves
 (wall clock, including PEPit's compilation), not best-of-n: they are minutes apart at most.
@@ -20,7 +26,14 @@ import numpy as np
 
 from benchmarks._common import parse_args, write
 from flbounds.participation import Bernoulli
-from flbounds.pep import PEPSolveError, fedavg_rate, focus_rate, focus_rounds_rate
+from flbounds.pep import (
+    PEPSolveError,
+    fedavg_rate,
+    focus_pl_rate,
+    focus_rate,
+    focus_rounds_rate,
+    safari_nonconvex_rate,
+)
 from flbounds.pep.tracking import scenario_focus_rate
 
 NAME = "pep_sizes"
@@ -64,7 +77,30 @@ def rows(profile):
     for n in range(2, big + 1):
         out.append(_row("fedavg one round (moments)", n, 3, 1,
                         lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
+    for r in range(1, (4 if profile == "full" else 3) + 1):
+        out.append(_row("safari thm4 R rounds (2^R round types)", 1, 3, r,
+                        lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 0.01, r)))
+    for n in range(2, (4 if profile == "full" else 3) + 1):
+        out.append(_row("focus PL one round (2^N patterns)", n, 2, 1,
+                        lambda n=n: focus_pl_rate(1.0, 2.0, _p(n), 2)))
     return out
+
+
+def growth_notes(table, budget=10.0):
+    """One line per builder: the largest N (one round) or R (multi-round) solved, and the
+    largest solved within ``budget`` seconds."""
+    lines = []
+    for kind, tau in dict.fromkeys((row["builder"], row["tau"]) for row in table):
+        key = "R" if "R rounds" in kind else "N"
+        group = [r for r in table if r["builder"] == kind and r["tau"] == tau]
+        done = [r for r in group if r["gram"] is not None]
+        fast = [r[key] for r in done if r["seconds"] <= budget]
+        failed = sorted({r[key] for r in group if r["gram"] is None})
+        lines.append(f"{kind}, tau {tau}: largest {key} solved "
+                     f"{max((r[key] for r in done), default=None)}"
+                     f", within {budget:g} s {max(fast, default=None)}"
+                     + (f", no accurate solve at {key} = {failed}" if failed else ""))
+    return " | ".join(lines)
 
 
 def main(argv=None):
@@ -74,7 +110,8 @@ def main(argv=None):
                  ["builder", "N", "tau", "R", "gram", "constraints", "worst", "solver",
                   "seconds"],
                  notes="Solver: Clarabel, SCS (eps 1e-9) when Clarabel is not 'optimal' "
-                       "within the gap tolerance (flbounds.pep.solve).")
+                       "within the gap tolerance (flbounds.pep.solve). Growth: "
+                       + growth_notes(table))
 
 
 if __name__ == "__main__":

@@ -13,18 +13,28 @@ solve time, solver):
 
 - :func:`gd_rate` (the sanity case), :func:`fedavg_rate`, :func:`focus_rate` (one-round
   Lyapunov contraction), :func:`focus_rounds_rate` (R rounds from the proof's start).
+- :func:`focus_pl_rate`: FOCUS Thm 1(b) under PL, a relaxation (an upper bound on the PL
+  class's worst case, :mod:`flbounds.pep.pl`).
+- :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
+  deterministic part (:mod:`flbounds.pep.descent`).
+- :func:`safari_rate` (SAFARI Thm 5, one round) and :func:`safari_nonconvex_rate` (Thm 4, R
+  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`).
 - :func:`quadratic_witness` and :func:`replay_fedavg` / :func:`replay_focus_rounds`: explicit
   instances rebuilt from an optimal Gram matrix and run through ``flbounds.algorithms``.
 """
 
+from .descent import kvib_descent_rate
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
+from .pl import focus_pl_rate
 from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .server_steps import safari_nonconvex_rate, safari_rate
 from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
-           "fedavg_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance", "gd_contraction",
-           "gd_rate", "lyapunov_weight", "moments_from_subsets", "participation_moments",
-           "solve"]
+           "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
+           "gd_contraction", "gd_rate", "kvib_descent_rate", "lyapunov_weight",
+           "moments_from_subsets", "participation_moments", "safari_nonconvex_rate",
+           "safari_rate", "solve"]

@@ -47,6 +47,30 @@ def _fedavg_row(n, tau, fraction, process, label):
             f"mu=1 L=2 N={n} tau={tau} step={step:.3g}, {process!r}", printed, res.worst)
 
 
+def _safari_rows():
+    from . import safari_nonconvex_rate, safari_rate
+
+    s5 = safari_rate(1.0, 2.0, 0.5, 3, 0.02)
+    s4 = safari_nonconvex_rate(2.0, 0.5, 3, 1 / (16 * 30**0.5), 2)
+    return [("SAFARI Thm 5, one round, identical clients, q-condition imposed",
+             "mu=1 L=2 q=0.5 K=3 eta_s=0.02", s5.printed, s5.worst),
+            ("SAFARI Thm 4, 2 rounds, identical clients (upper bound: F* relaxed)",
+             f"L=2 q=0.5 K=3 eta_s={s4.params['step_server']:.3g} (printed step)", s4.printed,
+             s4.worst)]
+
+
+def _relaxed_rows():
+    from . import focus_pl_rate, kvib_descent_rate
+
+    pl = focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2)
+    kv = kvib_descent_rate(1.0, 3, 1 / 8)
+    return [("FOCUS Thm 1(b), one round of Phi under PL (relaxation: upper bound)",
+             f"beta=1 L=2 p=0.5,0.8 tau=2, step {pl.params['step']:.3g}", pl.printed,
+             pl.worst),
+            ("K-Vib eq. (36), one round, Q = sigma = 0 (LHS / descent term)",
+             "L=1 R=3 eta=1/(8L)", kv.printed, kv.worst)]
+
+
 def rows():
     """(theorem, constants, printed, worst case) for every row of the table."""
     from flbounds.participation import Bernoulli, UniformWithoutReplacement
@@ -64,6 +88,8 @@ def rows():
         _fedavg_row(3, 1, 0.25, UniformWithoutReplacement(3, 2), ""),
         _fedavg_row(3, 3, 1.0, Bernoulli([0.1, 0.1, 0.1]),
                     " (outside: empty rounds, W(S) undefined)"),
+        *_safari_rows(),
+        *_relaxed_rows(),
     ]
 
 

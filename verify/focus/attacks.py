@@ -22,6 +22,7 @@ from flbounds.participation import (
 )
 from flbounds.problems import Quadratic
 
+from .bounds import eq110_step, lemma3_rhs, lemma4_rhs
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
 from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
 from .lemma4_corrected import corrected_constant, printed_constant
@@ -71,8 +72,8 @@ def lemma3(**inst):
                   lambda s: float(np.sum((s.x - problem.x_star) ** 2)))
     dist = float(np.sum((st.x - problem.x_star) ** 2))
     gap = problem.loss(st.x) - problem.F_star
-    rhs = ((1 - step * mu * n / 2) * dist - 2 * step * n * (1 - 2 * step * n * L) * gap
-           + 8 * step * L**2 * n / mu * st.consensus_error())
+    rhs = lemma3_rhs(mu=mu, L=L, n=n, step=step, dist=dist, gap=gap,
+                     consensus=st.consensus_error())
     return lhs / rhs if rhs > 0 else np.nan
 
 
@@ -95,7 +96,8 @@ def _lemma4_ratio(inst, constant):
     lhs = _expect(problem, st, masks, probs, step, tau, lambda s: s.consensus_error())
     grad = _expect(problem, st, masks, probs, step, tau,
                    lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
-    rhs = (1 - q_min / 3) * st.consensus_error() + constant(q_min, N) * step**2 * N**2 * grad
+    rhs = lemma4_rhs(q_min=q_min, n=N, step=step, consensus=st.consensus_error(), grad=grad,
+                     constant=constant(q_min, N))
     return lhs / rhs
 
 
@@ -160,8 +162,7 @@ def uniform_bound(*, a, b, tau, step_frac):
 def step_gap(*, mu, L_over_mu, n, tau, q_min):
     """Theorem 1(a)'s printed step bound over the proof's requirement (110)."""
     L = mu * L_over_mu
-    needed = 2 * q_min / (3 * n * (8 * L**2 / mu + mu / 2))
-    return thm1a_step_printed(mu, L, n, tau, q_min) / needed
+    return thm1a_step_printed(mu, L, n, tau, q_min) / eq110_step(mu, L, n, q_min)
 
 
 @attack_surface("focus.lemma4.proof_step_104", space={"q": Box(0.01, 1.0)},

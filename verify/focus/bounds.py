@@ -41,6 +41,24 @@ def thm1a_proof_conditions(mu, L, n, tau, q_min):
             "1/(3mu) [Lemma 3]": 1 / (3 * mu)}
 
 
+def eq110_step(mu, L, n, q_min):
+    """The step the proof's (110) asks for, as printed: 2 q_min/(3N(8L^2/mu + mu/2))."""
+    return 2 * q_min / (3 * n * (8 * L**2 / mu + mu / 2))
+
+
+def lemma3_rhs(*, mu, L, n, step, dist, gap, consensus):
+    """Right side of Lemma 3, eq. (87): (1 - eta mu N/2) dist - 2 eta N (1 - 2 eta N L) gap
+    + (8 eta L^2 N/mu) consensus."""
+    return ((1 - step * mu * n / 2) * dist - 2 * step * n * (1 - 2 * step * n * L) * gap
+            + 8 * step * L**2 * n / mu * consensus)
+
+
+def lemma4_rhs(*, q_min, n, step, consensus, grad, constant):
+    """Right side of Lemma 4, eq. (97), with gradient constant ``constant`` (16/(3 q_min) as
+    printed): (1 - q_min/3) consensus + constant eta^2 N^2 grad."""
+    return (1 - q_min / 3) * consensus + constant * step**2 * n**2 * grad
+
+
 def thm1b_conditions(beta, L, n, tau, q_min):
     """Theorem 1(b)'s printed conditions plus the proof's 1/(4LN), 1/(2(tau-1)LN)."""
     return {"3q_min/(32N)": 3 * q_min / (32 * n), "q_min/(12 beta N)": q_min / (12 * beta * n),

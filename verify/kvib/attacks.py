@@ -21,6 +21,8 @@ from flbounds.sampling import (
 )
 from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
 
+from .bounds import lemma_b5 as printed_lemma_b5
+from .bounds import thm41_rhs
 from .closed_forms import _lemma_b1_sum
 from .proof_gaps import _psi_min, _t1_coefficients
 
@@ -197,7 +199,7 @@ def _b5_psi(r0, b, e, d, T):
 def lemma_b5(*, r0, b, e, d, T):
     """Psi(eta) over 2 (b r0/T)^1/2 + 2 e^1/3 (r0/T)^2/3 + d r0/T."""
     _, psi = _b5_psi(r0, b, e, d, T)
-    return psi / (2 * np.sqrt(b * r0 / T) + 2 * np.cbrt(e) * (r0 / T) ** (2 / 3) + d * r0 / T)
+    return psi / printed_lemma_b5(r0=r0, b=b, e=e, d=d, T=T)
 
 
 LAST_SPACE = {"M": LOG4, "L": LOG4, "s2": Box(0, 1e4), "b1": LOG4, "b2": LOG4,
@@ -206,8 +208,7 @@ LAST_FIXED = [{"M": 1.0, "L": 1.0, "s2": 0.0, "b1": 1e-4, "b2": 1.0, "T": 100.0}
 
 
 def _last_rhs(M, L, s2, b1, b2, T, last):
-    return (np.sqrt(2 * M * (4 * b1 + 5 * L * s2) / T)
-            + np.cbrt(5 * s2 * b2) * (2 * M / T) ** (2 / 3) + last * L * M / T)
+    return thm41_rhs(M=M, L=L, T=T, sigma2=s2, beta1=b1, gamma=b2, last=last)
 
 
 @_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,

@@ -24,13 +24,28 @@ def _thm41_check(*, gamma, L, **_):
         raise ValueError(f"gamma must be > 0, got {gamma}")
 
 
+def thm41_rhs(*, M, L, T, sigma2, beta1, gamma, last=2.0):
+    """The right side of App. C.2's explicit bound before dividing by rho (last term
+    ``last`` L M/T: 2 as printed, 16 corrected); shared by the bound and the attack surfaces."""
+    return (np.sqrt(2 * M * (4 * beta1 + 5 * L * sigma2) / T)
+            + np.cbrt(5 * sigma2 * gamma) * (2 * M / T) ** (2 / 3) + last * L * M / T)
+
+
 def _thm41_value(*, M, L, T, sigma2, beta1, gamma, step, last=2.0):
     rho = _thm41_rho(gamma, step)
     if not rho > 0:
         return np.inf  # the proof needs rho = (1 - 10 gamma eta^2)/16 > 0
-    rhs = (np.sqrt(2 * M * (4 * beta1 + 5 * L * sigma2) / T)
-           + (5 * sigma2 * gamma) ** (1 / 3) * (2 * M / T) ** (2 / 3) + last * L * M / T)
-    return rhs / rho
+    return thm41_rhs(M=M, L=L, T=T, sigma2=sigma2, beta1=beta1, gamma=gamma, last=last) / rho
+
+
+@bound("kvib.lemma_b5", ref="Lemma B.5 (step-size choice)",
+       constants=(positive("r0"), nonnegative("b"), nonnegative("e"), positive("d"),
+                  positive("T", "rounds")),
+       quantity="min over the lemma's step of r0/(T eta) + b eta + e eta^2",
+       hypotheses=("eta = min{(r0/(bT))^1/2, (r0/(eT))^1/3, 1/d}",))
+def lemma_b5(*, r0, b, e, d, T):
+    """2 (b r0/T)^1/2 + 2 e^1/3 (r0/T)^2/3 + d r0/T."""
+    return 2 * np.sqrt(b * r0 / T) + 2 * np.cbrt(e) * (r0 / T) ** (2 / 3) + d * r0 / T
 
 
 @bound("kvib.thm4_1", ref="Thm 4.1, explicit form of App. C.2",

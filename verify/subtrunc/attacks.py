@@ -16,6 +16,7 @@ from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
 from flbounds.selection.properties import exhaustive_margins
 
+from .bounds import aux_inequality_sides
 from .instances import distances, divfl_offset
 from .props import ROUNDING, _scaled
 from .theorem1_algebra import ETA, K, first_term_constant, zeta_expr
@@ -91,7 +92,8 @@ def greedy_ratio(*, points, n, k, losses, lam, b):
                 fixed=[{"k": 1, "x": 0.5}, {"k": 100, "x": 1e-3}])
 def aux_inequality(*, k, x):
     """zeta K (1 - zeta K) / (1 - (1 + zeta)^-K) with zeta K = x."""
-    return x * (1 - x) / -np.expm1(-k * np.log1p(x / k))
+    lhs, rhs = aux_inequality_sides(k, x)
+    return lhs / rhs
 
 
 @attack_surface("subtrunc.thm1.statement_from_eq24", space={"k": Integers(9, 5_000_000)},

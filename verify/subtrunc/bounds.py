@@ -7,6 +7,12 @@ import numpy as np
 from flbounds.ledger.bounds import bound, integer, nonnegative, positive
 
 
+def aux_inequality_sides(k, x):
+    """Both sides of the proof's auxiliary inequality zeta K (1 - zeta K) <= 1 - (1 + zeta)^-K
+    at zeta K = x, the right side through expm1/log1p (accurate as x -> 0)."""
+    return x * (1 - x), -np.expm1(-k * np.log1p(x / k))
+
+
 @bound("subtrunc.thm1", ref="Thm 1, eq. (19)",
        constants=(positive("L", "smoothness"), nonnegative("f0", "f(w_0) (f >= 0)"),
                   integer("K", "rounds (K >= 9)", low=9), integer("E", "local epochs"),

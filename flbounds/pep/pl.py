@@ -1,0 +1,142 @@
+r"""FOCUS under the PL inequality (Theorem 1(b) of [002]): a relaxed one-round worst case.
+
+The class of Theorem 1(b) is "every :math:`f_i` L-smooth, :math:`F = \frac1N\sum_i f_i`
+:math:`\beta`-PL". PL is not an interpolable class (no finite set of conditions on sampled
+points characterises it), so the SDP here is a *relaxation*: each :math:`f_i` ranges over
+PEPit's L-smooth (non-convex) class, and at every point where the whole :math:`F` is evaluated
+(the pulled model and the next server model of every participation pattern) the PL inequality
+:math:`F(v) - F^\star \le \|\nabla F(v)\|^2/(2\beta)` and :math:`F(v) \ge F^\star` are imposed,
+with :math:`x^\star` a stationary point of :math:`F` and :math:`F^\star = F(x^\star)`. Every
+instance of the class meets these constraints (PL makes every stationary point a global
+minimiser), so the relaxed supremum is an UPPER bound on the class's worst case:
+"relaxed worst <= printed" certifies the printed rate over the whole class; a relaxed worst
+above it proves nothing by itself.
+
+Lyapunov function: the one-state form of the proof's :math:`\Phi` (Thm 1(b), (24)),
+
+.. math:: \Phi = F(x) - F^\star + c \sum_i \|x - z_i\|^2, \qquad c = 1 - 4\eta L^2,
+
+with the same state as :func:`flbounds.pep.focus_rate` (pulled model :math:`x`, stored points
+:math:`z_i`, tracker :math:`y = \sum_i \nabla f_i(z_i)`). :math:`F(x^+)` is a function value at
+a pattern-dependent point, so the expectation is the exact :math:`2^N`-pattern sum (no
+moment shortcut): N <= 4 is practical.
+
+References
+----------
+[002] Ying, Li, Yang, NeurIPS 2025, Theorem 1(b), eq. (24), Appendix E.6.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.validation import check_int, check_positive
+
+from .result import WorstCase, make_result
+from .rounds import focus_local_run, point_sum
+from .sdp import solve
+from .tracking import _process
+
+
+def printed_pl_step_and_rate(beta, L, p, local_steps, step=None):
+    """Theorem 1(b)'s admissible step (when ``step`` is None) and printed rate
+    :math:`1 - \\eta\\beta N`, from the bound registry."""
+    from flbounds.ledger import bounds
+
+    value = bounds.get("focus.thm1b").evaluate(beta=beta, L=L, p=np.asarray(p, dtype=float),
+                                               tau=local_steps, step=step)
+    return value.step, value.value
+
+
+def _mean_value_and_gradient(funcs, v):
+    n = len(funcs)
+    values = [f(v) for f in funcs]
+    grads = [f.gradient(v) for f in funcs]
+    return (1 / n) * point_sum(values), (1 / n) * point_sum(grads)
+
+
+def _impose_pl(problem, funcs, v, f_star, beta):
+    """PL and F(v) >= F* at v; returns F(v) - F*."""
+    value, grad = _mean_value_and_gradient(funcs, v)
+    gap = value - f_star
+    problem.add_constraint(gap <= (1 / (2 * beta)) * grad**2)
+    problem.add_constraint(-gap <= 0)
+    return gap
+
+
+def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
+                  participation=None) -> WorstCase:
+    r"""Relaxed worst :math:`E[\Phi_{r+1}]/\Phi_r` of one FOCUS round under PL (module
+    docstring): an upper bound on the worst case over Theorem 1(b)'s class.
+
+    Parameters
+    ----------
+    beta : float
+        PL constant of :math:`F`, ``0 < beta <= L``.
+    L : float
+        Smoothness of every :math:`f_i`.
+    p : array_like
+        Bernoulli participation probabilities (fixes N).
+    local_steps : int
+        :math:`\tau \ge 1`.
+    step : float, optional
+        :math:`\eta`; None: Theorem 1(b)'s admissible step.
+    consensus_weight : float, optional
+        :math:`c > 0`; default :math:`1 - 4\eta L^2`.
+    participation : process of ``flbounds.participation``, optional
+        Replaces Bernoulli(p).
+
+    Returns
+    -------
+    WorstCase
+        ``printed`` is :math:`1 - \eta\beta N`.
+    """
+    from PEPit import PEP
+    from PEPit.functions import SmoothFunction
+
+    from flbounds.participation import subset_distribution
+
+    beta = check_positive(beta, "beta")
+    L = check_positive(L, "L")
+    if beta > L:
+        raise ValueError(f"L must be >= beta, got L={L}, beta={beta}")
+    tau = check_int(local_steps, "local_steps", minimum=1)
+    process = _process(p, participation)
+    n = process.n_clients
+    step, printed = printed_pl_step_and_rate(beta, L, p, tau, step)
+    step = check_positive(step, "step")
+    c = 1 - 4 * step * L**2 if consensus_weight is None else \
+        check_positive(consensus_weight, "consensus_weight")
+    if not c > 0:
+        raise ValueError(f"step={step} makes the consensus weight 1 - 4 step L^2 <= 0 "
+                         "(pass consensus_weight)")
+    problem = PEP()
+    funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
+    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
+    x = problem.set_initial_point()
+    z = [problem.set_initial_point() for _ in range(n)]
+    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+    gap0 = _impose_pl(problem, funcs, x, f_star, beta)
+    problem.set_initial_condition(gap0 + c * point_sum([(x - zi) ** 2 for zi in z]) <= 1)
+    runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
+    masks, probs = subset_distribution(process)
+    metric = None
+    for mask, prob in zip(masks, probs, strict=True):
+        if prob == 0:
+            continue
+        y_new = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
+        x_new = x - step * y_new
+        z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
+        phi = _impose_pl(problem, funcs, x_new, f_star, beta) \
+            + c * point_sum([(x_new - zi) ** 2 for zi in z_new])
+        metric = prob * phi if metric is None else metric + prob * phi
+    problem.set_performance_metric(metric)
+    return make_result(solve(problem), printed=printed,
+                       metric="E[Phi_{r+1}] / Phi_r (PL relaxation: an upper bound), "
+                              "Phi = F(x) - F* + c sum_i ||x - z_i||^2",
+                       params=dict(beta=beta, L=L, p=np.asarray(p, dtype=float).tolist(),
+                                   local_steps=tau, step=step, consensus_weight=c))
+
+
+__all__ = ["focus_pl_rate", "printed_pl_step_and_rate"]

@@ -1,0 +1,62 @@
+r"""Replayed witnesses for SAFARI's one-round worst case (Theorem 5, homogeneous).
+
+A one-dimensional quadratic :math:`F(x) = \lambda x^2/2` with :math:`\mu \le \lambda \le L` is in
+the class; from :math:`x_0 = 1` (:math:`x^\star = 0`) one client round and one server round are
+run through ``flbounds.algorithms.safari`` (noise-free plans, a single client), and the exact
+expectation over the coin is :math:`q e_{client} + (1 - q) e_{server}`. The witness is the
+curvature maximising it among those whose state meets the q-condition
+(:math:`G_3 = \lambda^2`, :math:`G_4 = \lambda/2`). A replay above the printed rate is a
+counterexample meeting every hypothesis; below it, the witness is a lower bound on the worst
+case (the tests check it meets the PEP value where the SDP's worst case is a 1-D quadratic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .server_steps import q_condition_coefficients, thm5_steps
+
+
+@dataclass(frozen=True)
+class SafariWitness:
+    """``replayed``: the exact one-round ratio the project's SAFARI attains on
+    :math:`F = \\lambda x^2/2` from :math:`x_0 = 1`; ``meets_q_condition`` for that state."""
+
+    replayed: float
+    curvature: float
+    meets_q_condition: bool
+
+    def as_dict(self) -> dict:
+        return dict(replayed=self.replayed, curvature=self.curvature,
+                    meets_q_condition=self.meets_q_condition)
+
+
+def _one_round(curvature, client_round, K, eta_c, step):
+    from flbounds.algorithms.safari import SafariPlan, safari
+    from flbounds.problems import Quadratic
+
+    problem = Quadratic(np.array([[[curvature]]]), np.zeros((1, 1)))
+    plan = SafariPlan(np.array([client_round]), np.zeros((1, 1), dtype=np.int64),
+                      np.zeros((1, 1, K, 1)), np.zeros((1, 1)))
+    x = safari(problem, plan, step_client=eta_c, step_server=step, x0=np.ones(1)).x
+    return float(x[-1, 0] ** 2)
+
+
+def safari_witness(mu, L, q, local_steps, step_server, *, q_condition="printed",
+                   n_grid=201) -> SafariWitness:
+    """Best 1-D quadratic witness on ``n_grid`` curvatures in [mu, L] (module docstring)."""
+    eta_c, eta_bar = thm5_steps(mu, L, local_steps, step_server)
+    best = None
+    for lam in np.linspace(mu, L, n_grid):
+        ok = True
+        if q_condition is not None:
+            a, b, d = q_condition_coefficients(mu, L, q, eta_bar, q_condition == "corrected")
+            ok = bool(a * lam**2 - b * lam / 2 <= 0 and d > 0)
+        value = q * _one_round(lam, True, local_steps, eta_c, step_server) if q > 0 else 0.0
+        if q < 1:
+            value += (1 - q) * _one_round(lam, False, local_steps, eta_c, step_server)
+        if ok and (best is None or value > best.replayed):
+            best = SafariWitness(value, float(lam), True)
+    return best if best is not None else SafariWitness(0.0, float("nan"), False)

@@ -29,7 +29,9 @@ def main(argv=None) -> int:
     parser.add_argument("names", nargs="*", help="benchmark names or prefixes (default: all)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and len(args.names) != 1:
+        parser.error(f"options {extra} need exactly one benchmark name")
     names = [n for n in available()
              if not args.names or any(n.startswith(p) for p in args.names)]
     if not names:
@@ -37,7 +39,7 @@ def main(argv=None) -> int:
     for name in names:
         start = time.perf_counter()
         module = importlib.import_module(f"benchmarks.{name}")
-        module.main(["--out", str(args.out), "--profile", args.profile])
+        module.main(["--out", str(args.out), "--profile", args.profile, *extra])
         print(f"{name}: {time.perf_counter() - start:.1f}s", file=sys.stderr)
     sections = [(args.out / f"{name}.md").read_text() for name in available()
                 if (args.out / f"{name}.md").is_file()]

@@ -10,12 +10,19 @@ computed; each run's results (its ``--json``) are kept beside the table. Reporte
 seconds, the summed task seconds (CPU-bound work), the verdict counts, how many claims met
 their expected verdict, and the peak resident memory of the largest process (``ru_maxrss``
 of the children).
+
+``--first-warm N`` measures the first run instead: N times, the quick ledger with an empty
+numba cache (``NUMBA_CACHE_DIR`` set to a fresh folder) and at once again with that cache
+filled, both with ``--workers 2``; reported per pair: wall and CPU seconds (user + system of
+the whole process tree) of each run and the first/warm ratios. On a shared machine the CPU
+ratio is the steadier of the two.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -31,10 +38,16 @@ NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"
 
 
+def _cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_check(profile: str, workers: int, history: Path | None,
-              patterns: list[str], keep: Path) -> dict:
-    """One ``flbounds check`` run in a subprocess; its wall time and summary. The run's
-    results (``--json``) are kept at ``keep``."""
+              patterns: list[str], keep: Path, env: dict | None = None) -> dict:
+    """One ``flbounds check`` run in a subprocess (environment ``env``, default this
+    one's); its wall and CPU time and summary. The run's results (``--json``) are kept at
+    ``keep``."""
     with tempfile.TemporaryDirectory(prefix="flbounds-wall-") as tmp:
         results = Path(tmp) / "results"
         results.mkdir()
@@ -44,9 +57,9 @@ def run_check(profile: str, workers: int, history: Path | None,
         cmd = [sys.executable, "-m", "flbounds", "check", "--profile", profile,
                "--workers", str(workers), "--results", str(results), "--json", str(out),
                *patterns]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        wall = time.perf_counter() - start
+        cpu, start = _cpu_children(), time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        wall, cpu = time.perf_counter() - start, _cpu_children() - cpu
         if proc.returncode not in (0, 1) or not out.is_file():
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
         rows = json.loads(out.read_text())
@@ -57,12 +70,36 @@ def run_check(profile: str, workers: int, history: Path | None,
         "workers": workers,
         "claims": len(rows),
         "wall_s": wall,
+        "cpu_s": cpu,
         "task_s": sum(r["elapsed_s"] for r in rows),
         "as_expected": sum(r["verdict"] == r["expected"] for r in rows),
         "verdicts": ", ".join(f"{v} {verdicts[v]}" for v in sorted(verdicts)),
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "exit": proc.returncode,
     }
+
+
+def first_and_warm(repeats: int, history: Path | None, patterns: list[str],
+                   out: Path, workers: int = 2) -> list[dict]:
+    """``repeats`` pairs of quick runs: from an empty numba cache, then warm."""
+    rows = []
+    for rep in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="flbounds-numba-") as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            pair = {}
+            for run in ("first", "warm"):
+                keep = out / f"{NAME}_{run}{rep}_results.json"
+                pair[run] = run_check("quick", workers, history, patterns, keep, env=env)
+                print(f"{run} run {rep}: {pair[run]['wall_s']:.0f} s wall, "
+                      f"{pair[run]['cpu_s']:.0f} s CPU", file=sys.stderr)
+        first, warm = pair["first"], pair["warm"]
+        rows.append({"repeat": rep, "workers": workers, "claims": first["claims"],
+                     "first_wall_s": first["wall_s"], "warm_wall_s": warm["wall_s"],
+                     "wall_ratio": first["wall_s"] / warm["wall_s"],
+                     "first_cpu_s": first["cpu_s"], "warm_cpu_s": warm["cpu_s"],
+                     "cpu_ratio": first["cpu_s"] / warm["cpu_s"],
+                     "as_expected": f"{first['as_expected']}/{warm['as_expected']}"})
+    return rows
 
 
 def main(argv=None):
@@ -73,8 +110,20 @@ def main(argv=None):
                         help="results store whose task durations order the tasks")
     parser.add_argument("--pattern", nargs="*", default=[],
                         help="claims to run (default: all)")
+    parser.add_argument("--first-warm", type=int, default=0, metavar="N",
+                        help="measure N pairs of first (empty numba cache) and warm runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.first_warm > 0:
+        rows = first_and_warm(args.first_warm, args.history, args.pattern, args.out)
+        return write(args.out, f"{NAME}_first", "First run against warm run of flbounds "
+                     "check --profile quick --workers 2", rows,
+                     ["repeat", "workers", "claims", "first_wall_s", "warm_wall_s",
+                      "wall_ratio", "first_cpu_s", "warm_cpu_s", "cpu_ratio", "as_expected"],
+                     notes="first: empty numba cache (NUMBA_CACHE_DIR a fresh folder); warm: "
+                           "the same cache right after; cpu_s: user + system seconds of the "
+                           "whole process tree; as_expected: claims meeting their expected "
+                           "verdict, first/warm.")
     runs = [("quick", 1), ("quick", 2)] + ([("full", 2)] if args.profile == "full" else [])
     rows = []
     for profile, workers in runs:
@@ -84,7 +133,7 @@ def main(argv=None):
               file=sys.stderr)
         rows.append(row)
     return write(args.out, NAME, "Wall time of flbounds check", rows,
-                 ["profile", "workers", "claims", "wall_s", "task_s", "as_expected",
+                 ["profile", "workers", "claims", "wall_s", "cpu_s", "task_s", "as_expected",
                   "verdicts", "peak_rss_mib", "exit"],
                  notes="task_s: sum of the tasks' own durations (wall_s x workers minus idle "
                        "and start-up time); peak_rss_mib: largest resident set of any child "

@@ -43,6 +43,7 @@ from numba import njit
 from threadpoolctl import threadpool_limits
 
 from benchmarks._common import best_time, parse_args, write
+from benchmarks._roofline import two_free_cores
 from benchmarks.focus_rounds import DIM, LAM, SAMPLES, STEP, TAU, loop_fedavg, loop_focus
 from flbounds.algorithms import fedavg, focus
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
@@ -53,6 +54,7 @@ PROFILES = {"quick": (100, 1000, 10000), "full": (100, 1000, 10000, 100000)}
 FRACTIONS = (0.1, 1.0)
 FLOPS_PER_GRADIENT = 4 * SAMPLES * DIM
 BLAS_SIZE = 2000
+BUSY = "(busy: 2 free cores not measured)"
 
 
 def blas_gflops():
@@ -175,6 +177,10 @@ def bench_case(name, algo, loop, problem, plan):
         return algo(problem, plan, step=STEP, local_steps=TAU)
 
     for threads in (1, 2):
+        if threads == 2 and not two_free_cores()[0]:
+            for key in ("rounds_s_2t", "gflops_2t", "cpu_per_wall_2t"):
+                row[key] = BUSY
+            continue
         numba.set_num_threads(threads)
         run()
         seconds = best_time(run, repeat=3, min_time=0.3)
@@ -189,13 +195,18 @@ def bench_case(name, algo, loop, problem, plan):
     row["peak_MiB"] = peak_bytes(run) / 2**20
     slow_rounds = max(1, min(n_rounds, int(round(2e3 / max(plan[0].sum(), 1)))))
     prefix = plan[:slow_rounds]
-    slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM)), repeat=2, min_time=0.0)
+    slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM)), repeat=3, min_time=0.3)
     row["loop_rounds_s"] = slow_rounds / slow
     row["speedup_1t"] = row["rounds_s_1t"] / row["loop_rounds_s"]
-    row["speedup_2t"] = row["rounds_s_2t"] / row["loop_rounds_s"]
+    row["speedup_2t"] = (BUSY if row["rounds_s_2t"] == BUSY
+                         else row["rounds_s_2t"] / row["loop_rounds_s"])
     fast_x = algo(problem, prefix, step=STEP, local_steps=TAU).x[-1]
     row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM)))))
     return row
+
+
+def _num(value):
+    return value if isinstance(value, str) else f"{value:.3f}"
 
 
 def exponents(rows):
@@ -209,7 +220,11 @@ def exponents(rows):
             n = np.log([r["N"] for r in sel])
             fit = {"algorithm": name, "p": p}
             for threads in (1, 2):
-                sec = np.log([1.0 / r[f"rounds_s_{threads}t"] for r in sel])
+                rates = [r[f"rounds_s_{threads}t"] for r in sel]
+                if any(isinstance(v, str) for v in rates):
+                    fit[f"exponent_{threads}t"] = BUSY
+                    continue
+                sec = np.log([1.0 / v for v in rates])
                 fit[f"exponent_{threads}t"] = float(np.polyfit(n, sec, 1)[0])
             fits.append(fit)
     return fits
@@ -235,7 +250,8 @@ def main(argv=None):
                                          ("FOCUS", focus, loop_focus)):
                     row = bench_case(name, algo, loop, problem, plan)
                     row["blas_fraction_1t"] = row["gflops_1t"] / blas[1]
-                    row["blas_fraction_2t"] = row["gflops_2t"] / blas[2]
+                    row["blas_fraction_2t"] = (BUSY if row["gflops_2t"] == BUSY
+                                               else row["gflops_2t"] / blas[2])
                     rows.append(row)
                     print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                     for k, v in row.items()))
@@ -251,7 +267,7 @@ def main(argv=None):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
     fit_lines = "\n".join(
         f"- {f['algorithm']}, p = {f['p']}: exponent {f['exponent_1t']:.3f} (1 thread), "
-        f"{f['exponent_2t']:.3f} (2 threads)" for f in fits)
+        f"{_num(f['exponent_2t'])} (2 threads)" for f in fits)
     notes = (
         f"BLAS reference: {blas[2]:.2f} GFLOP/s ({BLAS_SIZE}x{BLAS_SIZE} float64 A @ B, 2 BLAS "
         f"threads). Gradient kernel with one client's data in L1 (1 thread, CPU time): "

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta, binom
 
+from flbounds.tolerances import holm_se_multiplier
 from flbounds.validation import as_float_array, check_int, check_rng
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "SlopeFit",
     "clopper_pearson",
     "holm",
+    "holm_se_multiplier",
     "linear_rate_fit",
     "loglog_slope",
     "mc_mean",

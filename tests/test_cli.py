@@ -77,7 +77,8 @@ def test_list_where_points_at_the_claim_function(capsys):
     decorated = "\n".join(source[int(line) - 1:int(line) + 12])
     assert '"focus.matrices.pull_row_stochastic"' in decorated
     assert row["paper"] == "focus" and row["title"].startswith("Exact and Linear")
-    assert row["hypotheses"] == {} and row["params"]["quick"]
+    assert row["hypotheses"] == {"every participation set S": True} and row["params"]["quick"]
+    assert row["hypotheses_state"] == "all met"
 
 
 def test_list_csv(capsys):

@@ -258,3 +258,22 @@ def test_holm_bad_input(pvalues, alpha, pattern):
     from flbounds.stats import holm
     with pytest.raises(ValueError, match=pattern):
         holm(pvalues, alpha)
+
+
+def test_holm_se_multiplier_is_holms_first_step():
+    """A family of m z-scores has a Holm rejection (two-sided, at the one-cell 4-SE level)
+    exactly when some |z| exceeds holm_se_multiplier(m)."""
+    from scipy.stats import norm
+
+    from flbounds.stats import holm, holm_se_multiplier
+
+    alpha = 2 * norm.sf(4.0)
+    for m in (1, 3, 50):
+        k_m = holm_se_multiplier(m)
+        for top in (k_m * 0.999, k_m * 1.001):
+            z = np.concatenate([[top], np.zeros(m - 1)])
+            rejected = holm(2 * norm.sf(np.abs(z)), alpha).reject.any()
+            assert rejected == (top > k_m)
+    assert holm_se_multiplier(1) == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="n_cells"):
+        holm_se_multiplier(0)

@@ -200,11 +200,6 @@ def _is_terminal(stream) -> bool:
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
-#: seconds the one-time numba compilation adds, measured on the project's 2-core machine: a
-#: quick check (one worker) took 86.9 s in a fresh checkout with no cache and 69.2 s right after
-FIRST_COMPILE_S = 20
-
-
 def uncached_kernels(dispatchers) -> list[str]:
     """Names of ``@njit(cache=True)`` dispatchers that have no on-disk cache index yet."""
     missing = []
@@ -244,7 +239,7 @@ def numba_first_run_notice() -> str | None:
     if len(missing) < max(1, len(kernels) // 4):
         return None
     return (f"compiling numba kernels on first run ({len(missing)} of {len(kernels)} not "
-            f"cached yet; one-time, about {FIRST_COMPILE_S} s per worker process)")
+            "cached yet; each compiled once, shared by the workers, kept for later runs)")
 
 
 def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume: bool = False,

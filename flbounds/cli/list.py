@@ -7,14 +7,16 @@ import json
 import sys
 
 from flbounds.ledger.registry import PAPERS
+from flbounds.ledger.report_data import hypotheses_state
 from flbounds.ledger.result import to_jsonable
 
 from ._common import select_claims
 
-HELP = "list claims: id, paper, ref, kind, expected verdict"
+HELP = "list claims: id, paper, ref, kind, hypotheses (all met / some left), expected verdict"
 FORMATS = ("table", "json", "csv")
 REF_WIDTH = 40
-CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "expected", "expected_full", "statement")
+CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "hypotheses_state", "expected",
+              "expected_full", "statement")
 
 
 def add_arguments(p) -> None:
@@ -32,7 +34,8 @@ def claim_record(c, *, where: bool = False) -> dict:
                   source=declared.source if declared else "", ref=c.ref, kind=c.kind,
                   statement=c.statement, expected=c.expected,
                   expected_full=c.expected_for("full"), params=dict(quick=c.quick, full=c.full),
-                  hypotheses=c.hypotheses, reproducer=c.reproducer("quick", 0))
+                  hypotheses=c.hypotheses, hypotheses_state=hypotheses_state(c.hypotheses),
+                  reproducer=c.reproducer("quick", 0))
     if where:
         record["where"] = c.where
     return to_jsonable(record)
@@ -56,7 +59,9 @@ def run(args) -> int:
 
 def print_table(records: list[dict]) -> None:
     """One heading per paper (key and title), then one line per claim (long refs cut;
-    ``--format json`` or ``csv`` and ``flbounds show`` give them whole)."""
+    ``--format json`` or ``csv`` and ``flbounds show`` give them whole). The hypotheses
+    column says whether the claim's declared hypotheses are all met or some are left on
+    purpose ("-": none declared; run-time refinements show in ``show`` and the report)."""
     id_width = max(len(r["id"]) for r in records)
     ref_width = min(REF_WIDTH, max(len(r["ref"]) for r in records))
     expected = [r["expected"] + ("" if r["expected_full"] == r["expected"]
@@ -70,4 +75,6 @@ def print_table(records: list[dict]) -> None:
         if "where" in r:
             verdicts = f"{verdicts:<{expected_width}}  {r['where']}"
         ref = r["ref"] if len(r["ref"]) <= ref_width else r["ref"][:ref_width - 3] + "..."
-        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  {verdicts}")
+        hyp = r["hypotheses_state"] or "-"
+        print(f"  {r['id']:<{id_width}}  {ref:<{ref_width}}  {r['kind']:<10}  {hyp:<9}  "
+              f"{verdicts}")

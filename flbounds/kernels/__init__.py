@@ -5,23 +5,16 @@ against the files it calls into (numba's documented caching limitation): a round
 ``rounds.py`` compiled with the gradients of ``gradients.py`` would be reused after a change
 to ``gradients.py``. The cache directory is therefore keyed by a digest of every kernel
 source, so any change to any kernel recompiles all of them and a kernel bug (or fix) reaches
-every caller at once.
+every caller at once. Where that directory lives (``NUMBA_CACHE_DIR``, the package, the
+user cache) and how parallel processes share one compilation: :mod:`._cache`.
 """
-
-import hashlib
-import os
-from pathlib import Path
 
 import numba
 
+from ._cache import cache_dir, install_compile_lock, sources_digest
 
-def _sources_digest() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-_BASE = numba.config.CACHE_DIR or str(Path(__file__).parent / "__pycache__")
-numba.config.CACHE_DIR = os.path.join(_BASE, f"kernels-{_sources_digest()}")
+#: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
+CACHE_DIR = cache_dir(sources_digest())
+if CACHE_DIR is not None:
+    numba.config.CACHE_DIR = str(CACHE_DIR)
+    install_compile_lock(CACHE_DIR)

@@ -7,11 +7,20 @@ The plugin API for a new paper is :func:`paper`, :func:`claim`, :class:`Evidence
 
 from .papers import Paper, paper
 from .plugins import PluginLoadWarning
-from .registry import PAPERS, Claim, claim, claim_seed_sequence, get, load_all, select
+from .registry import (
+    PAPERS,
+    Claim,
+    claim,
+    claim_seed_sequence,
+    declare_hypotheses,
+    get,
+    load_all,
+    select,
+)
 from .result import CheckResult, Evidence, Tolerance
 from .runner import run_claims
 from .store import ResultStore
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Paper", "PluginLoadWarning",
-           "ResultStore", "Tolerance", "claim", "claim_seed_sequence", "get", "load_all",
-           "paper", "run_claims", "select"]
+           "ResultStore", "Tolerance", "claim", "claim_seed_sequence", "declare_hypotheses",
+           "get", "load_all", "paper", "run_claims", "select"]

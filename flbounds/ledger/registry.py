@@ -30,7 +30,7 @@ import platform
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import numpy as np
@@ -46,6 +46,7 @@ EXPECTED = ("holds", "violated", "not-applicable")
 _REGISTRY: dict[str, Claim] = {}
 _FAILED: list[str] = []  # claim plugins whose import failed
 _LOADED = False
+_PENDING_HYPOTHESES: dict[str, dict] = {}  # declare_hypotheses entries awaiting their claim
 
 
 @dataclass(frozen=True)
@@ -181,16 +182,43 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
 
     def register(func):
+        declared = {**_PENDING_HYPOTHESES.pop(id, {}), **declared_hypotheses}
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
         q = dict(quick or {})
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
                               quick=q, full=dict(full) if full is not None else q,
-                              hypotheses=declared_hypotheses)
+                              hypotheses=declared)
         return func
 
     return register
+
+
+def declare_hypotheses(table: dict) -> None:
+    """Declare, for claims registered elsewhere, their result's hypotheses and how the
+    claim's instance stands towards each (``claim id -> {hypothesis: True | False | text}``).
+
+    Lets a paper keep one reviewed table of hypotheses beside its claim modules; entries
+    given in a claim's own decorator win over the table's. A claim not yet registered gets
+    its entries when it registers.
+    """
+    if not isinstance(table, dict):
+        raise ValueError(f"table must be a dict of claim id -> hypotheses, got "
+                         f"{type(table).__name__}")
+    for cid, hyp in table.items():
+        checked = check_hypotheses(hyp, f"claim {cid!r}: hypotheses")
+        if cid in _REGISTRY:
+            old = _REGISTRY[cid]
+            _REGISTRY[cid] = replace(old, hypotheses={**checked, **old.hypotheses})
+        else:
+            _PENDING_HYPOTHESES[cid] = {**_PENDING_HYPOTHESES.get(cid, {}), **checked}
+
+
+def undeclared_hypotheses() -> list[str]:
+    """Claim ids of :func:`declare_hypotheses` tables that no claim registered (typos)."""
+    load_all()
+    return sorted(_PENDING_HYPOTHESES)
 
 
 def load_all() -> dict[str, Claim]:

@@ -40,9 +40,21 @@ class Tolerance:
 
     @classmethod
     def mc(cls, se, k: float = SE_RULE, what: str = "Monte Carlo mean") -> Tolerance:
-        """``k`` standard errors of a Monte Carlo estimate (two-sided miss rate ~6e-5 at k=4)."""
-        return cls(k * np.asarray(se, dtype=float), f"{k:g} MC standard errors",
-                   f"{what}: k * std(ddof=1)/sqrt(n)")
+        """``k`` standard errors of a Monte Carlo estimate (two-sided miss rate ~6e-5 at k=4).
+
+        For an array of m > 1 cells (a family of comparisons, any of which fails the claim),
+        each cell allows :func:`flbounds.stats.holm_se_multiplier` (m, k) standard errors:
+        Holm's rule over the family at the one-cell level, and the family size is named in
+        the tolerance."""
+        from flbounds.stats import holm_se_multiplier
+
+        se = np.asarray(se, dtype=float)
+        if se.size <= 1:
+            return cls(k * se, f"{k:g} MC standard errors", f"{what}: k * std(ddof=1)/sqrt(n)")
+        k_m = holm_se_multiplier(int(se.size), k)
+        return cls(k_m * se, f"{k_m:.3g} MC standard errors (Holm, family of {se.size})",
+                   f"{what}: k_m * std(ddof=1)/sqrt(n), k_m = the {k:g}-SE level shared by "
+                   f"{se.size} cells (flbounds.stats.holm_se_multiplier)")
 
     @classmethod
     def rounding(cls, value: float, derivation: str) -> Tolerance:

@@ -11,6 +11,7 @@ becomes an ``error`` result ("timed out after N s"), its worker is replaced, the
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import subprocess
 import time
@@ -26,10 +27,10 @@ from .leases import BUSY, DONE, Heartbeat, acquire
 from .registry import Claim, get
 from .result import CheckResult
 from .store import ResultStore
-from .taskkey import task_key
+from .taskkey import sources_fixed, task_key
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
-           "run_claims", "run_tasks", "source_commit"]
+           "longest_first", "run_claims", "run_tasks", "source_commit"]
 
 Progress = Callable[[int, int, CheckResult, float], None]
 #: per-task time limit of each profile, in seconds: generous (the longest quick task takes
@@ -49,10 +50,24 @@ def execute(task_id: str, profile: str, seed: int) -> dict:
     sources and the task's wall-clock start and end (ISO-8601, UTC).
     """
     started = _utc_now()
-    with threadpool_limits(limits=1, user_api="blas"):
+    # a pool worker limits BLAS once for its life (the limit costs tens of ms per call)
+    limit = contextlib.nullcontext() if _blas_limited else threadpool_limits(
+        limits=1, user_api="blas")
+    with limit:
         row = get(task_id).check(seed=seed, profile=profile).to_dict()
     row.update(git_commit=source_commit() or "", started=started, finished=_utc_now())
     return row
+
+
+_blas_limited = False
+
+
+def limit_blas_for_process() -> None:
+    """Single-threaded BLAS for the rest of this process (a pool worker's, which runs only
+    tasks); :func:`execute` then skips its per-task limit."""
+    global _blas_limited
+    threadpool_limits(limits=1, user_api="blas")
+    _blas_limited = True
 
 
 def _utc_now() -> str:
@@ -131,13 +146,21 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
         Seconds each task may take (None or 0: no limit); see :data:`DEFAULT_TIMEOUT_S`.
     """
     _check_options(workers, timeout)
+    # the executor starts first: pool workers import the claims while this process
+    # computes the task keys and reads the store
+    executor = _executor(workers, scheduler, timeout, len(claims))
+    try:
+        with sources_fixed():
+            return _run_claims(claims, profile, seed, store, resume, progress, executor)
+    finally:
+        executor.close(kill=True)   # nothing left to stop unless the run failed early
+
+
+def _run_claims(claims, profile, seed, store, resume, progress, executor):
     start = time.perf_counter()
     keys = {c.id: task_key(c, profile, seed) for c in claims}
     history = store.load() if store is not None else []
-    # longest first (by the last recorded time of each claim), so no long task starts last
-    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
-    order = sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
-    tasks = [(c.id, profile, seed) for c in order]
+    tasks = [(c.id, profile, seed) for c in longest_first(claims, history, profile)]
     results: dict[str, CheckResult] = {}
 
     def finished(result: CheckResult, row: dict | None) -> None:
@@ -152,19 +175,32 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
 
     initially_done = {r.task_key for r in history if r.verdict != "error"}
     if store is None:
-        _drive(tasks, _executor(workers, scheduler, timeout), finished, lease=None)
+        _drive(tasks, executor, finished, lease=None)
         return [results[c.id] for c in claims]
     run_id = store.begin_run(profile, seed, len(claims))
     since = None if resume else time.time()
     status = "interrupted"
     try:
         with Heartbeat(store.directory, run_id):
-            _drive(tasks, _executor(workers, scheduler, timeout), finished,
+            _drive(tasks, executor, finished,
                    lease=lambda t: acquire(store, keys[t[0]], run_id, since))
         status = "complete"
     finally:
         store.end_run(run_id, status)
     return [results[c.id] for c in claims]
+
+
+def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
+                  profile: str) -> list[Claim]:
+    """``claims`` in the order to start them: longest first by the last duration stored for
+    each in ``profile``, claims never run before at the very front (they may be long).
+
+    With the longest tasks started first, the short ones fill the gaps at the end and the
+    workers finish close together; a long task started last would run alone.
+    Ties keep the given order.
+    """
+    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    return sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
 
 
 def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,
@@ -176,7 +212,8 @@ def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, schedu
     varies; the rows do not. No store, no leases.
     """
     _check_options(workers, timeout)
-    _drive(list(tasks), _executor(workers, scheduler, timeout),
+    tasks = list(tasks)
+    _drive(tasks, _executor(workers, scheduler, timeout, len(tasks)),
            lambda result, row: on_result(row), lease=None)
 
 
@@ -188,12 +225,14 @@ def _check_options(workers, timeout) -> None:
         raise ValueError(f"timeout must be a number of seconds >= 0 or None, got {timeout!r}")
 
 
-def _executor(workers: int, scheduler, timeout: float | None):
+def _executor(workers: int, scheduler, timeout: float | None, tasks: int):
     if scheduler is not None:
         return DaskExecutor(scheduler, timeout=timeout or None)
     if workers == 1 and not timeout:
         return InlineExecutor()
-    return WorkerPool(workers, timeout=timeout or None)
+    pool = WorkerPool(workers, timeout=timeout or None)
+    pool.start(tasks)
+    return pool
 
 
 def _drive(tasks: list, executor, finished, *, lease) -> None:

@@ -11,6 +11,7 @@ keys of exactly the claims that import it (directly or through other in-tree mod
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -23,7 +24,10 @@ from pathlib import Path
 
 from .result import to_jsonable
 
-__all__ = ["code_digest", "import_closure", "task_key"]
+__all__ = ["code_digest", "import_closure", "sources_fixed", "task_key"]
+
+#: code digest per module while :func:`sources_fixed` is in effect (None: not in effect)
+_fixed: dict[str, str] | None = None
 
 
 def task_key(claim, profile: str, seed: int) -> str:
@@ -35,13 +39,32 @@ def task_key(claim, profile: str, seed: int) -> str:
 
 def code_digest(module_name: str) -> str:
     """Hash of the library sources and every in-tree module ``module_name`` imports."""
+    if _fixed is not None and module_name in _fixed:
+        return _fixed[module_name]
     import flbounds
 
     files = set(Path(flbounds.__path__[0]).rglob("*.py"))
     files.update(import_closure(module_name))
     # sorted by content, so the digest does not depend on where the checkout lives
     digests = sorted(_file_digest(path) for path in files)
-    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]
+    if _fixed is not None:
+        _fixed[module_name] = digest
+    return digest
+
+
+@contextlib.contextmanager
+def sources_fixed():
+    """Within this block each module's :func:`code_digest` is computed once (walking the
+    tree costs tens of ms, once per task otherwise): for a run, whose code is the code its
+    processes imported at the start, not what an editor saves meanwhile."""
+    global _fixed
+    outer = _fixed
+    _fixed = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _fixed = outer
 
 
 def import_closure(module_name: str) -> set[Path]:

@@ -30,6 +30,9 @@ CLOSE_GRACE_S = 10.0
 #: seconds a new worker may take to start (imports, registry) before its task's clock runs
 STARTUP_GRACE_S = 300.0
 
+#: a worker's BLAS libraries start single-threaded (tasks run side by side already)
+_SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                         "BLIS_NUM_THREADS": "1"}
 _BEGIN = '{"begin": true}'
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
          "from flbounds.ledger.workers import worker_main; worker_main(int(sys.argv[1]))")
@@ -41,7 +44,7 @@ class _Worker:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _BOOT, str(os.getpid()), json.dumps(sys.path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
-            bufsize=1, close_fds=True)
+            bufsize=1, close_fds=True, env={**os.environ, **_SINGLE_THREADED_BLAS})
         self.task: Task | None = None
         self.deadline = float("inf")
         self.started = 0.0
@@ -84,6 +87,13 @@ class WorkerPool:
         self._idle: list[_Worker] = []
         self._busy: dict[_Worker, Task] = {}
         self._count = 0
+
+    def start(self, count: int | None = None) -> None:
+        """Start ``count`` workers (default and at most ``size``) now, so they import the
+        claims while the caller prepares the tasks, rather than at first use."""
+        count = self.size if count is None else min(count, self.size)
+        while len(self._idle) + len(self._busy) < count:
+            self._idle.append(self._spawn())
 
     def capacity(self) -> int:
         return self.size - len(self._busy)
@@ -185,10 +195,19 @@ def worker_main(parent: int) -> None:
     import numba
 
     from .registry import load_all
-    from .runner import execute
+    from .runner import limit_blas_for_process
+    from .taskkey import sources_fixed
 
     numba.set_num_threads(1)   # workers share the cores already
     load_all()                 # import the claims before any task's clock starts
+    limit_blas_for_process()
+    with sources_fixed():      # a worker serves one run: its code is what it imported
+        _serve(channel)
+
+
+def _serve(channel) -> None:
+    from .runner import execute
+
     for line in sys.stdin:
         channel.write(_BEGIN + "\n")
         channel.flush()

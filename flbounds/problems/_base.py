@@ -82,7 +82,8 @@ class _Problem:
         if clients is None:
             idx = self._all_clients
         else:
-            idx = as_index_array(clients, "clients", self.n_clients)
+            # a read-only view, as ``_all_clients``: the kernels compile for one array type
+            idx = _frozen(as_index_array(clients, "clients", self.n_clients).view())
         return as_float_array(X, "X", shape=(idx.size, self.dim)), idx
 
     def _stack(self, x):

@@ -17,7 +17,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.pep import focus_rate
 from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, random_quadratics
-from flbounds.stats import linear_rate_fit, mc_mean
+from flbounds.stats import holm_se_multiplier, linear_rate_fit, mc_mean
 from flbounds.tolerances import EPS
 
 from .instances import (
@@ -34,12 +34,15 @@ X0 = np.full(3, 3.0)
 
 
 def _mc_plus_ulp(se, bound, n_runs):
-    """4 MC SE, plus n_runs ulp of the bound: at r = 0 every run has the same (deterministic)
-    value, SE = 0, and the mean of n identical numbers may differ from them by up to n eps
-    (relative)."""
-    return Tolerance(4 * np.asarray(se) + n_runs * EPS * np.abs(bound), "4 MC SE + n ulp",
-                     "k * std(ddof=1)/sqrt(n) with k = 4, plus the rounding (n eps) of a mean "
-                     "of n identical values")
+    """k_m MC SE per round (Holm over the m rounds at the one-cell 4-SE level), plus n_runs
+    ulp of the bound: at r = 0 every run has the same (deterministic) value, SE = 0, and the
+    mean of n identical numbers may differ from them by up to n eps (relative)."""
+    se = np.asarray(se, dtype=float)
+    k_m = holm_se_multiplier(int(se.size))
+    return Tolerance(k_m * se + n_runs * EPS * np.abs(bound),
+                     f"{k_m:.3g} MC SE (Holm, family of {se.size}) + n ulp",
+                     "k_m * std(ddof=1)/sqrt(n), k_m = flbounds.stats.holm_se_multiplier(m), "
+                     "plus the rounding (n eps) of a mean of n identical values")
 
 
 def _instance(rng):

@@ -75,14 +75,8 @@ class SoftmaxRegression:
         return grad.reshape(idx.size, self.dim)
 
 
-def fedprox_synthetic(rng: np.random.Generator, alpha: float, beta: float, *,
-                      n_clients: int = 100, n_features: int = 60, n_classes: int = 10,
-                      max_samples: int | None = 1000) -> SoftmaxRegression:
-    """Draw a Synthetic(alpha, beta) federation (see the module docstring).
-
-    ``max_samples`` caps the LogNormal(4, 2) client sizes (the uncapped tail reaches 10^5);
-    ``None`` keeps the generator's sizes.
-    """
+def _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples):
+    """Every client's features and labels (the generator of the module docstring)."""
     if alpha < 0 or beta < 0:
         raise ValueError("alpha and beta must be nonnegative")
     sizes = rng.lognormal(4, 2, n_clients).astype(int) + 50
@@ -99,4 +93,34 @@ def fedprox_synthetic(rng: np.random.Generator, alpha: float, beta: float, *,
         x = mean + rng.standard_normal((sizes[i], n_features)) * np.sqrt(cov_diag)
         feats.append(x)
         labels.append(np.argmax(x @ w + b, axis=1))
+    return feats, labels
+
+
+def fedprox_synthetic(rng: np.random.Generator, alpha: float, beta: float, *,
+                      n_clients: int = 100, n_features: int = 60, n_classes: int = 10,
+                      max_samples: int | None = 1000) -> SoftmaxRegression:
+    """Draw a Synthetic(alpha, beta) federation (see the module docstring).
+
+    ``max_samples`` caps the LogNormal(4, 2) client sizes (the uncapped tail reaches 10^5);
+    ``None`` keeps the generator's sizes.
+    """
+    feats, labels = _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples)
     return SoftmaxRegression(feats, labels, n_classes)
+
+
+def fedprox_synthetic_split(rng: np.random.Generator, alpha: float, beta: float, *,
+                            test_fraction: float = 0.1, n_clients: int = 100,
+                            n_features: int = 60, n_classes: int = 10,
+                            max_samples: int | None = 1000):
+    """The federation of :func:`fedprox_synthetic` split per client into train and test
+    parts (the K-Vib code's 90/10 split; samples are i.i.d. within a client, so the last
+    ``test_fraction`` of each client's draw is its test set). Returns (train, test)."""
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
+    feats, labels = _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples)
+    cut = [len(y) - max(1, int(round(test_fraction * len(y)))) for y in labels]
+    train = SoftmaxRegression([f[:c] for f, c in zip(feats, cut, strict=True)],
+                              [y[:c] for y, c in zip(labels, cut, strict=True)], n_classes)
+    test = SoftmaxRegression([f[c:] for f, c in zip(feats, cut, strict=True)],
+                             [y[c:] for y, c in zip(labels, cut, strict=True)], n_classes)
+    return train, test

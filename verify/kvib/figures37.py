@@ -1,10 +1,17 @@
 r"""Figures 3(c) and 7 of [003], re-run on the online problem of Sec. 5 (Assumption 5.1
 feedback, partial information, :func:`flbounds.sampling.online.kvib_online`).
 
-Fig. 3(c), "sensitivity to the regularization gamma": the regret "changes slightly" with
-gamma at theta = 0.3. Rule fixed in advance: over a 100-fold range of gamma around the
-theory value :math:`G^2N/(K\theta)` (factors 0.1, 1, 10) the mean static regret varies by
-less than a factor 2.
+Fig. 3(c), "sensitivity to the regularization gamma": the regret "slightly changes with
+different gamma ... the K-Vib sampler is not sensitive to gamma" (theta = 0.3). The paper
+gives neither the gamma values nor a scale for "slightly", so the rule is fixed in advance
+from what the figure is for: gamma is "not sensitive" when moving it changes K-Vib's regret
+by less than what K-Vib gains over the non-adaptive sampler, i.e. the spread (max - min) of
+the mean static regret over the gamma grid is at most the gain (uniform ISP's regret minus
+K-Vib's) at the theory value :math:`\gamma_0 = G^2N/(K\theta)`. Grid: factors 0.1, 1, 10 of
+:math:`\gamma_0`, a narrower range than the paper's own uncertainty about gamma (App. F's
+G = 0.01 gives :math:`G^2 = 10^{-4}`, the released code's README sets ``-reg 0.1``). Horizon
+T = 500, the paper's synthetic runs (App. F). The weaker reading, "K-Vib still beats
+uniform ISP at every gamma of the grid", is its own claim.
 
 Fig. 7, "gradient variance with different K": the estimator's variance falls as the budget
 K grows. Observable: the per-round ISP variance of the played probabilities,
@@ -18,24 +25,21 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
+from flbounds.sampling import UniformISP
+from flbounds.sampling.online import (
+    Assumption51Feedback,
+    kvib_online,
+    run_online,
+    static_regret,
+)
 from flbounds.stats import mc_mean
 
 THETA_FIG3C = 0.3
 GAMMA_FACTORS = (0.1, 1.0, 10.0)
 
 
-@claim("kvib.fig3c.gamma_sensitivity", ref="Fig. 3(c); App. F (theta = 0.3, gamma varied)",
-       kind="remark", expected="violated",
-       statement="K-Vib's regret changes only slightly with the regularization gamma.",
-       quick=dict(n_clients=100, budget=10, n_rounds=2000, n_seeds=4),
-       full=dict(n_clients=100, budget=10, n_rounds=20000, n_seeds=20))
-def gamma_sensitivity(*, rng, n_clients, budget, n_rounds, n_seeds):
-    """Module docstring: the factor-2 rule. Expected violated: the regret grows about
-    monotonically with gamma (~4x over the grid here), so "slightly" holds only for a
-    narrower range than a decade either side of the theory value. Measured: max/min of the
-    mean regret over the gamma grid; theoretical 2. Tolerance: 4 MC SE propagated to the
-    ratio (delta method, first order: ratio x sqrt((se_max/max)^2 + (se_min/min)^2))."""
+def _gamma_regrets(rng, n_clients, budget, n_rounds, n_seeds):
+    """Mean static regret of K-Vib per gamma factor (and SEs), uniform ISP's regret, gamma_0."""
     fb = Assumption51Feedback.generate(rng, n_clients)
     gamma0 = fb.G**2 * n_clients / (budget * THETA_FIG3C)
     regrets = np.empty((n_seeds, len(GAMMA_FACTORS)))
@@ -44,15 +48,56 @@ def gamma_sensitivity(*, rng, n_clients, budget, n_rounds, n_seeds):
             run = kvib_online(fb, n_rounds, budget, np.random.default_rng(child.integers(2**63)),
                               gamma=factor * gamma0, theta=THETA_FIG3C)
             regrets[s, j] = static_regret(run.costs, fb, budget)
-    stats = mc_mean(regrets)
+    # uniform ISP's inclusion weights are fixed, so its cost sequence (and regret) is exact
+    uniform = run_online(UniformISP(n_clients, budget), fb, n_rounds, rng.spawn(1)[0])
+    return mc_mean(regrets), static_regret(uniform.costs, fb, budget), gamma0
+
+
+@claim("kvib.fig3c.gamma_sensitivity", ref="Fig. 3(c); App. F (theta = 0.3, gamma varied)",
+       kind="remark", expected="violated",
+       statement="K-Vib's regret changes only slightly with the regularization gamma: over "
+                 "gamma in [0.1, 10] x gamma_0 its spread is at most K-Vib's gain over uniform "
+                 "ISP at gamma_0 (rule of the module docstring).",
+       quick=dict(n_clients=100, budget=10, n_rounds=500, n_seeds=8),
+       full=dict(n_clients=100, budget=10, n_rounds=500, n_seeds=40))
+def gamma_sensitivity(*, rng, n_clients, budget, n_rounds, n_seeds):
+    """Module docstring: the rule. Measured: spread of the mean regret over the grid;
+    theoretical: the gain at gamma_0. Expected violated at the paper's horizon: the regret
+    grows with gamma (about 88, 172, 230 at factors 0.1, 1, 10; uniform 245), a spread of
+    about twice the gain (72). At longer horizons the gain grows faster than the spread
+    (T = 20000: spread 3.7e3 < gain 7.1e3), so the insensitivity is a long-horizon property
+    the paper's runs do not reach. Tolerance: 4 MC SE of spread - gain (the uniform regret
+    is exact; the extremes and gamma_0 are independent seeds' means)."""
+    stats, uniform, gamma0 = _gamma_regrets(rng, n_clients, budget, n_rounds, n_seeds)
     hi, lo = int(np.argmax(stats.mean)), int(np.argmin(stats.mean))
-    ratio = stats.mean[hi] / stats.mean[lo]
-    rel = np.hypot(stats.se[hi] / stats.mean[hi], stats.se[lo] / stats.mean[lo])
-    return Evidence(measured=ratio, theoretical=2.0, relation="<=",
-                    tolerance=Tolerance(4 * ratio * rel, "4 MC SE (delta method)",
-                                        "ratio x sqrt((se_hi/hi)^2 + (se_lo/lo)^2), times 4"),
+    at0 = GAMMA_FACTORS.index(1.0)
+    spread = stats.mean[hi] - stats.mean[lo]
+    gain = uniform - stats.mean[at0]
+    se = float(np.sqrt(np.sum(stats.se[sorted({hi, lo, at0})] ** 2)))
+    return Evidence(measured=spread, theoretical=gain, relation="<=",
+                    tolerance=Tolerance(4 * se, "4 MC SE", "of spread - gain: the seed means "
+                                        "at the extremes and at gamma_0, in quadrature"),
                     details={"gamma_factors": GAMMA_FACTORS, "gamma_theory": gamma0,
-                             "mean_regret": stats.mean, "se": stats.se, "theta": THETA_FIG3C})
+                             "mean_regret": stats.mean, "se": stats.se, "theta": THETA_FIG3C,
+                             "uniform_isp_regret": uniform, "spread": spread, "gain": gain})
+
+
+@claim("kvib.fig3c.beats_uniform_every_gamma", ref="Fig. 3(c); App. F (theta = 0.3, gamma varied)",
+       kind="remark", expected="holds",
+       statement="The weaker reading of Fig. 3(c): at every gamma in [0.1, 10] x gamma_0 "
+                 "K-Vib's static regret stays below uniform ISP's (the choice of gamma does "
+                 "not undo K-Vib's advantage).",
+       quick=dict(n_clients=100, budget=10, n_rounds=500, n_seeds=8),
+       full=dict(n_clients=100, budget=10, n_rounds=500, n_seeds=40))
+def beats_uniform_every_gamma(*, rng, n_clients, budget, n_rounds, n_seeds):
+    """Same runs as kvib.fig3c.gamma_sensitivity. Measured: K-Vib's mean regret per gamma
+    factor; theoretical: uniform ISP's exact regret (<=). Expected to hold (largest, at 10
+    gamma_0: about 230 against 245). Tolerance: 4 MC SE per factor."""
+    stats, uniform, gamma0 = _gamma_regrets(rng, n_clients, budget, n_rounds, n_seeds)
+    return Evidence(measured=stats.mean, theoretical=uniform, relation="<=",
+                    tolerance=Tolerance.mc(stats.se),
+                    details={"gamma_factors": GAMMA_FACTORS, "gamma_theory": gamma0,
+                             "uniform_isp_regret": uniform, "theta": THETA_FIG3C})
 
 
 @claim("kvib.fig7.variance_decreases_in_k", ref="Fig. 7 (gradient variance with different K)",

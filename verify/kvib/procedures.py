@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.sampling import optimal_isp_probabilities
+from flbounds.sampling import KVib, optimal_isp_probabilities
 from flbounds.sampling.exact import all_masks, design_moments, uniform_subset_design
 
 
@@ -92,9 +92,13 @@ def alg2_printed_proportional(*, rng):
     ``kvib.eq12.mixing_and_estimates`` and ``kvib.lemma5_1.corrected``."""
     w = np.array([1.0, 1.0, 100.0])
     plain = 2 * np.sqrt(w) / np.sqrt(w).sum()
+    # the library's Algorithm 2 line at omega + gamma = w (no mixing): the capped rule
+    sampler = KVib(3, 2, 10, gamma=1.0, theta=0.0)
+    sampler.omega[:] = w - sampler.gamma
     return Evidence(measured=float(plain.max()), theoretical=1.0, relation="<=",
                     tolerance=Tolerance.exact(),
-                    details={"plain": plain, "capped": optimal_isp_probabilities(np.sqrt(w), 2)})
+                    details={"plain": plain, "capped": optimal_isp_probabilities(np.sqrt(w), 2),
+                             "library_kvib_line": sampler.probabilities()})
 
 
 @claim("kvib.thm4_1.proof_drops_2_over_r", ref="Proof of Thm 4.1, App. C.2 before eq. (31) "

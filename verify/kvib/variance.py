@@ -10,7 +10,6 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import (
     isp_variance,
-    mix_uniform,
     multinomial_variance,
     optimal_isp_objective,
     optimal_isp_probabilities,
@@ -18,7 +17,7 @@ from flbounds.sampling import (
     rsp_bound,
     rsp_uniform_variance,
 )
-from flbounds.sampling.exact import design_moments, isp_moments, uniform_subset_design
+from flbounds.sampling.exact import design_moments, isp_moments
 from flbounds.tolerances import EPS
 
 from .instances import random_weights
@@ -34,33 +33,6 @@ def _multinomial_moments(z, q, k):
         mean += prob * d
         second += prob * float(d @ d)
     return mean, second - float(mean @ mean)
-
-
-@claim("kvib.def2_1.unbiased_exact", ref="Def. 2.1, eq. (2); Alg. 1 line 12", kind="statement",
-       expected="holds",
-       statement="E[sum_{i in S} z_i/p_i] = sum_i z_i for ISP (optimal, K-Vib-mixed and uniform "
-                 "p), for uniform K-subsets with N/K weights and for K multinomial draws.",
-       quick=dict(n_instances=10, n_clients=8, k=3), full=dict(n_instances=60, n_clients=12, k=4))
-def unbiased_exact(*, rng, n_instances, n_clients, k):
-    """Exact enumeration of all 2^N subsets (N^K sequences for multinomial, on the first 6
-    clients). Expected **holds**; tolerance: sums of 2^N products, 1e3 * 2^N eps relative."""
-    worst = 0.0
-    for _ in range(n_instances):
-        z = rng.standard_normal((n_clients, 2)) * rng.lognormal(0, 1, (n_clients, 1))
-        a = np.linalg.norm(z, axis=1)
-        total = z.sum(axis=0)
-        scale = 1 + np.abs(z).sum()
-        p_star = optimal_isp_probabilities(a, k)
-        designs = [p_star, mix_uniform(p_star, 0.3), np.full(n_clients, k / n_clients)]
-        for p in designs:
-            worst = max(worst, float(np.abs(isp_moments(z, p).mean - total).max()) / scale)
-        mom = design_moments(z, *uniform_subset_design(n_clients, k))
-        worst = max(worst, float(np.abs(mom.mean - total).max()) / scale)
-        zs = z[:6]
-        mean, _ = _multinomial_moments(zs, a[:6] / a[:6].sum(), 2)
-        worst = max(worst, float(np.abs(mean - zs.sum(axis=0)).max()) / scale)
-    return Evidence(measured=worst, theoretical=0.0, relation="==",
-                    tolerance=Tolerance.rounding(1e3 * 2**n_clients * EPS, "2^N-term sums"))
 
 
 @claim("kvib.lemma2_1.isp_variance_exact", ref="Lemma 2.1 (ISP side, equality); Lemma B.7",

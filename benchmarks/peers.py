@@ -1,0 +1,171 @@
+"""flbounds against its strongest peers, side by side in one run, with the roofline.
+
+``python -m benchmarks peers [--profile quick|full] [--out DIR] [--readme]``
+(``--readme-only`` rebuilds the tables and the README table from an earlier run's JSON)
+
+Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (``fedavg_sampler``, server
+step 1), each on a heterogeneous quadratic (d = 16), ridge and L2-logistic regression
+(n = 20 samples per client, d = 50), tau = 5 local steps, step 1/(2L), Bernoulli
+participation p in {1, 0.1}, N = 1e2, 1e3, 1e4 (``full`` adds 1e5), 1 and 2 threads.
+
+Implementations (``benchmarks._peer_numpy``, ``benchmarks._peer_jax``): flbounds' public
+algorithm; JAX (vmap + jit + lax.scan; "not installed" without the ``bench`` extra); NumPy
+with a round's participants batched through ``einsum`` and in cache-sized blocks; the
+per-client Python loop. Before timing, every peer's iterate is asserted equal to flbounds'
+within a derived rounding tolerance (``benchmarks._peers_run.tolerance``).
+
+Timing: a timed call runs a fixed number of rounds (about ``work`` client updates; the loop
+fewer rounds); the calls per block are auto-calibrated so a block lasts ``min_block``
+seconds; the implementations' blocks are interleaved over ``repeats`` repeats; rates are
+rounds/s, ratios flbounds / best peer (the peer with the highest median) are taken per
+repeat and reported as min and median. Each thread count runs in its own process (XLA's
+thread count is fixed at start-up; BLAS, OpenMP and numba get the same count), the roofline
+(``benchmarks._roofline``) in the parent, in the same run. A 2-thread configuration is timed
+only if two free cores were measured right before it; otherwise its cells read
+"(busy: 2 free cores not measured)". Peak memory: tracemalloc peak of one call (flbounds and
+the NumPy peers; XLA's allocations are invisible to it), and each process's max RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks._common import DEFAULT_OUT
+
+KINDS = ("quadratic", "ridge", "logistic")
+
+NAME = "peers"
+PROFILES = {"quick": dict(sizes=(100, 1000, 10000), work=10_000, loop_work=1_000,
+                          min_block=0.05, repeats=3),
+            "full": dict(sizes=(100, 1000, 10000, 100000), work=50_000, loop_work=10_000,
+                         min_block=0.2, repeats=5)}
+README = Path(__file__).resolve().parent.parent / "README.md"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks peers",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
+    parser.add_argument("--profile", choices=tuple(PROFILES), default="quick")
+    parser.add_argument("--readme", action="store_true",
+                        help="also write benchmarks/results/PEERS-<date>.md and the README table")
+    parser.add_argument("--readme-only", action="store_true",
+                        help="no timing: rebuild the tables, the dated copy and the README "
+                             "table from <out>/peers.json of an earlier run")
+    parser.add_argument("--sizes", type=_positive_int, nargs="+",
+                        help="client counts (default: the profile's)")
+    parser.add_argument("--min-block", type=_positive_float, help="seconds per timed block")
+    parser.add_argument("--repeats", type=_positive_int, help="repeats per implementation")
+    parser.add_argument("--threads", type=int, nargs="+", choices=(1, 2), default=[1, 2])
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS),
+                        help="problem kinds (default: all)")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def settings_of(args) -> dict:
+    chosen = dict(PROFILES[args.profile])
+    chosen["kinds"] = tuple(args.kinds)
+    for key in ("sizes", "min_block", "repeats"):
+        if getattr(args, key) is not None:
+            chosen[key] = tuple(args.sizes) if key == "sizes" else getattr(args, key)
+    return chosen
+
+
+def child_env(threads: int) -> dict:
+    """Environment of a worker process: BLAS / OpenMP / XLA limited to ``threads``."""
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    env["OMP_WAIT_POLICY"] = "PASSIVE"
+    env["XLA_FLAGS"] = (f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} "
+                        f"intra_op_parallelism_threads={threads}")
+    return env
+
+
+def run_child(args_out: Path, threads: int, settings: dict) -> dict:
+    """Runs ``_peers_run.run_all`` at ``threads`` threads in this process; writes JSON."""
+    from benchmarks import _peer_jax
+    from benchmarks._peers_run import Settings, run_all
+
+    def log(rows):
+        for row in rows:
+            print(f"[{threads}t] {row['kind']} {row['algorithm']} N={row['N']} p={row['p']} "
+                  f"{row['impl']}: {row.get('rate_median', row['status'])}", file=sys.stderr)
+
+    rows, profiles = run_all(Settings(**settings), threads, log)
+    result = {"threads": threads, "rows": rows, "profiles": profiles,
+              "jax": _peer_jax.available(),
+              "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10}
+    args_out.write_text(json.dumps(result, default=float), encoding="utf-8")
+    return result
+
+
+def spawn(threads: int, settings: dict, profile: str, tmp: Path) -> dict:
+    out = tmp / f"child-{threads}.json"
+    cmd = [sys.executable, "-m", "benchmarks.peers", "--child", str(out), "--profile", profile,
+           "--threads", str(threads), "--min-block", str(settings["min_block"]),
+           "--repeats", str(settings["repeats"]), "--sizes", *map(str, settings["sizes"]),
+           "--kinds", *settings["kinds"]]
+    subprocess.run(cmd, env=child_env(threads), check=True)
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def main(argv=None) -> list[Path]:
+    args = parse_args(argv)
+    settings = settings_of(args)
+    if args.child is not None:
+        run_child(args.child, args.threads[0], settings)
+        return [args.child]
+    from benchmarks import _peers_report as report
+    if args.readme_only:
+        source = args.out / f"{NAME}.json"
+        if not source.is_file():
+            sys.exit(f"--readme-only: no {source}; run the benchmark first")
+        old = json.loads(source.read_text(encoding="utf-8"))
+        children, machine, profile = old["children"], old["machine"], old["profile"]
+    else:
+        from benchmarks._roofline import measure_machine
+        machine, profile = measure_machine(), args.profile
+        with tempfile.TemporaryDirectory() as tmp:
+            children = [spawn(t, settings, profile, Path(tmp))
+                        for t in sorted(set(args.threads))]
+        machine["after"] = measure_machine(light=True)
+    markdown, data = report.render(children, machine, profile)
+    paths = report.write(args.out, NAME, markdown, data)
+    if args.readme or args.readme_only:
+        stamp = datetime.date.today().isoformat()
+        dated = RESULTS / f"PEERS-{stamp}.md"
+        dated.write_text(markdown, encoding="utf-8")
+        report.update_readme(README, report.readme_section(data, dated.name))
+        paths += [dated, README]
+    for path in paths:
+        print(path)
+    return paths
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Where the kernels' numba cache lives, and one compilation per kernel across processes.
+
+Location: the first writable folder among ``$NUMBA_CACHE_DIR/kernels-<digest>`` (when that
+variable is set), the package's ``__pycache__/kernels-<digest>``, the user cache
+``$XDG_CACHE_HOME/flbounds/numba-<digest>`` (``~/.cache`` when unset) and finally the
+temporary folder. A read-only install therefore still caches its kernels, keyed by the
+digest; numba's own fallback (a user-wide folder without the digest) would serve stale
+machine code after a kernel changes.
+
+Compilation: numba compiles a kernel in every process that calls it before the cache holds
+it, so a pool of workers started on an empty cache compiles each kernel once per worker.
+:func:`install_compile_lock` makes numba take a per-kernel file lock around each
+compilation of a library kernel; a second process asking for the same kernel waits, then
+finds it in the cache and loads it. Kernels call kernels, never in a cycle, so the locks
+taken while one compilation triggers another cannot deadlock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: every process compiles for itself
+    fcntl = None
+
+__all__ = ["cache_dir", "candidate_dirs", "install_compile_lock", "sources_digest"]
+
+_PACKAGE = Path(__file__).parent
+
+
+def sources_digest(folder: Path = _PACKAGE) -> str:
+    """First 16 hex digits of the SHA-256 of every kernel source (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def candidate_dirs(digest: str, env: Mapping[str, str] = os.environ,
+                   package: Path = _PACKAGE) -> list[Path]:
+    """The cache folders to try, in order (see the module docstring)."""
+    out = []
+    if env.get("NUMBA_CACHE_DIR"):
+        out.append(Path(env["NUMBA_CACHE_DIR"]) / f"kernels-{digest}")
+    out.append(package / "__pycache__" / f"kernels-{digest}")
+    user = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    out.append(Path(user) / "flbounds" / f"numba-{digest}")
+    out.append(Path(tempfile.gettempdir()) / f"flbounds-{_user_tag()}" / f"numba-{digest}")
+    return out
+
+
+def _user_tag() -> str:
+    getuid = getattr(os, "getuid", None)
+    return str(getuid()) if getuid is not None else os.environ.get("USERNAME", "user")
+
+
+def writable(folder: Path) -> bool:
+    """True when ``folder`` exists or can be made, and a file can be created in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def cache_dir(digest: str, env: Mapping[str, str] = os.environ,
+              package: Path = _PACKAGE) -> Path | None:
+    """The first writable candidate folder; ``None`` when none is (numba then warns)."""
+    return next((d for d in candidate_dirs(digest, env, package) if writable(d)), None)
+
+
+# -- one compilation per kernel ------------------------------------------------------------
+
+_held: dict[str, int] = {}
+_guard = threading.RLock()
+
+
+@contextlib.contextmanager
+def kernel_lock(folder: Path, name: str) -> Iterator[None]:
+    """An exclusive lock on ``name`` shared by every process using ``folder``; re-entrant
+    within a process (a compilation may compile the same kernel for another signature)."""
+    with _guard:
+        if _held.get(name):
+            _held[name] += 1
+            try:
+                yield
+            finally:
+                _held[name] -= 1
+            return
+        locks = folder / "locks"
+        locks.mkdir(exist_ok=True)
+        with open(locks / f"{name}.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            _held[name] = 1
+            try:
+                yield
+            finally:
+                _held.pop(name, None)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _kernel_name(dispatcher) -> str | None:
+    func = getattr(dispatcher, "py_func", None)
+    module = getattr(func, "__module__", "") or ""
+    if not module.startswith(__package__ + "."):
+        return None
+    return f"{module}.{func.__qualname__}"
+
+
+def install_compile_lock(folder: Path | None) -> bool:
+    """Wrap numba's ``Dispatcher.compile`` so a library kernel compiles under
+    :func:`kernel_lock` (other numba functions pass straight through). Returns False when
+    there is no cache folder (nothing to share) or it was installed already."""
+    from numba.core import sigutils
+    from numba.core.dispatcher import Dispatcher
+
+    original = Dispatcher.compile
+    if folder is None or fcntl is None or getattr(original, "_flbounds_lock", False):
+        return False
+
+    def compile(self, sig):
+        name = _kernel_name(self)
+        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
+            return original(self, sig)
+        with kernel_lock(folder, name):
+            return original(self, sig)
+
+    compile._flbounds_lock = True
+    compile.__doc__ = original.__doc__
+    Dispatcher.compile = compile
+    return True

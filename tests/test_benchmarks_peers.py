@@ -1,0 +1,148 @@
+"""The peers benchmark harness on tiny sizes: peers compute flbounds' iterates, the free-core
+rule marks 2-thread cells, the tables have their columns. No timing is asserted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import _peer_jax as pj
+from benchmarks import _peer_numpy as pn
+from benchmarks import _peers_report as report
+from benchmarks import _peers_run as run
+from benchmarks import peers
+
+TINY = run.Settings(sizes=(10,), work=30, loop_work=10, min_block=1e-4, repeats=2,
+                    kinds=("ridge",))
+MACHINE = {"dgemm_1t": 50.0, "read_1t": 10.0, "free": False, "free_speedup": 1.0,
+           "load1": 1.0, "after": {"free_speedup": 1.0, "load1": 1.0}}
+
+
+def _case(kind, algorithm, n=10, p=0.5, rounds=6):
+    problem = run.make_problem(kind, n)
+    return run.make_case(kind, algorithm, problem, p, rounds)
+
+
+@pytest.mark.parametrize("kind", run.KINDS)
+@pytest.mark.parametrize("algorithm", run.ALGORITHMS)
+@pytest.mark.parametrize("p", [1.0, 0.5])
+def test_numpy_peers_agree_with_flbounds(kind, algorithm, p):
+    case = _case(kind, algorithm, p=p)
+    reference = run.flbounds_run(case, 6)
+    for peer in run.NUMPY_PEERS:
+        x = run.numpy_run(case, peer, 6)
+        tol = run.tolerance(kind, 6, 1.0 + np.max(np.abs(reference[6])))
+        assert np.max(np.abs(x - reference[6])) <= tol, peer
+
+
+def test_blocked_einsum_with_small_blocks_agrees(monkeypatch):
+    case = _case("ridge", "focus", n=20, p=1.0)
+    monkeypatch.setattr(pn, "BLOCK_BYTES", 3 * (case.data.a[0].nbytes + case.data.b[0].nbytes))
+    assert pn.block_size(case.data) == 3
+    reference = run.flbounds_run(case, 6)[6]
+    x = run.numpy_run(case, "einsum-blocked", 6)
+    assert np.max(np.abs(x - reference)) <= run.tolerance("ridge", 6, 1 + np.abs(reference).max())
+
+
+@pytest.mark.skipif(not pj.available(), reason="JAX (extra 'bench') not installed")
+@pytest.mark.parametrize("kind", run.KINDS)
+@pytest.mark.parametrize("algorithm", run.ALGORITHMS)
+def test_jax_peer_agrees_with_flbounds(kind, algorithm):
+    case = _case(kind, algorithm, p=0.5)
+    reference = run.flbounds_run(case, 6)[6]
+    fn = pj.runner(algorithm, kind, case.data.lam, case.step, run.TAU, case.prob, case.data.a,
+                   case.data.b, case.masks[:6], np.zeros(case.data.a.shape[-1]))
+    assert np.max(np.abs(fn() - reference)) <= run.tolerance(kind, 6,
+                                                            1 + np.abs(reference).max())
+
+
+def test_agreement_rejects_a_peer_computing_something_else():
+    case = _case("quadratic", "fedavg")
+    reference = run.flbounds_run(case, 6)
+    wrong = case._replace(step=case.step * 1.01)
+    impls = {"einsum": (lambda: run.numpy_run(wrong, "einsum", 6), 6)}
+    with pytest.raises(AssertionError, match="disagrees"):
+        run.agreement(case, impls, reference)
+
+
+def test_busy_machine_marks_two_thread_cells(monkeypatch):
+    monkeypatch.setattr(run, "two_free_cores", lambda: (False, 1.1, 4.0))
+    rows = run.bench_case(_case("ridge", "fedavg"), TINY, threads=2)
+    assert [r["status"] for r in rows] == ["busy"]
+    one = run.bench_case(_case("ridge", "fedavg"), TINY, threads=1)
+    children = [{"threads": 1, "rows": one, "profiles": [], "jax": pj.available(),
+                 "max_rss_mib": 1.0},
+                {"threads": 2, "rows": rows, "profiles": [], "jax": pj.available(),
+                 "max_rss_mib": 1.0}]
+    (entry,) = report.summarize(children, MACHINE)
+    assert entry["ratio_2t"] == report.BUSY and entry["roofline_2t"] == report.BUSY
+
+
+def test_free_cores_allow_two_thread_timing(monkeypatch):
+    monkeypatch.setattr(run, "two_free_cores", lambda: (True, 2.0, 0.1))
+    rows = run.bench_case(_case("ridge", "fedavg"), TINY, threads=2)
+    assert {r["impl"] for r in rows} >= {"flbounds", "einsum", "einsum-blocked"}
+    assert "loop" not in {r["impl"] for r in rows}
+
+
+def test_harness_produces_tables_with_their_columns(tmp_path):
+    rows, profiles = run.run_all(TINY, 1)
+    expected = {"flbounds", "einsum", "einsum-blocked", "loop"} | ({"jax"} if pj.available()
+                                                                  else set())
+    assert {r["impl"] for r in rows} == expected
+    assert {(r["algorithm"], r["p"]) for r in rows} == {
+        (a, p) for a in run.ALGORITHMS for p in run.FRACTIONS}
+    child = {"threads": 1, "rows": rows, "profiles": profiles, "jax": pj.available(),
+             "max_rss_mib": 1.0}
+    markdown, data = report.render([child], MACHINE, "quick")
+    header = "| " + " | ".join(report.SUMMARY_COLUMNS) + " |"
+    assert header in markdown
+    assert "| " + " | ".join(report.DETAIL_COLUMNS) + " |" in markdown
+    assert len(data["summary"]) == len(run.ALGORITHMS) * len(run.FRACTIONS)
+    assert "### Missed targets" in markdown
+    section = report.readme_section(data, "PEERS-test.md")
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\n## Benchmarks\n\ntext\n\n## Layout\n")
+    report.update_readme(readme, section)
+    report.update_readme(readme, section)
+    text = readme.read_text()
+    assert text.count(report.BEGIN) == 1 and "FedAvg roofline wall / CPU" in text
+    assert text.index(report.END) < text.index("## Layout")
+
+
+def test_without_jax_the_column_says_not_installed():
+    child = {"threads": 1, "rows": [], "profiles": [], "jax": False, "max_rss_mib": 1.0}
+    assert {"kind": "all", "threads": 1, "impl": "jax",
+            "rounds_s_min": report.NO_JAX} in report.detail_rows([child])
+
+
+@pytest.mark.parametrize("argv", [["--sizes", "0"], ["--repeats", "-1"], ["--min-block", "0"],
+                                  ["--kinds", "cubic"], ["--threads", "3"]])
+def test_bad_arguments_exit_2_before_work(argv, tmp_path, capsys):
+    with pytest.raises(SystemExit) as err:
+        peers.main([*argv, "--out", str(tmp_path / "out")])
+    assert err.value.code == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_intensity_matches_the_documented_counts():
+    from benchmarks._roofline import flops_bytes, intensity, roofline
+    assert flops_bytes("ridge", 50, 20, 5) == (20000.0, 8160.0)
+    assert intensity("quadratic", 16, 0, 5) == pytest.approx(2560 / 2176)
+    assert roofline(2.0, 50.0, 10.0) == 20.0 and roofline(10.0, 50.0, 10.0) == 50.0
+
+
+def test_scale_kernels_marks_two_thread_cells_when_busy(monkeypatch):
+    from benchmarks import focus_rounds, scale_kernels
+    from flbounds.algorithms import fedavg
+    from flbounds.problems import random_ridge
+    monkeypatch.setattr(scale_kernels, "two_free_cores", lambda: (False, 1.0, 3.0))
+    monkeypatch.setattr(scale_kernels, "best_time", lambda fn, **kw: (fn(), 1.0)[1])
+    rng = np.random.default_rng(0)
+    problem = random_ridge(rng, 6, focus_rounds.SAMPLES, focus_rounds.DIM, lam=focus_rounds.LAM)
+    plan = np.ones((3, 6), dtype=bool)
+    row = scale_kernels.bench_case("FedAvg", fedavg, focus_rounds.loop_fedavg, problem, plan)
+    assert row["rounds_s_2t"] == row["speedup_2t"] == scale_kernels.BUSY
+    assert isinstance(row["rounds_s_1t"], float) and row["max_abs_diff"] < 1e-10
+    fits = scale_kernels.exponents([dict(row, N=n) for n in (10, 100)])
+    assert fits[0]["exponent_2t"] == scale_kernels.BUSY

@@ -1,0 +1,131 @@
+"""The kernels' numba cache: its location (read-only installs included) and one compilation
+per kernel when several processes start on an empty cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import flbounds.kernels as kernels
+from flbounds.kernels import _cache
+
+# a fresh process calls one small kernel and reports where its cache is and what numba did
+_PROBE = """
+import json, numpy as np
+import flbounds.kernels as k
+from flbounds.kernels.losses import quadratic_losses as f
+A = np.eye(2)[None].copy(); b = np.zeros((1, 2)); X = np.ones((1, 2))
+out = np.zeros(1); f(A, b, X, np.zeros(1, dtype=np.int64), out)
+print(json.dumps({"dir": str(k.CACHE_DIR), "misses": sum(f.stats.cache_misses.values()),
+                  "hits": sum(f.stats.cache_hits.values()), "out": float(out[0])}))
+"""
+
+
+def _package_copy(root: Path, *, read_only: bool) -> Path:
+    """A package ``flbounds`` holding only the kernels' cache code and ``losses.py``; with
+    ``read_only`` its ``__pycache__`` is a file, so no folder can be made there (a
+    permission bit would not stop a root user)."""
+    src = Path(kernels.__file__).parent
+    dst = root / "pkg" / "flbounds" / "kernels"
+    dst.mkdir(parents=True)
+    (dst.parent / "__init__.py").write_text("")
+    for name in ("__init__.py", "_cache.py", "losses.py"):
+        shutil.copyfile(src / name, dst / name)
+    if read_only:
+        (dst / "__pycache__").write_text("not a folder")
+    return root / "pkg"
+
+
+def _probe(pkg: Path, env_extra: dict) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(pkg), PYTHONDONTWRITEBYTECODE="1", **env_extra)
+    return subprocess.Popen([sys.executable, "-c", _PROBE], env=env, text=True, cwd=pkg,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _report(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    assert err == ""            # no warning about the cache, on any run
+    return json.loads(out)
+
+
+def test_candidates_in_order(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "n"), "XDG_CACHE_HOME": str(tmp_path / "x")}
+    dirs = _cache.candidate_dirs("abc", env, package=tmp_path / "p")
+    assert dirs[:3] == [tmp_path / "n" / "kernels-abc", tmp_path / "p" / "__pycache__" /
+                        "kernels-abc", tmp_path / "x" / "flbounds" / "numba-abc"]
+    assert dirs[3].name == "numba-abc"
+    no_env = _cache.candidate_dirs("abc", {}, package=tmp_path / "p")
+    assert no_env[0] == tmp_path / "p" / "__pycache__" / "kernels-abc"
+    assert no_env[1] == Path.home() / ".cache" / "flbounds" / "numba-abc"
+
+
+def test_unwritable_candidates_are_skipped(tmp_path):
+    (tmp_path / "n").write_text("a file, not a folder")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "__pycache__").write_text("a file too")
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "n"), "XDG_CACHE_HOME": str(tmp_path / "x")}
+    assert _cache.cache_dir("abc", env, package=tmp_path / "p") == \
+        tmp_path / "x" / "flbounds" / "numba-abc"
+    shutil.rmtree(tmp_path / "x")
+    (tmp_path / "x").write_text("no user cache either")
+    last = _cache.cache_dir("abc", env, package=tmp_path / "p")
+    assert last == _cache.candidate_dirs("abc", env, package=tmp_path / "p")[3]
+
+
+def test_the_digest_follows_the_sources(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = _cache.sources_digest(tmp_path)
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert _cache.sources_digest(tmp_path) != before
+
+
+def test_read_only_install_caches_in_the_user_folder(tmp_path):
+    pkg = _package_copy(tmp_path, read_only=True)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    first = _report(_probe(pkg, env))
+    second = _report(_probe(pkg, env))
+    assert Path(first["dir"]).parent == tmp_path / "xdg" / "flbounds"
+    assert Path(first["dir"]).name.startswith("numba-")
+    assert (first["misses"], first["hits"]) == (1, 0)
+    assert (second["misses"], second["hits"]) == (0, 1)     # cached across processes
+    assert first["out"] == second["out"] == 1.0
+
+
+def test_numba_cache_dir_is_honoured(tmp_path):
+    pkg = _package_copy(tmp_path, read_only=False)
+    report = _report(_probe(pkg, {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}))
+    assert Path(report["dir"]).parent == tmp_path / "nc"
+    assert list(Path(report["dir"]).glob("**/*.nbi"))
+
+
+@pytest.mark.parametrize("processes", [3])
+def test_processes_starting_together_compile_a_kernel_once(tmp_path, processes):
+    """Processes started at once on an empty cache: one compiles, the others load its
+    result (without the compile lock each would compile, as each finds no cache)."""
+    pkg = _package_copy(tmp_path, read_only=False)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}
+    reports = [_report(p) for p in [_probe(pkg, env) for _ in range(processes)]]
+    assert sum(r["misses"] for r in reports) == 1
+    assert sum(r["hits"] for r in reports) == processes - 1
+
+
+def test_kernel_lock_is_reentrant_and_only_for_library_kernels(tmp_path):
+    with _cache.kernel_lock(tmp_path, "flbounds.kernels.x.f"):
+        with _cache.kernel_lock(tmp_path, "flbounds.kernels.x.f"):   # no self-deadlock
+            pass
+    assert (tmp_path / "locks" / "flbounds.kernels.x.f.lock").exists()
+
+    class Foreign:
+        py_func = staticmethod(lambda: None)
+
+    assert _cache._kernel_name(Foreign()) is None
+    from flbounds.kernels.losses import quadratic_losses
+    assert _cache._kernel_name(quadratic_losses) == "flbounds.kernels.losses.quadratic_losses"

@@ -1,0 +1,51 @@
+"""Task order of a ledger run: longest first by the durations stored from earlier runs."""
+
+from types import SimpleNamespace
+
+from flbounds.ledger import runner
+from flbounds.ledger.registry import select
+from flbounds.ledger.store import ResultStore
+
+
+def _row(claim_id, elapsed, profile="quick"):
+    return SimpleNamespace(id=claim_id, elapsed_s=elapsed, profile=profile, verdict="holds",
+                           task_key=f"{claim_id}-key")
+
+
+def _claims(*ids):
+    return [SimpleNamespace(id=i) for i in ids]
+
+
+def test_longest_first_by_the_last_stored_duration():
+    history = [_row("a", 1.0), _row("b", 9.0), _row("c", 3.0), _row("a", 20.0),
+               _row("c", 50.0, profile="full")]
+    order = runner.longest_first(_claims("a", "b", "c"), history, "quick")
+    assert [c.id for c in order] == ["a", "b", "c"]      # a's last quick time is 20 s
+
+
+def test_claims_never_run_start_first_and_ties_keep_their_order():
+    history = [_row("a", 1.0), _row("b", 1.0), _row("d", 5.0)]
+    order = runner.longest_first(_claims("a", "b", "new1", "d", "new2"), history, "quick")
+    assert [c.id for c in order] == ["new1", "new2", "d", "a", "b"]
+    assert [c.id for c in runner.longest_first(_claims("x", "y"), [], "quick")] == ["x", "y"]
+
+
+def test_run_claims_starts_tasks_in_that_order(tmp_path, monkeypatch):
+    claims = select(["kvib.lemma2_2"])
+    assert len(claims) >= 2
+    store = ResultStore(tmp_path)
+    fake = [_row(c.id, float(k)) for k, c in enumerate(claims)]   # the last one is longest
+    monkeypatch.setattr(store, "load", lambda: fake)
+    started = []
+
+    def drive(tasks, executor, finished, *, lease):
+        started.extend(t[0] for t in tasks)
+        executor.close()
+        raise KeyboardInterrupt   # stop before any work: only the order matters here
+
+    monkeypatch.setattr(runner, "_drive", drive)
+    try:
+        runner.run_claims(claims, store=store)
+    except KeyboardInterrupt:
+        pass
+    assert started == [c.id for c in reversed(claims)]

@@ -1,0 +1,129 @@
+"""Hypotheses of the FOCUS results behind each claim, and how the claim's instance meets them.
+
+One reviewed table (claim id -> {hypothesis: True | text}), attached to the claims through
+:func:`flbounds.ledger.declare_hypotheses`; a claim's own ``Evidence.hypotheses`` may refine
+or add entries at run time. ``True``: the instance meets it; a text: left on purpose, and why.
+A claim expected ``violated`` lists every hypothesis of what it targets, all met.
+Assumption numbering as in the paper: A1 arbitrary participation (q_i > 0), A2 L-smoothness,
+A3 mu-strong convexity, A4 PL, A5 bounded heterogeneity, A6 unbiased bounded-variance noise.
+"""
+
+from flbounds.ledger import declare_hypotheses
+
+from .thm6 import HYPOTHESES as THM6
+
+A1 = {"A1: every client participates with q_i > 0 (Bernoulli)": True}
+SC = {"A2-A3: every f_i L-smooth and mu-strongly convex (quadratics)": True}
+SMOOTH = {"A2: every f_i L-smooth": True}
+NOISE = {"A6: unbiased gradient noise with variance sigma^2": True}
+
+declare_hypotheses({
+    # paper errors (expected violated): every hypothesis met
+    "focus.assumption1.case3_weights_are_q": {
+        "Case 3: m of N clients drawn without replacement, categorical weights w_i": True},
+    "focus.assumption1.case3a_printed": {
+        "Case 3a: uniform sampling of m of N clients without replacement": True},
+    "focus.eq33.consensus_limit_printed": {
+        "R primitive and row-stochastic, p its left Perron vector": True},
+    "focus.eq5.pull_mean_printed": {
+        **A1, "R(S_r) built as Sec. 3 defines it (server row first)": True},
+    "focus.fig1.doubly_stochastic_formula": {
+        "Figure 1's instance as printed (S = {1, 3})": True},
+    "focus.fig9.sg_focus_most_accurate": {
+        **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
+        "arbitrary (passive and active) participation": True},
+    "focus.lemma4.proof_step_104": {"q in (0, 1]": True},
+    "focus.lemma4.rare_participation": {
+        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True,
+        "a reachable state of FOCUS": True},
+    "focus.lemma5.sg_descent_printed": {
+        **A1, **SC, **NOISE,
+        "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
+    "focus.thm1a.step_condition_gap": {
+        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
+    "focus.thm1b.proof_step_113": {
+        "eta <= min{1/(4LN), 1/(2(tau-1)LN)} (the step (113) cites)": True},
+    "focus.thm3.printed_bound": {
+        **A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
+    # statements that hold
+    "focus.thm1a.mc_below_bound": {
+        **A1, **SC, "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}": True},
+    "focus.thm1a.fitted_rate": {
+        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
+    "focus.thm1b.printed_rate": {
+        **A1, **SMOOTH, "A4: F PL with beta = lambda_min(mean A)": True,
+        "eta <= Theorem 1(b)'s bound plus the proof's 1/(4LN), 1/(2(tau-1)LN)": True},
+    "focus.thm1b.printed_rate_scalar_pl": {
+        **A1, **SMOOTH, "A4: F PL (beta = 1/32), f_i non-convex": True,
+        "eta <= Theorem 1(b)'s bound plus the proof's 1/(4LN), 1/(2(tau-1)LN)": True},
+    "focus.thm1b.repaired_rate": {
+        **A1, **SMOOTH, "A4: F PL with beta = lambda_min(mean A)": True,
+        "eta <= Theorem 1(b)'s bound and 3 q_min/(128 N)": True},
+    "focus.thm1b.tightness": {
+        **A1, **SMOOTH, "A4: F beta-PL (imposed where F is evaluated: a relaxation)": True,
+        "eta at Theorem 1(b)'s printed bound": True},
+    "focus.thm1c.nonconvex_rate": {
+        **A1, **SMOOTH, "F lower bounded (non-convex logistic + penalty)": True,
+        "eta <= min{1/(2L(tau-1)), q^{3/2}/(8L sqrt N), q/(16L sqrt(2N)), 1/(4LN)}": True},
+    "focus.thm1c.no_floor": {
+        **A1, **SMOOTH,
+        "step": "10x and 100x Theorem 1(c)'s bound on purpose: exactness, not the rate"},
+    # other statements, lemmas and their corrected forms
+    "focus.assumption1.case2_bernoulli_q": {"independent Bernoulli(p_i) participation": True},
+    "focus.cor1_2.uniform_bound": {
+        **SC, "uniform sampling (delta_q = 0)": True,
+        "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
+    "focus.cor3.homogeneous_exact": {**SC, "identical clients (sigma_G = 0)": True},
+    "focus.cor3.rate_tightness": {**SC, "identical clients": True,
+                                  "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
+    "focus.cor3.mc_below_worst_case": {**SC, "identical clients": True,
+                                       "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
+    "focus.eq5.average_mean": {**A1},
+    "focus.eq5.pull_mean_corrected": {**A1},
+    "focus.eq6_7.fedavg_graph_form": {"any participation sequence": True},
+    "focus.exactness.logistic": {
+        **A1, **SMOOTH, "F strongly convex (L2-regularized logistic)": True,
+        "step": "from Theorem 1(a)'s bound up to larger steps on purpose (exactness beyond "
+                "the theorem's step)"},
+    "focus.exactness.quadratic": {
+        **A1, **SC, "step": "from Theorem 1(a)'s bound up to larger steps on purpose"},
+    "focus.exactness.ridge": {
+        **A1, **SC, "step": "from Theorem 1(a)'s bound up to larger steps on purpose"},
+    "focus.lemma1.fedavg_descent": {**A1, **SC, "eta <= 1/(3L)": True},
+    "focus.lemma2.fedavg_consensus_x": {**A1, **SC, "A5: bounded heterogeneity": True,
+                                        "eta <= 1/(4(tau-1)L)": True},
+    "focus.lemma2.fedavg_consensus_y": {**A1, **SC, "A5: bounded heterogeneity": True,
+                                        "eta <= 1/(4(tau-1)L)": True},
+    "focus.lemma3.descent": {**A1, **SC, "eta <= 1/(3L(tau-1)) and the proof's conditions": True},
+    "focus.lemma4.consensus": {
+        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True},
+    "focus.lemma4.corrected": {
+        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True},
+    "focus.lemma5.sg_descent_corrected": {
+        **A1, **SC, **NOISE, "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
+    "focus.lemma6.sg_consensus": {
+        **A1, **SC, **NOISE,
+        "eta <= min{q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1))}": True},
+    "focus.matrices.average_row_stochastic": {"every participation set S": True},
+    "focus.matrices.mass_preservation": {"column-stochastic C_k": True},
+    "focus.matrices.pull_row_stochastic": {"every participation set S": True},
+    "focus.matrices.push_column_stochastic": {"every participation set S": True},
+    "focus.sec5_1.fixed_point": {"any step, tau and participation set": True},
+    "focus.sec5_1.tracking_invariant": {"deterministic and stochastic gradients": True},
+    "focus.thm1a.mc_below_worst_case": {
+        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
+    "focus.thm1a.rounds_tightness": {
+        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
+    "focus.thm1a.tightness": {
+        **A1, **SC, "eta": "multiples of Theorem 1(a)'s bound, <= 1 within the hypotheses; "
+                           "larger ones reported separately"},
+    "focus.thm2.floor_linear_in_step": {**A1, **SC, **NOISE, "eta within Theorem 4's bound": True},
+    "focus.thm2.floor_linear_in_variance": {
+        **A1, **SC, **NOISE, "eta within Theorem 4's bound": True},
+    "focus.thm3.corrected_bound": {**A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
+    "focus.thm4.floor_bound": {**A1, **SC, **NOISE, "eta <= Theorem 4's bound": True},
+    "focus.thm5.floor_bound": {
+        **A1, **SMOOTH, **NOISE, "A4: F PL": True, "eta <= Theorem 5's bound": True},
+    "focus.thm6.repaired_bound": THM6,
+    "focus.thm6.printed_bound": THM6,
+})

@@ -4,14 +4,17 @@ One implementation per algorithm, generic over the problem kind: ``data`` is a c
 :mod:`flbounds.kernels.gradients` and numba compiles each loop once per container type. The
 whole run (all rounds, participants and local steps) happens inside one call.
 
-Per round the participants' local phases write into per-participant rows of a scratch buffer
-(final local models for FedAvg, pushes for FOCUS); the server then reduces the rows serially in
-client order. A round whose gradient work ``m * local_steps * client_work(data)`` is at least
-``settings.min_work`` splits its participants into contiguous chunks run under
-``numba.prange`` (``min_work < 0``: never, for callers already inside a parallel region). The
-same client loop (:func:`_fedavg_span`, :func:`_focus_span`) runs serially or per chunk, so the
-iterates are the same bits for any thread count and chunking. Replicates (many plans) run in
-:mod:`flbounds.kernels.replicates`.
+Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
+:func:`_focus_client`). A serial round adds each participant's result (final local model for
+FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
+touches each client's data once and writes nothing per participant. A round whose gradient
+work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
+participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
+callers already inside a parallel region); the chunks write per-participant rows, which the
+server then adds row by row in client order. Either way every coordinate of the sum is
+accumulated in the same order from 0, so the iterates are the same bits for any thread count
+and chunking (the per-participant rows are allocated only if a round can run in chunks).
+Replicates (many plans) run in :mod:`flbounds.kernels.replicates`.
 
 Kernels never draw random numbers and never validate. Optional inputs and records are switched
 by their length: ``noise`` (R, N, tau, d) is gradient noise if it has rows (SG-FOCUS), ignored
@@ -63,12 +66,13 @@ class FocusRecord(NamedTuple):
 
 @njit(cache=True, fastmath=False)
 def _participants(plan, r, clients):
-    """Write round r's participants (increasing) into ``clients``; return their number."""
+    """Write round r's participants (increasing) into ``clients``; return their number.
+    Branch-free (every index is written, the count advances on participants): a Bernoulli
+    plan's branches are unpredictable."""
     m = 0
     for i in range(plan.shape[1]):
-        if plan[r, i]:
-            clients[m] = i
-            m += 1
+        clients[m] = i
+        m += np.int64(plan[r, i])
     return m
 
 
@@ -86,6 +90,12 @@ def _max_participants(plan):
 
 
 @njit(cache=True, fastmath=False)
+def _may_chunk(data, settings, plan):
+    """Whether a round of all N clients would run in chunks (else no per-participant rows)."""
+    return _n_chunks(data, settings, plan.shape[1]) > 0
+
+
+@njit(cache=True, fastmath=False)
 def _n_chunks(data, settings, m):
     """Chunks of a round of m participants: 0 = run serially, else min(m, 4 threads)."""
     work = m * settings.local_steps * client_work(data)
@@ -95,20 +105,29 @@ def _n_chunks(data, settings, m):
 
 
 @njit(cache=True, fastmath=False)
+def _fedavg_client(data, settings, c, x, work):
+    """Participant c's local phase: ``local_steps`` GD steps from ``x`` in the local buffer
+    ``z = work[1]`` (left there); ``work = (scratch, z, grad)``."""
+    scratch, z, grad = work
+    load_client(data, c, scratch)
+    for p in range(x.shape[0]):
+        z[p] = x[p]
+    for _ in range(settings.local_steps):
+        client_gradient(data, c, z, scratch, grad)
+        for p in range(x.shape[0]):
+            z[p] -= settings.step * grad[p]
+
+
+@njit(cache=True, fastmath=False)
 def _fedavg_span(data, settings, clients, lo, hi, x, finals):
-    """Local phase of participants ``clients[lo:hi]``: ``local_steps`` GD steps from ``x``;
-    participant j's final model goes to ``finals[j]``."""
-    scratch = client_scratch(data)
-    grad = np.empty(x.shape[0])
+    """Local phases of participants ``clients[lo:hi]``; participant j's final model goes to
+    ``finals[j]``."""
+    d = x.shape[0]
+    work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
-        c = clients[j]
-        z = finals[j]
-        load_client(data, c, scratch)
-        z[:] = x
-        for _ in range(settings.local_steps):
-            client_gradient(data, c, z, scratch, grad)
-            for p in range(x.shape[0]):
-                z[p] -= settings.step * grad[p]
+        _fedavg_client(data, settings, clients[j], x, work)
+        for p in range(d):
+            finals[j, p] = work[1][p]
 
 
 @njit(cache=True, fastmath=False, parallel=True)
@@ -119,57 +138,84 @@ def _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals):
 
 
 @njit(cache=True, fastmath=False)
+def _fedavg_round(data, settings, clients, m, x, buffers):
+    """Sum of round's final local models into ``acc = buffers[1]``, in client order. Serial:
+    each final model is added from the local buffer as soon as it is done; in parallel the
+    chunks write ``finals = buffers[0]`` rows, added afterwards row by row (same order)."""
+    finals, acc, work = buffers
+    d = x.shape[0]
+    for p in range(d):
+        acc[p] = 0.0
+    n_chunks = _n_chunks(data, settings, m)
+    if n_chunks > 0:
+        _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals)
+        for j in range(m):
+            for p in range(d):
+                acc[p] += finals[j, p]
+        return
+    z = work[1]
+    for j in range(m):
+        _fedavg_client(data, settings, clients[j], x, work)
+        for p in range(d):
+            acc[p] += z[p]
+
+
+@njit(cache=True, fastmath=False)
 def fedavg_rounds(data, plan, settings, x0, xs):
     r"""FedAvg: every participant runs ``local_steps`` GD steps from the server model, the
     server takes their mean (summed in client order); an empty round leaves the model
     unchanged. ``xs`` (R + 1, d) receives the server iterates (``xs[0] = x0``)."""
     d = x0.shape[0]
     clients = np.empty(plan.shape[1], dtype=np.int64)
-    finals = np.empty((_max_participants(plan), d))
+    finals = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
+    buffers = (finals, np.empty(d), (client_scratch(data), np.empty(d), np.empty(d)))
     xs[0, :] = x0
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
-        n_chunks = _n_chunks(data, settings, m)
-        if n_chunks > 0:
-            _fedavg_chunks(data, settings, clients, m, n_chunks, xs[r], finals)
-        else:
-            _fedavg_span(data, settings, clients, 0, m, xs[r], finals)
+        _fedavg_round(data, settings, clients, m, xs[r], buffers)
         for p in range(d):
-            acc = 0.0
-            for j in range(m):
-                acc += finals[j, p]
-            xs[r + 1, p] = acc / m if m > 0 else xs[r, p]
+            xs[r + 1, p] = buffers[1][p] / m if m > 0 else xs[r, p]
+
+
+@njit(cache=True, fastmath=False)
+def _focus_client(data, settings, noise, r, c, state, work):
+    r"""Participant c's local phase in round r: from the server model, ``local_steps``
+    gradients :math:`h_t` (plus ``noise[r, c, t]``) along
+    :math:`z \leftarrow z - \eta (h_t - g_c^{old})` (``local_steps - 1`` moves); stores
+    :math:`g_c = h_{\tau-1}` (and the point in ``models[c]``); the push
+    :math:`h_{\tau-1} - g_c^{old}` is left in ``v``; ``work = (scratch, z, h, v)``."""
+    scratch, z, h, v = work
+    d = state.x.shape[0]
+    load_client(data, c, scratch)
+    for p in range(d):
+        z[p] = state.x[p]
+    for t in range(settings.local_steps):
+        if t > 0:
+            for p in range(d):
+                z[p] -= settings.step * v[p]
+        client_gradient(data, c, z, scratch, h)
+        if noise.shape[0] > 0:
+            for p in range(d):
+                h[p] += noise[r, c, t, p]
+        for p in range(d):
+            v[p] = h[p] - state.g[c, p]
+    for p in range(d):
+        state.g[c, p] = h[p]
+    if state.models.shape[0] > 0:
+        for p in range(d):
+            state.models[c, p] = z[p]
 
 
 @njit(cache=True, fastmath=False)
 def _focus_span(data, settings, noise, r, clients, span, state, pushes):
-    r"""Local phase of participants ``clients[span[0]:span[1]]`` in round r: from the server
-    model, ``local_steps`` gradients :math:`h_t` (plus ``noise[r, i, t]``) along
-    :math:`z \leftarrow z - \eta (h_t - g_i^{old})` (``local_steps - 1`` moves); stores
-    :math:`g_i = h_{\tau-1}` (and the point in ``models[i]``), writes the push
-    :math:`h_{\tau-1} - g_i^{old}` into ``pushes[j]``."""
+    """Local phases (:func:`_focus_client`) of participants ``clients[span[0]:span[1]]`` in
+    round r; participant j's push goes to ``pushes[j]``."""
     d = state.x.shape[0]
-    scratch = client_scratch(data)
-    z, h, g_old = np.empty(d), np.empty(d), np.empty(d)
+    work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
-        c = clients[j]
-        v = pushes[j]
-        load_client(data, c, scratch)
-        z[:] = state.x
-        g_old[:] = state.g[c]
-        for t in range(settings.local_steps):
-            if t > 0:
-                for p in range(d):
-                    z[p] -= settings.step * v[p]
-            client_gradient(data, c, z, scratch, h)
-            if noise.shape[0] > 0:
-                for p in range(d):
-                    h[p] += noise[r, c, t, p]
-            for p in range(d):
-                v[p] = h[p] - g_old[p]
-        state.g[c, :] = h
-        if state.models.shape[0] > 0:
-            state.models[c, :] = z
+        _focus_client(data, settings, noise, r, clients[j], state, work)
+        for p in range(d):
+            pushes[j, p] = work[3][p]
 
 
 @njit(cache=True, fastmath=False, parallel=True)
@@ -178,6 +224,26 @@ def _focus_chunks(data, settings, noise, r, clients, m, state, pushes):
     for chunk in prange(n_chunks):
         _focus_span(data, settings, noise, r, clients,
                     (chunk * m // n_chunks, (chunk + 1) * m // n_chunks), state, pushes)
+
+
+@njit(cache=True, fastmath=False)
+def _focus_round(data, settings, noise, r, clients, m, state, buffers):
+    r""":math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client order: serially each push is
+    added as soon as it is done; in parallel the chunks write ``pushes = buffers[0]`` rows,
+    added afterwards row by row (same order)."""
+    pushes, work = buffers
+    d = state.x.shape[0]
+    if _n_chunks(data, settings, m) > 0:
+        _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
+        for j in range(m):
+            for p in range(d):
+                state.y[p] += pushes[j, p]
+        return
+    v = work[3]
+    for j in range(m):
+        _focus_client(data, settings, noise, r, clients[j], state, work)
+        for p in range(d):
+            state.y[p] += v[p]
 
 
 @njit(cache=True, fastmath=False)
@@ -191,24 +257,19 @@ def _sum_rows(g, out, row):
 @njit(cache=True, fastmath=False)
 def focus_rounds(data, plan, noise, settings, state, record):
     r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]): per round the participants' local phases
-    (:func:`_focus_span`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
+    (:func:`_focus_client`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
     order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty)."""
     d = state.x.shape[0]
     clients = np.empty(plan.shape[1], dtype=np.int64)
-    pushes = np.empty((_max_participants(plan), d))
+    pushes = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
+    buffers = (pushes, (client_scratch(data), np.empty(d), np.empty(d), np.empty(d)))
     record.xs[0, :] = state.x
     record.ys[0, :] = state.y
     if record.g_sums.shape[0] > 0:
         _sum_rows(state.g, record.g_sums, 0)
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
-        if _n_chunks(data, settings, m) > 0:
-            _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
-        else:
-            _focus_span(data, settings, noise, r, clients, (0, m), state, pushes)
-        for j in range(m):
-            for p in range(d):
-                state.y[p] += pushes[j, p]
+        _focus_round(data, settings, noise, r, clients, m, state, buffers)
         for p in range(d):
             state.x[p] -= settings.step * state.y[p]
         record.xs[r + 1, :] = state.x

@@ -118,11 +118,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "state.x[p] -= settings.step * state.y[p] * (m > 0)",
            "an empty round treated as a no-op (Algorithm 1 still moves x by -eta y)"),
     # ---------------------------------------------------------------- FedAvg aggregation
-    Mutant("fedavg.kernel.empty_round", ("focus", "fedals", "subtrunc"), _K + "rounds.py",
+    Mutant("fedavg.kernel.empty_round", ("focus",), _K + "rounds.py",
            "acc / m if m > 0 else xs[r, p]",
            "acc / m if m > 0 else 0.0",
            "an empty FedAvg round resets the server model to 0 instead of keeping it"),
-    Mutant("fedavg.kernel.local_step", ("focus", "fedals", "subtrunc"), _K + "rounds.py",
+    Mutant("fedavg.kernel.local_step", ("focus",), _K + "rounds.py",
            "z[p] -= settings.step * grad[p]",
            "z[p] -= 1.02 * settings.step * grad[p]",
            "local GD step of FedAvg 2% longer than eta"),

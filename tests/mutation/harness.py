@@ -49,8 +49,9 @@ def select(paper: str | None = None, only: str | None = None,
         raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
     chosen = [m for m in mutants if paper is None or paper in m.papers]
     if only is not None:
-        chosen = [m for m in chosen if fnmatch.fnmatchcase(m.id, only)
-                  or m.id == only or m.id.startswith(only + ".")]
+        pats = [p for p in only.split(",") if p]
+        chosen = [m for m in chosen if any(fnmatch.fnmatchcase(m.id, p) or m.id == p
+                                           or m.id.startswith(p + ".") for p in pats)]
     if not chosen:
         raise ValueError(f"no mutant matches paper={paper!r}, only={only!r}")
     return chosen

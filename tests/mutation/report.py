@@ -20,6 +20,9 @@ def load(paths) -> list[Outcome]:
     for path in paths:
         for row in json.loads(Path(path).read_text())["outcomes"]:
             row = {**row, "killers": tuple(row["killers"]), "crashes": tuple(row["crashes"])}
+            mutant = _BY_ID.get(row["mutant"])
+            if mutant is not None and row["paper"] not in mutant.papers:
+                continue  # the catalogue no longer maps this mutant to that paper
             merged[(row["mutant"], row["paper"])] = Outcome(**row)
     return list(merged.values())
 

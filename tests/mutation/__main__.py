@@ -15,7 +15,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m tests.mutation", description=__doc__)
     p.add_argument("--paper", choices=PAPERS, help="only mutants affecting this paper, "
                    "run against this paper's claims only")
-    p.add_argument("--only", metavar="ID", help="mutant ids, dotted prefixes or globs, comma-separated")
+    p.add_argument("--only", metavar="ID",
+                   help="mutant ids, dotted prefixes or globs, comma-separated")
     p.add_argument("--workers", type=int, default=1, help="workers of each claim run")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     p.add_argument("--json", metavar="PATH", help="write the outcomes as JSON")

@@ -35,7 +35,7 @@ def dump(outcomes: list[Outcome], path, *, date: str | None = None) -> None:
 
 
 def _today() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
 
 
 def per_mutant(outcomes: list[Outcome]) -> dict[str, str]:

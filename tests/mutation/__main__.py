@@ -25,6 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no run: merge earlier --json outputs and report them")
     p.add_argument("--readme", action="store_true",
                    help="with --merge: update the README's mutation section")
+    p.add_argument("--resume", action="store_true",
+                   help="with --json: keep its outcomes and run only the missing ones")
+    p.add_argument("--all-claims", action="store_true", help="run every claim of the paper "
+                   "even when the cheap first stage already killed the mutant")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per claim run")
     return p
 
@@ -37,12 +41,18 @@ def _list(mutants) -> int:
 
 
 def _run(args, mutants) -> list:
-    outcomes = []
+    outcomes = report.load([args.json]) if args.resume and Path(args.json).exists() else []
+    done = {(o.mutant, o.paper) for o in outcomes}
     with tempfile.TemporaryDirectory(prefix="flbounds-mutation-") as tmp:
         for m in mutants:
             for paper in ([args.paper] if args.paper else m.papers):
-                o = run_mutant(m, paper, Path(tmp), workers=args.workers, timeout=args.timeout)
+                if (m.id, paper) in done:
+                    continue
+                o = run_mutant(m, paper, Path(tmp), workers=args.workers, timeout=args.timeout,
+                               staged=not args.all_claims)
                 outcomes.append(o)
+                if args.json:
+                    report.dump(outcomes, args.json)  # after every mutant: nothing is lost
                 shown = ", ".join(o.killers[:4] or o.crashes[:4])
                 print(f"{o.status:9s} {m.id:40s} {paper:9s} {shown}", flush=True)
     return outcomes
@@ -52,6 +62,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.workers < 1:
         print("error: --workers must be >= 1", file=sys.stderr)
+        return 2
+    if args.resume and not args.json:
+        print("error: --resume needs --json", file=sys.stderr)
         return 2
     if args.readme and not args.merge:
         print("error: --readme needs --merge", file=sys.stderr)

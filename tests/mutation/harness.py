@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("flbounds", "verify", "paper_checks", "figures", "pyproject.toml")
 PAPERS = ("fedals", "focus", "kvib", "safari", "subtrunc")
 TAIL_CHARS = 2000
+CHEAP_S = 1.0  # claims faster than this (unmutated, quick) run in the first stage
+TIMINGS = Path(__file__).with_name("timings.json")
 
 
 class Outcome(NamedTuple):
@@ -140,14 +142,51 @@ def classify(mutant_id: str, paper: str, rows: list[dict], rc: int, err: str) ->
                    "" if status == "survived" else err)
 
 
+def paper_claims(tree: Path, env: dict[str, str], paper: str) -> list[str]:
+    """Ids of ``paper``'s claims as registered in ``tree``."""
+    out = subprocess.run([sys.executable, "-m", "flbounds", "list", paper], cwd=tree, env=env,
+                         check=True, capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines()
+            if line.startswith("  ") and line.split()[0].startswith(paper + ".")]
+
+
+def tiers(ids: list[str], timings: dict[str, float]) -> list[list[str]]:
+    """The claims in two runs: those known to take under ``CHEAP_S`` seconds, then the rest
+    (slow or new claims). A mutant killed by the first run skips the second."""
+    cheap = [c for c in ids if timings.get(c, CHEAP_S) < CHEAP_S]
+    rest = [c for c in ids if c not in cheap]
+    return [t for t in (cheap, rest) if t]
+
+
 def run_mutant(mutant: Mutant, paper: str, scratch: Path, *, workers: int = 1,
                claims: list[str] | None = None, timeout: float = 3600.0,
-               root: Path = ROOT) -> Outcome:
-    """Copy, patch, run ``paper``'s quick claims (or ``claims``), classify."""
+               root: Path = ROOT, staged: bool = True) -> Outcome:
+    """Copy, patch, run ``paper``'s quick claims (or ``claims``), classify. With ``staged``
+    the cheap claims run first and the rest only if none of those killed the mutant."""
     tree = scratch / "tree"
     copy_tree(tree, root)
     apply(mutant, tree)
     env = child_env(scratch)
     check_shadowing(tree, env)
-    rows, rc, err = run_claims(tree, env, claims or [paper], workers, scratch / "run", timeout)
-    return classify(mutant.id, paper, rows, rc, err)
+    if claims:
+        stages = [claims]
+    elif staged:
+        stages = tiers(paper_claims(tree, env, paper), load_timings())
+    else:
+        stages = [[paper]]
+    rows, rc, err = [], 0, ""
+    for stage in stages:
+        got, rc_stage, err_stage = run_claims(tree, env, stage, workers, scratch / "run",
+                                              timeout)
+        rows += got
+        rc = rc if rc not in (0, 1) else max(rc, rc_stage) if rc_stage >= 0 else rc_stage
+        err += err_stage
+        outcome = classify(mutant.id, paper, rows, rc, err[-TAIL_CHARS:])
+        if outcome.status == "killed":
+            break
+    return outcome
+
+
+def load_timings() -> dict[str, float]:
+    """Quick-profile seconds per claim from an unmutated run (``timings.json``)."""
+    return json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}

@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --merge: update the README's mutation section")
     p.add_argument("--resume", action="store_true",
                    help="with --json: keep its outcomes and run only the missing ones")
+    p.add_argument("--retry-survivors", action="store_true",
+                   help="with --resume: run the surviving mutants again")
     p.add_argument("--all-claims", action="store_true", help="run every claim of the paper "
                    "even when the cheap first stage already killed the mutant")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per claim run")
@@ -42,6 +44,8 @@ def _list(mutants) -> int:
 
 def _run(args, mutants) -> list:
     outcomes = report.load([args.json]) if args.resume and Path(args.json).exists() else []
+    if args.retry_survivors:  # e.g. after adding a claim: run the survivors again
+        outcomes = [o for o in outcomes if o.status != "survived"]
     done = {(o.mutant, o.paper) for o in outcomes}
     with tempfile.TemporaryDirectory(prefix="flbounds-mutation-") as tmp:
         for m in mutants:

@@ -57,3 +57,27 @@ def test_planted_raise_is_seen_through_the_copy(tmp_path):
                          timeout=600)
     assert outcome.n_claims == 1
     assert outcome.status == "crashed" and outcome.crashes == ("kvib.lemma2_1.arbitrary_p",)
+
+
+def _cache_dir(tree, env):
+    import subprocess
+    import sys
+    code = "import numba, flbounds.kernels; print(numba.config.CACHE_DIR)"
+    return subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_kernel_mutant_gets_its_own_numba_cache(tmp_path):
+    """A mutated kernel must not reuse code compiled from the clean kernels (nor leave its
+    code to the next mutant): the copy's numba cache directory follows the kernel sources."""
+    from tests.mutation.harness import child_env
+
+    kernel = next(m for m in MUTANTS if m.path.startswith("flbounds/kernels/"))
+    env = child_env(tmp_path)
+    copy_tree(tmp_path / "tree")
+    clean = _cache_dir(tmp_path / "tree", env)
+    apply(kernel, tmp_path / "tree")
+    mutated = _cache_dir(tmp_path / "tree", env)
+    copy_tree(tmp_path / "tree")
+    assert clean.startswith(env["NUMBA_CACHE_DIR"]) and mutated != clean
+    assert _cache_dir(tmp_path / "tree", env) == clean

@@ -42,6 +42,7 @@ class Outcome(NamedTuple):
     n_claims: int
     returncode: int
     stderr_tail: str
+    reasons: tuple[str, ...] = ()  # "claim: reason" of the claims that errored
 
 
 def select(paper: str | None = None, only: str | None = None,
@@ -138,8 +139,10 @@ def classify(mutant_id: str, paper: str, rows: list[dict], rc: int, err: str) ->
         status = "crashed"
     else:
         status = "survived"
+    reasons = tuple(f"{r['id']}: {(r.get('reason') or '')[:300]}" for r in off
+                    if r["verdict"] == "error")
     return Outcome(mutant_id, paper, status, killers, crashes, len(rows), rc,
-                   "" if status == "survived" else err)
+                   "" if status == "survived" else err, reasons)
 
 
 def paper_claims(tree: Path, env: dict[str, str], paper: str) -> list[str]:

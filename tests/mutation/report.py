@@ -19,7 +19,8 @@ def load(paths) -> list[Outcome]:
     merged: dict[tuple[str, str], Outcome] = {}
     for path in paths:
         for row in json.loads(Path(path).read_text())["outcomes"]:
-            row = {**row, "killers": tuple(row["killers"]), "crashes": tuple(row["crashes"])}
+            row = {**row, "killers": tuple(row["killers"]), "crashes": tuple(row["crashes"]),
+                   "reasons": tuple(row.get("reasons", ()))}
             mutant = _BY_ID.get(row["mutant"])
             if mutant is not None and row["paper"] not in mutant.papers:
                 continue  # the catalogue no longer maps this mutant to that paper

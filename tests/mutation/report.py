@@ -22,8 +22,8 @@ def load(paths) -> list[Outcome]:
             row = {**row, "killers": tuple(row["killers"]), "crashes": tuple(row["crashes"]),
                    "reasons": tuple(row.get("reasons", ()))}
             mutant = _BY_ID.get(row["mutant"])
-            if mutant is not None and row["paper"] not in mutant.papers:
-                continue  # the catalogue no longer maps this mutant to that paper
+            if mutant is None or row["paper"] not in mutant.papers:
+                continue  # no longer in the catalogue, or no longer mapped to that paper
             merged[(row["mutant"], row["paper"])] = Outcome(**row)
     return list(merged.values())
 

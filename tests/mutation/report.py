@@ -107,6 +107,13 @@ def survivors(outcomes: list[Outcome]) -> str:
     return "\n".join(out) or "(none)"
 
 
+def not_run(outcomes: list[Outcome]) -> str:
+    """Markdown list of the (mutant, paper) pairs of the catalogue with no outcome."""
+    done = {(o.mutant, o.paper) for o in outcomes}
+    missing = [f"`{m.id}` ({p})" for m in MUTANTS for p in m.papers if (m.id, p) not in done]
+    return ", ".join(missing) or "(none)"
+
+
 def markdown(outcomes: list[Outcome], *, date: str | None = None) -> str:
     """The full report (``tests/mutation/RESULTS.md``)."""
     return "\n\n".join([
@@ -117,6 +124,7 @@ def markdown(outcomes: list[Outcome], *, date: str | None = None) -> str:
         "any of its papers catches it.",
         "## Kill rate", rate_table(outcomes),
         "## Survivors", survivors(outcomes),
+        "## Not run", not_run(outcomes),
         "## Per mutant", detail_table(outcomes)]) + "\n"
 
 

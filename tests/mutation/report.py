@@ -132,9 +132,10 @@ def readme_section(outcomes: list[Outcome], *, date: str | None = None) -> str:
     """The README's short section (between the mutation markers)."""
     return "\n".join([
         README_BEGIN,
-        f"Mutation testing ({date or _today()}, {len(per_mutant(outcomes))} planted bugs, "
-        "quick profile; `python -m tests.mutation --help`, full output in "
-        "`tests/mutation/RESULTS.md`):", "", rate_table(outcomes), README_END])
+        f"Mutation testing ({date or _today()}, quick profile): {len(per_mutant(outcomes))} "
+        f"of the {len(MUTANTS)} planted bugs run so far; caught = killed by a verdict or "
+        "crashed. Survivors and the pairs not yet run: `tests/mutation/RESULTS.md`.", "",
+        rate_table(outcomes), README_END])
 
 
 def update_readme(readme: Path, section: str) -> None:

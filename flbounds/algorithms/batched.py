@@ -1,12 +1,14 @@
 r"""FedAvg and FOCUS over a replicate axis: many participation plans in one compiled call.
 
 For Monte Carlo over participation patterns: ``plans`` has shape (n_reps, n_rounds, n_clients)
-and replicate b is exactly ``fedavg(problem, plans[b], ...)`` (resp. ``focus``), bit for bit:
-the replicates are an axis over the same compiled round loops
-(:func:`flbounds.kernels.rounds.fedavg_replicates`, ``focus_replicates``), run in parallel over
-replicates with each replicate's rounds serial, so the numbers do not depend on the thread
-count. Memory per replicate: the server trace (R + 1, d), and for FOCUS the stored gradients
-(N, d), plus O(N d) scratch per running replicate.
+and replicate b is exactly ``fedavg(problem, plans[b], ...)`` (resp. ``focus``), bit for bit.
+FedAvg is replicate-batched (:func:`flbounds.kernels.replicates.fedavg_replicates`): per
+round, each client runs its local steps once for all replicates it serves, as a block (its
+data read once, the gradient a small matrix product); groups of replicates run in parallel
+and a replicate's numbers do not depend on the thread count. FOCUS runs its round loop per
+replicate, in parallel over replicates (``focus_replicates``). Memory: the server traces
+(R + 1, d) per replicate, O(B d) blocks and a copy of the plans for FedAvg, and for FOCUS
+the stored gradients (N, d) per replicate.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.algorithms.focus import INITS
-from flbounds.kernels.rounds import FocusRecord, FocusState, fedavg_replicates, focus_replicates
+from flbounds.kernels.replicates import fedavg_replicates, focus_replicates
+from flbounds.kernels.rounds import FocusRecord, FocusState
 
 
 class BatchedFedAvgTrace(NamedTuple):

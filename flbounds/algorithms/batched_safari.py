@@ -4,22 +4,24 @@ For Monte Carlo over SAFARI's randomness (round types, sampled clients, gradient
 ``plans`` is a sequence of :class:`~flbounds.algorithms.safari.SafariPlan` (or one SafariPlan
 whose fields carry a leading replicate axis) and replicate b is exactly
 ``safari(problem, plans[b], ...)``, bit for bit: every replicate runs in one compiled call over
-the same round loop (:func:`flbounds.kernels.mixed_rounds.safari_replicates`), in parallel over
-replicates (each replicate's rounds serial, so the numbers do not depend on the thread count).
-Memory per replicate: the server trace (R + 1, d) and the (R,) local-gradient record, plus
-O(d) scratch per running replicate; no client states are kept.
+the replicate-batched round loop (:func:`flbounds.kernels.replicates.safari_replicates`: per
+client round, each client's local steps for all replicates that sampled it in one block),
+in parallel over groups of replicates (a replicate's numbers do not depend on the thread
+count or its group). Memory per replicate: the server trace (R + 1, d) and the (R,)
+local-gradient record, plus O(m K d) scratch for one round; no client states are kept.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from flbounds.algorithms._common import check_compiled, problem_data
 from flbounds.algorithms.safari import SafariPlan, _check, kernel_plan, safari_plan
 from flbounds.kernels.gradients import population
-from flbounds.kernels.mixed_rounds import safari_replicates
+from flbounds.kernels.replicates import safari_replicates
 
 
 class BatchedSafariTrace(NamedTuple):
@@ -70,25 +72,36 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
         As in :func:`~flbounds.algorithms.safari.safari`.
     plans : sequence of SafariPlan, or SafariPlan with a leading replicate axis
         Replicate b's plan (see :func:`stack_safari_plans`, :func:`safari_plans`).
-    step_client, step_server, x0
+    step_client, step_server
         As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates.
+    x0 : array_like, shape (d,) or (n_reps, d), optional
+        The start of every replicate, or one start per replicate (e.g. to continue runs).
 
     Returns
     -------
     BatchedSafariTrace
         ``x[b]``, ``client_round[b]``, ``local_grad_norm2[b]`` equal the fields of
-        ``safari(problem, plans[b], ...)`` exactly.
+        ``safari(problem, plans[b], x0=x0[b], ...)`` exactly.
     """
     plan = stack_safari_plans(plans)
     n_reps, n_rounds = plan.client_round.shape
-    x0 = np.asarray(_check(problem, _replicate(plan, 0), step_client, step_server, x0))
-    for rep in range(1, n_reps):
-        _check(problem, _replicate(plan, rep), step_client, step_server, x0)
+    if x0 is not None and np.ndim(x0) == 2:
+        if np.shape(x0)[0] != n_reps:
+            raise ValueError(f"x0 must have shape ({problem.dim},) or ({n_reps}, "
+                             f"{problem.dim}) (one start per replicate), got {np.shape(x0)}")
+        starts = np.array([_check(problem, _replicate(plan, rep), step_client, step_server,
+                                  x0[rep]) for rep in range(n_reps)])
+    else:
+        x0 = _check(problem, _replicate(plan, 0), step_client, step_server, x0)
+        for rep in range(1, n_reps):
+            _check(problem, _replicate(plan, rep), step_client, step_server, x0)
+        starts = np.repeat(np.asarray(x0, dtype=float)[None], n_reps, axis=0)
     check_compiled(fast, "fast")
     data = problem_data(problem)
     xs = np.empty((n_reps, n_rounds + 1, problem.dim))
     g2 = np.empty((n_reps, n_rounds))
     safari_replicates(data, population(data), kernel_plan(plan),
                       (float(step_client), float(step_server)),
-                      np.ascontiguousarray(x0, dtype=float), (xs, g2))
+                      np.ascontiguousarray(starts, dtype=float), (xs, g2),
+                      numba.get_num_threads())
     return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

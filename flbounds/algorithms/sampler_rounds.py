@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms._common import round_settings
 from flbounds.kernels.isp_round import (
     KVIB,
     ORACLE,
@@ -31,6 +32,7 @@ from flbounds.kernels.isp_round import (
     IspSettings,
     isp_sampler_round,
 )
+from flbounds.kernels.replicates import local_update_blocks
 from flbounds.sampling import (
     Draw,
     Feedback,
@@ -92,8 +94,18 @@ class ReplayUniforms:
 
 def replicate_local_updates(problem, x, local_steps, step):
     """(B, N, d) pseudo-gradients :math:`x_b - x_{b,i}^R` of every client of every replicate
-    after ``local_steps`` full-batch GD steps from the replicate's model ``x[b]``."""
+    after ``local_steps`` full-batch GD steps from the replicate's model ``x[b]``.
+
+    Problems of :mod:`flbounds.problems` (whose gradients are the compiled kernels) run
+    :func:`flbounds.kernels.replicates.local_update_blocks`: each client once for all
+    replicates, the same numbers as the NumPy loop below, which serves any other problem."""
     n_reps, dim = x.shape
+    if type(problem).__module__.startswith("flbounds.problems.") \
+            and getattr(problem, "kernel_data", None) is not None:
+        out = np.empty((n_reps, problem.n_clients, dim))
+        local_update_blocks(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
+                            round_settings(step, local_steps, parallel=False), out)
+        return out
     clients = np.tile(np.arange(problem.n_clients), n_reps)
     X = np.repeat(x, problem.n_clients, axis=0)
     for _ in range(local_steps):

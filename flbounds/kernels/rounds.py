@@ -10,8 +10,8 @@ client order. A round whose gradient work ``m * local_steps * client_work(data)`
 ``settings.min_work`` splits its participants into contiguous chunks run under
 ``numba.prange`` (``min_work < 0``: never, for callers already inside a parallel region). The
 same client loop (:func:`_fedavg_span`, :func:`_focus_span`) runs serially or per chunk, so the
-iterates are the same bits for any thread count and chunking. Replicates (many plans) are an
-axis over the same loops (:func:`fedavg_replicates`, :func:`focus_replicates`).
+iterates are the same bits for any thread count and chunking. Replicates (many plans) run in
+:mod:`flbounds.kernels.replicates`.
 
 Kernels never draw random numbers and never validate. Optional inputs and records are switched
 by their length: ``noise`` (R, N, tau, d) is gradient noise if it has rows (SG-FOCUS), ignored
@@ -215,24 +215,3 @@ def focus_rounds(data, plan, noise, settings, state, record):
         record.ys[r + 1, :] = state.y
         if record.g_sums.shape[0] > 0:
             _sum_rows(state.g, record.g_sums, r + 1)
-
-
-@njit(cache=True, fastmath=False, parallel=True)
-def fedavg_replicates(data, plans, settings, x0, xs):
-    """:func:`fedavg_rounds` for every plan ``plans[b]`` (n_reps, R, N) in parallel over
-    replicates, each replicate serial (``settings.min_work`` should be -1); ``xs``
-    (n_reps, R + 1, d)."""
-    for rep in prange(plans.shape[0]):
-        fedavg_rounds(data, plans[rep], settings, x0, xs[rep])
-
-
-@njit(cache=True, fastmath=False, parallel=True)
-def focus_replicates(data, plans, settings, states, records):
-    """:func:`focus_rounds` (no noise) for every plan ``plans[b]`` in parallel over
-    replicates; ``states`` and ``records`` hold the per-replicate arrays on a leading axis."""
-    d = states.x.shape[1]
-    noise = np.zeros((0, 1, 1, d))
-    for rep in prange(plans.shape[0]):
-        state = FocusState(states.x[rep], states.y[rep], states.g[rep], states.models[rep])
-        record = FocusRecord(records.xs[rep], records.ys[rep], records.g_sums[rep])
-        focus_rounds(data, plans[rep], noise, settings, state, record)

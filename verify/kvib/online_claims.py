@@ -7,16 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.sampling import Mabs, Vrb, optimal_isp_probabilities
+from flbounds.sampling import optimal_isp_probabilities
 from flbounds.sampling.online import (
     Assumption51Feedback,
     best_fixed_cost,
     ftrl_full_information,
     kvib_online,
     regrets,
-    run_online,
     static_regret,
 )
+from flbounds.sampling.online_batched import baseline_costs
 from flbounds.stats import loglog_slope
 
 
@@ -129,18 +129,18 @@ def mixing_and_estimates(*, rng, n_clients, k, n_draws):
 def _baseline_regrets(rng, fb, ks, n_rounds, n_seeds):
     """Static regrets (n_seeds, len(ks)) of K-Vib, Vrb and Mabs (App. F settings, G = max)."""
     G = fb.G
-    n = fb.n_clients
-    makers = {"vrb": lambda k: Vrb(n, k, n_rounds, G=G),
-              "mabs": lambda k: Mabs(n, k, n_rounds, G=G),
-              "kvib": None}
     out = {}
-    for name, make in makers.items():
+    for name in ("vrb", "mabs", "kvib"):
         reg = np.empty((n_seeds, len(ks)))
-        for s, child in enumerate(rng.spawn(n_seeds)):
+        children = rng.spawn(n_seeds)
+        if name != "kvib":
+            # Vrb / Mabs: all seeds and budgets in one batch, bit for bit the run_online runs
+            costs = baseline_costs(name, fb, ks, n_rounds, children, G=G)
+        for s, child in enumerate(children):
             for j, k in enumerate(ks):
-                costs = (kvib_online(fb, n_rounds, k, child, G=G).costs if make is None
-                         else run_online(make(k), fb, n_rounds, child).costs)
-                reg[s, j] = static_regret(costs, fb, k)
+                run = kvib_online(fb, n_rounds, k, child, G=G).costs if name == "kvib" \
+                    else costs[s, j]
+                reg[s, j] = static_regret(run, fb, k)
         out[name] = reg
     return out
 

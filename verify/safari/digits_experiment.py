@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import log_softmax, softmax
+from scipy.special import log_softmax
 
 N_CLASSES = 10
 
@@ -67,10 +67,19 @@ def digits_federation(rng: np.random.Generator, *, n_clients: int = 10,
                             server_idx, test_idx)
 
 
+def _softmax_rows(Z):
+    """``scipy.special.softmax(Z, axis=-1)`` by the same NumPy operations (max, exp, sum),
+    without its per-call overhead; any leading axes are replicates."""
+    e = np.exp(Z - np.max(Z, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
 def _grad(W, X, y):
-    """Gradient of the mean cross-entropy of softmax(X W) at labels y."""
-    P = softmax(X @ W, axis=1)
-    P[np.arange(y.size), y] -= 1.0
+    """Gradient of the mean cross-entropy of softmax(X W) at labels y; ``W`` is (65, 10) or
+    a stack (B, 65, 10) of replicates' weights on the same minibatch (``matmul`` runs one
+    product per replicate, the same product as for a single W)."""
+    P = _softmax_rows(X @ W)
+    P[..., np.arange(y.size), y] -= 1.0
     return X.T @ P / y.size
 
 
@@ -147,6 +156,57 @@ def safari_digits(fed: DigitsFederation, plan: DigitsPlan, *, step_client=0.1,
     return np.array(kept)
 
 
+def _client_round(fed, plan, r, W, step_client, batch):
+    """One client round from the weights ``W`` (65, 10) or (B, 65, 10), all replicates on the
+    round's clients and minibatches."""
+    acc = np.zeros_like(W)
+    for i, order in zip(plan.clients[r], plan.orders[r], strict=True):
+        idx = fed.client_idx[i][order]
+        V = W.copy()
+        for start in range(0, idx.size, batch):
+            b = idx[start:start + batch]
+            V -= step_client * _grad(V, fed.X[b], fed.y[b])
+        acc += V
+    return acc / plan.clients.shape[1]
+
+
+def _server_round(fed, plan, r, W, step_server, batch, server_steps):
+    idx = fed.server_idx[plan.server_orders[r]]
+    if server_steps is not None:
+        idx = idx[:server_steps * batch]
+    for start in range(0, idx.size, batch):
+        b = idx[start:start + batch]
+        W = W - step_server * _grad(W, fed.X[b], fed.y[b])
+    return W
+
+
+def _paired_runs(fed, plan, always_client, *, step_client, step_server, batch, tail,
+                 server_steps):
+    """Two replicates on one plan: replicate 0 takes a client round wherever
+    ``always_client`` or the plan says so (FedAvg when all True), replicate 1 follows the
+    plan (SAFARI). Rounds where both are client rounds run both in one pass (stacked
+    weights, the same minibatches); each replicate equals its own run bit for bit. Returns
+    the weights after each of the last ``tail`` rounds, shape (tail, 2, 65, 10)."""
+    if server_steps is not None and server_steps < 1:
+        raise ValueError(f"server_steps must be None or >= 1, got {server_steps}")
+    n_rounds = plan.client_round.size
+    if not 1 <= tail <= n_rounds:
+        raise ValueError(f"tail must lie in [1, {n_rounds}]")
+    W = np.zeros((2, fed.X.shape[1], N_CLASSES))
+    kept = []
+    for r in range(n_rounds):
+        if plan.client_round[r]:
+            W = _client_round(fed, plan, r, W, step_client, batch)
+        else:
+            if always_client[r]:
+                W[0] = _client_round(fed, plan, r, W[0], step_client, batch)
+            if fed.server_idx.size:
+                W[1] = _server_round(fed, plan, r, W[1], step_server, batch, server_steps)
+        if r >= n_rounds - tail:
+            kept.append(W.copy())
+    return np.array(kept)
+
+
 def gain(rng, *, classes_per_client, n_excluded, n_server, q=0.8, n_rounds=150,
          n_sampled=5, batch=16, tail=10, server_steps=None) -> tuple[float, float]:
     """Test accuracy (%) of FedAvg (q = 1) and SAFARI (q) on one shared federation and plan,
@@ -156,9 +216,9 @@ def gain(rng, *, classes_per_client, n_excluded, n_server, q=0.8, n_rounds=150,
     fed = digits_federation(rng, classes_per_client=classes_per_client, n_server=n_server)
     plan = digits_plan(rng, fed, n_rounds=n_rounds, q=q, n_excluded=n_excluded,
                        n_sampled=n_sampled)
-    fedavg_plan = plan._replace(client_round=np.ones_like(plan.client_round))
     X, y = fed.X[fed.test_idx], fed.y[fed.test_idx]
-    acc = [np.mean([accuracy(W, X, y) for W in safari_digits(fed, p, batch=batch, tail=tail,
-                                                             server_steps=server_steps)])
-           for p in (fedavg_plan, plan)]
+    # FedAvg (the plan with every round a client round) and SAFARI (the plan), paired
+    kept = _paired_runs(fed, plan, np.ones(n_rounds, dtype=bool), step_client=0.1,
+                        step_server=0.1, batch=batch, tail=tail, server_steps=server_steps)
+    acc = [np.mean([accuracy(W, X, y) for W in kept[:, j]]) for j in range(2)]
     return 100 * float(acc[0]), 100 * float(acc[1])

@@ -1,0 +1,206 @@
+r"""Gradients of one client at a block of points: the replicate-batched form of
+:func:`flbounds.kernels.gradients.client_gradient`.
+
+``block_gradient(data, c, Z, nb, scratch, out)`` writes :math:`\nabla f_c(Z_{:,j})` into
+``out[:, j]`` for the first ``nb`` columns of ``Z`` (d, B): one column per replicate. The
+client's data is read once per call for all ``nb`` columns, and the residual and gradient are
+small matrix products (ridge: :math:`X_c Z` then :math:`X_c^\top R`) whose innermost loop runs
+over the columns.
+
+Bit for bit: every column is computed by the same floating-point expression, in the same order,
+as the one-point gradient of :mod:`flbounds.kernels.gradients` (same partial sums, same
+association, no reassociation across columns, fastmath off); only the loop nest differs. So
+column j equals ``client_gradient(data, c, Z[:, j], ...)`` exactly, which the tests check for
+every problem kind. If the one-point order changes, the two must change together.
+
+Protocol (compiled only): ``scratch = block_scratch(data, B)`` once per thread (it holds the
+one-point scratch of :func:`~flbounds.kernels.gradients.client_scratch`, filled by
+:func:`~flbounds.kernels.gradients.load_client`), then ``block_gradient``. Memory per call:
+O(n B + d B) besides the data; no (N, B, d) arrays. No RNG, no validation.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from flbounds.kernels.gradients import (
+    LogisticData,
+    QuadraticData,
+    RidgeData,
+    ScalarPLData,
+    _kind,
+    client_scratch,
+    load_client,
+)
+from flbounds.kernels.losses import _expit
+
+
+@njit(cache=True, fastmath=False)
+def _quadratic_block(A, b, c, Z, nb, acc, out):
+    """``out[p, j] = A[c, p] @ Z[:, j] - b[c, p]`` with the four partial sums of
+    :func:`flbounds.kernels.gradients._dot`; ``acc`` (4, B) holds them per column."""
+    d = Z.shape[0]
+    for p in range(d):
+        acc[:, :nb] = 0.0
+        q = 0
+        while q + 4 <= d:
+            a0, a1, a2, a3 = A[c, p, q], A[c, p, q + 1], A[c, p, q + 2], A[c, p, q + 3]
+            for j in range(nb):
+                acc[0, j] += a0 * Z[q, j]
+                acc[1, j] += a1 * Z[q + 1, j]
+                acc[2, j] += a2 * Z[q + 2, j]
+                acc[3, j] += a3 * Z[q + 3, j]
+            q += 4
+        while q < d:
+            a0 = A[c, p, q]
+            for j in range(nb):
+                acc[0, j] += a0 * Z[q, j]
+            q += 1
+        for j in range(nb):
+            out[p, j] = ((acc[0, j] + acc[1, j]) + (acc[2, j] + acc[3, j])) - b[c, p]
+
+
+@njit(cache=True, fastmath=False)
+def _ridge_block(features, targets, lam, c, ft, Z, nb, resid, out):
+    r""":math:`X_c^\top (X_c Z - y_c)/n + \lambda Z` per column, in the order of
+    :func:`flbounds.kernels.gradients._ridge` (``ft`` = ``features[c]`` transposed,
+    ``resid`` (n, B))."""
+    n, d = ft.shape[1], Z.shape[0]
+    for k in range(n):
+        t = -targets[c, k]
+        for j in range(nb):
+            resid[k, j] = t
+    p = 0
+    while p + 4 <= d:
+        for k in range(n):
+            a0, a1, a2, a3 = ft[p, k], ft[p + 1, k], ft[p + 2, k], ft[p + 3, k]
+            for j in range(nb):
+                resid[k, j] = (((resid[k, j] + a0 * Z[p, j]) + a1 * Z[p + 1, j])
+                               + a2 * Z[p + 2, j]) + a3 * Z[p + 3, j]
+        p += 4
+    while p < d:
+        for k in range(n):
+            a0 = ft[p, k]
+            for j in range(nb):
+                resid[k, j] += a0 * Z[p, j]
+        p += 1
+    out[:, :nb] = 0.0
+    k = 0
+    while k + 4 <= n:
+        for q in range(d):
+            f0, f1 = features[c, k, q], features[c, k + 1, q]
+            f2, f3 = features[c, k + 2, q], features[c, k + 3, q]
+            for j in range(nb):
+                out[q, j] = (((out[q, j] + resid[k, j] * f0) + resid[k + 1, j] * f1)
+                             + resid[k + 2, j] * f2) + resid[k + 3, j] * f3
+        k += 4
+    while k < n:
+        for q in range(d):
+            f0 = features[c, k, q]
+            for j in range(nb):
+                out[q, j] += resid[k, j] * f0
+        k += 1
+    for q in range(d):
+        for j in range(nb):
+            out[q, j] = out[q, j] / n + lam * Z[q, j]
+
+
+@njit(cache=True, fastmath=False)
+def _logistic_block(features, labels, lam, rho, c, Z, nb, acc, out):
+    """Per column the order of :func:`flbounds.kernels.gradients._logistic`; ``acc`` (4, B)
+    holds the four partial sums of each sample's margin."""
+    n, d = features.shape[1], Z.shape[0]
+    out[:, :nb] = 0.0
+    for k in range(n):
+        acc[:, :nb] = 0.0
+        p = 0
+        while p + 4 <= d:
+            a0, a1 = features[c, k, p], features[c, k, p + 1]
+            a2, a3 = features[c, k, p + 2], features[c, k, p + 3]
+            for j in range(nb):
+                acc[0, j] += a0 * Z[p, j]
+                acc[1, j] += a1 * Z[p + 1, j]
+                acc[2, j] += a2 * Z[p + 2, j]
+                acc[3, j] += a3 * Z[p + 3, j]
+            p += 4
+        while p < d:
+            a0 = features[c, k, p]
+            for j in range(nb):
+                acc[0, j] += a0 * Z[p, j]
+            p += 1
+        y = labels[c, k]
+        for j in range(nb):
+            margin = (acc[0, j] + acc[1, j]) + (acc[2, j] + acc[3, j])
+            acc[0, j] = -y * _expit(-y * margin)
+        for p in range(d):
+            f = features[c, k, p]
+            for j in range(nb):
+                out[p, j] += acc[0, j] * f
+    for p in range(d):
+        for j in range(nb):
+            z = Z[p, j]
+            g = out[p, j] / n + lam * z
+            if rho != 0.0:
+                s = 1.0 + z * z
+                g += 2.0 * rho * z / (s * s)
+            out[p, j] = g
+
+
+def block_scratch(data, n_cols):
+    """Per-thread scratch of :func:`block_gradient` for up to ``n_cols`` columns (compiled
+    only)."""
+    raise NotImplementedError("block_scratch is only callable from compiled code")
+
+
+def block_gradient(data, c, Z, nb, scratch, out):
+    r"""Write :math:`\nabla f_c(Z_{:,j})` into ``out[:, j]``, j < nb (compiled only)."""
+    raise NotImplementedError("block_gradient is only callable from compiled code")
+
+
+@overload(block_scratch, jit_options={"fastmath": False})
+def _block_scratch(data, n_cols):
+    if _kind(data) is RidgeData:
+        def impl(data, n_cols):
+            return client_scratch(data), np.empty((data.features.shape[1], n_cols))
+        return impl
+    if _kind(data) in (QuadraticData, LogisticData, ScalarPLData):
+        def impl(data, n_cols):
+            return client_scratch(data), np.empty((4, n_cols))
+        return impl
+    return None
+
+
+@overload(block_gradient, jit_options={"fastmath": False})
+def _block_gradient(data, c, Z, nb, scratch, out):
+    kind = _kind(data)
+    if kind is QuadraticData:
+        def impl(data, c, Z, nb, scratch, out):
+            _quadratic_block(data.A, data.b, c, Z, nb, scratch[1], out)
+        return impl
+    if kind is RidgeData:
+        def impl(data, c, Z, nb, scratch, out):
+            _ridge_block(data.features, data.targets, data.lam, c, scratch[0][0], Z, nb,
+                         scratch[1], out)
+        return impl
+    if kind is LogisticData:
+        def impl(data, c, Z, nb, scratch, out):
+            _logistic_block(data.features, data.labels, data.lam, data.rho, c, Z, nb,
+                            scratch[1], out)
+        return impl
+    if kind is ScalarPLData:
+        def impl(data, c, Z, nb, scratch, out):
+            for j in range(nb):
+                z = Z[0, j]
+                out[0, j] = 2.0 * z + 3.0 * math.sin(2.0 * z) + data.c[c]
+        return impl
+    return None
+
+
+@njit(cache=True, fastmath=False)
+def block_gradients_at(data, Z, c, out):
+    """``out[:, j] = grad f_c(Z[:, j])`` for every column (the tests' entry point)."""
+    scratch = block_scratch(data, Z.shape[1])
+    load_client(data, c, scratch[0])
+    block_gradient(data, c, Z, Z.shape[1], scratch, out)

@@ -1,0 +1,243 @@
+r"""Replicate-batched Monte Carlo: all replicates of a client in one pass per round.
+
+A Monte Carlo run of FedAvg or SAFARI repeats one algorithm over many random plans
+(replicates). Here the replicates advance together, round by round: in round r each client
+gathers the iterates of the replicates it serves that round into a (d, B) block and runs its
+local steps on the whole block with :func:`flbounds.kernels.block_gradients.block_gradient`,
+so its data is read once per local step for all of them and the gradient is a small matrix
+product instead of B matrix-vector products.
+
+Bit for bit: replicate b of a batched run equals the single run with plan b (the block
+gradient computes every column in the one-point order, the server sums in client order as the
+single-run loops do), and the numbers do not depend on the thread count: threads split the
+replicates into contiguous groups, and a replicate's arithmetic does not depend on its group.
+
+Memory: O(B d) blocks and traces per group plus the data and a transposed copy of the
+group's plans; no (N, B, d) array (FOCUS keeps
+its per-client gradients (N, d) per replicate, which the algorithm itself needs). No RNG, no
+validation; plans are drawn in NumPy before the call.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from flbounds.kernels.block_gradients import block_gradient, block_scratch
+from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
+from flbounds.kernels.mixed_rounds import MixedPlan
+from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
+
+
+@njit(cache=True, fastmath=False)
+def _groups(n_reps, n_threads):
+    """Number of contiguous replicate groups: one per thread, at most one per replicate."""
+    return max(1, min(n_reps, n_threads))
+
+
+@njit(cache=True, fastmath=False)
+def _local_gd(data, c, Z, nb, settings, scratch, G):
+    """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``."""
+    d = Z.shape[0]
+    load_client(data, c, scratch[0])
+    for _ in range(settings.local_steps):
+        block_gradient(data, c, Z, nb, scratch, G)
+        for p in range(d):
+            for j in range(nb):
+                Z[p, j] -= settings.step * G[p, j]
+
+
+@njit(cache=True, fastmath=False)
+def local_update_blocks(data, x, settings, out):
+    r"""``out[b, i]`` :math:`= x_b - z_{b,i}` with :math:`z_{b,i}` the model after
+    ``settings.local_steps`` GD steps of client i from ``x[b]`` (B, d): for each client, all
+    B replicates in one block (the pseudo-gradients of FedAvg with a client sampler)."""
+    n_reps, d = x.shape
+    Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
+    scratch = block_scratch(data, n_reps)
+    for c in range(out.shape[1]):
+        for j in range(n_reps):
+            Z[:, j] = x[j]
+        _local_gd(data, c, Z, n_reps, settings, scratch, G)
+        for j in range(n_reps):
+            for p in range(d):
+                out[j, c, p] = x[j, p] - Z[p, j]
+
+
+@njit(cache=True, fastmath=False)
+def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
+    """FedAvg for replicates ``lo:hi``: per round, per client (increasing), the block of the
+    replicates it serves; finals summed into each replicate's server sum in client order."""
+    n_rounds, n_clients = plans.shape[1], plans.shape[2]
+    width, d = hi - lo, x0.shape[0]
+    Z, G = np.empty((d, width)), np.empty((d, width))
+    cols = np.empty(width, dtype=np.int64)
+    acc, count = np.empty((width, d)), np.empty(width, dtype=np.int64)
+    scratch = block_scratch(data, width)
+    # the group's plans as (R, N, width): who serves client c in round r is one contiguous row
+    served = np.ascontiguousarray(plans[lo:hi].transpose(1, 2, 0))
+    for b in range(lo, hi):
+        xs[b, 0, :] = x0
+    for r in range(n_rounds):
+        acc[:] = 0.0
+        count[:] = 0
+        for c in range(n_clients):
+            nb = 0
+            for b in range(width):
+                if served[r, c, b]:
+                    cols[nb] = b
+                    nb += 1
+            if nb == 0:
+                continue
+            for j in range(nb):
+                Z[:, j] = xs[lo + cols[j], r]
+            _local_gd(data, c, Z, nb, settings, scratch, G)
+            for j in range(nb):
+                for p in range(d):
+                    acc[cols[j], p] += Z[p, j]
+                count[cols[j]] += 1
+        for b in range(width):
+            for p in range(d):
+                xs[lo + b, r + 1, p] = acc[b, p] / count[b] if count[b] > 0 \
+                    else xs[lo + b, r, p]
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def fedavg_replicates(data, plans, settings, x0, xs):
+    """:func:`flbounds.kernels.rounds.fedavg_rounds` for every plan ``plans[b]``
+    (n_reps, R, N), replicate-batched (:func:`_fedavg_group`); ``xs`` (n_reps, R + 1, d).
+    Groups of replicates run in parallel (``settings.n_threads`` groups)."""
+    n_reps = plans.shape[0]
+    n_groups = _groups(n_reps, settings.n_threads)
+    for g in prange(n_groups):
+        _fedavg_group(data, plans, settings, x0, xs, g * n_reps // n_groups,
+                      (g + 1) * n_reps // n_groups)
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def focus_replicates(data, plans, settings, states, records):
+    """:func:`flbounds.kernels.rounds.focus_rounds` (no noise) for every plan ``plans[b]`` in
+    parallel over replicates; ``states`` and ``records`` hold the per-replicate arrays on a
+    leading axis. (Not used by the Monte Carlo claims; kept per replicate.)"""
+    d = states.x.shape[1]
+    noise = np.zeros((0, 1, 1, d))
+    for rep in prange(plans.shape[0]):
+        state = FocusState(states.x[rep], states.y[rep], states.g[rep], states.models[rep])
+        record = FocusRecord(records.xs[rep], records.ys[rep], records.g_sums[rep])
+        focus_rounds(data, plans[rep], noise, settings, state, record)
+
+
+@njit(cache=True, fastmath=False)
+def _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work):
+    """Server SGD step of round r for the replicates ``lo:hi`` whose round r is a server round
+    (the order of :func:`flbounds.kernels.mixed_rounds.safari_rounds`)."""
+    server_scratch, grad = work
+    d = grad.shape[0]
+    for b in range(lo, hi):
+        if plans.client_round[b, r]:
+            continue
+        client_gradient(population, 0, X[b - lo], server_scratch, grad)
+        for p in range(d):
+            X[b - lo, p] = X[b - lo, p] - steps[1] * (grad[p] + plans.server_noise[b, r, p])
+        g2[b, r] = np.nan
+
+
+@njit(cache=True, fastmath=False)
+def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
+    """Client round r for the replicates ``lo:hi`` whose round r is a client round: per client
+    (increasing), the block of (replicate, slot) pairs that sampled it; local SGD with the
+    plan's noise, then each replicate's mean in its own slot order."""
+    Z, G, cols, slots, finals, grads, scratch = blocks
+    n_clients, d = data_clients(data), X.shape[1]
+    m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
+    for c in range(n_clients):
+        nb = 0
+        for b in range(lo, hi):
+            if plans.client_round[b, r]:
+                for s in range(m):
+                    if plans.clients[b, r, s] == c:
+                        cols[nb], slots[nb] = b - lo, s
+                        nb += 1
+        if nb == 0:
+            continue
+        load_client(data, c, scratch[0])
+        for j in range(nb):
+            Z[:, j] = X[cols[j]]
+        for k in range(n_steps):
+            block_gradient(data, c, Z, nb, scratch, G)
+            for j in range(nb):
+                b, s = lo + cols[j], slots[j]
+                for p in range(d):
+                    grads[cols[j], s, k, p] = G[p, j]
+                    Z[p, j] = Z[p, j] - step * (G[p, j] + plans.client_noise[b, r, s, k, p])
+        for j in range(nb):
+            finals[cols[j], slots[j]] = Z[:, j]
+    _safari_reduce(plans, r, lo, hi, X, g2, finals, grads)
+
+
+@njit(cache=True, fastmath=False)
+def _safari_reduce(plans, r, lo, hi, X, g2, finals, grads):
+    """Mean of the finals and the squared norm of the mean summed gradients ``grads``
+    (width, m, K, d), slot by slot and step by step in the plan's order (the order in which
+    :func:`flbounds.kernels.mixed_rounds._client_round` adds them)."""
+    m, d, n_steps = plans.clients.shape[2], X.shape[1], grads.shape[2]
+    for b in range(lo, hi):
+        if not plans.client_round[b, r]:
+            continue
+        i = b - lo
+        norm2 = 0.0
+        for p in range(d):
+            acc, gsum = 0.0, 0.0
+            for s in range(m):
+                for k in range(n_steps):
+                    gsum += grads[i, s, k, p]
+                acc += finals[i, s, p]
+            X[i, p] = acc / m
+            v = gsum / m
+            norm2 += v * v
+        g2[b, r] = norm2
+
+
+@njit(cache=True, fastmath=False)
+def data_clients(data):
+    """Number of clients of a container (the leading axis of its first array)."""
+    return data[0].shape[0]
+
+
+@njit(cache=True, fastmath=False)
+def _safari_group(data, population, plans, steps, x0, out, lo, hi):
+    """SAFARI for replicates ``lo:hi``, replicate-batched per client round."""
+    xs, g2 = out
+    width, d = hi - lo, x0.shape[1]
+    m = plans.clients.shape[2]
+    n_cols = width * m
+    X = np.empty((width, d))
+    for i in range(width):
+        X[i] = x0[lo + i]
+        xs[lo + i, 0] = x0[lo + i]
+    blocks = (np.empty((d, n_cols)), np.empty((d, n_cols)), np.empty(n_cols, dtype=np.int64),
+              np.empty(n_cols, dtype=np.int64), np.empty((width, m, d)),
+              np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols))
+    server_scratch = client_scratch(population)
+    load_client(population, 0, server_scratch)
+    work = (server_scratch, np.empty(d))
+    for r in range(plans.client_round.shape[1]):
+        _safari_client_round(data, plans, steps[0], r, lo, hi, X, g2, blocks)
+        _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work)
+        for i in range(width):
+            xs[lo + i, r + 1] = X[i]
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def safari_replicates(data, population, plans, steps, x0, out, n_threads):
+    """:func:`flbounds.kernels.mixed_rounds.safari_rounds` for every replicate b of the stacked
+    ``plans`` (a :class:`~flbounds.kernels.mixed_rounds.MixedPlan` with a leading replicate
+    axis) from the starts ``x0`` (B, d), replicate-batched; ``out = (xs (B, R + 1, d),
+    g2 (B, R))``."""
+    n_reps = plans.client_round.shape[0]
+    n_groups = _groups(n_reps, n_threads)
+    for g in prange(n_groups):
+        _safari_group(data, population, plans, steps, x0, out, g * n_reps // n_groups,
+                      (g + 1) * n_reps // n_groups)
+
+
+__all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",
+           "safari_replicates"]

@@ -69,6 +69,8 @@ declare_hypotheses({
         **A1, **SMOOTH,
         "step": "10x and 100x Theorem 1(c)'s bound on purpose: exactness, not the rate"},
     # other statements, lemmas and their corrected forms
+    "focus.assumption1.moments_match_plans": {
+        "the participation processes of Assumption 1's cases 2, 3, 3a": True},
     "focus.assumption1.case2_bernoulli_q": {"independent Bernoulli(p_i) participation": True},
     "focus.cor1_2.uniform_bound": {
         **SC, "uniform sampling (delta_q = 0)": True,

@@ -73,6 +73,7 @@ declare_hypotheses({
     "kvib.lemma2_1.isp_le_rsp_bound": {**ISP, "p_i >= (K-1)/(N-1) (RSP constant admissible)": True},
     "kvib.lemma2_1.isp_mc": {**ISP, "p = the optimal ISP probabilities": True},
     "kvib.lemma2_1.isp_variance_exact": {**ISP, "independent inclusions": True},
+    "kvib.lemma2_2.compiled_optimum": {**ISP, "a_i >= 0, 1 <= K <= N": True},
     "kvib.lemma2_2.closed_form": {**ISP, "a_i >= 0, 1 <= K <= N": True},
     "kvib.lemma2_2.special_cases": {**ISP},
     "kvib.lemma5_1.corrected": {"a_i > 0, 0 <= p_min <= K/N": True},

@@ -21,9 +21,7 @@ RESULTS = (
     ("Section III-B", "UnionFL's window objective, eq. (14), and the role of mu"),
     ("Proposition 4", "the window penalty is supermodular; h_t submodular"),
     ("Section III-C", "greedy and stochastic greedy maximization, eqs. (16)-(17)"),
-    ("Algorithm 1", "fairness-aware FL with SubTrunc / UnionFL selection",
-     "run by every Table I-IV claim (verify.subtrunc.fl_experiment); no claim states a "
-     "property of the pseudocode alone"),
+    ("Algorithm 1", "fairness-aware FL with SubTrunc / UnionFL selection"),
     ("Table I", "client selection methods compared on non-iid MNIST and CIFAR-10"),
     ("Definition 5", "L-smoothness", DEFINITION),
     ("Assumption 1", "L-smooth client losses", ASSUMPTION),

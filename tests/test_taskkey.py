@@ -107,4 +107,5 @@ def test_resume_recomputes_exactly_the_claims_that_import_the_edited_helper(tree
     keys = _keys(tree)
     importers = _importers(tree, HELPER)
     expected = {cid for cid in counts if keys[cid][0] in importers}
-    assert recomputed == expected == {cid for cid in counts if cid.startswith("kvib.lemma2_2")}
+    assert recomputed == expected
+    assert expected and expected < set(counts)      # the edit reaches some claims, not all

@@ -61,3 +61,28 @@ def test_dropping_the_gradient_correction_changes_the_verdict(monkeypatch):
     monkeypatch.setattr(pl_module, "focus_local_run", uncorrected)
     res = get("focus.thm1b.tightness").check(seed=0)
     assert res.verdict != "holds"
+
+
+def test_an_unsolved_cell_outside_the_hypotheses_is_listed_without_a_number(monkeypatch):
+    import verify.focus.tightness_pl as module
+    from flbounds.ledger import get
+    from flbounds.pep.sdp import PEPSolveError
+
+    real = module.focus_pl_rate
+
+    def flaky(beta, L, p, tau, step):
+        top, _ = module.printed_pl_step_and_rate(beta, L, p, tau)
+        if step > top * (1 + 1e-9):
+            raise PEPSolveError("no accurate solve (planted)")
+        return real(beta, L, p, tau, step)
+
+    monkeypatch.setattr(module, "focus_pl_rate", flaky)
+    res = get("focus.thm1b.tightness").check(seed=0)
+    assert res.verdict == "holds"
+    assert any("unsolved" in c for c in res.details["cells"])
+
+    def broken(*args):
+        raise PEPSolveError("no accurate solve (planted)")
+
+    monkeypatch.setattr(module, "focus_pl_rate", broken)
+    assert get("focus.thm1b.tightness").check(seed=0).verdict == "error"

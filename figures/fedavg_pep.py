@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from figures._common import contraction_gaps, parse_args, save
+from figures._common import contraction_gaps, run_figure
 from flbounds.algorithms import fedavg
 from flbounds.participation import UniformWithoutReplacement
 from flbounds.pep import fedavg_rate
@@ -60,9 +60,7 @@ def plot(data):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import sys
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures._common import parse_args, save
+from figures._common import run_figure
 from flbounds.pep import kvib_descent_rate
 
 NAME = "kvib_pep"
@@ -64,9 +64,7 @@ def plot(data):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

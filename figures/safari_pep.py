@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from figures._common import contraction_gaps, parse_args, save
+from figures._common import contraction_gaps, run_figure
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.pep import safari_rate
 from flbounds.pep.server_steps import thm5_steps
@@ -67,9 +67,7 @@ def plot(data):
 
 
 def main(argv=None):
-    args = parse_args(argv, __doc__.splitlines()[0])
-    data = compute(args.profile, args.seed)
-    return save(plot(data), data, args.out, NAME)
+    return run_figure(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":

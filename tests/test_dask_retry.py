@@ -11,6 +11,7 @@ import pytest
 
 from flbounds.ledger.runner import execute, run_tasks
 
+dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
 # about ten seconds each on the quick profile: long enough to be killed in the middle
@@ -36,9 +37,15 @@ def _busy_worker(client, limit: float = 600) -> str:
 def test_a_worker_killed_mid_task_is_retried_and_the_rows_are_identical():
     expected = sorted(_comparable(execute(*task)) for task in TASKS)
     rows, failure = [], []
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    # start-up and connection limits far above dask's defaults (30 s), so a loaded machine
+    # slows the test down instead of failing it
+    slow_machine = {"distributed.comm.timeouts.connect": "600s",
+                    "distributed.comm.timeouts.tcp": "600s",
+                    "distributed.deploy.lost-worker-timeout": "600s"}
+    with dask.config.set(slow_machine), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None, timeout="600s") as cluster, \
+            distributed.Client(cluster, timeout="600s") as client:
         def run():
             try:
                 run_tasks(TASKS, scheduler=client, on_result=rows.append)
@@ -50,7 +57,7 @@ def test_a_worker_killed_mid_task_is_retried_and_the_rows_are_identical():
         victim = _busy_worker(client)
         pid = client.run(os.getpid, workers=[victim])[victim]
         os.kill(pid, signal.SIGKILL)
-        runner.join(timeout=900)
+        runner.join(timeout=3600)  # only a hung run reaches this; a slow one does not
         assert not runner.is_alive() and not failure, failure
     assert sorted(_comparable(r) for r in rows) == expected
     assert all(r["verdict"] != "error" for r in rows)

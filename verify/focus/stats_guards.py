@@ -1,5 +1,6 @@
-r"""The statistics behind FOCUS's Assumption 1, Theorem 1 and Figure 9 claims: Holm's rule, least-squares fits and Monte Carlo standard
-errors of :mod:`flbounds.stats`, each against its definition (:mod:`verify.stats_checks`)."""
+r"""The statistics behind FOCUS's Assumption 1, Theorem 1 and Figure 9 claims: Holm's rule,
+least-squares fits and Monte Carlo standard errors of :mod:`flbounds.stats`, each against its
+definition (:mod:`verify.stats_checks`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from flbounds.ledger import claim
 from verify.stats_checks import coverage_evidence, fit_evidence, holm_evidence
 
 
-@claim("focus.stats.holm_step_down", ref="Fig. 9; App. G.2 (decision rule of the method comparisons)", kind="algorithm", expected="holds",
+@claim("focus.stats.holm_step_down", ref="Fig. 9; App. G.2 (decision rule of the comparisons)",
+       kind="algorithm", expected="holds",
        statement="The family-wise decision rule of the multi-cell Monte Carlo claims is Holm's "
                  "step-down: reject H_(1..k) for the largest k with p_(j) <= alpha/(m-j+1) "
                  "for every j <= k; adjusted p-values max_(i<=j) min(1, (m-i+1) p_(i)).",
@@ -19,7 +21,8 @@ def holm_step_down(*, rng, n_families, m_max):
     return holm_evidence(rng, n_families, m_max)
 
 
-@claim("focus.stats.exact_law_fits", ref="Thm 1(a), eq. (23) (fitted linear rate)", kind="algorithm", expected="holds",
+@claim("focus.stats.exact_law_fits", ref="Thm 1(a), eq. (23) (fitted linear rate)",
+       kind="algorithm", expected="holds",
        statement="The rate and exponent fits return the exponent of an exact power law "
                  "c x^a (log-log slope, with and without replicates) and the log-rate of an "
                  "exact geometric sequence e_0 rho^k.",
@@ -30,7 +33,8 @@ def exact_law_fits(*, rng, n_laws):
     return fit_evidence(rng, n_laws)
 
 
-@claim("focus.stats.mc_se_coverage", ref="Thm 1(a), eq. (23) (Monte Carlo standard errors)", kind="algorithm", expected="holds",
+@claim("focus.stats.mc_se_coverage", ref="Thm 1(a), eq. (23) (Monte Carlo standard errors)",
+       kind="algorithm", expected="holds",
        statement="The Monte Carlo standard error is std/sqrt(n): for normal samples the "
                  "interval mean +- 2 se covers the true mean with probability "
                  "P(|T_(n-1)| <= 2) exactly.",

@@ -132,4 +132,6 @@ declare_hypotheses({
     "focus.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
     "focus.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},
     "focus.stats.mc_se_coverage": {"i.i.d. normal samples (Student's t law exact)": True},
+    "focus.cor3.worst_case_attained": {
+        **SC, "identical clients (common minimizer)": True, "eta <= 1/L": True},
 })

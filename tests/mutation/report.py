@@ -124,10 +124,12 @@ def markdown(outcomes: list[Outcome], *, date: str | None = None) -> str:
     """The full report (``tests/mutation/RESULTS.md``)."""
     return "\n\n".join([
         f"# Mutation run, {date or _today()}",
-        "Command: `python -m tests.mutation --paper P --workers 1 --json P.json` per paper, "
-        "merged with `python -m tests.mutation --merge *.json`. A mutant counts for a paper "
-        "when it is killed by that paper's quick claims; overall, a mutant is caught when "
-        "any of its papers catches it.",
+        "Command: `python -m tests.mutation --paper P --workers 1 --json P.json` per paper "
+        "(`--resume` to add missing pairs, `--retry-survivors` after adding claims), merged "
+        "with `python -m tests.mutation --merge *.json --markdown RESULTS.md`. A mutant "
+        "counts for a paper when it is killed by that paper's quick claims; overall, a "
+        "mutant is caught when any of its papers catches it. Survivors the catalogue "
+        "explains as equivalent are listed but left out of the rate.",
         "## Kill rate", rate_table(outcomes),
         "## Survivors", survivors(outcomes),
         "## Not run", not_run(outcomes),

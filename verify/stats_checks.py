@@ -11,6 +11,10 @@ verdicts rest on, with the same instances.
 - Least squares on exact laws: :func:`flbounds.stats.loglog_slope` on :math:`y = c x^a` and
   :func:`flbounds.stats.linear_rate_fit` on :math:`e_k = e_0 \rho^k` must return a and
   :math:`\log\rho` to rounding (a noiseless line has a unique least-squares fit).
+- Clopper and Pearson's exact interval: for every p, :math:`P_p(\mathrm{high}(K) < p)` and
+  :math:`P_p(\mathrm{low}(K) > p)` are at most :math:`\alpha/2`, K ~ Bin(n, p) (exact binomial
+  sums at the points where these tails are largest, just beyond each interval end, and on a
+  grid).
 - The Monte Carlo standard error :math:`s/\sqrt n` of :func:`flbounds.stats.mc_mean`: for
   normal samples, :math:`|\bar x - \mu| \le c\,\mathrm{se}` has probability
   :math:`P(|T_{n-1}| \le c)` exactly (Student); the number of covering batches out of B is
@@ -22,11 +26,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import binom, binomtest
 from scipy.stats import t as student_t
 
 from flbounds.ledger import Evidence, Tolerance
-from flbounds.stats import holm, linear_rate_fit, loglog_slope, mc_mean
+from flbounds.stats import clopper_pearson, holm, linear_rate_fit, loglog_slope, mc_mean
 
 FIT_ROUNDING = 1e-9  # noiseless fits of <= 40 points: float64 error ~1e-13 on slopes ~1
 COVER_C = 2.0  # interval half-width in standard errors
@@ -115,3 +119,29 @@ def coverage_evidence(rng: np.random.Generator, n_batches: int, n: int) -> Evide
                     details={"n_batches": n_batches, "n_per_batch": n, "covered": covered,
                              "expected_fraction": p0, "level": COVER_ALPHA,
                              "half_width_in_se": COVER_C})
+
+
+def _cp_tails(n: int, confidence: float) -> float:
+    """Largest one-sided miss probability minus alpha/2 of the Clopper-Pearson interval for n
+    trials: tails evaluated just beyond every interval end and on a grid of p."""
+    alpha = 1.0 - confidence
+    ends = np.array([clopper_pearson(k, n, confidence=confidence) for k in range(n + 1)])
+    points = np.concatenate([ends[:, 1] * (1 + 1e-9), ends[:, 0] * (1 - 1e-9),
+                             np.linspace(0.001, 0.999, 199)])
+    points = points[(points > 0) & (points < 1)]
+    ks = np.arange(n + 1)
+    worst = -np.inf
+    for p in points:
+        pmf = binom.pmf(ks, n, p)
+        worst = max(worst, float(pmf[ends[:, 1] < p].sum()), float(pmf[ends[:, 0] > p].sum()))
+    return worst - alpha / 2
+
+
+def clopper_pearson_evidence(sizes, levels) -> Evidence:
+    """Exact one-sided miss probabilities of the Clopper-Pearson interval against alpha/2."""
+    excess = {f"n={n}, confidence={c}": _cp_tails(n, c) for n in sizes for c in levels}
+    return Evidence(measured=max(excess.values()), theoretical=0.0, relation="<=",
+                    tolerance=Tolerance.rounding(1e-9, "binomial sums of <= 201 terms and "
+                                                 "beta quantiles, float64; the points sit a "
+                                                 "relative 1e-9 beyond the interval ends"),
+                    details={"max_tail_minus_half_alpha": excess})

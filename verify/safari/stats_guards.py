@@ -5,7 +5,12 @@ definition (:mod:`verify.stats_checks`)."""
 from __future__ import annotations
 
 from flbounds.ledger import claim
-from verify.stats_checks import coverage_evidence, fit_evidence, holm_evidence
+from verify.stats_checks import (
+    clopper_pearson_evidence,
+    coverage_evidence,
+    fit_evidence,
+    holm_evidence,
+)
 
 
 @claim("safari.stats.holm_step_down", ref="Table 5 (decision rule of the q sweep)",
@@ -44,3 +49,17 @@ def mc_se_coverage(*, rng, n_batches, n):
     p-value of the number of covering batches; it must stay above 1e-6 (the chance of a false
     alarm)."""
     return coverage_evidence(rng, n_batches, n)
+
+
+@claim("safari.stats.clopper_pearson_exact", ref="Thm 1 (Clopper-Pearson bounds of the "
+       "failure frequencies)", kind="algorithm", expected="holds",
+       statement="The Clopper-Pearson interval is exact: for every p each one-sided miss "
+                 "probability P_p(high(K) < p), P_p(low(K) > p) is at most alpha/2.",
+       quick=dict(sizes=(1, 7, 40, 200), levels=(0.9, 0.99)),
+       full=dict(sizes=(1, 2, 7, 40, 200, 1000), levels=(0.9, 0.99, 0.9999)))
+def clopper_pearson_exact(*, rng, sizes, levels):
+    """Exact binomial sums, K ~ Bin(n, p), at p just beyond every interval end (where the
+    tails are largest) and on a grid. Measured: the largest tail minus alpha/2. Tolerance:
+    rounding."""
+    del rng  # deterministic
+    return clopper_pearson_evidence(sizes, levels)

@@ -1,8 +1,8 @@
 r"""The statistics behind the Monte Carlo and rate claims, against their definitions.
 
 Shared by the per-paper guard claims (``verify/<paper>/stats_guards.py``): each paper's
-decision rules use :mod:`flbounds.stats`, so each paper checks the three properties its
-verdicts rest on, with the same instances.
+decision rules use :mod:`flbounds.stats`, so each paper checks the properties its verdicts
+rest on, with the same instances.
 
 - Holm's step-down rule (Holm 1979): reject :math:`H_{(1)}, \dots, H_{(k)}` for the largest
   k with :math:`p_{(j)} \le \alpha/(m - j + 1)` for all :math:`j \le k`; the adjusted p-values

@@ -32,6 +32,7 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import anchored_minimizer
 from .result import WorstCase, make_result
 from .rounds import focus_local_run, point_sum
 from .sdp import solve
@@ -112,7 +113,7 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
                          "(pass consensus_weight)")
     problem = PEP()
     funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x_star = anchored_minimizer(funcs)
     f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
     x = problem.set_initial_point()
     z = [problem.set_initial_point() for _ in range(n)]

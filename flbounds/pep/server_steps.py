@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import anchored_minimizer, origin, zero
 from .gd import check_class
 from .result import WorstCase, make_result
 from .rounds import gd_steps
@@ -131,7 +132,7 @@ def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
     eta_c, eta_bar = thm5_steps(mu, L, K, step)
     problem = PEP()
     func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-    x_star = func.stationary_point()
+    x_star = anchored_minimizer([func])
     x = problem.set_initial_point()
     problem.set_initial_condition((x - x_star) ** 2 <= 1)
     grad = func.gradient(x)
@@ -196,7 +197,7 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
         An upper bound on the class's worst case (module docstring); ``printed`` is
         :math:`2/(R\eta_s)` (``safari.thm4`` with zero noise and heterogeneity).
     """
-    from PEPit import PEP, Expression
+    from PEPit import PEP
     from PEPit.functions import SmoothFunction
 
     L = check_positive(L, "L")
@@ -207,14 +208,15 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
     eta_c = 2 * step / K
     problem = PEP()
     func = problem.declare_function(SmoothFunction, L=L)
-    f_low = Expression(is_leaf=True)
-    x0 = problem.set_initial_point()
-    problem.set_initial_condition(func(x0) - f_low <= 1)
+    f_low = zero()  # F* relaxed to a scalar; pinned at 0 by the shift symmetry (.anchor)
+    x0 = origin()
+    # initial gap bounded by eta_s, not 1: gradients O(1) instead of O(1/sqrt(eta_s)) (.sdp)
+    problem.set_initial_condition(func(x0) - f_low <= step)
     metric, visited = _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step)
     for point in visited:
         problem.add_constraint(f_low <= func(point))
     problem.set_performance_metric(metric)
-    return make_result(solve(problem), printed=_printed_thm4(L, q, K, R, step),
+    return make_result(solve(problem, scale=step), printed=_printed_thm4(L, q, K, R, step),
                        metric="(1/R) sum_{r=1}^R E||grad F(x_r)||^2 / (F(x_0) - F*)",
                        params=dict(L=L, q=q, local_steps=K, step_server=step, step_client=eta_c,
                                    n_rounds=R,

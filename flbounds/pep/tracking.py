@@ -29,6 +29,7 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import anchored_minimizer
 from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
@@ -128,7 +129,7 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     pair = participation_moments(process, n).pair
     problem = PEP()
     funcs = _client_functions(problem, mu, L, n, function_class)
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x_star = anchored_minimizer(funcs, at_origin=False)
     x = problem.set_initial_point()
     z = [problem.set_initial_point() for _ in range(n)]
     g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
@@ -175,7 +176,7 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *,
     masks, probs = subset_distribution(process)
     problem = PEP()
     funcs = _client_functions(problem, mu, L, n, function_class)
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x_star = anchored_minimizer(funcs, at_origin=False)
     x0 = problem.set_initial_point()
     problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
     g0 = [f.gradient(x0) for f in funcs]
@@ -225,7 +226,7 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
     masks, probs = subset_distribution(process)
     problem = PEP()
     funcs = _client_functions(problem, mu, L, n, "smooth-strongly-convex")
-    x_star = point_sum(funcs).stationary_point()
+    x_star = anchored_minimizer(funcs, at_origin=False)
     x = problem.set_initial_point()
     z = [problem.set_initial_point() for _ in range(n)]
     g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]

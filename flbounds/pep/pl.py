@@ -113,7 +113,7 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
                          "(pass consensus_weight)")
     problem = PEP()
     funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
-    x_star = anchored_minimizer(funcs)
+    x_star = anchored_minimizer(funcs, at_origin=False)
     f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
     x = problem.set_initial_point()
     z = [problem.set_initial_point() for _ in range(n)]

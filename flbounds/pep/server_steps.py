@@ -33,6 +33,12 @@ to a pure rate that the PEP bounds over the whole class:
 
 The heterogeneous violation of Theorem 4 (``safari.thm4.printed_bound``) lives in the
 :math:`\sigma_G` floor after :math:`10^5` rounds; no normalised PEP of a few rounds reaches it.
+Heterogeneous clients (:math:`\sigma_G > 0`) are not built: the theorems' floors are additive
+terms in :math:`\sigma_G^2` that do not scale with the initial condition, so the SDP would
+have to certify the affine inequality :math:`E\|x_1 - x^\star\|^2 - (1-\bar\eta)\|x_0 -
+x^\star\|^2 - C\sigma_G^2 \le 0` (clients :math:`f_i` with
+:math:`\|\nabla f_i - \nabla F\| \le \sigma_G` imposed at the evaluated points, a
+relaxation) with :math:`\sigma_G^2` a second normalised quantity; that builder is future work.
 
 References
 ----------

@@ -151,8 +151,11 @@ def thm4_tightness(*, rng, qs, Ks, rounds, multiples):
     at every R (R <= 3: the SDP has ~2^R K gradients). The heterogeneous violation
     (safari.thm4.printed_bound) needs 10^5 rounds and the sigma_G floor, beyond a PEP. No
     replayed witness exists for this SDP, so an excess would be not-applicable, never
-    violated. A cell outside the hypotheses whose SDP has no accurate solve is listed without a
-    number (``unsolved``). Tolerance: the SDP acceptance bound."""
+    violated. Every cell of the full grid solves accurately since the SDP bounds the initial
+    gap by eta_s instead of 1 (flbounds.pep.sdp, 'Scale'); before, the small-step cells
+    (0.25x) stopped at optimal_inaccurate. A cell outside the hypotheses whose SDP has no
+    accurate solve would be listed without a number (``unsolved``); inside, it makes the claim
+    an error. Tolerance: the SDP acceptance bound."""
     cells = [_thm4_cell(q, K, R, m) for q in qs for K in Ks for R in rounds for m in multiples]
     inside = [c for c in cells if c["within_hypotheses"]]
     worst = np.array([c["worst"] for c in inside])

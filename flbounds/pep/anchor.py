@@ -75,4 +75,18 @@ def anchored_minimizer(funcs, *, common=False, at_origin=True):
     return x_star
 
 
-__all__ = ["anchored_minimizer", "origin", "zero"]
+def minimizer(funcs, form):
+    r"""The minimizer of :math:`\sum_i f_i` in one of three equivalent forms: ``"pepit"``
+    (PEPit's ``stationary_point``, nothing pinned), ``"values"`` (function values pinned) or
+    ``"origin"`` (also the point at the origin)."""
+    if form == "pepit":
+        from .rounds import point_sum
+
+        return point_sum(funcs).stationary_point() if len(funcs) > 1 else \
+            funcs[0].stationary_point()
+    if form not in ("values", "origin"):
+        raise ValueError(f"form must be 'pepit', 'values' or 'origin', got {form!r}")
+    return anchored_minimizer(funcs, at_origin=form == "origin")
+
+
+__all__ = ["anchored_minimizer", "minimizer", "origin", "zero"]

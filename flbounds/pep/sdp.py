@@ -187,3 +187,28 @@ def solve(problem, *, scale=1.0) -> SolveInfo:
                          n_constraints=len(problem._list_of_constraints_sent_to_wrapper),
                          dual_residual=residual)
     raise PEPSolveError("no accurate solve: " + "; ".join(failures))
+
+
+def solve_first(forms) -> SolveInfo:
+    """Solve the first of several equivalent formulations that passes :func:`solve`'s test.
+
+    Parameters
+    ----------
+    forms : iterable of (callable, float)
+        ``(build, scale)``: ``build()`` returns a fresh :class:`PEPit.PEP` whose initial
+        condition is bounded by ``scale``. The forms must have the same optimal value (they
+        differ by pinned symmetries or by scale, :mod:`.anchor`); the solvers do not treat
+        them alike, so one that stops at ``optimal_inaccurate`` is followed by the next.
+
+    Raises
+    ------
+    PEPSolveError
+        When no form is solved accurately (every failure is listed).
+    """
+    failures = []
+    for k, (build, scale) in enumerate(forms):
+        try:
+            return solve(build(), scale=scale)
+        except PEPSolveError as exc:
+            failures.append(f"form {k}: {exc}")
+    raise PEPSolveError("no accurate solve in any form: " + " | ".join(failures))

@@ -54,7 +54,7 @@ from .anchor import anchored_minimizer, origin, zero
 from .gd import check_class
 from .result import WorstCase, make_result
 from .rounds import gd_steps
-from .sdp import solve
+from .sdp import solve, solve_first
 
 
 def _check_q(q):
@@ -203,7 +203,7 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
         An upper bound on the class's worst case (module docstring); ``printed`` is
         :math:`2/(R\eta_s)` (``safari.thm4`` with zero noise and heterogeneity).
     """
-    from PEPit import PEP
+    from PEPit import PEP, Expression
     from PEPit.functions import SmoothFunction
 
     L = check_positive(L, "L")
@@ -212,17 +212,26 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
     step = check_positive(step_server, "step_server")
     R = check_int(n_rounds, "n_rounds", minimum=1)
     eta_c = 2 * step / K
-    problem = PEP()
-    func = problem.declare_function(SmoothFunction, L=L)
-    f_low = zero()  # F* relaxed to a scalar; pinned at 0 by the shift symmetry (.anchor)
-    x0 = origin()
-    # initial gap bounded by eta_s, not 1: gradients O(1) instead of O(1/sqrt(eta_s)) (.sdp)
-    problem.set_initial_condition(func(x0) - f_low <= step)
-    metric, visited = _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step)
-    for point in visited:
-        problem.add_constraint(f_low <= func(point))
-    problem.set_performance_metric(metric)
-    return make_result(solve(problem, scale=step), printed=_printed_thm4(L, q, K, R, step),
+
+    def build(pinned, scale):
+        problem = PEP()
+        func = problem.declare_function(SmoothFunction, L=L)
+        # F* relaxed to a scalar (pinned at 0 by the shift symmetry, or free); the start at
+        # the origin or free (translation symmetry, .anchor)
+        f_low = zero() if pinned else Expression(is_leaf=True)
+        x0 = origin() if pinned else problem.set_initial_point()
+        problem.set_initial_condition(func(x0) - f_low <= scale)
+        metric, visited = _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step)
+        for point in visited:
+            problem.add_constraint(f_low <= func(point))
+        problem.set_performance_metric(metric)
+        return problem
+
+    # initial gap bounded by eta_s, not 1: gradients O(1) instead of O(1/sqrt(eta_s))
+    # (flbounds.pep.sdp, 'Scale'); equivalent forms tried in order (solve_first)
+    info = solve_first([(lambda: build(True, step), step), (lambda: build(False, step), step),
+                        (lambda: build(True, step / 10), step / 10)])
+    return make_result(info, printed=_printed_thm4(L, q, K, R, step),
                        metric="(1/R) sum_{r=1}^R E||grad F(x_r)||^2 / (F(x_0) - F*)",
                        params=dict(L=L, q=q, local_steps=K, step_server=step, step_client=eta_c,
                                    n_rounds=R,

@@ -52,7 +52,7 @@ def _cell(n, tau, multiple):
                  "FOCUS round contracts E Phi by at most the printed 1 - eta beta N (relaxed "
                  "PEP: an upper bound on the class's worst case; exact expectation over the "
                  "participating set).",
-       quick=dict(sizes=(2,), taus=(1, 3), multiples=(1.0, 3.0)),
+       quick=dict(sizes=(2,), taus=(1, 2), multiples=(1.0, 3.0)),
        full=dict(sizes=(2, 3), taus=(1, 2, 3), multiples=(1.0, 3.0)))
 def thm1b_tightness(*, rng, sizes, taus, multiples):
     """Phi = F(x) - F* + (1 - 4 eta L^2) sum_i ||x - z_i||^2 (the proof's weight, one state),

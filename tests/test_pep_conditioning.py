@@ -137,3 +137,27 @@ def test_fedavg_grid_lists_steps_beyond_the_printed_one_as_outside(monkeypatch):
 
     monkeypatch.setattr(module, "fedavg_rate", broken)
     assert claim.check(seed=0).verdict == "error"
+
+
+def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeypatch):
+    import verify.focus.tightness as module
+
+    real = module.focus_rate
+
+    def flaky(mu, L_, p, tau, step):
+        top = min(module.thm1a_conditions(mu, L_, len(p), tau, module.q_min_of(p)).values())
+        if step > 2 * top:
+            raise PEPSolveError("no accurate solve (planted)")
+        return real(mu, L_, p, tau, step)
+
+    monkeypatch.setattr(module, "focus_rate", flaky)
+    claim = get("focus.thm1a.tightness")
+    res = claim.check(seed=0)
+    assert res.verdict == "holds", res.reason
+    assert any("unsolved" in c for c in res.details["cells"])
+
+    def broken(*args, **kwargs):
+        raise PEPSolveError("no accurate solve (planted)")
+
+    monkeypatch.setattr(module, "focus_rate", broken)
+    assert claim.check(seed=0).verdict == "error"

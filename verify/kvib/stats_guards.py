@@ -4,33 +4,8 @@ Monte Carlo standard errors of :mod:`flbounds.stats`, each against its definitio
 
 from __future__ import annotations
 
-from flbounds.ledger import claim
-from verify.stats_checks import (
-    COVERAGE_CLAIM,
-    FIT_CLAIM,
-    HOLM_CLAIM,
-    coverage_evidence,
-    fit_evidence,
-    holm_evidence,
-)
+from verify.stats_checks import declare_stats_guards
 
-
-@claim("kvib.stats.holm_step_down", **HOLM_CLAIM,
-       ref="Fig. 2; Sec. 6.1 (decision rule of the comparisons)")
-def holm_step_down(*, rng, n_families, m_max):
-    """Holm against its definition (:func:`verify.stats_checks.holm_evidence`)."""
-    return holm_evidence(rng, n_families, m_max)
-
-
-@claim("kvib.stats.exact_law_fits", **FIT_CLAIM,
-       ref="Thm 5.2; Fig. 3(b) (fitted exponent in K)")
-def exact_law_fits(*, rng, n_laws):
-    """Fits of exact laws (:func:`verify.stats_checks.fit_evidence`)."""
-    return fit_evidence(rng, n_laws)
-
-
-@claim("kvib.stats.mc_se_coverage", **COVERAGE_CLAIM,
-       ref="Fig. 7 (Monte Carlo standard errors)")
-def mc_se_coverage(*, rng, n_batches, n):
-    """Exact coverage law of mean +- 2 se (:func:`verify.stats_checks.coverage_evidence`)."""
-    return coverage_evidence(rng, n_batches, n)
+declare_stats_guards("kvib", holm_ref="Fig. 2; Sec. 6.1 (decision rule of the comparisons)",
+                     fit_ref="Thm 5.2; Fig. 3(b) (fitted exponent in K)",
+                     coverage_ref="Fig. 7 (Monte Carlo standard errors)")

@@ -5,36 +5,11 @@ definition (:mod:`verify.stats_checks`)."""
 from __future__ import annotations
 
 from flbounds.ledger import claim
-from verify.stats_checks import (
-    COVERAGE_CLAIM,
-    FIT_CLAIM,
-    HOLM_CLAIM,
-    clopper_pearson_evidence,
-    coverage_evidence,
-    fit_evidence,
-    holm_evidence,
-)
+from verify.stats_checks import clopper_pearson_evidence, declare_stats_guards
 
-
-@claim("safari.stats.holm_step_down", **HOLM_CLAIM,
-       ref="Table 5 (decision rule of the q sweep)")
-def holm_step_down(*, rng, n_families, m_max):
-    """Holm against its definition (:func:`verify.stats_checks.holm_evidence`)."""
-    return holm_evidence(rng, n_families, m_max)
-
-
-@claim("safari.stats.exact_law_fits", **FIT_CLAIM,
-       ref="Thm 5; Remark 6 (fitted rates and slopes)")
-def exact_law_fits(*, rng, n_laws):
-    """Fits of exact laws (:func:`verify.stats_checks.fit_evidence`)."""
-    return fit_evidence(rng, n_laws)
-
-
-@claim("safari.stats.mc_se_coverage", **COVERAGE_CLAIM,
-       ref="Remark 6 (Monte Carlo standard errors)")
-def mc_se_coverage(*, rng, n_batches, n):
-    """Exact coverage law of mean +- 2 se (:func:`verify.stats_checks.coverage_evidence`)."""
-    return coverage_evidence(rng, n_batches, n)
+declare_stats_guards("safari", holm_ref="Table 5 (decision rule of the q sweep)",
+                     fit_ref="Thm 5; Remark 6 (fitted rates and slopes)",
+                     coverage_ref="Remark 6 (Monte Carlo standard errors)")
 
 
 @claim("safari.stats.clopper_pearson_exact", ref="Thm 1 (Clopper-Pearson bounds of the "

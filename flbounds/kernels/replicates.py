@@ -63,6 +63,32 @@ def local_update_blocks(data, x, settings, out):
 
 
 @njit(cache=True, fastmath=False)
+def local_update_masked(data, x, settings, mask, out):
+    r"""``out[b, i]`` as in :func:`local_update_blocks` for the pairs with ``mask[b, i]``
+    (B, N) only (the drawn clients of FedAvg with a sampler whose feedback needs no other);
+    the other rows of ``out`` are left untouched. Each pair's numbers equal
+    :func:`local_update_blocks`' (a block column does not depend on the others)."""
+    n_reps, d = x.shape
+    Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
+    cols = np.empty(n_reps, dtype=np.int64)
+    scratch = block_scratch(data, n_reps)
+    for c in range(out.shape[1]):
+        nb = 0
+        for b in range(n_reps):
+            if mask[b, c]:
+                cols[nb] = b
+                nb += 1
+        if nb == 0:
+            continue
+        for j in range(nb):
+            Z[:, j] = x[cols[j]]
+        _local_gd(data, c, Z, nb, settings, scratch, G)
+        for j in range(nb):
+            for p in range(d):
+                out[cols[j], c, p] = x[cols[j], p] - Z[p, j]
+
+
+@njit(cache=True, fastmath=False)
 def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     """FedAvg for replicates ``lo:hi``: per round, per client (increasing), the block of the
     replicates it serves; finals summed into each replicate's server sum in client order."""
@@ -240,4 +266,4 @@ def safari_replicates(data, population, plans, steps, x0, out, n_threads):
 
 
 __all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",
-           "safari_replicates"]
+           "local_update_masked", "safari_replicates"]

@@ -73,7 +73,7 @@ def local_update_masked(data, x, settings, mask, out):
     cols = np.empty(n_reps, dtype=np.int64)
     scratch = block_scratch(data, n_reps)
     for c in range(out.shape[1]):
-        nb = 0
+        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
             if mask[b, c]:
                 cols[nb] = b
@@ -106,7 +106,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
         acc[:] = 0.0
         count[:] = 0
         for c in range(n_clients):
-            nb = 0
+            nb = np.int64(0)  # not the literal 0: one specialisation of the callees
             for b in range(width):
                 if served[r, c, b]:
                     cols[nb] = b
@@ -175,7 +175,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     n_clients, d = data_clients(data), X.shape[1]
     m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
     for c in range(n_clients):
-        nb = 0
+        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(lo, hi):
             if plans.client_round[b, r]:
                 for s in range(m):

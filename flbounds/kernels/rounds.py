@@ -266,7 +266,7 @@ def focus_rounds(data, plan, noise, settings, state, record):
     record.xs[0, :] = state.x
     record.ys[0, :] = state.y
     if record.g_sums.shape[0] > 0:
-        _sum_rows(state.g, record.g_sums, 0)
+        _sum_rows(state.g, record.g_sums, np.int64(0))
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
         _focus_round(data, settings, noise, r, clients, m, state, buffers)

@@ -1,4 +1,5 @@
-"""FedAvg with a sampler computing only the drawn clients' updates (``diagnostics=False``).
+"""FedAvg with a sampler computing only the drawn clients' updates (``diagnostics=False``)
+or recording only the variance terms (``diagnostics="variance"``).
 
 The iterates and sample sizes must equal those of the full run (every client's update, the
 exact variance terms) bit for bit, for every sampler of the library (ISP, RSP, multinomial
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from flbounds.algorithms import fedavg_sampler
+from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
 from flbounds.algorithms.sampler_rounds import needs_every_client
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
@@ -80,6 +82,29 @@ def test_only_the_oracle_needs_every_client():
 
 
 def test_diagnostics_must_be_a_bool():
-    with pytest.raises(ValueError, match="diagnostics"):
-        fedavg_sampler(_problem("ridge"), UniformISP(N, K), np.random.default_rng(0),
-                       n_rounds=2, local_steps=1, step=0.1, diagnostics="no")
+    for bad in ("no", None, 1):
+        with pytest.raises(ValueError, match="diagnostics"):
+            fedavg_sampler(_problem("ridge"), UniformISP(N, K), np.random.default_rng(0),
+                           n_rounds=2, local_steps=1, step=0.1, diagnostics=bad)
+
+
+@pytest.mark.parametrize("name", ["kvib", "oracle", "vrb"])
+def test_variance_mode_records_the_same_variance_terms(name):
+    problem = _problem("ridge")
+    full = _run(problem, SAMPLERS[name](), True, True)
+    some = _run(problem, SAMPLERS[name](), True, "variance")
+    for field in ("x", "sizes", "variance", "opt_variance", "q_gap", "sum_sq"):
+        assert np.array_equal(getattr(full, field), getattr(some, field))
+    assert np.isnan(some.loss).all() and np.isnan(some.grad_sq).all()
+
+
+@pytest.mark.parametrize("diagnostics", [False, "variance"])
+def test_batched_modes_match_the_full_batched_run(diagnostics):
+    problem = _problem("quadratic")
+    plan = sampler_uniforms(np.random.default_rng(4).spawn(3), n_rounds=T, n_clients=N)
+    runs = [fedavg_sampler_batched(problem, [KVib(N, K, T, G=1.0) for _ in range(3)], plan,
+                                   local_steps=2, step=0.2, diagnostics=mode)
+            for mode in (True, diagnostics)]
+    fields = ("x", "sizes") if diagnostics is False else ("x", "sizes", "variance", "sum_sq")
+    for field in fields:
+        assert np.array_equal(getattr(runs[0], field), getattr(runs[1], field))

@@ -61,7 +61,8 @@ class SamplerTrace(NamedTuple):
 class Hyper(NamedTuple):
     """Validated settings of a run: local steps R, :math:`\\eta_l`, :math:`\\eta_g`, client
     weights :math:`\\lambda` (N,), straggler plans (B, T, N) or None and their probabilities,
-    and whether to record the diagnostics (loss, gradient norm, variance terms)."""
+    and the diagnostics to record: True (loss, gradient norm, variance terms), ``"variance"``
+    (the variance terms only) or False (none)."""
 
     local_steps: int
     step: float
@@ -69,7 +70,7 @@ class Hyper(NamedTuple):
     lam: np.ndarray
     availability: np.ndarray | None
     avail_probs: np.ndarray | None
-    diagnostics: bool = True
+    diagnostics: bool | str = True
 
 
 class ReplayUniforms:
@@ -217,6 +218,15 @@ def _write_back(settings, samplers, omega, p):
             sampler._p = p[b].copy()
 
 
+def check_diagnostics(diagnostics):
+    """``diagnostics`` as a run records it: True, ``"variance"`` or False."""
+    if isinstance(diagnostics, bool | np.bool_):
+        return bool(diagnostics)
+    if diagnostics == "variance":
+        return diagnostics
+    raise ValueError(f"diagnostics must be True, 'variance' or False, got {diagnostics!r}")
+
+
 def needs_every_client(samplers) -> bool:
     """True when a sampler reads every client's feedback before it draws (overrides
     ``reveal``, as the full-information oracle does)."""
@@ -300,7 +310,9 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
 
     With ``hyper.diagnostics`` False only ``x`` and ``sizes`` are recorded (the other fields
     are NaN) and, unless a sampler needs every client's feedback, only the drawn clients'
-    updates are computed; the iterates and sizes are the same numbers either way."""
+    updates are computed; with ``"variance"`` every client's update is computed for the
+    variance terms but ``loss`` and ``grad_sq`` are NaN. The recorded fields are the same
+    numbers in every mode."""
     n_reps, n, dim = len(samplers), problem.n_clients, problem.dim
     x = np.repeat(np.asarray(x0, dtype=float)[None, :], n_reps, axis=0)
     out = SamplerTrace(np.empty((n_reps, n_rounds + 1, dim)),
@@ -313,19 +325,22 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
     state = IspRound(np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool),
                      *(np.empty(n_reps) for _ in range(3)))
     ctx = _Context(settings, omega, state, out,
-                   hyper.diagnostics or needs_every_client(samplers))
+                   hyper.diagnostics is not False or needs_every_client(samplers))
     round_fn = _full_round if ctx.every_client else _drawn_round
-    if hyper.diagnostics:
+    record = hyper.diagnostics is True
+    if record:
         _record(problem, hyper.lam, x, out, 0)
     for t in range(n_rounds):
         round_fn(problem, samplers, sources, hyper, t, x, ctx)
         out.x[:, t + 1] = x
-        if hyper.diagnostics:
+        if record:
             _record(problem, hyper.lam, x, out, t + 1)
     if settings is not None:
         _write_back(settings, samplers, omega, state.p)
-    if not hyper.diagnostics:
-        for field in (out.loss, out.grad_sq, out.variance, out.opt_variance, out.q_gap,
-                      out.sum_sq):
+    if not record:
+        skipped = [out.loss, out.grad_sq]
+        if hyper.diagnostics is False:
+            skipped += [out.variance, out.opt_variance, out.q_gap, out.sum_sq]
+        for field in skipped:
             field[:] = np.nan
     return out

@@ -265,5 +265,27 @@ def safari_replicates(data, population, plans, steps, x0, out, n_threads):
                       (g + 1) * n_reps // n_groups)
 
 
+def run_fedavg_replicates(data, plans, settings, x0, xs):
+    """:func:`fedavg_replicates`; with one group of replicates (one thread) the one call that
+    kernel would make, :func:`_fedavg_group` over all replicates, is made directly: the same
+    numbers, and the parallel kernel, slow to compile, is compiled only where it can help."""
+    n_reps = plans.shape[0]
+    if min(n_reps, settings.n_threads) <= 1:
+        _fedavg_group(data, plans, settings, x0, xs, 0, n_reps)
+    else:
+        fedavg_replicates(data, plans, settings, x0, xs)
+
+
+def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
+    """:func:`safari_replicates`, with one group (one thread) as the direct call of
+    :func:`_safari_group` that kernel would make (see :func:`run_fedavg_replicates`)."""
+    n_reps = plans.client_round.shape[0]
+    if min(n_reps, n_threads) <= 1:
+        _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
+    else:
+        safari_replicates(data, population, plans, steps, x0, out, n_threads)
+
+
 __all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",
-           "local_update_masked", "safari_replicates"]
+           "local_update_masked", "run_fedavg_replicates", "run_safari_replicates",
+           "safari_replicates"]

@@ -101,8 +101,10 @@ def test_variance_mode_records_the_same_variance_terms(name):
 @pytest.mark.parametrize("diagnostics", [False, "variance"])
 def test_batched_modes_match_the_full_batched_run(diagnostics):
     problem = _problem("quadratic")
-    plan = sampler_uniforms(np.random.default_rng(4).spawn(3), n_rounds=T, n_clients=N)
-    runs = [fedavg_sampler_batched(problem, [KVib(N, K, T, G=1.0) for _ in range(3)], plan,
+    # 6 replicates drawing 16 of 24 clients: both the block path (a client drawn by >= 4
+    # replicates) and the one-point path of local_update_masked run
+    plan = sampler_uniforms(np.random.default_rng(4).spawn(6), n_rounds=T, n_clients=N)
+    runs = [fedavg_sampler_batched(problem, [KVib(N, 16, T, G=1.0) for _ in range(6)], plan,
                                    local_steps=2, step=0.2, diagnostics=mode)
             for mode in (True, diagnostics)]
     fields = ("x", "sizes") if diagnostics is False else ("x", "sizes", "variance", "sum_sq")

@@ -62,16 +62,41 @@ def local_update_blocks(data, x, settings, out):
                 out[j, c, p] = x[j, p] - Z[p, j]
 
 
+#: fewest replicates of one client that :func:`local_update_masked` runs as a block
+BLOCK_MIN = 4
+
+
+@njit(cache=True, fastmath=False)
+def _point_gd(data, c, x, reps, settings, work, out):
+    """``out[b, c] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
+    client c from ``x[b]``, for each b in ``reps``; ``work = (scratch, z, grad)``."""
+    scratch, z, grad = work
+    d = x.shape[1]
+    load_client(data, c, scratch)
+    for b in reps:
+        for p in range(d):
+            z[p] = x[b, p]
+        for _ in range(settings.local_steps):
+            client_gradient(data, c, z, scratch, grad)
+            for p in range(d):
+                z[p] -= settings.step * grad[p]
+        for p in range(d):
+            out[b, c, p] = x[b, p] - z[p]
+
+
 @njit(cache=True, fastmath=False)
 def local_update_masked(data, x, settings, mask, out):
     r"""``out[b, i]`` as in :func:`local_update_blocks` for the pairs with ``mask[b, i]``
     (B, N) only (the drawn clients of FedAvg with a sampler whose feedback needs no other);
     the other rows of ``out`` are left untouched. Each pair's numbers equal
-    :func:`local_update_blocks`' (a block column does not depend on the others)."""
+    :func:`local_update_blocks`': a block column does not depend on the others and equals
+    the one-point gradient, which serves a client drawn by fewer than ``BLOCK_MIN``
+    replicates (a block of one or two columns is slower)."""
     n_reps, d = x.shape
     Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
     cols = np.empty(n_reps, dtype=np.int64)
     scratch = block_scratch(data, n_reps)
+    point = (client_scratch(data), np.empty(d), np.empty(d))
     for c in range(out.shape[1]):
         nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
@@ -79,6 +104,9 @@ def local_update_masked(data, x, settings, mask, out):
                 cols[nb] = b
                 nb += 1
         if nb == 0:
+            continue
+        if nb < BLOCK_MIN:
+            _point_gd(data, c, x, cols[:nb], settings, point, out)
             continue
         for j in range(nb):
             Z[:, j] = x[cols[j]]

@@ -6,8 +6,8 @@ needless duplicates: a literal constant passed from compiled code (``0`` or ``Tr
 compilations) and the same array once writable, once read-only. After representative calls of
 the public algorithms (FedAvg, FOCUS with recorded sums, SAFARI single and batched, FedAvg
 with K-Vib / the oracle batched and with only the drawn clients, the bandit baselines' batched
-costs) in a fresh process with an empty cache, no kernel of :mod:`flbounds.kernels` may hold a literal-typed
-signature or two signatures that differ only in array mutability.
+costs) in a fresh process with an empty cache, no kernel of :mod:`flbounds.kernels` may hold
+a literal-typed signature or two signatures that differ only in array mutability.
 """
 
 import json

@@ -109,8 +109,10 @@ def main(argv=None):
     return write(args.out, NAME, "Worst-case SDP sizes and solve times", table,
                  ["builder", "N", "tau", "R", "gram", "constraints", "worst", "solver",
                   "seconds"],
-                 notes="Solver: Clarabel, SCS (eps 1e-9) when Clarabel is not 'optimal' "
-                       "within the gap tolerance (flbounds.pep.solve). Growth: "
+                 notes="Solver: Clarabel, SCS (eps 1e-8) when Clarabel is not 'optimal' "
+                       "within the gap tolerance or leaves a dual residual above 1e-5 "
+                       "(flbounds.pep.sdp); equivalent forms tried in turn "
+                       "(flbounds.pep.sdp.solve_first). Growth: "
                        + growth_notes(table))
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import origin
 from .result import WorstCase, make_result
 from .sdp import solve
 
@@ -67,7 +68,7 @@ def kvib_descent_rate(L, local_steps, step, *, step_global=1.0, gamma=1.0) -> Wo
     eta_l = eta / (R * eta_g)
     problem = PEP()
     func = problem.declare_function(SmoothFunction, L=L)
-    x = problem.set_initial_point()
+    x = origin()  # translation symmetry (.anchor)
     x_next = _round(func, x, eta_l, eta_g, R)
     problem.set_initial_condition((2 / eta) * (func(x) - func(x_next)) <= 1)
     problem.set_performance_metric((1 - 10 * gamma * eta**2) / 16 * func.gradient(x) ** 2)

@@ -23,6 +23,7 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import anchored_minimizer, origin
 from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
@@ -41,16 +42,11 @@ def _functions(problem, mu, L, n_clients, homogeneous):
 
 
 def _reference_point(problem, funcs, common_minimizer):
-    """x* shared by all clients (zero gradient for each), or a free second start."""
-    from PEPit import Expression, null_point
-
+    """x* shared by all clients (zero gradient for each), or the second start; at the origin
+    (translation symmetry, :mod:`.anchor`)."""
     if not common_minimizer:
-        return problem.set_initial_point(), False
-    x_star = funcs[0].stationary_point()
-    for f in funcs[1:]:
-        if f is not funcs[0]:
-            f.add_point((x_star, null_point, Expression(is_leaf=True)))
-    return x_star, True
+        return origin(), False
+    return anchored_minimizer(funcs, common=True), True
 
 
 def fedavg_rate(mu, L, n_clients, local_steps, step, participation=None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flbounds.validation import check_positive
 
+from .anchor import anchored_minimizer
 from .result import WorstCase, make_result
 from .sdp import solve
 
@@ -52,7 +53,7 @@ def gd_rate(mu, L, step) -> WorstCase:
     step = check_positive(step, "step")
     problem = PEP()
     func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-    x_star = func.stationary_point()
+    x_star = anchored_minimizer([func])
     x0 = problem.set_initial_point()
     problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
     x1 = x0 - step * func.gradient(x0)

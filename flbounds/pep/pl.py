@@ -32,9 +32,10 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import minimizer
 from .result import WorstCase, make_result
 from .rounds import focus_local_run, point_sum
-from .sdp import solve
+from .sdp import solve_first
 from .tracking import _process
 
 
@@ -110,29 +111,37 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
     if not c > 0:
         raise ValueError(f"step={step} makes the consensus weight 1 - 4 step L^2 <= 0 "
                          "(pass consensus_weight)")
-    problem = PEP()
-    funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
-    f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
-    x = problem.set_initial_point()
-    z = [problem.set_initial_point() for _ in range(n)]
-    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-    gap0 = _impose_pl(problem, funcs, x, f_star, beta)
-    problem.set_initial_condition(gap0 + c * point_sum([(x - zi) ** 2 for zi in z]) <= 1)
-    runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
     masks, probs = subset_distribution(process)
-    metric = None
-    for mask, prob in zip(masks, probs, strict=True):
-        if prob == 0:
-            continue
-        y_new = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
-        x_new = x - step * y_new
-        z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
-        phi = _impose_pl(problem, funcs, x_new, f_star, beta) \
-            + c * point_sum([(x_new - zi) ** 2 for zi in z_new])
-        metric = prob * phi if metric is None else metric + prob * phi
-    problem.set_performance_metric(metric)
-    return make_result(solve(problem), printed=printed,
+
+    def build(form, scale):
+        problem = PEP()
+        funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
+        x_star = minimizer(funcs, form)
+        f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
+        x = problem.set_initial_point()
+        z = [problem.set_initial_point() for _ in range(n)]
+        g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+        gap0 = _impose_pl(problem, funcs, x, f_star, beta)
+        problem.set_initial_condition(gap0 + c * point_sum([(x - zi) ** 2 for zi in z])
+                                      <= scale)
+        runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
+        metric = None
+        for mask, prob in zip(masks, probs, strict=True):
+            if prob == 0:
+                continue
+            y_new = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
+            x_new = x - step * y_new
+            z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
+            phi = _impose_pl(problem, funcs, x_new, f_star, beta) \
+                + c * point_sum([(x_new - zi) ** 2 for zi in z_new])
+            metric = prob * phi if metric is None else metric + prob * phi
+        problem.set_performance_metric(metric)
+        return problem
+
+    # equivalent forms, tried in order (flbounds.pep.sdp.solve_first)
+    info = solve_first([(lambda: build("pepit", 1.0), 1.0), (lambda: build("values", 1.0), 1.0),
+                        (lambda: build("values", step), step)])
+    return make_result(info, printed=printed,
                        metric="E[Phi_{r+1}] / Phi_r (PL relaxation: an upper bound), "
                               "Phi = F(x) - F* + c sum_i ||x - z_i||^2",
                        params=dict(beta=beta, L=L, p=np.asarray(p, dtype=float).tolist(),

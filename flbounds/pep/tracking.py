@@ -29,11 +29,12 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
+from .anchor import minimizer
 from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
 from .rounds import focus_local_run, point_sum
-from .sdp import solve
+from .sdp import solve, solve_first
 
 
 def _process(p, participation):
@@ -126,18 +127,24 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     c = lyapunov_weight(mu, L, n, step) if consensus_weight is None else \
         check_positive(consensus_weight, "consensus_weight")
     pair = participation_moments(process, n).pair
-    problem = PEP()
-    funcs = _client_functions(problem, mu, L, n, function_class)
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
-    x = problem.set_initial_point()
-    z = [problem.set_initial_point() for _ in range(n)]
-    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-    y = point_sum(g)
-    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
-    runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
-    Z, V = [r[0] for r in runs], [r[1] for r in runs]
-    problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
-    return make_result(solve(problem), printed=printed,
+
+    def build(form):
+        problem = PEP()
+        funcs = _client_functions(problem, mu, L, n, function_class)
+        x_star = minimizer(funcs, form)
+        x = problem.set_initial_point()
+        z = [problem.set_initial_point() for _ in range(n)]
+        g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+        y = point_sum(g)
+        problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z)
+                                      <= 1)
+        runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
+        Z, V = [r[0] for r in runs], [r[1] for r in runs]
+        problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
+        return problem
+
+    info = solve_first([(lambda: build("pepit"), 1.0), (lambda: build("values"), 1.0)])
+    return make_result(info, printed=printed,
                        metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                    local_steps=tau, step=step, consensus_weight=c,
@@ -175,7 +182,7 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *,
     masks, probs = subset_distribution(process)
     problem = PEP()
     funcs = _client_functions(problem, mu, L, n, function_class)
-    x_star = point_sum(funcs).stationary_point() if n > 1 else funcs[0].stationary_point()
+    x_star = minimizer(funcs, "pepit")
     x0 = problem.set_initial_point()
     problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
     g0 = [f.gradient(x0) for f in funcs]
@@ -225,7 +232,7 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
     masks, probs = subset_distribution(process)
     problem = PEP()
     funcs = _client_functions(problem, mu, L, n, "smooth-strongly-convex")
-    x_star = point_sum(funcs).stationary_point()
+    x_star = minimizer(funcs, "pepit")
     x = problem.set_initial_point()
     z = [problem.set_initial_point() for _ in range(n)]
     g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]

@@ -101,9 +101,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "return cover[:n] / self.period",
            "cyclic inclusion probabilities that forget the wrap-around of the window"),
     # ---------------------------------------------------------------- FOCUS tracking
+    # the serial round (every claim's instance; the chunked rows of large rounds are checked
+    # bit for bit against it by tests/test_kernel_bits.py)
     Mutant("focus.kernel.tracker_push", ("focus",), _K + "rounds.py",
-           "state.y[p] += pushes[j, p]",
-           "state.y[p] += 0.98 * pushes[j, p]",
+           "state.y[p] += v[p]",
+           "state.y[p] += 0.98 * v[p]",
            "tracker y absorbs only 98% of each push"),
     Mutant("focus.kernel.stored_gradient", ("focus",), _K + "rounds.py",
            "state.g[c, p] = h[p]",

@@ -51,33 +51,39 @@ def per_mutant(outcomes: list[Outcome]) -> dict[str, str]:
 
 
 def per_paper(outcomes: list[Outcome]) -> dict[str, dict[str, int]]:
-    """Per paper (and ``overall``, per mutant): counts killed / crashed / survived / total."""
+    """Per paper (and ``overall``, per mutant): counts killed / crashed / survived / total,
+    and ``equivalent``: the survivors the catalogue explains as equivalent mutants."""
     table: dict[str, dict[str, int]] = {}
     for paper in PAPERS:
         rows = [o for o in outcomes if o.paper == paper]
         if rows:
-            table[paper] = _counts([o.status for o in rows])
-    table["overall"] = _counts(list(per_mutant(outcomes).values()))
+            table[paper] = _counts([(o.mutant, o.status) for o in rows])
+    table["overall"] = _counts(list(per_mutant(outcomes).items()))
     return table
 
 
-def _counts(statuses: list[str]) -> dict[str, int]:
+def _counts(rows: list[tuple[str, str]]) -> dict[str, int]:
+    statuses = [s for _, s in rows]
+    equivalent = sum(1 for m, s in rows if s == "survived" and _BY_ID[m].equivalent)
     return {"killed": statuses.count("killed"), "crashed": statuses.count("crashed"),
-            "survived": statuses.count("survived"), "total": len(statuses)}
+            "survived": statuses.count("survived"), "equivalent": equivalent,
+            "total": len(statuses)}
 
 
 def _rate(c: dict[str, int]) -> str:
-    caught = c["killed"] + c["crashed"]
-    return f"{caught}/{c['total']} ({100.0 * caught / c['total']:.0f}%)" if c["total"] else "-"
+    """Caught over the mutants run that are not explained as equivalent."""
+    caught, base = c["killed"] + c["crashed"], c["total"] - c.get("equivalent", 0)
+    return f"{caught}/{base} ({100.0 * caught / base:.0f}%)" if base else "-"
 
 
 def rate_table(outcomes: list[Outcome]) -> str:
-    """Markdown: per paper, mutants caught (killed by a verdict + crashed) of those run."""
-    lines = ["| paper | caught | killed by a verdict | crashed only | survived |",
-             "|---|---|---|---|---|"]
+    """Markdown: per paper, mutants caught (killed by a verdict + crashed) of those run,
+    equivalent mutants left out of the rate."""
+    lines = ["| paper | caught | killed by a verdict | crashed only | survived "
+             "| of which equivalent |", "|---|---|---|---|---|---|"]
     for paper, c in per_paper(outcomes).items():
         lines.append(f"| {paper} | {_rate(c)} | {c['killed']} | {c['crashed']} "
-                     f"| {c['survived']} |")
+                     f"| {c['survived']} | {c['equivalent']} |")
     return "\n".join(lines)
 
 
@@ -118,10 +124,12 @@ def markdown(outcomes: list[Outcome], *, date: str | None = None) -> str:
     """The full report (``tests/mutation/RESULTS.md``)."""
     return "\n\n".join([
         f"# Mutation run, {date or _today()}",
-        "Command: `python -m tests.mutation --paper P --workers 1 --json P.json` per paper, "
-        "merged with `python -m tests.mutation --merge *.json`. A mutant counts for a paper "
-        "when it is killed by that paper's quick claims; overall, a mutant is caught when "
-        "any of its papers catches it.",
+        "Command: `python -m tests.mutation --paper P --workers 1 --json P.json` per paper "
+        "(`--resume` to add missing pairs, `--retry-survivors` after adding claims), merged "
+        "with `python -m tests.mutation --merge *.json --markdown RESULTS.md`. A mutant "
+        "counts for a paper when it is killed by that paper's quick claims; overall, a "
+        "mutant is caught when any of its papers catches it. Survivors the catalogue "
+        "explains as equivalent are listed but left out of the rate.",
         "## Kill rate", rate_table(outcomes),
         "## Survivors", survivors(outcomes),
         "## Not run", not_run(outcomes),
@@ -130,12 +138,17 @@ def markdown(outcomes: list[Outcome], *, date: str | None = None) -> str:
 
 def readme_section(outcomes: list[Outcome], *, date: str | None = None) -> str:
     """The README's short section (between the mutation markers)."""
+    done = {(o.mutant, o.paper) for o in outcomes}
+    pending = sum(1 for m in MUTANTS for p in m.papers if (m.id, p) not in done)
+    scope = (f"all {len(MUTANTS)} planted bugs run against every paper they affect"
+             if not pending else f"{len(per_mutant(outcomes))} of the {len(MUTANTS)} planted "
+             f"bugs run so far ({pending} (mutant, paper) pairs pending)")
     return "\n".join([
         README_BEGIN,
-        f"Mutation testing ({date or _today()}, quick profile): {len(per_mutant(outcomes))} "
-        f"of the {len(MUTANTS)} planted bugs run so far; caught = killed by a verdict or "
-        "crashed. Survivors and the pairs not yet run: `tests/mutation/RESULTS.md`.", "",
-        rate_table(outcomes), README_END])
+        f"Mutation testing ({date or _today()}, quick profile): {scope}; caught = killed by a "
+        "verdict or crashed, over the mutants not explained as equivalent. Survivors, "
+        "equivalent mutants and the claims that kill each mutant: `tests/mutation/RESULTS.md`.",
+        "", rate_table(outcomes), README_END])
 
 
 def update_readme(readme: Path, section: str) -> None:

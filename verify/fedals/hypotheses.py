@@ -82,4 +82,7 @@ declare_hypotheses({
         "fresh data each round (|Z_kr| = tau b)": True, "ridge losses": True},
     "fedals.thmB1.bound": {
         "tau local mini-batch SGD steps": True, "loss mu-strongly convex and L-smooth": True},
+    "fedals.thm41.smoothness_step_exact": {
+        "ridge risk on the unit sphere: quadratic, L = 1 + lambda": True,
+        "local ERM (Thm 4.1's local algorithm)": True},
 })

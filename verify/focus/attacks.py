@@ -25,7 +25,7 @@ from flbounds.problems import Quadratic
 from .bounds import eq110_step, lemma3_rhs, lemma4_rhs
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
 from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
-from .lemma4_corrected import corrected_constant, printed_constant
+from .lemma4_corrected import corrected_constant, near_worst_instance, printed_constant
 from .lemma4_counterexample import lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 
@@ -90,6 +90,13 @@ def lemma4(**inst):
 
 def _lemma4_ratio(inst, constant):
     """Left over right side of eq. (97) with gradient constant ``constant(q_min, N)``."""
+    lhs, rhs = lemma4_round_sides(inst, constant)
+    return lhs / rhs
+
+
+def lemma4_round_sides(inst, constant):
+    """(LHS, RHS) of eq. (97) on one round instance of the Lemma 4 attack spaces: exact
+    expectation over the 2^N sets, the library's FOCUS round, Lemma 4's step x step_frac."""
     problem, masks, probs, q_min, step, st = _round(
         inst, lambda mu, L, tau, q: lemma4_step(L, N, tau, q))
     tau = inst["tau"]
@@ -98,7 +105,7 @@ def _lemma4_ratio(inst, constant):
                    lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
     rhs = lemma4_rhs(q_min=q_min, n=N, step=step, consensus=st.consensus_error(), grad=grad,
                      constant=constant(q_min, N))
-    return lhs / rhs
+    return lhs, rhs
 
 
 THM3_SPACE = {"a": Box(0.01, 10, log=True), "b": Box(-2, 2, shape=(2, 2)),
@@ -274,7 +281,7 @@ def _fixed_corrected():
                "p": np.full(N, 0.02), "tau": 1, "step_frac": 1.0,
                "offset": np.eye(D)[0] * (1 - drift), "offset_scale": 1.0,
                "spread": np.tile(np.eye(D)[0], (N, 1)), "spread_scale": drift}
-    return [*_fixed_round(), witness]
+    return [*_fixed_round(), witness, near_worst_instance()]
 
 
 @attack_surface("focus.lemma4.corrected",

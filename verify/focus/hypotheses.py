@@ -128,4 +128,10 @@ declare_hypotheses({
         **A1, **SMOOTH, **NOISE, "A4: F PL": True, "eta <= Theorem 5's bound": True},
     "focus.thm6.repaired_bound": THM6,
     "focus.thm6.printed_bound": THM6,
+    # library guards: the statistics the decision rules use, against their definitions
+    "focus.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
+    "focus.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},
+    "focus.stats.mc_se_coverage": {"i.i.d. normal samples (Student's t law exact)": True},
+    "focus.cor3.worst_case_attained": {
+        **SC, "identical clients (common minimizer)": True, "eta <= 1/L": True},
 })

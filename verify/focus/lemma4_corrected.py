@@ -41,6 +41,42 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from .lemma4_counterexample import lemma4_parts
 from .lemmas import ROUNDING, _lemma4
 
+#: The near-worst round found by the attack on this claim (``flbounds falsify
+#: focus.lemma4.corrected --budget 8000 --seed 3``: ratio 0.98918), rounded to 6 digits and
+#: symmetrised; kept as a fixed instance so a FOCUS round that moves the consensus error by a
+#: fraction of the remaining 1.1% slack fails the claim. N = 4, d = 3, rare participation
+#: (p ~ 0.02), tau = 2, a small step: the contraction (1 - q_min/3) itself is nearly attained.
+NEAR_WORST = {
+    "A0": [[0.496482, -0.451257, 0.025046], [-0.451257, 0.635179, -0.173039],
+           [0.025046, -0.173039, 1.447535]],
+    "A1": [[0.890115, -0.295523, -0.331279], [-0.295523, 0.808891, -0.007017],
+           [-0.331279, -0.007017, 1.147634]],
+    "A2": [[1.496604, 0.134224, 0.085487], [0.134224, 1.662967, -0.012525],
+           [0.085487, -0.012525, 1.588196]],
+    "A3": [[1.032654, -0.400102, 0.417022], [-0.400102, 1.282835, -0.044129],
+           [0.417022, -0.044129, 1.598827]],
+    "b": [[1.391551, -2.965101, -0.07928], [1.658771, 2.544803, 0.976543],
+          [2.259686, 1.568042, -1.73116], [-2.293257, 1.681011, 1.447521]],
+    "p": [0.020023, 0.02003, 0.020004, 0.020049], "tau": 2, "step_frac": 0.00242191,
+    "offset": [0.999339, -0.658, 0.683633], "offset_scale": 8.76391,
+    "spread": [[0.724181, -0.584865, 0.557783], [0.596056, -0.660208, 0.610896],
+               [0.623282, -0.58691, 0.638065], [0.613604, -0.444407, 0.555637]],
+    "spread_scale": 0.00481778,
+}
+
+
+def near_worst_instance() -> dict:
+    """:data:`NEAR_WORST` with arrays (the attack space's instance format)."""
+    return {k: np.asarray(v, dtype=float) if isinstance(v, list) else v
+            for k, v in NEAR_WORST.items()}
+
+
+def near_worst_sides(constant=None) -> tuple[float, float]:
+    """(LHS, RHS) of eq. (97) on :data:`NEAR_WORST` (default: the corrected constant)."""
+    from .attacks import lemma4_round_sides  # the attack module imports this one
+
+    return lemma4_round_sides(near_worst_instance(), constant or corrected_constant)
+
 
 def corrected_constant(q_min: float, n_clients: int) -> float:
     """Gradient constant of the corrected eq. (97): 16 (N + 1)/(3 q_min)."""
@@ -87,11 +123,15 @@ def corrected(*, rng, n_states, taus, variants):
     Lemma 4's largest step. The derivation is in the module docstring. Details report the
     ratio LHS/RHS per rare instance with the corrected constant and with the factor N + 1
     removed (the printed statement, above 1 on these instances), and the largest ratio on
-    regime (b). Tolerance: rounding, 1e-12 relative to each bound."""
+    regime (b); (c) the near-worst round the attack found (``NEAR_WORST``, ratio 0.9892),
+    a fixed instance close enough to the bound that an error of about 1% in the FOCUS round
+    moves it over. Tolerance: rounding, 1e-12 relative to each bound."""
     lhs_a, rhs_a = _rare_family(variants, corrected_constant)
     lhs_b, rhs_b = _lemma4(rng, n_states, taus, corrected_constant)
+    lhs_c, rhs_c = near_worst_sides()
     _, without = _rare_family(variants, printed_constant)
-    measured, theoretical = np.concatenate([lhs_a, lhs_b]), np.concatenate([rhs_a, rhs_b])
+    measured = np.concatenate([lhs_a, lhs_b, [lhs_c]])
+    theoretical = np.concatenate([rhs_a, rhs_b, [rhs_c]])
     names = [f"N={n}, p={p}, k={k}" for n, p, k in variants]
     return Evidence(
         measured=measured, theoretical=theoretical, relation="<=",
@@ -101,4 +141,5 @@ def corrected(*, rng, n_states, taus, variants):
                  "ratio_rare_without_factor": dict(zip(names, (lhs_a / without).tolist(),
                                                        strict=True)),
                  "max_ratio_consensus_regime": float(np.max(lhs_b / rhs_b)),
+                 "ratio_near_worst": lhs_c / rhs_c,
                  "derived_constant": "4 (N+1)/(q'(1-delta)) <= 4.77 (N+1)/q_min"})

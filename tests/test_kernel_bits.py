@@ -30,6 +30,7 @@ from flbounds.problems import (
     random_ridge,
     random_scalar_pl,
 )
+from flbounds.problems._layout import rows_last
 from tests import reference as ref
 
 N_CLIENTS = 40
@@ -321,3 +322,19 @@ def test_rounds_equal_a_plain_loop_on_scalar_gradients(kind, p, monkeypatch):
                 assert _same_bits(one, two), (cut, threads)
     finally:
         numba.set_num_threads(before)
+
+
+def test_quadratic_kernel_reads_the_transpose_of_a_nonsymmetric_matrix():
+    # rows_last copies only a non-symmetric A; the gradient must still be A z - b row by row
+    rng = np.random.default_rng(9)
+    A, b = rng.standard_normal((3, 13, 13)), rng.standard_normal((3, 13))
+    X, clients = rng.standard_normal((6, 13)), np.array([2, 0, 1, 1, 0, 2])
+    At = rows_last(A)
+    assert At is not A and np.array_equal(At[1], A[1].T)
+    got = np.empty_like(X)
+    gradients_at(QuadraticData(A, b, At), X, clients, got)
+    want = np.empty_like(X)
+    _quadratic_rowwise(A, b, X, clients, want)
+    assert _same_bits(got, want)
+    symmetric = 0.5 * (A + A.transpose(0, 2, 1))
+    assert rows_last(symmetric) is symmetric

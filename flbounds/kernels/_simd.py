@@ -137,3 +137,41 @@ def madd_rows(acc, a_off, width, m, m_off, m_stride, v, v_off, count):
     while i < width:
         _M1x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
         i += 1
+
+
+def _prefetcher(locality):
+    """An intrinsic issuing ``llvm.prefetch`` with the given locality (3 = L1 ... 0 = none)."""
+
+    @intrinsic
+    def prefetch(typingctx, arr, offset, count):
+        if not (isinstance(arr, types.Array) and arr.layout == "C"):
+            return None
+        sig = types.void(arr, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            from numba.core import cgutils
+            value, off, cnt = args
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0")
+            per_line = 8
+            lines = builder.udiv(builder.add(cnt, ir.Constant(cnt.type, per_line - 1)),
+                                 ir.Constant(cnt.type, per_line))
+            with cgutils.for_range(builder, lines) as loop:
+                idx = builder.add(off, builder.mul(loop.index, ir.Constant(cnt.type, per_line)))
+                ptr = builder.bitcast(_flat_ptr(context, builder, signature.args[0], value, idx),
+                                      i8p)
+                builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, locality),
+                                  ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return prefetch
+
+
+# prefetch_l2(arr, offset, count): software prefetch (read, into L2 and the levels below) of
+# ``count`` elements of the C-contiguous float64 array ``arr`` from flat element ``offset``,
+# one hint per 64-byte line. A hint only: no result, and no fault on any address.
+prefetch_l2 = _prefetcher(2)

@@ -181,7 +181,7 @@ def _block_gradient(data, c, Z, nb, scratch, out):
         return impl
     if kind is RidgeData:
         def impl(data, c, Z, nb, scratch, out):
-            _ridge_block(data.features, data.targets, data.lam, c, data.features_t[c], Z, nb,
+            _ridge_block(data.features, data.targets, data.lam, c, scratch[0][0], Z, nb,
                          scratch[1], out)
         return impl
     if kind is LogisticData:

@@ -4,7 +4,7 @@ A problem reaches the compiled code as a small typed container (a NamedTuple of 
 scalars), one class per kind; numba compiles each caller once per container type and
 :func:`client_gradient` dispatches on that type at compile time:
 
-- :class:`QuadraticData` ``(A (N, d, d), b (N, d))``:
+- :class:`QuadraticData` ``(A (N, d, d), b (N, d), At)``, ``At[i] = A[i].T``:
   :math:`\nabla f_i(z) = A_i z - b_i`;
 - :class:`RidgeData` ``(features (N, n, d), targets (N, n), lam)``:
   :math:`\nabla f_i(z) = X_i^\top (X_i z - y_i)/n + \lambda z`;
@@ -13,16 +13,35 @@ scalars), one class per kind; numba compiles each caller once per container type
 - :class:`ScalarPLData` ``(c (N,))``: :math:`f_i'(z) = 2z + 3\sin 2z + c_i` (d = 1).
 
 Protocol (all compiled-only): ``scratch = client_scratch(data)`` once per thread,
-``load_client(data, c, scratch)`` once before a run of gradients of client ``c`` (ridge copies
-the client's features transposed to (d, n), so the residual is d vectorizable axpys over the n
-samples; the other kinds do nothing), then ``client_gradient(data, c, z, scratch, out)``.
-Quadratic and logistic gradients take four rows (samples) per pass (:func:`_dot4`, sixteen
-independent partial sums instead of one chain of four, and one pass over ``out`` per four
-samples), each row summed in :func:`_dot`'s order, so the bits are those of one row at a time.
-:func:`client_work` is the multiply-add count of one gradient (for the parallel threshold).
-:func:`gradients_at` evaluates many (point, client) pairs through the same three calls; it is
-what :meth:`flbounds.problems.Quadratic.client_gradients` and the other problems run, so the
-round loops and the problems' gradients are one implementation. No RNG, no validation.
+``load_client(data, c, scratch)`` once before a run of gradients of client ``c``, then
+``client_gradient(data, c, z, scratch, out)``; ``prefetch_next(data, clients, j, m)`` hints the
+next participant's data into the cache. :func:`client_work` is the multiply-add count of one
+gradient (for the parallel threshold). :func:`gradients_at` evaluates many (point, client)
+pairs through the same calls; it is what :meth:`flbounds.problems.Quadratic.client_gradients`
+and the other problems run, so the round loops and the problems' gradients are one
+implementation. No RNG, no validation.
+
+Summation order (fixed, fastmath off, so the bits do not depend on threads or chunking): a row
+:math:`m^\top z` of :math:`A_c z` and a logistic margin :math:`a_k^\top z` are four partial sums
+over the coordinates :math:`\equiv 0, 1, 2, 3 \pmod 4` (the last ``d % 4`` into the first), each
+from 0 in coordinate order, combined as ``(s0 + s1) + (s2 + s3)``; a ridge residual is one sum
+from :math:`-y_k` in coordinate order; :math:`X^\top r` and the logistic weighted sum are one
+sum over the samples in order from 0.
+
+Layout (why the data sit as they do): without fastmath LLVM may not reorder any of these sums,
+so the only vectorization left is across *independent* outputs, several rows or samples at
+once, and that needs the outputs to be the contiguous axis. For :math:`A_c z` that is
+:math:`A_c^\top` (``At``, which is ``A`` itself since the problems' :math:`A_i` are exactly
+symmetric: no copy, :func:`flbounds.problems._layout.rows_last`); for :math:`X_c z` (ridge
+residuals, logistic margins) it is :math:`X_c^\top` as (d, n), and for :math:`X_c^\top r` it is
+:math:`X_c` as stored. Ridge and logistic therefore transpose the client's (n, d) block into
+the (d, n) scratch in :func:`load_client`, once per visit, where it stays in L1 for the
+``local_steps`` gradients. A second, transposed copy of all features stored once per problem
+was measured slower at N = 1e4 (``python -m benchmarks vec_kernels``): it doubles the bytes a
+round reads from memory, which costs more than the in-cache transpose. The vector code itself
+is emitted by :mod:`flbounds.kernels._simd` (LLVM's loop vectorizer leaves loops over d = 16
+or n = 20 outputs scalar); each lane there is the scalar expression, so the bits are those of
+the scalar loops the tests keep as reference (``tests/test_kernel_bits.py``).
 """
 
 import math
@@ -32,7 +51,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from flbounds.kernels._simd import madd_rows, madd_rows4
+from flbounds.kernels._simd import madd_rows, madd_rows4, prefetch_l2
 from flbounds.kernels.losses import _expit
 
 
@@ -46,24 +65,20 @@ class QuadraticData(NamedTuple):
 
 
 class RidgeData(NamedTuple):
-    """Clients :math:`\\|X_i z - y_i\\|^2/(2n) + \\lambda\\|z\\|^2/2`; ``features_t`` (N, d, n) is
-    ``features`` with each client's samples last."""
+    """Clients :math:`\\|X_i z - y_i\\|^2/(2n) + \\lambda\\|z\\|^2/2`."""
 
     features: np.ndarray
     targets: np.ndarray
     lam: float
-    features_t: np.ndarray
 
 
 class LogisticData(NamedTuple):
-    """Logistic clients with the L2 term and the non-convex penalty weight ``rho``;
-    ``features_t`` (N, d, n) as in :class:`RidgeData`."""
+    """Logistic clients with the L2 term and the non-convex penalty weight ``rho``."""
 
     features: np.ndarray
     labels: np.ndarray
     lam: float
     rho: float
-    features_t: np.ndarray
 
 
 class ScalarPLData(NamedTuple):
@@ -104,15 +119,16 @@ def _quadratic(At, b, c, z, acc, out):
 
 
 @njit(cache=True, fastmath=False)
-def _ridge(features, features_t, targets, lam, c, z, resid, out):
+def _ridge(features, ft, targets, lam, c, z, resid, out):
     r""":math:`X_c^\top (X_c z - y_c)/n + \lambda z`: each residual summed over the coordinates
-    in order from :math:`-y_{c,k}` (vectorized over samples on ``features_t``), then the
+    in order from :math:`-y_{c,k}` (vectorized over samples on ``ft``, the client's features
+    transposed by :func:`load_client`), then the
     gradient summed over the samples in order from 0 (vectorized over coordinates on
     ``features``)."""
     n, d = features.shape[1], z.shape[0]
     for k in range(n):
         resid[k] = -targets[c, k]
-    madd_rows(resid, 0, n, features_t, c * d * n, n, z, 0, d)
+    madd_rows(resid, 0, n, ft, 0, n, z, 0, d)
     for q in range(d):
         out[q] = 0.0
     madd_rows(out, 0, d, features, c * n * d, d, resid, 0, n)
@@ -121,12 +137,13 @@ def _ridge(features, features_t, targets, lam, c, z, resid, out):
 
 
 @njit(cache=True, fastmath=False)
-def _logistic(features, features_t, labels, lam, rho, c, z, acc, out):
+def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
     r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (vectorized over samples
-    on ``features_t``), weights :math:`-y_k\sigma(-y_k a_k^\top z)`, then the weighted sum of
-    the samples in sample order from 0 (vectorized over coordinates), penalty terms last."""
+    on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)`, then the
+    weighted sum of the samples in sample order from 0 (vectorized over coordinates), penalty
+    terms last."""
     n, d = features.shape[1], z.shape[0]
-    _rows_dot(features_t, c, z, acc, n)
+    _rows_dot(ft, 0, z, acc, n)
     for k in range(n):
         y = labels[c, k]
         margin = (acc[k] + acc[n + k]) + (acc[2 * n + k] + acc[3 * n + k])
@@ -157,6 +174,12 @@ def client_gradient(data, c, z, scratch, out):
     raise NotImplementedError("client_gradient is only callable from compiled code")
 
 
+def prefetch_next(data, clients, j, m):
+    """Prefetch the data of participant ``clients[j + 1]`` if j + 1 < m and it does not follow
+    ``clients[j]`` in memory (compiled only)."""
+    raise NotImplementedError("prefetch_next is only callable from compiled code")
+
+
 def client_work(data):
     """Multiply-adds of one gradient (compiled only)."""
     raise NotImplementedError("client_work is only callable from compiled code")
@@ -166,17 +189,28 @@ def client_work(data):
 def _client_scratch(data):
     kind = _kind(data)
     if kind is QuadraticData:
-        return lambda data: np.empty(4 * data.A.shape[1])
+        return lambda data: (np.empty((1, 1)), np.empty(4 * data.A.shape[1]))
     if kind in (RidgeData, LogisticData):
-        return lambda data: np.empty(4 * data.features.shape[1])
+        def impl(data):
+            n, d = data.features.shape[1], data.features.shape[2]
+            return np.empty((d, n)), np.empty(4 * n)
+        return impl
     if kind is ScalarPLData:
-        return lambda data: np.empty(1)
+        return lambda data: (np.empty((1, 1)), np.empty(1))
     return None
 
 
 @overload(load_client, jit_options={"fastmath": False})
 def _load_client(data, c, scratch):
-    if _kind(data) in (QuadraticData, RidgeData, LogisticData, ScalarPLData):
+    if _kind(data) in (RidgeData, LogisticData):
+        def impl(data, c, scratch):
+            ft = scratch[0]
+            n, d = data.features.shape[1], data.features.shape[2]
+            for k in range(n):
+                for p in range(d):
+                    ft[p, k] = data.features[c, k, p]
+        return impl
+    if _kind(data) in (QuadraticData, ScalarPLData):
         def impl(data, c, scratch):
             pass
         return impl
@@ -188,22 +222,54 @@ def _client_gradient(data, c, z, scratch, out):
     kind = _kind(data)
     if kind is QuadraticData:
         def impl(data, c, z, scratch, out):
-            _quadratic(data.At, data.b, c, z, scratch, out)
+            _quadratic(data.At, data.b, c, z, scratch[1], out)
         return impl
     if kind is RidgeData:
         def impl(data, c, z, scratch, out):
-            _ridge(data.features, data.features_t, data.targets, data.lam, c, z, scratch, out)
+            _ridge(data.features, scratch[0], data.targets, data.lam, c, z, scratch[1], out)
         return impl
     if kind is LogisticData:
         def impl(data, c, z, scratch, out):
-            _logistic(data.features, data.features_t, data.labels, data.lam, data.rho, c, z,
-                      scratch, out)
+            _logistic(data.features, scratch[0], data.labels, data.lam, data.rho, c, z,
+                      scratch[1], out)
         return impl
     if kind is ScalarPLData:
         def impl(data, c, z, scratch, out):
             out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + data.c[c]
         return impl
     return None
+
+
+@overload(prefetch_next, jit_options={"fastmath": False})
+def _prefetch_next(data, clients, j, m):
+    kind = _kind(data)
+    if kind not in (QuadraticData, RidgeData, LogisticData, ScalarPLData):
+        return None
+
+    def impl(data, clients, j, m):
+        if j + 1 < m and clients[j + 1] != clients[j] + 1:
+            _prefetch_client(data, clients[j + 1])
+    return impl
+
+
+def _prefetch_client(data, c):
+    raise NotImplementedError("compiled only")
+
+
+@overload(_prefetch_client, jit_options={"fastmath": False})
+def _prefetch_client_impl(data, c):
+    kind = _kind(data)
+    if kind is QuadraticData:
+        def impl(data, c):
+            d = data.At.shape[1]
+            prefetch_l2(data.At, c * d * d, d * d)
+        return impl
+    if kind in (RidgeData, LogisticData):
+        def impl(data, c):
+            size = data.features.shape[1] * data.features.shape[2]
+            prefetch_l2(data.features, c * size, size)
+        return impl
+    return lambda data, c: None
 
 
 @overload(client_work, jit_options={"fastmath": False})
@@ -234,20 +300,18 @@ def population(data):
     samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
     Plain Python (glue): it builds arrays once per run.
     """
-    from flbounds.problems._layout import rows_last, samples_last  # problems import this module
+    from flbounds.problems._layout import rows_last  # flbounds.problems imports this module
     if isinstance(data, QuadraticData):
         A = data.A.mean(axis=0)[None]
         return QuadraticData(A, data.b.mean(axis=0)[None], rows_last(A))
     if isinstance(data, RidgeData):
         d = data.features.shape[2]
-        features = data.features.reshape(1, -1, d)
-        return RidgeData(features, data.targets.reshape(1, -1), data.lam,
-                         samples_last(features))
+        return RidgeData(data.features.reshape(1, -1, d), data.targets.reshape(1, -1),
+                         data.lam)
     if isinstance(data, LogisticData):
         d = data.features.shape[2]
-        features = data.features.reshape(1, -1, d)
-        return LogisticData(features, data.labels.reshape(1, -1), data.lam, data.rho,
-                            samples_last(features))
+        return LogisticData(data.features.reshape(1, -1, d), data.labels.reshape(1, -1),
+                            data.lam, data.rho)
     if isinstance(data, ScalarPLData):
         return ScalarPLData(np.array([data.c.mean()]))
     raise ValueError(f"data must be a container of flbounds.kernels.gradients, got {data!r}")

@@ -1,12 +1,10 @@
-"""Second memory layouts of a problem's data for the compiled gradients, built once.
+"""The transposed layout of the quadratic Hessians for the compiled gradients.
 
-The gradient kernels (:mod:`flbounds.kernels.gradients`) keep every output element's summation
-order fixed (no fastmath), so a loop vectorizes only if it runs over *independent* output
-elements whose operands sit next to each other in memory. A product :math:`X_i z` summed over
-the coordinates of each sample vectorizes over the samples only if the samples are the
-contiguous axis, i.e. on :math:`X_i^\\top` stored as (d, n); :math:`X_i^\\top r` vectorizes over
-the coordinates on :math:`X_i` as given (n, d). So the kernels read both layouts, and the second
-one is made here once per problem (read-only, cached by the problem), not once per client visit.
+:math:`A_c z` summed in a fixed order vectorizes only across output rows, which must then be
+the contiguous axis: the kernels read :math:`A_c^\\top`. The problems' :math:`A_i` are exactly
+symmetric, so that is ``A`` itself and nothing is copied; any other ``A`` gets a read-only
+transposed copy. (Ridge and logistic features are transposed per client visit instead: see
+:mod:`flbounds.kernels.gradients`.)
 """
 
 import numpy as np
@@ -17,9 +15,9 @@ def _frozen(a):
     return a
 
 
-def samples_last(features):
-    """Read-only C-contiguous copy of ``features`` (N, n, d) as (N, d, n)."""
-    return _frozen(np.ascontiguousarray(np.swapaxes(features, 1, 2)))
+def _transposed(A):
+    """Read-only C-contiguous copy of ``A`` (N, r, s) as (N, s, r)."""
+    return _frozen(np.ascontiguousarray(np.swapaxes(A, 1, 2)))
 
 
 def rows_last(A):
@@ -27,4 +25,4 @@ def rows_last(A):
     exactly symmetric, as the problems' Hessians are, else a read-only transposed copy."""
     if np.array_equal(A, np.swapaxes(A, 1, 2)):
         return A
-    return samples_last(A)
+    return _transposed(A)

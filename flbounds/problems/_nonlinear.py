@@ -20,7 +20,6 @@ from ._base import (
     _newton_minimize,
     _Problem,
 )
-from ._layout import samples_last
 from ._quadratic import _data_arrays, _gram_eigenvalues
 
 
@@ -73,12 +72,7 @@ class _LogisticBase(_Problem):
     @property
     def kernel_data(self) -> LogisticData:
         """The compiled kernels' container of this problem (read-only arrays)."""
-        return LogisticData(self.features, self.labels, float(self.lam), float(self.rho),
-                            self._features_t)
-
-    @cached_property
-    def _features_t(self):
-        return samples_last(self.features)
+        return LogisticData(self.features, self.labels, float(self.lam), float(self.rho))
 
     def _gradients_into(self, X, idx, out):
         gradients_at(self.kernel_data, X, idx, out)

@@ -21,7 +21,7 @@ from ._base import (
     _Problem,
     _solve_pd,
 )
-from ._layout import rows_last, samples_last
+from ._layout import rows_last
 
 
 class Quadratic(_Problem):
@@ -163,11 +163,7 @@ class Ridge(_Problem):
     @property
     def kernel_data(self) -> RidgeData:
         """The compiled kernels' container of this problem (read-only arrays)."""
-        return RidgeData(self.features, self.targets, float(self.lam), self._features_t)
-
-    @cached_property
-    def _features_t(self):
-        return samples_last(self.features)
+        return RidgeData(self.features, self.targets, float(self.lam))
 
     def _gradients_into(self, X, idx, out):
         gradients_at(self.kernel_data, X, idx, out)

@@ -139,6 +139,92 @@ def madd_rows(acc, a_off, width, m, m_off, m_stride, v, v_off, count):
         i += 1
 
 
+def _dot4_codegen(width, blocks):
+    """LLVM body of :func:`dot4_rows` for ``blocks`` vectors of ``width`` outputs."""
+
+    def codegen(context, builder, sig, args):
+        from numba.core import cgutils
+        out, o_off, m, m_off, m_stride, v, d, b, b_off = args
+        out_t, m_t, v_t, b_t = sig.args[0], sig.args[2], sig.args[5], sig.args[7]
+        i64, vec_t = ir.IntType(64), ir.VectorType(_DOUBLE, width)
+        slots = []
+        for _ in range(4 * blocks):
+            slot = builder.alloca(vec_t)
+            builder.store(ir.Constant(vec_t, [0.0] * width), slot)
+            slots.append(slot)
+
+        def add_row(row, j):
+            factor = _splat(builder, builder.load(_flat_ptr(context, builder, v_t, v, row)),
+                            width)
+            base = builder.add(m_off, builder.mul(row, m_stride))
+            for blk in range(blocks):
+                ptr = _flat_ptr(context, builder, m_t, m,
+                                builder.add(base, ir.Constant(i64, blk * width)))
+                x = builder.load(_vector_ptr(builder, ptr, width), align=8)
+                slot = slots[j * blocks + blk]
+                builder.store(builder.fadd(builder.load(slot), builder.fmul(x, factor)), slot)
+
+        blocked = builder.udiv(d, ir.Constant(i64, 4))
+        with cgutils.for_range(builder, blocked) as loop:
+            for j in range(4):
+                add_row(builder.add(builder.mul(loop.index, ir.Constant(i64, 4)),
+                                    ir.Constant(i64, j)), 0 * blocks + j)
+        tail_start = builder.mul(blocked, ir.Constant(i64, 4))
+        with cgutils.for_range(builder, builder.sub(d, tail_start)) as loop:
+            add_row(builder.add(tail_start, loop.index), 0)
+        for blk in range(blocks):
+            s = [builder.load(slots[j * blocks + blk]) for j in range(4)]
+            total = builder.fadd(builder.fadd(s[0], s[1]), builder.fadd(s[2], s[3]))
+            shift = ir.Constant(i64, blk * width)
+            bp = _flat_ptr(context, builder, b_t, b, builder.add(b_off, shift))
+            total = builder.fsub(total, builder.load(_vector_ptr(builder, bp, width), align=8))
+            op = _flat_ptr(context, builder, out_t, out, builder.add(o_off, shift))
+            builder.store(total, _vector_ptr(builder, op, width), align=8)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _dot4_variant(width, blocks):
+    @intrinsic
+    def dot4(typingctx, out, o_off, m, m_off, m_stride, v, d, b, b_off):
+        if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+                   for a in (out, m, v, b)) or not out.mutable:
+            return None
+        sig = types.void(out, types.intp, m, types.intp, types.intp, v, types.intp, b,
+                         types.intp)
+        return sig, _dot4_codegen(width, blocks)
+
+    return dot4
+
+
+_D8x2 = _dot4_variant(8, 2)
+_D8x1 = _dot4_variant(8, 1)
+_D4x1 = _dot4_variant(4, 1)
+_D1x1 = _dot4_variant(1, 1)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def dot4_rows(out, width, m, m_off, m_stride, v, d, b, b_off):
+    """``out[i] = ((s0 + s1) + (s2 + s3)) - b[b_off + i]`` for i < width, where s_j sums
+    ``m[m_off + r*m_stride + i] * v[r]`` over the rows r < d with r = j (mod 4) of the blocked
+    part (r < 4 (d // 4)), the remaining rows into s0, each from 0 in increasing r: the
+    partial sums stay in registers."""
+    i = 0
+    while i + 16 <= width:
+        _D8x2(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 16
+    if i + 8 <= width:
+        _D8x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 8
+    if i + 4 <= width:
+        _D4x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 4
+    while i < width:
+        _D1x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 1
+
+
 def _prefetcher(locality):
     """An intrinsic issuing ``llvm.prefetch`` with the given locality (3 = L1 ... 0 = none)."""
 

@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from flbounds.kernels._simd import madd_rows, madd_rows4, prefetch_l2
+from flbounds.kernels._simd import dot4_rows, madd_rows, madd_rows4, prefetch_l2
 from flbounds.kernels.losses import _expit
 
 
@@ -111,11 +111,10 @@ def _rows_dot(Mt, c, z, acc, out_len):
 @njit(cache=True, fastmath=False)
 def _quadratic(At, b, c, z, acc, out):
     r""":math:`A_c z - b_c`, every row in the order of :func:`_rows_dot`, vectorized over rows
-    through the transposed (column-major) copy ``At``."""
+    through the transposed copy ``At``; the partial sums stay in registers
+    (:func:`~flbounds.kernels._simd.dot4_rows`)."""
     d = z.shape[0]
-    _rows_dot(At, c, z, acc, d)
-    for p in range(d):
-        out[p] = ((acc[p] + acc[d + p]) + (acc[2 * d + p] + acc[3 * d + p])) - b[c, p]
+    dot4_rows(out, d, At, c * d * d, d, z, d, b, c * d)
 
 
 @njit(cache=True, fastmath=False)

@@ -12,6 +12,8 @@
 - SAFARI's replicates give the same bits on one and two threads.
 """
 
+import re
+
 import numba
 import numpy as np
 import pytest
@@ -338,3 +340,17 @@ def test_quadratic_kernel_reads_the_transpose_of_a_nonsymmetric_matrix():
     assert _same_bits(got, want)
     symmetric = 0.5 * (A + A.transpose(0, 2, 1))
     assert rows_last(symmetric) is symmetric
+
+
+@pytest.mark.parametrize("kind", ["quadratic", "ridge", "logistic"])
+def test_gradients_compile_to_vector_code_without_fast_math(kind):
+    # a fresh, uncached compilation (cached code cannot be inspected): the multiply-adds must
+    # be LLVM vector operations, and no floating-point instruction may carry a fast-math flag
+    # (which would allow the reassociation the bit-identity rests on excluding)
+    problem = _problem(kind, 16, 20)
+    fresh = njit(cache=False)(gradients_at.py_func)
+    X = np.zeros((2, problem.dim))
+    fresh(problem.kernel_data, X, np.arange(2), np.empty_like(X))
+    ir = fresh.inspect_llvm(fresh.signatures[0])
+    assert "fmul <8 x double>" in ir
+    assert not re.search(r"\bf(add|sub|mul|div) (fast|reassoc|contract|afn|arcp|nsz)", ir)

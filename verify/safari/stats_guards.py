@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from flbounds.ledger import claim
 from verify.stats_checks import (
+    COVERAGE_CLAIM,
+    FIT_CLAIM,
+    HOLM_CLAIM,
     clopper_pearson_evidence,
     coverage_evidence,
     fit_evidence,
@@ -13,41 +16,24 @@ from verify.stats_checks import (
 )
 
 
-@claim("safari.stats.holm_step_down", ref="Table 5 (decision rule of the q sweep)",
-       kind="algorithm", expected="holds",
-       statement="The family-wise decision rule of the multi-cell Monte Carlo claims is Holm's "
-                 "step-down: reject H_(1..k) for the largest k with p_(j) <= alpha/(m-j+1) "
-                 "for every j <= k; adjusted p-values max_(i<=j) min(1, (m-i+1) p_(i)).",
-       quick=dict(n_families=400, m_max=12), full=dict(n_families=4000, m_max=60))
+@claim("safari.stats.holm_step_down", **HOLM_CLAIM,
+       ref="Table 5 (decision rule of the q sweep)")
 def holm_step_down(*, rng, n_families, m_max):
-    """Random families of m in 1..m_max p-values (some tiny, some tied), alpha in {1e-3, 0.01,
-    0.05}. Measured: decisions that differ from the definition's loop plus the largest
-    adjusted p-value error. Tolerance: rounding."""
+    """Holm against its definition (:func:`verify.stats_checks.holm_evidence`)."""
     return holm_evidence(rng, n_families, m_max)
 
 
-@claim("safari.stats.exact_law_fits", ref="Thm 5; Remark 6 (fitted rates and slopes)",
-       kind="algorithm", expected="holds",
-       statement="The rate and exponent fits return the exponent of an exact power law "
-                 "c x^a (log-log slope, with and without replicates) and the log-rate of an "
-                 "exact geometric sequence e_0 rho^k.",
-       quick=dict(n_laws=60), full=dict(n_laws=600))
+@claim("safari.stats.exact_law_fits", **FIT_CLAIM,
+       ref="Thm 5; Remark 6 (fitted rates and slopes)")
 def exact_law_fits(*, rng, n_laws):
-    """Random a in [-3, 2], rho in [0.05, 0.999], 3..40 points. Measured: the largest relative
-    error of the fitted exponent or log-rate. Tolerance: rounding."""
+    """Fits of exact laws (:func:`verify.stats_checks.fit_evidence`)."""
     return fit_evidence(rng, n_laws)
 
 
-@claim("safari.stats.mc_se_coverage", ref="Remark 6 (Monte Carlo standard errors)",
-       kind="algorithm", expected="holds",
-       statement="The Monte Carlo standard error is std/sqrt(n): for normal samples the "
-                 "interval mean +- 2 se covers the true mean with probability "
-                 "P(|T_(n-1)| <= 2) exactly.",
-       quick=dict(n_batches=4000, n=50), full=dict(n_batches=40000, n=50))
+@claim("safari.stats.mc_se_coverage", **COVERAGE_CLAIM,
+       ref="Remark 6 (Monte Carlo standard errors)")
 def mc_se_coverage(*, rng, n_batches, n):
-    """Normal batches with random mean and scale. Measured: the two-sided exact binomial
-    p-value of the number of covering batches; it must stay above 1e-6 (the chance of a false
-    alarm)."""
+    """Exact coverage law of mean +- 2 se (:func:`verify.stats_checks.coverage_evidence`)."""
     return coverage_evidence(rng, n_batches, n)
 
 

@@ -169,10 +169,10 @@ def diagnose(entry, profiles, machine):
         head += (f"flbounds' wall time is {flb_wait:.1f}x its CPU time against "
                  f"{peer_wait:.1f}x for the peer (time spent waiting, not computing); ")
     if algorithm == "sampler":
-        return head + (f"flbounds runs all N clients' {TAU} local steps every round (the "
-                       "exact variance V_t and the sampler's norms need every update) and "
-                       "records the loss and gradient norm of every iterate, through NumPy "
-                       "batch calls; the peers compute only the sampled clients' iterates: "
+        return head + ("flbounds (diagnostics=False) computes only the drawn clients' "
+                       f"{TAU} local steps, as the peers do, but each round is a Python "
+                       "step (draw, mask, compiled local steps, NumPy aggregate and "
+                       "feedback), not one compiled loop over the rounds: "
                        f"{us_client:.1f} us per sampled client and round.")
     prof = _profile_for(profiles, kind, p)
     if prof is None:

@@ -92,8 +92,9 @@ def flbounds_run(case: Case, rounds: int):
     """flbounds' trace (rounds + 1, d) of the case's algorithm over its first rounds."""
     if case.algorithm == "sampler":
         sampler = UniformISP(case.n_clients, case.p * case.n_clients)
+        # the peers compute the iterates only: so does flbounds (drawn clients only)
         return fedavg_sampler(case.problem, sampler, np.random.default_rng(1), n_rounds=rounds,
-                              local_steps=TAU, step=case.step).x
+                              local_steps=TAU, step=case.step, diagnostics=False).x
     algo = fedavg if case.algorithm == "fedavg" else focus
     return algo(case.problem, case.masks[:rounds], step=case.step, local_steps=TAU).x
 

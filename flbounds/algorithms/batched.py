@@ -25,7 +25,7 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.algorithms.focus import INITS
-from flbounds.kernels.replicates import fedavg_replicates, focus_replicates
+from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
 
 
@@ -79,7 +79,8 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
-    fedavg_replicates(data, plans, round_settings(step, local_steps, parallel=False), x, xs)
+    run_fedavg_replicates(data, plans, round_settings(step, local_steps, parallel=False), x,
+                          xs)
     return BatchedFedAvgTrace(xs)
 
 

@@ -19,9 +19,14 @@ import numba
 import numpy as np
 
 from flbounds.algorithms._common import check_compiled, problem_data
-from flbounds.algorithms.safari import SafariPlan, _check, kernel_plan, safari_plan
-from flbounds.kernels.gradients import population
-from flbounds.kernels.replicates import safari_replicates
+from flbounds.algorithms.safari import (
+    SafariPlan,
+    _check,
+    kernel_plan,
+    safari_plan,
+    server_population,
+)
+from flbounds.kernels.replicates import run_safari_replicates
 
 
 class BatchedSafariTrace(NamedTuple):
@@ -100,8 +105,8 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     data = problem_data(problem)
     xs = np.empty((n_reps, n_rounds + 1, problem.dim))
     g2 = np.empty((n_reps, n_rounds))
-    safari_replicates(data, population(data), kernel_plan(plan),
-                      (float(step_client), float(step_server)),
-                      np.ascontiguousarray(starts, dtype=float), (xs, g2),
-                      numba.get_num_threads())
+    run_safari_replicates(data, server_population(data), kernel_plan(plan),
+                          (float(step_client), float(step_server)),
+                          np.ascontiguousarray(starts, dtype=float), (xs, g2),
+                          numba.get_num_threads())
     return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms.fedavg_sampler import check_hyper, check_weights_and_availability
-from flbounds.algorithms.sampler_rounds import Hyper, ReplayUniforms, SamplerTrace, run
+from flbounds.algorithms.sampler_rounds import (
+    Hyper,
+    ReplayUniforms,
+    SamplerTrace,
+    check_diagnostics,
+    run,
+)
 
 __all__ = ["ReplayUniforms", "fedavg_sampler_batched", "sampler_uniforms"]
 
@@ -59,7 +65,8 @@ def _check_inputs(problem, samplers, uniforms, weights, availability, avail_prob
 
 def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, step: float,
                            server_step: float = 1.0, weights=None, x0=None,
-                           availability=None, avail_probs=None) -> SamplerTrace:
+                           availability=None, avail_probs=None,
+                           diagnostics: bool | str = True) -> SamplerTrace:
     r"""FedAvg with an ISP sampler (:func:`~flbounds.algorithms.fedavg_sampler.fedavg_sampler`)
     for every replicate of the plan ``uniforms``.
 
@@ -77,6 +84,8 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
         As for ``fedavg_sampler``, shared by all replicates.
     availability, avail_probs : optional
         Straggler plans (n_reps, T, N) and the known probabilities (N,).
+    diagnostics : {True, "variance", False}
+        As for ``fedavg_sampler``.
 
     Returns
     -------
@@ -85,11 +94,12 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
         ``fedavg_sampler(problem, samplers[b], rng_b, ...)`` exactly when
         ``uniforms[b] = rng_b.random((T, N))``.
     """
+    diagnostics = check_diagnostics(diagnostics)
     samplers, uniforms, lam, availability, avail_probs = _check_inputs(
         problem, samplers, uniforms, weights, availability, avail_probs)
     check_hyper(local_steps, step, server_step)
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
     hyper = Hyper(int(local_steps), float(step), float(server_step), lam, availability,
-                  avail_probs)
+                  avail_probs, diagnostics)
     return run(problem, samplers, [ReplayUniforms(u) for u in uniforms], uniforms.shape[1],
                hyper, x)

@@ -31,6 +31,7 @@ import numpy as np
 from flbounds.algorithms.sampler_rounds import (
     Hyper,
     SamplerTrace,
+    check_diagnostics,
     exact_variance,
     replicate_local_updates,
     restrict_draw,
@@ -78,7 +79,8 @@ def check_weights_and_availability(problem, weights, availability, avail_probs, 
 
 def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
                    local_steps: int, step: float, server_step: float = 1.0, weights=None,
-                   x0=None, availability=None, avail_probs=None) -> SamplerTrace:
+                   x0=None, availability=None, avail_probs=None,
+                   diagnostics: bool | str = True) -> SamplerTrace:
     r"""Run Algorithm 1 of [003] with ``sampler`` (an adaptive sampler of flbounds.sampling).
 
     Parameters
@@ -95,7 +97,14 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
         :math:`\lambda` (default: ``problem.weights`` if present, else uniform 1/N).
     availability, avail_probs : optional
         Straggler plan (bool (T, N)) and its known probabilities :math:`q_i > 0`.
+    diagnostics : {True, "variance", False}
+        What to record besides ``x`` and ``sizes``: everything (True), the variance terms
+        only (``loss`` and ``grad_sq`` NaN) or nothing (False: every other field NaN, and
+        only the drawn clients' updates are computed unless the sampler needs every
+        client's feedback, as the oracle does). Recorded fields are the same numbers in
+        every mode.
     """
+    diagnostics = check_diagnostics(diagnostics)
     n = problem.n_clients
     if isinstance(n_rounds, bool) or not isinstance(n_rounds, int | np.integer) \
             or n_rounds < 0:
@@ -105,6 +114,7 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
     check_hyper(local_steps, step, server_step)
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
     hyper = Hyper(int(local_steps), float(step), float(server_step), lam,
-                  None if availability is None else availability[None], avail_probs)
+                  None if availability is None else availability[None], avail_probs,
+                  diagnostics)
     trace = run(problem, [sampler], [rng], int(n_rounds), hyper, x)
     return SamplerTrace(*(field[0] for field in trace))

@@ -110,6 +110,16 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     return x0
 
 
+def server_population(data):
+    """:func:`~flbounds.kernels.gradients.population` with read-only arrays, as the clients'
+    containers have, so one compiled specialisation of the gradient kernels serves both."""
+    pop = population(data)
+    for value in pop:
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return pop
+
+
 def kernel_plan(plan: SafariPlan) -> MixedPlan:
     """The plan as the kernel's contiguous arrays (int64 clients, float64 noises)."""
     return MixedPlan(np.ascontiguousarray(plan.client_round, dtype=bool),
@@ -143,7 +153,7 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     data = problem_data(problem)
     R, d = plan.client_round.shape[0], problem.dim
     xs, g2 = np.empty((R + 1, d)), np.empty(R)
-    safari_rounds(data, population(data), kernel_plan(plan),
+    safari_rounds(data, server_population(data), kernel_plan(plan),
                   (float(step_client), float(step_server)),
                   np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return SafariTrace(xs, plan.client_round.copy(), g2)

@@ -32,7 +32,7 @@ from flbounds.kernels.isp_round import (
     IspSettings,
     isp_sampler_round,
 )
-from flbounds.kernels.replicates import local_update_blocks
+from flbounds.kernels.replicates import local_update_blocks, local_update_masked
 from flbounds.sampling import (
     Draw,
     Feedback,
@@ -43,6 +43,7 @@ from flbounds.sampling import (
     optimal_isp_objective,
     rsp_uniform_variance,
 )
+from flbounds.sampling.adaptive import SamplerBase
 
 
 class SamplerTrace(NamedTuple):
@@ -59,7 +60,9 @@ class SamplerTrace(NamedTuple):
 
 class Hyper(NamedTuple):
     """Validated settings of a run: local steps R, :math:`\\eta_l`, :math:`\\eta_g`, client
-    weights :math:`\\lambda` (N,), straggler plans (B, T, N) or None and their probabilities."""
+    weights :math:`\\lambda` (N,), straggler plans (B, T, N) or None and their probabilities,
+    and the diagnostics to record: True (loss, gradient norm, variance terms), ``"variance"``
+    (the variance terms only) or False (none)."""
 
     local_steps: int
     step: float
@@ -67,6 +70,7 @@ class Hyper(NamedTuple):
     lam: np.ndarray
     availability: np.ndarray | None
     avail_probs: np.ndarray | None
+    diagnostics: bool | str = True
 
 
 class ReplayUniforms:
@@ -92,6 +96,28 @@ class ReplayUniforms:
         return row
 
 
+def _has_kernels(problem) -> bool:
+    return type(problem).__module__.startswith("flbounds.problems.") \
+        and getattr(problem, "kernel_data", None) is not None
+
+
+def drawn_local_updates(problem, x, local_steps, step, mask):
+    """(B, N, d) array whose rows ``[b, i]`` with ``mask[b, i]`` are the pseudo-gradients of
+    :func:`replicate_local_updates` (the same numbers); the other rows are undefined."""
+    n_reps, dim = x.shape
+    out = np.empty((n_reps, problem.n_clients, dim))
+    if _has_kernels(problem):
+        local_update_masked(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
+                            round_settings(step, local_steps, parallel=False), mask, out)
+        return out
+    reps, clients = np.nonzero(mask)
+    X = x[reps]
+    for _ in range(local_steps):
+        X = X - step * problem.client_gradients(X, clients=clients)
+    out[reps, clients] = x[reps] - X
+    return out
+
+
 def replicate_local_updates(problem, x, local_steps, step):
     """(B, N, d) pseudo-gradients :math:`x_b - x_{b,i}^R` of every client of every replicate
     after ``local_steps`` full-batch GD steps from the replicate's model ``x[b]``.
@@ -100,8 +126,7 @@ def replicate_local_updates(problem, x, local_steps, step):
     :func:`flbounds.kernels.replicates.local_update_blocks`: each client once for all
     replicates, the same numbers as the NumPy loop below, which serves any other problem."""
     n_reps, dim = x.shape
-    if type(problem).__module__.startswith("flbounds.problems.") \
-            and getattr(problem, "kernel_data", None) is not None:
+    if _has_kernels(problem):
         out = np.empty((n_reps, problem.n_clients, dim))
         local_update_blocks(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
                             round_settings(step, local_steps, parallel=False), out)
@@ -193,49 +218,129 @@ def _write_back(settings, samplers, omega, p):
             sampler._p = p[b].copy()
 
 
+def check_diagnostics(diagnostics):
+    """``diagnostics`` as a run records it: True, ``"variance"`` or False."""
+    if isinstance(diagnostics, bool | np.bool_):
+        return bool(diagnostics)
+    if diagnostics == "variance":
+        return diagnostics
+    raise ValueError(f"diagnostics must be True, 'variance' or False, got {diagnostics!r}")
+
+
+def needs_every_client(samplers) -> bool:
+    """True when a sampler reads every client's feedback before it draws (overrides
+    ``reveal``, as the full-information oracle does)."""
+    return any(getattr(type(s), "reveal", None) is not SamplerBase.reveal for s in samplers)
+
+
+class _Context(NamedTuple):
+    """What every round reads: the compiled settings (or None), K-Vib's state (B, N), the
+    compiled round's outputs, the trace, and whether every client's update is computed."""
+
+    settings: IspSettings | None
+    omega: np.ndarray
+    state: IspRound
+    out: SamplerTrace
+    every_client: bool
+
+
+def _full_round(problem, samplers, sources, hyper, t, x, ctx):
+    """Round t with every client's update: the exact variance terms and the draws."""
+    settings, state, out = ctx.settings, ctx.state, ctx.out
+    z = hyper.lam[None, :, None] * replicate_local_updates(problem, x, hyper.local_steps,
+                                                           hyper.step)
+    pi_all = np.linalg.norm(z, axis=2)
+    if settings is not None:
+        draws = _compiled_draws(settings, pi_all, ctx.omega, sources, state)
+    for b, sampler in enumerate(samplers):
+        pi, zb = pi_all[b], z[b]
+        if settings is None:
+            draw, state.best[b], state.q_gap[b], state.variance[b] = _sampler_round(
+                sampler, sources[b], zb, pi)
+        else:
+            draw = draws[b]
+        out.q_gap[b, t] = state.q_gap[b]
+        out.sum_sq[b, t] = float(pi @ pi)
+        out.opt_variance[b, t] = state.best[b] - out.sum_sq[b, t]
+        out.variance[b, t] = state.variance[b]
+        if hyper.availability is not None:
+            draw = restrict_draw(draw, hyper.availability[b, t], hyper.avail_probs)
+        _server_step(sampler, ctx, hyper, (t, b), x, draw, zb[draw.clients],
+                     pi[draw.clients])
+
+
+def _drawn_round(problem, samplers, sources, hyper, t, x, ctx):
+    """Round t computing the drawn clients' updates only: the draws come first (they do not
+    depend on this round's updates), then the same server step and feedback."""
+    settings, n_reps, n = ctx.settings, len(samplers), problem.n_clients
+    if settings is not None:
+        draws = _compiled_draws(settings, np.zeros((n_reps, n)), ctx.omega, sources, ctx.state)
+    else:
+        draws = [sampler.sample(source) for sampler, source in zip(samplers, sources,
+                                                                   strict=True)]
+    if hyper.availability is not None:
+        draws = [restrict_draw(draw, hyper.availability[b, t], hyper.avail_probs)
+                 for b, draw in enumerate(draws)]
+    mask = np.zeros((n_reps, n), dtype=bool)
+    for b, draw in enumerate(draws):
+        mask[b, draw.clients] = True
+    updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step, mask)
+    for b, (sampler, draw) in enumerate(zip(samplers, draws, strict=True)):
+        z = hyper.lam[draw.clients, None] * updates[b, draw.clients]
+        _server_step(sampler, ctx, hyper, (t, b), x, draw, z, np.linalg.norm(z, axis=1))
+
+
+def _server_step(sampler, ctx, hyper, where, x, draw, z, pi):
+    """Replicate b's (``where = (t, b)``) aggregate of the drawn rows ``z`` (k, d) with norms
+    ``pi`` (k,), its server step and the sampler's feedback; the sample size goes to the
+    trace."""
+    t, b = where
+    ctx.out.sizes[b, t] = draw.clients.size
+    d = draw.weights @ z if draw.clients.size else np.zeros(x.shape[1])
+    x[b] = x[b] - hyper.server_step * d
+    if ctx.settings is None:
+        sampler.update(Feedback(draw, pi))
+    elif ctx.settings.kind == KVIB:
+        np.add.at(ctx.omega[b], draw.clients, pi ** 2 / draw.probs)
+
+
 def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerTrace:
     """Advance every replicate b (``samplers[b]`` drawing from ``sources[b]``) for
-    ``n_rounds`` rounds from ``x0``; every field of the trace has a leading replicate axis."""
+    ``n_rounds`` rounds from ``x0``; every field of the trace has a leading replicate axis.
+
+    With ``hyper.diagnostics`` False only ``x`` and ``sizes`` are recorded (the other fields
+    are NaN) and, unless a sampler needs every client's feedback, only the drawn clients'
+    updates are computed; with ``"variance"`` every client's update is computed for the
+    variance terms but ``loss`` and ``grad_sq`` are NaN. The recorded fields are the same
+    numbers in every mode."""
     n_reps, n, dim = len(samplers), problem.n_clients, problem.dim
     x = np.repeat(np.asarray(x0, dtype=float)[None, :], n_reps, axis=0)
     out = SamplerTrace(np.empty((n_reps, n_rounds + 1, dim)),
                        *(np.empty((n_reps, n_rounds + 1)) for _ in range(2)),
                        *(np.empty((n_reps, n_rounds)) for _ in range(5)))
     out.x[:, 0] = x
-    _record(problem, hyper.lam, x, out, 0)
     settings = _compiled_settings(samplers)
     omega = np.stack([s.omega for s in samplers]) if settings and settings.kind == KVIB \
         else np.zeros((n_reps, n))
     state = IspRound(np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool),
                      *(np.empty(n_reps) for _ in range(3)))
+    ctx = _Context(settings, omega, state, out,
+                   hyper.diagnostics is not False or needs_every_client(samplers))
+    round_fn = _full_round if ctx.every_client else _drawn_round
+    record = hyper.diagnostics is True
+    if record:
+        _record(problem, hyper.lam, x, out, 0)
     for t in range(n_rounds):
-        z = hyper.lam[None, :, None] * replicate_local_updates(problem, x, hyper.local_steps,
-                                                               hyper.step)
-        pi_all = np.linalg.norm(z, axis=2)
-        if settings is not None:
-            draws = _compiled_draws(settings, pi_all, omega, sources, state)
-        for b, sampler in enumerate(samplers):
-            pi, zb = pi_all[b], z[b]
-            if settings is None:
-                draw, state.best[b], state.q_gap[b], state.variance[b] = _sampler_round(
-                    sampler, sources[b], zb, pi)
-            else:
-                draw = draws[b]
-            out.q_gap[b, t] = state.q_gap[b]
-            out.sum_sq[b, t] = float(pi @ pi)
-            out.opt_variance[b, t] = state.best[b] - out.sum_sq[b, t]
-            out.variance[b, t] = state.variance[b]
-            if hyper.availability is not None:
-                draw = restrict_draw(draw, hyper.availability[b, t], hyper.avail_probs)
-            out.sizes[b, t] = draw.clients.size
-            d = draw.weights @ zb[draw.clients] if draw.clients.size else np.zeros(dim)
-            x[b] = x[b] - hyper.server_step * d
-            if settings is None:
-                sampler.update(Feedback(draw, pi[draw.clients]))
-            elif settings.kind == KVIB:
-                np.add.at(omega[b], draw.clients, pi[draw.clients] ** 2 / draw.probs)
+        round_fn(problem, samplers, sources, hyper, t, x, ctx)
         out.x[:, t + 1] = x
-        _record(problem, hyper.lam, x, out, t + 1)
+        if record:
+            _record(problem, hyper.lam, x, out, t + 1)
     if settings is not None:
         _write_back(settings, samplers, omega, state.p)
+    if not record:
+        skipped = [out.loss, out.grad_sq]
+        if hyper.diagnostics is False:
+            skipped += [out.variance, out.opt_variance, out.q_gap, out.sum_sq]
+        for field in skipped:
+            field[:] = np.nan
     return out

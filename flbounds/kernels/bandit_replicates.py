@@ -78,7 +78,7 @@ def _cost_and_draw(run, b, t, pi, q, work, counts):
         work[i] = work[i] / last
     counts[:] = 0
     for j in range(k):
-        counts[_search(work, run.uniforms[b, t - 1, j], True)] += 1
+        counts[_search(work, run.uniforms[b, t - 1, j], np.bool_(True))] += 1
 
 
 @njit(cache=True, fastmath=False)

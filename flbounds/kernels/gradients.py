@@ -4,7 +4,7 @@ A problem reaches the compiled code as a small typed container (a NamedTuple of 
 scalars), one class per kind; numba compiles each caller once per container type and
 :func:`client_gradient` dispatches on that type at compile time:
 
-- :class:`QuadraticData` ``(A (N, d, d), b (N, d))``:
+- :class:`QuadraticData` ``(A (N, d, d), b (N, d), At)``, ``At[i] = A[i].T``:
   :math:`\nabla f_i(z) = A_i z - b_i`;
 - :class:`RidgeData` ``(features (N, n, d), targets (N, n), lam)``:
   :math:`\nabla f_i(z) = X_i^\top (X_i z - y_i)/n + \lambda z`;
@@ -13,16 +13,35 @@ scalars), one class per kind; numba compiles each caller once per container type
 - :class:`ScalarPLData` ``(c (N,))``: :math:`f_i'(z) = 2z + 3\sin 2z + c_i` (d = 1).
 
 Protocol (all compiled-only): ``scratch = client_scratch(data)`` once per thread,
-``load_client(data, c, scratch)`` once before a run of gradients of client ``c`` (ridge copies
-the client's features transposed to (d, n), so the residual is d vectorizable axpys over the n
-samples; the other kinds do nothing), then ``client_gradient(data, c, z, scratch, out)``.
-Quadratic and logistic gradients take four rows (samples) per pass (:func:`_dot4`, sixteen
-independent partial sums instead of one chain of four, and one pass over ``out`` per four
-samples), each row summed in :func:`_dot`'s order, so the bits are those of one row at a time.
-:func:`client_work` is the multiply-add count of one gradient (for the parallel threshold).
-:func:`gradients_at` evaluates many (point, client) pairs through the same three calls; it is
-what :meth:`flbounds.problems.Quadratic.client_gradients` and the other problems run, so the
-round loops and the problems' gradients are one implementation. No RNG, no validation.
+``load_client(data, c, scratch)`` once before a run of gradients of client ``c``, then
+``client_gradient(data, c, z, scratch, out)``; ``prefetch_next(data, clients, j, m)`` hints the
+next participant's data into the cache. :func:`client_work` is the multiply-add count of one
+gradient (for the parallel threshold). :func:`gradients_at` evaluates many (point, client)
+pairs through the same calls; it is what :meth:`flbounds.problems.Quadratic.client_gradients`
+and the other problems run, so the round loops and the problems' gradients are one
+implementation. No RNG, no validation.
+
+Summation order (fixed, fastmath off, so the bits do not depend on threads or chunking): a row
+:math:`m^\top z` of :math:`A_c z` and a logistic margin :math:`a_k^\top z` are four partial sums
+over the coordinates :math:`\equiv 0, 1, 2, 3 \pmod 4` (the last ``d % 4`` into the first), each
+from 0 in coordinate order, combined as ``(s0 + s1) + (s2 + s3)``; a ridge residual is one sum
+from :math:`-y_k` in coordinate order; :math:`X^\top r` and the logistic weighted sum are one
+sum over the samples in order from 0.
+
+Layout (why the data sit as they do): without fastmath LLVM may not reorder any of these sums,
+so the only vectorization left is across *independent* outputs, several rows or samples at
+once, and that needs the outputs to be the contiguous axis. For :math:`A_c z` that is
+:math:`A_c^\top` (``At``, which is ``A`` itself since the problems' :math:`A_i` are exactly
+symmetric: no copy, :func:`flbounds.problems._layout.rows_last`); for :math:`X_c z` (ridge
+residuals, logistic margins) it is :math:`X_c^\top` as (d, n), and for :math:`X_c^\top r` it is
+:math:`X_c` as stored. Ridge and logistic therefore transpose the client's (n, d) block into
+the (d, n) scratch in :func:`load_client`, once per visit, where it stays in L1 for the
+``local_steps`` gradients. A second, transposed copy of all features stored once per problem
+was measured slower at N = 1e4 (``python -m benchmarks vec_kernels``): it doubles the bytes a
+round reads from memory, which costs more than the in-cache transpose. The vector code itself
+is emitted by :mod:`flbounds.kernels._simd` (LLVM's loop vectorizer leaves loops over d = 16
+or n = 20 outputs scalar); each lane there is the scalar expression, so the bits are those of
+the scalar loops the tests keep as reference (``tests/test_kernel_bits.py``).
 """
 
 import math
@@ -32,14 +51,17 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
+from flbounds.kernels._simd import dot4_rows, madd_rows, madd_rows4, prefetch_l2
 from flbounds.kernels.losses import _expit
 
 
 class QuadraticData(NamedTuple):
-    """Clients :math:`f_i(z) = z^\\top A_i z/2 - b_i^\\top z`."""
+    """Clients :math:`f_i(z) = z^\\top A_i z/2 - b_i^\\top z`; ``At[i] = A[i].T`` (the same
+    array when every :math:`A_i` is exactly symmetric, see :mod:`flbounds.problems._layout`)."""
 
     A: np.ndarray
     b: np.ndarray
+    At: np.ndarray
 
 
 class RidgeData(NamedTuple):
@@ -70,143 +92,64 @@ def _kind(data):
     return getattr(data, "instance_class", None)
 
 
-@njit(cache=True, fastmath=False)
-def _dot(M, c, k, z):
-    """``M[c, k, :] @ z`` with four independent partial sums (a fixed summation order that
-    keeps the floating-point pipeline busy; fastmath stays off)."""
-    d = z.shape[0]
-    s0 = s1 = s2 = s3 = 0.0
-    p = 0
-    while p + 4 <= d:
-        s0 += M[c, k, p] * z[p]
-        s1 += M[c, k, p + 1] * z[p + 1]
-        s2 += M[c, k, p + 2] * z[p + 2]
-        s3 += M[c, k, p + 3] * z[p + 3]
-        p += 4
-    while p < d:
-        s0 += M[c, k, p] * z[p]
-        p += 1
-    return (s0 + s1) + (s2 + s3)
-
-
 @njit(cache=True, fastmath=False, inline="always")
-def _dot4(M, c, k, z):
-    """``M[c, k:k + 4, :] @ z``: :func:`_dot` of four rows at once (16 independent partial
-    sums, each row summed in exactly :func:`_dot`'s order, so the same bits)."""
-    d = z.shape[0]
-    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
-    c0 = c1 = c2 = c3 = e0 = e1 = e2 = e3 = 0.0
-    p = 0
-    while p + 4 <= d:
-        z0, z1, z2, z3 = z[p], z[p + 1], z[p + 2], z[p + 3]
-        a0 += M[c, k, p] * z0
-        a1 += M[c, k, p + 1] * z1
-        a2 += M[c, k, p + 2] * z2
-        a3 += M[c, k, p + 3] * z3
-        b0 += M[c, k + 1, p] * z0
-        b1 += M[c, k + 1, p + 1] * z1
-        b2 += M[c, k + 1, p + 2] * z2
-        b3 += M[c, k + 1, p + 3] * z3
-        c0 += M[c, k + 2, p] * z0
-        c1 += M[c, k + 2, p + 1] * z1
-        c2 += M[c, k + 2, p + 2] * z2
-        c3 += M[c, k + 2, p + 3] * z3
-        e0 += M[c, k + 3, p] * z0
-        e1 += M[c, k + 3, p + 1] * z1
-        e2 += M[c, k + 3, p + 2] * z2
-        e3 += M[c, k + 3, p + 3] * z3
-        p += 4
-    while p < d:
-        zp = z[p]
-        a0 += M[c, k, p] * zp
-        b0 += M[c, k + 1, p] * zp
-        c0 += M[c, k + 2, p] * zp
-        e0 += M[c, k + 3, p] * zp
-        p += 1
-    return ((a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), (c0 + c1) + (c2 + c3),
-            (e0 + e1) + (e2 + e3))
+def _rows_dot(Mt, c, z, acc, out_len):
+    r"""``acc[j*L + i]`` (L = ``out_len``), the four partial sums of
+    :math:`\sum_r M^\top_c[r, i] z_r`: rows :math:`r \equiv j \pmod 4` of the blocked part
+    go to partial sum j, the last ``d % 4`` rows to partial sum 0, each in row order from 0;
+    ``(acc[i] + acc[L + i]) + (acc[2L + i] + acc[3L + i])`` is then row i of :math:`M_c z`
+    summed in the fixed order of the scalar loop (see the module docstring)."""
+    d, size = z.shape[0], out_len
+    for i in range(4 * size):
+        acc[i] = 0.0
+    blocked = d // 4
+    base = c * d * size
+    madd_rows4(acc, 0, size, size, Mt, base, size, z, 0, blocked)
+    madd_rows(acc, 0, size, Mt, base + 4 * blocked * size, size, z, 4 * blocked, d - 4 * blocked)
 
 
 @njit(cache=True, fastmath=False)
-def _quadratic(A, b, c, z, out):
-    """:math:`A_c z - b_c`, four rows per pass (:func:`_dot4`), the last ``d % 4`` by
-    :func:`_dot`; every row's sum in :func:`_dot`'s order."""
+def _quadratic(At, b, c, z, acc, out):
+    r""":math:`A_c z - b_c`, every row in the order of :func:`_rows_dot`, vectorized over rows
+    through the transposed copy ``At``; the partial sums stay in registers
+    (:func:`~flbounds.kernels._simd.dot4_rows`)."""
     d = z.shape[0]
-    p = 0
-    while p + 4 <= d:
-        s0, s1, s2, s3 = _dot4(A, c, p, z)
-        out[p] = s0 - b[c, p]
-        out[p + 1] = s1 - b[c, p + 1]
-        out[p + 2] = s2 - b[c, p + 2]
-        out[p + 3] = s3 - b[c, p + 3]
-        p += 4
-    while p < d:
-        out[p] = _dot(A, c, p, z) - b[c, p]
-        p += 1
+    dot4_rows(out, d, At, c * d * d, d, z, d, b, c * d)
 
 
 @njit(cache=True, fastmath=False)
-def _ridge(features, targets, lam, c, ft, z, resid, out):
-    r""":math:`X_c^\top (X_c z - y_c)/n + \lambda z` with ``ft`` = ``features[c]`` transposed.
-
-    The residual is d axpys over the n samples (four coordinates per pass, coordinate order
-    from :math:`-y_c`); the gradient is axpys over the d coordinates, four samples per pass,
-    added in sample order. Every inner loop vectorizes without reassociation.
-    """
-    n, d = ft.shape[1], z.shape[0]
+def _ridge(features, ft, targets, lam, c, z, resid, out):
+    r""":math:`X_c^\top (X_c z - y_c)/n + \lambda z`: each residual summed over the coordinates
+    in order from :math:`-y_{c,k}` (vectorized over samples on ``ft``, the client's features
+    transposed by :func:`load_client`), then the
+    gradient summed over the samples in order from 0 (vectorized over coordinates on
+    ``features``)."""
+    n, d = features.shape[1], z.shape[0]
     for k in range(n):
         resid[k] = -targets[c, k]
-    p = 0
-    while p + 4 <= d:
-        z0, z1, z2, z3 = z[p], z[p + 1], z[p + 2], z[p + 3]
-        for k in range(n):
-            resid[k] = (((resid[k] + ft[p, k] * z0) + ft[p + 1, k] * z1)
-                        + ft[p + 2, k] * z2) + ft[p + 3, k] * z3
-        p += 4
-    while p < d:
-        zp = z[p]
-        for k in range(n):
-            resid[k] += ft[p, k] * zp
-        p += 1
+    madd_rows(resid, 0, n, ft, 0, n, z, 0, d)
     for q in range(d):
         out[q] = 0.0
-    k = 0
-    while k + 4 <= n:
-        r0, r1, r2, r3 = resid[k], resid[k + 1], resid[k + 2], resid[k + 3]
-        for q in range(d):
-            out[q] = (((out[q] + r0 * features[c, k, q]) + r1 * features[c, k + 1, q])
-                      + r2 * features[c, k + 2, q]) + r3 * features[c, k + 3, q]
-        k += 4
-    while k < n:
-        rk = resid[k]
-        for q in range(d):
-            out[q] += rk * features[c, k, q]
-        k += 1
+    madd_rows(out, 0, d, features, c * n * d, d, resid, 0, n)
     for q in range(d):
         out[q] = out[q] / n + lam * z[q]
 
 
 @njit(cache=True, fastmath=False)
-def _logistic(features, labels, lam, rho, c, z, out):
+def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
+    r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (vectorized over samples
+    on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)`, then the
+    weighted sum of the samples in sample order from 0 (vectorized over coordinates), penalty
+    terms last."""
     n, d = features.shape[1], z.shape[0]
+    _rows_dot(ft, 0, z, acc, n)
+    for k in range(n):
+        y = labels[c, k]
+        margin = (acc[k] + acc[n + k]) + (acc[2 * n + k] + acc[3 * n + k])
+        acc[k] = -y * _expit(-y * margin)
     for p in range(d):
         out[p] = 0.0
-    k = 0
-    while k + 4 <= n:
-        s0, s1, s2, s3 = _dot4(features, c, k, z)
-        y0, y1, y2, y3 = labels[c, k], labels[c, k + 1], labels[c, k + 2], labels[c, k + 3]
-        w0, w1 = -y0 * _expit(-y0 * s0), -y1 * _expit(-y1 * s1)
-        w2, w3 = -y2 * _expit(-y2 * s2), -y3 * _expit(-y3 * s3)
-        for p in range(d):
-            out[p] = (((out[p] + w0 * features[c, k, p]) + w1 * features[c, k + 1, p])
-                      + w2 * features[c, k + 2, p]) + w3 * features[c, k + 3, p]
-        k += 4
-    while k < n:
-        y = labels[c, k]
-        w = -y * _expit(-y * _dot(features, c, k, z))
-        for p in range(d):
-            out[p] += w * features[c, k, p]
-        k += 1
+    madd_rows(out, 0, d, features, c * n * d, d, acc, 0, n)
     for p in range(d):
         g = out[p] / n + lam * z[p]
         if rho != 0.0:
@@ -230,6 +173,12 @@ def client_gradient(data, c, z, scratch, out):
     raise NotImplementedError("client_gradient is only callable from compiled code")
 
 
+def prefetch_next(data, clients, j, m):
+    """Prefetch the data of participant ``clients[j + 1]`` if j + 1 < m and it does not follow
+    ``clients[j]`` in memory (compiled only)."""
+    raise NotImplementedError("prefetch_next is only callable from compiled code")
+
+
 def client_work(data):
     """Multiply-adds of one gradient (compiled only)."""
     raise NotImplementedError("client_work is only callable from compiled code")
@@ -237,21 +186,22 @@ def client_work(data):
 
 @overload(client_scratch, jit_options={"fastmath": False})
 def _client_scratch(data):
-    if _kind(data) is RidgeData:
+    kind = _kind(data)
+    if kind is QuadraticData:
+        return lambda data: (np.empty((1, 1)), np.empty(4 * data.A.shape[1]))
+    if kind in (RidgeData, LogisticData):
         def impl(data):
             n, d = data.features.shape[1], data.features.shape[2]
-            return np.empty((d, n)), np.empty(n)
+            return np.empty((d, n)), np.empty(4 * n)
         return impl
-    if _kind(data) in (QuadraticData, LogisticData, ScalarPLData):
-        def impl(data):
-            return np.empty((1, 1)), np.empty(1)
-        return impl
+    if kind is ScalarPLData:
+        return lambda data: (np.empty((1, 1)), np.empty(1))
     return None
 
 
 @overload(load_client, jit_options={"fastmath": False})
 def _load_client(data, c, scratch):
-    if _kind(data) is RidgeData:
+    if _kind(data) in (RidgeData, LogisticData):
         def impl(data, c, scratch):
             ft = scratch[0]
             n, d = data.features.shape[1], data.features.shape[2]
@@ -259,7 +209,7 @@ def _load_client(data, c, scratch):
                 for p in range(d):
                     ft[p, k] = data.features[c, k, p]
         return impl
-    if _kind(data) in (QuadraticData, LogisticData, ScalarPLData):
+    if _kind(data) in (QuadraticData, ScalarPLData):
         def impl(data, c, scratch):
             pass
         return impl
@@ -271,21 +221,54 @@ def _client_gradient(data, c, z, scratch, out):
     kind = _kind(data)
     if kind is QuadraticData:
         def impl(data, c, z, scratch, out):
-            _quadratic(data.A, data.b, c, z, out)
+            _quadratic(data.At, data.b, c, z, scratch[1], out)
         return impl
     if kind is RidgeData:
         def impl(data, c, z, scratch, out):
-            _ridge(data.features, data.targets, data.lam, c, scratch[0], z, scratch[1], out)
+            _ridge(data.features, scratch[0], data.targets, data.lam, c, z, scratch[1], out)
         return impl
     if kind is LogisticData:
         def impl(data, c, z, scratch, out):
-            _logistic(data.features, data.labels, data.lam, data.rho, c, z, out)
+            _logistic(data.features, scratch[0], data.labels, data.lam, data.rho, c, z,
+                      scratch[1], out)
         return impl
     if kind is ScalarPLData:
         def impl(data, c, z, scratch, out):
             out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + data.c[c]
         return impl
     return None
+
+
+@overload(prefetch_next, jit_options={"fastmath": False})
+def _prefetch_next(data, clients, j, m):
+    kind = _kind(data)
+    if kind not in (QuadraticData, RidgeData, LogisticData, ScalarPLData):
+        return None
+
+    def impl(data, clients, j, m):
+        if j + 1 < m and clients[j + 1] != clients[j] + 1:
+            _prefetch_client(data, clients[j + 1])
+    return impl
+
+
+def _prefetch_client(data, c):
+    raise NotImplementedError("compiled only")
+
+
+@overload(_prefetch_client, jit_options={"fastmath": False})
+def _prefetch_client_impl(data, c):
+    kind = _kind(data)
+    if kind is QuadraticData:
+        def impl(data, c):
+            d = data.At.shape[1]
+            prefetch_l2(data.At, c * d * d, d * d)
+        return impl
+    if kind in (RidgeData, LogisticData):
+        def impl(data, c):
+            size = data.features.shape[1] * data.features.shape[2]
+            prefetch_l2(data.features, c * size, size)
+        return impl
+    return lambda data, c: None
 
 
 @overload(client_work, jit_options={"fastmath": False})
@@ -316,8 +299,10 @@ def population(data):
     samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
     Plain Python (glue): it builds arrays once per run.
     """
+    from flbounds.problems._layout import rows_last  # flbounds.problems imports this module
     if isinstance(data, QuadraticData):
-        return QuadraticData(data.A.mean(axis=0)[None], data.b.mean(axis=0)[None])
+        A = data.A.mean(axis=0)[None]
+        return QuadraticData(A, data.b.mean(axis=0)[None], rows_last(A))
     if isinstance(data, RidgeData):
         d = data.features.shape[2]
         return RidgeData(data.features.reshape(1, -1, d), data.targets.reshape(1, -1),

@@ -118,7 +118,7 @@ def _pairwise(a, lo, n):
 @njit(cache=True, fastmath=False)
 def numpy_sum(a, n):
     """``np.sum(a[:n])`` for contiguous float64 ``a``, bit for bit."""
-    return 0.0 + _pairwise(a, 0, n)
+    return 0.0 + _pairwise(a, np.int64(0), np.int64(n))
 
 
 @njit(cache=True, fastmath=False)
@@ -137,8 +137,8 @@ def _search(s, v, right):
 @njit(cache=True, fastmath=False)
 def _clip_sum(s, csum, tau, p_min):
     n = s.shape[0]
-    n_low = _search(s, p_min * tau, True) if p_min > 0 else 0
-    n_high = n - _search(s, tau, False)
+    n_low = _search(s, p_min * tau, np.bool_(True)) if p_min > 0 else 0
+    n_high = n - _search(s, tau, np.bool_(False))
     n_high = min(n_high, n - n_low)
     return p_min * n_low + n_high, csum[n - n_high] - csum[n_low]
 
@@ -232,7 +232,7 @@ def _sampler_probabilities(settings, a, omega_row, scratch, out):
 @njit(cache=True, fastmath=False)
 def _cost(a, p, terms):
     """NumPy's ``sum(a[a > 0]**2 / p[a > 0])`` (pairwise, over the positive entries)."""
-    m = 0
+    m = np.int64(0)
     for i in range(a.shape[0]):
         if a[i] > 0:
             terms[m] = a[i] * a[i] / p[i]

@@ -62,6 +62,60 @@ def local_update_blocks(data, x, settings, out):
                 out[j, c, p] = x[j, p] - Z[p, j]
 
 
+#: fewest replicates of one client that :func:`local_update_masked` runs as a block
+BLOCK_MIN = 4
+
+
+@njit(cache=True, fastmath=False)
+def _point_gd(data, c, x, reps, settings, work, out):
+    """``out[b, c] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
+    client c from ``x[b]``, for each b in ``reps``; ``work = (scratch, z, grad)``."""
+    scratch, z, grad = work
+    d = x.shape[1]
+    load_client(data, c, scratch)
+    for b in reps:
+        for p in range(d):
+            z[p] = x[b, p]
+        for _ in range(settings.local_steps):
+            client_gradient(data, c, z, scratch, grad)
+            for p in range(d):
+                z[p] -= settings.step * grad[p]
+        for p in range(d):
+            out[b, c, p] = x[b, p] - z[p]
+
+
+@njit(cache=True, fastmath=False)
+def local_update_masked(data, x, settings, mask, out):
+    r"""``out[b, i]`` as in :func:`local_update_blocks` for the pairs with ``mask[b, i]``
+    (B, N) only (the drawn clients of FedAvg with a sampler whose feedback needs no other);
+    the other rows of ``out`` are left untouched. Each pair's numbers equal
+    :func:`local_update_blocks`': a block column does not depend on the others and equals
+    the one-point gradient, which serves a client drawn by fewer than ``BLOCK_MIN``
+    replicates (a block of one or two columns is slower)."""
+    n_reps, d = x.shape
+    Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
+    cols = np.empty(n_reps, dtype=np.int64)
+    scratch = block_scratch(data, n_reps)
+    point = (client_scratch(data), np.empty(d), np.empty(d))
+    for c in range(out.shape[1]):
+        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
+        for b in range(n_reps):
+            if mask[b, c]:
+                cols[nb] = b
+                nb += 1
+        if nb == 0:
+            continue
+        if nb < BLOCK_MIN:
+            _point_gd(data, c, x, cols[:nb], settings, point, out)
+            continue
+        for j in range(nb):
+            Z[:, j] = x[cols[j]]
+        _local_gd(data, c, Z, nb, settings, scratch, G)
+        for j in range(nb):
+            for p in range(d):
+                out[cols[j], c, p] = x[cols[j], p] - Z[p, j]
+
+
 @njit(cache=True, fastmath=False)
 def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     """FedAvg for replicates ``lo:hi``: per round, per client (increasing), the block of the
@@ -80,7 +134,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
         acc[:] = 0.0
         count[:] = 0
         for c in range(n_clients):
-            nb = 0
+            nb = np.int64(0)  # not the literal 0: one specialisation of the callees
             for b in range(width):
                 if served[r, c, b]:
                     cols[nb] = b
@@ -149,7 +203,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     n_clients, d = data_clients(data), X.shape[1]
     m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
     for c in range(n_clients):
-        nb = 0
+        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(lo, hi):
             if plans.client_round[b, r]:
                 for s in range(m):
@@ -239,5 +293,27 @@ def safari_replicates(data, population, plans, steps, x0, out, n_threads):
                       (g + 1) * n_reps // n_groups)
 
 
+def run_fedavg_replicates(data, plans, settings, x0, xs):
+    """:func:`fedavg_replicates`; with one group of replicates (one thread) the one call that
+    kernel would make, :func:`_fedavg_group` over all replicates, is made directly: the same
+    numbers, and the parallel kernel, slow to compile, is compiled only where it can help."""
+    n_reps = plans.shape[0]
+    if min(n_reps, settings.n_threads) <= 1:
+        _fedavg_group(data, plans, settings, x0, xs, 0, n_reps)
+    else:
+        fedavg_replicates(data, plans, settings, x0, xs)
+
+
+def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
+    """:func:`safari_replicates`, with one group (one thread) as the direct call of
+    :func:`_safari_group` that kernel would make (see :func:`run_fedavg_replicates`)."""
+    n_reps = plans.client_round.shape[0]
+    if min(n_reps, n_threads) <= 1:
+        _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
+    else:
+        safari_replicates(data, population, plans, steps, x0, out, n_threads)
+
+
 __all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",
+           "local_update_masked", "run_fedavg_replicates", "run_safari_replicates",
            "safari_replicates"]

@@ -7,7 +7,10 @@ whole run (all rounds, participants and local steps) happens inside one call.
 Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
 :func:`_focus_client`). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
-touches each client's data once and writes nothing per participant. A round whose gradient
+touches each client's data once and writes nothing per participant; the next participant's
+data is prefetched while the current one runs if it is not the next client in memory
+(:func:`~flbounds.kernels.gradients.prefetch_next`: at p = 0.1 the participants are scattered
+and each one's first gradient would otherwise wait for memory). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
 participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
 callers already inside a parallel region); the chunks write per-participant rows, which the
@@ -26,7 +29,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from flbounds.kernels.gradients import client_gradient, client_scratch, client_work, load_client
+from flbounds.kernels.gradients import (
+    client_gradient,
+    client_scratch,
+    client_work,
+    load_client,
+    prefetch_next,
+)
 
 # A round runs in parallel only if its participants do at least this many multiply-adds in
 # their gradients (m tau n d for ridge; ~0.2 ms single-threaded): a parallel region costs tens
@@ -125,6 +134,7 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     d = x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
+        prefetch_next(data, clients, j, hi)
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             finals[j, p] = work[1][p]
@@ -155,6 +165,7 @@ def _fedavg_round(data, settings, clients, m, x, buffers):
         return
     z = work[1]
     for j in range(m):
+        prefetch_next(data, clients, j, m)
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             acc[p] += z[p]
@@ -213,6 +224,7 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     d = state.x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
+        prefetch_next(data, clients, j, span[1])
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             pushes[j, p] = work[3][p]
@@ -241,6 +253,7 @@ def _focus_round(data, settings, noise, r, clients, m, state, buffers):
         return
     v = work[3]
     for j in range(m):
+        prefetch_next(data, clients, j, m)
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             state.y[p] += v[p]
@@ -266,7 +279,7 @@ def focus_rounds(data, plan, noise, settings, state, record):
     record.xs[0, :] = state.x
     record.ys[0, :] = state.y
     if record.g_sums.shape[0] > 0:
-        _sum_rows(state.g, record.g_sums, 0)
+        _sum_rows(state.g, record.g_sums, np.int64(0))
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
         _focus_round(data, settings, noise, r, clients, m, state, buffers)

@@ -27,7 +27,7 @@ from .leases import BUSY, DONE, Heartbeat, acquire
 from .registry import Claim, get
 from .result import CheckResult
 from .store import ResultStore
-from .taskkey import sources_fixed, task_key
+from .taskkey import fixed_digests, sources_fixed, task_key
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
            "longest_first", "run_claims", "run_tasks", "source_commit"]
@@ -159,6 +159,8 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
 def _run_claims(claims, profile, seed, store, resume, progress, executor):
     start = time.perf_counter()
     keys = {c.id: task_key(c, profile, seed) for c in claims}
+    if hasattr(executor, "share"):     # pool workers reuse the digests behind the keys
+        executor.share(fixed_digests())
     history = store.load() if store is not None else []
     tasks = [(c.id, profile, seed) for c in longest_first(claims, history, profile)]
     results: dict[str, CheckResult] = {}

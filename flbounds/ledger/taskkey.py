@@ -24,7 +24,8 @@ from pathlib import Path
 
 from .result import to_jsonable
 
-__all__ = ["code_digest", "import_closure", "sources_fixed", "task_key"]
+__all__ = ["adopt_digests", "code_digest", "fixed_digests", "import_closure", "sources_fixed",
+           "task_key"]
 
 #: code digest per module while :func:`sources_fixed` is in effect (None: not in effect)
 _fixed: dict[str, str] | None = None
@@ -67,6 +68,19 @@ def sources_fixed():
         _fixed = outer
 
 
+def fixed_digests() -> dict[str, str]:
+    """The module digests computed so far within :func:`sources_fixed` (a copy)."""
+    return dict(_fixed or {})
+
+
+def adopt_digests(digests: dict[str, str]) -> None:
+    """Take the digests another process of the same run computed (a pool worker receives
+    its parent's, rather than walking the same import closures again); only within
+    :func:`sources_fixed`."""
+    if _fixed is not None:
+        _fixed.update(digests)
+
+
 def import_closure(module_name: str) -> set[Path]:
     """Source files of ``module_name``, its packages and every in-tree module it imports,
     transitively (imports inside functions included)."""
@@ -100,7 +114,7 @@ def _parse_imports(path: str, mtime_ns: int, size: int, package: str) -> tuple[s
     except (SyntaxError, ValueError, OSError):
         return ()   # the digest of the file's bytes still covers it
     names: list[str] = []
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -111,6 +125,24 @@ def _parse_imports(path: str, mtime_ns: int, size: int, package: str) -> tuple[s
             # ``from pkg import name`` may import the submodule pkg.name
             names.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
     return tuple(names)
+
+
+#: the fields of a node that hold statements (an import is a statement, so it can only be
+#: found by descending through these; expressions are never visited)
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(tree):
+    """Every ``import`` / ``from ... import`` statement of ``tree``, at any depth (in
+    functions, classes, branches, handlers), without walking expressions."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+            continue
+        for field in _STATEMENT_FIELDS:
+            stack.extend(getattr(node, field, ()))
 
 
 def _resolve(module: str | None, level: int, package: str) -> str | None:

@@ -56,6 +56,14 @@ class _Worker:
             events.put((self, line))
         events.put((self, None))   # end of stream: the worker exited
 
+    def share(self, message: str) -> None:
+        """Send a line of shared state (no reply comes); a dead worker is noticed later."""
+        try:
+            self.proc.stdin.write(message + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
     def send(self, task: Task, timeout: float | None) -> bool:
         """Send ``task``; its clock starts when the worker reports that it began it."""
         self.task, self.started, self.timeout = task, time.monotonic(), timeout
@@ -87,6 +95,7 @@ class WorkerPool:
         self._idle: list[_Worker] = []
         self._busy: dict[_Worker, Task] = {}
         self._count = 0
+        self._shared: str | None = None
 
     def start(self, count: int | None = None) -> None:
         """Start ``count`` workers (default and at most ``size``) now, so they import the
@@ -94,6 +103,13 @@ class WorkerPool:
         count = self.size if count is None else min(count, self.size)
         while len(self._idle) + len(self._busy) < count:
             self._idle.append(self._spawn())
+
+    def share(self, digests: dict[str, str]) -> None:
+        """Hand the run's code digests (:func:`~flbounds.ledger.taskkey.fixed_digests`) to
+        every worker, now and as it starts, so that no worker recomputes them."""
+        self._shared = json.dumps({"digests": digests})
+        for worker in self._idle + list(self._busy):
+            worker.share(self._shared)
 
     def capacity(self) -> int:
         return self.size - len(self._busy)
@@ -151,7 +167,10 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         self._count += 1
-        return _Worker(self._count, self._events)
+        worker = _Worker(self._count, self._events)
+        if self._shared is not None:
+            worker.share(self._shared)
+        return worker
 
     def _handle(self, worker: _Worker, line: str | None) -> list[tuple[Task, dict]]:
         if line is not None and line.strip() == _BEGIN and worker in self._busy:
@@ -207,8 +226,16 @@ def worker_main(parent: int) -> None:
 
 def _serve(channel) -> None:
     from .runner import execute
+    from .taskkey import adopt_digests
 
     for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            message = None
+        if isinstance(message, dict):      # the run's shared state, not a task: no reply
+            adopt_digests(message.get("digests", {}))
+            continue
         channel.write(_BEGIN + "\n")
         channel.flush()
         try:

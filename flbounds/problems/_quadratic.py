@@ -2,6 +2,8 @@
 
 
 
+from functools import cached_property
+
 import numpy as np
 
 from flbounds.kernels import losses as _kernels
@@ -19,6 +21,7 @@ from ._base import (
     _Problem,
     _solve_pd,
 )
+from ._layout import rows_last
 
 
 class Quadratic(_Problem):
@@ -77,7 +80,11 @@ class Quadratic(_Problem):
     @property
     def kernel_data(self) -> QuadraticData:
         """The compiled kernels' container of this problem (read-only arrays)."""
-        return QuadraticData(self.A, self.b)
+        return QuadraticData(self.A, self.b, self._A_t)
+
+    @cached_property
+    def _A_t(self):
+        return rows_last(self.A)
 
     def _gradients_into(self, X, idx, out):
         gradients_at(self.kernel_data, X, idx, out)

@@ -51,7 +51,8 @@ def _enumerate(problem, sampler, x, step):
     probs = np.prod(np.where(masks, p, 1.0 - p), axis=1)
     uniforms = _forcing_uniforms(masks, p)[:, None, :]
     trace = fedavg_sampler_batched(problem, [copy.deepcopy(sampler) for _ in masks], uniforms,
-                                   local_steps=LOCAL_STEPS, step=step, weights=lam, x0=x)
+                                   local_steps=LOCAL_STEPS, step=step, weights=lam, x0=x,
+                                   diagnostics=False)
     d = trace.x[:, 0] - trace.x[:, 1]
     drawn = (trace.sizes[:, 0] == masks.sum(axis=1)) | (probs == 0)
     return probs @ d, float(probs @ masks.sum(axis=1)), z.sum(axis=0), bool(np.all(drawn))
@@ -59,7 +60,8 @@ def _enumerate(problem, sampler, x, step):
 
 def _warm(problem, sampler, rng, step, n_rounds=5):
     """The sampler after a few rounds of the library's loop (non-uniform probabilities)."""
-    fedavg_sampler(problem, sampler, rng, n_rounds=n_rounds, local_steps=LOCAL_STEPS, step=step)
+    fedavg_sampler(problem, sampler, rng, n_rounds=n_rounds, local_steps=LOCAL_STEPS, step=step,
+                   diagnostics=False)
     return sampler
 
 

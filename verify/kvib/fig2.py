@@ -45,7 +45,7 @@ def _seed_runs(child, n_rounds, cap):
     out = {}
     for (name, make), gen in zip(makers.items(), child.spawn(len(makers)), strict=True):
         tr = fedavg_sampler(problem, make(), gen, n_rounds=n_rounds, local_steps=LOCAL_STEPS,
-                            step=STEP)
+                            step=STEP, diagnostics="variance")
         out[name] = (float(np.sum(tr.variance - tr.opt_variance)), float(tr.variance.mean()))
     return out
 

@@ -61,14 +61,14 @@ def _beta1_seeds(problem, make, seeds, n_rounds, local_steps, step) -> np.ndarra
     :func:`~flbounds.algorithms.fedavg_sampler_batched` run (ISP samplers only)."""
     plan = sampler_uniforms(seeds, n_rounds=n_rounds, n_clients=problem.n_clients)
     tr = fedavg_sampler_batched(problem, [make() for _ in seeds], plan,
-                                local_steps=local_steps, step=step)
+                                local_steps=local_steps, step=step, diagnostics="variance")
     return np.array([float(np.mean(tr.variance[b] - tr.opt_variance[b]))
                      for b in range(len(seeds))])
 
 
 def _run(problem, sampler, rng, n_rounds, local_steps, step):
     return fedavg_sampler(problem, sampler, rng, n_rounds=n_rounds, local_steps=local_steps,
-                          step=step)
+                          step=step, diagnostics="variance")  # loss, grad_sq unused
 
 
 def lemma22_value(a: np.ndarray, k: float) -> float:

@@ -1,0 +1,263 @@
+"""Explicit vector multiply-adds for the fixed-order gradient sums (fastmath off).
+
+Numba gives LLVM no way to vectorize a loop whose trip count is a problem size as small as
+d = 16 or n = 20 (its vector loop needs 32 and more iterations, the rest runs scalar), and the
+superword vectorizer cannot reorder the loads past the stores of arrays that might alias. So the
+kernels call :func:`madd_rows`, which is emitted directly as LLVM vector code: a few vectors of
+W = 8 (or 4, or 1) consecutive outputs stay in registers while rows of a matrix are added in.
+
+Every lane is an ordinary IEEE ``fmul`` then ``fadd`` (no contraction, no reassociation), in the
+row order given, so each output element gets exactly the sum of the scalar loop
+``acc[i] = acc[i] + M[row, i] * v[row]`` row after row: vectorizing across output elements
+changes no bits. Arrays must be C-contiguous (checked at compile time); offsets are flat element
+offsets, not bounds-checked (the callers in :mod:`flbounds.kernels.gradients` own that).
+"""
+
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+_DOUBLE = ir.DoubleType()
+
+
+def _flat_ptr(context, builder, ty, value, offset):
+    data = context.make_array(ty)(context, builder, value).data
+    return builder.gep(data, [offset])
+
+
+def _vector_ptr(builder, ptr, width):
+    return builder.bitcast(ptr, ir.VectorType(_DOUBLE, width).as_pointer())
+
+
+def _splat(builder, scalar, width):
+    vec_t = ir.VectorType(_DOUBLE, width)
+    one = builder.insert_element(ir.Constant(vec_t, ir.Undefined), scalar,
+                                 ir.Constant(ir.IntType(32), 0))
+    return builder.shuffle_vector(one, ir.Constant(vec_t, ir.Undefined),
+                                  ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width))
+
+
+def _codegen(width, blocks, sums):
+    """LLVM body of one (width, blocks, sums) variant (see :func:`madd_rows`)."""
+
+    def codegen(context, builder, sig, args):
+        acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count = args
+        acc_t, m_t, v_t = sig.args[0], sig.args[3], sig.args[6]
+        i64 = ir.IntType(64)
+        slots = []
+        for j in range(sums):
+            for b in range(blocks):
+                off = builder.add(a_off, builder.add(builder.mul(a_stride, ir.Constant(i64, j)),
+                                                     ir.Constant(i64, b * width)))
+                ptr = _vector_ptr(builder, _flat_ptr(context, builder, acc_t, acc, off), width)
+                slot = builder.alloca(ir.VectorType(_DOUBLE, width))
+                builder.store(builder.load(ptr, align=8), slot)
+                slots.append((ptr, slot))
+        from numba.core import cgutils
+        with cgutils.for_range(builder, count) as loop:
+            for j in range(sums):
+                row = builder.add(builder.mul(loop.index, ir.Constant(i64, sums)),
+                                  ir.Constant(i64, j))
+                scalar = builder.load(_flat_ptr(context, builder, v_t, v, builder.add(v_off, row)))
+                factor = _splat(builder, scalar, width)
+                base = builder.add(m_off, builder.mul(row, m_stride))
+                for b in range(blocks):
+                    ptr = _flat_ptr(context, builder, m_t, m,
+                                    builder.add(base, ir.Constant(i64, b * width)))
+                    x = builder.load(_vector_ptr(builder, ptr, width), align=8)
+                    slot = slots[j * blocks + b][1]
+                    builder.store(builder.fadd(builder.load(slot), builder.fmul(x, factor)), slot)
+        for ptr, slot in slots:
+            builder.store(builder.load(slot), ptr, align=8)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _variant(width, blocks, sums):
+    @intrinsic
+    def madd(typingctx, acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count):
+        arrays = (acc, m, v)
+        if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+                   for a in arrays):
+            return None
+        if getattr(acc, "mutable", True) is False:
+            return None
+        sig = types.void(acc, types.intp, types.intp, m, types.intp, types.intp, v,
+                         types.intp, types.intp)
+        return sig, _codegen(width, blocks, sums)
+
+    return madd
+
+
+_M8x2x4 = _variant(8, 2, 4)
+_M8x1x4 = _variant(8, 1, 4)
+_M4x1x4 = _variant(4, 1, 4)
+_M1x1x4 = _variant(1, 1, 4)
+_M8x4x1 = _variant(8, 4, 1)
+_M8x1x1 = _variant(8, 1, 1)
+_M4x1x1 = _variant(4, 1, 1)
+_M1x1x1 = _variant(1, 1, 1)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def madd_rows4(acc, a_off, a_stride, width, m, m_off, m_stride, v, v_off, count):
+    """Four interleaved partial sums over ``width`` outputs: for t < count and j < 4,
+    ``acc[a_off + j*a_stride + i] += m[m_off + (4t + j)*m_stride + i] * v[v_off + 4t + j]``,
+    t in increasing order, for every i < width."""
+    i = 0
+    while i + 16 <= width:
+        _M8x2x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
+        i += 16
+    if i + 8 <= width:
+        _M8x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
+        i += 8
+    if i + 4 <= width:
+        _M4x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
+        i += 4
+    while i < width:
+        _M1x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
+        i += 1
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def madd_rows(acc, a_off, width, m, m_off, m_stride, v, v_off, count):
+    """One sum over ``width`` outputs: for t < count in increasing order,
+    ``acc[a_off + i] += m[m_off + t*m_stride + i] * v[v_off + t]`` for every i < width."""
+    i = 0
+    while i + 32 <= width:
+        _M8x4x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
+        i += 32
+    while i + 8 <= width:
+        _M8x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
+        i += 8
+    if i + 4 <= width:
+        _M4x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
+        i += 4
+    while i < width:
+        _M1x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
+        i += 1
+
+
+def _dot4_codegen(width, blocks):
+    """LLVM body of :func:`dot4_rows` for ``blocks`` vectors of ``width`` outputs."""
+
+    def codegen(context, builder, sig, args):
+        from numba.core import cgutils
+        out, o_off, m, m_off, m_stride, v, d, b, b_off = args
+        out_t, m_t, v_t, b_t = sig.args[0], sig.args[2], sig.args[5], sig.args[7]
+        i64, vec_t = ir.IntType(64), ir.VectorType(_DOUBLE, width)
+        slots = []
+        for _ in range(4 * blocks):
+            slot = builder.alloca(vec_t)
+            builder.store(ir.Constant(vec_t, [0.0] * width), slot)
+            slots.append(slot)
+
+        def add_row(row, j):
+            factor = _splat(builder, builder.load(_flat_ptr(context, builder, v_t, v, row)),
+                            width)
+            base = builder.add(m_off, builder.mul(row, m_stride))
+            for blk in range(blocks):
+                ptr = _flat_ptr(context, builder, m_t, m,
+                                builder.add(base, ir.Constant(i64, blk * width)))
+                x = builder.load(_vector_ptr(builder, ptr, width), align=8)
+                slot = slots[j * blocks + blk]
+                builder.store(builder.fadd(builder.load(slot), builder.fmul(x, factor)), slot)
+
+        blocked = builder.udiv(d, ir.Constant(i64, 4))
+        with cgutils.for_range(builder, blocked) as loop:
+            for j in range(4):
+                add_row(builder.add(builder.mul(loop.index, ir.Constant(i64, 4)),
+                                    ir.Constant(i64, j)), 0 * blocks + j)
+        tail_start = builder.mul(blocked, ir.Constant(i64, 4))
+        with cgutils.for_range(builder, builder.sub(d, tail_start)) as loop:
+            add_row(builder.add(tail_start, loop.index), 0)
+        for blk in range(blocks):
+            s = [builder.load(slots[j * blocks + blk]) for j in range(4)]
+            total = builder.fadd(builder.fadd(s[0], s[1]), builder.fadd(s[2], s[3]))
+            shift = ir.Constant(i64, blk * width)
+            bp = _flat_ptr(context, builder, b_t, b, builder.add(b_off, shift))
+            total = builder.fsub(total, builder.load(_vector_ptr(builder, bp, width), align=8))
+            op = _flat_ptr(context, builder, out_t, out, builder.add(o_off, shift))
+            builder.store(total, _vector_ptr(builder, op, width), align=8)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _dot4_variant(width, blocks):
+    @intrinsic
+    def dot4(typingctx, out, o_off, m, m_off, m_stride, v, d, b, b_off):
+        if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+                   for a in (out, m, v, b)) or not out.mutable:
+            return None
+        sig = types.void(out, types.intp, m, types.intp, types.intp, v, types.intp, b,
+                         types.intp)
+        return sig, _dot4_codegen(width, blocks)
+
+    return dot4
+
+
+_D8x2 = _dot4_variant(8, 2)
+_D8x1 = _dot4_variant(8, 1)
+_D4x1 = _dot4_variant(4, 1)
+_D1x1 = _dot4_variant(1, 1)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def dot4_rows(out, width, m, m_off, m_stride, v, d, b, b_off):
+    """``out[i] = ((s0 + s1) + (s2 + s3)) - b[b_off + i]`` for i < width, where s_j sums
+    ``m[m_off + r*m_stride + i] * v[r]`` over the rows r < d with r = j (mod 4) of the blocked
+    part (r < 4 (d // 4)), the remaining rows into s0, each from 0 in increasing r: the
+    partial sums stay in registers."""
+    i = 0
+    while i + 16 <= width:
+        _D8x2(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 16
+    if i + 8 <= width:
+        _D8x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 8
+    if i + 4 <= width:
+        _D4x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 4
+    while i < width:
+        _D1x1(out, i, m, m_off + i, m_stride, v, d, b, b_off + i)
+        i += 1
+
+
+def _prefetcher(locality):
+    """An intrinsic issuing ``llvm.prefetch`` with the given locality (3 = L1 ... 0 = none)."""
+
+    @intrinsic
+    def prefetch(typingctx, arr, offset, count):
+        if not (isinstance(arr, types.Array) and arr.layout == "C"):
+            return None
+        sig = types.void(arr, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            from numba.core import cgutils
+            value, off, cnt = args
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0")
+            per_line = 8
+            lines = builder.udiv(builder.add(cnt, ir.Constant(cnt.type, per_line - 1)),
+                                 ir.Constant(cnt.type, per_line))
+            with cgutils.for_range(builder, lines) as loop:
+                idx = builder.add(off, builder.mul(loop.index, ir.Constant(cnt.type, per_line)))
+                ptr = builder.bitcast(_flat_ptr(context, builder, signature.args[0], value, idx),
+                                      i8p)
+                builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, locality),
+                                  ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return prefetch
+
+
+# prefetch_l2(arr, offset, count): software prefetch (read, into L2 and the levels below) of
+# ``count`` elements of the C-contiguous float64 array ``arr`` from flat element ``offset``,
+# one hint per 64-byte line. A hint only: no result, and no fault on any address.
+prefetch_l2 = _prefetcher(2)

@@ -1,0 +1,112 @@
+"""FedAvg with a sampler computing only the drawn clients' updates (``diagnostics=False``)
+or recording only the variance terms (``diagnostics="variance"``).
+
+The iterates and sample sizes must equal those of the full run (every client's update, the
+exact variance terms) bit for bit, for every sampler of the library (ISP, RSP, multinomial
+bandits, the full-information oracle), with and without stragglers, on the compiled problems
+and on a problem outside :mod:`flbounds.problems` (the NumPy path); the other fields are NaN.
+"""
+
+import numpy as np
+import pytest
+
+from flbounds.algorithms import fedavg_sampler
+from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
+from flbounds.algorithms.sampler_rounds import needs_every_client
+from flbounds.problems import random_logistic, random_quadratics, random_ridge
+from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
+
+N, K, T = 24, 5, 10
+SAMPLERS = {"uniform_isp": lambda: UniformISP(N, K), "kvib": lambda: KVib(N, K, T, G=1.0),
+            "oracle": lambda: OracleISP(N, K), "uniform_rsp": lambda: UniformRSP(N, K),
+            "vrb": lambda: Vrb(N, K, T, G=1.0), "mabs": lambda: Mabs(N, K, T, G=1.0),
+            "avare": lambda: Avare(N, K, G=1.0)}
+
+
+class _NumpyQuadratic:
+    """A problem outside flbounds.problems: f_i(x) = 0.5 ||x - c_i||^2 scaled by s_i."""
+
+    def __init__(self, rng):
+        self.n_clients, self.dim = N, 4
+        self.c, self.s = rng.normal(size=(N, 4)), rng.uniform(0.5, 1.5, N)
+
+    def client_losses(self, X, *, clients):
+        return 0.5 * self.s[clients] * np.sum((X - self.c[clients]) ** 2, axis=1)
+
+    def client_gradients(self, X, *, clients):
+        return self.s[clients, None] * (X - self.c[clients])
+
+
+def _problem(kind):
+    rng = np.random.default_rng(7)
+    if kind == "quadratic":
+        return random_quadratics(rng, N, 5, mu=0.1, L=1.0)
+    if kind == "ridge":
+        return random_ridge(rng, N, 6, 5, lam=0.1)
+    if kind == "logistic":
+        return random_logistic(rng, N, 6, 5, lam=0.1)
+    return _NumpyQuadratic(rng)
+
+
+def _run(problem, sampler, stragglers, diagnostics):
+    kw = {}
+    if stragglers:
+        kw = dict(availability=np.random.default_rng(3).random((T, N)) < 0.6,
+                  avail_probs=np.full(N, 0.6))
+    return fedavg_sampler(problem, sampler, np.random.default_rng(11), n_rounds=T,
+                          local_steps=3, step=0.3, diagnostics=diagnostics, **kw)
+
+
+@pytest.mark.parametrize("kind", ["quadratic", "ridge", "logistic", "numpy"])
+@pytest.mark.parametrize("name", sorted(SAMPLERS))
+@pytest.mark.parametrize("stragglers", [False, True])
+def test_drawn_clients_only_same_iterates(kind, name, stragglers):
+    problem = _problem(kind)
+    full = _run(problem, SAMPLERS[name](), stragglers, True)
+    lean_sampler = SAMPLERS[name]()
+    lean = _run(problem, lean_sampler, stragglers, False)
+    assert np.array_equal(full.x, lean.x)
+    assert np.array_equal(full.sizes, lean.sizes)
+    assert full.sizes.sum() > 0 and np.isfinite(full.variance).all()
+    for field in ("loss", "grad_sq", "variance", "opt_variance", "q_gap", "sum_sq"):
+        assert np.isnan(getattr(lean, field)).all()
+    if name == "kvib":  # the sampler's state after the run is the same too
+        reference = SAMPLERS[name]()
+        _run(problem, reference, stragglers, True)
+        assert np.array_equal(reference.omega, lean_sampler.omega)
+
+
+def test_only_the_oracle_needs_every_client():
+    assert [name for name, make in SAMPLERS.items() if needs_every_client([make()])] \
+        == ["oracle"]
+
+
+def test_diagnostics_must_be_a_bool():
+    for bad in ("no", None, 1):
+        with pytest.raises(ValueError, match="diagnostics"):
+            fedavg_sampler(_problem("ridge"), UniformISP(N, K), np.random.default_rng(0),
+                           n_rounds=2, local_steps=1, step=0.1, diagnostics=bad)
+
+
+@pytest.mark.parametrize("name", ["kvib", "oracle", "vrb"])
+def test_variance_mode_records_the_same_variance_terms(name):
+    problem = _problem("ridge")
+    full = _run(problem, SAMPLERS[name](), True, True)
+    some = _run(problem, SAMPLERS[name](), True, "variance")
+    for field in ("x", "sizes", "variance", "opt_variance", "q_gap", "sum_sq"):
+        assert np.array_equal(getattr(full, field), getattr(some, field))
+    assert np.isnan(some.loss).all() and np.isnan(some.grad_sq).all()
+
+
+@pytest.mark.parametrize("diagnostics", [False, "variance"])
+def test_batched_modes_match_the_full_batched_run(diagnostics):
+    problem = _problem("quadratic")
+    # 6 replicates drawing 16 of 24 clients: both the block path (a client drawn by >= 4
+    # replicates) and the one-point path of local_update_masked run
+    plan = sampler_uniforms(np.random.default_rng(4).spawn(6), n_rounds=T, n_clients=N)
+    runs = [fedavg_sampler_batched(problem, [KVib(N, 16, T, G=1.0) for _ in range(6)], plan,
+                                   local_steps=2, step=0.2, diagnostics=mode)
+            for mode in (True, diagnostics)]
+    fields = ("x", "sizes") if diagnostics is False else ("x", "sizes", "variance", "sum_sq")
+    for field in fields:
+        assert np.array_equal(getattr(runs[0], field), getattr(runs[1], field))

@@ -67,7 +67,7 @@ def _safari_hetero_row():
                              sigma_g2_ratio=1.0)
     return ("SAFARI Thm 5, one round (83), 3 heterogeneous clients, client 3 never sampled "
             "(upper bound: A5 at evaluated points)",
-            "mu=1 L=2 q=0.5 K=2 eta_s=0.0333 m=1 sigma_G^2/||x_r - x*||^2 = 1",
+            "mu=1 L=2 q=0.5 K=2 eta_s=0.0333 m=1, dist0^2 <= 1, sigma_G^2 <= 1",
             res.params["one_round"], res.worst)
 
 

@@ -40,6 +40,7 @@ Assumption 5, Appendix A (eqs. (76)-(83)).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -196,14 +197,20 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, n_sampl
                                    one_round=one_round))
 
 
+@dataclass(frozen=True)
 class _Round:
-    """The SDP of one SAFARI round at fixed constants, in one of two equivalent forms."""
+    """The SDP of one SAFARI round at fixed constants (:meth:`build`: one of its forms)."""
 
-    def __init__(self, q, K, step, eta_c, masks, probs, coefficients, s, drop_heterogeneity,
-                 drop_server_step):
-        self.q, self.K, self.step, self.eta_c = q, K, step, eta_c
-        self.masks, self.probs, self.coefficients, self.s = masks, probs, coefficients, s
-        self.drop_heterogeneity, self.drop_server_step = drop_heterogeneity, drop_server_step
+    q: float
+    K: int
+    step: float
+    eta_c: float
+    masks: np.ndarray
+    probs: np.ndarray
+    coefficients: tuple | None
+    s: float
+    drop_heterogeneity: bool
+    drop_server_step: bool
 
     def build(self, mu, L, n, at_origin, scale=1.0):
         from PEPit import PEP

@@ -61,6 +61,7 @@ def test_worst_case_grows_with_heterogeneity_and_stays_below_83():
     (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 3, sigma_g2_ratio=-1.0), "sigma_g2_ratio"),
     (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 3, sigma_g2_ratio=np.inf),
      "sigma_g2_ratio"),
+    (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 3, sigma_g2_ratio="x"), "sigma_g2_ratio"),
     (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 0), "n_clients"),
     (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 3, n_sampled=4), "n_sampled"),
     (lambda: safari_hetero_rate(MU, L, Q, K, STEP, 3, eligible=[0, 7]), "eligible"),

@@ -98,7 +98,10 @@ def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q
     K = check_int(local_steps, "local_steps", minimum=1)
     step = check_positive(step_server, "step_server")
     n = check_int(n_clients, "n_clients", minimum=1)
-    s = float(sigma_g2_ratio)
+    try:
+        s = float(sigma_g2_ratio)
+    except (TypeError, ValueError):
+        s = float("nan")
     if not (np.isfinite(s) and s >= 0):
         raise ValueError(f"sigma_g2_ratio must be a finite number >= 0, got {sigma_g2_ratio!r}")
     if q_condition not in ("printed", "corrected", None):

@@ -29,6 +29,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._fused import (
+    fused_fedavg_add,
+    fused_fedavg_put,
+    fused_focus_add,
+    fused_focus_put,
+)
 from flbounds.kernels.gradients import (
     client_gradient,
     client_scratch,
@@ -135,6 +141,8 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
         prefetch_next(data, clients, j, hi)
+        if fused_fedavg_put(data, settings, clients[j], x, finals, j * d):
+            continue
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             finals[j, p] = work[1][p]
@@ -166,6 +174,8 @@ def _fedavg_round(data, settings, clients, m, x, buffers):
     z = work[1]
     for j in range(m):
         prefetch_next(data, clients, j, m)
+        if fused_fedavg_add(data, settings, clients[j], x, acc, 0):
+            continue
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             acc[p] += z[p]
@@ -217,6 +227,23 @@ def _focus_client(data, settings, noise, r, c, state, work):
             state.models[c, p] = z[p]
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def _focus_fused(data, settings, noise, c, state, out, o_off, z):
+    """:func:`_focus_client` in registers if a fused kernel fits (no noise): the push added
+    into ``out`` (``o_off < 0``) or written to ``out`` at flat offset ``o_off``; False if not
+    run."""
+    if noise.shape[0] > 0:
+        return False
+    if o_off < 0:
+        done = fused_focus_add(data, settings, c, state, out, 0, z)
+    else:
+        done = fused_focus_put(data, settings, c, state, out, o_off, z)
+    if done and state.models.shape[0] > 0:
+        for p in range(z.shape[0]):
+            state.models[c, p] = z[p]
+    return done
+
+
 @njit(cache=True, fastmath=False)
 def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     """Local phases (:func:`_focus_client`) of participants ``clients[span[0]:span[1]]`` in
@@ -225,6 +252,8 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
         prefetch_next(data, clients, j, span[1])
+        if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1]):
+            continue
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             pushes[j, p] = work[3][p]
@@ -254,6 +283,8 @@ def _focus_round(data, settings, noise, r, clients, m, state, buffers):
     v = work[3]
     for j in range(m):
         prefetch_next(data, clients, j, m)
+        if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1]):
+            continue
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             state.y[p] += v[p]

@@ -5,7 +5,10 @@ One implementation per algorithm, generic over the problem kind: ``data`` is a c
 whole run (all rounds, participants and local steps) happens inside one call.
 
 Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
-:func:`_focus_client`). A serial round adds each participant's result (final local model for
+:func:`_focus_client`), or, for quadratics with d = 8 or 16 (no gradient noise), entirely in
+vector registers (:mod:`flbounds.kernels._fused`: iterate, partial sums and stored gradient
+never leave the registers between local steps; same operations in the same order, so the same
+bits). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
 touches each client's data once and writes nothing per participant; the next participant's
 data is prefetched while the current one runs if it is not the next client in memory

@@ -38,6 +38,7 @@ from flbounds.kernels._fused import (
     fused_focus_add,
     fused_focus_put,
 )
+from flbounds.kernels._simd import prefetch_l2
 from flbounds.kernels.gradients import (
     client_gradient,
     client_scratch,
@@ -231,6 +232,16 @@ def _focus_client(data, settings, noise, r, c, state, work):
 
 
 @njit(cache=True, fastmath=False, inline="always")
+def _prefetch_stored(state, clients, j, m):
+    """Hint participant ``clients[j + 1]``'s stored-gradient row into L2 when it does not
+    follow ``clients[j]`` (as :func:`~flbounds.kernels.gradients.prefetch_next` does for its
+    data): at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
+    if j + 1 < m and clients[j + 1] != clients[j] + 1:
+        d = state.g.shape[1]
+        prefetch_l2(state.g, clients[j + 1] * d, d)
+
+
+@njit(cache=True, fastmath=False, inline="always")
 def _focus_fused(data, settings, noise, c, state, out, o_off, z):
     """:func:`_focus_client` in registers if a fused kernel fits (no noise): the push added
     into ``out`` (``o_off < 0``) or written to ``out`` at flat offset ``o_off``; False if not
@@ -255,6 +266,7 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
         prefetch_next(data, clients, j, span[1])
+        _prefetch_stored(state, clients, j, span[1])
         if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1]):
             continue
         _focus_client(data, settings, noise, r, clients[j], state, work)
@@ -286,6 +298,7 @@ def _focus_round(data, settings, noise, r, clients, m, state, buffers):
     v = work[3]
     for j in range(m):
         prefetch_next(data, clients, j, m)
+        _prefetch_stored(state, clients, j, m)
         if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1]):
             continue
         _focus_client(data, settings, noise, r, clients[j], state, work)

@@ -137,7 +137,7 @@ def leaf_bounds(funcs, initial, L):
                    for u, g, v in f.list_of_points):
             raise ValueError("funcs: every function must be stationary at the origin with "
                              "value 0 there (anchored_minimizer(common=True))")
-        for u, g, v in f.list_of_points:
+        for u, g, _v in f.list_of_points:
             if g.get_is_leaf():
                 source[id(g)] = u
     values = {}

@@ -133,8 +133,6 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     WorstCase
         ``printed`` is :math:`1 - \eta\mu N/2` (Theorem 1(a)).
     """
-    from PEPit import PEP
-
     mu, L = check_class(mu, L)
     if not mu > 0:
         raise ValueError(f"mu must be > 0, got {mu}")
@@ -148,21 +146,7 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     pair = participation_moments(process, n).pair
 
     def build(form):
-        problem = PEP()
-        funcs = _client_functions(problem, mu, L, n, function_class)
-        x_star = anchored_minimizer(funcs, common=True) if form == "common" else \
-            minimizer(funcs, form)
-        x = problem.set_initial_point()
-        z = [problem.set_initial_point() for _ in range(n)]
-        g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-        y = point_sum(g)
-        problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z)
-                                      <= 1)
-        runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
-        Z, V = [r[0] for r in runs], [r[1] for r in runs]
-        problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
-        # norm bounds from Psi <= 1 with x* = 0: ||x|| <= 1, ||x - z_i|| <= c^{-1/2}
-        return problem, funcs, {x: 1.0, **{zi: 1.0 + c**-0.5 for zi in z}}
+        return round_problem(mu, L, tau, step, c, pair, function_class, form)
 
     if function_class == "quadratic":  # extra LMIs: no certificate, the checked solve
         info = solve_first([(lambda: build("pepit")[0], 1.0), (lambda: build("values")[0], 1.0)])
@@ -173,6 +157,45 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                    local_steps=tau, step=step, consensus_weight=c,
                                    function_class=function_class))
+
+
+def round_problem(mu, L, local_steps, step, c, pair, function_class="smooth-strongly-convex",
+                  form="common"):
+    """The one-round PEP of :func:`focus_rate`, unsolved.
+
+    Parameters
+    ----------
+    mu, L, local_steps, step, c :
+        As in :func:`focus_rate` (``c`` the consensus weight).
+    pair : (N, N) array
+        Participation moments P(i, j in S).
+    form : {"common", "pepit", "values", "origin"}
+        ``"common"``: every client stationary at x* = 0 with value 0 there (module
+        docstring); otherwise the heterogeneous minimizer in that form (:mod:`.anchor`).
+
+    Returns
+    -------
+    (PEPit.PEP, list, dict)
+        The problem, its client functions and the norm bounds of the initial points for
+        :func:`.certify.leaf_bounds` (from Psi <= 1 with x* = 0: ||x|| <= 1 and
+        ||z_i|| <= 1 + c^{-1/2}; valid for ``form="common"``).
+    """
+    from PEPit import PEP
+
+    n = len(pair)
+    problem = PEP()
+    funcs = _client_functions(problem, mu, L, n, function_class)
+    x_star = anchored_minimizer(funcs, common=True) if form == "common" else \
+        minimizer(funcs, form)
+    x = problem.set_initial_point()
+    z = [problem.set_initial_point() for _ in range(n)]
+    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+    y = point_sum(g)
+    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
+    runs = [focus_local_run(f, x, gi, step, local_steps) for f, gi in zip(funcs, g, strict=True)]
+    Z, V = [r[0] for r in runs], [r[1] for r in runs]
+    problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
+    return problem, funcs, {x: 1.0, **{zi: 1.0 + c**-0.5 for zi in z}}
 
 
 def _client_functions(problem, mu, L, n, function_class):
@@ -274,5 +297,5 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
     return solve(problem)
 
 
-__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "scenario_focus_rate",
-           "printed_step_and_rate"]
+__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "round_problem",
+           "scenario_focus_rate", "printed_step_and_rate"]

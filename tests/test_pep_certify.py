@@ -98,3 +98,10 @@ def test_bad_input_is_refused():
     _, funcs, initial = round_problem(MU, L, TAU, STEP, c, _pair(), form="pepit")
     with pytest.raises(ValueError, match="stationary at the origin"):
         leaf_bounds(funcs, initial, L)
+
+
+def test_leaf_bounds_refuse_a_smaller_smoothness_constant():
+    c = lyapunov_weight(MU, L, len(P), STEP)
+    _, funcs, initial = round_problem(MU, L, TAU, STEP, c, _pair())
+    with pytest.raises(ValueError, match="smoothness"):
+        leaf_bounds(funcs, initial, L / 2)

@@ -133,6 +133,8 @@ def leaf_bounds(funcs, initial, L):
         points[id(pt)] = float(b)
     source = {}
     for f in funcs:
+        if not getattr(f, "L", L) <= L:
+            raise ValueError(f"L={L} is below a function's smoothness constant {f.L}")
         if not any(not (u.decomposition_dict or g.decomposition_dict or v.decomposition_dict)
                    for u, g, v in f.list_of_points):
             raise ValueError("funcs: every function must be stationary at the origin with "

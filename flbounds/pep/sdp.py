@@ -140,7 +140,7 @@ def _entry_value(key):
     return float(key.eval())
 
 
-def solve(problem, *, scale=1.0) -> SolveInfo:
+def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
     """Solve a fully specified :class:`PEPit.PEP` (see the module docstring for acceptance).
 
     Parameters
@@ -150,6 +150,8 @@ def solve(problem, *, scale=1.0) -> SolveInfo:
         The problem's initial condition is bounded by ``scale`` instead of 1 (a homogeneous
         PEP: every value scales with it); the values and the gap are divided by ``scale``
         before the acceptance test, so a number means the same at every scale.
+    solvers : sequence of (name, options), optional
+        Default :data:`SOLVERS`.
 
     Raises
     ------
@@ -159,7 +161,7 @@ def solve(problem, *, scale=1.0) -> SolveInfo:
     from PEPit import Point
 
     failures = []
-    for name, options in SOLVERS:
+    for name, options in SOLVERS if solvers is None else solvers:
         start = time.perf_counter()
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):

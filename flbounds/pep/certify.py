@@ -280,9 +280,9 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
         Smoothness constant of every function.
     alternatives : sequence of callables
         Each returns a fresh equivalent :class:`PEPit.PEP` (same optimal value, no certificate
-        needed); when the first certified solve is not accurate, each is given one
-        :func:`.sdp.solve` with the first solver, and the first accurate one is returned
-        instead of the certified bound.
+        needed); when the first certified solve is not accurate, each is given
+        :func:`.sdp.solve` with the two Clarabel settings of :data:`.sdp.SOLVERS` (SCS, slow,
+        is left out), and the first accurate one is returned instead of the certified bound.
 
     Raises
     ------
@@ -331,7 +331,7 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
         certified = None
     for k, alternative in enumerate(alternatives):  # builds a new PEP: problem is gone
         try:
-            return solve(alternative(), solvers=SOLVERS[:1])
+            return solve(alternative(), solvers=SOLVERS[:2])
         except PEPSolveError as exc:
             failures.append(f"alternative {k}: {exc}")
     if certified is None:

@@ -43,7 +43,9 @@ at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
 
 The lower end of the reported bracket is the solver's primal value (the objective at its Gram
 matrix, feasible up to the solver's residuals): it is reported, and a certificate is accepted
-only when ``upper - primal`` is within the claims' tolerance, but only ``upper`` is rigorous.
+only when ``upper - primal`` is within :func:`bracket_tolerance` (1e-4 relative, wider than
+the 1e-6 of an accurate solve: the number is less sharp, never less valid), but only
+``upper`` is rigorous. A ``violated`` verdict still needs a replayed witness.
 """
 
 from __future__ import annotations

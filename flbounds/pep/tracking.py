@@ -59,7 +59,7 @@ from .rounds import focus_local_run, point_sum
 from .sdp import solve, solve_first
 
 #: largest N tau at which focus_rate retries the heterogeneous form for an accurate value
-MAX_ALTERNATIVE = 20
+MAX_ALTERNATIVE = 15
 
 
 def _process(p, participation):
@@ -158,7 +158,9 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
         info = solve_first([(lambda: build("pepit")[0], 1.0), (lambda: build("values")[0], 1.0)])
     else:
         # the heterogeneous form as a second try for an accurate value, on small SDPs only:
-        # measured 2-10x slower than the common form at N tau >= 24 (61 s at N = 8, tau = 5)
+        # 2-10x slower than the common form at N tau >= 18 (61 s at N = 8, tau = 5) and
+        # not accurate where the common form was not in the cases measured (N = 6, tau = 3
+        # and N = 8, tau = 5 at p_min 0.2-0.3)
         alternatives = [lambda: build("pepit")[0]] if n * tau <= MAX_ALTERNATIVE else []
         info = solve_certified(lambda: build("common"), L, alternatives=alternatives)
     return make_result(info, printed=printed,

@@ -1,7 +1,11 @@
 """How the worst-case SDPs grow: Gram size, constraints and solve time per round builder.
 
 1. FOCUS one round (``flbounds.pep.focus_rate``: exact expectation through the participation
-   moments, so O(N^2) terms), N = 2..8 and tau = 3, 5, at Theorem 1(a)'s printed step.
+   moments, so O(N^2) terms), N = 2..8 and tau = 3, 5, at Theorem 1(a)'s printed step; the
+   value is the certified upper bound (``flbounds.pep.certify``), ``gap`` the bracket width.
+   Full profile: also the corners N = 8, tau = 5, p = linspace(0.2, 0.95, N) at 1x and 5x
+   the printed step, and p all 0.95 at 1x and 3x (at 4x the proof's Lyapunov weight
+   1 - 8 eta L^2 N/mu is no longer positive).
 2. The same expectation written as the 2^N scenario sum (``scenario_focus_rate``), N <= 6:
    the formulation the moments replace (same Gram matrix, exponentially many terms).
 3. FOCUS R rounds from the proof's start (``focus_rounds_rate``): 2^{NR} leaves.
@@ -34,7 +38,7 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import scenario_focus_rate
+from flbounds.pep.tracking import printed_step_and_rate, scenario_focus_rate
 
 NAME = "pep_sizes"
 
@@ -47,12 +51,13 @@ def _row(kind, n, tau, rounds, fn):
     start = time.perf_counter()
     try:
         res = fn()
-        worst, gram = res.worst, res.gram_size
+        worst, gram, gap = res.worst, res.gram_size, res.gap
         ncons, solver = res.n_constraints, res.solver
     except PEPSolveError as exc:
-        worst, gram, ncons, solver = float("nan"), None, None, f"error: {exc}"[:60]
+        worst, gram, gap, ncons, solver = float("nan"), None, None, None, f"error: {exc}"[:60]
     row = dict(builder=kind, N=n, tau=tau, R=rounds, gram=gram, constraints=ncons,
-               worst=worst, solver=solver, seconds=round(time.perf_counter() - start, 2))
+               worst=worst, gap=gap, solver=solver,
+               seconds=round(time.perf_counter() - start, 2))
     print(row, file=sys.stderr, flush=True)
     return row
 
@@ -64,6 +69,13 @@ def rows(profile):
         for n in range(2, big + 1):
             out.append(_row("focus one round (moments)", n, tau, 1,
                             lambda n=n, tau=tau: focus_rate(1.0, 2.0, _p(n), tau)))
+    if profile == "full":
+        for name, p, mults in (("p 0.2..0.95", np.linspace(0.2, 0.95, 8), (1, 5)),
+                               ("p 0.95", np.full(8, 0.95), (1, 3))):
+            top = printed_step_and_rate(1.0, 2.0, p, 5)[0]
+            for m in mults:
+                out.append(_row(f"focus one round, {name}, {m}x step", 8, 5, 1,
+                                lambda p=p, m=m, top=top: focus_rate(1.0, 2.0, p, 5, m * top)))
     for n in range(2, (6 if profile == "full" else 4) + 1):
         def scen(n=n):
             one = focus_rate(1.0, 2.0, _p(n), 3)
@@ -107,9 +119,11 @@ def main(argv=None):
     args = parse_args(argv, __doc__)
     table = rows(args.profile)
     return write(args.out, NAME, "Worst-case SDP sizes and solve times", table,
-                 ["builder", "N", "tau", "R", "gram", "constraints", "worst", "solver",
+                 ["builder", "N", "tau", "R", "gram", "constraints", "worst", "gap", "solver",
                   "seconds"],
-                 notes="Solver: Clarabel, SCS (eps 1e-8) when Clarabel is not 'optimal' "
+                 notes="FOCUS one round: certified upper bound (flbounds.pep.certify), gap = "
+                       "bracket to the solver's primal value. Others: Clarabel, SCS (eps 1e-8) "
+                       "when Clarabel is not 'optimal' "
                        "within the gap tolerance or leaves a dual residual above 1e-5 "
                        "(flbounds.pep.sdp); equivalent forms tried in turn "
                        "(flbounds.pep.sdp.solve_first). Growth: "

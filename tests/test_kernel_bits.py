@@ -354,3 +354,58 @@ def test_gradients_compile_to_vector_code_without_fast_math(kind):
     ir = fresh.inspect_llvm(fresh.signatures[0])
     assert "fmul <8 x double>" in ir
     assert not re.search(r"\bf(add|sub|mul|div) (fast|reassoc|contract|afn|arcp|nsz)", ir)
+
+
+def _focus_models_loop(gradient, plan, step, tau, start):
+    """:func:`_focus_loop` from a given state, also keeping each client's last local point."""
+    x, y, g, models = (a.copy() for a in start)
+    for r in range(plan.shape[0]):
+        for c in np.flatnonzero(plan[r]):
+            z = x.copy()
+            for t in range(tau):
+                h = gradient(c, z)
+                v = h - g[c]
+                if t < tau - 1:
+                    z -= step * v
+            g[c], models[c] = h, z
+            y += v
+        x = x - step * y
+    return x, y, g, models
+
+
+@pytest.mark.parametrize("tau", [1, 3])
+@pytest.mark.parametrize("dim", [8, 16])
+def test_register_resident_quadratic_phases_equal_a_plain_loop(dim, tau, monkeypatch):
+    # d = 8 and 16 run each local phase in registers (flbounds.kernels._simd_quad): the same
+    # bits as the plain loop on the scalar gradients, serial, chunked, one and two threads,
+    # including the stored gradients and the models of a FOCUS run from a given state
+    problem, step = _problem("quadratic", dim), 0.05
+    plan = np.random.default_rng(7).random((10, N_CLIENTS)) < 0.3
+    plan[2], plan[5] = False, True
+    noise = 0.1 * np.random.default_rng(4).standard_normal((*plan.shape, tau, dim))
+    x0 = np.random.default_rng(8).standard_normal(dim)
+    rng = np.random.default_rng(11)
+    start = rounds.FocusState(x0, rng.standard_normal(dim),
+                              rng.standard_normal((N_CLIENTS, dim)),
+                              rng.standard_normal((N_CLIENTS, dim)))
+    gradient = _reference_gradient(problem)
+    want = (_fedavg_loop(gradient, plan, step, tau, x0),
+            *_focus_loop(gradient, plan, None, step, tau, x0),
+            *_focus_loop(gradient, plan, noise, step, tau, x0),
+            *_focus_models_loop(gradient, plan, step, tau, start))
+    before = numba.get_num_threads()
+    try:
+        for cut, threads in ((-1, 1), (0, 1), (0, 2)):
+            if threads > numba.config.NUMBA_NUM_THREADS:
+                continue
+            monkeypatch.setattr(rounds, "PARALLEL_MIN_WORK", cut)
+            numba.set_num_threads(threads)
+            fo = focus(problem, plan, step=step, local_steps=tau, x0=x0)
+            sg = sg_focus(problem, plan, noise, step=step, local_steps=tau, x0=x0)
+            st = focus(problem, plan, step=step, local_steps=tau, start=start)
+            got = (fedavg(problem, plan, step=step, local_steps=tau, x0=x0).x,
+                   fo.x, fo.y, fo.g, sg.x, sg.y, sg.g, st.x[-1], st.y[-1], st.g, st.models)
+            for k, (one, two) in enumerate(zip(got, want, strict=True)):
+                assert _same_bits(one, two), (k, cut, threads)
+    finally:
+        numba.set_num_threads(before)

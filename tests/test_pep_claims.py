@@ -54,14 +54,17 @@ def test_tightness_claims_hold_on_quick():
         assert res.worst_case["ratio"] <= 1
 
 
-def test_tightness_fails_on_a_planted_bug_in_the_round_builder(monkeypatch):
+@pytest.mark.parametrize("size, tau", [(2, 2), (6, 3)])
+def test_tightness_fails_on_a_planted_bug_in_the_round_builder(monkeypatch, size, tau):
     """A FOCUS server that steps with a quarter of its tracker contracts about 4x slower in
     1 - rho; the printed rate is about 4x loose, so this is the size of bug the one-round
     claim can see: its verdict must leave 'holds' (no replayed instance from the theorem's
-    start breaks the printed rate, hence not-applicable rather than violated)."""
+    start breaks the printed rate, hence not-applicable rather than violated). At N = 6 the
+    cells are certified bounds (no accurate solve at p_min = 0.2); the bug shows there too."""
     from flbounds.pep import tracking as pep_focus
     from flbounds.pep.rounds import point_sum
 
     monkeypatch.setattr(pep_focus, "point_sum", lambda points: 0.25 * point_sum(points))
-    res = get("focus.thm1a.tightness").check(seed=0, sizes=(2,), taus=(2,), multiples=(1.0,))
+    res = get("focus.thm1a.tightness").check(seed=0, sizes=(size,), taus=(tau,),
+                                             multiples=(1.0,))
     assert res.verdict == "not-applicable", res.reason

@@ -262,6 +262,7 @@ def _prefetch_client_impl(data, c):
         def impl(data, c):
             d = data.At.shape[1]
             prefetch_l2(data.At, c * d * d, d * d)
+            prefetch_l2(data.b, c * d, d)
         return impl
     if kind in (RidgeData, LogisticData):
         def impl(data, c):

@@ -5,7 +5,10 @@ One implementation per algorithm, generic over the problem kind: ``data`` is a c
 whole run (all rounds, participants and local steps) happens inside one call.
 
 Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
-:func:`_focus_client`). A serial round adds each participant's result (final local model for
+:func:`_focus_client`), or, for quadratics with d = 8 or 16 (no gradient noise), entirely in
+vector registers (:mod:`flbounds.kernels._fused`: iterate, partial sums and stored gradient
+never leave the registers between local steps; same operations in the same order, so the same
+bits). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
 touches each client's data once and writes nothing per participant; the next participant's
 data is prefetched while the current one runs if it is not the next client in memory
@@ -29,6 +32,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._fused import (
+    fused_fedavg_add,
+    fused_fedavg_put,
+    fused_focus_add,
+    fused_focus_put,
+)
+from flbounds.kernels._simd import prefetch_l2
 from flbounds.kernels.gradients import (
     client_gradient,
     client_scratch,
@@ -135,6 +145,8 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
         prefetch_next(data, clients, j, hi)
+        if fused_fedavg_put(data, settings, clients[j], x, finals, j * d):
+            continue
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             finals[j, p] = work[1][p]
@@ -166,6 +178,8 @@ def _fedavg_round(data, settings, clients, m, x, buffers):
     z = work[1]
     for j in range(m):
         prefetch_next(data, clients, j, m)
+        if fused_fedavg_add(data, settings, clients[j], x, acc, 0):
+            continue
         _fedavg_client(data, settings, clients[j], x, work)
         for p in range(d):
             acc[p] += z[p]
@@ -217,6 +231,33 @@ def _focus_client(data, settings, noise, r, c, state, work):
             state.models[c, p] = z[p]
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def _prefetch_stored(state, clients, j, m):
+    """Hint participant ``clients[j + 1]``'s stored-gradient row into L2 when it does not
+    follow ``clients[j]`` (as :func:`~flbounds.kernels.gradients.prefetch_next` does for its
+    data): at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
+    if j + 1 < m and clients[j + 1] != clients[j] + 1:
+        d = state.g.shape[1]
+        prefetch_l2(state.g, clients[j + 1] * d, d)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _focus_fused(data, settings, noise, c, state, out, o_off, z):
+    """:func:`_focus_client` in registers if a fused kernel fits (no noise): the push added
+    into ``out`` (``o_off < 0``) or written to ``out`` at flat offset ``o_off``; False if not
+    run."""
+    if noise.shape[0] > 0:
+        return False
+    if o_off < 0:
+        done = fused_focus_add(data, settings, c, state, out, 0, z)
+    else:
+        done = fused_focus_put(data, settings, c, state, out, o_off, z)
+    if done and state.models.shape[0] > 0:
+        for p in range(z.shape[0]):
+            state.models[c, p] = z[p]
+    return done
+
+
 @njit(cache=True, fastmath=False)
 def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     """Local phases (:func:`_focus_client`) of participants ``clients[span[0]:span[1]]`` in
@@ -225,6 +266,9 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
         prefetch_next(data, clients, j, span[1])
+        _prefetch_stored(state, clients, j, span[1])
+        if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1]):
+            continue
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             pushes[j, p] = work[3][p]
@@ -254,6 +298,9 @@ def _focus_round(data, settings, noise, r, clients, m, state, buffers):
     v = work[3]
     for j in range(m):
         prefetch_next(data, clients, j, m)
+        _prefetch_stored(state, clients, j, m)
+        if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1]):
+            continue
         _focus_client(data, settings, noise, r, clients[j], state, work)
         for p in range(d):
             state.y[p] += v[p]

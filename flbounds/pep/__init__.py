@@ -18,7 +18,9 @@ solve time, solver):
 - :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
   deterministic part (:mod:`flbounds.pep.descent`).
 - :func:`safari_rate` (SAFARI Thm 5, one round) and :func:`safari_nonconvex_rate` (Thm 4, R
-  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`).
+  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`);
+  :func:`safari_hetero_rate` (Thm 5, one round, heterogeneous clients with
+  :math:`\sigma_G^2 \le s`: a relaxation, an upper bound; :mod:`flbounds.pep.server_hetero`).
 - :func:`quadratic_witness` and :func:`replay_fedavg` / :func:`replay_focus_rounds`: explicit
   instances rebuilt from an optimal Gram matrix and run through ``flbounds.algorithms``.
 """
@@ -30,11 +32,12 @@ from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
 from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
            "gd_contraction", "gd_rate", "kvib_descent_rate", "lyapunov_weight",
-           "moments_from_subsets", "participation_moments", "safari_nonconvex_rate",
-           "safari_rate", "solve"]
+           "moments_from_subsets", "participation_moments", "safari_hetero_rate",
+           "safari_nonconvex_rate", "safari_rate", "solve"]

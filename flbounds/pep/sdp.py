@@ -17,7 +17,9 @@ displacements are O(eta) while the state is O(1), a badly scaled Gram matrix). I
 re-run with tolerances 1e-7, and SCS (``eps = 1e-8``) is the last resort. Every accepted solve
 has residuals below 1e-7 and a gap below the tolerance; on the Theorem 1(a) instance the three
 accepted answers agree to 4e-7 relative, so :data:`GAP_REL` = 1e-6 is the accuracy a claim may
-rely on (``tolerance`` of the tightness claims), not the (smaller) reported gap.
+rely on (``tolerance`` of the tightness claims), not the (smaller) reported gap. Where no
+setting gives an accurate solve (FOCUS at p_min <= 0.3, N >= 5), :mod:`.certify` turns the
+solver's multipliers into a rigorous upper bound instead.
 
 Scale. The PEPs are homogeneous (points times a, function values times a^2 keep every class),
 so bounding the initial condition by s instead of 1 multiplies the optimal value by s. The
@@ -138,7 +140,7 @@ def _entry_value(key):
     return float(key.eval())
 
 
-def solve(problem, *, scale=1.0) -> SolveInfo:
+def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
     """Solve a fully specified :class:`PEPit.PEP` (see the module docstring for acceptance).
 
     Parameters
@@ -148,6 +150,8 @@ def solve(problem, *, scale=1.0) -> SolveInfo:
         The problem's initial condition is bounded by ``scale`` instead of 1 (a homogeneous
         PEP: every value scales with it); the values and the gap are divided by ``scale``
         before the acceptance test, so a number means the same at every scale.
+    solvers : sequence of (name, options), optional
+        Default :data:`SOLVERS`.
 
     Raises
     ------
@@ -157,7 +161,7 @@ def solve(problem, *, scale=1.0) -> SolveInfo:
     from PEPit import Point
 
     failures = []
-    for name, options in SOLVERS:
+    for name, options in SOLVERS if solvers is None else solvers:
         start = time.perf_counter()
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):

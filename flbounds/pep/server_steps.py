@@ -31,14 +31,16 @@ to a pure rate that the PEP bounds over the whole class:
   :math:`\sigma_G = 0` the q-condition holds for every :math:`q` (its numerator is
   :math:`\le 0` once :math:`2L\eta_s \le 1/2`, checked).
 
-The heterogeneous violation of Theorem 4 (``safari.thm4.printed_bound``) lives in the
-:math:`\sigma_G` floor after :math:`10^5` rounds; no normalised PEP of a few rounds reaches it.
-Heterogeneous clients (:math:`\sigma_G > 0`) are not built: the theorems' floors are additive
-terms in :math:`\sigma_G^2` that do not scale with the initial condition, so the SDP would
-have to certify the affine inequality :math:`E\|x_1 - x^\star\|^2 - (1-\bar\eta)\|x_0 -
-x^\star\|^2 - C\sigma_G^2 \le 0` (clients :math:`f_i` with
-:math:`\|\nabla f_i - \nabla F\| \le \sigma_G` imposed at the evaluated points, a
-relaxation) with :math:`\sigma_G^2` a second normalised quantity; that builder is future work.
+Heterogeneous clients (:math:`\sigma_G > 0`) for Theorem 5 are in
+:mod:`flbounds.pep.server_hetero` (:func:`~flbounds.pep.server_hetero.safari_hetero_rate`): the
+right side is affine in :math:`(\|x_r - x^\star\|^2, \sigma_G^2)`, so the SDP normalises both
+(:math:`\sigma_G^2 \le s`, Assumption 5 imposed at the evaluated points, a relaxation).
+Theorem 4 with :math:`\sigma_G > 0` is not built: its q-condition bounds :math:`\sigma_G^2` by
+:math:`G_1, G_2`, maxima over the rounds, so "q-condition holds" is a disjunction over the
+rounds (not a convex constraint on the Gram matrix); the audit's min reading would be a
+conjunction, expressible, but at :math:`N K 2^R` gradients, and the heterogeneous violation of
+Theorem 4 (``safari.thm4.printed_bound``) lives in the :math:`\sigma_G` floor after
+:math:`10^5` rounds, which no PEP of a few rounds reaches.
 
 References
 ----------

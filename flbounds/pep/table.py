@@ -56,7 +56,19 @@ def _safari_rows():
              "mu=1 L=2 q=0.5 K=3 eta_s=0.02", s5.printed, s5.worst),
             ("SAFARI Thm 4, 2 rounds, identical clients (upper bound: F* relaxed)",
              f"L=2 q=0.5 K=3 eta_s={s4.params['step_server']:.3g} (printed step)", s4.printed,
-             s4.worst)]
+             s4.worst),
+            _safari_hetero_row()]
+
+
+def _safari_hetero_row():
+    from . import safari_hetero_rate
+
+    res = safari_hetero_rate(1.0, 2.0, 0.5, 2, 0.1 / 3, 3, n_sampled=1, eligible=[0, 1],
+                             sigma_g2_ratio=1.0)
+    return ("SAFARI Thm 5, one round (83), 3 heterogeneous clients, client 3 never sampled "
+            "(upper bound: A5 at evaluated points)",
+            "mu=1 L=2 q=0.5 K=2 eta_s=0.0333 m=1, dist0^2 <= 1, sigma_G^2 <= 1",
+            res.params["one_round"], res.worst)
 
 
 def _relaxed_rows():

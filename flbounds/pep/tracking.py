@@ -16,7 +16,28 @@ one-round worst ratio :math:`\rho = \sup E[\Psi^+]/\Psi` gives
 The supremum is over every L-smooth mu-strongly convex :math:`f_i` (any dimension) and every
 state, with the exact expectation over the participating set (moments, see
 :mod:`flbounds.pep.moments`). Everything is expressed in PEPit; a hand-assembled SDP was not
-needed (one round with N = 8, tau = 5 solves in seconds: see ``benchmarks/pep_sizes.py``).
+needed (one round with N = 8, tau = 5 in seconds: see ``benchmarks/pep_sizes.py``).
+
+Common minimizer, without loss. The round is invariant under :math:`f_i \to f_i + \langle
+a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`: stored gradients shift by :math:`a_i`, the
+tracker :math:`y = \sum_i g_i` and every correction :math:`\nabla f_i(z_t) - g_i` do not, nor
+do :math:`x^+`, :math:`z_i^+`, :math:`x^\star` and :math:`\Psi`. Choosing
+:math:`a_i = -\nabla f_i(x^\star)` makes every client stationary at :math:`x^\star`, so the
+worst case over heterogeneous clients equals the one with a common minimizer, pinned at the
+origin with :math:`f_i(x^\star) = 0` (the tests check both forms agree). This also removes
+the directions along which the heterogeneous Gram matrix is unbounded, and makes the feasible
+set bounded: :math:`\|x\| \le 1` and :math:`\|x - z_i\| \le c^{-1/2}` from
+:math:`\Psi \le 1`, and every gradient and iterate bounded from these.
+
+Certified values. At small steps (p_min = 0.3, N >= 5: steps ~1e-3) no solver setting returns
+an accurate solve (:mod:`.certify` lists what was measured): :math:`E\Psi^+ = 1 - O(\eta)`
+on an O(1) Gram matrix. The reported ``worst`` is therefore the rigorous upper bound
+:func:`.certify.certify` rebuilds from the solver's multipliers and the bounded feasible set,
+and ``gap`` the width of the bracket down to the solver's primal value (1e-6 to 3e-5), unless
+an accurate solve is found first (the common form, or the heterogeneous one when
+N tau <= :data:`MAX_ALTERNATIVE`): then the value is as accurate as before (1e-6). The
+quadratic class
+(extra LMIs, no certificate) keeps the checked solve of :mod:`.sdp`.
 
 References
 ----------
@@ -29,12 +50,16 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
-from .anchor import minimizer
+from .anchor import anchored_minimizer, minimizer
+from .certify import solve_certified
 from .gd import check_class
 from .moments import participation_moments
 from .result import WorstCase, make_result
 from .rounds import focus_local_run, point_sum
 from .sdp import solve, solve_first
+
+#: largest N tau at which focus_rate retries the heterogeneous form for an accurate value
+MAX_ALTERNATIVE = 15
 
 
 def _process(p, participation):
@@ -114,8 +139,6 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     WorstCase
         ``printed`` is :math:`1 - \eta\mu N/2` (Theorem 1(a)).
     """
-    from PEPit import PEP
-
     mu, L = check_class(mu, L)
     if not mu > 0:
         raise ValueError(f"mu must be > 0, got {mu}")
@@ -129,26 +152,61 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     pair = participation_moments(process, n).pair
 
     def build(form):
-        problem = PEP()
-        funcs = _client_functions(problem, mu, L, n, function_class)
-        x_star = minimizer(funcs, form)
-        x = problem.set_initial_point()
-        z = [problem.set_initial_point() for _ in range(n)]
-        g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-        y = point_sum(g)
-        problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z)
-                                      <= 1)
-        runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
-        Z, V = [r[0] for r in runs], [r[1] for r in runs]
-        problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
-        return problem
+        return round_problem(mu, L, tau, step, c, pair, function_class, form)
 
-    info = solve_first([(lambda: build("pepit"), 1.0), (lambda: build("values"), 1.0)])
+    if function_class == "quadratic":  # extra LMIs: no certificate, the checked solve
+        info = solve_first([(lambda: build("pepit")[0], 1.0), (lambda: build("values")[0], 1.0)])
+    else:
+        # the heterogeneous form as a second try for an accurate value, on small SDPs only:
+        # 2-10x slower than the common form at N tau >= 18 (61 s at N = 8, tau = 5) and
+        # not accurate where the common form was not in the cases measured (N = 6, tau = 3
+        # and N = 8, tau = 5 at p_min 0.2-0.3)
+        alternatives = [lambda: build("pepit")[0]] if n * tau <= MAX_ALTERNATIVE else []
+        info = solve_certified(lambda: build("common"), L, alternatives=alternatives)
     return make_result(info, printed=printed,
                        metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                    local_steps=tau, step=step, consensus_weight=c,
                                    function_class=function_class))
+
+
+def round_problem(mu, L, local_steps, step, c, pair, function_class="smooth-strongly-convex",
+                  form="common"):
+    """The one-round PEP of :func:`focus_rate`, unsolved.
+
+    Parameters
+    ----------
+    mu, L, local_steps, step, c :
+        As in :func:`focus_rate` (``c`` the consensus weight).
+    pair : (N, N) array
+        Participation moments P(i, j in S).
+    form : {"common", "pepit", "values", "origin"}
+        ``"common"``: every client stationary at x* = 0 with value 0 there (module
+        docstring); otherwise the heterogeneous minimizer in that form (:mod:`.anchor`).
+
+    Returns
+    -------
+    (PEPit.PEP, list, dict)
+        The problem, its client functions and the norm bounds of the initial points for
+        :func:`.certify.leaf_bounds` (from Psi <= 1 with x* = 0: ||x|| <= 1 and
+        ||z_i|| <= 1 + c^{-1/2}; valid for ``form="common"``).
+    """
+    from PEPit import PEP
+
+    n = len(pair)
+    problem = PEP()
+    funcs = _client_functions(problem, mu, L, n, function_class)
+    x_star = anchored_minimizer(funcs, common=True) if form == "common" else \
+        minimizer(funcs, form)
+    x = problem.set_initial_point()
+    z = [problem.set_initial_point() for _ in range(n)]
+    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+    y = point_sum(g)
+    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
+    runs = [focus_local_run(f, x, gi, step, local_steps) for f, gi in zip(funcs, g, strict=True)]
+    Z, V = [r[0] for r in runs], [r[1] for r in runs]
+    problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
+    return problem, funcs, {x: 1.0, **{zi: 1.0 + c**-0.5 for zi in z}}
 
 
 def _client_functions(problem, mu, L, n, function_class):
@@ -250,5 +308,5 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
     return solve(problem)
 
 
-__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "scenario_focus_rate",
-           "printed_step_and_rate"]
+__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "round_problem",
+           "scenario_focus_rate", "printed_step_and_rate"]

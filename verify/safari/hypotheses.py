@@ -61,6 +61,12 @@ declare_hypotheses({
     "safari.thm5.tightness": {
         "A3-A5 with mu-strong convexity, identical clients, no noise": True,
         "the per-round q-condition (proof's linear form, imposed in the SDP)": True},
+    "safari.thm5.hetero_tightness": {
+        "A3-A5 with every client mu-strongly convex, no noise (sigma = sigma_s = 0)": True,
+        "A5 (sigma_G^2 = s ||x_r - x*||^2)": "imposed where gradients are taken (a "
+                                               "relaxation: the SDP value bounds the worst "
+                                               "case from above)",
+        "the per-round q-condition for every drawable set (imposed in the SDP)": True},
     "safari.thm5.mc_below_worst_case": {
         "A3-A5 with mu-strong convexity, identical clients, no noise": True,
         "the per-round q-condition (proof's linear form)": True},

@@ -13,7 +13,8 @@ of the children).
 
 ``--first-warm N`` measures the first run instead: N times, the quick ledger with an empty
 numba cache (``NUMBA_CACHE_DIR`` set to a fresh folder) and at once again with that cache
-filled, both with ``--workers 2``; reported per pair: wall and CPU seconds (user + system of
+filled, both with ``--workers 2`` (the warm run ordered by the first run's task durations
+when there is no ``--history``); reported per pair: wall and CPU seconds (user + system of
 the whole process tree) of each run and the first/warm ratios. On a shared machine the CPU
 ratio is the steadier of the two.
 """
@@ -44,10 +45,11 @@ def _cpu_children() -> float:
 
 
 def run_check(profile: str, workers: int, history: Path | None,
-              patterns: list[str], keep: Path, env: dict | None = None) -> dict:
+              patterns: list[str], keep: Path, env: dict | None = None,
+              keep_store: Path | None = None) -> dict:
     """One ``flbounds check`` run in a subprocess (environment ``env``, default this
     one's); its wall and CPU time and summary. The run's results (``--json``) are kept at
-    ``keep``."""
+    ``keep``, its results store at ``keep_store`` when given."""
     with tempfile.TemporaryDirectory(prefix="flbounds-wall-") as tmp:
         results = Path(tmp) / "results"
         results.mkdir()
@@ -64,6 +66,8 @@ def run_check(profile: str, workers: int, history: Path | None,
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
         rows = json.loads(out.read_text())
         shutil.copyfile(out, keep)
+        if keep_store is not None:
+            shutil.copyfile(results / HISTORY.name, keep_store)
     verdicts = Counter(r["verdict"] for r in rows)
     return {
         "profile": profile,
@@ -81,15 +85,22 @@ def run_check(profile: str, workers: int, history: Path | None,
 
 def first_and_warm(repeats: int, history: Path | None, patterns: list[str],
                    out: Path, workers: int = 2) -> list[dict]:
-    """``repeats`` pairs of quick runs: from an empty numba cache, then warm."""
+    """``repeats`` pairs of quick runs: from an empty numba cache, then warm. Without a
+    ``history`` store the warm run takes the first run's task durations (a user's second
+    run starts its tasks longest first the same way)."""
     rows = []
     for rep in range(repeats):
         with tempfile.TemporaryDirectory(prefix="flbounds-numba-") as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            first_store = Path(cache) / HISTORY.name
             pair = {}
             for run in ("first", "warm"):
                 keep = out / f"{NAME}_{run}{rep}_results.json"
-                pair[run] = run_check("quick", workers, history, patterns, keep, env=env)
+                own = history if history is not None and history.is_file() else None
+                if run == "warm" and own is None:
+                    own = first_store
+                pair[run] = run_check("quick", workers, own, patterns, keep, env=env,
+                                      keep_store=first_store if run == "first" else None)
                 print(f"{run} run {rep}: {pair[run]['wall_s']:.0f} s wall, "
                       f"{pair[run]['cpu_s']:.0f} s CPU", file=sys.stderr)
         first, warm = pair["first"], pair["warm"]

@@ -129,3 +129,20 @@ def test_kernel_lock_is_reentrant_and_only_for_library_kernels(tmp_path):
     assert _cache._kernel_name(Foreign()) is None
     from flbounds.kernels.losses import quadratic_losses
     assert _cache._kernel_name(quadratic_losses) == "flbounds.kernels.losses.quadratic_losses"
+
+
+def test_compile_log_names_each_compile_and_load(tmp_path):
+    """FLBOUNDS_COMPILE_LOG: the first process logs a compile of the kernel, the second a
+    load from the cache; nothing else changes (same output, same cache statistics)."""
+    pkg = _package_copy(tmp_path, read_only=False)
+    log = tmp_path / "compiles.jsonl"
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc"), "FLBOUNDS_COMPILE_LOG": str(log)}
+    first = _report(_probe(pkg, env))
+    second = _report(_probe(pkg, env))
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["kernel"], r["what"]) for r in lines] == [
+        ("flbounds.kernels.losses.quadratic_losses", "compile"),
+        ("flbounds.kernels.losses.quadratic_losses", "load")]
+    assert all(r["seconds"] >= r["self_seconds"] >= 0 for r in lines)
+    assert (first["misses"], second["hits"]) == (1, 1)
+    assert first["out"] == second["out"] == 1.0

@@ -281,19 +281,25 @@ def _drawn_round(problem, samplers, sources, hyper, t, x, ctx):
     if hyper.availability is not None:
         draws = [restrict_draw(draw, hyper.availability[b, t], hyper.avail_probs)
                  for b, draw in enumerate(draws)]
-    mask = np.zeros((n_reps, n), dtype=bool)
-    for b, draw in enumerate(draws):
-        mask[b, draw.clients] = True
+    if settings is not None and hyper.availability is None:
+        mask = ctx.state.mask      # the drawn clients of every replicate, as drawn
+    else:
+        mask = np.zeros((n_reps, n), dtype=bool)
+        for b, draw in enumerate(draws):
+            mask[b, draw.clients] = True
     updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step, mask)
+    # the feedback norms are read by K-Vib and by the samplers' own update only
+    norms = settings is None or settings.kind == KVIB
     for b, (sampler, draw) in enumerate(zip(samplers, draws, strict=True)):
         z = hyper.lam[draw.clients, None] * updates[b, draw.clients]
-        _server_step(sampler, ctx, hyper, (t, b), x, draw, z, np.linalg.norm(z, axis=1))
+        _server_step(sampler, ctx, hyper, (t, b), x, draw, z,
+                     np.linalg.norm(z, axis=1) if norms else None)
 
 
 def _server_step(sampler, ctx, hyper, where, x, draw, z, pi):
     """Replicate b's (``where = (t, b)``) aggregate of the drawn rows ``z`` (k, d) with norms
-    ``pi`` (k,), its server step and the sampler's feedback; the sample size goes to the
-    trace."""
+    ``pi`` (k,; None when no feedback reads them), its server step and the sampler's
+    feedback; the sample size goes to the trace."""
     t, b = where
     ctx.out.sizes[b, t] = draw.clients.size
     d = draw.weights @ z if draw.clients.size else np.zeros(x.shape[1])

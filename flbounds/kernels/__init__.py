@@ -6,15 +6,22 @@ against the files it calls into (numba's documented caching limitation): a round
 to ``gradients.py``. The cache directory is therefore keyed by a digest of every kernel
 source, so any change to any kernel recompiles all of them and a kernel bug (or fix) reaches
 every caller at once. Where that directory lives (``NUMBA_CACHE_DIR``, the package, the
-user cache) and how parallel processes share one compilation: :mod:`._cache`.
+user cache) and how parallel processes share one compilation: :mod:`._cache`. With
+``FLBOUNDS_COMPILE_LOG=<file>`` every process appends each kernel it compiles or loads from
+the cache, with the seconds it took, to that file (JSON lines).
 """
+
+import os
+from pathlib import Path
 
 import numba
 
-from ._cache import cache_dir, install_compile_lock, sources_digest
+from ._cache import cache_dir, install_compile_lock, log_compiles, sources_digest
 
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
 CACHE_DIR = cache_dir(sources_digest())
+if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not compiling
+    log_compiles(Path(os.environ["FLBOUNDS_COMPILE_LOG"]))
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
     install_compile_lock(CACHE_DIR)

@@ -138,3 +138,57 @@ def install_compile_lock(folder: Path | None) -> bool:
     compile.__doc__ = original.__doc__
     Dispatcher.compile = compile
     return True
+
+
+# -- where first-run time goes -------------------------------------------------------------
+
+def log_compiles(path: Path) -> bool:
+    """Append one JSON line per library-kernel specialisation this process compiles or
+    loads from the cache to ``path``: kernel, argument types, ``"compile"`` or ``"load"``,
+    seconds (a compile's total includes the kernels it compiles on the way;
+    ``self_seconds`` does not). For profiling a first run (``FLBOUNDS_COMPILE_LOG``)."""
+    import json
+    import time
+
+    from numba.core import event, sigutils
+    from numba.core.dispatcher import Dispatcher
+
+    original = Dispatcher.compile
+    if getattr(original, "_flbounds_log", False):
+        return False
+    frames: list[list[float]] = []     # [start, seconds of nested calls, compiled?]
+
+    def write(name, sig, what, seconds, inner):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"kernel": name, "signature": str(sig), "what": what,
+                                     "seconds": seconds, "self_seconds": seconds - inner,
+                                     "pid": os.getpid()}) + "\n")
+
+    class _Compiled(event.Listener):
+        def on_start(self, ev):
+            if frames:
+                frames[-1][2] = 1.0
+
+        def on_end(self, ev):
+            pass
+
+    def compile(self, sig):
+        name = _kernel_name(self)
+        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
+            return original(self, sig)
+        frames.append([time.perf_counter(), 0.0, 0.0])
+        try:
+            return original(self, sig)
+        finally:
+            start, inner, compiled = frames.pop()
+            seconds = time.perf_counter() - start
+            if frames:
+                frames[-1][1] += seconds
+            write(name, sig, "compile" if compiled else "load", seconds, inner)
+
+    event.register("numba:compile", _Compiled())
+    compile._flbounds_log = True
+    compile._flbounds_lock = getattr(original, "_flbounds_lock", False)
+    compile.__doc__ = original.__doc__
+    Dispatcher.compile = compile
+    return True

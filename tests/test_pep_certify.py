@@ -47,6 +47,18 @@ def test_focus_rate_agrees_with_the_scenario_form(exact):
     res = pep.focus_rate(MU, L, P, TAU, STEP)
     assert res.worst >= exact - gap_tolerance(exact)
     assert res.worst - exact <= 1e-5
+    assert res.status == "optimal"  # an accurate solve says so
+
+
+def test_focus_rate_says_when_its_value_is_a_certified_bound(exact, monkeypatch):
+    from flbounds.pep import certify as module
+    from flbounds.pep import tracking
+
+    monkeypatch.setattr(module, "_accurate", lambda *args: False)
+    monkeypatch.setattr(tracking, "MAX_ALTERNATIVE", 0)
+    res = pep.focus_rate(MU, L, P, TAU, STEP)
+    assert res.status.startswith("certified") and res.as_dict()["status"] == res.status
+    assert res.worst >= exact - gap_tolerance(exact)
 
 
 def test_perturbed_multipliers_give_a_larger_valid_bound(exact):

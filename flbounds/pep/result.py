@@ -28,6 +28,10 @@ class WorstCase:
         What ``worst`` bounds, in words.
     params : dict
         The constants the SDP was built with.
+    status : str
+        How ``worst`` was accepted: the solver's status (``optimal``: an accurate solve), or
+        ``certified (<solver status>)``: a rigorous upper bound from the solver's multipliers
+        (:mod:`.certify`), ``gap`` then the width of its bracket.
     """
 
     worst: float
@@ -39,6 +43,7 @@ class WorstCase:
     solver: str
     metric: str
     params: dict = field(default_factory=dict)
+    status: str = "optimal"
 
     @property
     def ratio(self) -> float | None:
@@ -66,4 +71,5 @@ def make_result(info: SolveInfo, *, printed, metric: str, params: dict) -> Worst
     """Wrap a :class:`SolveInfo` with the printed rate and the constants."""
     return WorstCase(worst=info.worst, printed=None if printed is None else float(printed),
                      gap=info.gap, gram_size=info.gram_size, n_constraints=info.n_constraints,
-                     seconds=info.seconds, solver=info.solver, metric=metric, params=params)
+                     seconds=info.seconds, solver=info.solver, metric=metric, params=params,
+                     status=info.status)

@@ -19,7 +19,8 @@ def _focus_row(p, tau):
     from . import focus_rate
 
     res = focus_rate(1.0, 2.0, p, tau)
-    return ("FOCUS Thm 1(a), one round of Psi",
+    how = " (certified upper bound)" if res.status.startswith("certified") else ""
+    return (f"FOCUS Thm 1(a), one round of Psi{how}",
             f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step "
             f"{res.params['step']:.3g}", res.printed, res.worst)
 

@@ -59,6 +59,7 @@ from .sdp import (
     SOLVERS,
     PEPSolveError,
     SolveInfo,
+    attempts,
     dual_residual,
     gap_tolerance,
     solve,
@@ -291,27 +292,13 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
-    import contextlib
-    import io
-    import time
-    import warnings
 
     from PEPit import Point
 
     problem, funcs, initial = build()
     bounds = leaf_bounds(funcs, initial, L)
     failures = []
-    for name, options in SOLVERS:
-        start = time.perf_counter()
-        try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                dual = problem.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
-        except Exception as exc:  # cvxpy raises SolverError, PEPit may fail on None values
-            failures.append(f"{name}: {type(exc).__name__}: {exc}")
-            continue
-        seconds = time.perf_counter() - start
-        status = str(problem.wrapper.prob.status)
+    for name, dual, status, seconds in attempts(problem, SOLVERS, failures):
         if problem.G_value is None or problem.wrapper.objective.value is None:
             failures.append(f"{name}: status {status}, no values")
             continue

@@ -140,6 +140,25 @@ def _entry_value(key):
     return float(key.eval())
 
 
+def attempts(problem, solvers, failures):
+    """Run each solver on ``problem`` in turn, quietly.
+
+    Yields ``(name, dual value or None, status, seconds)`` per solver that returned; a solver
+    that raised is listed in ``failures`` (a list, appended to) and skipped. The caller
+    decides whether a returned solve is accepted, and stops iterating when it is.
+    """
+    for name, options in solvers:
+        start = time.perf_counter()
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                dual = problem.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
+        except Exception as exc:  # cvxpy raises SolverError, PEPit may fail on None values
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        yield name, dual, str(problem.wrapper.prob.status), time.perf_counter() - start
+
+
 def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
     """Solve a fully specified :class:`PEPit.PEP` (see the module docstring for acceptance).
 
@@ -161,17 +180,8 @@ def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
     from PEPit import Point
 
     failures = []
-    for name, options in SOLVERS if solvers is None else solvers:
-        start = time.perf_counter()
-        try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                dual = problem.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
-        except Exception as exc:  # cvxpy raises SolverError, PEPit may fail on None values
-            failures.append(f"{name}: {type(exc).__name__}: {exc}")
-            continue
-        seconds = time.perf_counter() - start
-        status = str(problem.wrapper.prob.status)
+    solvers = SOLVERS if solvers is None else solvers
+    for name, dual, status, seconds in attempts(problem, solvers, failures):
         primal = problem.wrapper.objective.value
         if dual is None or primal is None:
             failures.append(f"{name}: status {status}, no value (unbounded or infeasible)")

@@ -44,15 +44,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flbounds.validation import check_int, check_positive
+from flbounds.validation import check_int
 
 from .anchor import anchored_minimizer
-from .gd import check_class
 from .moments import moments_from_subsets
 from .result import WorstCase, make_result
 from .rounds import point_sum, weighted_gram
 from .sdp import solve_first
-from .server_steps import _check_q, q_condition_coefficients, thm5_steps
+from .server_steps import check_round_args, q_condition_coefficients, thm5_steps
 
 
 def sampled_sets(n_clients, n_sampled=None, eligible=None):
@@ -91,12 +90,7 @@ def one_round_bound(mu, L, q, local_steps, step_server, s):
 
 
 def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q_condition):
-    mu, L = check_class(mu, L)
-    if not mu > 0:
-        raise ValueError(f"mu must be > 0, got {mu}")
-    q = _check_q(q)
-    K = check_int(local_steps, "local_steps", minimum=1)
-    step = check_positive(step_server, "step_server")
+    mu, L, q, K, step = check_round_args(mu, L, q, local_steps, step_server, q_condition)
     n = check_int(n_clients, "n_clients", minimum=1)
     try:
         s = float(sigma_g2_ratio)
@@ -104,9 +98,6 @@ def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q
         s = float("nan")
     if not (np.isfinite(s) and s >= 0):
         raise ValueError(f"sigma_g2_ratio must be a finite number >= 0, got {sigma_g2_ratio!r}")
-    if q_condition not in ("printed", "corrected", None):
-        raise ValueError(f"q_condition must be 'printed', 'corrected' or None, got "
-                         f"{q_condition!r}")
     return mu, L, q, K, step, n, s
 
 

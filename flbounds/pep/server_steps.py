@@ -59,6 +59,20 @@ from .rounds import gd_steps
 from .sdp import solve, solve_first
 
 
+def check_round_args(mu, L, q, local_steps, step_server, q_condition):
+    """Validated ``(mu, L, q, K, step_server)`` of a strongly convex SAFARI round."""
+    mu, L = check_class(mu, L)
+    if not mu > 0:
+        raise ValueError(f"mu must be > 0, got {mu}")
+    q = _check_q(q)
+    K = check_int(local_steps, "local_steps", minimum=1)
+    step = check_positive(step_server, "step_server")
+    if q_condition not in ("printed", "corrected", None):
+        raise ValueError(f"q_condition must be 'printed', 'corrected' or None, got "
+                         f"{q_condition!r}")
+    return mu, L, q, K, step
+
+
 def _check_q(q):
     q = float(q)
     if not 0.0 <= q <= 1.0:
@@ -128,15 +142,7 @@ def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
     from PEPit import PEP
     from PEPit.functions import SmoothStronglyConvexFunction
 
-    mu, L = check_class(mu, L)
-    if not mu > 0:
-        raise ValueError(f"mu must be > 0, got {mu}")
-    q = _check_q(q)
-    K = check_int(local_steps, "local_steps", minimum=1)
-    step = check_positive(step_server, "step_server")
-    if q_condition not in ("printed", "corrected", None):
-        raise ValueError(f"q_condition must be 'printed', 'corrected' or None, got "
-                         f"{q_condition!r}")
+    mu, L, q, K, step = check_round_args(mu, L, q, local_steps, step_server, q_condition)
     eta_c, eta_bar = thm5_steps(mu, L, K, step)
     problem = PEP()
     func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)

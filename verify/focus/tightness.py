@@ -16,9 +16,9 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
 from flbounds.pep import fedavg_rate, focus_rate, focus_rounds_rate, gap_tolerance
-from flbounds.pep.sdp import PEPSolveError
 from flbounds.pep.witness import fedavg_witness, focus_rounds_witness, witness_tolerance
 from flbounds.tolerances import holm_se_multiplier
+from verify.pep_cells import solve_or_list
 
 from .bounds import cor3_rate, q_min_of, thm1a, thm1a_conditions, thm3_conditions
 
@@ -67,12 +67,10 @@ def _thm1a_cell(n, p, tau, multiple):
     if 1 - 8 * step * L_SMOOTH**2 * n / MU <= 0:
         return None  # the proof's Lyapunov weight is no longer positive
     constants = dict(N=n, p=list(p), tau=tau, step=step, multiple=multiple)
-    try:
-        res = focus_rate(MU, L_SMOOTH, p, tau, step)
-    except PEPSolveError as exc:
-        if multiple <= 1:
-            raise  # a cell the verdict rests on: the claim is an error
-        return dict(constants=constants, within_hypotheses=False, unsolved=str(exc))
+    res, listed = solve_or_list(lambda: focus_rate(MU, L_SMOOTH, p, tau, step), constants,
+                                within=multiple <= 1)
+    if listed:
+        return listed
     printed = thm1a(mu=MU, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step)
     return dict(constants=constants, within_hypotheses=multiple <= 1, worst=res.worst,
                 printed=printed,
@@ -136,12 +134,11 @@ def _fedavg_cell(n, tau, fraction, process, within):
     step = fraction * top
     within = within and fraction <= 1
     constants = dict(N=n, tau=tau, step=step, fraction=fraction, participation=repr(process))
-    try:
-        res = fedavg_rate(MU, L_SMOOTH, n, tau, step, process, homogeneous=True)
-    except PEPSolveError as exc:
-        if within:
-            raise  # a cell the verdict rests on: the claim is an error
-        return dict(constants=constants, within_hypotheses=False, unsolved=str(exc))
+    res, listed = solve_or_list(
+        lambda: fedavg_rate(MU, L_SMOOTH, n, tau, step, process, homogeneous=True), constants,
+        within)
+    if listed:
+        return listed
     printed = cor3_rate(mu=MU, L=L_SMOOTH, tau=tau, step=step)
     return dict(constants=dict(constants, empty_probability=res.params["empty_probability"]),
                 within_hypotheses=within, worst=res.worst, printed=printed,

@@ -18,7 +18,7 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
 from flbounds.pep.pl import focus_pl_rate, printed_pl_step_and_rate
-from flbounds.pep.sdp import PEPSolveError
+from verify.pep_cells import solve_or_list
 
 BETA, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: (0.5, 0.8), 3: (0.3, 0.6, 0.9), 4: (0.3, 0.5, 0.7, 0.9)}
@@ -35,12 +35,10 @@ def _cell(n, tau, multiple):
     if not 1 - 4 * step * L_SMOOTH**2 > 0:
         return None  # the proof's consensus weight is no longer positive
     constants = dict(N=n, p=list(p), tau=tau, step=step, multiple=multiple)
-    try:
-        res = focus_pl_rate(BETA, L_SMOOTH, p, tau, step)
-    except PEPSolveError as exc:
-        if multiple <= 1:
-            raise  # a cell the verdict rests on: the claim is an error
-        return dict(constants=constants, within_hypotheses=False, unsolved=str(exc))
+    res, listed = solve_or_list(lambda: focus_pl_rate(BETA, L_SMOOTH, p, tau, step), constants,
+                                within=multiple <= 1)
+    if listed:
+        return listed
     return dict(constants=constants,
                 within_hypotheses=multiple <= 1, worst=res.worst, printed=res.printed,
                 ratio=res.worst / res.printed, gap=res.gap, solver=res.solver,

@@ -17,7 +17,6 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.sdp import PEPSolveError
 from flbounds.pep.server_steps import (
     q_condition_coefficients,
     safari_nonconvex_rate,
@@ -26,6 +25,7 @@ from flbounds.pep.server_steps import (
     thm5_steps,
 )
 from flbounds.pep.server_steps_witness import safari_witness
+from verify.pep_cells import solve_or_list
 
 MU, L_SMOOTH = 1.0, 2.0
 # Theorem 4's SDP has about K 2^R gradients. At K = 5, R = 3 (40) and q = 0.5, eta_s = the
@@ -126,12 +126,10 @@ def _thm4_cell(q, K, R, multiple):
     step = multiple * top
     trivial = thm4_q_condition_trivial(L_SMOOTH, step)
     constants = dict(q=q, K=K, R=R, step_server=step, multiple=multiple)
-    try:
-        res = safari_nonconvex_rate(L_SMOOTH, q, K, step, R)
-    except PEPSolveError as exc:
-        if multiple <= 1 and trivial:
-            raise  # a cell the verdict rests on: the claim is an error
-        return dict(constants=constants, within_hypotheses=False, unsolved=str(exc))
+    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R),
+                                constants, within=multiple <= 1 and trivial)
+    if listed:
+        return listed
     return dict(constants=constants,
                 within_hypotheses=bool(multiple <= 1 and trivial), worst=res.worst,
                 printed=res.printed, ratio=res.worst / res.printed, gap=res.gap,

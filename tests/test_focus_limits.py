@@ -1,7 +1,7 @@
 """The Theorem 1(a)/(b) limit-point claims fail on a FOCUS that is off by a relative 1e-6.
 
 Two planted bugs, each made at the one place where the public functions hand their inputs to
-the compiled loop (the module attribute ``focus_rounds`` of ``flbounds.algorithms.focus``):
+the compiled loop (the module attribute ``run_focus`` of ``flbounds.algorithms.focus``):
 the server iterate scaled by (1 + 1e-6) after every round (the loop is then driven one round
 at a time), and a bias of 1e-6 in every gradient a client evaluates (so in every stored
 gradient). The printed-rate claims let both through (``tests/test_pep_claims``); these claims
@@ -17,7 +17,7 @@ from flbounds.kernels.rounds import FocusRecord
 from flbounds.ledger import get
 
 focus_module = importlib.import_module("flbounds.algorithms.focus")
-REAL_KERNEL = focus_module.focus_rounds
+REAL_KERNEL = focus_module.run_focus
 CLAIMS = ("focus.thm1a.limit_point", "focus.thm1b.limit_point")
 
 
@@ -54,7 +54,7 @@ def test_limit_point_holds_on_the_library(cid):
 @pytest.mark.parametrize("plant", [_scaled_iterates(1e-6), _biased_gradients(1e-6)],
                          ids=["iterate", "gradient"])
 def test_limit_point_fails_on_a_focus_off_by_1e_6(monkeypatch, cid, plant):
-    monkeypatch.setattr(focus_module, "focus_rounds", plant)
+    monkeypatch.setattr(focus_module, "run_focus", plant)
     res = get(cid).check(seed=0, n_runs=2)
     assert res.verdict == "violated", res.details
     # not a near miss: the gap is many orders above the bound plus its tolerance

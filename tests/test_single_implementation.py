@@ -5,7 +5,7 @@ of the round).
 The planted bug is a bias of 1e-3 in every gradient a client evaluates (it breaks FOCUS's
 exactness, so even the step-independent fixed-point claims see it), made at the one place where
 the public functions hand their inputs to the compiled loop (the module attribute
-``focus_rounds`` that :func:`flbounds.algorithms.focus` and ``sg_focus`` call). That the
+``run_focus`` that :func:`flbounds.algorithms.focus` and ``sg_focus`` call). That the
 batched and unbatched forms share the loop itself is tested bit for bit elsewhere
 (``test_scale_kernels``, ``test_scale_batched``).
 """
@@ -21,7 +21,7 @@ from flbounds.ledger import select
 # the module, not the function ``flbounds.algorithms.focus`` of the same name
 focus_module = importlib.import_module("flbounds.algorithms.focus")
 
-REAL_KERNEL = focus_module.focus_rounds
+REAL_KERNEL = focus_module.run_focus
 
 
 @pytest.fixture()
@@ -38,7 +38,7 @@ def plant(monkeypatch):
                 noise = (noise if noise.shape[0] else np.zeros(shape)) + bias
             REAL_KERNEL(data, plan, noise, settings, state, record)
 
-        monkeypatch.setattr(focus_module, "focus_rounds", planted)
+        monkeypatch.setattr(focus_module, "run_focus", planted)
 
     set_bias.calls = calls
     return set_bias

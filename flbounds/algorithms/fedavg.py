@@ -15,7 +15,7 @@ from flbounds.algorithms._common import (
     round_settings,
     start_point,
 )
-from flbounds.kernels.rounds import fedavg_rounds
+from flbounds.kernels.rounds import run_fedavg
 
 
 class FedAvgTrace(NamedTuple):
@@ -68,5 +68,5 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
-    fedavg_rounds(data, plan, round_settings(step, local_steps), x, xs)
+    run_fedavg(data, plan, round_settings(step, local_steps), x, xs)
     return FedAvgTrace(xs)

@@ -34,7 +34,7 @@ from flbounds.algorithms._common import (
     round_settings,
     start_point,
 )
-from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
+from flbounds.kernels.rounds import FocusRecord, FocusState, run_focus
 from flbounds.validation import as_float_array
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
@@ -125,7 +125,7 @@ def _run(problem, plan, noise, step, local_steps, begin, record_sum, compiled):
     state = _initial_state(problem, *begin)
     record = FocusRecord(np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim)),
                          np.empty((n_rounds + 1 if record_sum else 0, dim)))
-    focus_rounds(data, plan, noise, round_settings(step, local_steps), state, record)
+    run_focus(data, plan, noise, round_settings(step, local_steps), state, record)
     return FocusTrace(record.xs, record.ys, state.g, record.g_sums if record_sum else None,
                       state.models if begin[2] is not None else None)
 

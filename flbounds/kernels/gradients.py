@@ -108,7 +108,7 @@ def _rows_dot(Mt, c, z, acc, out_len):
     madd_rows(acc, 0, size, Mt, base + 4 * blocked * size, size, z, 4 * blocked, d - 4 * blocked)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _quadratic(At, b, c, z, acc, out):
     r""":math:`A_c z - b_c`, every row in the order of :func:`_rows_dot`, vectorized over rows
     through the transposed copy ``At``; the partial sums stay in registers
@@ -117,7 +117,7 @@ def _quadratic(At, b, c, z, acc, out):
     dot4_rows(out, d, At, c * d * d, d, z, d, b, c * d)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _ridge(features, ft, targets, lam, c, z, resid, out):
     r""":math:`X_c^\top (X_c z - y_c)/n + \lambda z`: each residual summed over the coordinates
     in order from :math:`-y_{c,k}` (vectorized over samples on ``ft``, the client's features
@@ -135,7 +135,7 @@ def _ridge(features, ft, targets, lam, c, z, resid, out):
         out[q] = out[q] / n + lam * z[q]
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
     r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (vectorized over samples
     on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)`, then the

@@ -24,7 +24,7 @@ from numba import njit, prange
 from flbounds.kernels.block_gradients import block_gradient, block_scratch
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 from flbounds.kernels.mixed_rounds import MixedPlan
-from flbounds.kernels.rounds import FocusRecord, FocusState, focus_rounds
+from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
 
 
 @njit(cache=True, fastmath=False)
@@ -176,7 +176,7 @@ def focus_replicates(data, plans, settings, states, records):
     for rep in prange(plans.shape[0]):
         state = FocusState(states.x[rep], states.y[rep], states.g[rep], states.models[rep])
         record = FocusRecord(records.xs[rep], records.ys[rep], records.g_sums[rep])
-        focus_rounds(data, plans[rep], noise, settings, state, record)
+        focus_loop(data, plans[rep], noise, settings, state, record, None)
 
 
 @njit(cache=True, fastmath=False)

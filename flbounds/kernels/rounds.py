@@ -123,7 +123,7 @@ def _n_chunks(data, settings, m):
     return min(m, 4 * settings.n_threads)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _fedavg_client(data, settings, c, x, work):
     """Participant c's local phase: ``local_steps`` GD steps from ``x`` in the local buffer
     ``z = work[1]`` (left there); ``work = (scratch, z, grad)``."""
@@ -159,22 +159,24 @@ def _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals):
                      (chunk + 1) * m // n_chunks, x, finals)
 
 
-@njit(cache=True, fastmath=False)
-def _fedavg_round(data, settings, clients, m, x, buffers):
-    """Sum of round's final local models into ``acc = buffers[1]``, in client order. Serial:
+@njit(cache=True, fastmath=False, inline="always")
+def _fedavg_round(data, settings, clients, m, x, finals, buffers):
+    """Sum of round's final local models into ``acc = buffers[0]``, in client order. Serial:
     each final model is added from the local buffer as soon as it is done; in parallel the
-    chunks write ``finals = buffers[0]`` rows, added afterwards row by row (same order)."""
-    finals, acc, work = buffers
+    chunks write ``finals`` rows, added afterwards row by row (same order). ``finals`` None:
+    the round is serial, and the chunk kernel is not even compiled (the branch is pruned)."""
+    acc, work = buffers
     d = x.shape[0]
     for p in range(d):
         acc[p] = 0.0
-    n_chunks = _n_chunks(data, settings, m)
-    if n_chunks > 0:
-        _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals)
-        for j in range(m):
-            for p in range(d):
-                acc[p] += finals[j, p]
-        return
+    if finals is not None:
+        n_chunks = _n_chunks(data, settings, m)
+        if n_chunks > 0:
+            _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals)
+            for j in range(m):
+                for p in range(d):
+                    acc[p] += finals[j, p]
+            return
     z = work[1]
     for j in range(m):
         prefetch_next(data, clients, j, m)
@@ -186,23 +188,33 @@ def _fedavg_round(data, settings, clients, m, x, buffers):
 
 
 @njit(cache=True, fastmath=False)
-def fedavg_rounds(data, plan, settings, x0, xs):
-    r"""FedAvg: every participant runs ``local_steps`` GD steps from the server model, the
-    server takes their mean (summed in client order); an empty round leaves the model
-    unchanged. ``xs`` (R + 1, d) receives the server iterates (``xs[0] = x0``)."""
+def fedavg_loop(data, plan, settings, x0, xs, finals):
+    """The rounds of :func:`fedavg_rounds`; ``finals`` None runs every round serially (the
+    same bits) and compiles no chunk kernel: the entry point of one-thread callers."""
     d = x0.shape[0]
     clients = np.empty(plan.shape[1], dtype=np.int64)
-    finals = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
-    buffers = (finals, np.empty(d), (client_scratch(data), np.empty(d), np.empty(d)))
+    acc = np.empty(d)
+    buffers = (acc, (client_scratch(data), np.empty(d), np.empty(d)))
     xs[0, :] = x0
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
-        _fedavg_round(data, settings, clients, m, xs[r], buffers)
+        _fedavg_round(data, settings, clients, m, xs[r], finals, buffers)
         for p in range(d):
-            xs[r + 1, p] = buffers[1][p] / m if m > 0 else xs[r, p]
+            xs[r + 1, p] = acc[p] / m if m > 0 else xs[r, p]
 
 
 @njit(cache=True, fastmath=False)
+def fedavg_rounds(data, plan, settings, x0, xs):
+    r"""FedAvg: every participant runs ``local_steps`` GD steps from the server model, the
+    server takes their mean (summed in client order); an empty round leaves the model
+    unchanged. ``xs`` (R + 1, d) receives the server iterates (``xs[0] = x0``). Rounds with
+    enough work run in chunks on ``settings.n_threads`` threads."""
+    d = x0.shape[0]
+    finals = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
+    fedavg_loop(data, plan, settings, x0, xs, finals)
+
+
+@njit(cache=True, fastmath=False, inline="always")
 def _focus_client(data, settings, noise, r, c, state, work):
     r"""Participant c's local phase in round r: from the server model, ``local_steps``
     gradients :math:`h_t` (plus ``noise[r, c, t]``) along
@@ -282,19 +294,20 @@ def _focus_chunks(data, settings, noise, r, clients, m, state, pushes):
                     (chunk * m // n_chunks, (chunk + 1) * m // n_chunks), state, pushes)
 
 
-@njit(cache=True, fastmath=False)
-def _focus_round(data, settings, noise, r, clients, m, state, buffers):
+@njit(cache=True, fastmath=False, inline="always")
+def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
     r""":math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client order: serially each push is
-    added as soon as it is done; in parallel the chunks write ``pushes = buffers[0]`` rows,
-    added afterwards row by row (same order)."""
-    pushes, work = buffers
+    added as soon as it is done; in parallel the chunks write ``pushes`` rows, added
+    afterwards row by row (same order). ``pushes`` None: serial only (as in
+    :func:`_fedavg_round`)."""
     d = state.x.shape[0]
-    if _n_chunks(data, settings, m) > 0:
-        _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
-        for j in range(m):
-            for p in range(d):
-                state.y[p] += pushes[j, p]
-        return
+    if pushes is not None:
+        if _n_chunks(data, settings, m) > 0:
+            _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
+            for j in range(m):
+                for p in range(d):
+                    state.y[p] += pushes[j, p]
+            return
     v = work[3]
     for j in range(m):
         prefetch_next(data, clients, j, m)
@@ -315,24 +328,56 @@ def _sum_rows(g, out, row):
 
 
 @njit(cache=True, fastmath=False)
-def focus_rounds(data, plan, noise, settings, state, record):
-    r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]): per round the participants' local phases
-    (:func:`_focus_client`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
-    order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty)."""
+def focus_loop(data, plan, noise, settings, state, record, pushes):
+    """The rounds of :func:`focus_rounds`; ``pushes`` None: serial rounds only (as
+    :func:`fedavg_loop`)."""
     d = state.x.shape[0]
     clients = np.empty(plan.shape[1], dtype=np.int64)
-    pushes = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
-    buffers = (pushes, (client_scratch(data), np.empty(d), np.empty(d), np.empty(d)))
+    work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     record.xs[0, :] = state.x
     record.ys[0, :] = state.y
     if record.g_sums.shape[0] > 0:
         _sum_rows(state.g, record.g_sums, np.int64(0))
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
-        _focus_round(data, settings, noise, r, clients, m, state, buffers)
+        _focus_round(data, settings, noise, r, clients, m, state, pushes, work)
         for p in range(d):
             state.x[p] -= settings.step * state.y[p]
         record.xs[r + 1, :] = state.x
         record.ys[r + 1, :] = state.y
         if record.g_sums.shape[0] > 0:
             _sum_rows(state.g, record.g_sums, r + 1)
+
+
+@njit(cache=True, fastmath=False)
+def focus_rounds(data, plan, noise, settings, state, record):
+    r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]): per round the participants' local phases
+    (:func:`_focus_client`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
+    order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty). Rounds with
+    enough work run in chunks on ``settings.n_threads`` threads."""
+    d = state.x.shape[0]
+    pushes = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
+    focus_loop(data, plan, noise, settings, state, record, pushes)
+
+
+def serial_only(settings: RoundSettings) -> bool:
+    """Whether no round of a run with these settings can use a second thread: then the
+    serial loops (``finals`` / ``pushes`` None) give the same bits and compile less."""
+    return settings.min_work < 0 or settings.n_threads <= 1
+
+
+def run_fedavg(data, plan, settings, x0, xs) -> None:
+    """:func:`fedavg_loop` without chunks when :func:`serial_only`, else
+    :func:`fedavg_rounds` (plain Python: the choice of compiled entry point)."""
+    if serial_only(settings):
+        fedavg_loop(data, plan, settings, x0, xs, None)
+    else:
+        fedavg_rounds(data, plan, settings, x0, xs)
+
+
+def run_focus(data, plan, noise, settings, state, record) -> None:
+    """:func:`focus_loop` without chunks when :func:`serial_only`, else :func:`focus_rounds`."""
+    if serial_only(settings):
+        focus_loop(data, plan, noise, settings, state, record, None)
+    else:
+        focus_rounds(data, plan, noise, settings, state, record)

@@ -121,8 +121,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "an empty round treated as a no-op (Algorithm 1 still moves x by -eta y)"),
     # ---------------------------------------------------------------- FedAvg aggregation
     Mutant("fedavg.kernel.empty_round", ("focus",), _K + "rounds.py",
-           "buffers[1][p] / m if m > 0 else xs[r, p]",
-           "buffers[1][p] / m if m > 0 else 0.0",
+           "acc[p] / m if m > 0 else xs[r, p]",
+           "acc[p] / m if m > 0 else 0.0",
            "an empty FedAvg round resets the server model to 0 instead of keeping it"),
     Mutant("fedavg.kernel.local_step", ("focus",), _K + "rounds.py",
            "z[p] -= settings.step * grad[p]",

@@ -20,7 +20,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 __all__ = [
     "CONDITION_LIMIT",
@@ -81,6 +80,8 @@ def holm_se_multiplier(n_cells: int, k: float = SE_RULE) -> float:
         raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
     if not np.isfinite(k) or k <= 0:
         raise ValueError(f"k must be positive and finite, got {k!r}")
+    from scipy.stats import norm  # here, not at import: scipy.stats takes ~1 s to load
+
     alpha = 2 * norm.sf(k)
     return float(norm.isf(alpha / (2 * n_cells)))
 

@@ -30,3 +30,38 @@ def test_a_pool_starts_its_workers_up_front_but_no_more_than_needed(monkeypatch)
     assert len(spawned) == 3
     pool.start()                             # already full
     assert len(spawned) == 3
+
+
+def test_check_starts_its_pool_before_loading_claims_and_uses_that_one(monkeypatch, tmp_path):
+    """``flbounds check --workers 2``: the pool's workers start before the claims are
+    loaded (they import them at the same time), the run uses that pool, no second one."""
+    import flbounds.cli.check as check
+    from flbounds.cli import main
+    from flbounds.ledger import registry
+
+    events = []
+    real_spawn, real_select = WorkerPool._spawn, check.select_claims
+    monkeypatch.setattr(WorkerPool, "_spawn",
+                        lambda self: events.append("spawn") or real_spawn(self))
+    monkeypatch.setattr(check, "select_claims",
+                        lambda patterns: events.append("select") or real_select(patterns))
+    registry.load_all()
+    code = main(["check", "focus.matrices.average_row_stochastic", "--workers", "2",
+                 "--results", str(tmp_path / "r"), "--quiet"])
+    assert code == 0
+    assert events == ["spawn", "spawn", "select"]
+
+
+def test_a_usage_error_after_the_pool_started_stops_its_workers(monkeypatch, tmp_path, capsys):
+    import flbounds.cli.check as check
+    from flbounds.cli import main
+
+    pools = []
+    real = check.start_pool
+    monkeypatch.setattr(check, "start_pool", lambda *a: pools.append(real(*a)) or pools[-1])
+    assert main(["check", "no.such.claim", "--workers", "2",
+                 "--results", str(tmp_path / "r")]) == 2
+    assert "no.such.claim" in capsys.readouterr().err
+    (pool,) = pools
+    assert pool.busy() == 0 and pool.capacity() == 2 and not pool._idle
+    assert not (tmp_path / "r").exists()          # nothing written

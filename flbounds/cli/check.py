@@ -13,7 +13,7 @@ from pathlib import Path
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES, failed_plugins
-from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect
+from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect, start_pool
 from flbounds.ledger.store import StoreError
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, select_claims
@@ -62,25 +62,14 @@ def _check_outputs(args):
 
 def run(args) -> int:
     json_target = _check_outputs(args)
-    claims = select_claims(args.patterns)
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
-    scheduler = None
-    if args.scheduler:
-        try:
-            scheduler = connect(args.scheduler)
-        except SchedulerError as exc:
-            raise UsageError(str(exc)) from None
-    start = time.perf_counter()
-    bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
-                          resume=args.resume, quiet=args.quiet)
+    # local workers start before the claims are loaded here: they import them meanwhile
+    pool = None if args.scheduler else start_pool(args.workers, timeout)
     try:
-        results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
-                             scheduler=scheduler, store=ResultStore(args.results),
-                             resume=args.resume, progress=bar.claim_done, timeout=timeout)
+        results, start = _check(args, timeout, pool)
     finally:
-        bar.close()
-        if scheduler is not None:
-            scheduler.close()
+        if pool is not None:
+            pool.close(kill=True)    # a no-op after a run; stops the workers after an error
     summary_to = sys.stdout
     if json_target is not None:
         try:
@@ -96,6 +85,29 @@ def run(args) -> int:
             print(f"{len(failed)} claim plugin(s) failed to load, their claims were not "
                   f"checked: {', '.join(failed)}")
     return 0 if all(r.as_expected for r in results) and not failed else 1
+
+
+def _check(args, timeout, pool):
+    claims = select_claims(args.patterns)
+    scheduler = None
+    if args.scheduler:
+        try:
+            scheduler = connect(args.scheduler)
+        except SchedulerError as exc:
+            raise UsageError(str(exc)) from None
+    start = time.perf_counter()
+    bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
+                          resume=args.resume, quiet=args.quiet)
+    try:
+        results = run_claims(claims, profile=args.profile, seed=args.seed, workers=args.workers,
+                             scheduler=scheduler, store=ResultStore(args.results),
+                             resume=args.resume, progress=bar.claim_done, timeout=timeout,
+                             pool=pool)
+    finally:
+        bar.close()
+        if scheduler is not None:
+            scheduler.close()
+    return results, start
 
 
 def print_summary(results, elapsed: float) -> None:

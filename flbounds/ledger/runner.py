@@ -30,7 +30,7 @@ from .store import ResultStore
 from .taskkey import fixed_digests, sources_fixed, task_key
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
-           "longest_first", "run_claims", "run_tasks", "source_commit"]
+           "longest_first", "run_claims", "run_tasks", "source_commit", "start_pool"]
 
 Progress = Callable[[int, int, CheckResult, float], None]
 #: per-task time limit of each profile, in seconds: generous (the longest quick task takes
@@ -122,7 +122,8 @@ def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0)
 def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0,
                workers: int = 1, scheduler=None, store: ResultStore | None = None,
                resume: bool = False, progress: Progress | None = None,
-               timeout: float | None = None) -> list[CheckResult]:
+               timeout: float | None = None, pool: WorkerPool | None = None
+               ) -> list[CheckResult]:
     """Evaluate ``claims`` and return their results in the order given.
 
     Parameters
@@ -144,11 +145,15 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
         Called as ``progress(done, total, result, elapsed_s)`` after every task.
     timeout
         Seconds each task may take (None or 0: no limit); see :data:`DEFAULT_TIMEOUT_S`.
+    pool
+        A :class:`~flbounds.ledger.workers.WorkerPool` already started (the command line
+        starts it before it loads the claims, so its workers import them at the same time);
+        used instead of a new pool of ``workers`` processes, and closed at the end.
     """
     _check_options(workers, timeout)
     # the executor starts first: pool workers import the claims while this process
     # computes the task keys and reads the store
-    executor = _executor(workers, scheduler, timeout, len(claims))
+    executor = pool if pool is not None else _executor(workers, scheduler, timeout, len(claims))
     try:
         with sources_fixed():
             return _run_claims(claims, profile, seed, store, resume, progress, executor)
@@ -230,8 +235,16 @@ def _check_options(workers, timeout) -> None:
 def _executor(workers: int, scheduler, timeout: float | None, tasks: int):
     if scheduler is not None:
         return DaskExecutor(scheduler, timeout=timeout or None)
+    return start_pool(workers, timeout, tasks) or InlineExecutor()
+
+
+def start_pool(workers: int, timeout: float | None,
+               tasks: int | None = None) -> WorkerPool | None:
+    """The local pool that :func:`run_claims` would use, started now (at most ``tasks``
+    workers); None when tasks run in this process (one worker and no time limit)."""
+    _check_options(workers, timeout)
     if workers == 1 and not timeout:
-        return InlineExecutor()
+        return None
     pool = WorkerPool(workers, timeout=timeout or None)
     pool.start(tasks)
     return pool

@@ -82,7 +82,9 @@ def _mutability_blind(sig: str) -> str:
 def test_one_specialisation_per_kind_of_data(tmp_path):
     sigs = _signatures(tmp_path)
     compiled = {name: s for name, s in sigs.items() if s}
-    assert len(compiled) > 40  # the calls reached the kernels and their callees
+    # the calls reached the kernels and their callees (helpers inlined at numba's IR level,
+    # inline="always", have no dispatcher of their own and are not counted)
+    assert len(compiled) > 30
     literal = {name: s for name, s in compiled.items() if any("Literal" in x for x in s)}
     assert not literal
     twins = {name: s for name, s in compiled.items()

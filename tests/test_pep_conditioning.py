@@ -152,7 +152,7 @@ def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeyp
 
     monkeypatch.setattr(module, "focus_rate", flaky)
     claim = get("focus.thm1a.tightness")
-    res = claim.check(seed=0)
+    res = claim.check(seed=0, multiples=(1.0, 3.0))
     assert res.verdict == "holds", res.reason
     assert any("unsolved" in c for c in res.details["cells"])
 
@@ -160,4 +160,4 @@ def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeyp
         raise PEPSolveError("no accurate solve (planted)")
 
     monkeypatch.setattr(module, "focus_rate", broken)
-    assert claim.check(seed=0).verdict == "error"
+    assert claim.check(seed=0, multiples=(1.0, 3.0)).verdict == "error"

@@ -37,7 +37,7 @@ class BanditRun(NamedTuple):
     capped: np.ndarray
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _feedback(fb, t, pi):
     r""":math:`\pi_t = \lambda(b + c/\sqrt t)` (``Assumption51Feedback.values``)."""
     lam, base, decay = fb
@@ -46,7 +46,7 @@ def _feedback(fb, t, pi):
         pi[i] = lam[i] * (base[i] + decay[i] / root)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _mixture(w, mix, q):
     """``(1 - mix) * w / w.sum() + mix / N`` in NumPy's order."""
     n = w.shape[0]
@@ -56,7 +56,7 @@ def _mixture(w, mix, q):
         q[i] = keep * w[i] / total + floor
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _cost_and_draw(run, b, t, pi, q, work, counts):
     """Round t (1-based) of replicate b at probabilities ``q``: cost
     ``sum(pi * pi / (K q))``, capped count, and the multinomial draw's per-client counts."""

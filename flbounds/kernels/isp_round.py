@@ -121,7 +121,7 @@ def numpy_sum(a, n):
     return 0.0 + _pairwise(a, np.int64(0), np.int64(n))
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _search(s, v, right):
     """``np.searchsorted(s, v, side="right" if right else "left")``."""
     lo, hi = 0, s.shape[0]
@@ -134,7 +134,7 @@ def _search(s, v, right):
     return lo
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _clip_sum(s, csum, tau, p_min):
     n = s.shape[0]
     n_low = _search(s, p_min * tau, np.bool_(True)) if p_min > 0 else 0
@@ -143,7 +143,7 @@ def _clip_sum(s, csum, tau, p_min):
     return p_min * n_low + n_high, csum[n - n_high] - csum[n_low]
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _bracket(s, csum, start, scale, k, p_min):
     """Largest / smallest breakpoint s[start + m] / scale with S >= k / S < k (NaN if none)."""
     lo, hi = -1, s.shape[0] - start
@@ -208,7 +208,7 @@ def isp_probabilities(a, k, p_min, s, csum, out):
         out[i] = v
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _sampler_probabilities(settings, a, omega_row, scratch, out):
     """The sampler's inclusion probabilities for feedback ``a`` into ``out``."""
     n = a.shape[0]
@@ -229,7 +229,7 @@ def _sampler_probabilities(settings, a, omega_row, scratch, out):
             out[i] = (1.0 - settings.theta) * p_opt[i] + floor
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _cost(a, p, terms):
     """NumPy's ``sum(a[a > 0]**2 / p[a > 0])`` (pairwise, over the positive entries)."""
     m = np.int64(0)

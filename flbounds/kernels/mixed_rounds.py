@@ -28,7 +28,7 @@ class MixedPlan(NamedTuple):
     server_noise: np.ndarray
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _client_round(data, plan, r, step, x, work):
     """The FedAvg local-SGD round r from ``x`` (in place); returns
     :math:`\\|\\frac1m \\sum_i \\sum_k \\nabla f_i(z_{i,k})\\|^2` (noise-free gradients)."""

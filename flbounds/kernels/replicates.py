@@ -33,7 +33,7 @@ def _groups(n_reps, n_threads):
     return max(1, min(n_reps, n_threads))
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _local_gd(data, c, Z, nb, settings, scratch, G):
     """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``."""
     d = Z.shape[0]
@@ -66,7 +66,7 @@ def local_update_blocks(data, x, settings, out):
 BLOCK_MIN = 4
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _point_gd(data, c, x, reps, settings, work, out):
     """``out[b, c] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
     client c from ``x[b]``, for each b in ``reps``; ``work = (scratch, z, grad)``."""
@@ -179,7 +179,7 @@ def focus_replicates(data, plans, settings, states, records):
         focus_loop(data, plans[rep], noise, settings, state, record, None)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work):
     """Server SGD step of round r for the replicates ``lo:hi`` whose round r is a server round
     (the order of :func:`flbounds.kernels.mixed_rounds.safari_rounds`)."""
@@ -194,7 +194,7 @@ def _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work):
         g2[b, r] = np.nan
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     """Client round r for the replicates ``lo:hi`` whose round r is a client round: per client
     (increasing), the block of (replicate, slot) pairs that sampled it; local SGD with the
@@ -227,7 +227,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     _safari_reduce(plans, r, lo, hi, X, g2, finals, grads)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _safari_reduce(plans, r, lo, hi, X, g2, finals, grads):
     """Mean of the finals and the squared norm of the mean summed gradients ``grads``
     (width, m, K, d), slot by slot and step by step in the plan's order (the order in which

@@ -68,11 +68,12 @@ def _softplus(z):
 
 @njit(cache=True, fastmath=False)
 def _expit(z):
-    """``1 / (1 + exp(-z))`` without overflow."""
-    if z >= 0.0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
+    """``1 / (1 + exp(-z))`` without overflow: ``1 / (1 + e)`` for z >= 0 and ``e / (1 + e)``
+    below, with ``e = exp(-|z|)`` in both cases (the same numbers as branching on the sign
+    first), so the sign only selects the numerator: no branch to mispredict on labels of
+    random sign."""
+    e = math.exp(-abs(z))
+    return (1.0 if z >= 0.0 else e) / (1.0 + e)
 
 
 @njit(cache=True, fastmath=False)

@@ -110,3 +110,19 @@ def test_batched_modes_match_the_full_batched_run(diagnostics):
     fields = ("x", "sizes") if diagnostics is False else ("x", "sizes", "variance", "sum_sq")
     for field in fields:
         assert np.array_equal(getattr(runs[0], field), getattr(runs[1], field))
+
+
+@pytest.mark.parametrize("dim", [8, 16])
+def test_register_resident_drawn_updates_equal_the_full_run(dim):
+    """Quadratics with d = 8 or 16: a drawn client's local phase runs in the fused register
+    kernel (one replicate, and a client drawn by fewer than 4 of several replicates); the
+    iterates equal those of the full run, whose updates come from the block gradients."""
+    problem = random_quadratics(np.random.default_rng(5), N, dim, mu=0.1, L=1.0)
+    for name in ("uniform_isp", "kvib"):
+        full = _run(problem, SAMPLERS[name](), False, True)
+        assert np.array_equal(full.x, _run(problem, SAMPLERS[name](), False, False).x)
+    plan = sampler_uniforms(np.random.default_rng(4).spawn(6), n_rounds=T, n_clients=N)
+    runs = [fedavg_sampler_batched(problem, [KVib(N, 16, T, G=1.0) for _ in range(6)], plan,
+                                   local_steps=2, step=0.2, diagnostics=mode)
+            for mode in (True, False)]
+    assert np.array_equal(runs[0].x, runs[1].x)

@@ -101,11 +101,14 @@ def _has_kernels(problem) -> bool:
         and getattr(problem, "kernel_data", None) is not None
 
 
-def drawn_local_updates(problem, x, local_steps, step, mask):
+def drawn_local_updates(problem, x, local_steps, step, mask, out=None):
     """(B, N, d) array whose rows ``[b, i]`` with ``mask[b, i]`` are the pseudo-gradients of
-    :func:`replicate_local_updates` (the same numbers); the other rows are undefined."""
+    :func:`replicate_local_updates` (the same numbers); the other rows are undefined. ``out``:
+    a float64 (B, N, d) buffer to write them to (a run reuses one: a fresh megabyte-sized
+    array every round costs its page faults again)."""
     n_reps, dim = x.shape
-    out = np.empty((n_reps, problem.n_clients, dim))
+    if out is None:
+        out = np.empty((n_reps, problem.n_clients, dim))
     if _has_kernels(problem):
         local_update_masked(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
                             round_settings(step, local_steps, parallel=False), mask, out)
@@ -242,6 +245,7 @@ class _Context(NamedTuple):
     state: IspRound
     out: SamplerTrace
     every_client: bool
+    updates: np.ndarray | None = None     # (B, N, d) buffer of the drawn clients' updates
 
 
 def _full_round(problem, samplers, sources, hyper, t, x, ctx):
@@ -287,7 +291,8 @@ def _drawn_round(problem, samplers, sources, hyper, t, x, ctx):
         mask = np.zeros((n_reps, n), dtype=bool)
         for b, draw in enumerate(draws):
             mask[b, draw.clients] = True
-    updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step, mask)
+    updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step, mask,
+                                  ctx.updates)
     # the feedback norms are read by K-Vib and by the samplers' own update only
     norms = settings is None or settings.kind == KVIB
     for b, (sampler, draw) in enumerate(zip(samplers, draws, strict=True)):
@@ -330,8 +335,9 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
         else np.zeros((n_reps, n))
     state = IspRound(np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool),
                      *(np.empty(n_reps) for _ in range(3)))
-    ctx = _Context(settings, omega, state, out,
-                   hyper.diagnostics is not False or needs_every_client(samplers))
+    every_client = hyper.diagnostics is not False or needs_every_client(samplers)
+    ctx = _Context(settings, omega, state, out, every_client,
+                   None if every_client else np.empty((n_reps, n, dim)))
     round_fn = _full_round if ctx.every_client else _drawn_round
     record = hyper.diagnostics is True
     if record:

@@ -21,8 +21,14 @@ validation; plans are drawn in NumPy before the call.
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._fused import fused_fedavg_put
 from flbounds.kernels.block_gradients import block_gradient, block_scratch
-from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
+from flbounds.kernels.gradients import (
+    client_gradient,
+    client_scratch,
+    load_client,
+    prefetch_next,
+)
 from flbounds.kernels.mixed_rounds import MixedPlan
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
 
@@ -74,6 +80,12 @@ def _point_gd(data, c, x, reps, settings, work, out):
     d = x.shape[1]
     load_client(data, c, scratch)
     for b in reps:
+        # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model
+        # goes to out[b, c] and becomes x - z there, the same operations as below
+        if fused_fedavg_put(data, settings, c, x[b], out, (b * out.shape[1] + c) * d):
+            for p in range(d):
+                out[b, c, p] = x[b, p] - out[b, c, p]
+            continue
         for p in range(d):
             z[p] = x[b, p]
         for _ in range(settings.local_steps):
@@ -97,14 +109,22 @@ def local_update_masked(data, x, settings, mask, out):
     cols = np.empty(n_reps, dtype=np.int64)
     scratch = block_scratch(data, n_reps)
     point = (client_scratch(data), np.empty(d), np.empty(d))
+    drawn = np.empty(out.shape[1], dtype=np.int64)   # clients drawn by some replicate
+    m = 0
     for c in range(out.shape[1]):
+        for b in range(n_reps):
+            if mask[b, c]:
+                drawn[m] = c
+                m += 1
+                break
+    for j in range(m):
+        c = drawn[j]
+        prefetch_next(data, drawn, j, m)   # scattered clients: fetch the next one's data
         nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
             if mask[b, c]:
                 cols[nb] = b
                 nb += 1
-        if nb == 0:
-            continue
         if nb < BLOCK_MIN:
             _point_gd(data, c, x, cols[:nb], settings, point, out)
             continue

@@ -54,3 +54,16 @@ def select_claims(patterns):
         return select(patterns)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def scheduler_client(address):
+    """The Dask client of ``--scheduler`` (None without one); an unreachable scheduler is a
+    usage error."""
+    if not address:
+        return None
+    from flbounds.ledger.runner import SchedulerError, connect
+
+    try:
+        return connect(address)
+    except SchedulerError as exc:
+        raise UsageError(str(exc)) from None

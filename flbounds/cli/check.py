@@ -13,10 +13,17 @@ from pathlib import Path
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES, failed_plugins
-from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, SchedulerError, connect, start_pool
+from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, start_pool
 from flbounds.ledger.store import StoreError
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, select_claims
+from ._common import (
+    DEFAULT_RESULTS,
+    UsageError,
+    non_negative_int,
+    positive_int,
+    scheduler_client,
+    select_claims,
+)
 from ._progress import claims_progress, summary_table
 
 HELP = "run claims and compare verdicts with expectations"
@@ -89,12 +96,7 @@ def run(args) -> int:
 
 def _check(args, timeout, pool):
     claims = select_claims(args.patterns)
-    scheduler = None
-    if args.scheduler:
-        try:
-            scheduler = connect(args.scheduler)
-        except SchedulerError as exc:
-            raise UsageError(str(exc)) from None
+    scheduler = scheduler_client(args.scheduler)
     start = time.perf_counter()
     bar = claims_progress(claims, args.results, args.profile, seed=args.seed,
                           resume=args.resume, quiet=args.quiet)

@@ -17,9 +17,8 @@ from pathlib import Path
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES, matches
-from flbounds.ledger.runner import SchedulerError, connect
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int
+from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, scheduler_client
 
 HELP = "adversarial search (CMA-ES) for instances that break bound claims"
 #: seconds between two live progress lines of one attack
@@ -68,12 +67,7 @@ def run(args) -> int:
         raise UsageError(str(exc)) from None
     tasks = [attack_task("attack:" + cid) for cid in ids]
     profile = budget_profile(args.budget) if args.budget else args.profile
-    scheduler = None
-    if args.scheduler:
-        try:
-            scheduler = connect(args.scheduler)
-        except SchedulerError as exc:
-            raise UsageError(str(exc)) from None
+    scheduler = scheduler_client(args.scheduler)
     live = not args.quiet and scheduler is None and args.workers == 1
     if live:
         PROGRESS.append(_LiveProgress())

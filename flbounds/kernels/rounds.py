@@ -20,6 +20,12 @@ callers already inside a parallel region); the chunks write per-participant rows
 server then adds row by row in client order. Either way every coordinate of the sum is
 accumulated in the same order from 0, so the iterates are the same bits for any thread count
 and chunking (the per-participant rows are allocated only if a round can run in chunks).
+Entry points: :func:`fedavg_rounds` / :func:`focus_rounds` may chunk; :func:`fedavg_loop` /
+:func:`focus_loop` with a None row buffer are serial and never compile the parallel chunk
+kernels (numba prunes the branch on a None argument before typing), which is what
+:func:`run_fedavg` / :func:`run_focus` call when no round can use a second thread. The
+per-participant helpers are inlined in numba's IR (``inline="always"``): one LLVM module per
+entry point instead of one per helper, about half the first-run compile time.
 Replicates (many plans) run in :mod:`flbounds.kernels.replicates`.
 
 Kernels never draw random numbers and never validate. Optional inputs and records are switched

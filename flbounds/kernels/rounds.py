@@ -121,6 +121,12 @@ def _may_chunk(data, settings, plan):
 
 
 @njit(cache=True, fastmath=False)
+def _chunk_rows(data, settings, plan, d):
+    """The per-participant rows chunked rounds write (one row when no round can chunk)."""
+    return np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
+
+
+@njit(cache=True, fastmath=False)
 def _n_chunks(data, settings, m):
     """Chunks of a round of m participants: 0 = run serially, else min(m, 4 threads)."""
     work = m * settings.local_steps * client_work(data)
@@ -215,9 +221,7 @@ def fedavg_rounds(data, plan, settings, x0, xs):
     server takes their mean (summed in client order); an empty round leaves the model
     unchanged. ``xs`` (R + 1, d) receives the server iterates (``xs[0] = x0``). Rounds with
     enough work run in chunks on ``settings.n_threads`` threads."""
-    d = x0.shape[0]
-    finals = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
-    fedavg_loop(data, plan, settings, x0, xs, finals)
+    fedavg_loop(data, plan, settings, x0, xs, _chunk_rows(data, settings, plan, x0.shape[0]))
 
 
 @njit(cache=True, fastmath=False, inline="always")
@@ -361,9 +365,8 @@ def focus_rounds(data, plan, noise, settings, state, record):
     (:func:`_focus_client`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
     order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty). Rounds with
     enough work run in chunks on ``settings.n_threads`` threads."""
-    d = state.x.shape[0]
-    pushes = np.empty((_max_participants(plan) if _may_chunk(data, settings, plan) else 1, d))
-    focus_loop(data, plan, noise, settings, state, record, pushes)
+    focus_loop(data, plan, noise, settings, state, record,
+               _chunk_rows(data, settings, plan, state.x.shape[0]))
 
 
 def serial_only(settings: RoundSettings) -> bool:

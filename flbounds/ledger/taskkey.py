@@ -16,6 +16,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import site
 import sys
 import sysconfig
@@ -29,6 +30,9 @@ __all__ = ["adopt_digests", "code_digest", "fixed_digests", "import_closure", "s
 
 #: code digest per module while :func:`sources_fixed` is in effect (None: not in effect)
 _fixed: dict[str, str] | None = None
+#: meanwhile, the digest of each source file read and the library's list of files
+_fixed_files: dict[Path, str] = {}
+_fixed_library: list[Path] | None = None
 
 
 def task_key(claim, profile: str, seed: int) -> str:
@@ -42,9 +46,7 @@ def code_digest(module_name: str) -> str:
     """Hash of the library sources and every in-tree module ``module_name`` imports."""
     if _fixed is not None and module_name in _fixed:
         return _fixed[module_name]
-    import flbounds
-
-    files = set(Path(flbounds.__path__[0]).rglob("*.py"))
+    files = set(_library_files())
     files.update(import_closure(module_name))
     # sorted by content, so the digest does not depend on where the checkout lives
     digests = sorted(_file_digest(path) for path in files)
@@ -59,13 +61,14 @@ def sources_fixed():
     """Within this block each module's :func:`code_digest` is computed once (walking the
     tree costs tens of ms, once per task otherwise): for a run, whose code is the code its
     processes imported at the start, not what an editor saves meanwhile."""
-    global _fixed
-    outer = _fixed
-    _fixed = {} if outer is None else outer
+    global _fixed, _fixed_files, _fixed_library
+    outer = _fixed, _fixed_files, _fixed_library
+    if _fixed is None:
+        _fixed, _fixed_files, _fixed_library = {}, {}, None
     try:
         yield
     finally:
-        _fixed = outer
+        _fixed, _fixed_files, _fixed_library = outer
 
 
 def fixed_digests() -> dict[str, str]:
@@ -110,11 +113,11 @@ def _imports(path: Path, package: str) -> list[str]:
 @cache
 def _parse_imports(path: str, mtime_ns: int, size: int, package: str) -> tuple[str, ...]:
     try:
-        tree = ast.parse(Path(path).read_bytes(), filename=path)
-    except (SyntaxError, ValueError, OSError):
+        source = Path(path).read_bytes()
+    except OSError:
         return ()   # the digest of the file's bytes still covers it
     names: list[str] = []
-    for node in _import_statements(tree):
+    for node in _import_statements(source):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -127,22 +130,55 @@ def _parse_imports(path: str, mtime_ns: int, size: int, package: str) -> tuple[s
     return tuple(names)
 
 
-#: the fields of a node that hold statements (an import is a statement, so it can only be
-#: found by descending through these; expressions are never visited)
-_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+#: where an import statement may begin: at the start of a line (any indentation) or after
+#: ``;`` or ``:`` (``try: import fcntl``)
+_STATEMENT_START = re.compile(rb"(?:^|[;:])[ \t]*(?:import|from)[ \t\\(]", re.MULTILINE)
 
 
-def _import_statements(tree):
-    """Every ``import`` / ``from ... import`` statement of ``tree``, at any depth (in
-    functions, classes, branches, handlers), without walking expressions."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node
+def _import_statements(source: bytes) -> list[ast.Import | ast.ImportFrom]:
+    """Every ``import`` / ``from ... import`` statement of ``source``, at any depth.
+
+    Parsing a whole module costs about a millisecond; only the statements are parsed here:
+    each place one may begin is cut out up to the end of its logical line and parsed alone.
+    Candidates that do not parse (prose that starts with "from") are skipped. Text in a
+    string that reads as an import counts as one: the closure can only grow, never miss a
+    module (``tests/test_worker_digests.py`` checks this against a full parse of the tree).
+    """
+    found = []
+    for match in _STATEMENT_START.finditer(source):
+        start = match.start() + (source[match.start()] in b";:")
+        try:
+            tree = ast.parse(_logical_line(source, start).strip())
+        except (SyntaxError, ValueError):
             continue
-        for field in _STATEMENT_FIELDS:
-            stack.extend(getattr(node, field, ()))
+        found.extend(n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom))
+    return found
+
+
+def _logical_line(source: bytes, start: int) -> bytes:
+    """``source`` from ``start`` to the end of that logical line (open brackets and
+    backslashes continue it; ``;`` and a comment end it, a comment inside brackets is
+    skipped)."""
+    depth, i, end = 0, start, len(source)
+    while i < end:
+        c = source[i]
+        if c == 0x28:                                   # (
+            depth += 1
+        elif c == 0x29:                                 # )
+            depth -= 1
+        elif c == 0x5C and source[i + 1:i + 2] == b"\n":  # backslash continuation
+            i += 2
+            continue
+        elif c == 0x23:                                 # a comment ends the line
+            if depth <= 0:
+                break
+            i = source.find(b"\n", i)                  # inside brackets: skip its text
+            i = end if i < 0 else i
+            continue
+        elif depth <= 0 and c in (0x0A, 0x3B):          # newline, ;
+            break
+        i += 1
+    return source[start:i]
 
 
 def _resolve(module: str | None, level: int, package: str) -> str | None:
@@ -196,9 +232,27 @@ def _outside_roots() -> tuple[Path, ...]:
     return tuple(Path(r).resolve() for r in roots if r and os.path.isdir(r))
 
 
+def _library_files() -> list[Path]:
+    """Every source file of the ``flbounds`` package (listed once per run)."""
+    global _fixed_library
+    if _fixed is not None and _fixed_library is not None:
+        return _fixed_library
+    import flbounds
+
+    files = list(Path(flbounds.__path__[0]).rglob("*.py"))
+    if _fixed is not None:
+        _fixed_library = files
+    return files
+
+
 def _file_digest(path: Path) -> str:
+    if _fixed is not None and path in _fixed_files:
+        return _fixed_files[path]
     stat = path.stat()
-    return _cached_file_digest(str(path), stat.st_mtime_ns, stat.st_size)
+    digest = _cached_file_digest(str(path), stat.st_mtime_ns, stat.st_size)
+    if _fixed is not None:
+        _fixed_files[path] = digest
+    return digest
 
 
 @cache

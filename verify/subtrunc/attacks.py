@@ -9,6 +9,8 @@ enumeration the claims use. A margin claim "min margin >= 0" is attacked as the 
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import sympy as sp
 
@@ -104,8 +106,12 @@ def first_term(*, k):
     return float(max(first_term_constant([k], 1)[0], first_term_constant([k], 2)[0])) / 12
 
 
-_ZETA_K = sp.lambdify(K, sp.simplify(zeta_expr().subs(sp.Symbol("eta", positive=True), ETA)
-                                     * K))
+@cache
+def _zeta_k():
+    """zeta K as a function of K (simplified once, at first use: it takes a third of a
+    second, which every process that lists the claims would pay at import)."""
+    return sp.lambdify(K, sp.simplify(zeta_expr().subs(sp.Symbol("eta", positive=True), ETA)
+                                      * K))
 
 
 @attack_surface("subtrunc.thm1.one_minus_zeta_k", space={"k": Integers(9, 10_000)},
@@ -113,7 +119,7 @@ _ZETA_K = sp.lambdify(K, sp.simplify(zeta_expr().subs(sp.Symbol("eta", positive=
                 shrink=True, fixed=[{"k": k} for k in range(9, 16)])
 def one_minus_zeta_k(*, k):
     """(1/3) / (1 - zeta K) at eta = 1/(L E sqrt K) (must be <= 1 for K >= 9)."""
-    return (1 / 3) / (1 - float(_ZETA_K(k)))
+    return (1 / 3) / (1 - float(_zeta_k()(k)))
 
 
 @attack_surface("subtrunc.eq9.triangle_bound",

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, softmax
 
+from flbounds.kernels.moments import ridge_moment_sums
 from flbounds.validation import as_float_array
 
 NEWTON_GRAD_TOL = 1e-12
@@ -51,6 +52,26 @@ def sphere_points(rng: np.random.Generator, shape: tuple[int, ...], dim: int) ->
     """Points uniform on the unit sphere :math:`S^{d-1}`, shape ``shape + (dim,)``."""
     x = rng.standard_normal((*shape, dim))
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def batch_rows(samples: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Mini-batches: ``samples`` (*lead, n, *rest) and indices ``idx`` (*lead, b) in [0, n)
+    give (*lead, b, *rest), the rows ``idx`` of each dataset.
+
+    The same values as ``np.take_along_axis`` along axis ``len(lead)``, by one flat ``take``
+    over the datasets' rows (3-8x faster: the local SGD loops gather a batch every step).
+    """
+    lead = idx.shape[:-1]
+    if samples.shape[:len(lead)] != lead or samples.ndim <= len(lead):
+        raise ValueError(f"idx shape {idx.shape} does not index samples of shape "
+                         f"{samples.shape}")
+    n = samples.shape[len(lead)]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"idx must lie in [0, {n}) (the samples per dataset)")
+    rest = samples.shape[len(lead) + 1:]
+    rows = samples.reshape(-1, *rest)
+    starts = np.arange(0, rows.shape[0], n).reshape(*lead, 1)
+    return np.take(rows, (starts + idx).ravel(), axis=0).reshape(*idx.shape, *rest)
 
 
 class RidgeData(NamedTuple):
@@ -140,8 +161,10 @@ class RidgeModel:
         for k in range(K):
             X = self._covariates(rng, (n_draws, sizes[k]))
             y = X @ self.theta_star[k] + self.noise_sd * rng.standard_normal((n_draws, sizes[k]))
-            gram[:, k] = np.einsum("tni,tnj->tij", X, X) / sizes[k]
-            xy[:, k] = np.einsum("tni,tn->ti", X, y) / sizes[k]
+            gram_sum, xy_sum = np.empty((n_draws, d, d)), np.empty((n_draws, d))
+            ridge_moment_sums(X, y, gram_sum, xy_sum)
+            gram[:, k] = gram_sum / sizes[k]
+            xy[:, k] = xy_sum / sizes[k]
             yy[:, k] = np.einsum("tn,tn->t", y, y) / sizes[k]
             if equal:
                 Xs.append(X)

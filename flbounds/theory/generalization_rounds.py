@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .data_models import RidgeData, RidgeModel
+from .data_models import RidgeData, RidgeModel, batch_rows
 from .generalization import OneRoundDraws, one_round_batch
 
 
@@ -49,8 +49,7 @@ def ridge_local_sgd(model: RidgeModel, data: RidgeData, plan: np.ndarray, *, ste
     theta = np.zeros((T, K, model.dim)) if start is None else np.array(start, dtype=float)
     for t in range(plan.shape[2]):
         idx = plan[:, :, t, :]
-        Xb = np.take_along_axis(data.X, idx[..., None], axis=2)
-        yb = np.take_along_axis(data.y, idx, axis=2)
+        Xb, yb = batch_rows(data.X, idx), batch_rows(data.y, idx)
         theta = theta - step * model.batch_grad(Xb, yb, theta)
     return theta
 

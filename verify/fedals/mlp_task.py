@@ -16,6 +16,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
+from flbounds.theory.data_models import batch_rows
 from verify.fedals import mlp
 
 N_CLASSES, N_INPUTS, MEAN_VAR = 10, 20, 0.36
@@ -62,8 +63,7 @@ def make_plan(rng, n_steps: int, n_seeds: int, n_clients: int, n_samples: int,
 def batch_oracle(task: Task):
     """grad(theta (S, K, P), idx (S, K, b)) -> gradients on the clients' mini-batches."""
     def grad(theta, idx):
-        Xb = np.take_along_axis(task.X, idx[..., None], axis=2)
-        yb = np.take_along_axis(task.y, idx, axis=2)
+        Xb, yb = batch_rows(task.X, idx), batch_rows(task.y, idx)
         return mlp.loss_and_grad(theta, Xb, yb, SIZES)[1]
     return grad
 

@@ -1,0 +1,58 @@
+"""Ridge datasets' moments and mini-batches: the fast paths give numpy's numbers, bit for bit."""
+
+import numpy as np
+import pytest
+
+from flbounds.kernels.moments import ridge_moment_sums
+from flbounds.theory.data_models import RidgeModel, batch_rows
+
+SHAPES = [(1, 1, 1), (3, 7, 1), (5, 64, 1), (4, 9, 2), (2, 33, 3), (6, 20, 5), (1, 100, 10)]
+
+
+def _in_sample_order(X, y):
+    gram, xy = np.zeros((X.shape[0], X.shape[2], X.shape[2])), np.zeros(X.shape[::2])
+    for m in range(X.shape[1]):
+        gram += X[:, m, :, None] * X[:, m, None, :]
+        xy += X[:, m, :] * y[:, m, None]
+    return gram, xy
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_moment_sums_add_the_samples_in_order(shape):
+    rng = np.random.default_rng(sum(shape))
+    X, y = rng.standard_normal(shape), rng.standard_normal(shape[:2])
+    gram, xy = np.empty((shape[0], shape[2], shape[2])), np.empty(shape[::2])
+    ridge_moment_sums(X, y, gram, xy)
+    want_gram, want_xy = _in_sample_order(X, y)
+    assert np.array_equal(gram, want_gram) and np.array_equal(xy, want_xy)
+    if shape[2] >= 2:    # numpy's einsum sums in sample order too (see the kernel's module)
+        assert np.array_equal(gram, np.einsum("tni,tnj->tij", X, X))
+        assert np.array_equal(xy, np.einsum("tni,tn->ti", X, y))
+
+
+@pytest.mark.parametrize("covariates", ["sphere", "gaussian"])
+def test_sampled_moments_are_those_of_the_samples(covariates):
+    model = RidgeModel(theta_star=np.random.default_rng(0).standard_normal((3, 4)), lam=0.1,
+                       noise_sd=0.5, covariates=covariates)
+    data = model.sample(np.random.default_rng(1), 6, 11)
+    assert np.array_equal(data.gram, np.einsum("tkni,tknj->tkij", data.X, data.X) / 11)
+    assert np.array_equal(data.xy, np.einsum("tkni,tkn->tki", data.X, data.y) / 11)
+
+
+def test_batch_rows_is_take_along_axis():
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((5, 3, 8, 4)), rng.standard_normal((5, 3, 8))
+    idx = rng.integers(0, 8, (5, 3, 6))
+    assert np.array_equal(batch_rows(X, idx), np.take_along_axis(X, idx[..., None], axis=2))
+    assert np.array_equal(batch_rows(y, idx), np.take_along_axis(y, idx, axis=2))
+
+
+@pytest.mark.parametrize("bad", [8, -1])
+def test_batch_rows_rejects_an_index_outside_the_dataset(bad):
+    X = np.zeros((2, 3, 8, 4))
+    idx = np.zeros((2, 3, 2), dtype=int)
+    idx[1, 2, 1] = bad       # would silently read the next dataset's row
+    with pytest.raises(ValueError, match="idx"):
+        batch_rows(X, idx)
+    with pytest.raises(ValueError, match="idx"):
+        batch_rows(X, idx[:, :2])

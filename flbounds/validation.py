@@ -37,7 +37,10 @@ def _shape_text(shape):
 
 
 def _shape_matches(pattern, shape):
-    return all(p is None or p == s for p, s in zip(pattern, shape, strict=True))
+    for p, s in zip(pattern, shape, strict=True):
+        if p is not None and p != s:
+            return False
+    return True
 
 
 def as_float_array(x, name, *, ndim=None, shape=None, copy=False, nonnegative=False):
@@ -82,7 +85,7 @@ def as_float_array(x, name, *, ndim=None, shape=None, copy=False, nonnegative=Fa
         out = np.array(arr, dtype=np.float64, order="C", copy=True)
     else:
         out = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.all(np.isfinite(out)):
+    if not np.isfinite(out).all():   # the method: np.all() costs a microsecond more
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if nonnegative and np.any(out < 0.0):
         raise ValueError(f"{name} must be nonnegative, got min {out.min()}")

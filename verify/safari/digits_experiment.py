@@ -69,18 +69,27 @@ def digits_federation(rng: np.random.Generator, *, n_clients: int = 10,
 
 def _softmax_rows(Z):
     """``scipy.special.softmax(Z, axis=-1)`` by the same NumPy operations (max, exp, sum),
-    without its per-call overhead; any leading axes are replicates."""
-    e = np.exp(Z - np.max(Z, axis=-1, keepdims=True))
-    return e / np.sum(e, axis=-1, keepdims=True)
+    in place in ``Z`` (returned), without its per-call overhead; any leading axes are
+    replicates."""
+    np.subtract(Z, Z.max(axis=-1, keepdims=True), out=Z)
+    np.exp(Z, out=Z)
+    return np.divide(Z, Z.sum(axis=-1, keepdims=True), out=Z)
 
 
 def _grad(W, X, y):
     """Gradient of the mean cross-entropy of softmax(X W) at labels y; ``W`` is (65, 10) or
     a stack (B, 65, 10) of replicates' weights on the same minibatch (``matmul`` runs one
-    product per replicate, the same product as for a single W)."""
+    product per replicate, the same product as for a single W). It runs once per minibatch
+    step, so the temporaries are reused in place."""
     P = _softmax_rows(X @ W)
-    P[..., np.arange(y.size), y] -= 1.0
-    return X.T @ P / y.size
+    P[..., _ROWS[:y.size] if y.size <= _ROWS.size else np.arange(y.size), y] -= 1.0
+    G = X.T @ P
+    G /= y.size
+    return G
+
+
+#: row indices of a minibatch, made once
+_ROWS = np.arange(256)
 
 
 def accuracy(W, X, y) -> float:

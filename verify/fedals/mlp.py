@@ -11,6 +11,7 @@ with :math:`\sigma` = ReLU. Used for the FedALS experiment of spec V9 (20-64-64-
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -27,9 +28,14 @@ class Layer(NamedTuple):
     fan_out: int
 
 
-def layout(sizes=DEFAULT_SIZES) -> list[Layer]:
+def layout(sizes=DEFAULT_SIZES) -> tuple[Layer, ...]:
     """Layers of the flat parameter vector, in depth order."""
-    sizes = tuple(int(s) for s in sizes)
+    return _layout(tuple(int(s) for s in sizes))
+
+
+@cache
+def _layout(sizes: tuple[int, ...]) -> tuple[Layer, ...]:
+    # every forward and backward pass asks: built once per architecture
     if len(sizes) < 2 or min(sizes) < 1:
         raise ValueError("sizes must list at least two positive layer widths")
     layers, start = [], 0
@@ -38,7 +44,7 @@ def layout(sizes=DEFAULT_SIZES) -> list[Layer]:
         b = slice(w.stop, w.stop + fan_out)
         layers.append(Layer(w, b, fan_in, fan_out))
         start = b.stop
-    return layers
+    return tuple(layers)
 
 
 def n_params(sizes=DEFAULT_SIZES) -> int:

@@ -13,7 +13,7 @@ the paper's 90/10 split only matters for test curves).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp, softmax
+from scipy.special import logsumexp
 
 
 class SoftmaxRegression:
@@ -44,6 +44,7 @@ class SoftmaxRegression:
             self._onehot[i, np.arange(sizes[i]), y] = 1.0
             self._mask[i, :sizes[i]] = 1.0
         self.sizes = sizes
+        self._order = np.arange(self.n_clients)
         self.weights = sizes / sizes.sum()
         grams = np.einsum("inp,inq->ipq", self._data, self._data) / sizes[:, None, None]
         self.client_L = 0.5 * np.linalg.eigvalsh(grams)[:, -1]
@@ -68,11 +69,32 @@ class SoftmaxRegression:
 
     def client_gradients(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
-        resid = (softmax(self._logits(X, idx), axis=2) - self._onehot[idx]) \
-            * self._mask[idx][:, :, None]
-        grad = np.matmul(self._data[idx].transpose(0, 2, 1), resid) / self.sizes[idx][:, None,
-                                                                                       None]
+        W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
+        reps = self._repetitions(idx)
+        if reps:     # every client, reps times in order: broadcast the data, do not copy it
+            data, onehot, mask, sizes = self._data, self._onehot, self._mask, self.sizes
+            W = W.reshape(reps, self.n_clients, *W.shape[1:])
+        else:
+            data, onehot, mask = self._data[idx], self._onehot[idx], self._mask[idx]
+            sizes = self.sizes[idx]
+        # softmax as scipy.special.softmax computes it (max, exp, sum), in place
+        P = np.matmul(data, W)
+        np.subtract(P, P.max(axis=-1, keepdims=True), out=P)
+        np.exp(P, out=P)
+        np.divide(P, P.sum(axis=-1, keepdims=True), out=P)
+        P -= onehot
+        P *= mask[..., None]
+        grad = np.matmul(np.swapaxes(data, -1, -2), P)
+        grad /= sizes[:, None, None]
         return grad.reshape(idx.size, self.dim)
+
+    def _repetitions(self, idx) -> int:
+        """r when ``idx`` lists every client in order r times (the replicated rounds), else 0."""
+        reps, rest = divmod(idx.size, self.n_clients)
+        if rest or not reps or not np.array_equal(
+                idx.reshape(reps, self.n_clients), self._order[None].repeat(reps, axis=0)):
+            return 0
+        return reps
 
 
 def _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples):

@@ -1,10 +1,11 @@
-"""Ridge datasets' moments and mini-batches: the fast paths give numpy's numbers, bit for bit."""
+"""Data models' fast paths (ridge moments, mini-batches, the softmax pools' maximum) give
+numpy's numbers, bit for bit."""
 
 import numpy as np
 import pytest
 
 from flbounds.kernels.moments import ridge_moment_sums
-from flbounds.theory.data_models import RidgeModel, batch_rows
+from flbounds.theory.data_models import RidgeModel, _last_axis_max, batch_rows
 
 SHAPES = [(1, 1, 1), (3, 7, 1), (5, 64, 1), (4, 9, 2), (2, 33, 3), (6, 20, 5), (1, 100, 10)]
 
@@ -56,3 +57,15 @@ def test_batch_rows_rejects_an_index_outside_the_dataset(bad):
         batch_rows(X, idx)
     with pytest.raises(ValueError, match="idx"):
         batch_rows(X, idx[:, :2])
+
+
+@pytest.mark.parametrize("classes", [1, 2, 3, 10])
+def test_last_axis_max_is_numpys(classes):
+    a = np.random.default_rng(classes).standard_normal((4, 3, 5, classes))
+    a[0, 0, 0, -1] = np.nan
+    a[1, 1, 1, 0] = -np.inf
+    a[2, 2, 2, :] = -0.0
+    got, want = _last_axis_max(a), a.max(axis=-1, keepdims=True)
+    assert got.shape == want.shape
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))

@@ -33,8 +33,8 @@ class LeastSquares:
     def _residuals(self, W):
         W = np.asarray(W)
         lead, (n, d) = W.shape[:-2], W.shape[-2:]
-        flat = np.moveaxis(W.reshape(-1, n, d), 0, -1)  # (n, d, P): n batched BLAS calls
-        out = np.moveaxis(self.features @ flat, -1, 0).reshape(*lead, n, -1)
+        flat = W.reshape(-1, n, d).transpose(1, 2, 0)  # (n, d, P): n batched BLAS calls
+        out = (self.features @ flat).transpose(2, 0, 1).reshape(*lead, n, -1)
         return out - self.targets
 
     def values(self, W):
@@ -45,8 +45,8 @@ class LeastSquares:
         m = self.features.shape[1]
         resid = self._residuals(W)
         lead, n = resid.shape[:-2], resid.shape[-2]
-        flat = np.moveaxis(resid.reshape(-1, n, m), 0, -1)  # (n, m, P)
-        grad = np.moveaxis(np.swapaxes(self.features, -1, -2) @ flat, -1, 0)
+        flat = resid.reshape(-1, n, m).transpose(1, 2, 0)  # (n, m, P)
+        grad = (self.features.transpose(0, 2, 1) @ flat).transpose(2, 0, 1)
         return grad.reshape(*lead, n, -1) / m + self.rho * W
 
     def minima(self) -> np.ndarray:

@@ -49,3 +49,52 @@ def test_run_claims_starts_tasks_in_that_order(tmp_path, monkeypatch):
     except KeyboardInterrupt:
         pass
     assert started == [c.id for c in reversed(claims)]
+
+
+class _Recorder:
+    """A fake executor that logs submits; ``wait`` returns one reply per busy task."""
+
+    def __init__(self, log, size, inline=False):
+        self.log, self.size, self.running = log, size, []
+        if inline:
+            self.runs_inline = True
+
+    def capacity(self):
+        return self.size - len(self.running)
+
+    def busy(self):
+        return len(self.running)
+
+    def submit(self, task):
+        self.log.append(("submit", task[0]))
+        self.running.append(task)
+        return []
+
+    def wait(self, timeout):
+        task = self.running.pop(0)
+        return [(task, {"row": {"id": task[0]}})]
+
+    def close(self, *, kill=False):
+        pass
+
+
+def _drive_log(monkeypatch, size, inline):
+    log = []
+    monkeypatch.setattr(runner.CheckResult, "from_dict", staticmethod(lambda row: row["id"]))
+    tasks = [(name, "quick", 0) for name in "abcd"]
+    runner._drive(tasks, _Recorder(log, size, inline),
+                  lambda result, row: log.append(("finished", result)), lease=None)
+    return log
+
+
+def test_a_freed_worker_gets_its_next_task_before_the_reply_is_stored(monkeypatch):
+    log = _drive_log(monkeypatch, size=2, inline=False)
+    assert log.index(("submit", "c")) < log.index(("finished", "a"))
+    assert log.index(("submit", "d")) < log.index(("finished", "b"))
+    assert [e for e in log if e[0] == "finished"] == [("finished", n) for n in "abcd"]
+
+
+def test_a_task_run_in_this_process_is_stored_before_the_next_one_runs(monkeypatch):
+    assert runner.InlineExecutor.runs_inline     # the executor of one-worker runs
+    log = _drive_log(monkeypatch, size=1, inline=True)
+    assert log == [e for n in "abcd" for e in (("submit", n), ("finished", n))]

@@ -23,6 +23,9 @@ class SchedulerError(RuntimeError):
 class InlineExecutor:
     """Runs each task in this process when it is submitted (no time limit possible)."""
 
+    #: submitting runs the task: a reply is handed on before the next task is submitted
+    runs_inline = True
+
     def __init__(self):
         self._done: list[tuple[Task, dict]] = []
 

@@ -252,11 +252,15 @@ def start_pool(workers: int, timeout: float | None,
 
 def _drive(tasks: list, executor, finished, *, lease) -> None:
     """Start tasks as the executor has room (each after taking its lease), hand every reply
-    to ``finished(result, row)``; tasks another run holds are retried every ``POLL_S``."""
-    waiting, parked = list(tasks), []
+    to ``finished(result, row)``; tasks another run holds are retried every ``POLL_S``.
+
+    Replies are handed on after the freed workers have their next tasks, so a worker does
+    not wait while its previous result is stored (at once for an executor that runs tasks
+    in this process)."""
+    waiting, parked, replies = list(tasks), [], []
     ok = False
     try:
-        while waiting or parked or executor.busy():
+        while waiting or parked or replies or executor.busy():
             if parked and not waiting:
                 waiting, parked = parked, []
             held = []
@@ -270,8 +274,13 @@ def _drive(tasks: list, executor, finished, *, lease) -> None:
                 else:
                     _deliver(executor.submit(task), finished)
             parked += held
+            _deliver(replies, finished)
+            replies = []
             if executor.busy():
-                _deliver(executor.wait(POLL_S if parked else None), finished)
+                replies = executor.wait(POLL_S if parked else None)
+                if getattr(executor, "runs_inline", False):   # its next submit would run
+                    _deliver(replies, finished)               # the next task first
+                    replies = []
             elif parked:
                 time.sleep(POLL_S)
         ok = True

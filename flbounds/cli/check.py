@@ -70,7 +70,8 @@ def _check_outputs(args):
 def run(args) -> int:
     json_target = _check_outputs(args)
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
-    # local workers start before the claims are loaded here: they import them meanwhile
+    # the pool starts before the claims are loaded: spawned workers import them meanwhile; a
+    # pool that forks its workers (claims already imported) waits for them (see _check)
     pool = None if args.scheduler else start_pool(args.workers, timeout)
     try:
         results, start = _check(args, timeout, pool)
@@ -96,6 +97,8 @@ def run(args) -> int:
 
 def _check(args, timeout, pool):
     claims = select_claims(args.patterns)
+    if pool is not None:
+        pool.start(len(claims))     # forks now, before the progress bar starts its thread
     scheduler = scheduler_client(args.scheduler)
     start = time.perf_counter()
     bar = claims_progress(claims, args.results, args.profile, seed=args.seed,

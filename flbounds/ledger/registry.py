@@ -235,6 +235,11 @@ def load_all() -> dict[str, Claim]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def claims_loaded() -> bool:
+    """True once :func:`load_all` has imported the claim plugins in this process."""
+    return _LOADED
+
+
 def failed_plugins() -> list[str]:
     """Entry points of ``flbounds.claims`` that failed to import (their claims are absent)."""
     load_all()

@@ -1,10 +1,17 @@
 """A small pool of worker processes that can stop one task: time limits, dead workers.
 
-Each worker is a fresh Python process (``python -c``, the parent's ``sys.path``) that reads
-tasks as JSON lines on stdin and answers each with one JSON line on a private copy of its
-stdout (its own stdout goes to stderr, so a stray print cannot corrupt the channel). The
-parent knows which task each worker runs, so a task past its time limit is stopped by
-killing its worker, which is then replaced; a worker that dies is replaced the same way.
+A worker reads tasks as JSON lines on its stdin and answers each with one JSON line on a
+private copy of its stdout (its own stdout goes to stderr, so a stray print cannot corrupt
+the channel). The parent knows which task each worker runs, so a task past its time limit
+is stopped by killing its worker, which is then replaced; a worker that dies is replaced the
+same way.
+
+The first workers of a pool are forked from the parent when it can be done safely (Linux,
+the claims already imported, no other thread in the parent): they start with every claim
+loaded, in milliseconds, where a fresh interpreter spends a second or more importing them
+while competing with the parent for the cores. A pool started before the claims are loaded
+waits for them and forks at its first task. Otherwise, and for every replacement, a worker
+is a fresh Python process (``python -c``, the parent's ``sys.path``).
 
 Workers never outlive the parent: on Linux a worker asks for SIGKILL on the parent's death
 (``PR_SET_PDEATHSIG``) and then checks that the parent is still the one that started it
@@ -24,6 +31,8 @@ import threading
 import time
 import traceback
 
+from .registry import claims_loaded
+
 Task = tuple[str, str, int]
 #: seconds a closing pool waits for idle workers to exit before killing them
 CLOSE_GRACE_S = 10.0
@@ -38,18 +47,93 @@ _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
          "from flbounds.ledger.workers import worker_main; worker_main(int(sys.argv[1]))")
 
 
+def can_fork() -> bool:
+    """True when this process may fork workers: Linux, no thread besides this one (a fork
+    copies only the calling thread; a lock another thread held would stay held) and numba's
+    thread pool not started (its OpenMP and TBB layers do not survive a fork)."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")
+            and threading.active_count() == 1):
+        return False
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return not getattr(parallel, "_is_initialized", False)
+
+
+class _Forked:
+    """A worker forked from this process: the part of :class:`subprocess.Popen` the pool
+    uses (pipes, poll, wait, kill). ``close`` lists the parent's pipe ends to the other
+    workers, closed in the child (a worker holding another's stdin would keep it from ever
+    seeing the end of its input)."""
+
+    def __init__(self, close: list[int]):
+        task_r, task_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        parent = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:                                            # pragma: no cover - child
+            try:
+                for fd in (*close, task_w, reply_r):
+                    os.close(fd)
+                os.dup2(task_r, 0)
+                os.dup2(reply_w, 1)
+                os.close(task_r)
+                os.close(reply_w)
+                sys.stdin = open(0, encoding="utf-8", closefd=False)
+                worker_main(parent)
+            finally:
+                os._exit(1)
+        os.close(task_r)
+        os.close(reply_w)
+        self.pid, self.returncode = pid, None
+        self.stdin = open(task_w, "w", encoding="utf-8", buffering=1)
+        self.stdout = open(reply_r, encoding="utf-8")
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:        # reaped elsewhere: it is gone all the same
+                pid, status = self.pid, 255 << 8
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if end is not None and time.monotonic() >= end:
+                raise subprocess.TimeoutExpired("flbounds worker", timeout)
+            time.sleep(0.005)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
 class _Worker:
-    def __init__(self, index: int, events: queue.Queue):
+    def __init__(self, index: int, *, fork_closing: list[int] | None = None):
+        """A spawned worker, or (``fork_closing`` given: the parent's pipe ends to the other
+        workers) a forked one. Its replies reach the pool once :meth:`listen` is called."""
         self.index = index
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, str(os.getpid()), json.dumps(sys.path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
-            bufsize=1, close_fds=True, env={**os.environ, **_SINGLE_THREADED_BLAS})
+        if fork_closing is not None:
+            self.proc = _Forked(fork_closing)
+        else:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, str(os.getpid()), json.dumps(sys.path)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+                bufsize=1, close_fds=True, env={**os.environ, **_SINGLE_THREADED_BLAS})
         self.task: Task | None = None
         self.deadline = float("inf")
         self.started = 0.0
+
+    def listen(self, events: queue.Queue) -> None:
         threading.Thread(target=self._read, args=(events,), daemon=True,
-                         name=f"flbounds-worker-{index}").start()
+                         name=f"flbounds-worker-{self.index}").start()
+
+    def pipe_ends(self) -> list[int]:
+        return [self.proc.stdin.fileno(), self.proc.stdout.fileno()]
 
     def _read(self, events: queue.Queue) -> None:
         for line in self.proc.stdout:
@@ -89,20 +173,36 @@ class _Worker:
 class WorkerPool:
     """Up to ``size`` worker processes; each task gets ``timeout`` seconds (None: no limit)."""
 
-    def __init__(self, size: int, *, timeout: float | None = None):
+    def __init__(self, size: int, *, timeout: float | None = None, fork: bool | None = None):
+        """``fork``: start the first workers by forking this process (None: whenever
+        :func:`can_fork`); replacements are always spawned."""
         self.size, self.timeout = size, timeout
+        self.fork = fork
         self._events: queue.Queue = queue.Queue()
         self._idle: list[_Worker] = []
         self._busy: dict[_Worker, Task] = {}
         self._count = 0
         self._shared: str | None = None
+        self._deferred: int | None = None
 
     def start(self, count: int | None = None) -> None:
-        """Start ``count`` workers (default and at most ``size``) now, so they import the
-        claims while the caller prepares the tasks, rather than at first use."""
+        """Start ``count`` workers (default and at most ``size``) now, rather than at first use.
+
+        Forked workers need the claims imported first: before :func:`load_all`, a pool that
+        will fork waits for its first task (spawned workers start now and import the claims
+        while the caller prepares the tasks)."""
         count = self.size if count is None else min(count, self.size)
-        while len(self._idle) + len(self._busy) < count:
-            self._idle.append(self._spawn())
+        fork = can_fork() if self.fork is None else self.fork
+        if fork and not claims_loaded():
+            self._deferred = max(count, self._deferred or 0)
+            return
+        self._deferred = None
+        new = []
+        while len(self._idle) + len(self._busy) + len(new) < count:
+            new.append(self._new_worker(fork=fork and can_fork(), after=new))
+        for worker in new:        # reader threads only after every fork (see can_fork)
+            worker.listen(self._events)
+        self._idle += new
 
     def share(self, digests: dict[str, str]) -> None:
         """Hand the run's code digests (:func:`~flbounds.ledger.taskkey.fixed_digests`) to
@@ -119,6 +219,8 @@ class WorkerPool:
 
     def submit(self, task: Task) -> list[tuple[Task, dict]]:
         """Start ``task`` on an idle (or new) worker; returns failures of dead workers."""
+        if self._deferred is not None:
+            self.start(self._deferred)
         for _ in range(3):
             worker = self._idle.pop() if self._idle else self._spawn()
             if worker.send(task, self.timeout):
@@ -166,8 +268,16 @@ class WorkerPool:
         self._idle, self._busy = [], {}
 
     def _spawn(self) -> _Worker:
+        """A fresh worker process, listened to at once (a replacement)."""
+        worker = self._new_worker(fork=False)
+        worker.listen(self._events)
+        return worker
+
+    def _new_worker(self, *, fork: bool, after: list[_Worker] = ()) -> _Worker:
+        """A worker; ``after``: workers made since the pool last listed its own."""
         self._count += 1
-        worker = _Worker(self._count, self._events)
+        closing = [fd for w in [*self._idle, *self._busy, *after] for fd in w.pipe_ends()]
+        worker = _Worker(self._count, fork_closing=closing if fork else None)
         if self._shared is not None:
             worker.share(self._shared)
         return worker

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from flbounds.kernels.moments import ridge_moment_sums
-from flbounds.theory.data_models import RidgeModel, _last_axis_max, batch_rows
+from flbounds.theory.data_models import RidgeModel, _last_axis_max
+from flbounds.theory.generalization_rounds import batch_rows
 
 SHAPES = [(1, 1, 1), (3, 7, 1), (5, 64, 1), (4, 9, 2), (2, 33, 3), (6, 20, 5), (1, 100, 10)]
 

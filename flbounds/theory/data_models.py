@@ -54,26 +54,6 @@ def sphere_points(rng: np.random.Generator, shape: tuple[int, ...], dim: int) ->
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def batch_rows(samples: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Mini-batches: ``samples`` (*lead, n, *rest) and indices ``idx`` (*lead, b) in [0, n)
-    give (*lead, b, *rest), the rows ``idx`` of each dataset.
-
-    The same values as ``np.take_along_axis`` along axis ``len(lead)``, by one flat ``take``
-    over the datasets' rows (3-8x faster: the local SGD loops gather a batch every step).
-    """
-    lead = idx.shape[:-1]
-    if samples.shape[:len(lead)] != lead or samples.ndim <= len(lead):
-        raise ValueError(f"idx shape {idx.shape} does not index samples of shape "
-                         f"{samples.shape}")
-    n = samples.shape[len(lead)]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"idx must lie in [0, {n}) (the samples per dataset)")
-    rest = samples.shape[len(lead) + 1:]
-    rows = samples.reshape(-1, *rest)
-    starts = np.arange(0, rows.shape[0], n).reshape(*lead, 1)
-    return np.take(rows, (starts + idx).ravel(), axis=0).reshape(*idx.shape, *rest)
-
-
 def _last_axis_max(a: np.ndarray) -> np.ndarray:
     """``a.max(axis=-1, keepdims=True)`` for a short last axis (the classes), one maximum per
     class instead of numpy's reduction loop per row: 15-25x faster on the softmax pools'

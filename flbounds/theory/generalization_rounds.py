@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .data_models import RidgeData, RidgeModel, batch_rows
+from .data_models import RidgeData, RidgeModel
 from .generalization import OneRoundDraws, one_round_batch
 
 
@@ -30,6 +30,26 @@ def one_pass_plan(n_draws: int, n_clients: int, local_steps: int, batch_size: in
     """Disjoint consecutive batches: step t uses samples t b, ..., (t + 1) b - 1."""
     idx = np.arange(local_steps * batch_size).reshape(local_steps, batch_size)
     return np.broadcast_to(idx, (n_draws, n_clients, local_steps, batch_size))
+
+
+def batch_rows(samples: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Mini-batches: ``samples`` (*lead, n, *rest) and indices ``idx`` (*lead, b) in [0, n)
+    give (*lead, b, *rest), the rows ``idx`` of each dataset.
+
+    The same values as ``np.take_along_axis`` along axis ``len(lead)``, by one flat ``take``
+    over the datasets' rows (3-8x faster: the local SGD loops gather a batch every step).
+    """
+    lead = idx.shape[:-1]
+    if samples.shape[:len(lead)] != lead or samples.ndim <= len(lead):
+        raise ValueError(f"idx shape {idx.shape} does not index samples of shape "
+                         f"{samples.shape}")
+    n = samples.shape[len(lead)]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"idx must lie in [0, {n}) (the samples per dataset)")
+    rest = samples.shape[len(lead) + 1:]
+    rows = samples.reshape(-1, *rest)
+    starts = np.arange(0, rows.shape[0], n).reshape(*lead, 1)
+    return np.take(rows, (starts + idx).ravel(), axis=0).reshape(*idx.shape, *rest)
 
 
 def ridge_local_sgd(model: RidgeModel, data: RidgeData, plan: np.ndarray, *, step: float,

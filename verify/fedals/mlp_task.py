@@ -16,7 +16,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
-from flbounds.theory.data_models import batch_rows
+from flbounds.theory.generalization_rounds import batch_rows
 from verify.fedals import mlp
 
 N_CLASSES, N_INPUTS, MEAN_VAR = 10, 20, 0.36

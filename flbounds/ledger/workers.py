@@ -174,8 +174,8 @@ class WorkerPool:
     """Up to ``size`` worker processes; each task gets ``timeout`` seconds (None: no limit)."""
 
     def __init__(self, size: int, *, timeout: float | None = None, fork: bool | None = None):
-        """``fork``: start the first workers by forking this process (None: whenever
-        :func:`can_fork`); replacements are always spawned."""
+        """``fork``: False never forks; True or None forks the first workers whenever
+        :func:`can_fork` allows it. Replacements are always spawned."""
         self.size, self.timeout = size, timeout
         self.fork = fork
         self._events: queue.Queue = queue.Queue()

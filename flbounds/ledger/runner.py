@@ -146,13 +146,14 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     timeout
         Seconds each task may take (None or 0: no limit); see :data:`DEFAULT_TIMEOUT_S`.
     pool
-        A :class:`~flbounds.ledger.workers.WorkerPool` already started (the command line
-        starts it before it loads the claims, so its workers import them at the same time);
-        used instead of a new pool of ``workers`` processes, and closed at the end.
+        A :class:`~flbounds.ledger.workers.WorkerPool` the caller made (the command line
+        makes it before it loads the claims: spawned workers import them meanwhile, forked
+        ones start once they are loaded); used instead of a new pool of ``workers``
+        processes, and closed at the end.
     """
     _check_options(workers, timeout)
-    # the executor starts first: pool workers import the claims while this process
-    # computes the task keys and reads the store
+    # the executor starts before the task keys are computed and the store is read: its
+    # workers get ready (fork, or import the claims) meanwhile
     executor = pool if pool is not None else _executor(workers, scheduler, timeout, len(claims))
     try:
         with sources_fixed():

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from verify.softmax import softmax_rows
+
 
 class SoftmaxRegression:
     r"""Federated softmax regression: :math:`f_i(x)=\frac1{n_i}\sum_k\mathrm{CE}(W^\top a_k+b,y_k)`.
@@ -77,11 +79,7 @@ class SoftmaxRegression:
         else:
             data, onehot, mask = self._data[idx], self._onehot[idx], self._mask[idx]
             sizes = self.sizes[idx]
-        # softmax as scipy.special.softmax computes it (max, exp, sum), in place
-        P = np.matmul(data, W)
-        np.subtract(P, P.max(axis=-1, keepdims=True), out=P)
-        np.exp(P, out=P)
-        np.divide(P, P.sum(axis=-1, keepdims=True), out=P)
+        P = softmax_rows(np.matmul(data, W))
         P -= onehot
         P *= mask[..., None]
         grad = np.matmul(np.swapaxes(data, -1, -2), P)
@@ -91,8 +89,9 @@ class SoftmaxRegression:
     def _repetitions(self, idx) -> int:
         """r when ``idx`` lists every client in order r times (the replicated rounds), else 0."""
         reps, rest = divmod(idx.size, self.n_clients)
-        if rest or not reps or not np.array_equal(
-                idx.reshape(reps, self.n_clients), self._order[None].repeat(reps, axis=0)):
+        shape = (reps, self.n_clients)
+        if rest or not reps or not np.array_equal(idx.reshape(shape),
+                                                  np.broadcast_to(self._order, shape)):
             return 0
         return reps
 

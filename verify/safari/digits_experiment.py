@@ -21,6 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import log_softmax
 
+from verify.softmax import softmax_rows
+
 N_CLASSES = 10
 
 
@@ -67,21 +69,12 @@ def digits_federation(rng: np.random.Generator, *, n_clients: int = 10,
                             server_idx, test_idx)
 
 
-def _softmax_rows(Z):
-    """``scipy.special.softmax(Z, axis=-1)`` by the same NumPy operations (max, exp, sum),
-    in place in ``Z`` (returned), without its per-call overhead; any leading axes are
-    replicates."""
-    np.subtract(Z, Z.max(axis=-1, keepdims=True), out=Z)
-    np.exp(Z, out=Z)
-    return np.divide(Z, Z.sum(axis=-1, keepdims=True), out=Z)
-
-
 def _grad(W, X, y):
     """Gradient of the mean cross-entropy of softmax(X W) at labels y; ``W`` is (65, 10) or
     a stack (B, 65, 10) of replicates' weights on the same minibatch (``matmul`` runs one
     product per replicate, the same product as for a single W). It runs once per minibatch
     step, so the temporaries are reused in place."""
-    P = _softmax_rows(X @ W)
+    P = softmax_rows(X @ W)
     P[..., _ROWS[:y.size] if y.size <= _ROWS.size else np.arange(y.size), y] -= 1.0
     G = X.T @ P
     G /= y.size

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flbounds.selection import SelectionRule, select_clients
+from verify.softmax import softmax_rows
 
 
 class FederatedData(NamedTuple):
@@ -97,12 +98,6 @@ def make_federated_data(source: str, rng: np.random.Generator, *, n_clients: int
     return _partition(rng, _with_bias(X), y, classes_of, n_test_share=0.3)
 
 
-def _softmax(logits):
-    z = logits - logits.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def client_losses_and_gradients(W, data: FederatedData, clients=None, reg: float = 1e-3):
     """Per-client mean cross-entropy + reg/2 ||W||^2 and its gradient.
 
@@ -112,7 +107,7 @@ def client_losses_and_gradients(W, data: FederatedData, clients=None, reg: float
     y = data.labels if clients is None else data.labels[clients]
     mask = data.mask if clients is None else data.mask[clients]
     Wb = np.broadcast_to(W, (X.shape[0], *W.shape[-2:]))
-    probs = _softmax(X @ Wb)
+    probs = softmax_rows(X @ Wb)
     count = mask.sum(axis=1)
     rows = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :]
     picked = probs[rows[0], rows[1], y]

@@ -3,13 +3,16 @@ per kernel when several processes start on an empty cache."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import numba
 import pytest
 
 import flbounds.kernels as kernels
@@ -129,6 +132,50 @@ def test_kernel_lock_is_reentrant_and_only_for_library_kernels(tmp_path):
     assert _cache._kernel_name(Foreign()) is None
     from flbounds.kernels.losses import quadratic_losses
     assert _cache._kernel_name(quadratic_losses) == "flbounds.kernels.losses.quadratic_losses"
+
+
+def test_waiting_for_another_compilation_is_reported(tmp_path, monkeypatch):
+    """A process finding the kernel's lock held (here: another open file, which flock treats
+    as another owner) waits for it and reports the wait to the compile log's hook."""
+    waits = []
+    monkeypatch.setattr(_cache, "_on_wait", lambda name, seconds: waits.append(name))
+    (tmp_path / "locks").mkdir()
+    with open(tmp_path / "locks" / "flbounds.kernels.x.f.lock", "a+b") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        done = threading.Event()
+
+        def compile_f():
+            with _cache.kernel_lock(tmp_path, "flbounds.kernels.x.f"):
+                done.set()
+
+        thread = threading.Thread(target=compile_f)
+        thread.start()
+        assert not done.wait(0.2)          # held by the other owner: still waiting
+        fcntl.flock(other, fcntl.LOCK_UN)
+        thread.join(600)
+    assert done.is_set() and waits == ["flbounds.kernels.x.f"]
+
+
+def test_kernels_numba_never_caches_take_no_lock(monkeypatch):
+    """An overload's implementation (numba caches none) compiles anew in every process
+    anyway: waiting for another process's compilation of it would only idle."""
+    locked = []
+    real_lock = _cache.kernel_lock
+
+    def recording_lock(folder, name):
+        locked.append(name)
+        return real_lock(folder, name)
+
+    monkeypatch.setattr(_cache, "kernel_lock", recording_lock)
+
+    def probe(x):
+        return x + 1
+
+    probe.__module__ = "flbounds.kernels.probe_uncached"
+    jitted = numba.njit(probe)
+    assert _cache._kernel_name(jitted).startswith("flbounds.kernels.probe_uncached.")
+    assert jitted(1) == 2
+    assert locked == []
 
 
 def test_compile_log_names_each_compile_and_load(tmp_path):

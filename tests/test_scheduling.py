@@ -30,6 +30,15 @@ def test_claims_never_run_start_first_and_ties_keep_their_order():
     assert [c.id for c in runner.longest_first(_claims("x", "y"), [], "quick")] == ["x", "y"]
 
 
+def test_claims_never_run_take_turns_by_paper():
+    """A first run: the papers' claims interleaved (each paper's in the given order), so two
+    workers rarely start claims that need the same kernels compiled."""
+    ids = ("p.a1", "p.a2", "p.a3", "q.b1", "r.c1", "r.c2", "s.done")
+    order = runner.longest_first(_claims(*ids), [_row("s.done", 2.0)], "quick")
+    assert [c.id for c in order] == ["p.a1", "q.b1", "r.c1", "p.a2", "r.c2", "p.a3",
+                                     "s.done"]
+
+
 def test_run_claims_starts_tasks_in_that_order(tmp_path, monkeypatch):
     claims = select(["kvib.lemma2_2"])
     assert len(claims) >= 2

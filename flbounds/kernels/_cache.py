@@ -22,6 +22,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -82,6 +83,9 @@ def cache_dir(digest: str, env: Mapping[str, str] = os.environ,
 
 _held: dict[str, int] = {}
 _guard = threading.RLock()
+#: called with (kernel name, seconds) after waiting for another process's compilation
+#: (set by :func:`log_compiles`)
+_on_wait = None
 
 
 @contextlib.contextmanager
@@ -99,13 +103,23 @@ def kernel_lock(folder: Path, name: str) -> Iterator[None]:
         locks = folder / "locks"
         locks.mkdir(exist_ok=True)
         with open(locks / f"{name}.lock", "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            _acquire(handle, name)
             _held[name] = 1
             try:
                 yield
             finally:
                 _held.pop(name, None)
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _acquire(handle, name: str) -> None:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:          # another process is compiling this kernel: wait
+        start = time.perf_counter()
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        if _on_wait is not None:
+            _on_wait(name, time.perf_counter() - start)
 
 
 def _kernel_name(dispatcher) -> str | None:
@@ -121,6 +135,7 @@ def install_compile_lock(folder: Path | None) -> bool:
     :func:`kernel_lock` (other numba functions pass straight through). Returns False when
     there is no cache folder (nothing to share) or it was installed already."""
     from numba.core import sigutils
+    from numba.core.caching import NullCache
     from numba.core.dispatcher import Dispatcher
 
     original = Dispatcher.compile
@@ -129,8 +144,9 @@ def install_compile_lock(folder: Path | None) -> bool:
 
     def compile(self, sig):
         name = _kernel_name(self)
-        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
-            return original(self, sig)
+        if (name is None or isinstance(self._cache, NullCache)
+                or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads):
+            return original(self, sig)   # not ours, never cached (an overload's impl), or done
         with kernel_lock(folder, name):
             return original(self, sig)
 
@@ -146,9 +162,10 @@ def log_compiles(path: Path) -> bool:
     """Append one JSON line per library-kernel specialisation this process compiles or
     loads from the cache to ``path``: kernel, argument types, ``"compile"`` or ``"load"``,
     seconds (a compile's total includes the kernels it compiles on the way;
-    ``self_seconds`` does not). For profiling a first run (``FLBOUNDS_COMPILE_LOG``)."""
+    ``self_seconds`` does not), the process and the wall-clock time at the end; and one
+    ``"wait"`` line whenever the process waited for another's compilation of a kernel
+    (:func:`kernel_lock`). For profiling a first run (``FLBOUNDS_COMPILE_LOG``)."""
     import json
-    import time
 
     from numba.core import event, sigutils
     from numba.core.dispatcher import Dispatcher
@@ -162,7 +179,12 @@ def log_compiles(path: Path) -> bool:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"kernel": name, "signature": str(sig), "what": what,
                                      "seconds": seconds, "self_seconds": seconds - inner,
-                                     "pid": os.getpid()}) + "\n")
+                                     "pid": os.getpid(), "time": time.time()}) + "\n")
+
+    def waited(name, seconds):
+        if frames:                   # waiting inside a compilation is not compiling
+            frames[-1][1] += seconds
+        write(name, "", "wait", seconds, seconds)
 
     class _Compiled(event.Listener):
         def on_start(self, ev):
@@ -186,6 +208,8 @@ def log_compiles(path: Path) -> bool:
                 frames[-1][1] += seconds
             write(name, sig, "compile" if compiled else "load", seconds, inner)
 
+    global _on_wait
+    _on_wait = waited
     event.register("numba:compile", _Compiled())
     compile._flbounds_log = True
     compile._flbounds_lock = getattr(original, "_flbounds_lock", False)

@@ -22,6 +22,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from flbounds.kernels._arrays import argsort_into
+
 PAIRWISE_BLOCK = 128  # NumPy's PW_BLOCKSIZE
 UNIFORM, KVIB, ORACLE = 0, 1, 2
 
@@ -183,7 +185,10 @@ def isp_probabilities(a, k, p_min, s, csum, out):
         for i in range(n):
             out[i] = 1.0 if a[i] > 0 else (k - n_pos) / (n - n_pos)
         return
-    s[:] = np.sort(a)
+    order = np.empty(n, dtype=np.int64)
+    argsort_into(a, order, np.empty(n, dtype=np.int64))
+    for i in range(n):
+        s[i] = a[order[i]]
     csum[0] = 0.0
     acc = 0.0
     for i in range(n):

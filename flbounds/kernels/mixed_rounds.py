@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._arrays import copy_into
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 
 
@@ -39,7 +40,7 @@ def _client_round(data, plan, r, step, x, work):
     for c in range(m):
         i = plan.clients[r, c]
         load_client(data, i, scratch)
-        z[:] = x
+        copy_into(z, x)
         for k in range(plan.client_noise.shape[2]):
             client_gradient(data, i, z, scratch, grad)
             for p in range(d):
@@ -67,7 +68,7 @@ def safari_rounds(data, population, plan, steps, x0, out):
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d), np.empty(d))
     server_scratch = client_scratch(population)
     load_client(population, 0, server_scratch)
-    xs[0, :] = x
+    copy_into(xs[0], x)
     for r in range(plan.client_round.shape[0]):
         if plan.client_round[r]:
             g2[r] = _client_round(data, plan, r, steps[0], x, work)
@@ -76,7 +77,7 @@ def safari_rounds(data, population, plan, steps, x0, out):
             for p in range(d):
                 x[p] = x[p] - steps[1] * (grad[p] + plan.server_noise[r, p])
             g2[r] = np.nan
-        xs[r + 1, :] = x
+        copy_into(xs[r + 1], x)
 
 
 @njit(cache=True, fastmath=False, parallel=True)

@@ -21,6 +21,7 @@ validation; plans are drawn in NumPy before the call.
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import fused_fedavg_put
 from flbounds.kernels.block_gradients import block_gradient, block_scratch
 from flbounds.kernels.gradients import (
@@ -61,7 +62,7 @@ def local_update_blocks(data, x, settings, out):
     scratch = block_scratch(data, n_reps)
     for c in range(out.shape[1]):
         for j in range(n_reps):
-            Z[:, j] = x[j]
+            copy_into(Z[:, j], x[j])
         _local_gd(data, c, Z, n_reps, settings, scratch, G)
         for j in range(n_reps):
             for p in range(d):
@@ -129,7 +130,7 @@ def local_update_masked(data, x, settings, mask, out):
             _point_gd(data, c, x, cols[:nb], settings, point, out)
             continue
         for j in range(nb):
-            Z[:, j] = x[cols[j]]
+            copy_into(Z[:, j], x[cols[j]])
         _local_gd(data, c, Z, nb, settings, scratch, G)
         for j in range(nb):
             for p in range(d):
@@ -147,9 +148,13 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     acc, count = np.empty((width, d)), np.empty(width, dtype=np.int64)
     scratch = block_scratch(data, width)
     # the group's plans as (R, N, width): who serves client c in round r is one contiguous row
-    served = np.ascontiguousarray(plans[lo:hi].transpose(1, 2, 0))
+    served = np.empty((n_rounds, n_clients, width), dtype=np.bool_)
+    for b in range(width):    # (a loop: transpose with axes compiles slowly, see _arrays)
+        for r in range(n_rounds):
+            for c in range(n_clients):
+                served[r, c, b] = plans[lo + b, r, c]
     for b in range(lo, hi):
-        xs[b, 0, :] = x0
+        copy_into(xs[b, 0], x0)
     for r in range(n_rounds):
         acc[:] = 0.0
         count[:] = 0
@@ -162,7 +167,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
             if nb == 0:
                 continue
             for j in range(nb):
-                Z[:, j] = xs[lo + cols[j], r]
+                copy_into(Z[:, j], xs[lo + cols[j], r])
             _local_gd(data, c, Z, nb, settings, scratch, G)
             for j in range(nb):
                 for p in range(d):
@@ -234,7 +239,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
             continue
         load_client(data, c, scratch[0])
         for j in range(nb):
-            Z[:, j] = X[cols[j]]
+            copy_into(Z[:, j], X[cols[j]])
         for k in range(n_steps):
             block_gradient(data, c, Z, nb, scratch, G)
             for j in range(nb):
@@ -243,7 +248,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
                     grads[cols[j], s, k, p] = G[p, j]
                     Z[p, j] = Z[p, j] - step * (G[p, j] + plans.client_noise[b, r, s, k, p])
         for j in range(nb):
-            finals[cols[j], slots[j]] = Z[:, j]
+            copy_into(finals[cols[j], slots[j]], Z[:, j])
     _safari_reduce(plans, r, lo, hi, X, g2, finals, grads)
 
 
@@ -285,8 +290,8 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
     n_cols = width * m
     X = np.empty((width, d))
     for i in range(width):
-        X[i] = x0[lo + i]
-        xs[lo + i, 0] = x0[lo + i]
+        copy_into(X[i], x0[lo + i])
+        copy_into(xs[lo + i, 0], x0[lo + i])
     blocks = (np.empty((d, n_cols)), np.empty((d, n_cols)), np.empty(n_cols, dtype=np.int64),
               np.empty(n_cols, dtype=np.int64), np.empty((width, m, d)),
               np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols))
@@ -297,7 +302,7 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
         _safari_client_round(data, plans, steps[0], r, lo, hi, X, g2, blocks)
         _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work)
         for i in range(width):
-            xs[lo + i, r + 1] = X[i]
+            copy_into(xs[lo + i, r + 1], X[i])
 
 
 @njit(cache=True, fastmath=False, parallel=True)

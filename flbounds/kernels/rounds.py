@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import (
     fused_fedavg_add,
     fused_fedavg_put,
@@ -207,7 +208,7 @@ def fedavg_loop(data, plan, settings, x0, xs, finals):
     clients = np.empty(plan.shape[1], dtype=np.int64)
     acc = np.empty(d)
     buffers = (acc, (client_scratch(data), np.empty(d), np.empty(d)))
-    xs[0, :] = x0
+    copy_into(xs[0], x0)
     for r in range(plan.shape[0]):
         m = _participants(plan, r, clients)
         _fedavg_round(data, settings, clients, m, xs[r], finals, buffers)
@@ -344,8 +345,8 @@ def focus_loop(data, plan, noise, settings, state, record, pushes):
     d = state.x.shape[0]
     clients = np.empty(plan.shape[1], dtype=np.int64)
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
-    record.xs[0, :] = state.x
-    record.ys[0, :] = state.y
+    copy_into(record.xs[0], state.x)
+    copy_into(record.ys[0], state.y)
     if record.g_sums.shape[0] > 0:
         _sum_rows(state.g, record.g_sums, np.int64(0))
     for r in range(plan.shape[0]):
@@ -353,8 +354,8 @@ def focus_loop(data, plan, noise, settings, state, record, pushes):
         _focus_round(data, settings, noise, r, clients, m, state, pushes, work)
         for p in range(d):
             state.x[p] -= settings.step * state.y[p]
-        record.xs[r + 1, :] = state.x
-        record.ys[r + 1, :] = state.y
+        copy_into(record.xs[r + 1], state.x)
+        copy_into(record.ys[r + 1], state.y)
         if record.g_sums.shape[0] > 0:
             _sum_rows(state.g, record.g_sums, r + 1)
 

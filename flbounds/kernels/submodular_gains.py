@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from flbounds.kernels._arrays import copy_into
+
 
 @njit(cache=True, fastmath=False)
 def fl_gain_one(dissim_t, cur, e):
@@ -52,7 +54,7 @@ def fl_values(dissim_t, offsets, index_sets, sizes, out):
     n = offsets.shape[0]
     best = np.empty(n)
     for m in range(index_sets.shape[0]):
-        best[:] = offsets
+        copy_into(best, offsets)
         for s in range(sizes[m]):
             fl_update(dissim_t, best, index_sets[m, s])
         total = 0.0

@@ -16,6 +16,8 @@ import math
 import numpy as np
 from numba import njit
 
+from flbounds.kernels._arrays import argsort_into
+
 
 @njit(cache=True, fastmath=False)
 def waterfill(a, k, order, csum, out):
@@ -24,7 +26,7 @@ def waterfill(a, k, order, csum, out):
     ``order`` (int64, N) and ``csum`` (N) are scratch; ``out`` receives p.
     """
     n = a.shape[0]
-    order[:] = np.argsort(a)
+    argsort_into(a, order, np.empty(n, dtype=np.int64))
     acc = 0.0
     for j in range(n):
         acc += a[order[j]]

@@ -205,10 +205,21 @@ def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
 
     With the longest tasks started first, the short ones fill the gaps at the end and the
     workers finish close together; a long task started last would run alone.
-    Ties keep the given order.
+    Ties keep the given order, except among the claims never run: those take turns by paper
+    (the first claim of each paper, then the second of each, ...). Claims of one paper share
+    kernels, so on a first run, with nothing compiled yet, two workers starting claims of the
+    same paper would often wait for one another's compilation.
     """
     last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
-    return sorted(claims, key=lambda c: -last_time.get(c.id, float("inf")))
+    turn: dict[str, int] = {}
+    never_run: dict[str, int] = {}
+    for c in claims:
+        if c.id not in last_time:
+            paper = c.id.split(".", 1)[0]
+            never_run[c.id] = turn.get(paper, 0)
+            turn[paper] = never_run[c.id] + 1
+    return sorted(claims, key=lambda c: (never_run.get(c.id, float("inf")),
+                                         -last_time.get(c.id, 0.0)))
 
 
 def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,

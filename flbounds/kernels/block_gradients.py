@@ -30,6 +30,7 @@ from numba.extending import overload
 
 from flbounds.kernels._simd import madd_rows, madd_rows4
 from flbounds.kernels.gradients import (
+    CACHED,
     LogisticData,
     QuadraticData,
     RidgeData,
@@ -146,7 +147,7 @@ def block_gradient(data, c, Z, nb, scratch, out):
     raise NotImplementedError("block_gradient is only callable from compiled code")
 
 
-@overload(block_scratch, jit_options={"fastmath": False})
+@overload(block_scratch, jit_options=CACHED)
 def _block_scratch(data, n_cols):
     if _kind(data) is RidgeData:
         def impl(data, n_cols):
@@ -163,7 +164,7 @@ def _block_scratch(data, n_cols):
     return None
 
 
-@overload(block_gradient, jit_options={"fastmath": False})
+@overload(block_gradient, jit_options=CACHED)
 def _block_gradient(data, c, Z, nb, scratch, out):
     kind = _kind(data)
     if kind is QuadraticData:

@@ -54,6 +54,11 @@ from numba.extending import overload
 from flbounds.kernels._simd import dot4_rows, madd_rows, madd_rows4, prefetch_l2
 from flbounds.kernels.losses import _expit
 
+#: jit options of the protocol's implementations (and the blocked ones'): cached on disk as
+#: the kernels are, so each is compiled once for every process and caller; numba would
+#: otherwise compile an overload's implementation anew in each process that needs it
+CACHED = {"fastmath": False, "cache": True}
+
 
 class QuadraticData(NamedTuple):
     """Clients :math:`f_i(z) = z^\\top A_i z/2 - b_i^\\top z`; ``At[i] = A[i].T`` (the same
@@ -184,7 +189,7 @@ def client_work(data):
     raise NotImplementedError("client_work is only callable from compiled code")
 
 
-@overload(client_scratch, jit_options={"fastmath": False})
+@overload(client_scratch, jit_options=CACHED)
 def _client_scratch(data):
     kind = _kind(data)
     if kind is QuadraticData:
@@ -199,7 +204,7 @@ def _client_scratch(data):
     return None
 
 
-@overload(load_client, jit_options={"fastmath": False})
+@overload(load_client, jit_options=CACHED)
 def _load_client(data, c, scratch):
     if _kind(data) in (RidgeData, LogisticData):
         def impl(data, c, scratch):
@@ -216,7 +221,7 @@ def _load_client(data, c, scratch):
     return None
 
 
-@overload(client_gradient, jit_options={"fastmath": False})
+@overload(client_gradient, jit_options=CACHED)
 def _client_gradient(data, c, z, scratch, out):
     kind = _kind(data)
     if kind is QuadraticData:
@@ -239,7 +244,7 @@ def _client_gradient(data, c, z, scratch, out):
     return None
 
 
-@overload(prefetch_next, jit_options={"fastmath": False})
+@overload(prefetch_next, jit_options=CACHED)
 def _prefetch_next(data, clients, j, m):
     kind = _kind(data)
     if kind not in (QuadraticData, RidgeData, LogisticData, ScalarPLData):
@@ -255,7 +260,7 @@ def _prefetch_client(data, c):
     raise NotImplementedError("compiled only")
 
 
-@overload(_prefetch_client, jit_options={"fastmath": False})
+@overload(_prefetch_client, jit_options=CACHED)
 def _prefetch_client_impl(data, c):
     kind = _kind(data)
     if kind is QuadraticData:
@@ -272,7 +277,7 @@ def _prefetch_client_impl(data, c):
     return lambda data, c: None
 
 
-@overload(client_work, jit_options={"fastmath": False})
+@overload(client_work, jit_options=CACHED)
 def _client_work(data):
     kind = _kind(data)
     if kind is QuadraticData:

@@ -1,14 +1,19 @@
-"""The kernels' own sort (the stable order, for any length), and no construct in a kernel
-that numba compiles slowly."""
+"""The kernels' own sort (the stable order, for any length) and transpose, and no construct
+in a kernel that numba compiles slowly."""
 
 import ast
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
 import flbounds.kernels
 from flbounds.kernels._arrays import argsort_into
+from flbounds.kernels._simd import transpose_into
+
+_transpose_block = numba.njit(lambda dst, src, off, rows, cols:
+                              transpose_into(dst, src, off, rows, cols))
 
 KERNELS = Path(flbounds.kernels.__file__).parent
 
@@ -53,3 +58,12 @@ def test_the_guard_sees_each_slow_construct():
 def test_kernels_avoid_constructs_slow_to_compile(path):
     """Each costs a first run about a second of compiling per process or per kernel."""
     assert _slow_to_compile(ast.parse(path.read_text())) == []
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (4, 4), (20, 50), (7, 9), (3, 16), (8, 3)])
+def test_transpose_into_is_the_transpose(rows, cols):
+    """The register-tiled transpose of one client's block (tiles and both edges)."""
+    src = np.random.default_rng(rows * cols).standard_normal((3, rows, cols))
+    dst = np.full((cols, rows), np.nan)
+    _transpose_block(dst, src, 1 * rows * cols, rows, cols)
+    np.testing.assert_array_equal(dst, src[1].T)

@@ -257,6 +257,63 @@ def _prefetcher(locality):
     return prefetch
 
 
+def _transpose4_codegen(context, builder, sig, args):
+    dst, d_off, d_stride, src, s_off, s_stride = args
+    dst_t, src_t = sig.args[0], sig.args[3]
+    i32 = ir.IntType(32)
+
+    def mask(*lanes):
+        return ir.Constant(ir.VectorType(i32, len(lanes)), list(lanes))
+
+    rows = []
+    for i in range(4):
+        off = builder.add(s_off, builder.mul(s_stride, ir.Constant(s_stride.type, i)))
+        ptr = _vector_ptr(builder, _flat_ptr(context, builder, src_t, src, off), 4)
+        rows.append(builder.load(ptr, align=8))
+    low01 = builder.shuffle_vector(rows[0], rows[1], mask(0, 4, 1, 5))
+    high01 = builder.shuffle_vector(rows[0], rows[1], mask(2, 6, 3, 7))
+    low23 = builder.shuffle_vector(rows[2], rows[3], mask(0, 4, 1, 5))
+    high23 = builder.shuffle_vector(rows[2], rows[3], mask(2, 6, 3, 7))
+    cols = (builder.shuffle_vector(low01, low23, mask(0, 1, 4, 5)),
+            builder.shuffle_vector(low01, low23, mask(2, 3, 6, 7)),
+            builder.shuffle_vector(high01, high23, mask(0, 1, 4, 5)),
+            builder.shuffle_vector(high01, high23, mask(2, 3, 6, 7)))
+    for j, col in enumerate(cols):
+        off = builder.add(d_off, builder.mul(d_stride, ir.Constant(d_stride.type, j)))
+        builder.store(col, _vector_ptr(builder, _flat_ptr(context, builder, dst_t, dst, off), 4),
+                      align=8)
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _transpose4(typingctx, dst, d_off, d_stride, src, s_off, s_stride):
+    """``dst[d_off + j*d_stride + i] = src[s_off + i*s_stride + j]`` for i, j < 4."""
+    if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+               for a in (dst, src)) or getattr(dst, "mutable", True) is False:
+        return None
+    sig = types.void(dst, types.intp, types.intp, src, types.intp, types.intp)
+    return sig, _transpose4_codegen
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def transpose_into(dst, src, s_off, rows, cols):
+    """The (rows, cols) block of ``src`` at flat offset ``s_off`` transposed into ``dst`` as
+    (cols, rows): ``dst[p*rows + k] = src[s_off + k*cols + p]`` (flat offsets, both arrays
+    C-contiguous float64), 4 x 4 tiles in vector registers, the edges element by element. A
+    copy, so no bits change."""
+    k4, p4 = rows - rows % 4, cols - cols % 4
+    for k in range(0, k4, 4):
+        for p in range(0, p4, 4):
+            _transpose4(dst, p * rows + k, rows, src, s_off + k * cols + p, cols)
+    out, flat = dst.reshape(-1), src.reshape(-1)
+    for k in range(k4):
+        for p in range(p4, cols):
+            out[p * rows + k] = flat[s_off + k * cols + p]
+    for k in range(k4, rows):
+        for p in range(cols):
+            out[p * rows + k] = flat[s_off + k * cols + p]
+
+
 # prefetch_l2(arr, offset, count): software prefetch (read, into L2 and the levels below) of
 # ``count`` elements of the C-contiguous float64 array ``arr`` from flat element ``offset``,
 # one hint per 64-byte line. A hint only: no result, and no fault on any address.

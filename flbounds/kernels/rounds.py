@@ -11,7 +11,7 @@ never leave the registers between local steps; same operations in the same order
 bits). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
 touches each client's data once and writes nothing per participant; the next participant's
-data is prefetched while the current one runs if it is not the next client in memory
+data is prefetched while the current one runs
 (:func:`~flbounds.kernels.gradients.prefetch_next`: at p = 0.1 the participants are scattered
 and each one's first gradient would otherwise wait for memory). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
@@ -257,8 +257,8 @@ def _focus_client(data, settings, noise, r, c, state, work):
 @njit(cache=True, fastmath=False, inline="always")
 def _prefetch_stored(state, clients, j, m):
     """Hint participant ``clients[j + 1]``'s stored-gradient row into L2 when it does not
-    follow ``clients[j]`` (as :func:`~flbounds.kernels.gradients.prefetch_next` does for its
-    data): at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
+    follow ``clients[j]`` (a row is short: the next one in memory is fetched with this one):
+    at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
     if j + 1 < m and clients[j + 1] != clients[j] + 1:
         d = state.g.shape[1]
         prefetch_l2(state.g, clients[j + 1] * d, d)

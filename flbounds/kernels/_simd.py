@@ -296,22 +296,22 @@ def _transpose4(typingctx, dst, d_off, d_stride, src, s_off, s_stride):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def transpose_into(dst, src, s_off, rows, cols):
-    """The (rows, cols) block of ``src`` at flat offset ``s_off`` transposed into ``dst`` as
-    (cols, rows): ``dst[p*rows + k] = src[s_off + k*cols + p]`` (flat offsets, both arrays
-    C-contiguous float64), 4 x 4 tiles in vector registers, the edges element by element. A
-    copy, so no bits change."""
+def transpose_into(dst, src, c):
+    """``dst[p, k] = src[c, k, p]``: block c of the (N, rows, cols) ``src`` transposed into
+    the (cols, rows) ``dst`` (both C-contiguous float64), in 4 x 4 tiles in vector registers,
+    the edges element by element. A copy, so no bits change."""
+    rows, cols = src.shape[1], src.shape[2]
     k4, p4 = rows - rows % 4, cols - cols % 4
+    base = c * rows * cols
     for k in range(0, k4, 4):
         for p in range(0, p4, 4):
-            _transpose4(dst, p * rows + k, rows, src, s_off + k * cols + p, cols)
-    out, flat = dst.reshape(-1), src.reshape(-1)
+            _transpose4(dst, p * rows + k, rows, src, base + k * cols + p, cols)
     for k in range(k4):
         for p in range(p4, cols):
-            out[p * rows + k] = flat[s_off + k * cols + p]
+            dst[p, k] = src[c, k, p]
     for k in range(k4, rows):
         for p in range(cols):
-            out[p * rows + k] = flat[s_off + k * cols + p]
+            dst[p, k] = src[c, k, p]
 
 
 # prefetch_l2(arr, offset, count): software prefetch (read, into L2 and the levels below) of

@@ -217,8 +217,7 @@ def _client_scratch(data):
 def _load_client(data, c, scratch):
     if _kind(data) in (RidgeData, LogisticData):
         def impl(data, c, scratch):
-            n, d = data.features.shape[1], data.features.shape[2]
-            transpose_into(scratch[0], data.features, c * n * d, n, d)
+            transpose_into(scratch[0], data.features, c)
         return impl
     if _kind(data) in (QuadraticData, ScalarPLData):
         def impl(data, c, scratch):

@@ -41,6 +41,6 @@ def argsort_into(a, order, scratch):
                     scratch[k] = order[j]
                     j += 1
             lo = hi
-        for k in range(n):
-            order[k] = scratch[k]
+        for k in range(n):     # copied back each pass: alternating the two buffers instead
+            order[k] = scratch[k]  # made numba compile this ten times longer
         width *= 2

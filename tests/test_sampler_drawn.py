@@ -10,9 +10,9 @@ and on a problem outside :mod:`flbounds.problems` (the NumPy path); the other fi
 import numpy as np
 import pytest
 
-from flbounds.algorithms import fedavg_sampler
+from flbounds.algorithms import fedavg_sampler, sampler_rounds
 from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
-from flbounds.algorithms.sampler_rounds import needs_every_client
+from flbounds.algorithms.sampler_rounds import ReplayUniforms, needs_every_client
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 
@@ -126,3 +126,53 @@ def test_register_resident_drawn_updates_equal_the_full_run(dim):
                                    local_steps=2, step=0.2, diagnostics=mode)
             for mode in (True, False)]
     assert np.array_equal(runs[0].x, runs[1].x)
+
+
+def _no_python_rounds(*args):
+    raise AssertionError("a Python round ran where the compiled loop should")
+
+
+@pytest.mark.parametrize("kind", ["quadratic", "ridge", "logistic"])
+@pytest.mark.parametrize("name", ["uniform_isp", "kvib"])
+def test_the_compiled_loop_runs_the_lean_rounds(monkeypatch, kind, name):
+    """Uniform ISP and K-Vib on the compiled problems: all rounds in one compiled loop (no
+    Python round), the same iterates as the full run, and the Generator left where the
+    per-round draws leave it."""
+    problem = _problem(kind)
+    full_rng, lean_rng = np.random.default_rng(11), np.random.default_rng(11)
+    full = fedavg_sampler(problem, SAMPLERS[name](), full_rng, n_rounds=T, local_steps=3,
+                          step=0.3)
+    monkeypatch.setattr(sampler_rounds, "_drawn_round", _no_python_rounds)
+    lean = fedavg_sampler(problem, SAMPLERS[name](), lean_rng, n_rounds=T, local_steps=3,
+                          step=0.3, diagnostics=False)
+    assert np.array_equal(full.x, lean.x) and np.array_equal(full.sizes, lean.sizes)
+    assert full_rng.random() == lean_rng.random()
+
+
+@pytest.mark.parametrize("n_reps", [1, 6])
+def test_chunks_of_rounds_change_nothing(monkeypatch, n_reps):
+    """The loop takes the uniforms a chunk of rounds at a time: chunks of 3 rounds (the last
+    one shorter) give the run of one chunk."""
+    problem = _problem("ridge")
+    plan = sampler_uniforms(np.random.default_rng(4).spawn(n_reps), n_rounds=T, n_clients=N)
+
+    def go():
+        samplers = [KVib(N, 8, T, G=1.0) for _ in range(n_reps)]
+        trace = fedavg_sampler_batched(problem, samplers, plan, local_steps=2, step=0.2,
+                                       diagnostics=False)
+        return trace, np.stack([s.omega for s in samplers])
+
+    whole, omega = go()
+    monkeypatch.setattr(sampler_rounds, "CHUNK_VALUES", 3 * n_reps * N)
+    chunked, omega_chunked = go()
+    assert np.array_equal(whole.x, chunked.x) and np.array_equal(omega, omega_chunked)
+    assert np.array_equal(whole.sizes, chunked.sizes)
+
+
+def test_replayed_plan_hands_out_rows_until_exhausted():
+    plan = np.random.default_rng(2).random((4, N))
+    replay = ReplayUniforms(plan)
+    assert np.array_equal(replay.rows(3), plan[:3])
+    assert np.array_equal(replay.random(N), plan[3])
+    with pytest.raises(ValueError, match="exhausted"):
+        replay.rows(1)

@@ -33,6 +33,7 @@ from flbounds.kernels.isp_round import (
     isp_sampler_round,
 )
 from flbounds.kernels.replicates import local_update_blocks, local_update_masked
+from flbounds.kernels.sampler_loop import DrawnRun, DrawnState, drawn_rounds, weighted_sum
 from flbounds.sampling import (
     Draw,
     Feedback,
@@ -85,15 +86,19 @@ class ReplayUniforms:
         self._next = 0
 
     def random(self, size):
-        n_rows, n_clients = self._uniforms.shape
+        n_clients = self._uniforms.shape[1]
         if size != n_clients and size != (n_clients,):
             raise ValueError(f"the replayed plan holds rows of {n_clients} uniforms, "
                              f"asked for size {size!r}")
-        if self._next >= n_rows:
+        return self.rows(1)[0]
+
+    def rows(self, count: int) -> np.ndarray:
+        """The next ``count`` rows (count, N), as ``count`` calls of ``random(N)`` would."""
+        if self._next + count > self._uniforms.shape[0]:
             raise ValueError("the replayed plan is exhausted")
-        row = self._uniforms[self._next].copy()
-        self._next += 1
-        return row
+        block = self._uniforms[self._next:self._next + count].copy()
+        self._next += count
+        return block
 
 
 def _has_kernels(problem) -> bool:
@@ -307,12 +312,49 @@ def _server_step(sampler, ctx, hyper, where, x, draw, z, pi):
     feedback; the sample size goes to the trace."""
     t, b = where
     ctx.out.sizes[b, t] = draw.clients.size
-    d = draw.weights @ z if draw.clients.size else np.zeros(x.shape[1])
+    d = weighted_sum(draw.weights, np.ascontiguousarray(z), np.empty(x.shape[1]))
     x[b] = x[b] - hyper.server_step * d
     if ctx.settings is None:
         sampler.update(Feedback(draw, pi))
     elif ctx.settings.kind == KVIB:
         np.add.at(ctx.omega[b], draw.clients, pi ** 2 / draw.probs)
+
+
+#: uniforms handed to the compiled loop at once (replicates x rounds x clients)
+CHUNK_VALUES = 1 << 16
+
+
+def _loop_compiles(problem, sources, hyper, ctx) -> bool:
+    """True when the rounds can run as one compiled loop: drawn clients only, a uniform ISP
+    or K-Vib sampler (compiled settings), no stragglers, the compiled problems, and sources
+    whose rows of uniforms can be drawn many rounds at once."""
+    return ctx.settings is not None and ctx.settings.kind in (UNIFORM, KVIB) \
+        and not ctx.every_client and hyper.availability is None and _has_kernels(problem) \
+        and all(isinstance(s, np.random.Generator | ReplayUniforms) for s in sources)
+
+
+def _next_rows(source, count: int, n: int) -> np.ndarray:
+    """The uniforms of the next ``count`` rounds (count, N): a Generator's ``random`` fills
+    them in the order of ``count`` calls of ``random(N)``, and leaves it in the same state."""
+    if isinstance(source, ReplayUniforms):
+        return source.rows(count)
+    return source.random((count, n))
+
+
+def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
+    """All rounds through :func:`~flbounds.kernels.sampler_loop.drawn_rounds`, a chunk of
+    rounds' uniforms per call; the same operations as :func:`_drawn_round`."""
+    n_reps, n = ctx.omega.shape
+    settings = DrawnRun(ctx.settings, round_settings(hyper.step, hyper.local_steps,
+                                                     parallel=False),
+                        np.ascontiguousarray(hyper.lam, dtype=float), float(hyper.server_step))
+    state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)
+    chunk = max(1, CHUNK_VALUES // (n_reps * n))
+    for t0 in range(0, n_rounds, chunk):
+        count = min(chunk, n_rounds - t0)
+        uniforms = np.stack([_next_rows(source, count, n) for source in sources])
+        drawn_rounds(problem.kernel_data, settings, uniforms, state, ctx.out.x,
+                     ctx.out.sizes, t0)
 
 
 def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerTrace:
@@ -338,15 +380,18 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
     every_client = hyper.diagnostics is not False or needs_every_client(samplers)
     ctx = _Context(settings, omega, state, out, every_client,
                    None if every_client else np.empty((n_reps, n, dim)))
-    round_fn = _full_round if ctx.every_client else _drawn_round
     record = hyper.diagnostics is True
     if record:
         _record(problem, hyper.lam, x, out, 0)
-    for t in range(n_rounds):
-        round_fn(problem, samplers, sources, hyper, t, x, ctx)
-        out.x[:, t + 1] = x
-        if record:
-            _record(problem, hyper.lam, x, out, t + 1)
+    if _loop_compiles(problem, sources, hyper, ctx):
+        _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx)
+    else:
+        round_fn = _full_round if ctx.every_client else _drawn_round
+        for t in range(n_rounds):
+            round_fn(problem, samplers, sources, hyper, t, x, ctx)
+            out.x[:, t + 1] = x
+            if record:
+                _record(problem, hyper.lam, x, out, t + 1)
     if settings is not None:
         _write_back(settings, samplers, omega, state.p)
     if not record:

@@ -214,7 +214,7 @@ def isp_probabilities(a, k, p_min, s, csum, out):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _sampler_probabilities(settings, a, omega_row, scratch, out):
+def sampler_probabilities(settings, a, omega_row, scratch, out):
     """The sampler's inclusion probabilities for feedback ``a`` into ``out``."""
     n = a.shape[0]
     s, csum, w, p_opt = scratch
@@ -260,7 +260,7 @@ def isp_sampler_round(settings, pi, omega, uniforms, out):
     p_opt, terms = np.empty(n), np.empty(n)
     for rep in range(n_reps):
         a, pr = pi[rep], out.p[rep]
-        _sampler_probabilities(settings, a, omega[rep], (s, csum, w, p_opt), pr)
+        sampler_probabilities(settings, a, omega[rep], (s, csum, w, p_opt), pr)
         isp_probabilities(a, settings.budget, 0.0, s, csum, p_opt)
         out.best[rep] = _cost(a, p_opt, terms)
         out.q_gap[rep] = _cost(a, pr, terms) - out.best[rep]

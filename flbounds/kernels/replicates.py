@@ -74,18 +74,18 @@ BLOCK_MIN = 4
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _point_gd(data, c, x, reps, settings, work, out):
-    """``out[b, c] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
+def _point_gd(data, c, row, x, reps, settings, work, out):
+    """``out[b, row] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
     client c from ``x[b]``, for each b in ``reps``; ``work = (scratch, z, grad)``."""
     scratch, z, grad = work
     d = x.shape[1]
     load_client(data, c, scratch)
     for b in reps:
         # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model
-        # goes to out[b, c] and becomes x - z there, the same operations as below
-        if fused_fedavg_put(data, settings, c, x[b], out, (b * out.shape[1] + c) * d):
+        # goes to out[b, row] and becomes x - z there, the same operations as below
+        if fused_fedavg_put(data, settings, c, x[b], out, (b * out.shape[1] + row) * d):
             for p in range(d):
-                out[b, c, p] = x[b, p] - out[b, c, p]
+                out[b, row, p] = x[b, p] - out[b, row, p]
             continue
         for p in range(d):
             z[p] = x[b, p]
@@ -94,7 +94,57 @@ def _point_gd(data, c, x, reps, settings, work, out):
             for p in range(d):
                 z[p] -= settings.step * grad[p]
         for p in range(d):
-            out[b, c, p] = x[b, p] - z[p]
+            out[b, row, p] = x[b, p] - z[p]
+
+
+@njit(cache=True, fastmath=False)
+def masked_work(data, n_reps, d):
+    """Scratch of :func:`update_masked` for B = ``n_reps`` replicates in dimension d
+    (allocated once by a caller that runs many rounds)."""
+    return (np.empty((d, n_reps)), np.empty((d, n_reps)), np.empty(n_reps, dtype=np.int64),
+            block_scratch(data, n_reps), (client_scratch(data), np.empty(d), np.empty(d)))
+
+
+@njit(cache=True, fastmath=False)
+def drawn_union(mask, drawn):
+    """The clients drawn by some replicate (``mask`` (B, N)), increasing, into ``drawn``;
+    returns their number."""
+    n_reps, n = mask.shape
+    m = 0
+    for c in range(n):
+        for b in range(n_reps):
+            if mask[b, c]:
+                drawn[m] = c
+                m += 1
+                break
+    return m
+
+
+@njit(cache=True, fastmath=False)
+def update_masked(data, x, settings, mask, drawn, m, out, work):
+    """The pseudo-gradients of :func:`local_update_masked` for the clients ``drawn[:m]``
+    (:func:`drawn_union`), packed: replicate b's update of client ``drawn[j]`` goes to
+    ``out[b, j]`` (sequential rows: a scattered row written at p = 0.1 waits for its cache
+    line to be read first). ``work``: :func:`masked_work`."""
+    n_reps, d = x.shape
+    Z, G, cols, scratch, point = work
+    for j in range(m):
+        c = drawn[j]
+        prefetch_next(data, drawn, j, m)   # scattered clients: fetch the next one's data
+        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
+        for b in range(n_reps):
+            if mask[b, c]:
+                cols[nb] = b
+                nb += 1
+        if nb < BLOCK_MIN:
+            _point_gd(data, c, j, x, cols[:nb], settings, point, out)
+            continue
+        for i in range(nb):
+            copy_into(Z[:, i], x[cols[i]])
+        _local_gd(data, c, Z, nb, settings, scratch, G)
+        for i in range(nb):
+            for p in range(d):
+                out[cols[i], j, p] = x[cols[i], p] - Z[p, i]
 
 
 @njit(cache=True, fastmath=False)
@@ -106,35 +156,14 @@ def local_update_masked(data, x, settings, mask, out):
     the one-point gradient, which serves a client drawn by fewer than ``BLOCK_MIN``
     replicates (a block of one or two columns is slower)."""
     n_reps, d = x.shape
-    Z, G = np.empty((d, n_reps)), np.empty((d, n_reps))
-    cols = np.empty(n_reps, dtype=np.int64)
-    scratch = block_scratch(data, n_reps)
-    point = (client_scratch(data), np.empty(d), np.empty(d))
-    drawn = np.empty(out.shape[1], dtype=np.int64)   # clients drawn by some replicate
-    m = 0
-    for c in range(out.shape[1]):
-        for b in range(n_reps):
-            if mask[b, c]:
-                drawn[m] = c
-                m += 1
-                break
+    drawn = np.empty(out.shape[1], dtype=np.int64)
+    m = drawn_union(mask, drawn)
+    packed = np.empty((n_reps, m, d))
+    update_masked(data, x, settings, mask, drawn, m, packed, masked_work(data, n_reps, d))
     for j in range(m):
-        c = drawn[j]
-        prefetch_next(data, drawn, j, m)   # scattered clients: fetch the next one's data
-        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
-            if mask[b, c]:
-                cols[nb] = b
-                nb += 1
-        if nb < BLOCK_MIN:
-            _point_gd(data, c, x, cols[:nb], settings, point, out)
-            continue
-        for j in range(nb):
-            copy_into(Z[:, j], x[cols[j]])
-        _local_gd(data, c, Z, nb, settings, scratch, G)
-        for j in range(nb):
-            for p in range(d):
-                out[cols[j], c, p] = x[cols[j], p] - Z[p, j]
+            if mask[b, drawn[j]]:
+                copy_into(out[b, drawn[j]], packed[b, j])
 
 
 @njit(cache=True, fastmath=False)

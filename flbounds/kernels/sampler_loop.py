@@ -1,0 +1,110 @@
+r"""FedAvg with an ISP sampler as one compiled loop over rounds (drawn clients only).
+
+The round of :mod:`flbounds.algorithms.sampler_rounds` when nothing but the iterates is recorded
+and the sampler is a uniform ISP or K-Vib (their draws do not read the round's updates): per
+round and replicate the sampler's probabilities, the draw ``U < p``, the drawn clients' local
+steps (:func:`~flbounds.kernels.replicates.update_masked`), the server step and K-Vib's
+feedback, with the uniforms of many rounds handed over at once. The Python round does the same
+operations in the same order (:func:`weighted_sum` is its aggregate too, and the feedback norm
+is NumPy's ``np.linalg.norm`` of the row through :func:`~flbounds.kernels.isp_round.numpy_sum`),
+so both give the same bits.
+
+No RNG, no validation.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from flbounds.kernels.isp_round import KVIB, IspSettings, numpy_sum, sampler_probabilities
+from flbounds.kernels.replicates import drawn_union, masked_work, update_masked
+from flbounds.kernels.rounds import RoundSettings
+
+
+class DrawnRun(NamedTuple):
+    """Settings of the loop: the sampler's, the local steps' (:class:`RoundSettings`), the
+    client weights :math:`\\lambda` (N,) and the server step :math:`\\eta_g`."""
+
+    isp: IspSettings
+    local: RoundSettings
+    lam: np.ndarray
+    server_step: float
+
+
+class DrawnState(NamedTuple):
+    """State carried across rounds (updated in place): the replicates' models ``x`` (B, d),
+    K-Vib's ``omega`` (B, N), the last round's probabilities ``p`` and draws ``mask`` (B, N),
+    and the drawn clients' pseudo-gradients ``updates`` (B, N, d)."""
+
+    x: np.ndarray
+    omega: np.ndarray
+    p: np.ndarray
+    mask: np.ndarray
+    updates: np.ndarray
+
+
+@njit(cache=True, fastmath=False)
+def weighted_sum(w, z, out):
+    """``out = sum_i w[i] * z[i]`` over the rows of ``z`` (k, d), added in row order from 0
+    (the server aggregate of a round; BLAS' ``w @ z`` orders the sum by its own blocking)."""
+    out[:] = 0.0
+    for i in range(z.shape[0]):
+        for j in range(z.shape[1]):
+            out[j] += w[i] * z[i, j]
+    return out
+
+
+@njit(cache=True, fastmath=False)
+def _draw(uniforms, p, mask, drawn):
+    """``mask = uniforms < p`` (N,); the drawn clients, increasing, into ``drawn``; returns
+    their number."""
+    m = 0
+    for i in range(p.shape[0]):
+        hit = uniforms[i] < p[i]
+        mask[i] = hit
+        drawn[m] = i          # kept only if drawn: no branch to mispredict
+        m += hit
+    return m
+
+
+@njit(cache=True, fastmath=False)
+def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
+    """Rounds ``t0 .. t0 + k - 1`` for every replicate b, drawing with ``uniforms[b, t]``
+    (B, k, N); the model after round ``t0 + t`` goes to ``xs[b, t0 + t + 1]`` and the number
+    of drawn clients to ``sizes[b, t0 + t]``."""
+    n_reps, n_rounds, n = uniforms.shape
+    d = state.x.shape[1]
+    scratch = (np.empty(n), np.empty(n + 1), np.empty(n), np.empty(n))
+    no_feedback = np.zeros(n)        # neither sampler reads the round's norms before it draws
+    agg, sq = np.empty(d), np.empty(d)
+    work = masked_work(data, n_reps, d)
+    drawn, counts = np.empty((n_reps, n), dtype=np.int64), np.empty(n_reps, dtype=np.int64)
+    union = drawn[0] if n_reps == 1 else np.empty(n, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)      # client -> its row of the packed updates
+    for t in range(n_rounds):
+        for b in range(n_reps):
+            if t == 0 or run.isp.kind == KVIB:    # a uniform ISP's p does not change
+                sampler_probabilities(run.isp, no_feedback, state.omega[b], scratch, state.p[b])
+            counts[b] = _draw(uniforms[b, t], state.p[b], state.mask[b], drawn[b])
+        m = counts[0] if n_reps == 1 else drawn_union(state.mask, union)
+        for j in range(m):
+            slot[union[j]] = j
+        update_masked(data, state.x, run.local, state.mask, union, m, state.updates, work)
+        for b in range(n_reps):
+            agg[:] = 0.0
+            for j in range(counts[b]):
+                i = drawn[b, j]
+                w = 1.0 / state.p[b, i]
+                for k in range(d):
+                    z = run.lam[i] * state.updates[b, slot[i], k]
+                    agg[k] += w * z
+                    sq[k] = z * z
+                if run.isp.kind == KVIB:
+                    norm = math.sqrt(numpy_sum(sq, d))
+                    state.omega[b, i] += norm * norm / state.p[b, i]
+            for k in range(d):
+                state.x[b, k] = state.x[b, k] - run.server_step * agg[k]
+                xs[b, t0 + t + 1, k] = state.x[b, k]
+            sizes[b, t0 + t] = counts[b]

@@ -157,10 +157,22 @@ def _dgemm_cpu(machine):
     return machine.get("dgemm_1t_cpu", machine["dgemm_1t"])
 
 
-def diagnose(entry, profiles, machine):
-    """One line on what limits a configuration that misses a target (measured numbers)."""
+def _us_per_client(entry):
+    return 1e6 / (entry["flbounds_rounds_s"] * max(entry["participants"], 1.0))
+
+
+def _entry_for(summary, kind, algorithm, n, p):
+    for e in summary:
+        if (e["kind"], e["algorithm"], e["N"], e["p"]) == (kind, algorithm, n, p):
+            return e
+    return None
+
+
+def diagnose(entry, profiles, machine, summary=()):
+    """One line on what limits a configuration that misses a target (measured numbers);
+    ``summary``: the other configurations (the sampler's line compares with FedAvg's)."""
     kind, algorithm, p = entry["kind"], entry["algorithm"], entry["p"]
-    us_client = 1e6 / (entry["flbounds_rounds_s"] * max(entry["participants"], 1.0))
+    us_client = _us_per_client(entry)
     head = (f"- {kind} {algorithm} p = {p}: {entry['ratio_median']:.2f}x the best peer "
             f"({entry['best_peer']}; {entry['ratio_cpu_median']:.2f}x in CPU time), "
             f"{_fmt(_roof_for_target(entry), 2)} of the roofline (CPU time); ")
@@ -169,11 +181,15 @@ def diagnose(entry, profiles, machine):
         head += (f"flbounds' wall time is {flb_wait:.1f}x its CPU time against "
                  f"{peer_wait:.1f}x for the peer (time spent waiting, not computing); ")
     if algorithm == "sampler":
-        return head + ("flbounds (diagnostics=False) computes only the drawn clients' "
-                       f"{TAU} local steps, as the peers do, but each round is a Python "
-                       "step (draw, mask, compiled local steps, NumPy aggregate and "
-                       "feedback), not one compiled loop over the rounds: "
-                       f"{us_client:.1f} us per sampled client and round.")
+        fedavg_entry = _entry_for(summary, kind, "fedavg", entry["N"], p)
+        versus = "" if fedavg_entry is None else (
+            f" against FedAvg's {_us_per_client(fedavg_entry):.2f} us per participant at the "
+            "same N and p")
+        return head + ("flbounds (diagnostics=False) runs the rounds in one compiled loop and "
+                       f"computes only the drawn clients' {TAU} local steps, as the peers do: "
+                       f"{us_client:.2f} us per sampled client and round{versus}; the "
+                       "difference is the draw over all N clients, the packed update rows "
+                       "and the weighted aggregate.")
     prof = _profile_for(profiles, kind, p)
     if prof is None:
         return head + "no profile at this size."
@@ -248,7 +264,7 @@ def _machine_text(machine, children):
 
 def render(children, machine, profile):
     summary = summarize(children, machine)
-    lines = [diagnose(e, children[0]["profiles"], machine) for e in missed(summary)] \
+    lines = [diagnose(e, children[0]["profiles"], machine, summary) for e in missed(summary)] \
         if children and children[0]["threads"] == 1 else []
     md = (f"## flbounds vs peers ({profile} profile)\n\n{machine_line()}\n\n"
           f"{_machine_text(machine, children)}\n\n### Summary (1 thread unless marked)\n\n"

@@ -17,7 +17,7 @@ import numpy as np
 from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
 from benchmarks._roofline import calibrate, peak_mib, timed_cpu, two_free_cores
-from flbounds.algorithms import fedavg, fedavg_sampler, focus
+from flbounds.algorithms import fedavg, fedavg_sampler_batched, focus
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 from flbounds.sampling import UniformISP
 
@@ -92,9 +92,11 @@ def flbounds_run(case: Case, rounds: int):
     """flbounds' trace (rounds + 1, d) of the case's algorithm over its first rounds."""
     if case.algorithm == "sampler":
         sampler = UniformISP(case.n_clients, case.p * case.n_clients)
-        # the peers compute the iterates only: so does flbounds (drawn clients only)
-        return fedavg_sampler(case.problem, sampler, np.random.default_rng(1), n_rounds=rounds,
-                              local_steps=TAU, step=case.step, diagnostics=False).x
+        # the peers get the round's uniforms (JAX its draws) and compute the iterates only:
+        # flbounds takes the same uniforms (the public replay of fedavg_sampler's draws) and
+        # computes the drawn clients only
+        return fedavg_sampler_batched(case.problem, [sampler], case.uniforms[None, :rounds],
+                                      local_steps=TAU, step=case.step, diagnostics=False).x[0]
     algo = fedavg if case.algorithm == "fedavg" else focus
     return algo(case.problem, case.masks[:rounds], step=case.step, local_steps=TAU).x
 

@@ -3,8 +3,10 @@
 ``python -m benchmarks peers [--profile quick|full] [--out DIR] [--readme]``
 (``--readme-only`` rebuilds the tables and the README table from an earlier run's JSON)
 
-Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (``fedavg_sampler``, server
-step 1, ``diagnostics=False``: the iterates only, as the peers compute them), each on a
+Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (server step 1,
+``diagnostics=False``: the iterates only, as the peers compute them; the round's uniforms are
+drawn before timing and replayed through ``fedavg_sampler_batched``, as every peer gets them
+precomputed), each on a
 heterogeneous quadratic (d = 16), ridge and L2-logistic regression
 (n = 20 samples per client, d = 50), tau = 5 local steps, step 1/(2L), Bernoulli
 participation p in {1, 0.1}, N = 1e2, 1e3, 1e4 (``full`` adds 1e5), 1 and 2 threads.

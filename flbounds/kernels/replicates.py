@@ -74,27 +74,34 @@ BLOCK_MIN = 4
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _point_gd(data, c, row, x, reps, settings, work, out):
-    """``out[b, row] = x[b] - z`` with z after ``settings.local_steps`` one-point GD steps of
-    client c from ``x[b]``, for each b in ``reps``; ``work = (scratch, z, grad)``."""
+def pseudo_gradient(data, c, x, settings, work, out):
+    """``out = x - z`` (d,) with z after ``settings.local_steps`` one-point GD steps of client
+    c (loaded into ``work[0]``) from ``x``; ``work = (scratch, z, grad)``."""
     scratch, z, grad = work
-    d = x.shape[1]
-    load_client(data, c, scratch)
+    d = x.shape[0]
+    # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model goes
+    # to out and becomes x - z there, the same operations as below
+    if fused_fedavg_put(data, settings, c, x, out, 0):
+        for p in range(d):
+            out[p] = x[p] - out[p]
+        return
+    for p in range(d):
+        z[p] = x[p]
+    for _ in range(settings.local_steps):
+        client_gradient(data, c, z, scratch, grad)
+        for p in range(d):
+            z[p] -= settings.step * grad[p]
+    for p in range(d):
+        out[p] = x[p] - z[p]
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _point_gd(data, c, row, x, reps, settings, work, out):
+    """``out[b, row]``: :func:`pseudo_gradient` of client c from ``x[b]`` for each b in
+    ``reps``."""
+    load_client(data, c, work[0])
     for b in reps:
-        # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model
-        # goes to out[b, row] and becomes x - z there, the same operations as below
-        if fused_fedavg_put(data, settings, c, x[b], out, (b * out.shape[1] + row) * d):
-            for p in range(d):
-                out[b, row, p] = x[b, p] - out[b, row, p]
-            continue
-        for p in range(d):
-            z[p] = x[b, p]
-        for _ in range(settings.local_steps):
-            client_gradient(data, c, z, scratch, grad)
-            for p in range(d):
-                z[p] -= settings.step * grad[p]
-        for p in range(d):
-            out[b, row, p] = x[b, p] - z[p]
+        pseudo_gradient(data, c, x[b], settings, work, out[b, row])
 
 
 @njit(cache=True, fastmath=False)

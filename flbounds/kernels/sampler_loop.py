@@ -3,7 +3,8 @@ r"""FedAvg with an ISP sampler as one compiled loop over rounds (drawn clients o
 The round of :mod:`flbounds.algorithms.sampler_rounds` when nothing but the iterates is recorded
 and the sampler is a uniform ISP or K-Vib (their draws do not read the round's updates): per
 round and replicate the sampler's probabilities, the draw ``U < p``, the drawn clients' local
-steps (:func:`~flbounds.kernels.replicates.update_masked`), the server step and K-Vib's
+steps (:func:`~flbounds.kernels.replicates.pseudo_gradient` for one replicate,
+:func:`~flbounds.kernels.replicates.update_masked` for several), the server step and K-Vib's
 feedback, with the uniforms of many rounds handed over at once. The Python round does the same
 operations in the same order (:func:`weighted_sum` is its aggregate too, and the feedback norm
 is NumPy's ``np.linalg.norm`` of the row through :func:`~flbounds.kernels.isp_round.numpy_sum`),
@@ -18,8 +19,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from flbounds.kernels.gradients import load_client, prefetch_next
 from flbounds.kernels.isp_round import KVIB, IspSettings, numpy_sum, sampler_probabilities
-from flbounds.kernels.replicates import drawn_union, masked_work, update_masked
+from flbounds.kernels.replicates import (
+    drawn_union,
+    masked_work,
+    pseudo_gradient,
+    update_masked,
+)
 from flbounds.kernels.rounds import RoundSettings
 
 
@@ -69,42 +76,62 @@ def _draw(uniforms, p, mask, drawn):
     return m
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def _fold(run, state, b, i, u, agg, sq):
+    """Replicate b's drawn client i with pseudo-gradient ``u`` (d,): its term
+    ``lam_i u / p_i`` into ``agg`` (the product ``lam_i u`` rounded first, as the Python round
+    forms it); K-Vib's feedback ``||lam_i u||^2 / p_i``."""
+    w = 1.0 / state.p[b, i]
+    for k in range(u.shape[0]):
+        z = run.lam[i] * u[k]
+        agg[k] += w * z
+        sq[k] = z * z
+    if run.isp.kind == KVIB:
+        norm = math.sqrt(numpy_sum(sq, u.shape[0]))
+        state.omega[b, i] += norm * norm / state.p[b, i]
+
+
 @njit(cache=True, fastmath=False)
 def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
     """Rounds ``t0 .. t0 + k - 1`` for every replicate b, drawing with ``uniforms[b, t]``
     (B, k, N); the model after round ``t0 + t`` goes to ``xs[b, t0 + t + 1]`` and the number
-    of drawn clients to ``sizes[b, t0 + t]``."""
+    of drawn clients to ``sizes[b, t0 + t]``. One replicate: each drawn client's update is
+    folded into the aggregate as soon as it is done; several: the round's updates are
+    computed client by client for all replicates (:func:`update_masked`), then folded."""
     n_reps, n_rounds, n = uniforms.shape
     d = state.x.shape[1]
     scratch = (np.empty(n), np.empty(n + 1), np.empty(n), np.empty(n))
     no_feedback = np.zeros(n)        # neither sampler reads the round's norms before it draws
-    agg, sq = np.empty(d), np.empty(d)
+    agg, sq = np.empty((n_reps, d)), np.empty(d)
     work = masked_work(data, n_reps, d)
     drawn, counts = np.empty((n_reps, n), dtype=np.int64), np.empty(n_reps, dtype=np.int64)
-    union = drawn[0] if n_reps == 1 else np.empty(n, dtype=np.int64)
-    slot = np.empty(n, dtype=np.int64)      # client -> its row of the packed updates
+    union, slot = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     for t in range(n_rounds):
+        agg[:] = 0.0
         for b in range(n_reps):
             if t == 0 or run.isp.kind == KVIB:    # a uniform ISP's p does not change
                 sampler_probabilities(run.isp, no_feedback, state.omega[b], scratch, state.p[b])
             counts[b] = _draw(uniforms[b, t], state.p[b], state.mask[b], drawn[b])
-        m = counts[0] if n_reps == 1 else drawn_union(state.mask, union)
-        for j in range(m):
-            slot[union[j]] = j
-        update_masked(data, state.x, run.local, state.mask, union, m, state.updates, work)
+        if n_reps == 1:
+            x, u, point = state.x[0], state.updates[0, 0], work[4]
+            for j in range(counts[0]):
+                i = drawn[0, j]
+                prefetch_next(data, drawn[0], j, counts[0])
+                load_client(data, i, point[0])
+                pseudo_gradient(data, i, x, run.local, point, u)
+                _fold(run, state, 0, i, u, agg[0], sq)
+        else:
+            m = drawn_union(state.mask, union)
+            for j in range(m):
+                slot[union[j]] = j
+            update_masked(data, state.x, run.local, state.mask, union, m, state.updates,
+                          work)
+            for b in range(n_reps):
+                for j in range(counts[b]):
+                    i = drawn[b, j]
+                    _fold(run, state, b, i, state.updates[b, slot[i]], agg[b], sq)
         for b in range(n_reps):
-            agg[:] = 0.0
-            for j in range(counts[b]):
-                i = drawn[b, j]
-                w = 1.0 / state.p[b, i]
-                for k in range(d):
-                    z = run.lam[i] * state.updates[b, slot[i], k]
-                    agg[k] += w * z
-                    sq[k] = z * z
-                if run.isp.kind == KVIB:
-                    norm = math.sqrt(numpy_sum(sq, d))
-                    state.omega[b, i] += norm * norm / state.p[b, i]
             for k in range(d):
-                state.x[b, k] = state.x[b, k] - run.server_step * agg[k]
+                state.x[b, k] = state.x[b, k] - run.server_step * agg[b, k]
                 xs[b, t0 + t + 1, k] = state.x[b, k]
             sizes[b, t0 + t] = counts[b]

@@ -77,8 +77,9 @@ class Hyper(NamedTuple):
 class ReplayUniforms:
     """Hands out the rows of a pre-drawn uniform plan (T, N) in place of a Generator.
 
-    Only ``random(N)`` exists (what ISP samplers call, once per round); asking for another
-    size or more rows than the plan holds raises ``ValueError``.
+    Only ``random(N)`` (what ISP samplers call, once per round) and ``random((count, N))``
+    (the next count rows) exist; asking for another size or more rows than the plan holds
+    raises ``ValueError``.
     """
 
     def __init__(self, uniforms: np.ndarray):
@@ -87,10 +88,12 @@ class ReplayUniforms:
 
     def random(self, size):
         n_clients = self._uniforms.shape[1]
-        if size != n_clients and size != (n_clients,):
-            raise ValueError(f"the replayed plan holds rows of {n_clients} uniforms, "
-                             f"asked for size {size!r}")
-        return self.rows(1)[0]
+        if size == n_clients or size == (n_clients,):
+            return self.rows(1)[0]
+        if isinstance(size, tuple) and len(size) == 2 and size[1] == n_clients:
+            return self.rows(size[0])
+        raise ValueError(f"the replayed plan holds rows of {n_clients} uniforms, "
+                         f"asked for size {size!r}")
 
     def rows(self, count: int) -> np.ndarray:
         """The next ``count`` rows (count, N), as ``count`` calls of ``random(N)`` would."""
@@ -333,17 +336,10 @@ def _loop_compiles(problem, sources, hyper, ctx) -> bool:
         and all(isinstance(s, np.random.Generator | ReplayUniforms) for s in sources)
 
 
-def _next_rows(source, count: int, n: int) -> np.ndarray:
-    """The uniforms of the next ``count`` rounds (count, N): a Generator's ``random`` fills
-    them in the order of ``count`` calls of ``random(N)``, and leaves it in the same state."""
-    if isinstance(source, ReplayUniforms):
-        return source.rows(count)
-    return source.random((count, n))
-
-
 def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     """All rounds through :func:`~flbounds.kernels.sampler_loop.drawn_rounds`, a chunk of
-    rounds' uniforms per call; the same operations as :func:`_drawn_round`."""
+    rounds' uniforms per call (a Generator fills ``random((count, N))`` in the order of
+    ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
     settings = DrawnRun(ctx.settings, round_settings(hyper.step, hyper.local_steps,
                                                      parallel=False),
@@ -352,7 +348,7 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     chunk = max(1, CHUNK_VALUES // (n_reps * n))
     for t0 in range(0, n_rounds, chunk):
         count = min(chunk, n_rounds - t0)
-        uniforms = np.stack([_next_rows(source, count, n) for source in sources])
+        uniforms = np.stack([source.random((count, n)) for source in sources])
         drawn_rounds(problem.kernel_data, settings, uniforms, state, ctx.out.x,
                      ctx.out.sizes, t0)
 

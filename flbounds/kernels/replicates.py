@@ -154,23 +154,21 @@ def update_masked(data, x, settings, mask, drawn, m, out, work):
                 out[cols[i], j, p] = x[cols[i], p] - Z[p, i]
 
 
-@njit(cache=True, fastmath=False)
 def local_update_masked(data, x, settings, mask, out):
     r"""``out[b, i]`` as in :func:`local_update_blocks` for the pairs with ``mask[b, i]``
     (B, N) only (the drawn clients of FedAvg with a sampler whose feedback needs no other);
     the other rows of ``out`` are left untouched. Each pair's numbers equal
     :func:`local_update_blocks`': a block column does not depend on the others and equals
     the one-point gradient, which serves a client drawn by fewer than ``BLOCK_MIN``
-    replicates (a block of one or two columns is slower)."""
+    replicates (a block of one or two columns is slower). Plain Python around the compiled
+    :func:`update_masked` (the scatter into ``out`` is NumPy's)."""
     n_reps, d = x.shape
-    drawn = np.empty(out.shape[1], dtype=np.int64)
-    m = drawn_union(mask, drawn)
-    packed = np.empty((n_reps, m, d))
-    update_masked(data, x, settings, mask, drawn, m, packed, masked_work(data, n_reps, d))
-    for j in range(m):
-        for b in range(n_reps):
-            if mask[b, drawn[j]]:
-                copy_into(out[b, drawn[j]], packed[b, j])
+    drawn = np.flatnonzero(mask.any(axis=0))
+    packed = np.empty((n_reps, drawn.size, d))
+    update_masked(data, x, settings, mask, drawn, drawn.size, packed,
+                  masked_work(data, n_reps, d))
+    reps, cols = np.nonzero(mask[:, drawn])
+    out[reps, drawn[cols]] = packed[reps, cols]
 
 
 @njit(cache=True, fastmath=False)

@@ -12,9 +12,11 @@ pseudo-gradients, their norms and the recorded losses and gradients. When every 
 terms and draws come from one compiled call
 (:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact ports of the NumPy operations) fed
 with the one ``random(N)`` per round such a sampler draws from its source; otherwise the
-samplers' own methods run per replicate. The BLAS products (``pi @ pi``, the aggregate
-``w @ z[S]``, the recorded ``lambda @ ...``) stay per replicate, as NumPy calls on the same
-operands, so a replicate's numbers do not depend on the others.
+samplers' own methods run per replicate. The aggregate is a sum in client order
+(:func:`~flbounds.kernels.sampler_loop.weighted_sum`); the BLAS products (``pi @ pi``, the
+recorded ``lambda @ ...``) stay per replicate, so a replicate's numbers do not depend on the
+others. With nothing recorded but the iterates, a uniform ISP or K-Vib on the compiled
+problems runs every round in one compiled loop (:mod:`flbounds.kernels.sampler_loop`).
 """
 
 from __future__ import annotations
@@ -328,9 +330,8 @@ CHUNK_VALUES = 1 << 16
 
 
 def _loop_compiles(problem, sources, hyper, ctx) -> bool:
-    """True when the rounds can run as one compiled loop: drawn clients only, a uniform ISP
-    or K-Vib sampler (compiled settings), no stragglers, the compiled problems, and sources
-    whose rows of uniforms can be drawn many rounds at once."""
+    """Whether the rounds can run as one compiled loop: drawn clients only, a uniform ISP or
+    K-Vib (compiled settings), no stragglers, a compiled problem, Generator or replay sources."""
     return ctx.settings is not None and ctx.settings.kind in (UNIFORM, KVIB) \
         and not ctx.every_client and hyper.availability is None and _has_kernels(problem) \
         and all(isinstance(s, np.random.Generator | ReplayUniforms) for s in sources)
@@ -341,9 +342,9 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     rounds' uniforms per call (a Generator fills ``random((count, N))`` in the order of
     ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
-    settings = DrawnRun(ctx.settings, round_settings(hyper.step, hyper.local_steps,
-                                                     parallel=False),
-                        np.ascontiguousarray(hyper.lam, dtype=float), float(hyper.server_step))
+    local = round_settings(hyper.step, hyper.local_steps, parallel=False)
+    settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
+                        float(hyper.server_step))
     state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)
     chunk = max(1, CHUNK_VALUES // (n_reps * n))
     for t0 in range(0, n_rounds, chunk):

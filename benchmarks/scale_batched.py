@@ -9,7 +9,7 @@ Measured side by side in one run, on the same plans:
 - FedAvg with an ISP sampler (uniform ISP, K-Vib) on ridge: ``fedavg_sampler_batched``
   (vectorised over replicates: one ``client_gradients`` call per local step for all replicates,
   one compiled call per round for all replicates' sampler probabilities, cost terms and draws;
-  the BLAS products stay per replicate) against a loop of
+  the aggregate a sum in client order, the BLAS products per replicate) against a loop of
   ``fedavg_sampler`` with one generator per replicate, re-created from the same seeds for
   every timed call. The batched path's uniform plan is drawn inside the timed call
   (``sampler_uniforms``), so both sides pay for their random numbers.
@@ -134,9 +134,10 @@ def main(argv=None):
         "(identical in both, for bit-equality) is the cost, and on a shared 2-core machine "
         "the second thread rarely finds a free core. FedAvg+sampler (serial): the local "
         "steps of all replicates and the sampler round are compiled calls over replicates; "
-        "pi @ pi, the aggregate d = w @ z[S] and the recorded lambda @ (...) stay per "
-        "replicate because the unbatched path computes them with BLAS dot/gemv, whose "
-        "summation order a compiled kernel would not reproduce bit for bit. Load average at "
+        "the aggregate d = w @ z[S] is a sum in client order on both paths; pi @ pi and the "
+        "recorded lambda @ (...) stay per replicate because the unbatched path computes them "
+        "with BLAS dot/gemv, whose summation order a compiled kernel would not reproduce bit "
+        "for bit. Load average at "
         f"the start: {os.getloadavg()[0]:.2f}.")
     columns = ["algorithm", "case", "n_rounds", "n_reps", "loop_s", "batched_1t_s",
                "batched_2t_s", "ratio_1t", "ratio_2t", "identical"]

@@ -102,7 +102,7 @@ def test_variance_mode_records_the_same_variance_terms(name):
 def test_batched_modes_match_the_full_batched_run(diagnostics):
     problem = _problem("quadratic")
     # 6 replicates drawing 16 of 24 clients: both the block path (a client drawn by >= 4
-    # replicates) and the one-point path of local_update_masked run
+    # replicates) and the one-point path of update_masked run
     plan = sampler_uniforms(np.random.default_rng(4).spawn(6), n_rounds=T, n_clients=N)
     runs = [fedavg_sampler_batched(problem, [KVib(N, 16, T, G=1.0) for _ in range(6)], plan,
                                    local_steps=2, step=0.2, diagnostics=mode)
@@ -116,16 +116,24 @@ def test_batched_modes_match_the_full_batched_run(diagnostics):
 def test_register_resident_drawn_updates_equal_the_full_run(dim):
     """Quadratics with d = 8 or 16: a drawn client's local phase runs in the fused register
     kernel (one replicate, and a client drawn by fewer than 4 of several replicates); the
-    iterates equal those of the full run, whose updates come from the block gradients."""
+    iterates and K-Vib's state equal those of the full run, whose updates come from the block
+    gradients (d >= 8: the feedback norm's sum follows NumPy's pairwise order, not a plain
+    left-to-right sum)."""
     problem = random_quadratics(np.random.default_rng(5), N, dim, mu=0.1, L=1.0)
     for name in ("uniform_isp", "kvib"):
-        full = _run(problem, SAMPLERS[name](), False, True)
-        assert np.array_equal(full.x, _run(problem, SAMPLERS[name](), False, False).x)
+        samplers = [SAMPLERS[name]() for _ in range(2)]
+        full = _run(problem, samplers[0], False, True)
+        assert np.array_equal(full.x, _run(problem, samplers[1], False, False).x)
+        if name == "kvib":
+            assert np.array_equal(samplers[0].omega, samplers[1].omega)
     plan = sampler_uniforms(np.random.default_rng(4).spawn(6), n_rounds=T, n_clients=N)
-    runs = [fedavg_sampler_batched(problem, [KVib(N, 16, T, G=1.0) for _ in range(6)], plan,
-                                   local_steps=2, step=0.2, diagnostics=mode)
-            for mode in (True, False)]
+    samplers = [[KVib(N, 16, T, G=0.01) for _ in range(6)] for _ in range(2)]
+    runs = [fedavg_sampler_batched(problem, group, plan, local_steps=2, step=0.2,
+                                   diagnostics=mode)
+            for group, mode in zip(samplers, (True, False), strict=True)]
     assert np.array_equal(runs[0].x, runs[1].x)
+    for full, lean in zip(*samplers, strict=True):
+        assert np.array_equal(full.omega, lean.omega)
 
 
 def _no_python_rounds(*args):
@@ -174,5 +182,31 @@ def test_replayed_plan_hands_out_rows_until_exhausted():
     replay = ReplayUniforms(plan)
     assert np.array_equal(replay.random((3, N)), plan[:3])
     assert np.array_equal(replay.random(N), plan[3])
-    with pytest.raises(ValueError, match="exhausted"):
+    with pytest.raises(ValueError, match="more rows"):
         replay.rows(1)
+
+
+@pytest.mark.parametrize("n_clients, budget, n_reps", [(1, 1, 1), (6, 6, 1), (6, 0.3, 1),
+                                                       (6, 0.3, 3), (9, 2, 4)])
+def test_compiled_loop_corners_match_the_python_rounds(monkeypatch, n_clients, budget,
+                                                       n_reps):
+    """One client, every client drawn (K = N), rounds with nobody drawn (K = 0.3), several
+    replicates: the compiled loop against the Python rounds of the same mode."""
+    problem = random_ridge(np.random.default_rng(2), n_clients, 4, 9, lam=0.1)
+    rounds = 20       # K-Vib needs rounds * K >= N
+    plan = sampler_uniforms(np.random.default_rng(6).spawn(n_reps), n_rounds=rounds,
+                            n_clients=n_clients)
+
+    def go():
+        samplers = [KVib(n_clients, budget, rounds, G=0.5) for _ in range(n_reps)]
+        trace = fedavg_sampler_batched(problem, samplers, plan, local_steps=2, step=0.2,
+                                       diagnostics=False)
+        return trace, np.stack([s.omega for s in samplers])
+
+    compiled, omega = go()
+    monkeypatch.setattr(sampler_rounds, "_loop_compiles", lambda *args: False)
+    python, omega_python = go()
+    assert np.array_equal(compiled.x, python.x) and np.array_equal(omega, omega_python)
+    assert np.array_equal(compiled.sizes, python.sizes)
+    if budget < 1:
+        assert (compiled.sizes == 0).any()

@@ -64,7 +64,8 @@ def check_weights_and_availability(problem, weights, availability, avail_probs, 
     straggler plan (bool array of ``shape``) with its probabilities :math:`q_i > 0`."""
     n = problem.n_clients
     lam = np.asarray(weights if weights is not None else getattr(problem, "weights",
-                                                                   np.full(n, 1.0 / n)))
+                                                                   np.full(n, 1.0 / n)),
+                     dtype=float)
     if lam.shape != (n,) or np.any(lam < 0) or abs(lam.sum() - 1) > 1e-9:
         raise ValueError("weights must be a nonnegative vector of length N summing to 1")
     if (availability is None) != (avail_probs is None):

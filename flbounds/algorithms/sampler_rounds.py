@@ -99,8 +99,8 @@ class ReplayUniforms:
 
     def rows(self, count: int) -> np.ndarray:
         """The next ``count`` rows (count, N), as ``count`` calls of ``random(N)`` would."""
-        if self._next + count > self._uniforms.shape[0]:
-            raise ValueError("the replayed plan is exhausted")
+        if count < 0 or self._next + count > self._uniforms.shape[0]:
+            raise ValueError(f"cannot hand out {count} more rows of the replayed plan")
         block = self._uniforms[self._next:self._next + count].copy()
         self._next += count
         return block
@@ -114,8 +114,7 @@ def _has_kernels(problem) -> bool:
 def drawn_local_updates(problem, x, local_steps, step, mask, out=None):
     """(B, N, d) array whose rows ``[b, i]`` with ``mask[b, i]`` are the pseudo-gradients of
     :func:`replicate_local_updates` (the same numbers); the other rows are undefined. ``out``:
-    a float64 (B, N, d) buffer to write them to (a run reuses one: a fresh megabyte-sized
-    array every round costs its page faults again)."""
+    a float64 (B, N, d) buffer to write them to (a run reuses one)."""
     n_reps, dim = x.shape
     if out is None:
         out = np.empty((n_reps, problem.n_clients, dim))
@@ -343,14 +342,14 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
     local = round_settings(hyper.step, hyper.local_steps, parallel=False)
-    settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
-                        float(hyper.server_step))
+    loop_settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
+                             float(hyper.server_step))
     state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)
     chunk = max(1, CHUNK_VALUES // (n_reps * n))
     for t0 in range(0, n_rounds, chunk):
         count = min(chunk, n_rounds - t0)
         uniforms = np.stack([source.random((count, n)) for source in sources])
-        drawn_rounds(problem.kernel_data, settings, uniforms, state, ctx.out.x,
+        drawn_rounds(problem.kernel_data, loop_settings, uniforms, state, ctx.out.x,
                      ctx.out.sizes, t0)
 
 
@@ -372,7 +371,7 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
     settings = _compiled_settings(samplers)
     omega = np.stack([s.omega for s in samplers]) if settings and settings.kind == KVIB \
         else np.zeros((n_reps, n))
-    state = IspRound(np.empty((n_reps, n)), np.empty((n_reps, n), dtype=bool),
+    state = IspRound(np.full((n_reps, n), np.nan), np.empty((n_reps, n), dtype=bool),
                      *(np.empty(n_reps) for _ in range(3)))
     every_client = hyper.diagnostics is not False or needs_every_client(samplers)
     ctx = _Context(settings, omega, state, out, every_client,

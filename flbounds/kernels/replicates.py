@@ -69,7 +69,7 @@ def local_update_blocks(data, x, settings, out):
                 out[j, c, p] = x[j, p] - Z[p, j]
 
 
-#: fewest replicates of one client that :func:`local_update_masked` runs as a block
+#: fewest replicates of one client that :func:`update_masked` runs as a block
 BLOCK_MIN = 4
 
 
@@ -129,8 +129,9 @@ def drawn_union(mask, drawn):
 
 @njit(cache=True, fastmath=False)
 def update_masked(data, x, settings, mask, drawn, m, out, work):
-    """The pseudo-gradients of :func:`local_update_masked` for the clients ``drawn[:m]``
-    (:func:`drawn_union`), packed: replicate b's update of client ``drawn[j]`` goes to
+    """The pseudo-gradients ``x[b] - z`` (z after the local GD steps from ``x[b]``) of the
+    pairs with ``mask[b, c]`` for the clients ``drawn[:m]`` (:func:`drawn_union`), packed:
+    replicate b's update of client ``drawn[j]`` goes to
     ``out[b, j]`` (sequential rows: a scattered row written at p = 0.1 waits for its cache
     line to be read first). ``work``: :func:`masked_work`."""
     n_reps, d = x.shape

@@ -43,7 +43,8 @@ class DrawnRun(NamedTuple):
 class DrawnState(NamedTuple):
     """State carried across rounds (updated in place): the replicates' models ``x`` (B, d),
     K-Vib's ``omega`` (B, N), the last round's probabilities ``p`` and draws ``mask`` (B, N),
-    and the drawn clients' pseudo-gradients ``updates`` (B, N, d)."""
+    and a (B, N, d) buffer of the round's pseudo-gradients, packed (row j of replicate b: the
+    j-th client drawn by some replicate; one replicate uses row 0 only)."""
 
     x: np.ndarray
     omega: np.ndarray

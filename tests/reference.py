@@ -79,6 +79,23 @@ def fedavg(problem, plan, step, local_steps, x0):
     return np.array(xs)
 
 
+
+def fedavg_uniform_isp(problem, uniforms, budget, step, local_steps, server_step, x0):
+    """FedAvg with a uniform ISP sampler ([003] Algorithm 1, lambda = 1/N): client i joins
+    round t iff ``uniforms[t, i] < K/N``; x <- x - server_step * sum_S (x - x_i) / (N K/N).
+    Returns the server iterates (T + 1, d)."""
+    n = problem.n_clients
+    prob = budget / n
+    xs = [np.array(x0, dtype=float)]
+    for row in uniforms:
+        idx = np.flatnonzero(row < prob)
+        x = xs[-1]
+        Z = np.tile(x, (idx.size, 1))
+        for _ in range(local_steps):
+            Z = Z - step * problem.client_gradients(Z, clients=idx)
+        xs.append(x - server_step * ((x - Z) / n).sum(axis=0) / prob)
+    return np.array(xs)
+
 def focus(problem, plan, step, local_steps, x0, noise=None, g0=None):
     """FOCUS / SG-FOCUS (Algorithms 1-2 of [002]) as printed: the push is accumulated step by
     step, v <- v + h_t - g_i, g_i <- h_t. Returns (xs, ys, g) with g the final memory."""

@@ -225,3 +225,13 @@ def test_compiled_loop_matches_the_numpy_twin(kind):
     want = ref.fedavg_uniform_isp(problem, plan[0], K, 0.3, 3, 0.9, np.zeros(problem.dim))
     np.testing.assert_allclose(got.x[0], want, rtol=1e-11, atol=1e-12)
     assert got.sizes[0].sum() > 0
+
+
+@pytest.mark.parametrize("name", ["oracle", "kvib", "uniform_isp"])
+@pytest.mark.parametrize("diagnostics", [True, False])
+def test_zero_rounds_leave_the_sampler_as_it_was(name, diagnostics):
+    sampler = SAMPLERS[name]()
+    before = sampler.probabilities().copy()
+    trace = fedavg_sampler(_problem("ridge"), sampler, np.random.default_rng(0), n_rounds=0,
+                           local_steps=2, step=0.1, diagnostics=diagnostics)
+    assert trace.x.shape == (1, 5) and np.array_equal(sampler.probabilities(), before)

@@ -388,7 +388,7 @@ def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerT
             out.x[:, t + 1] = x
             if record:
                 _record(problem, hyper.lam, x, out, t + 1)
-    if settings is not None:
+    if settings is not None and n_rounds > 0:   # the probabilities of a round that ran
         _write_back(settings, samplers, omega, state.p)
     if not record:
         skipped = [out.loss, out.grad_sq]

@@ -130,10 +130,9 @@ def drawn_union(mask, drawn):
 @njit(cache=True, fastmath=False)
 def update_masked(data, x, settings, mask, drawn, m, out, work):
     """The pseudo-gradients ``x[b] - z`` (z after the local GD steps from ``x[b]``) of the
-    pairs with ``mask[b, c]`` for the clients ``drawn[:m]`` (:func:`drawn_union`), packed:
-    replicate b's update of client ``drawn[j]`` goes to
-    ``out[b, j]`` (sequential rows: a scattered row written at p = 0.1 waits for its cache
-    line to be read first). ``work``: :func:`masked_work`."""
+    pairs with ``mask[b, c]`` for the clients ``drawn[:m]`` (:func:`drawn_union`), packed
+    in draw order: replicate b's update of client ``drawn[j]`` goes to ``out[b, j]`` (a
+    round's updates are contiguous rows, whatever N). ``work``: :func:`masked_work`."""
     n_reps, d = x.shape
     Z, G, cols, scratch, point = work
     for j in range(m):

@@ -214,6 +214,12 @@ def isp_probabilities(a, k, p_min, s, csum, out):
 
 
 @njit(cache=True, fastmath=False, inline="always")
+def probability_scratch(n):
+    """Scratch of :func:`sampler_probabilities` for N = n clients."""
+    return np.empty(n), np.empty(n + 1), np.empty(n), np.empty(n)
+
+
+@njit(cache=True, fastmath=False, inline="always")
 def sampler_probabilities(settings, a, omega_row, scratch, out):
     """The sampler's inclusion probabilities for feedback ``a`` into ``out``."""
     n = a.shape[0]
@@ -256,11 +262,12 @@ def isp_sampler_round(settings, pi, omega, uniforms, out):
     applies the update after the draw).
     """
     n_reps, n = pi.shape
-    s, csum, w = np.empty(n), np.empty(n + 1), np.empty(n)
-    p_opt, terms = np.empty(n), np.empty(n)
+    scratch = probability_scratch(n)
+    s, csum, _, p_opt = scratch
+    terms = np.empty(n)
     for rep in range(n_reps):
         a, pr = pi[rep], out.p[rep]
-        sampler_probabilities(settings, a, omega[rep], (s, csum, w, p_opt), pr)
+        sampler_probabilities(settings, a, omega[rep], scratch, pr)
         isp_probabilities(a, settings.budget, 0.0, s, csum, p_opt)
         out.best[rep] = _cost(a, p_opt, terms)
         out.q_gap[rep] = _cost(a, pr, terms) - out.best[rep]

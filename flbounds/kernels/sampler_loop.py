@@ -20,7 +20,13 @@ import numpy as np
 from numba import njit
 
 from flbounds.kernels.gradients import load_client, prefetch_next
-from flbounds.kernels.isp_round import KVIB, IspSettings, numpy_sum, sampler_probabilities
+from flbounds.kernels.isp_round import (
+    KVIB,
+    IspSettings,
+    numpy_sum,
+    probability_scratch,
+    sampler_probabilities,
+)
 from flbounds.kernels.replicates import (
     drawn_union,
     masked_work,
@@ -101,7 +107,7 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
     computed client by client for all replicates (:func:`update_masked`), then folded."""
     n_reps, n_rounds, n = uniforms.shape
     d = state.x.shape[1]
-    scratch = (np.empty(n), np.empty(n + 1), np.empty(n), np.empty(n))
+    scratch = probability_scratch(n)
     no_feedback = np.zeros(n)        # neither sampler reads the round's norms before it draws
     agg, sq = np.empty((n_reps, d)), np.empty(d)
     work = masked_work(data, n_reps, d)

@@ -187,9 +187,9 @@ def diagnose(entry, profiles, machine, summary=()):
             "same N and p")
         return head + ("flbounds (diagnostics=False) runs the rounds in one compiled loop and "
                        f"computes only the drawn clients' {TAU} local steps, as the peers do: "
-                       f"{us_client:.2f} us per sampled client and round{versus}; the "
-                       "difference is the draw over all N clients, the packed update rows "
-                       "and the weighted aggregate.")
+                       f"{us_client:.2f} us per sampled client and round{versus}; on top of "
+                       "FedAvg's work it draws over all N clients every round and weights "
+                       "each drawn update by 1/p_i.")
     prof = _profile_for(profiles, kind, p)
     if prof is None:
         return head + "no profile at this size."

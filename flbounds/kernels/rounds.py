@@ -91,10 +91,10 @@ class FocusRecord(NamedTuple):
 
 
 @njit(cache=True, fastmath=False)
-def _participants(plan, r, clients):
-    """Write round r's participants (increasing) into ``clients``; return their number.
-    Branch-free (every index is written, the count advances on participants): a Bernoulli
-    plan's branches are unpredictable."""
+def participants(plan, r, clients):
+    """Write round r's participants (the set entries of ``plan[r]``, increasing) into
+    ``clients``; return their number. Branch-free (every index is written, the count
+    advances on participants): a Bernoulli plan's branches are unpredictable."""
     m = 0
     for i in range(plan.shape[1]):
         clients[m] = i
@@ -210,7 +210,7 @@ def fedavg_loop(data, plan, settings, x0, xs, finals):
     buffers = (acc, (client_scratch(data), np.empty(d), np.empty(d)))
     copy_into(xs[0], x0)
     for r in range(plan.shape[0]):
-        m = _participants(plan, r, clients)
+        m = participants(plan, r, clients)
         _fedavg_round(data, settings, clients, m, xs[r], finals, buffers)
         for p in range(d):
             xs[r + 1, p] = acc[p] / m if m > 0 else xs[r, p]
@@ -350,7 +350,7 @@ def focus_loop(data, plan, noise, settings, state, record, pushes):
     if record.g_sums.shape[0] > 0:
         _sum_rows(state.g, record.g_sums, np.int64(0))
     for r in range(plan.shape[0]):
-        m = _participants(plan, r, clients)
+        m = participants(plan, r, clients)
         _focus_round(data, settings, noise, r, clients, m, state, pushes, work)
         for p in range(d):
             state.x[p] -= settings.step * state.y[p]

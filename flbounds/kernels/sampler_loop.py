@@ -33,7 +33,7 @@ from flbounds.kernels.replicates import (
     pseudo_gradient,
     update_masked,
 )
-from flbounds.kernels.rounds import RoundSettings
+from flbounds.kernels.rounds import RoundSettings, participants
 
 
 class DrawnRun(NamedTuple):
@@ -68,19 +68,6 @@ def weighted_sum(w, z, out):
         for j in range(z.shape[1]):
             out[j] += w[i] * z[i, j]
     return out
-
-
-@njit(cache=True, fastmath=False)
-def _draw(uniforms, p, mask, drawn):
-    """``mask = uniforms < p`` (N,); the drawn clients, increasing, into ``drawn``; returns
-    their number."""
-    m = 0
-    for i in range(p.shape[0]):
-        hit = uniforms[i] < p[i]
-        mask[i] = hit
-        drawn[m] = i          # kept only if drawn: no branch to mispredict
-        m += hit
-    return m
 
 
 @njit(cache=True, fastmath=False, inline="always")
@@ -118,7 +105,9 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
         for b in range(n_reps):
             if t == 0 or run.isp.kind == KVIB:    # a uniform ISP's p does not change
                 sampler_probabilities(run.isp, no_feedback, state.omega[b], scratch, state.p[b])
-            counts[b] = _draw(uniforms[b, t], state.p[b], state.mask[b], drawn[b])
+            for i in range(n):
+                state.mask[b, i] = uniforms[b, t, i] < state.p[b, i]
+            counts[b] = participants(state.mask, b, drawn[b])
         if n_reps == 1:
             x, u, point = state.x[0], state.updates[0, 0], work[4]
             for j in range(counts[0]):

@@ -193,3 +193,32 @@ def test_compile_log_names_each_compile_and_load(tmp_path):
     assert all(r["seconds"] >= r["self_seconds"] >= 0 for r in lines)
     assert (first["misses"], second["hits"]) == (1, 1)
     assert first["out"] == second["out"] == 1.0
+
+
+def test_library_kernels_compile_at_the_kernel_level():
+    """A library kernel compiles at ``KERNEL_OPT`` (unless ``NUMBA_OPT`` is set), any other
+    numba function at numba's own level, and numba's setting is back after each."""
+    from numba.core import config, event
+
+    levels = {}
+
+    class Record(event.Listener):
+        def on_start(self, ev):
+            levels[ev.data["dispatcher"].py_func.__name__] = int(config.OPT)
+
+        def on_end(self, ev):
+            pass
+
+    def ours(x):
+        return x + 1
+
+    def theirs(x):
+        return x + 2
+
+    ours.__module__ = "flbounds.kernels.probe_level"
+    before = config.OPT
+    with event.install_listener("numba:compile", Record()):
+        assert numba.njit(ours)(1) == 2 and numba.njit(theirs)(1) == 3
+    expected = int(before) if "NUMBA_OPT" in os.environ else kernels.KERNEL_OPT
+    assert levels == {"ours": expected, "theirs": int(before)}
+    assert config.OPT is before

@@ -16,12 +16,16 @@ from pathlib import Path
 
 import numba
 
-from ._cache import cache_dir, install_compile_lock, log_compiles, sources_digest
+from ._cache import cache_dir, install_compile_hooks, log_compiles, sources_digest
 
+#: LLVM optimisation level the kernels compile at, unless ``NUMBA_OPT`` is set (numba's
+#: default is 3). Level 1 takes about a fifth less compile time and runs the benchmarks
+#: as fast (``benchmarks/opt_level.py``).
+KERNEL_OPT = 1
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
 CACHE_DIR = cache_dir(sources_digest())
 if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not compiling
     log_compiles(Path(os.environ["FLBOUNDS_COMPILE_LOG"]))
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
-    install_compile_lock(CACHE_DIR)
+install_compile_hooks(CACHE_DIR, None if "NUMBA_OPT" in os.environ else KERNEL_OPT)

@@ -9,7 +9,7 @@ machine code after a kernel changes.
 
 Compilation: numba compiles a kernel in every process that calls it before the cache holds
 it, so a pool of workers started on an empty cache compiles each kernel once per worker.
-:func:`install_compile_lock` makes numba take a per-kernel file lock around each
+:func:`install_compile_hooks` makes numba take a per-kernel file lock around each
 compilation of a library kernel; a second process asking for the same kernel waits, then
 finds it in the cache and loads it. Kernels call kernels, never in a cycle, so the locks
 taken while one compilation triggers another cannot deadlock.
@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: every process compiles for itself
     fcntl = None
 
-__all__ = ["cache_dir", "candidate_dirs", "install_compile_lock", "sources_digest"]
+__all__ = ["cache_dir", "candidate_dirs", "install_compile_hooks", "sources_digest"]
 
 _PACKAGE = Path(__file__).parent
 
@@ -130,30 +130,49 @@ def _kernel_name(dispatcher) -> str | None:
     return f"{module}.{func.__qualname__}"
 
 
-def install_compile_lock(folder: Path | None) -> bool:
-    """Wrap numba's ``Dispatcher.compile`` so a library kernel compiles under
-    :func:`kernel_lock` (other numba functions pass straight through). Returns False when
-    there is no cache folder (nothing to share) or it was installed already."""
+def install_compile_hooks(folder: Path | None, opt: int | None) -> bool:
+    """Wrap numba's ``Dispatcher.compile`` so a library kernel compiles at LLVM optimisation
+    level ``opt`` (None: numba's own, ``NUMBA_OPT`` or 3) and, when ``folder`` is set, under
+    :func:`kernel_lock`. Other numba functions pass straight through. Returns False when
+    there is nothing to do or it was installed already."""
     from numba.core import sigutils
     from numba.core.caching import NullCache
     from numba.core.dispatcher import Dispatcher
 
     original = Dispatcher.compile
-    if folder is None or fcntl is None or getattr(original, "_flbounds_lock", False):
+    share = folder is not None and fcntl is not None
+    if not (share or opt is not None) or getattr(original, "_flbounds_hooks", False):
         return False
 
     def compile(self, sig):
         name = _kernel_name(self)
-        if (name is None or isinstance(self._cache, NullCache)
-                or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads):
-            return original(self, sig)   # not ours, never cached (an overload's impl), or done
-        with kernel_lock(folder, name):
+        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
+            return original(self, sig)   # not ours, or compiled already
+        locked = share and not isinstance(self._cache, NullCache)   # an overload's impl
+        with _opt_level(opt), (kernel_lock(folder, name) if locked
+                               else contextlib.nullcontext()):
             return original(self, sig)
 
-    compile._flbounds_lock = True
+    compile._flbounds_hooks = True
     compile.__doc__ = original.__doc__
     Dispatcher.compile = compile
     return True
+
+
+@contextlib.contextmanager
+def _opt_level(opt: int | None) -> Iterator[None]:
+    """numba reads ``config.OPT`` each time it builds an LLVM pass pipeline, so setting it
+    for the length of one compilation (numba compiles one function at a time, under its
+    global compiler lock) changes that compilation only."""
+    from numba.core import config
+
+    saved = config.OPT
+    if opt is not None:
+        config.OPT = type(saved)(opt)
+    try:
+        yield
+    finally:
+        config.OPT = saved
 
 
 # -- where first-run time goes -------------------------------------------------------------
@@ -212,7 +231,7 @@ def log_compiles(path: Path) -> bool:
     _on_wait = waited
     event.register("numba:compile", _Compiled())
     compile._flbounds_log = True
-    compile._flbounds_lock = getattr(original, "_flbounds_lock", False)
+    compile._flbounds_hooks = getattr(original, "_flbounds_hooks", False)
     compile.__doc__ = original.__doc__
     Dispatcher.compile = compile
     return True

@@ -219,6 +219,18 @@ def test_library_kernels_compile_at_the_kernel_level():
     before = config.OPT
     with event.install_listener("numba:compile", Record()):
         assert numba.njit(ours)(1) == 2 and numba.njit(theirs)(1) == 3
-    expected = int(before) if "NUMBA_OPT" in os.environ else kernels.KERNEL_OPT
+    expected = int(before) if os.environ.get("NUMBA_OPT") else kernels.KERNEL_OPT
     assert levels == {"ours": expected, "theirs": int(before)}
     assert config.OPT is before
+
+
+def test_the_cache_folder_records_the_level(tmp_path):
+    """Kernels compiled at ``NUMBA_OPT=3`` do not serve a run at the default level (nor the
+    reverse): the two runs use two folders."""
+    pkg = _package_copy(tmp_path, read_only=False)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}
+    default = _report(_probe(pkg, env))
+    at_three = _report(_probe(pkg, {**env, "NUMBA_OPT": "3"}))
+    assert Path(default["dir"]).name.endswith(f"-o{kernels.KERNEL_OPT}")
+    assert Path(at_three["dir"]).name.endswith("-o3")
+    assert (default["misses"], at_three["misses"]) == (1, 1)

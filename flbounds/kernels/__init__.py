@@ -5,10 +5,12 @@ against the files it calls into (numba's documented caching limitation): a round
 ``rounds.py`` compiled with the gradients of ``gradients.py`` would be reused after a change
 to ``gradients.py``. The cache directory is therefore keyed by a digest of every kernel
 source, so any change to any kernel recompiles all of them and a kernel bug (or fix) reaches
-every caller at once. Where that directory lives (``NUMBA_CACHE_DIR``, the package, the
-user cache) and how parallel processes share one compilation: :mod:`._cache`. With
-``FLBOUNDS_COMPILE_LOG=<file>`` every process appends each kernel it compiles or loads from
-the cache, with the seconds it took, to that file (JSON lines).
+every caller at once. The kernels compile at LLVM optimisation level :data:`KERNEL_OPT` (or at
+``NUMBA_OPT`` when it is set), and the directory's name records the level, so a kernel built
+at one level never serves a run at another. Where that directory lives (``NUMBA_CACHE_DIR``,
+the package, the user cache) and how parallel processes share one compilation:
+:mod:`._cache`. With ``FLBOUNDS_COMPILE_LOG=<file>`` every process appends each kernel it
+compiles or loads from the cache, with the seconds it took, to that file (JSON lines).
 """
 
 import os
@@ -18,14 +20,15 @@ import numba
 
 from ._cache import cache_dir, install_compile_hooks, log_compiles, sources_digest
 
-#: LLVM optimisation level the kernels compile at, unless ``NUMBA_OPT`` is set (numba's
-#: default is 3). Level 1 takes about a fifth less compile time and runs the benchmarks
-#: as fast (``benchmarks/opt_level.py``).
+#: LLVM optimisation level the kernels compile at unless ``NUMBA_OPT`` is set (numba's
+#: default is 3): level 1 compiles them in about a sixth less CPU time and they run as fast
+#: or faster, with the same bits (``python -m benchmarks opt_level``)
 KERNEL_OPT = 1
+_LEVEL = os.environ.get("NUMBA_OPT") or str(KERNEL_OPT)
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
-CACHE_DIR = cache_dir(sources_digest())
+CACHE_DIR = cache_dir(f"{sources_digest()}-o{_LEVEL}")
 if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not compiling
     log_compiles(Path(os.environ["FLBOUNDS_COMPILE_LOG"]))
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
-install_compile_hooks(CACHE_DIR, None if "NUMBA_OPT" in os.environ else KERNEL_OPT)
+install_compile_hooks(CACHE_DIR, None if os.environ.get("NUMBA_OPT") else KERNEL_OPT)

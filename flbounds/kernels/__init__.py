@@ -21,8 +21,8 @@ import numba
 from ._cache import cache_dir, install_compile_hooks, log_compiles, sources_digest
 
 #: LLVM optimisation level the kernels compile at unless ``NUMBA_OPT`` is set (numba's
-#: default is 3): level 1 compiles them in about a sixth less CPU time and they run as fast
-#: or faster, with the same bits (``python -m benchmarks opt_level``)
+#: default is 3): level 1 compiles them in about a sixth less CPU time, with the same bits,
+#: and they run within a few per cent or faster (``python -m benchmarks opt_level``)
 KERNEL_OPT = 1
 _LEVEL = os.environ.get("NUMBA_OPT") or str(KERNEL_OPT)
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)

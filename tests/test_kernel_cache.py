@@ -234,3 +234,29 @@ def test_the_cache_folder_records_the_level(tmp_path):
     assert Path(default["dir"]).name.endswith(f"-o{kernels.KERNEL_OPT}")
     assert Path(at_three["dir"]).name.endswith("-o3")
     assert (default["misses"], at_three["misses"]) == (1, 1)
+
+
+def test_the_level_is_borrowed_under_numba_compiler_lock():
+    """Another thread compiling meanwhile would see (and might save and restore) the borrowed
+    level: while it is set, numba's compiler lock is held, so no other thread can compile."""
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+
+    def other_thread_gets_the_lock():
+        got = []
+
+        def try_lock():
+            got.append(global_compiler_lock._lock.acquire(blocking=False))
+            if got[0]:
+                global_compiler_lock._lock.release()
+
+        thread = threading.Thread(target=try_lock)
+        thread.start()
+        thread.join(600)
+        return got[0]
+
+    before = config.OPT
+    with _cache._opt_level(0):
+        assert int(config.OPT) == 0
+        assert not other_thread_gets_the_lock()
+    assert config.OPT is before and other_thread_gets_the_lock()

@@ -162,17 +162,21 @@ def install_compile_hooks(folder: Path | None, opt: int | None) -> bool:
 @contextlib.contextmanager
 def _opt_level(opt: int | None) -> Iterator[None]:
     """numba reads ``config.OPT`` each time it builds an LLVM pass pipeline, so setting it
-    for the length of one compilation (numba compiles one function at a time, under its
-    global compiler lock) changes that compilation only."""
+    for the length of one compilation changes that compilation only. Held under numba's
+    compiler lock (re-entrant; numba takes it for every compilation anyway), so no other
+    thread compiles at the borrowed level or saves it as its own; taken before
+    :func:`kernel_lock`, in every thread, so the two locks cannot deadlock."""
     from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
 
-    saved = config.OPT
-    if opt is not None:
-        config.OPT = type(saved)(opt)
-    try:
-        yield
-    finally:
-        config.OPT = saved
+    with global_compiler_lock:
+        saved = config.OPT
+        if opt is not None:
+            config.OPT = type(saved)(opt)
+        try:
+            yield
+        finally:
+            config.OPT = saved
 
 
 # -- where first-run time goes -------------------------------------------------------------

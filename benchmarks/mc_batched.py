@@ -129,15 +129,21 @@ def fedavg_row(case, seed):
                 inputs_mib=plans.nbytes / 2**20)
 
 
-def safari_row(case, seed):
+def safari_inputs(case, seed):
+    """(data, population, kernel plan, steps) of a SAFARI case on the reference instance."""
     n_rounds, n_reps = case
     problem = random_quadratics(np.random.default_rng(seed), 10, 2, mu=0.5, L=2.0)
     plan = kernel_plan(safari_plans(np.random.default_rng(seed + 1).spawn(n_reps),
                                     n_rounds=n_rounds, q=0.5, eligible=np.arange(4, 10),
                                     n_sampled=5, local_steps=5, dim=2, client_noise_std=0.1,
                                     server_noise_std=0.1))
-    data, x0, steps = problem.kernel_data, np.zeros(2), (0.02, 0.05)
-    pop = population(data)
+    return problem.kernel_data, population(problem.kernel_data), plan, (0.02, 0.05)
+
+
+def safari_row(case, seed):
+    n_rounds, n_reps = case
+    data, pop, plan, steps = safari_inputs(case, seed)
+    x0 = np.zeros(2)
     out_a = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
     out_b = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
     loop = lambda: safari_per_replicate(data, pop, plan, steps, x0, out_a)  # noqa: E731

@@ -5,8 +5,9 @@ Each level runs in its own process (``NUMBA_OPT`` set, an empty numba cache, one
 the two alternating ``--repeats`` times. A process first calls every workload once
 (``compile_cpu_s``: its CPU seconds, nearly all compiling) and then times each one
 (``best_time``). Workloads: the benchmark peers' FedAvg, FOCUS and FedAvg-with-sampler on
-quadratic, ridge and logistic clients (N = 1000, p in {1, 0.1}) and the replicate-batched
-Monte Carlo kernel of FedAvg on the three kinds. Reported per workload: seconds per call at
+quadratic, ridge and logistic clients (N = 1000, p in {1, 0.1}), and the Monte Carlo cases of
+``benchmarks.mc_batched``: replicate-batched FedAvg on the three kinds, SAFARI, and the
+online baselines Vrb and Mabs. Reported per workload: seconds per call at
 each level and the ratio level 1 / level 3 (min and median over the repeats; above 1: level 1
 is slower), and whether both levels computed the same bits (``identical``; fastmath is off,
 so the optimiser may not reorder floating-point arithmetic).
@@ -46,10 +47,19 @@ def workloads() -> dict:
         make_problem,
         rounds_for,
     )
-    from benchmarks.mc_batched import FEDAVG_CASES, _problem
+    from benchmarks.mc_batched import (
+        FEDAVG_CASES,
+        KS,
+        ONLINE_CASES,
+        SAFARI_CASES,
+        _problem,
+        safari_inputs,
+    )
     from flbounds.algorithms._common import round_settings
-    from flbounds.kernels.replicates import fedavg_replicates
+    from flbounds.kernels.replicates import fedavg_replicates, safari_replicates
     from flbounds.participation import Bernoulli
+    from flbounds.sampling.online import Assumption51Feedback
+    from flbounds.sampling.online_batched import baseline_costs
 
     out = {}
     for kind in KINDS:
@@ -69,6 +79,19 @@ def workloads() -> dict:
         out[f"MC FedAvg {kind} B={reps}"] = (
             lambda d=problem.kernel_data, pl=plans, s=settings, x=xs:
             (fedavg_replicates(d, pl, s, np.zeros(x.shape[-1]), x), x)[1])
+    n_rounds, reps = SAFARI_CASES["quick"][0]
+    data, pop, plan, steps = safari_inputs((n_rounds, reps), 20)
+    safari_out = (np.empty((reps, n_rounds + 1, 2)), np.empty((reps, n_rounds)))
+    out[f"MC SAFARI B={reps}"] = lambda: (
+        safari_replicates(data, pop, plan, steps, np.zeros((reps, 2)), safari_out, 1),
+        safari_out[0])[1]
+    n_clients, n_rounds, n_seeds = ONLINE_CASES["quick"][0]
+    feedback = Assumption51Feedback.generate(np.random.default_rng(30), n_clients)
+    for kind in ("vrb", "mabs"):
+        out[f"online {kind} N={n_clients}"] = (
+            lambda kind=kind: baseline_costs(kind, feedback, KS, n_rounds,
+                                             np.random.default_rng(31).spawn(n_seeds),
+                                             G=feedback.G))
     return out
 
 
@@ -109,9 +132,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.child is not None:
         return child(args.child, args.min_time)
-    repeats = args.repeats or (2 if args.profile == "quick" else 4)
+    repeats = args.repeats if args.repeats is not None else (2 if args.profile == "quick"
+                                                             else 4)
     if repeats < 1:
-        parser.error("--repeats must be at least 1")
+        parser.error(f"--repeats must be at least 1, got {repeats}")
+    if args.min_time <= 0:
+        parser.error(f"--min-time must be positive, got {args.min_time}")
     runs = {level: [] for level in LEVELS}
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(repeats):

@@ -196,8 +196,9 @@ def test_compile_log_names_each_compile_and_load(tmp_path):
 
 
 def test_library_kernels_compile_at_the_kernel_level():
-    """A library kernel compiles at ``KERNEL_OPT`` (unless ``NUMBA_OPT`` is set), any other
-    numba function at numba's own level, and numba's setting is back after each."""
+    """A library kernel compiles at ``KERNEL_OPT`` (unless ``NUMBA_OPT`` is set), one listed in
+    ``KEEP_NUMBA_LEVEL`` and any other numba function at numba's own level, and numba's
+    setting is back after each."""
     from numba.core import config, event
 
     levels = {}
@@ -215,12 +216,17 @@ def test_library_kernels_compile_at_the_kernel_level():
     def theirs(x):
         return x + 2
 
+    def kept(x):
+        return x + 3
+
     ours.__module__ = "flbounds.kernels.probe_level"
+    kept.__module__ = kernels.KEEP_NUMBA_LEVEL[0] + "probe"
     before = config.OPT
     with event.install_listener("numba:compile", Record()):
         assert numba.njit(ours)(1) == 2 and numba.njit(theirs)(1) == 3
+        assert numba.njit(kept)(1) == 4
     expected = int(before) if os.environ.get("NUMBA_OPT") else kernels.KERNEL_OPT
-    assert levels == {"ours": expected, "theirs": int(before)}
+    assert levels == {"ours": expected, "theirs": int(before), "kept": int(before)}
     assert config.OPT is before
 
 

@@ -24,6 +24,9 @@ from ._cache import cache_dir, install_compile_hooks, log_compiles, sources_dige
 #: default is 3): level 1 compiles them in about a sixth less CPU time, with the same bits,
 #: and they run within a few per cent or faster (``python -m benchmarks opt_level``)
 KERNEL_OPT = 1
+#: kernels that keep numba's level: the replicate-batched Monte Carlo groups ran 2-12% slower
+#: at level 1 (FedAvg, SAFARI)
+KEEP_NUMBA_LEVEL = ("flbounds.kernels.replicates.",)
 _LEVEL = os.environ.get("NUMBA_OPT") or str(KERNEL_OPT)
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
 CACHE_DIR = cache_dir(f"{sources_digest()}-o{_LEVEL}")
@@ -31,4 +34,5 @@ if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not c
     log_compiles(Path(os.environ["FLBOUNDS_COMPILE_LOG"]))
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
-install_compile_hooks(CACHE_DIR, None if os.environ.get("NUMBA_OPT") else KERNEL_OPT)
+install_compile_hooks(CACHE_DIR, None if os.environ.get("NUMBA_OPT") else KERNEL_OPT,
+                      KEEP_NUMBA_LEVEL)

@@ -130,11 +130,13 @@ def _kernel_name(dispatcher) -> str | None:
     return f"{module}.{func.__qualname__}"
 
 
-def install_compile_hooks(folder: Path | None, opt: int | None) -> bool:
+def install_compile_hooks(folder: Path | None, opt: int | None,
+                          keep: tuple[str, ...] = ()) -> bool:
     """Wrap numba's ``Dispatcher.compile`` so a library kernel compiles at LLVM optimisation
-    level ``opt`` (None: numba's own, ``NUMBA_OPT`` or 3) and, when ``folder`` is set, under
-    :func:`kernel_lock`. Other numba functions pass straight through. Returns False when
-    there is nothing to do or it was installed already."""
+    level ``opt`` (None: numba's own, ``NUMBA_OPT`` or 3; also for kernels whose name starts
+    with one of ``keep``) and, when ``folder`` is set, under :func:`kernel_lock`. Other numba
+    functions pass straight through. Returns False when there is nothing to do or it was
+    installed already."""
     from numba.core import sigutils
     from numba.core.caching import NullCache
     from numba.core.dispatcher import Dispatcher
@@ -149,8 +151,9 @@ def install_compile_hooks(folder: Path | None, opt: int | None) -> bool:
         if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
             return original(self, sig)   # not ours, or compiled already
         locked = share and not isinstance(self._cache, NullCache)   # an overload's impl
-        with _opt_level(opt), (kernel_lock(folder, name) if locked
-                               else contextlib.nullcontext()):
+        level = None if name.startswith(keep) else opt
+        with _opt_level(level), (kernel_lock(folder, name) if locked
+                                 else contextlib.nullcontext()):
             return original(self, sig)
 
     compile._flbounds_hooks = True

@@ -1,16 +1,17 @@
-"""The kernels' LLVM optimisation level: compile time and run time at level 1 (flbounds'
-``KERNEL_OPT``) against numba's default 3, side by side in one run.
+"""The kernels' LLVM optimisation level: compile time and run time as flbounds compiles them
+(``KERNEL_OPT`` = 1, the kernels of ``KEEP_NUMBA_LEVEL`` at numba's level) against every
+kernel at numba's default level 3, side by side in one run.
 
-Each level runs in its own process (``NUMBA_OPT`` set, an empty numba cache, one thread),
-the two alternating ``--repeats`` times. A process first calls every workload once
-(``compile_cpu_s``: its CPU seconds, nearly all compiling) and then times each one
-(``best_time``). Workloads: the benchmark peers' FedAvg, FOCUS and FedAvg-with-sampler on
-quadratic, ridge and logistic clients (N = 1000, p in {1, 0.1}), and the Monte Carlo cases of
-``benchmarks.mc_batched``: replicate-batched FedAvg on the three kinds, SAFARI, and the
-online baselines Vrb and Mabs. Reported per workload: seconds per call at
-each level and the ratio level 1 / level 3 (min and median over the repeats; above 1: level 1
-is slower), and whether both levels computed the same bits (``identical``; fastmath is off,
-so the optimiser may not reorder floating-point arithmetic).
+Each setting runs in its own process (flbounds' own: no ``NUMBA_OPT``; level 3:
+``NUMBA_OPT=3``), with an empty numba cache and one thread, the two alternating ``--repeats``
+times. A process first calls every workload once (``compile_cpu_s``: its CPU seconds, nearly
+all compiling) and then times each one (``best_time``). Workloads: the benchmark peers'
+FedAvg, FOCUS and FedAvg-with-sampler on quadratic, ridge and logistic clients (N = 1000, p in
+{1, 0.1}), and the Monte Carlo cases of ``benchmarks.mc_batched``: replicate-batched FedAvg on
+the three kinds, SAFARI, and the online baselines Vrb and Mabs. Reported per workload: seconds
+per call in each setting and the ratio flbounds' / level 3 (min and median over the repeats;
+above 1: flbounds' setting is slower), and whether both computed the same bits
+(``identical``; fastmath is off, so the optimiser may not reorder floating-point arithmetic).
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ def child(out: Path, min_time: float) -> None:
                for name, fn in loads.items()}
     compile_cpu = time.process_time() - start
     seconds = {name: best_time(fn, repeat=3, min_time=min_time) for name, fn in loads.items()}
-    out.write_text(json.dumps({"opt": int(numba.config.OPT), "compile_cpu_s": compile_cpu,
-                               "seconds": seconds, "digests": digests}), encoding="utf-8")
+    out.write_text(json.dumps({"compile_cpu_s": compile_cpu, "seconds": seconds,
+                               "digests": digests}), encoding="utf-8")
 
 
 def spawn(level: int, tmp: Path, index: int, min_time: float) -> dict:
@@ -152,13 +153,16 @@ def main(argv=None):
         same = len({r["digests"][name] for r in low + high}) == 1
         rows.append(_row(name, [r["seconds"][name] for r in low],
                          [r["seconds"][name] for r in high], same))
-    return write(args.out, NAME, "Kernel optimisation level 1 against 3", rows,
+    return write(args.out, NAME, "Kernel optimisation level: flbounds' (1) against numba's 3",
+                 rows,
                  ["workload", "level1_s", "level3_s", "ratio_min", "ratio_median",
                   "identical"],
-                 notes=f"{repeats} alternating repeats per level, each in a fresh process with "
-                       "an empty numba cache; seconds are the best over the repeats; ratio: "
-                       "level 1 / level 3 per repeat pair (above 1: level 1 slower); "
-                       "identical: every run of both levels gave the same bits.")
+                 notes=f"{repeats} alternating repeats per setting, each in a fresh process "
+                       "with an empty numba cache; level1: flbounds' setting (KERNEL_OPT = 1, "
+                       "KEEP_NUMBA_LEVEL at numba's level); level3: NUMBA_OPT=3; seconds are "
+                       "the best over the repeats; ratio: level1 / level3 per repeat pair "
+                       "(above 1: flbounds' setting slower); identical: every run of both "
+                       "settings gave the same bits.")
 
 
 def _row(name, low, high, identical) -> dict:

@@ -110,13 +110,19 @@ def _problem(kind, n_clients, n_samples, dim, rng):
     return random_logistic(rng, n_clients, n_samples, dim, lam=0.05)
 
 
-def fedavg_row(case, seed):
+def fedavg_inputs(case, seed):
+    """(data, Bernoulli plans (B, T, N), round settings) of a FedAvg case."""
     kind, n_clients, n_samples, dim, tau, n_rounds, n_reps = case
     rng = np.random.default_rng(seed)
     problem = _problem(kind, n_clients, n_samples, dim, rng)
     proc = Bernoulli(np.linspace(0.1, 0.95, n_clients))
     plans = np.stack([proc.plan(c, n_rounds) for c in rng.spawn(n_reps)])
-    data, settings = problem.kernel_data, round_settings(0.02, tau, parallel=False)
+    return problem.kernel_data, plans, round_settings(0.02, tau, parallel=False)
+
+
+def fedavg_row(case, seed):
+    kind, n_clients, n_samples, dim, tau, n_rounds, n_reps = case
+    data, plans, settings = fedavg_inputs(case, seed)
     x0 = np.zeros(dim)
     xa, xb = np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, n_rounds + 1, dim))
     loop = lambda: _fedavg_loop(data, plans, settings, x0, xa)  # noqa: E731

@@ -53,12 +53,10 @@ def workloads() -> dict:
         KS,
         ONLINE_CASES,
         SAFARI_CASES,
-        _problem,
+        fedavg_inputs,
         safari_inputs,
     )
-    from flbounds.algorithms._common import round_settings
     from flbounds.kernels.replicates import fedavg_replicates, safari_replicates
-    from flbounds.participation import Bernoulli
     from flbounds.sampling.online import Assumption51Feedback
     from flbounds.sampling.online_batched import baseline_costs
 
@@ -70,15 +68,12 @@ def workloads() -> dict:
                 rounds = rounds_for(N_CLIENTS, p, WORK)
                 case = make_case(kind, algorithm, problem, p, rounds)
                 out[f"{algorithm} {kind} p={p}"] = (lambda c=case, r=rounds: flbounds_run(c, r))
-    for kind, n, samples, dim, tau, n_rounds, reps in FEDAVG_CASES["quick"][1:4]:
-        rng = np.random.default_rng(0)
-        problem = _problem(kind, n, samples, dim, rng)
-        plans = np.stack([Bernoulli(np.linspace(0.1, 0.95, n)).plan(c, n_rounds)
-                          for c in rng.spawn(reps)])
+    for case in FEDAVG_CASES["quick"][1:4]:
+        kind, dim, n_rounds, reps = case[0], case[3], case[5], case[6]
+        data, plans, settings = fedavg_inputs(case, 0)
         xs = np.empty((reps, n_rounds + 1, dim))
-        settings = round_settings(0.02, tau, parallel=False)
         out[f"MC FedAvg {kind} B={reps}"] = (
-            lambda d=problem.kernel_data, pl=plans, s=settings, x=xs:
+            lambda d=data, pl=plans, s=settings, x=xs:
             (fedavg_replicates(d, pl, s, np.zeros(x.shape[-1]), x), x)[1])
     n_rounds, reps = SAFARI_CASES["quick"][0]
     data, pop, plan, steps = safari_inputs((n_rounds, reps), 20)

@@ -27,12 +27,11 @@ KERNEL_OPT = 1
 #: kernels that keep numba's level: the replicate-batched Monte Carlo groups ran 2-12% slower
 #: at level 1 (FedAvg, SAFARI)
 KEEP_NUMBA_LEVEL = ("flbounds.kernels.replicates.",)
-_LEVEL = os.environ.get("NUMBA_OPT") or str(KERNEL_OPT)
+_USER_OPT = os.environ.get("NUMBA_OPT")
 #: the folder holding the compiled kernels (None: no writable folder, nothing is cached)
-CACHE_DIR = cache_dir(f"{sources_digest()}-o{_LEVEL}")
+CACHE_DIR = cache_dir(f"{sources_digest()}-o{_USER_OPT or KERNEL_OPT}")
 if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not compiling
     log_compiles(Path(os.environ["FLBOUNDS_COMPILE_LOG"]))
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
-install_compile_hooks(CACHE_DIR, None if os.environ.get("NUMBA_OPT") else KERNEL_OPT,
-                      KEEP_NUMBA_LEVEL)
+install_compile_hooks(CACHE_DIR, None if _USER_OPT else KERNEL_OPT, KEEP_NUMBA_LEVEL)

@@ -130,6 +130,18 @@ def _kernel_name(dispatcher) -> str | None:
     return f"{module}.{func.__qualname__}"
 
 
+def _new_library_compile(dispatcher, sig) -> str | None:
+    """The kernel's name when ``dispatcher.compile(sig)`` is a library kernel's and will
+    compile or load a specialisation it does not hold yet; None otherwise (not ours, or
+    already there: numba returns it at once)."""
+    from numba.core import sigutils
+
+    name = _kernel_name(dispatcher)
+    if name is None or tuple(sigutils.normalize_signature(sig)[0]) in dispatcher.overloads:
+        return None
+    return name
+
+
 def install_compile_hooks(folder: Path | None, opt: int | None,
                           keep: tuple[str, ...] = ()) -> bool:
     """Wrap numba's ``Dispatcher.compile`` so a library kernel compiles at LLVM optimisation
@@ -137,7 +149,6 @@ def install_compile_hooks(folder: Path | None, opt: int | None,
     with one of ``keep``) and, when ``folder`` is set, under :func:`kernel_lock`. Other numba
     functions pass straight through. Returns False when there is nothing to do or it was
     installed already."""
-    from numba.core import sigutils
     from numba.core.caching import NullCache
     from numba.core.dispatcher import Dispatcher
 
@@ -147,9 +158,9 @@ def install_compile_hooks(folder: Path | None, opt: int | None,
         return False
 
     def compile(self, sig):
-        name = _kernel_name(self)
-        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
-            return original(self, sig)   # not ours, or compiled already
+        name = _new_library_compile(self, sig)
+        if name is None:
+            return original(self, sig)
         locked = share and not isinstance(self._cache, NullCache)   # an overload's impl
         level = None if name.startswith(keep) else opt
         with _opt_level(level), (kernel_lock(folder, name) if locked
@@ -193,7 +204,7 @@ def log_compiles(path: Path) -> bool:
     (:func:`kernel_lock`). For profiling a first run (``FLBOUNDS_COMPILE_LOG``)."""
     import json
 
-    from numba.core import event, sigutils
+    from numba.core import event
     from numba.core.dispatcher import Dispatcher
 
     original = Dispatcher.compile
@@ -221,8 +232,8 @@ def log_compiles(path: Path) -> bool:
             pass
 
     def compile(self, sig):
-        name = _kernel_name(self)
-        if name is None or tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
+        name = _new_library_compile(self, sig)
+        if name is None:
             return original(self, sig)
         frames.append([time.perf_counter(), 0.0, 0.0])
         try:

@@ -11,9 +11,9 @@ client order), participants Bernoulli(p), p in {1, 0.1}, run by
   of the client's features on every visit);
 - ``after``: :func:`flbounds.kernels.gradients.client_gradient` (vector multiply-adds on the
   layouts built once per problem);
-- ``after+prefetch``: the same, with the next participant's data prefetched into L2
-  (:func:`flbounds.kernels.gradients.prefetch_next`: only if it does not follow the current
-  one in memory) before the current one's local phase.
+- ``after+prefetch``: the same, with the next participant's data hinted into L2 while the
+  current one runs, a slice per local step (:func:`flbounds.kernels.gradients.prefetch_slice`,
+  as the round loops do).
 
 Also one gradient with the client's data in L1 (the arithmetic alone). The sums of all three
 loops are checked to be the same bits before timing. Times are process CPU time per call,
@@ -40,7 +40,8 @@ from flbounds.kernels.gradients import (
     client_gradient,
     client_scratch,
     load_client,
-    prefetch_next,
+    next_client,
+    prefetch_slice,
 )
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 
@@ -87,11 +88,11 @@ def _phases_after(data, clients, x, acc, ahead):
     acc[:] = 0.0
     for j in range(clients.shape[0]):
         c = clients[j]
-        if ahead:
-            prefetch_next(data, clients, j, clients.shape[0])
+        nxt = next_client(clients, j, clients.shape[0]) if ahead else -1
         load_client(data, c, scratch)
         z[:] = x
-        for _ in range(TAU):
+        for t in range(TAU):
+            prefetch_slice(data, nxt, t, TAU)
             client_gradient(data, c, z, scratch, g)
             for p in range(d):
                 z[p] -= STEP * g[p]

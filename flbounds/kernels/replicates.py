@@ -28,7 +28,8 @@ from flbounds.kernels.gradients import (
     client_gradient,
     client_scratch,
     load_client,
-    prefetch_next,
+    next_client,
+    prefetch_slice,
 )
 from flbounds.kernels.mixed_rounds import MixedPlan
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
@@ -41,11 +42,13 @@ def _groups(n_reps, n_threads):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _local_gd(data, c, Z, nb, settings, scratch, G):
-    """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``."""
+def _local_gd(data, c, Z, nb, settings, scratch, G, nxt):
+    """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``; step t
+    hints slice t of client ``nxt``'s data (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
     d = Z.shape[0]
     load_client(data, c, scratch[0])
-    for _ in range(settings.local_steps):
+    for t in range(settings.local_steps):
+        prefetch_slice(data, nxt, t, settings.local_steps)
         block_gradient(data, c, Z, nb, scratch, G)
         for p in range(d):
             for j in range(nb):
@@ -63,7 +66,7 @@ def local_update_blocks(data, x, settings, out):
     for c in range(out.shape[1]):
         for j in range(n_reps):
             copy_into(Z[:, j], x[j])
-        _local_gd(data, c, Z, n_reps, settings, scratch, G)
+        _local_gd(data, c, Z, n_reps, settings, scratch, G, c + 1 if c + 1 < out.shape[1] else -1)
         for j in range(n_reps):
             for p in range(d):
                 out[j, c, p] = x[j, p] - Z[p, j]
@@ -74,20 +77,22 @@ BLOCK_MIN = 4
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def pseudo_gradient(data, c, x, settings, work, out):
+def pseudo_gradient(data, c, x, settings, work, out, nxt):
     """``out = x - z`` (d,) with z after ``settings.local_steps`` one-point GD steps of client
-    c (loaded into ``work[0]``) from ``x``; ``work = (scratch, z, grad)``."""
+    c (loaded into ``work[0]``) from ``x``; ``work = (scratch, z, grad)``; the steps hint
+    client ``nxt``'s data, a slice each (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
     scratch, z, grad = work
     d = x.shape[0]
     # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model goes
     # to out and becomes x - z there, the same operations as below
-    if fused_fedavg_put(data, settings, c, x, out, 0):
+    if fused_fedavg_put(data, settings, c, x, out, 0, nxt):
         for p in range(d):
             out[p] = x[p] - out[p]
         return
     for p in range(d):
         z[p] = x[p]
-    for _ in range(settings.local_steps):
+    for t in range(settings.local_steps):
+        prefetch_slice(data, nxt, t, settings.local_steps)
         client_gradient(data, c, z, scratch, grad)
         for p in range(d):
             z[p] -= settings.step * grad[p]
@@ -96,12 +101,13 @@ def pseudo_gradient(data, c, x, settings, work, out):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _point_gd(data, c, row, x, reps, settings, work, out):
+def _point_gd(data, c, row, x, reps, settings, work, out, nxt):
     """``out[b, row]``: :func:`pseudo_gradient` of client c from ``x[b]`` for each b in
-    ``reps``."""
+    ``reps`` (the first hints client ``nxt``'s data)."""
     load_client(data, c, work[0])
-    for b in reps:
-        pseudo_gradient(data, c, x[b], settings, work, out[b, row])
+    for i in range(reps.shape[0]):
+        pseudo_gradient(data, c, x[reps[i]], settings, work, out[reps[i], row],
+                        nxt if i == 0 else -1)
 
 
 @njit(cache=True, fastmath=False)
@@ -137,18 +143,18 @@ def update_masked(data, x, settings, mask, drawn, m, out, work):
     Z, G, cols, scratch, point = work
     for j in range(m):
         c = drawn[j]
-        prefetch_next(data, drawn, j, m)   # scattered clients: fetch the next one's data
+        nxt = next_client(drawn, j, m)    # scattered clients: hint the next one's data
         nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
             if mask[b, c]:
                 cols[nb] = b
                 nb += 1
         if nb < BLOCK_MIN:
-            _point_gd(data, c, j, x, cols[:nb], settings, point, out)
+            _point_gd(data, c, j, x, cols[:nb], settings, point, out, nxt)
             continue
         for i in range(nb):
             copy_into(Z[:, i], x[cols[i]])
-        _local_gd(data, c, Z, nb, settings, scratch, G)
+        _local_gd(data, c, Z, nb, settings, scratch, G, nxt)
         for i in range(nb):
             for p in range(d):
                 out[cols[i], j, p] = x[cols[i], p] - Z[p, i]
@@ -202,7 +208,8 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
                 continue
             for j in range(nb):
                 copy_into(Z[:, j], xs[lo + cols[j], r])
-            _local_gd(data, c, Z, nb, settings, scratch, G)
+            _local_gd(data, c, Z, nb, settings, scratch, G,
+                      c + 1 if c + 1 < n_clients else -1)
             for j in range(nb):
                 for p in range(d):
                     acc[cols[j], p] += Z[p, j]

@@ -11,8 +11,8 @@ never leave the registers between local steps; same operations in the same order
 bits). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
 touches each client's data once and writes nothing per participant; the next participant's
-data is prefetched while the current one runs
-(:func:`~flbounds.kernels.gradients.prefetch_next`: at p = 0.1 the participants are scattered
+data is prefetched while the current one runs, a slice per local step
+(:func:`~flbounds.kernels.gradients.prefetch_slice`: at p = 0.1 the participants are scattered
 and each one's first gradient would otherwise wait for memory). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
 participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
@@ -51,7 +51,8 @@ from flbounds.kernels.gradients import (
     client_scratch,
     client_work,
     load_client,
-    prefetch_next,
+    next_client,
+    prefetch_slice,
 )
 
 # A round runs in parallel only if its participants do at least this many multiply-adds in
@@ -137,14 +138,16 @@ def _n_chunks(data, settings, m):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _fedavg_client(data, settings, c, x, work):
+def _fedavg_client(data, settings, c, x, work, nxt):
     """Participant c's local phase: ``local_steps`` GD steps from ``x`` in the local buffer
-    ``z = work[1]`` (left there); ``work = (scratch, z, grad)``."""
+    ``z = work[1]`` (left there); ``work = (scratch, z, grad)``. Step t hints slice t of
+    participant ``nxt``'s data (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
     scratch, z, grad = work
     load_client(data, c, scratch)
     for p in range(x.shape[0]):
         z[p] = x[p]
-    for _ in range(settings.local_steps):
+    for t in range(settings.local_steps):
+        prefetch_slice(data, nxt, t, settings.local_steps)
         client_gradient(data, c, z, scratch, grad)
         for p in range(x.shape[0]):
             z[p] -= settings.step * grad[p]
@@ -157,10 +160,10 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     d = x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
-        prefetch_next(data, clients, j, hi)
-        if fused_fedavg_put(data, settings, clients[j], x, finals, j * d):
+        nxt = next_client(clients, j, hi)
+        if fused_fedavg_put(data, settings, clients[j], x, finals, j * d, nxt):
             continue
-        _fedavg_client(data, settings, clients[j], x, work)
+        _fedavg_client(data, settings, clients[j], x, work, nxt)
         for p in range(d):
             finals[j, p] = work[1][p]
 
@@ -192,10 +195,10 @@ def _fedavg_round(data, settings, clients, m, x, finals, buffers):
             return
     z = work[1]
     for j in range(m):
-        prefetch_next(data, clients, j, m)
-        if fused_fedavg_add(data, settings, clients[j], x, acc, 0):
+        nxt = next_client(clients, j, m)
+        if fused_fedavg_add(data, settings, clients[j], x, acc, 0, nxt):
             continue
-        _fedavg_client(data, settings, clients[j], x, work)
+        _fedavg_client(data, settings, clients[j], x, work, nxt)
         for p in range(d):
             acc[p] += z[p]
 
@@ -226,18 +229,20 @@ def fedavg_rounds(data, plan, settings, x0, xs):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _focus_client(data, settings, noise, r, c, state, work):
+def _focus_client(data, settings, noise, r, c, state, work, nxt):
     r"""Participant c's local phase in round r: from the server model, ``local_steps``
     gradients :math:`h_t` (plus ``noise[r, c, t]``) along
     :math:`z \leftarrow z - \eta (h_t - g_c^{old})` (``local_steps - 1`` moves); stores
     :math:`g_c = h_{\tau-1}` (and the point in ``models[c]``); the push
-    :math:`h_{\tau-1} - g_c^{old}` is left in ``v``; ``work = (scratch, z, h, v)``."""
+    :math:`h_{\tau-1} - g_c^{old}` is left in ``v``; ``work = (scratch, z, h, v)``; step t
+    hints slice t of participant ``nxt``'s data (as :func:`_fedavg_client`)."""
     scratch, z, h, v = work
     d = state.x.shape[0]
     load_client(data, c, scratch)
     for p in range(d):
         z[p] = state.x[p]
     for t in range(settings.local_steps):
+        prefetch_slice(data, nxt, t, settings.local_steps)
         if t > 0:
             for p in range(d):
                 z[p] -= settings.step * v[p]
@@ -265,16 +270,16 @@ def _prefetch_stored(state, clients, j, m):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _focus_fused(data, settings, noise, c, state, out, o_off, z):
+def _focus_fused(data, settings, noise, c, state, out, o_off, z, nxt):
     """:func:`_focus_client` in registers if a fused kernel fits (no noise): the push added
     into ``out`` (``o_off < 0``) or written to ``out`` at flat offset ``o_off``; False if not
     run."""
     if noise.shape[0] > 0:
         return False
     if o_off < 0:
-        done = fused_focus_add(data, settings, c, state, out, 0, z)
+        done = fused_focus_add(data, settings, c, state, out, 0, z, nxt)
     else:
-        done = fused_focus_put(data, settings, c, state, out, o_off, z)
+        done = fused_focus_put(data, settings, c, state, out, o_off, z, nxt)
     if done and state.models.shape[0] > 0:
         for p in range(z.shape[0]):
             state.models[c, p] = z[p]
@@ -288,11 +293,11 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     d = state.x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
-        prefetch_next(data, clients, j, span[1])
+        nxt = next_client(clients, j, span[1])
         _prefetch_stored(state, clients, j, span[1])
-        if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1]):
+        if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1], nxt):
             continue
-        _focus_client(data, settings, noise, r, clients[j], state, work)
+        _focus_client(data, settings, noise, r, clients[j], state, work, nxt)
         for p in range(d):
             pushes[j, p] = work[3][p]
 
@@ -321,11 +326,11 @@ def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
             return
     v = work[3]
     for j in range(m):
-        prefetch_next(data, clients, j, m)
+        nxt = next_client(clients, j, m)
         _prefetch_stored(state, clients, j, m)
-        if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1]):
+        if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1], nxt):
             continue
-        _focus_client(data, settings, noise, r, clients[j], state, work)
+        _focus_client(data, settings, noise, r, clients[j], state, work, nxt)
         for p in range(d):
             state.y[p] += v[p]
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from flbounds.kernels.gradients import load_client, prefetch_next
+from flbounds.kernels.gradients import load_client, next_client
 from flbounds.kernels.isp_round import (
     KVIB,
     IspSettings,
@@ -112,9 +112,9 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
             x, u, point = state.x[0], state.updates[0, 0], work[4]
             for j in range(counts[0]):
                 i = drawn[0, j]
-                prefetch_next(data, drawn[0], j, counts[0])
                 load_client(data, i, point[0])
-                pseudo_gradient(data, i, x, run.local, point, u)
+                pseudo_gradient(data, i, x, run.local, point, u,
+                                next_client(drawn[0], j, counts[0]))
                 _fold(run, state, 0, i, u, agg[0], sq)
         else:
             m = drawn_union(state.mask, union)

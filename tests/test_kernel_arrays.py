@@ -11,6 +11,7 @@ import pytest
 import flbounds.kernels
 from flbounds.kernels._arrays import argsort_into
 from flbounds.kernels._simd import transpose_into
+from flbounds.kernels.gradients import slice_bounds
 
 _transpose_block = numba.njit(lambda dst, src, c: transpose_into(dst, src, c))
 
@@ -66,3 +67,14 @@ def test_transpose_into_is_the_transpose(rows, cols):
     dst = np.full((cols, rows), np.nan)
     _transpose_block(dst, src, 1)
     np.testing.assert_array_equal(dst, src[1].T)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 16, 272, 1000])
+@pytest.mark.parametrize("parts", [1, 2, 3, 5, 7, 20])
+def test_prefetch_slices_cover_a_client_once(size, parts):
+    """The slices hinted at the local steps (one per step) tile a client's data: in order,
+    no gap, no overlap, none longer than its share rounded up."""
+    bounds = [slice_bounds(size, part, parts) for part in range(parts)]
+    covered = [i for lo, count in bounds for i in range(lo, lo + count)]
+    assert covered == list(range(size))
+    assert max(count for _, count in bounds) <= -(-size // parts)

@@ -263,10 +263,18 @@ def _client_gradient(data, c, z, scratch, out):
 
 
 @njit(cache=True, fastmath=False, inline="always")
+def slice_bounds(size, part, parts):
+    """``(lo, count)`` of slice ``part`` of ``parts`` of ``size`` values: the slices are
+    contiguous, in order, and cover ``range(size)`` exactly once."""
+    lo = part * size // parts
+    return lo, (part + 1) * size // parts - lo
+
+
+@njit(cache=True, fastmath=False, inline="always")
 def _hint_slice(arr, c, size, part, parts):
     """Hint slice ``part`` of ``parts`` of the ``size`` values of block c of ``arr``."""
-    lo = part * size // parts
-    prefetch_l2(arr, c * size + lo, (part + 1) * size // parts - lo)
+    lo, count = slice_bounds(size, part, parts)
+    prefetch_l2(arr, c * size + lo, count)
 
 
 @overload(prefetch_slice, jit_options=CACHED, inline="always")

@@ -292,6 +292,7 @@ def _prefetch_slice(data, c, part, parts):
             if c >= 0:
                 n, d = data.features.shape[1], data.features.shape[2]
                 _hint_slice(data.features, c, n * d, part, parts)
+                _hint_slice(data[1], c, n, part, parts)     # targets or labels
         return impl
     if kind is ScalarPLData:
         return lambda data, c, part, parts: None

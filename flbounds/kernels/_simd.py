@@ -30,53 +30,93 @@ def _vector_ptr(builder, ptr, width):
 
 
 def _splat(builder, scalar, width):
-    vec_t = ir.VectorType(_DOUBLE, width)
+    vec_t = ir.VectorType(scalar.type, width)
     one = builder.insert_element(ir.Constant(vec_t, ir.Undefined), scalar,
                                  ir.Constant(ir.IntType(32), 0))
     return builder.shuffle_vector(one, ir.Constant(vec_t, ir.Undefined),
                                   ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width))
 
 
-def _codegen(width, blocks, sums):
-    """LLVM body of one (width, blocks, sums) variant (see :func:`madd_rows`)."""
+def _masked(builder, name, vec_t, args_t):
+    from numba.core import cgutils
+    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec_t, args_t), name)
+
+
+def _masked_load(builder, ptr, mask):
+    """``llvm.masked.load``: the lanes of ``mask``, 0.0 elsewhere (no fault past the end)."""
+    vec_t = ir.VectorType(_DOUBLE, _LANES)
+    fn = _masked(builder, f"llvm.masked.load.v{_LANES}f64.p0", vec_t,
+                 [vec_t.as_pointer(), ir.IntType(32), mask.type, vec_t])
+    return builder.call(fn, [ptr, ir.Constant(ir.IntType(32), 8), mask,
+                             ir.Constant(vec_t, [0.0] * _LANES)])
+
+
+def _masked_store(builder, value, ptr, mask):
+    """``llvm.masked.store``: only the lanes of ``mask`` are written."""
+    vec_t = ir.VectorType(_DOUBLE, _LANES)
+    fn = _masked(builder, f"llvm.masked.store.v{_LANES}f64.p0", ir.VoidType(),
+                 [vec_t, vec_t.as_pointer(), ir.IntType(32), mask.type])
+    builder.call(fn, [value, ptr, ir.Constant(ir.IntType(32), 8), mask])
+
+
+def _pass_codegen(blocks, sums):
+    """LLVM body of one pass of :func:`madd_rows` / :func:`madd_rows4`: ``blocks`` vectors of
+    ``_LANES`` outputs times ``sums`` partial sums, all in registers through a single loop over
+    the rows (independent chains side by side: one loop per vector would leave each waiting
+    on its own adds); the last vector is masked to the pass's ``left`` outputs."""
 
     def codegen(context, builder, sig, args):
-        acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count = args
+        from numba.core import cgutils
+        acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count, left = args
         acc_t, m_t, v_t = sig.args[0], sig.args[3], sig.args[6]
         i64 = ir.IntType(64)
+        vec_t = ir.VectorType(_DOUBLE, _LANES)
+        lanes = ir.Constant(ir.VectorType(i64, _LANES),
+                            [(blocks - 1) * _LANES + i for i in range(_LANES)])
+        mask = builder.icmp_signed("<", lanes, _splat(builder, left, _LANES))
+
+        def vector_at(ty, arr, off, b):
+            ptr = _flat_ptr(context, builder, ty, arr,
+                            builder.add(off, ir.Constant(i64, b * _LANES)))
+            return _vector_ptr(builder, ptr, _LANES)
+
+        def load(ptr, b):
+            if b == blocks - 1:
+                return _masked_load(builder, ptr, mask)
+            return builder.load(ptr, align=8)
+
         slots = []
         for j in range(sums):
+            row_off = builder.add(a_off, builder.mul(a_stride, ir.Constant(i64, j)))
             for b in range(blocks):
-                off = builder.add(a_off, builder.add(builder.mul(a_stride, ir.Constant(i64, j)),
-                                                     ir.Constant(i64, b * width)))
-                ptr = _vector_ptr(builder, _flat_ptr(context, builder, acc_t, acc, off), width)
-                slot = builder.alloca(ir.VectorType(_DOUBLE, width))
-                builder.store(builder.load(ptr, align=8), slot)
-                slots.append((ptr, slot))
-        from numba.core import cgutils
+                ptr = vector_at(acc_t, acc, row_off, b)
+                slot = cgutils.alloca_once(builder, vec_t)
+                builder.store(load(ptr, b), slot)
+                slots.append((ptr, slot, b))
         with cgutils.for_range(builder, count) as loop:
             for j in range(sums):
                 row = builder.add(builder.mul(loop.index, ir.Constant(i64, sums)),
                                   ir.Constant(i64, j))
                 scalar = builder.load(_flat_ptr(context, builder, v_t, v, builder.add(v_off, row)))
-                factor = _splat(builder, scalar, width)
+                factor = _splat(builder, scalar, _LANES)
                 base = builder.add(m_off, builder.mul(row, m_stride))
                 for b in range(blocks):
-                    ptr = _flat_ptr(context, builder, m_t, m,
-                                    builder.add(base, ir.Constant(i64, b * width)))
-                    x = builder.load(_vector_ptr(builder, ptr, width), align=8)
+                    x = load(vector_at(m_t, m, base, b), b)
                     slot = slots[j * blocks + b][1]
                     builder.store(builder.fadd(builder.load(slot), builder.fmul(x, factor)), slot)
-        for ptr, slot in slots:
-            builder.store(builder.load(slot), ptr, align=8)
+        for ptr, slot, b in slots:
+            if b == blocks - 1:
+                _masked_store(builder, builder.load(slot), ptr, mask)
+            else:
+                builder.store(builder.load(slot), ptr, align=8)
         return context.get_dummy_value()
 
     return codegen
 
 
-def _variant(width, blocks, sums):
+def _pass(blocks, sums):
     @intrinsic
-    def madd(typingctx, acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count):
+    def madd(typingctx, acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count, left):
         arrays = (acc, m, v)
         if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
                    for a in arrays):
@@ -84,59 +124,50 @@ def _variant(width, blocks, sums):
         if getattr(acc, "mutable", True) is False:
             return None
         sig = types.void(acc, types.intp, types.intp, m, types.intp, types.intp, v,
-                         types.intp, types.intp)
-        return sig, _codegen(width, blocks, sums)
+                         types.intp, types.intp, types.intp)
+        return sig, _pass_codegen(blocks, sums)
 
     return madd
 
 
-_M8x2x4 = _variant(8, 2, 4)
-_M8x1x4 = _variant(8, 1, 4)
-_M4x1x4 = _variant(4, 1, 4)
-_M1x1x4 = _variant(1, 1, 4)
-_M8x4x1 = _variant(8, 4, 1)
-_M8x1x1 = _variant(8, 1, 1)
-_M4x1x1 = _variant(4, 1, 1)
-_M1x1x1 = _variant(1, 1, 1)
+#: lanes of one vector (8 doubles: one AVX-512 register, two AVX2 ones)
+_LANES = 8
+# passes of 1 .. 4 vectors of one partial sum (up to 32 outputs), of 1 or 2 of four
+_S1x1, _S2x1, _S3x1, _S4x1 = (_pass(b, 1) for b in (1, 2, 3, 4))
+_S1x4, _S2x4 = (_pass(b, 4) for b in (1, 2))
 
 
 @njit(cache=True, fastmath=False, inline="always")
 def madd_rows4(acc, a_off, a_stride, width, m, m_off, m_stride, v, v_off, count):
     """Four interleaved partial sums over ``width`` outputs: for t < count and j < 4,
     ``acc[a_off + j*a_stride + i] += m[m_off + (4t + j)*m_stride + i] * v[v_off + 4t + j]``,
-    t in increasing order, for every i < width."""
-    i = 0
-    while i + 16 <= width:
-        _M8x2x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
-        i += 16
-    if i + 8 <= width:
-        _M8x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
-        i += 8
-    if i + 4 <= width:
-        _M4x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
-        i += 4
-    while i < width:
-        _M1x1x4(acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count)
-        i += 1
+    t in increasing order, for every i < width. In passes of up to 16 outputs (8 vector
+    registers of partial sums: wider passes measured slower)."""
+    for i in range(0, width, 16):
+        left = width - i
+        args = (acc, a_off + i, a_stride, m, m_off + i, m_stride, v, v_off, count, left)
+        if left > 8:
+            _S2x4(*args)
+        else:
+            _S1x4(*args)
 
 
 @njit(cache=True, fastmath=False, inline="always")
 def madd_rows(acc, a_off, width, m, m_off, m_stride, v, v_off, count):
     """One sum over ``width`` outputs: for t < count in increasing order,
-    ``acc[a_off + i] += m[m_off + t*m_stride + i] * v[v_off + t]`` for every i < width."""
-    i = 0
-    while i + 32 <= width:
-        _M8x4x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
-        i += 32
-    while i + 8 <= width:
-        _M8x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
-        i += 8
-    if i + 4 <= width:
-        _M4x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
-        i += 4
-    while i < width:
-        _M1x1x1(acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count)
-        i += 1
+    ``acc[a_off + i] += m[m_off + t*m_stride + i] * v[v_off + t]`` for every i < width.
+    In passes of up to 32 outputs."""
+    for i in range(0, width, 32):
+        left = width - i
+        args = (acc, a_off + i, 0, m, m_off + i, m_stride, v, v_off, count, left)
+        if left > 24:
+            _S4x1(*args)
+        elif left > 16:
+            _S3x1(*args)
+        elif left > 8:
+            _S2x1(*args)
+        else:
+            _S1x1(*args)
 
 
 def _dot4_codegen(width, blocks):

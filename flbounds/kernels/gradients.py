@@ -60,7 +60,7 @@ from flbounds.kernels._simd import (
     prefetch_l2,
     transpose_into,
 )
-from flbounds.kernels.losses import _expit
+from flbounds.kernels._simd_exp import logistic_weights
 
 #: jit options of the protocol's implementations (and the blocked ones'): cached on disk as
 #: the kernels are, so each is compiled once for every process and caller; numba would
@@ -151,15 +151,13 @@ def _ridge(features, ft, targets, lam, c, z, resid, out):
 @njit(cache=True, fastmath=False, inline="always")
 def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
     r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (vectorized over samples
-    on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)`, then the
+    on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)` (eight samples
+    per vector, :func:`~flbounds.kernels._simd_exp.logistic_weights`), then the
     weighted sum of the samples in sample order from 0 (vectorized over coordinates), penalty
     terms last."""
     n, d = features.shape[1], z.shape[0]
     _rows_dot(ft, 0, z, acc, n)
-    for k in range(n):
-        y = labels[c, k]
-        margin = (acc[k] + acc[n + k]) + (acc[2 * n + k] + acc[3 * n + k])
-        acc[k] = -y * _expit(-y * margin)
+    logistic_weights(acc, n, labels, c * n)
     for p in range(d):
         out[p] = 0.0
     madd_rows(out, 0, d, features, c * n * d, d, acc, 0, n)

@@ -9,6 +9,8 @@ import math
 
 from numba import njit
 
+from flbounds.kernels._simd_exp import expit
+
 
 @njit(cache=True, fastmath=False)
 def quadratic_losses(A, b, X, clients, out):
@@ -66,14 +68,10 @@ def _softplus(z):
     return math.log1p(math.exp(z))
 
 
-@njit(cache=True, fastmath=False)
-def _expit(z):
-    """``1 / (1 + exp(-z))`` without overflow: ``1 / (1 + e)`` for z >= 0 and ``e / (1 + e)``
-    below, with ``e = exp(-|z|)`` in both cases (the same numbers as branching on the sign
-    first), so the sign only selects the numerator: no branch to mispredict on labels of
-    random sign."""
-    e = math.exp(-abs(z))
-    return (1.0 if z >= 0.0 else e) / (1.0 + e)
+#: the logistic sigmoid of every kernel: the exponential written out in vector code, so that
+#: a scalar call and a lane of :func:`~flbounds.kernels._simd_exp.logistic_weights` agree bit
+#: for bit (see :mod:`flbounds.kernels._simd_exp`)
+_expit = expit
 
 
 @njit(cache=True, fastmath=False)

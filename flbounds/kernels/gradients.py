@@ -161,12 +161,13 @@ def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
     for p in range(d):
         out[p] = 0.0
     madd_rows(out, 0, d, features, c * n * d, d, acc, 0, n)
+    if rho == 0.0:      # the branch outside the loops: each of them vectorizes
+        for p in range(d):
+            out[p] = out[p] / n + lam * z[p]
+        return
     for p in range(d):
-        g = out[p] / n + lam * z[p]
-        if rho != 0.0:
-            s = 1.0 + z[p] * z[p]
-            g += 2.0 * rho * z[p] / (s * s)
-        out[p] = g
+        s = 1.0 + z[p] * z[p]
+        out[p] = (out[p] / n + lam * z[p]) + 2.0 * rho * z[p] / (s * s)
 
 
 def client_scratch(data):

@@ -3,8 +3,13 @@
 Numba gives LLVM no way to vectorize a loop whose trip count is a problem size as small as
 d = 16 or n = 20 (its vector loop needs 32 and more iterations, the rest runs scalar), and the
 superword vectorizer cannot reorder the loads past the stores of arrays that might alias. So the
-kernels call :func:`madd_rows`, which is emitted directly as LLVM vector code: a few vectors of
-W = 8 (or 4, or 1) consecutive outputs stay in registers while rows of a matrix are added in.
+kernels call :func:`madd_rows`, which is emitted directly as LLVM vector code: up to four vectors
+of 8 consecutive outputs stay in registers while rows of a matrix are added in, all of them in
+one loop over the rows, the last vector masked to the outputs that remain (``llvm.masked.load``
+/ ``store``: no lane past the end is read or written). One loop for all vectors matters more
+than the width: each vector's sum is a chain of dependent adds, and with one loop per vector
+(as before 2026-11-27, night) each loop waited on its own chain; side by side the chains
+overlap (the ridge gradient at n = 20, d = 50: 218 ns before, 167 ns after).
 
 Every lane is an ordinary IEEE ``fmul`` then ``fadd`` (no contraction, no reassociation), in the
 row order given, so each output element gets exactly the sum of the scalar loop

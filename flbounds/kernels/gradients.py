@@ -265,6 +265,8 @@ def _client_gradient(data, c, z, scratch, out):
 def slice_bounds(size, part, parts):
     """``(lo, count)`` of slice ``part`` of ``parts`` of ``size`` values: the slices are
     contiguous, in order, and cover ``range(size)`` exactly once."""
+    if parts == 1:      # the whole client (fused kernels): no integer division
+        return 0, size
     lo = part * size // parts
     return lo, (part + 1) * size // parts - lo
 
@@ -276,7 +278,7 @@ def _hint_slice(arr, c, size, part, parts):
     prefetch_l2(arr, c * size + lo, count)
 
 
-@overload(prefetch_slice, jit_options=CACHED, inline="always")
+@overload(prefetch_slice, jit_options=CACHED)
 def _prefetch_slice(data, c, part, parts):
     kind = _kind(data)
     if kind is QuadraticData:

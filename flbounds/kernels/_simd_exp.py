@@ -13,7 +13,8 @@ LLVM IR (:func:`_exp_nonpositive`):
   :math:`4\cdot 10^{-18}` relative);
 - :math:`2^k` is built from its exponent bits in two factors :math:`2^{k_1} 2^{k_2}`,
   :math:`k_1 = \lfloor k/2 \rfloor`, so that results down to the subnormals (x > -745.2) round
-  once, in the last product; below x = -746 the result is 0; NaN stays NaN.
+  once, in the last product; below x = -746 the result is 0 (without computing a subnormal
+  product); NaN stays NaN.
 
 Every lane is the same sequence of IEEE operations (multiply, add, ``rint``, integer ops; no
 contraction, no reassociation), so the scalar :func:`expit` (one lane) and the vector weights
@@ -67,7 +68,10 @@ def _exp_nonpositive(builder, x, width):
     """IR for :math:`e^x`, lane by lane, for ``x <= 0`` (or NaN): see the module docstring."""
     i64 = ir.IntType(64)
     low = builder.fcmp_ordered("<", x, _const(_UNDERFLOW, width))
-    xc = builder.select(low, _const(_UNDERFLOW, width), x)
+    # lanes below the underflow compute e^0 (their result is replaced by 0 below): clamping
+    # them to the threshold instead would make every one a subnormal product, which the
+    # hardware runs a hundred times slower (a diverging run's margins are all out there)
+    xc = builder.select(low, _const(0.0, width), x)
     k = _call(builder, f"llvm.rint.v{width}f64", builder.fmul(xc, _const(_LOG2E, width)))
     r = builder.fsub(builder.fsub(xc, builder.fmul(k, _const(_LN2_HI, width))),
                      builder.fmul(k, _const(_LN2_LO, width)))

@@ -11,9 +11,9 @@ client order), participants Bernoulli(p), p in {1, 0.1}, run by
   of the client's features on every visit);
 - ``after``: :func:`flbounds.kernels.gradients.client_gradient` (vector multiply-adds on the
   layouts built once per problem);
-- ``after+prefetch``: the same, with the next participant's data hinted into L2 while the
-  current one runs, a slice per local step (:func:`flbounds.kernels.gradients.prefetch_slice`,
-  as the round loops do).
+- ``after+prefetch``: the same, with the data of the participant two places on hinted into
+  L2 while the current one runs, a slice per local step (as the round loops do:
+  :func:`flbounds.kernels.gradients.prefetch_slice`).
 
 Also one gradient with the client's data in L1 (the arithmetic alone). The sums of all three
 loops are checked to be the same bits before timing. Times are process CPU time per call,
@@ -37,10 +37,10 @@ from flbounds.kernels.gradients import (
     QuadraticData,
     RidgeData,
     _kind,
+    client_ahead,
     client_gradient,
     client_scratch,
     load_client,
-    next_client,
     prefetch_slice,
 )
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
@@ -88,7 +88,7 @@ def _phases_after(data, clients, x, acc, ahead):
     acc[:] = 0.0
     for j in range(clients.shape[0]):
         c = clients[j]
-        nxt = next_client(clients, j, clients.shape[0]) if ahead else -1
+        nxt = client_ahead(clients, j, clients.shape[0]) if ahead else -1
         load_client(data, c, scratch)
         z[:] = x
         for t in range(TAU):

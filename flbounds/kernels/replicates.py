@@ -25,10 +25,11 @@ from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import fused_fedavg_put
 from flbounds.kernels.block_gradients import block_gradient, block_scratch
 from flbounds.kernels.gradients import (
+    AHEAD,
+    client_ahead,
     client_gradient,
     client_scratch,
     load_client,
-    next_client,
     prefetch_slice,
 )
 from flbounds.kernels.mixed_rounds import MixedPlan
@@ -66,7 +67,8 @@ def local_update_blocks(data, x, settings, out):
     for c in range(out.shape[1]):
         for j in range(n_reps):
             copy_into(Z[:, j], x[j])
-        _local_gd(data, c, Z, n_reps, settings, scratch, G, c + 1 if c + 1 < out.shape[1] else -1)
+        _local_gd(data, c, Z, n_reps, settings, scratch, G,
+                  c + AHEAD if c + AHEAD < out.shape[1] else -1)
         for j in range(n_reps):
             for p in range(d):
                 out[j, c, p] = x[j, p] - Z[p, j]
@@ -143,7 +145,7 @@ def update_masked(data, x, settings, mask, drawn, m, out, work):
     Z, G, cols, scratch, point = work
     for j in range(m):
         c = drawn[j]
-        nxt = next_client(drawn, j, m)    # scattered clients: hint the next one's data
+        nxt = client_ahead(drawn, j, m)    # scattered clients: hint a coming one's data
         nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
             if mask[b, c]:
@@ -209,7 +211,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
             for j in range(nb):
                 copy_into(Z[:, j], xs[lo + cols[j], r])
             _local_gd(data, c, Z, nb, settings, scratch, G,
-                      c + 1 if c + 1 < n_clients else -1)
+                      c + AHEAD if c + AHEAD < n_clients else -1)
             for j in range(nb):
                 for p in range(d):
                     acc[cols[j], p] += Z[p, j]

@@ -10,8 +10,8 @@ vector registers (:mod:`flbounds.kernels._fused`: iterate, partial sums and stor
 never leave the registers between local steps; same operations in the same order, so the same
 bits). A serial round adds each participant's result (final local model for
 FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
-touches each client's data once and writes nothing per participant; the next participant's
-data is prefetched while the current one runs, a slice per local step
+touches each client's data once and writes nothing per participant; the data of the
+participant two places on is prefetched while the current one runs, a slice per local step
 (:func:`~flbounds.kernels.gradients.prefetch_slice`: at p = 0.1 the participants are scattered
 and each one's first gradient would otherwise wait for memory). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
@@ -47,11 +47,11 @@ from flbounds.kernels._fused import (
 )
 from flbounds.kernels._simd import prefetch_l2
 from flbounds.kernels.gradients import (
+    client_ahead,
     client_gradient,
     client_scratch,
     client_work,
     load_client,
-    next_client,
     prefetch_slice,
 )
 
@@ -160,7 +160,7 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     d = x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
-        nxt = next_client(clients, j, hi)
+        nxt = client_ahead(clients, j, hi)
         if fused_fedavg_put(data, settings, clients[j], x, finals, j * d, nxt):
             continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
@@ -195,7 +195,7 @@ def _fedavg_round(data, settings, clients, m, x, finals, buffers):
             return
     z = work[1]
     for j in range(m):
-        nxt = next_client(clients, j, m)
+        nxt = client_ahead(clients, j, m)
         if fused_fedavg_add(data, settings, clients[j], x, acc, 0, nxt):
             continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
@@ -293,7 +293,7 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     d = state.x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
-        nxt = next_client(clients, j, span[1])
+        nxt = client_ahead(clients, j, span[1])
         _prefetch_stored(state, clients, j, span[1])
         if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1], nxt):
             continue
@@ -326,7 +326,7 @@ def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
             return
     v = work[3]
     for j in range(m):
-        nxt = next_client(clients, j, m)
+        nxt = client_ahead(clients, j, m)
         _prefetch_stored(state, clients, j, m)
         if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1], nxt):
             continue

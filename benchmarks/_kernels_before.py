@@ -9,7 +9,7 @@ vectorizable axpys. Not used by flbounds itself.
 import numpy as np
 from numba import njit
 
-from flbounds.kernels.losses import _expit
+from flbounds.kernels._simd_exp import expit as _expit
 
 
 @njit(cache=True, fastmath=False)

@@ -20,9 +20,9 @@ from numba import njit
 from flbounds.algorithms import fedavg, focus, sg_focus
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.kernels import rounds
+from flbounds.kernels._simd_exp import expit
 from flbounds.kernels.block_gradients import block_gradients_at
 from flbounds.kernels.gradients import QuadraticData, RidgeData, gradients_at, population
-from flbounds.kernels.losses import _expit
 from flbounds.problems import (
     NonconvexLogistic,
     random_logistic,
@@ -101,7 +101,7 @@ def _logistic_rowwise(features, labels, lam, rho, X, clients, out):
         out[j, :] = 0.0
         for k in range(n):
             y = labels[c, k]
-            w = -y * _expit(-y * _dot(features, c, k, z))
+            w = -y * expit(-y * _dot(features, c, k, z))
             for p in range(d):
                 out[j, p] += w * features[c, k, p]
         for p in range(d):

@@ -29,6 +29,7 @@ from numba import njit
 from numba.extending import overload
 
 from flbounds.kernels._simd import madd_rows, madd_rows4
+from flbounds.kernels._simd_exp import expit
 from flbounds.kernels.gradients import (
     CACHED,
     LogisticData,
@@ -39,7 +40,6 @@ from flbounds.kernels.gradients import (
     client_scratch,
     load_client,
 )
-from flbounds.kernels.losses import _expit
 
 
 @njit(cache=True, fastmath=False)
@@ -123,7 +123,7 @@ def _logistic_block(features, labels, lam, rho, c, ft, Z, nb, acc, out):
         y = labels[c, k]
         for j in range(nb):
             margin = (acc[0, j] + acc[1, j]) + (acc[2, j] + acc[3, j])
-            acc[4 + k, j] = -y * _expit(-y * margin)
+            acc[4 + k, j] = -y * expit(-y * margin)
     for p in range(d):
         out[p, :nb] = 0.0
         madd_rows(out, p * out.shape[1], nb, acc, 4 * stride, stride, ft, p * n, n)

@@ -9,8 +9,6 @@ import math
 
 from numba import njit
 
-from flbounds.kernels._simd_exp import expit
-
 
 @njit(cache=True, fastmath=False)
 def quadratic_losses(A, b, X, clients, out):
@@ -66,12 +64,6 @@ def _softplus(z):
     if z > 0.0:
         return z + math.log1p(math.exp(-z))
     return math.log1p(math.exp(z))
-
-
-#: the logistic sigmoid of every kernel: the exponential written out in vector code, so that
-#: a scalar call and a lane of :func:`~flbounds.kernels._simd_exp.logistic_weights` agree bit
-#: for bit (see :mod:`flbounds.kernels._simd_exp`)
-_expit = expit
 
 
 @njit(cache=True, fastmath=False)

@@ -259,7 +259,8 @@ def _machine_text(machine, children):
             f"{m['free_speedup']:.2f} at start, {m['after']['free_speedup']:.2f} at end; load "
             f"average {m['load1']:.1f} at start, {m['after']['load1']:.1f} at end. Arithmetic "
             f"intensity (flop per byte of client data): quadratic {_ai('quadratic'):.2f}, "
-            f"ridge and logistic {_ai('ridge'):.2f}. Process max RSS: {rss}.")
+            f"ridge and logistic {_ai('ridge'):.2f}. Process max RSS: {rss}. The 1-thread "
+            f"worker process runs pinned to one core.")
 
 
 def render(children, machine, profile):
@@ -312,7 +313,8 @@ def readme_section(data, dated_name):
     cpu = (f" (in CPU time {m['dgemm_1t_cpu']:.0f} GFLOP/s, {m['read_1t_cpu']:.1f} GB/s)"
            if "dgemm_1t_cpu" in m else "")
     return (f"{BEGIN}\n`python -m benchmarks.peers --readme` on {data['machine_line']}; "
-            f"N = {n}, 1 thread; cells: flbounds / best peer, min-median over the repeats "
+            f"N = {n}, 1 thread (the process pinned to one core); cells: flbounds / best "
+            f"peer, min-median over the repeats "
             f"(wall time), and the median in CPU time; roofline min(dgemm, AI x read) with dgemm "
             f"{m['dgemm_1t']:.0f} GFLOP/s and read {m['read_1t']:.1f} GB/s{cpu}, measured in "
             f"the same run; load average {m['load1']:.1f} on {os.cpu_count()} cores at the "

@@ -127,13 +127,22 @@ def run_child(args_out: Path, threads: int, settings: dict) -> dict:
     return result
 
 
+def _one_core() -> None:
+    """Pin the calling (child) process to one core: a 1-thread run then runs on one core,
+    whatever threads a library starts on the side (XLA's CPU runtime, told to use one thread,
+    still ran part of the JAX peer's work on the second core: its wall time was 0.6-0.9x its
+    CPU time)."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
 def spawn(threads: int, settings: dict, profile: str, tmp: Path) -> dict:
     out = tmp / f"child-{threads}.json"
     cmd = [sys.executable, "-m", "benchmarks.peers", "--child", str(out), "--profile", profile,
            "--threads", str(threads), "--min-block", str(settings["min_block"]),
            "--repeats", str(settings["repeats"]), "--sizes", *map(str, settings["sizes"]),
            "--kinds", *settings["kinds"]]
-    subprocess.run(cmd, env=child_env(threads), check=True)
+    pin = threads == 1 and hasattr(os, "sched_setaffinity")
+    subprocess.run(cmd, env=child_env(threads), check=True, preexec_fn=_one_core if pin else None)
     return json.loads(out.read_text(encoding="utf-8"))
 
 

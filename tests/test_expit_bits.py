@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from flbounds.kernels._simd_exp import expit, logistic_weights
+from flbounds.kernels._simd_exp import block_weights, expit, logistic_weights
 
 
 def _branching(z):
@@ -74,6 +74,31 @@ def test_vector_weights_are_the_scalar_lanes(n):
             want[k] = -labels[k] * expit(-labels[k] * margin)
     assert np.array_equal(acc[:n].view(np.int64), want.view(np.int64))
     assert np.array_equal(acc[n:].view(np.int64), sums[n:].view(np.int64))
+
+
+@numba.njit
+def _block(acc, stride, count, y, dst):
+    block_weights(acc, stride, count, y, dst)
+
+
+@pytest.mark.parametrize("count", [1, 8, 11, 17])
+@pytest.mark.parametrize("y", [-1.0, 1.0])
+def test_block_weights_are_the_scalar_lanes(count, y):
+    """One label for every column of a block gradient: each lane is the scalar expression,
+    written at ``dst`` only."""
+    rng = np.random.default_rng(count)
+    stride = count + 3
+    acc = rng.standard_normal(6 * stride) * 10
+    acc[:3] = [np.inf, np.nan, -800.0]
+    before = acc.copy()
+    _block(acc, stride, count, y, 5 * stride)
+    want = before.copy()
+    with np.errstate(invalid="ignore"):
+        for j in range(count):
+            margin = (before[j] + before[stride + j]) + (before[2 * stride + j]
+                                                       + before[3 * stride + j])
+            want[5 * stride + j] = -y * expit(-y * margin)
+    assert np.array_equal(acc.view(np.int64), want.view(np.int64))
 
 
 def test_a_changed_formula_is_seen():

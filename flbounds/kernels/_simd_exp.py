@@ -118,30 +118,52 @@ def expit(t):
     return _expit1(t)
 
 
-def _weights_codegen(context, builder, sig, args):
-    acc, n, labels, l_off = args
-    acc_t, lab_t = sig.args[0], sig.args[2]
-    i64 = ir.IntType(64)
-    lanes = ir.Constant(ir.VectorType(i64, _LANES), list(range(_LANES)))
-    blocks = builder.udiv(builder.add(n, ir.Constant(i64, _LANES - 1)), ir.Constant(i64, _LANES))
-    with cgutils.for_range(builder, blocks) as loop:
-        k = builder.mul(loop.index, ir.Constant(i64, _LANES))
-        mask = builder.icmp_signed("<", lanes, _splat(builder, builder.sub(n, k), _LANES))
+def _weights_codegen(per_sample):
+    """LLVM body of :func:`logistic_weights` (``per_sample``: one label per lane, the sums
+    ``n`` apart, written over the first sum) and of :func:`block_weights` (one label for all
+    lanes, the sums ``stride`` apart, written at ``dst``)."""
 
-        def load(ty, arr, off):
-            ptr = _vector_ptr(builder, _flat_ptr(context, builder, ty, arr, off), _LANES)
-            return ptr, _masked_load(builder, ptr, mask)
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        if per_sample:
+            acc, count, labels, l_off = args
+            stride, dst = count, ir.Constant(i64, 0)
+        else:
+            acc, stride, count, label, dst = args
+        acc_t = sig.args[0]
+        lanes = ir.Constant(ir.VectorType(i64, _LANES), list(range(_LANES)))
+        blocks = builder.udiv(builder.add(count, ir.Constant(i64, _LANES - 1)),
+                              ir.Constant(i64, _LANES))
+        with cgutils.for_range(builder, blocks) as loop:
+            k = builder.mul(loop.index, ir.Constant(i64, _LANES))
+            mask = builder.icmp_signed("<", lanes,
+                                       _splat(builder, builder.sub(count, k), _LANES))
 
-        sums = [load(acc_t, acc, builder.add(k, builder.mul(n, ir.Constant(i64, j))))[1]
-                for j in range(4)]
-        margin = builder.fadd(builder.fadd(sums[0], sums[1]), builder.fadd(sums[2], sums[3]))
-        y = load(lab_t, labels, builder.add(l_off, k))[1]
-        minus_y = builder.fneg(y)
-        weight = builder.fmul(minus_y, _expit_lanes(builder, builder.fmul(minus_y, margin),
-                                                    _LANES))
-        out = _vector_ptr(builder, _flat_ptr(context, builder, acc_t, acc, k), _LANES)
-        _masked_store(builder, weight, out, mask)
-    return context.get_dummy_value()
+            def load(ty, arr, off):
+                ptr = _vector_ptr(builder, _flat_ptr(context, builder, ty, arr, off), _LANES)
+                return _masked_load(builder, ptr, mask)
+
+            sums = [load(acc_t, acc, builder.add(k, builder.mul(stride, ir.Constant(i64, j))))
+                    for j in range(4)]
+            margin = builder.fadd(builder.fadd(sums[0], sums[1]),
+                                  builder.fadd(sums[2], sums[3]))
+            if per_sample:
+                y = load(sig.args[2], labels, builder.add(l_off, k))
+            else:
+                y = _splat(builder, label, _LANES)
+            minus_y = builder.fneg(y)
+            weight = builder.fmul(minus_y, _expit_lanes(builder, builder.fmul(minus_y, margin),
+                                                        _LANES))
+            out = _flat_ptr(context, builder, acc_t, acc, builder.add(dst, k))
+            _masked_store(builder, weight, _vector_ptr(builder, out, _LANES), mask)
+        return context.get_dummy_value()
+
+    return codegen
+
+
+def _c_doubles(*arrays):
+    return all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+               for a in arrays)
 
 
 @intrinsic
@@ -150,7 +172,17 @@ def logistic_weights(typingctx, acc, n, labels, l_off):
     the margin ``m_k = (acc[k] + acc[n + k]) + (acc[2n + k] + acc[3n + k])`` (the four partial
     sums of :func:`~flbounds.kernels.gradients._rows_dot`); eight samples per vector, the last
     vector masked. Arrays C-contiguous float64, offsets flat and not bounds-checked."""
-    if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-               for a in (acc, labels)) or getattr(acc, "mutable", True) is False:
+    if not _c_doubles(acc, labels) or getattr(acc, "mutable", True) is False:
         return None
-    return types.void(acc, types.intp, labels, types.intp), _weights_codegen
+    return types.void(acc, types.intp, labels, types.intp), _weights_codegen(True)
+
+
+@intrinsic
+def block_weights(typingctx, acc, stride, count, y, dst):
+    """``acc[dst + j] = -y * expit(-y * m_j)`` for j < count, with the margin
+    ``m_j = (acc[j] + acc[stride + j]) + (acc[2 stride + j] + acc[3 stride + j])``: one sample
+    of label y for ``count`` columns (replicates) of a block gradient, eight per vector."""
+    if not _c_doubles(acc) or getattr(acc, "mutable", True) is False or y != types.float64:
+        return None
+    return (types.void(acc, types.intp, types.intp, types.float64, types.intp),
+            _weights_codegen(False))

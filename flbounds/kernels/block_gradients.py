@@ -29,7 +29,7 @@ from numba import njit
 from numba.extending import overload
 
 from flbounds.kernels._simd import madd_rows, madd_rows4
-from flbounds.kernels._simd_exp import expit
+from flbounds.kernels._simd_exp import block_weights
 from flbounds.kernels.gradients import (
     CACHED,
     LogisticData,
@@ -120,20 +120,18 @@ def _logistic_block(features, labels, lam, rho, c, ft, Z, nb, acc, out):
         madd_rows4(acc, 0, stride, nb, Z, 0, width, features, row, blocked)
         madd_rows(acc, 0, nb, Z, 4 * blocked * width, width, features, row + 4 * blocked,
                   d - 4 * blocked)
-        y = labels[c, k]
-        for j in range(nb):
-            margin = (acc[0, j] + acc[1, j]) + (acc[2, j] + acc[3, j])
-            acc[4 + k, j] = -y * expit(-y * margin)
+        block_weights(acc, stride, nb, labels[c, k], (4 + k) * stride)
     for p in range(d):
         out[p, :nb] = 0.0
         madd_rows(out, p * out.shape[1], nb, acc, 4 * stride, stride, ft, p * n, n)
+        if rho == 0.0:     # the branch outside the loop (as in gradients._logistic)
+            for j in range(nb):
+                out[p, j] = out[p, j] / n + lam * Z[p, j]
+            continue
         for j in range(nb):
             z = Z[p, j]
-            g = out[p, j] / n + lam * z
-            if rho != 0.0:
-                s = 1.0 + z * z
-                g += 2.0 * rho * z / (s * s)
-            out[p, j] = g
+            s = 1.0 + z * z
+            out[p, j] = (out[p, j] / n + lam * z) + 2.0 * rho * z / (s * s)
 
 
 def block_scratch(data, n_cols):

@@ -117,7 +117,8 @@ def fedavg_inputs(case, seed):
     problem = _problem(kind, n_clients, n_samples, dim, rng)
     proc = Bernoulli(np.linspace(0.1, 0.95, n_clients))
     plans = np.stack([proc.plan(c, n_rounds) for c in rng.spawn(n_reps)])
-    return problem.kernel_data, plans, round_settings(0.02, tau, parallel=False)
+    data = problem.kernel_data
+    return data, plans, round_settings(0.02, tau, parallel=False, data=data)
 
 
 def fedavg_row(case, seed):

@@ -33,6 +33,7 @@ from numba.extending import overload
 from benchmarks import _kernels_before as before
 from benchmarks._common import machine_line, markdown_table, parse_args
 from flbounds.kernels.gradients import (
+    AHEAD,
     LogisticData,
     QuadraticData,
     RidgeData,
@@ -88,7 +89,7 @@ def _phases_after(data, clients, x, acc, ahead):
     acc[:] = 0.0
     for j in range(clients.shape[0]):
         c = clients[j]
-        nxt = client_ahead(clients, j, clients.shape[0]) if ahead else -1
+        nxt = client_ahead(AHEAD, clients, j, clients.shape[0]) if ahead else -1
         load_client(data, c, scratch)
         z[:] = x
         for t in range(TAU):

@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from flbounds.kernels import rounds
+from flbounds.kernels.gradients import hint_ahead
 from flbounds.kernels.rounds import RoundSettings
 from flbounds.validation import as_float_array, check_int, check_positive
 
@@ -58,11 +59,13 @@ def problem_data(problem):
     return data
 
 
-def round_settings(step, local_steps, *, parallel=True) -> RoundSettings:
+def round_settings(step, local_steps, *, parallel=True, data=None) -> RoundSettings:
     """Kernel settings: the caller's numba thread count sets the chunking; ``parallel=False``
-    keeps every round serial (for callers that parallelize over replicates)."""
+    keeps every round serial (for callers that parallelize over replicates); ``data`` (the
+    kernel container) decides whether the loops hint client data ahead."""
     min_work = rounds.PARALLEL_MIN_WORK if parallel else -1
-    return RoundSettings(float(step), int(local_steps), numba.get_num_threads(), min_work)
+    return RoundSettings(float(step), int(local_steps), numba.get_num_threads(), min_work,
+                         None if data is None else hint_ahead(data))
 
 
 def check_compiled(value, name: str = "compiled") -> None:

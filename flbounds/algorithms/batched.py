@@ -79,8 +79,8 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
-    run_fedavg_replicates(data, plans, round_settings(step, local_steps, parallel=False), x,
-                          xs)
+    run_fedavg_replicates(data, plans,
+                          round_settings(step, local_steps, parallel=False, data=data), x, xs)
     return BatchedFedAvgTrace(xs)
 
 
@@ -118,6 +118,6 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
                         np.repeat(g0[None], n_reps, axis=0), np.empty((n_reps, 0, dim)))
     records = FocusRecord(np.empty((n_reps, n_rounds + 1, dim)),
                           np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, 0, dim)))
-    focus_replicates(data, plans, round_settings(step, local_steps, parallel=False), states,
-                     records)
+    focus_replicates(data, plans, round_settings(step, local_steps, parallel=False, data=data),
+                     states, records)
     return BatchedFocusTrace(records.xs, records.ys, states.g)

@@ -68,5 +68,5 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, compiled=True) -> FedAv
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
-    run_fedavg(data, plan, round_settings(step, local_steps), x, xs)
+    run_fedavg(data, plan, round_settings(step, local_steps, data=data), x, xs)
     return FedAvgTrace(xs)

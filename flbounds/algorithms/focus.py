@@ -125,7 +125,7 @@ def _run(problem, plan, noise, step, local_steps, begin, record_sum, compiled):
     state = _initial_state(problem, *begin)
     record = FocusRecord(np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim)),
                          np.empty((n_rounds + 1 if record_sum else 0, dim)))
-    run_focus(data, plan, noise, round_settings(step, local_steps), state, record)
+    run_focus(data, plan, noise, round_settings(step, local_steps, data=data), state, record)
     return FocusTrace(record.xs, record.ys, state.g, record.g_sums if record_sum else None,
                       state.models if begin[2] is not None else None)
 

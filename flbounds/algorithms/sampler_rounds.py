@@ -119,8 +119,10 @@ def drawn_local_updates(problem, x, local_steps, step, mask, out=None):
     if out is None:
         out = np.empty((n_reps, problem.n_clients, dim))
     if _has_kernels(problem):
-        local_update_masked(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
-                            round_settings(step, local_steps, parallel=False), mask, out)
+        data = problem.kernel_data
+        local_update_masked(data, np.ascontiguousarray(x, dtype=float),
+                            round_settings(step, local_steps, parallel=False, data=data), mask,
+                            out)
         return out
     reps, clients = np.nonzero(mask)
     X = x[reps]
@@ -140,8 +142,9 @@ def replicate_local_updates(problem, x, local_steps, step):
     n_reps, dim = x.shape
     if _has_kernels(problem):
         out = np.empty((n_reps, problem.n_clients, dim))
-        local_update_blocks(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
-                            round_settings(step, local_steps, parallel=False), out)
+        data = problem.kernel_data
+        local_update_blocks(data, np.ascontiguousarray(x, dtype=float),
+                            round_settings(step, local_steps, parallel=False, data=data), out)
         return out
     clients = np.tile(np.arange(problem.n_clients), n_reps)
     X = np.repeat(x, problem.n_clients, axis=0)
@@ -341,7 +344,8 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     rounds' uniforms per call (a Generator fills ``random((count, N))`` in the order of
     ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
-    local = round_settings(hyper.step, hyper.local_steps, parallel=False)
+    local = round_settings(hyper.step, hyper.local_steps, parallel=False,
+                           data=problem.kernel_data)
     loop_settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
                              float(hyper.server_step))
     state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)

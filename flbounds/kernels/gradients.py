@@ -50,7 +50,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.extending import overload
 
 from flbounds.kernels._simd import (
@@ -190,7 +190,8 @@ def prefetch_slice(data, c, part, parts):
     ``c``'s data into L2; nothing if c < 0 (compiled only).
 
     The round loops hint the data of the participant :data:`AHEAD` places on while the
-    current one runs (:func:`client_ahead`), slice t at its local step t of tau, not all at
+    current one runs (:func:`client_ahead`; only for data large enough, :func:`hint_ahead`),
+    slice t at its local step t of tau, not all at
     once: a ridge client's n d = 1000 values are 125 cache lines, and a burst of 125 hints
     stalls the gradients that follow it (ridge FedAvg at N = 1e4, tau = 5: 1.70 us per
     participant with one burst per client, 1.37 us spread over the steps, p = 1; 1.92
@@ -203,12 +204,49 @@ def prefetch_slice(data, c, part, parts):
 
 #: how many participants ahead of the current one the round loops hint data for
 AHEAD = 2
+#: fewest values of one client's data, and fewest bytes of all clients' data, for which the
+#: round loops hint: smaller data stay in the caches, and the hint code alone slowed a loop
+#: it sat in (FedAvg on 8 quadratic clients with d = 3: 300 against 200 ns per participant)
+HINT_MIN, HINT_BYTES = 64, 4 * 2**20
 
 
-@njit(cache=True, fastmath=False, inline="always")
-def client_ahead(clients, j, m):
-    """``clients[j + AHEAD]`` if that is among the first m participants, else -1."""
-    return clients[j + AHEAD] if j + AHEAD < m else -1
+def hint_ahead(data):
+    """The ``ahead`` of :class:`~flbounds.kernels.rounds.RoundSettings` for these data:
+    :data:`AHEAD` if hints pay, else None, for which the kernels are compiled without any
+    hint code (plain Python, once per run)."""
+    if isinstance(data, QuadraticData):
+        block = data.A
+    elif isinstance(data, (RidgeData, LogisticData)):
+        block = data.features
+    else:
+        return None
+    values = block.shape[1] * block.shape[2]
+    return AHEAD if values >= HINT_MIN and block.nbytes >= HINT_BYTES else None
+
+
+def client_ahead(ahead, clients, j, m):
+    """``clients[j + ahead]`` if that is among the first m participants, else -1; always -1
+    when ``ahead`` is None (compiled only)."""
+    raise NotImplementedError("client_ahead is only callable from compiled code")
+
+
+def index_ahead(ahead, c, n):
+    """:func:`client_ahead` for a loop over all n clients in order (compiled only)."""
+    raise NotImplementedError("index_ahead is only callable from compiled code")
+
+
+@overload(client_ahead, jit_options=CACHED, inline="always")
+def _client_ahead(ahead, clients, j, m):
+    if isinstance(ahead, types.NoneType):
+        return lambda ahead, clients, j, m: np.int64(-1)
+    return lambda ahead, clients, j, m: clients[j + ahead] if j + ahead < m else np.int64(-1)
+
+
+@overload(index_ahead, jit_options=CACHED, inline="always")
+def _index_ahead(ahead, c, n):
+    if isinstance(ahead, types.NoneType):
+        return lambda ahead, c, n: np.int64(-1)
+    return lambda ahead, c, n: np.int64(c + ahead) if c + ahead < n else np.int64(-1)
 
 
 def client_work(data):

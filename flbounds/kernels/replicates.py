@@ -25,10 +25,10 @@ from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import fused_fedavg_put
 from flbounds.kernels.block_gradients import block_gradient, block_scratch
 from flbounds.kernels.gradients import (
-    AHEAD,
     client_ahead,
     client_gradient,
     client_scratch,
+    index_ahead,
     load_client,
     prefetch_slice,
 )
@@ -49,7 +49,8 @@ def _local_gd(data, c, Z, nb, settings, scratch, G, nxt):
     d = Z.shape[0]
     load_client(data, c, scratch[0])
     for t in range(settings.local_steps):
-        prefetch_slice(data, nxt, t, settings.local_steps)
+        if nxt >= 0:
+            prefetch_slice(data, nxt, t, settings.local_steps)
         block_gradient(data, c, Z, nb, scratch, G)
         for p in range(d):
             for j in range(nb):
@@ -68,7 +69,7 @@ def local_update_blocks(data, x, settings, out):
         for j in range(n_reps):
             copy_into(Z[:, j], x[j])
         _local_gd(data, c, Z, n_reps, settings, scratch, G,
-                  c + AHEAD if c + AHEAD < out.shape[1] else -1)
+                  index_ahead(settings.ahead, c, out.shape[1]))
         for j in range(n_reps):
             for p in range(d):
                 out[j, c, p] = x[j, p] - Z[p, j]
@@ -94,7 +95,8 @@ def pseudo_gradient(data, c, x, settings, work, out, nxt):
     for p in range(d):
         z[p] = x[p]
     for t in range(settings.local_steps):
-        prefetch_slice(data, nxt, t, settings.local_steps)
+        if nxt >= 0:
+            prefetch_slice(data, nxt, t, settings.local_steps)
         client_gradient(data, c, z, scratch, grad)
         for p in range(d):
             z[p] -= settings.step * grad[p]
@@ -145,7 +147,7 @@ def update_masked(data, x, settings, mask, drawn, m, out, work):
     Z, G, cols, scratch, point = work
     for j in range(m):
         c = drawn[j]
-        nxt = client_ahead(drawn, j, m)    # scattered clients: hint a coming one's data
+        nxt = client_ahead(settings.ahead, drawn, j, m)   # scattered: hint a coming client
         nb = np.int64(0)  # not the literal 0: one specialisation of the callees
         for b in range(n_reps):
             if mask[b, c]:
@@ -211,7 +213,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
             for j in range(nb):
                 copy_into(Z[:, j], xs[lo + cols[j], r])
             _local_gd(data, c, Z, nb, settings, scratch, G,
-                      c + AHEAD if c + AHEAD < n_clients else -1)
+                      index_ahead(settings.ahead, c, n_clients))
             for j in range(nb):
                 for p in range(d):
                     acc[cols[j], p] += Z[p, j]

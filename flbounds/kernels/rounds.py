@@ -63,12 +63,16 @@ PARALLEL_MIN_WORK = 1_000_000
 
 class RoundSettings(NamedTuple):
     """Hyper-parameters and threading of a run: step :math:`\\eta`, :math:`\\tau`, the thread
-    count that sets the chunking, and the parallel threshold (``< 0``: serial)."""
+    count that sets the chunking, the parallel threshold (``< 0``: serial), and how far ahead
+    the loops hint client data."""
 
     step: float
     local_steps: int
     n_threads: int
     min_work: int
+    #: hint the data of the participant this many places on (None: no hint code at all,
+    #: see :func:`~flbounds.kernels.gradients.hint_ahead`)
+    ahead: int | None = None
 
 
 class FocusState(NamedTuple):
@@ -147,7 +151,8 @@ def _fedavg_client(data, settings, c, x, work, nxt):
     for p in range(x.shape[0]):
         z[p] = x[p]
     for t in range(settings.local_steps):
-        prefetch_slice(data, nxt, t, settings.local_steps)
+        if nxt >= 0:
+            prefetch_slice(data, nxt, t, settings.local_steps)
         client_gradient(data, c, z, scratch, grad)
         for p in range(x.shape[0]):
             z[p] -= settings.step * grad[p]
@@ -160,7 +165,7 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     d = x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
-        nxt = client_ahead(clients, j, hi)
+        nxt = client_ahead(settings.ahead, clients, j, hi)
         if fused_fedavg_put(data, settings, clients[j], x, finals, j * d, nxt):
             continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
@@ -195,7 +200,7 @@ def _fedavg_round(data, settings, clients, m, x, finals, buffers):
             return
     z = work[1]
     for j in range(m):
-        nxt = client_ahead(clients, j, m)
+        nxt = client_ahead(settings.ahead, clients, j, m)
         if fused_fedavg_add(data, settings, clients[j], x, acc, 0, nxt):
             continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
@@ -242,7 +247,8 @@ def _focus_client(data, settings, noise, r, c, state, work, nxt):
     for p in range(d):
         z[p] = state.x[p]
     for t in range(settings.local_steps):
-        prefetch_slice(data, nxt, t, settings.local_steps)
+        if nxt >= 0:
+            prefetch_slice(data, nxt, t, settings.local_steps)
         if t > 0:
             for p in range(d):
                 z[p] -= settings.step * v[p]
@@ -293,7 +299,7 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     d = state.x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
     for j in range(span[0], span[1]):
-        nxt = client_ahead(clients, j, span[1])
+        nxt = client_ahead(settings.ahead, clients, j, span[1])
         _prefetch_stored(state, clients, j, span[1])
         if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1], nxt):
             continue
@@ -326,7 +332,7 @@ def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
             return
     v = work[3]
     for j in range(m):
-        nxt = client_ahead(clients, j, m)
+        nxt = client_ahead(settings.ahead, clients, j, m)
         _prefetch_stored(state, clients, j, m)
         if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1], nxt):
             continue

@@ -114,7 +114,7 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
                 i = drawn[0, j]
                 load_client(data, i, point[0])
                 pseudo_gradient(data, i, x, run.local, point, u,
-                                client_ahead(drawn[0], j, counts[0]))
+                                client_ahead(run.local.ahead, drawn[0], j, counts[0]))
                 _fold(run, state, 0, i, u, agg[0], sq)
         else:
             m = drawn_union(state.mask, union)

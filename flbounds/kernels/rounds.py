@@ -13,7 +13,8 @@ FedAvg, push for FOCUS) into the server sum as soon as it is done, in client ord
 touches each client's data once and writes nothing per participant; the data of the
 participant two places on is prefetched while the current one runs, a slice per local step
 (:func:`~flbounds.kernels.gradients.prefetch_slice`: at p = 0.1 the participants are scattered
-and each one's first gradient would otherwise wait for memory). A round whose gradient
+and each one's first gradient would otherwise wait for memory), when the clients' data are
+large enough for that to pay (``settings.ahead``; otherwise no hint code is compiled). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
 participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
 callers already inside a parallel region); the chunks write per-participant rows, which the

@@ -1,22 +1,21 @@
 r"""The one round loop of FedAvg with an unbiased client sampler (Algorithm 1 of [003]).
 
 Replicates are an axis: :func:`run` advances B independent runs (one sampler and one source of
-randomness each) round by round. The unbatched :func:`~flbounds.algorithms.fedavg_sampler` is
-this loop with B = 1 and the caller's Generator as the source; the batched
-:func:`~flbounds.algorithms.fedavg_sampler_batched` replays a pre-drawn uniform plan per
-replicate (:class:`ReplayUniforms`). Vectorised over replicates: every client's local steps
-(one ``client_gradients`` call per local step for all replicates together), the
-pseudo-gradients, their norms and the recorded losses and gradients. When every sampler is a
+randomness each) round by round. The unbatched :func:`~flbounds.algorithms.fedavg_sampler` is this
+loop with B = 1 and the caller's Generator as the source; the batched
+:func:`~flbounds.algorithms.fedavg_sampler_batched` replays a pre-drawn uniform plan per replicate
+(:class:`ReplayUniforms`). Vectorised over replicates: every client's local steps (one
+``client_gradients`` call per local step for all replicates together), the pseudo-gradients, their
+norms and the recorded losses and gradients. When every sampler is a
 :class:`~flbounds.sampling.UniformISP`, :class:`~flbounds.sampling.KVib` or
-:class:`~flbounds.sampling.OracleISP` with the same settings, the round's probabilities, cost
-terms and draws come from one compiled call
-(:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact ports of the NumPy operations) fed
-with the one ``random(N)`` per round such a sampler draws from its source; otherwise the
-samplers' own methods run per replicate. The aggregate is a sum in client order
-(:func:`~flbounds.kernels.sampler_loop.weighted_sum`); the BLAS products (``pi @ pi``, the
-recorded ``lambda @ ...``) stay per replicate, so a replicate's numbers do not depend on the
-others. With nothing recorded but the iterates, a uniform ISP or K-Vib on the compiled
-problems runs every round in one compiled loop (:mod:`flbounds.kernels.sampler_loop`).
+:class:`~flbounds.sampling.OracleISP` with the same settings, the round's probabilities, cost terms
+and draws come from one compiled call (:func:`flbounds.kernels.isp_round.isp_sampler_round`, exact
+ports of the NumPy operations) fed with the one ``random(N)`` per round such a sampler draws from
+its source; otherwise the samplers' own methods run per replicate. The aggregate is a sum in client
+order (:func:`~flbounds.kernels.sampler_loop.weighted_sum`); the BLAS products (``pi @ pi``, the
+recorded ``lambda @ ...``) stay per replicate, so a replicate's numbers do not depend on the others.
+With nothing recorded but the iterates, a uniform ISP or K-Vib on the compiled problems runs every
+round in one compiled loop (:mod:`flbounds.kernels.sampler_loop`).
 """
 
 from __future__ import annotations
@@ -106,6 +105,10 @@ class ReplayUniforms:
         return block
 
 
+def _serial(problem, step, local_steps):
+    return round_settings(step, local_steps, parallel=False, data=problem.kernel_data)
+
+
 def _has_kernels(problem) -> bool:
     return type(problem).__module__.startswith("flbounds.problems.") \
         and getattr(problem, "kernel_data", None) is not None
@@ -119,10 +122,8 @@ def drawn_local_updates(problem, x, local_steps, step, mask, out=None):
     if out is None:
         out = np.empty((n_reps, problem.n_clients, dim))
     if _has_kernels(problem):
-        data = problem.kernel_data
-        local_update_masked(data, np.ascontiguousarray(x, dtype=float),
-                            round_settings(step, local_steps, parallel=False, data=data), mask,
-                            out)
+        local_update_masked(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
+                            _serial(problem, step, local_steps), mask, out)
         return out
     reps, clients = np.nonzero(mask)
     X = x[reps]
@@ -142,9 +143,8 @@ def replicate_local_updates(problem, x, local_steps, step):
     n_reps, dim = x.shape
     if _has_kernels(problem):
         out = np.empty((n_reps, problem.n_clients, dim))
-        data = problem.kernel_data
-        local_update_blocks(data, np.ascontiguousarray(x, dtype=float),
-                            round_settings(step, local_steps, parallel=False, data=data), out)
+        local_update_blocks(problem.kernel_data, np.ascontiguousarray(x, dtype=float),
+                            _serial(problem, step, local_steps), out)
         return out
     clients = np.tile(np.arange(problem.n_clients), n_reps)
     X = np.repeat(x, problem.n_clients, axis=0)
@@ -187,8 +187,7 @@ def _record(problem, lam, x, out, t):
 
 
 def _compiled_settings(samplers):
-    """The compiled sampler settings if all samplers are one supported type with equal
-    settings, else None."""
+    """The compiled settings if all samplers are one supported type, equally set; else None."""
     kinds = {UniformISP: UNIFORM, KVib: KVIB, OracleISP: ORACLE}
     first = samplers[0]
     kind = kinds.get(type(first))
@@ -243,8 +242,7 @@ def check_diagnostics(diagnostics):
 
 
 def needs_every_client(samplers) -> bool:
-    """True when a sampler reads every client's feedback before it draws (overrides
-    ``reveal``, as the full-information oracle does)."""
+    """Whether a sampler reads every client's feedback before it draws (overrides ``reveal``)."""
     return any(getattr(type(s), "reveal", None) is not SamplerBase.reveal for s in samplers)
 
 
@@ -344,8 +342,7 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     rounds' uniforms per call (a Generator fills ``random((count, N))`` in the order of
     ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
-    local = round_settings(hyper.step, hyper.local_steps, parallel=False,
-                           data=problem.kernel_data)
+    local = _serial(problem, hyper.step, hyper.local_steps)
     loop_settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
                              float(hyper.server_step))
     state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)

@@ -8,13 +8,11 @@ Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_
 :func:`_focus_client`), or, for quadratics with d = 8 or 16 (no gradient noise), entirely in
 vector registers (:mod:`flbounds.kernels._fused`: iterate, partial sums and stored gradient
 never leave the registers between local steps; same operations in the same order, so the same
-bits). A serial round adds each participant's result (final local model for
-FedAvg, push for FOCUS) into the server sum as soon as it is done, in client order, so a round
-touches each client's data once and writes nothing per participant; the data of the
-participant two places on is prefetched while the current one runs, a slice per local step
-(:func:`~flbounds.kernels.gradients.prefetch_slice`: at p = 0.1 the participants are scattered
-and each one's first gradient would otherwise wait for memory), when the clients' data are
-large enough for that to pay (``settings.ahead``; otherwise no hint code is compiled). A round whose gradient
+bits). A serial round adds each participant's result (final local model for FedAvg, push
+for FOCUS) into the server sum as soon as it is done, in client order, so a round touches each
+client's data once and writes nothing per participant; the data of the participant two places
+on is prefetched while the current one runs, a slice per local step, if the data are large
+(``settings.ahead``, :func:`~flbounds.kernels.gradients.prefetch_slice`). A round whose gradient
 work ``m * local_steps * client_work(data)`` is at least ``settings.min_work`` splits its
 participants into contiguous chunks run under ``numba.prange`` (``min_work < 0``: never, for
 callers already inside a parallel region); the chunks write per-participant rows, which the
@@ -71,9 +69,7 @@ class RoundSettings(NamedTuple):
     local_steps: int
     n_threads: int
     min_work: int
-    #: hint the data of the participant this many places on (None: no hint code at all,
-    #: see :func:`~flbounds.kernels.gradients.hint_ahead`)
-    ahead: int | None = None
+    ahead: int | None = None    # hint data this many places on (None: no hint code)
 
 
 class FocusState(NamedTuple):
@@ -145,8 +141,7 @@ def _n_chunks(data, settings, m):
 @njit(cache=True, fastmath=False, inline="always")
 def _fedavg_client(data, settings, c, x, work, nxt):
     """Participant c's local phase: ``local_steps`` GD steps from ``x`` in the local buffer
-    ``z = work[1]`` (left there); ``work = (scratch, z, grad)``. Step t hints slice t of
-    participant ``nxt``'s data (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
+    ``z = work[1]`` (left there), ``work = (scratch, z, grad)``; step t hints slice t of ``nxt``."""
     scratch, z, grad = work
     load_client(data, c, scratch)
     for p in range(x.shape[0]):
@@ -240,8 +235,8 @@ def _focus_client(data, settings, noise, r, c, state, work, nxt):
     gradients :math:`h_t` (plus ``noise[r, c, t]``) along
     :math:`z \leftarrow z - \eta (h_t - g_c^{old})` (``local_steps - 1`` moves); stores
     :math:`g_c = h_{\tau-1}` (and the point in ``models[c]``); the push
-    :math:`h_{\tau-1} - g_c^{old}` is left in ``v``; ``work = (scratch, z, h, v)``; step t
-    hints slice t of participant ``nxt``'s data (as :func:`_fedavg_client`)."""
+    :math:`h_{\tau-1} - g_c^{old}` is left in ``v``; ``work = (scratch, z, h, v)``; hints
+    as :func:`_fedavg_client`."""
     scratch, z, h, v = work
     d = state.x.shape[0]
     load_client(data, c, scratch)

@@ -14,10 +14,10 @@ scalars), one class per kind; numba compiles each caller once per container type
 
 Protocol (all compiled-only): ``scratch = client_scratch(data)`` once per thread,
 ``load_client(data, c, scratch)`` once before a run of gradients of client ``c``, then
-``client_gradient(data, c, z, scratch, out)``; ``prefetch_slice(data, c, part, parts)`` hints one
-slice of a client's data into the cache (:func:`client_ahead` names the participant to hint
-for). :func:`client_work` is the multiply-add count of one
-gradient (for the parallel threshold). :func:`gradients_at` evaluates many (point, client)
+``client_gradient(data, c, z, scratch, out)``; ``prefetch_slice(data, c, part, parts)`` hints
+one slice of a client's data into the cache (:func:`client_ahead` names the participant to
+hint for). :func:`client_work` is the multiply-add count of one gradient (for the parallel
+threshold). :func:`gradients_at` evaluates many (point, client)
 pairs through the same calls; it is what :meth:`flbounds.problems.Quadratic.client_gradients`
 and the other problems run, so the round loops and the problems' gradients are one
 implementation. No RNG, no validation.
@@ -189,16 +189,15 @@ def prefetch_slice(data, c, part, parts):
     """Hint slice ``part`` of ``parts`` (equal up to rounding, in memory order) of client
     ``c``'s data into L2; nothing if c < 0 (compiled only).
 
-    The round loops hint the data of the participant :data:`AHEAD` places on while the
-    current one runs (:func:`client_ahead`; only for data large enough, :func:`hint_ahead`),
-    slice t at its local step t of tau, not all at
-    once: a ridge client's n d = 1000 values are 125 cache lines, and a burst of 125 hints
-    stalls the gradients that follow it (ridge FedAvg at N = 1e4, tau = 5: 1.70 us per
-    participant with one burst per client, 1.37 us spread over the steps, p = 1; 1.92
-    against 1.52 us at p = 0.1). Two places on rather than one: at p = 1 the per-participant
-    time at N = 1e4 (78 MiB of data) is then that of N = 100 or 1000 (in cache), 1.12-1.14 us
-    against 1.23 us. The hints pay also when that participant is the next client in memory:
-    the hardware prefetcher stops at every 4 KiB page."""
+    The round loops hint the data of the participant :data:`AHEAD` places on while the current one
+    runs (:func:`client_ahead`; only for data large enough, :func:`hint_ahead`), slice t at its
+    local step t of tau, not all at once: a ridge client's n d = 1000 values are 125 cache lines,
+    and a burst of 125 hints stalls the gradients that follow it (ridge FedAvg at N = 1e4, tau = 5:
+    1.70 us per participant with one burst per client, 1.37 us spread over the steps, p = 1; 1.92
+    against 1.52 us at p = 0.1). Two places on rather than one: at p = 1 the per-participant time at
+    N = 1e4 (78 MiB of data) is then that of N = 100 or 1000 (in cache), 1.12-1.14 us against 1.23
+    us. The hints pay also when that participant is the next client in memory: the hardware
+    prefetcher stops at every 4 KiB page."""
     raise NotImplementedError("prefetch_slice is only callable from compiled code")
 
 

@@ -65,7 +65,7 @@ def round_settings(step, local_steps, *, parallel=True, data=None) -> RoundSetti
     kernel container) decides whether the loops hint client data ahead."""
     min_work = rounds.PARALLEL_MIN_WORK if parallel else -1
     return RoundSettings(float(step), int(local_steps), numba.get_num_threads(), min_work,
-                         None if data is None else hint_ahead(data))
+                         hint_ahead(data))
 
 
 def check_compiled(value, name: str = "compiled") -> None:

@@ -23,6 +23,14 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 _DOUBLE = ir.DoubleType()
+#: lanes of one vector (8 doubles: one AVX-512 register, two AVX2 ones)
+_LANES = 8
+
+
+def _c_doubles(*arrays) -> bool:
+    """Whether every argument type is a C-contiguous float64 array (the intrinsics' inputs)."""
+    return all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
+               for a in arrays)
 
 
 def _flat_ptr(context, builder, ty, value, offset):
@@ -40,6 +48,12 @@ def _splat(builder, scalar, width):
                                  ir.Constant(ir.IntType(32), 0))
     return builder.shuffle_vector(one, ir.Constant(vec_t, ir.Undefined),
                                   ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width))
+
+
+def _lane_mask(builder, first, left):
+    """``<_LANES x i1>``: the lanes i with ``first + i < left`` (first an int, left an i64)."""
+    lanes = ir.Constant(ir.VectorType(ir.IntType(64), _LANES), [first + i for i in range(_LANES)])
+    return builder.icmp_signed("<", lanes, _splat(builder, left, _LANES))
 
 
 def _masked(builder, name, vec_t, args_t):
@@ -76,9 +90,7 @@ def _pass_codegen(blocks, sums):
         acc_t, m_t, v_t = sig.args[0], sig.args[3], sig.args[6]
         i64 = ir.IntType(64)
         vec_t = ir.VectorType(_DOUBLE, _LANES)
-        lanes = ir.Constant(ir.VectorType(i64, _LANES),
-                            [(blocks - 1) * _LANES + i for i in range(_LANES)])
-        mask = builder.icmp_signed("<", lanes, _splat(builder, left, _LANES))
+        mask = _lane_mask(builder, (blocks - 1) * _LANES, left)
 
         def vector_at(ty, arr, off, b):
             ptr = _flat_ptr(context, builder, ty, arr,
@@ -122,11 +134,7 @@ def _pass_codegen(blocks, sums):
 def _pass(blocks, sums):
     @intrinsic
     def madd(typingctx, acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count, left):
-        arrays = (acc, m, v)
-        if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-                   for a in arrays):
-            return None
-        if getattr(acc, "mutable", True) is False:
+        if not _c_doubles(acc, m, v) or getattr(acc, "mutable", True) is False:
             return None
         sig = types.void(acc, types.intp, types.intp, m, types.intp, types.intp, v,
                          types.intp, types.intp, types.intp)
@@ -135,8 +143,6 @@ def _pass(blocks, sums):
     return madd
 
 
-#: lanes of one vector (8 doubles: one AVX-512 register, two AVX2 ones)
-_LANES = 8
 # passes of 1 .. 4 vectors of one partial sum (up to 32 outputs), of 1 or 2 of four
 _S1x1, _S2x1, _S3x1, _S4x1 = (_pass(b, 1) for b in (1, 2, 3, 4))
 _S1x4, _S2x4 = (_pass(b, 4) for b in (1, 2))
@@ -224,8 +230,7 @@ def _dot4_codegen(width, blocks):
 def _dot4_variant(width, blocks):
     @intrinsic
     def dot4(typingctx, out, o_off, m, m_off, m_stride, v, d, b, b_off):
-        if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-                   for a in (out, m, v, b)) or not out.mutable:
+        if not _c_doubles(out, m, v, b) or not out.mutable:
             return None
         sig = types.void(out, types.intp, m, types.intp, types.intp, v, types.intp, b,
                          types.intp)
@@ -324,8 +329,7 @@ def _transpose4_codegen(context, builder, sig, args):
 @intrinsic
 def _transpose4(typingctx, dst, d_off, d_stride, src, s_off, s_stride):
     """``dst[d_off + j*d_stride + i] = src[s_off + i*s_stride + j]`` for i, j < 4."""
-    if not all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-               for a in (dst, src)) or getattr(dst, "mutable", True) is False:
+    if not _c_doubles(dst, src) or getattr(dst, "mutable", True) is False:
         return None
     sig = types.void(dst, types.intp, types.intp, src, types.intp, types.intp)
     return sig, _transpose4_codegen

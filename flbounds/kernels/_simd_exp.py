@@ -31,14 +31,16 @@ from numba.extending import intrinsic
 
 from flbounds.kernels._simd import (
     _DOUBLE,
+    _LANES,
+    _c_doubles,
     _flat_ptr,
+    _lane_mask,
     _masked_load,
     _masked_store,
     _splat,
     _vector_ptr,
 )
 
-_LANES = 8
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01      # 0x3fe62e42fee00000: the low 20 bits are zero
 _LN2_LO = 1.90821492927058770002e-10
@@ -131,13 +133,11 @@ def _weights_codegen(per_sample):
         else:
             acc, stride, count, label, dst = args
         acc_t = sig.args[0]
-        lanes = ir.Constant(ir.VectorType(i64, _LANES), list(range(_LANES)))
         blocks = builder.udiv(builder.add(count, ir.Constant(i64, _LANES - 1)),
                               ir.Constant(i64, _LANES))
         with cgutils.for_range(builder, blocks) as loop:
             k = builder.mul(loop.index, ir.Constant(i64, _LANES))
-            mask = builder.icmp_signed("<", lanes,
-                                       _splat(builder, builder.sub(count, k), _LANES))
+            mask = _lane_mask(builder, 0, builder.sub(count, k))
 
             def load(ty, arr, off):
                 ptr = _vector_ptr(builder, _flat_ptr(context, builder, ty, arr, off), _LANES)
@@ -159,11 +159,6 @@ def _weights_codegen(per_sample):
         return context.get_dummy_value()
 
     return codegen
-
-
-def _c_doubles(*arrays):
-    return all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-               for a in arrays)
 
 
 @intrinsic

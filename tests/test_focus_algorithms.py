@@ -147,15 +147,18 @@ def test_scalar_pl_kernel_matches_twin(plan):
                                    atol=1e-13)
 
 
-def test_resume_from_a_state_is_the_continued_run(quad, plan):
+@pytest.mark.parametrize("dim", [4, 8])      # d = 8: the fused register kernels
+def test_resume_from_a_state_is_the_continued_run(quad, plan, dim):
     """Ten rounds, then the rest resumed from the state after ten: the same iterates; a
     participant's model is where its stored gradient was evaluated (``models`` are only
     carried through for the others)."""
     from flbounds.algorithms import FocusState
     kw = dict(step=0.02, local_steps=3)
+    if dim != 4:
+        quad = random_quadratics(np.random.default_rng(3), 6, dim, mu=1.0, L=5.0)
     full = focus(quad, plan, init="gradient", **kw)
     head = focus(quad, plan[:10], init="gradient", **kw)
-    models = np.full((6, 4), 7.0)  # carried through unread
+    models = np.full((6, dim), 7.0)  # carried through unread
     part = focus(quad, plan[10:11], start=FocusState(head.x[-1], head.y[-1], head.g, models),
                  **kw)
     rest = focus(quad, plan[10:], start=FocusState(head.x[-1], head.y[-1], head.g, models),

@@ -1,29 +1,45 @@
 """Whole local phases in registers where a kernel exists (:mod:`flbounds.kernels._simd_quad`).
 
-``fused_fedavg_add(data, settings, c, x, out, o_off, nxt)`` runs participant c's FedAvg local
-phase from ``x`` and adds its final model into ``out[o_off:o_off + d]``; ``fused_fedavg_put``
-writes it there instead. ``fused_focus_add(data, settings, c, state, out, o_off, z, nxt)`` /
-``fused_focus_put`` run its FOCUS local phase (no gradient noise): stored gradient updated in
-``state.g[c]``, the last local point left in ``z``, the push added into / written to ``out``.
-Before a kernel runs, all of participant ``nxt``'s data (a quadratic's d (d + 1) values) is
-hinted into the cache at once (:func:`~flbounds.kernels.gradients.prefetch_slice`; nothing if
-nxt < 0). Each returns False, having done nothing, when no fused kernel fits (any kind but a
-quadratic, d not 8 or 16, fewer than one local step): the caller then runs the generic loop.
-Compiled only; the choice of kernel depends on the container type (compile time) and d (run time).
+Span functions run participants ``clients[lo:hi]`` in one loop, the kernel written straight into
+it (a call per participant, with numba's arrays passed as dozens of words, cost a quadratic
+FedAvg participant 25-30% of its time):
+
+- ``fused_fedavg_sum(data, settings, clients, lo, hi, x, acc)``: each participant's FedAvg local
+  phase from ``x``, its final model added into ``acc`` as soon as it is done (client order);
+- ``fused_fedavg_rows(data, settings, clients, lo, hi, x, rows)``: participant j's final model
+  written to ``rows[j]``;
+- ``fused_focus_sum(data, settings, clients, lo, hi, state, out, z)`` /
+  ``fused_focus_rows(...)``: FOCUS local phases (no gradient noise), stored gradients updated
+  in ``state.g``, the last local point in ``models[c]`` when ``state.models`` has rows (``z``
+  is scratch), the push added into ``out`` / written to ``out[j]``.
+
+``fused_fedavg_put(data, settings, c, x, out, o_off, nxt)`` is one participant written to
+``out[o_off:o_off + d]`` (the replicate loops). While a participant runs, all of the
+participant :data:`~flbounds.kernels.gradients.AHEAD` places on is hinted into the cache at once
+(a quadratic's d (d + 1) values; ``settings.ahead`` None: no hint code); FOCUS also hints the
+next participant's stored gradient. Each returns False, having done nothing, when no fused
+kernel fits (any kind but a quadratic, d not 8 or 16, fewer than one local step): the caller
+then runs the generic loop. Compiled only; the kernel is chosen by the container type (compile
+time) and d (run time).
 """
 
-from numba import types
+from numba import njit, types
 from numba.extending import overload
 
 from flbounds.kernels import _simd_quad as sq
-from flbounds.kernels.gradients import QuadraticData, _kind, prefetch_slice
+from flbounds.kernels._simd import prefetch_l2
+from flbounds.kernels.gradients import QuadraticData, _kind, client_ahead, prefetch_slice
 
 
 def _stub(*args):
     raise NotImplementedError("compiled only")
 
 
-def fused_fedavg_add(data, settings, c, x, out, o_off, nxt):
+def fused_fedavg_sum(data, settings, clients, lo, hi, x, acc):
+    return _stub()
+
+
+def fused_fedavg_rows(data, settings, clients, lo, hi, x, rows):
     return _stub()
 
 
@@ -31,12 +47,22 @@ def fused_fedavg_put(data, settings, c, x, out, o_off, nxt):
     return _stub()
 
 
-def fused_focus_add(data, settings, c, state, out, o_off, z, nxt):
+def fused_focus_sum(data, settings, clients, lo, hi, state, out, z):
     return _stub()
 
 
-def fused_focus_put(data, settings, c, state, out, o_off, z, nxt):
+def fused_focus_rows(data, settings, clients, lo, hi, state, out, z):
     return _stub()
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def prefetch_stored(state, clients, j, m):
+    """Hint participant ``clients[j + 1]``'s stored-gradient row into L2 when it does not
+    follow ``clients[j]`` (a row is short: the next one in memory is fetched with this one):
+    at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
+    if j + 1 < m and clients[j + 1] != clients[j] + 1:
+        d = state.g.shape[1]
+        prefetch_l2(state.g, clients[j + 1] * d, d)
 
 
 def _all_c(*types_):
@@ -48,51 +74,87 @@ def _all_c(*types_):
                for t in flat)
 
 
-def _fedavg_overload(k8, k16):
-    def typer(data, settings, c, x, out, o_off, nxt):
-        if _kind(data) is not QuadraticData or not _all_c(data, x, out):
-            return lambda data, settings, c, x, out, o_off, nxt: False
+def _fits(data, *arrays):
+    return _kind(data) is QuadraticData and _all_c(data, *arrays)
 
-        def impl(data, settings, c, x, out, o_off, nxt):
-            d, tau = x.shape[0], settings.local_steps
+
+def _fedavg_span(k8, k16, rows):
+    """FedAvg over a span with kernels k8 / k16: added into ``out`` or (``rows``) written
+    to row j."""
+    def typer(data, settings, clients, lo, hi, x, out):
+        if not _fits(data, x, out):
+            return lambda data, settings, clients, lo, hi, x, out: False
+
+        def impl(data, settings, clients, lo, hi, x, out):
+            d, tau, step = x.shape[0], settings.local_steps, settings.step
             if tau < 1 or (d != 16 and d != 8):
                 return False
-            prefetch_slice(data, nxt, 0, 1)
-            if d == 16:
-                k16(out, o_off, x, 0, data.At, c * 256, data.b, c * 16, settings.step, tau)
-            else:
-                k8(out, o_off, x, 0, data.At, c * 64, data.b, c * 8, settings.step, tau)
+            for j in range(lo, hi):
+                c, o_off = clients[j], j * d if rows else 0
+                prefetch_slice(data, client_ahead(settings.ahead, clients, j, hi), 0, 1)
+                if d == 16:
+                    k16(out, o_off, x, 0, data.At, c * 256, data.b, c * 16, step, tau)
+                else:
+                    k8(out, o_off, x, 0, data.At, c * 64, data.b, c * 8, step, tau)
             return True
         return impl
     return typer
 
 
-def _focus_overload(k8, k16):
-    def typer(data, settings, c, state, out, o_off, z, nxt):
-        if _kind(data) is not QuadraticData or not _all_c(data, state, out, z):
-            return lambda data, settings, c, state, out, o_off, z, nxt: False
+def _fedavg_one(data, settings, c, x, out, o_off, nxt):
+    if not _fits(data, x, out):
+        return lambda data, settings, c, x, out, o_off, nxt: False
 
-        def impl(data, settings, c, state, out, o_off, z, nxt):
-            d, tau = state.x.shape[0], settings.local_steps
+    def impl(data, settings, c, x, out, o_off, nxt):
+        d, tau = x.shape[0], settings.local_steps
+        if tau < 1 or (d != 16 and d != 8):
+            return False
+        prefetch_slice(data, nxt, 0, 1)
+        if d == 16:
+            sq.fedavg_quad16_put(out, o_off, x, 0, data.At, c * 256, data.b, c * 16,
+                                 settings.step, tau)
+        else:
+            sq.fedavg_quad8_put(out, o_off, x, 0, data.At, c * 64, data.b, c * 8,
+                                settings.step, tau)
+        return True
+    return impl
+
+
+def _focus_span(k8, k16, rows):
+    """FOCUS over a span: pushes added into ``out`` or (``rows``) written to row j."""
+    def typer(data, settings, clients, lo, hi, state, out, z):
+        if not _fits(data, state, out, z):
+            return lambda data, settings, clients, lo, hi, state, out, z: False
+
+        def impl(data, settings, clients, lo, hi, state, out, z):
+            d, tau, step = state.x.shape[0], settings.local_steps, settings.step
             if tau < 1 or (d != 16 and d != 8):
                 return False
-            prefetch_slice(data, nxt, 0, 1)
-            if d == 16:
-                k16(out, o_off, state.g, c * 16, z, state.x, 0, data.At, c * 256, data.b,
-                    c * 16, settings.step, tau)
-            else:
-                k8(out, o_off, state.g, c * 8, z, state.x, 0, data.At, c * 64, data.b, c * 8,
-                   settings.step, tau)
+            for j in range(lo, hi):
+                c, o_off = clients[j], j * d if rows else 0
+                prefetch_slice(data, client_ahead(settings.ahead, clients, j, hi), 0, 1)
+                prefetch_stored(state, clients, j, hi)
+                if d == 16:
+                    k16(out, o_off, state.g, c * 16, z, state.x, 0, data.At, c * 256, data.b,
+                        c * 16, step, tau)
+                else:
+                    k8(out, o_off, state.g, c * 8, z, state.x, 0, data.At, c * 64, data.b,
+                       c * 8, step, tau)
+                if state.models.shape[0] > 0:
+                    for p in range(d):
+                        state.models[c, p] = z[p]
             return True
         return impl
     return typer
 
 
-overload(fused_fedavg_add, jit_options={"fastmath": False})(
-    _fedavg_overload(sq.fedavg_quad8_add, sq.fedavg_quad16_add))
-overload(fused_fedavg_put, jit_options={"fastmath": False})(
-    _fedavg_overload(sq.fedavg_quad8_put, sq.fedavg_quad16_put))
-overload(fused_focus_add, jit_options={"fastmath": False})(
-    _focus_overload(sq.focus_quad8_add, sq.focus_quad16_add))
-overload(fused_focus_put, jit_options={"fastmath": False})(
-    _focus_overload(sq.focus_quad8_put, sq.focus_quad16_put))
+_OPTIONS = {"fastmath": False}
+overload(fused_fedavg_sum, jit_options=_OPTIONS)(
+    _fedavg_span(sq.fedavg_quad8_add, sq.fedavg_quad16_add, False))
+overload(fused_fedavg_rows, jit_options=_OPTIONS)(
+    _fedavg_span(sq.fedavg_quad8_put, sq.fedavg_quad16_put, True))
+overload(fused_fedavg_put, jit_options=_OPTIONS)(_fedavg_one)
+overload(fused_focus_sum, jit_options=_OPTIONS)(
+    _focus_span(sq.focus_quad8_add, sq.focus_quad16_add, False))
+overload(fused_focus_rows, jit_options=_OPTIONS)(
+    _focus_span(sq.focus_quad8_put, sq.focus_quad16_put, True))

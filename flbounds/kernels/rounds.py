@@ -39,12 +39,12 @@ from numba import njit, prange
 
 from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import (
-    fused_fedavg_add,
-    fused_fedavg_put,
-    fused_focus_add,
-    fused_focus_put,
+    fused_fedavg_rows,
+    fused_fedavg_sum,
+    fused_focus_rows,
+    fused_focus_sum,
+    prefetch_stored,
 )
-from flbounds.kernels._simd import prefetch_l2
 from flbounds.kernels.gradients import (
     client_ahead,
     client_gradient,
@@ -159,11 +159,11 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
     """Local phases of participants ``clients[lo:hi]``; participant j's final model goes to
     ``finals[j]``."""
     d = x.shape[0]
+    if fused_fedavg_rows(data, settings, clients, lo, hi, x, finals):
+        return
     work = (client_scratch(data), np.empty(d), np.empty(d))
     for j in range(lo, hi):
         nxt = client_ahead(settings.ahead, clients, j, hi)
-        if fused_fedavg_put(data, settings, clients[j], x, finals, j * d, nxt):
-            continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
         for p in range(d):
             finals[j, p] = work[1][p]
@@ -194,11 +194,11 @@ def _fedavg_round(data, settings, clients, m, x, finals, buffers):
                 for p in range(d):
                     acc[p] += finals[j, p]
             return
+    if fused_fedavg_sum(data, settings, clients, 0, m, x, acc):
+        return
     z = work[1]
     for j in range(m):
         nxt = client_ahead(settings.ahead, clients, j, m)
-        if fused_fedavg_add(data, settings, clients[j], x, acc, 0, nxt):
-            continue
         _fedavg_client(data, settings, clients[j], x, work, nxt)
         for p in range(d):
             acc[p] += z[p]
@@ -261,44 +261,18 @@ def _focus_client(data, settings, noise, r, c, state, work, nxt):
             state.models[c, p] = z[p]
 
 
-@njit(cache=True, fastmath=False, inline="always")
-def _prefetch_stored(state, clients, j, m):
-    """Hint participant ``clients[j + 1]``'s stored-gradient row into L2 when it does not
-    follow ``clients[j]`` (a row is short: the next one in memory is fetched with this one):
-    at p = 0.1 each FOCUS participant otherwise waits for it on its first push."""
-    if j + 1 < m and clients[j + 1] != clients[j] + 1:
-        d = state.g.shape[1]
-        prefetch_l2(state.g, clients[j + 1] * d, d)
-
-
-@njit(cache=True, fastmath=False, inline="always")
-def _focus_fused(data, settings, noise, c, state, out, o_off, z, nxt):
-    """:func:`_focus_client` in registers if a fused kernel fits (no noise): the push added
-    into ``out`` (``o_off < 0``) or written to ``out`` at flat offset ``o_off``; False if not
-    run."""
-    if noise.shape[0] > 0:
-        return False
-    if o_off < 0:
-        done = fused_focus_add(data, settings, c, state, out, 0, z, nxt)
-    else:
-        done = fused_focus_put(data, settings, c, state, out, o_off, z, nxt)
-    if done and state.models.shape[0] > 0:
-        for p in range(z.shape[0]):
-            state.models[c, p] = z[p]
-    return done
-
-
 @njit(cache=True, fastmath=False)
 def _focus_span(data, settings, noise, r, clients, span, state, pushes):
     """Local phases (:func:`_focus_client`) of participants ``clients[span[0]:span[1]]`` in
     round r; participant j's push goes to ``pushes[j]``."""
     d = state.x.shape[0]
     work = (client_scratch(data), np.empty(d), np.empty(d), np.empty(d))
+    if noise.shape[0] == 0 and fused_focus_rows(data, settings, clients, span[0], span[1],
+                                                state, pushes, work[1]):
+        return
     for j in range(span[0], span[1]):
         nxt = client_ahead(settings.ahead, clients, j, span[1])
-        _prefetch_stored(state, clients, j, span[1])
-        if _focus_fused(data, settings, noise, clients[j], state, pushes, j * d, work[1], nxt):
-            continue
+        prefetch_stored(state, clients, j, span[1])
         _focus_client(data, settings, noise, r, clients[j], state, work, nxt)
         for p in range(d):
             pushes[j, p] = work[3][p]
@@ -326,12 +300,13 @@ def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
                 for p in range(d):
                     state.y[p] += pushes[j, p]
             return
+    if noise.shape[0] == 0 and fused_focus_sum(data, settings, clients, 0, m, state, state.y,
+                                               work[1]):
+        return
     v = work[3]
     for j in range(m):
         nxt = client_ahead(settings.ahead, clients, j, m)
-        _prefetch_stored(state, clients, j, m)
-        if _focus_fused(data, settings, noise, clients[j], state, state.y, -1, work[1], nxt):
-            continue
+        prefetch_stored(state, clients, j, m)
         _focus_client(data, settings, noise, r, clients[j], state, work, nxt)
         for p in range(d):
             state.y[p] += v[p]

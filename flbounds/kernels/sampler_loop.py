@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from flbounds.kernels._fused import fused_fedavg_rows
 from flbounds.kernels.gradients import client_ahead, load_client
 from flbounds.kernels.isp_round import (
     KVIB,
@@ -75,12 +76,13 @@ def _fold(run, state, b, i, u, agg, sq):
     """Replicate b's drawn client i with pseudo-gradient ``u`` (d,): its term
     ``lam_i u / p_i`` into ``agg`` (the product ``lam_i u`` rounded first, as the Python round
     forms it); K-Vib's feedback ``||lam_i u||^2 / p_i``."""
-    w = 1.0 / state.p[b, i]
+    w, lam = 1.0 / state.p[b, i], run.lam[i]
     for k in range(u.shape[0]):
-        z = run.lam[i] * u[k]
-        agg[k] += w * z
-        sq[k] = z * z
+        agg[k] += w * (lam * u[k])
     if run.isp.kind == KVIB:
+        for k in range(u.shape[0]):
+            z = lam * u[k]
+            sq[k] = z * z
         norm = math.sqrt(numpy_sum(sq, u.shape[0]))
         state.omega[b, i] += norm * norm / state.p[b, i]
 
@@ -108,7 +110,14 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
             for i in range(n):
                 state.mask[b, i] = uniforms[b, t, i] < state.p[b, i]
             counts[b] = participants(state.mask, b, drawn[b])
-        if n_reps == 1:
+        if n_reps == 1 and fused_fedavg_rows(data, run.local, drawn[0], 0, counts[0],
+                                             state.x[0], state.updates[0]):
+            for j in range(counts[0]):      # the fused kernels left the final models there
+                u = state.updates[0, j]
+                for k in range(d):
+                    u[k] = state.x[0, k] - u[k]
+                _fold(run, state, 0, drawn[0, j], u, agg[0], sq)
+        elif n_reps == 1:
             x, u, point = state.x[0], state.updates[0, 0], work[4]
             for j in range(counts[0]):
                 i = drawn[0, j]

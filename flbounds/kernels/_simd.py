@@ -358,3 +358,6 @@ def transpose_into(dst, src, c):
 # ``count`` elements of the C-contiguous float64 array ``arr`` from flat element ``offset``,
 # one hint per 64-byte line. A hint only: no result, and no fault on any address.
 prefetch_l2 = _prefetcher(2)
+# prefetch_l1(arr, offset, count): the same into L1 (the next participant's data, in the fused
+# quadratic loops: at p = 0.1 their first loads otherwise wait for L2)
+prefetch_l1 = _prefetcher(3)

@@ -229,12 +229,6 @@ def client_ahead(ahead, clients, j, m):
     raise NotImplementedError("client_ahead is only callable from compiled code")
 
 
-def client_next(ahead, clients, j, m):
-    """``clients[j + 1]`` if j + 1 < m, else -1; always -1 when ``ahead`` is None (no hints;
-    compiled only)."""
-    raise NotImplementedError("client_next is only callable from compiled code")
-
-
 def index_ahead(ahead, c, n):
     """:func:`client_ahead` for a loop over all n clients in order (compiled only)."""
     raise NotImplementedError("index_ahead is only callable from compiled code")
@@ -245,13 +239,6 @@ def _client_ahead(ahead, clients, j, m):
     if isinstance(ahead, types.NoneType):
         return lambda ahead, clients, j, m: np.int64(-1)
     return lambda ahead, clients, j, m: clients[j + ahead] if j + ahead < m else np.int64(-1)
-
-
-@overload(client_next, jit_options=CACHED, inline="always")
-def _client_next(ahead, clients, j, m):
-    if isinstance(ahead, types.NoneType):
-        return lambda ahead, clients, j, m: np.int64(-1)
-    return lambda ahead, clients, j, m: clients[j + 1] if j + 1 < m else np.int64(-1)
 
 
 @overload(index_ahead, jit_options=CACHED, inline="always")

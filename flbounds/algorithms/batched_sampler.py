@@ -46,7 +46,8 @@ def _check_inputs(problem, samplers, uniforms, weights, availability, avail_prob
     if uniforms.ndim != 3 or uniforms.shape[0] < 1 or uniforms.shape[2] != n:
         raise ValueError(f"uniforms must have shape (n_reps >= 1, n_rounds, {n}), "
                          f"got {uniforms.shape}")
-    if not np.all((uniforms >= 0) & (uniforms < 1)):
+    # two reductions, no temporaries (NaN fails both comparisons)
+    if uniforms.size and not (uniforms.min() >= 0 and uniforms.max() < 1):
         raise ValueError("uniforms must lie in [0, 1)")
     samplers = list(samplers)
     if len(samplers) != uniforms.shape[0]:

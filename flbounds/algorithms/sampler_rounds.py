@@ -96,13 +96,14 @@ class ReplayUniforms:
         raise ValueError(f"the replayed plan holds rows of {n_clients} uniforms, "
                          f"asked for size {size!r}")
 
-    def rows(self, count: int) -> np.ndarray:
-        """The next ``count`` rows (count, N), as ``count`` calls of ``random(N)`` would."""
+    def rows(self, count: int, copy: bool = True) -> np.ndarray:
+        """The next ``count`` rows (count, N), as ``count`` calls of ``random(N)`` would;
+        ``copy`` False: a view of the plan (for readers only, such as the compiled loop)."""
         if count < 0 or self._next + count > self._uniforms.shape[0]:
             raise ValueError(f"cannot hand out {count} more rows of the replayed plan")
-        block = self._uniforms[self._next:self._next + count].copy()
+        block = self._uniforms[self._next:self._next + count]
         self._next += count
-        return block
+        return block.copy() if copy else block
 
 
 def _serial(problem, step, local_steps):
@@ -325,8 +326,8 @@ def _server_step(sampler, ctx, hyper, where, x, draw, z, pi):
         np.add.at(ctx.omega[b], draw.clients, pi ** 2 / draw.probs)
 
 
-#: uniforms handed to the compiled loop at once (replicates x rounds x clients)
-CHUNK_VALUES = 1 << 16
+#: uniforms handed to the compiled loop at once (replicates x rounds x clients; 2 MiB)
+CHUNK_VALUES = 1 << 18
 
 
 def _loop_compiles(problem, sources, hyper, ctx) -> bool:
@@ -335,6 +336,16 @@ def _loop_compiles(problem, sources, hyper, ctx) -> bool:
     return ctx.settings is not None and ctx.settings.kind in (UNIFORM, KVIB) \
         and not ctx.every_client and hyper.availability is None and _has_kernels(problem) \
         and all(isinstance(s, np.random.Generator | ReplayUniforms) for s in sources)
+
+
+def _chunk(source, count, n):
+    """The next ``count`` rounds' uniforms (count, N) of a source, to be read only: a replayed
+    plan's rows without a copy when they are a writable C-contiguous block (the array type the
+    loop is compiled for)."""
+    if isinstance(source, ReplayUniforms):
+        block = source.rows(count, copy=False)
+        return block if block.flags.c_contiguous and block.flags.writeable else block.copy()
+    return source.random((count, n))
 
 
 def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
@@ -349,7 +360,8 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     chunk = max(1, CHUNK_VALUES // (n_reps * n))
     for t0 in range(0, n_rounds, chunk):
         count = min(chunk, n_rounds - t0)
-        uniforms = np.stack([source.random((count, n)) for source in sources])
+        uniforms = np.stack([_chunk(source, count, n) for source in sources]) if n_reps > 1 \
+            else _chunk(sources[0], count, n)[None]
         drawn_rounds(problem.kernel_data, loop_settings, uniforms, state, ctx.out.x,
                      ctx.out.sizes, t0)
 

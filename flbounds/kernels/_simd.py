@@ -50,10 +50,10 @@ def _splat(builder, scalar, width):
                                   ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width))
 
 
-def _lane_mask(builder, first, left):
-    """``<_LANES x i1>``: the lanes i with ``first + i < left`` (first an int, left an i64)."""
-    lanes = ir.Constant(ir.VectorType(ir.IntType(64), _LANES), [first + i for i in range(_LANES)])
-    return builder.icmp_signed("<", lanes, _splat(builder, left, _LANES))
+def _lane_mask(builder, first, left, width=_LANES):
+    """``<width x i1>``: the lanes i with ``first + i < left`` (first an int, left an i64)."""
+    lanes = ir.Constant(ir.VectorType(ir.IntType(64), width), [first + i for i in range(width)])
+    return builder.icmp_signed("<", lanes, _splat(builder, left, width))
 
 
 def _masked(builder, name, vec_t, args_t):
@@ -63,17 +63,18 @@ def _masked(builder, name, vec_t, args_t):
 
 def _masked_load(builder, ptr, mask):
     """``llvm.masked.load``: the lanes of ``mask``, 0.0 elsewhere (no fault past the end)."""
-    vec_t = ir.VectorType(_DOUBLE, _LANES)
-    fn = _masked(builder, f"llvm.masked.load.v{_LANES}f64.p0", vec_t,
+    width = mask.type.count
+    vec_t = ir.VectorType(_DOUBLE, width)
+    fn = _masked(builder, f"llvm.masked.load.v{width}f64.p0", vec_t,
                  [vec_t.as_pointer(), ir.IntType(32), mask.type, vec_t])
     return builder.call(fn, [ptr, ir.Constant(ir.IntType(32), 8), mask,
-                             ir.Constant(vec_t, [0.0] * _LANES)])
+                             ir.Constant(vec_t, [0.0] * width)])
 
 
 def _masked_store(builder, value, ptr, mask):
     """``llvm.masked.store``: only the lanes of ``mask`` are written."""
-    vec_t = ir.VectorType(_DOUBLE, _LANES)
-    fn = _masked(builder, f"llvm.masked.store.v{_LANES}f64.p0", ir.VoidType(),
+    vec_t = ir.VectorType(_DOUBLE, mask.type.count)
+    fn = _masked(builder, f"llvm.masked.store.v{mask.type.count}f64.p0", ir.VoidType(),
                  [vec_t, vec_t.as_pointer(), ir.IntType(32), mask.type])
     builder.call(fn, [value, ptr, ir.Constant(ir.IntType(32), 8), mask])
 

@@ -16,8 +16,10 @@ column j equals ``client_gradient(data, c, Z[:, j], ...)`` exactly, which the te
 every problem kind. If the one-point order changes, the two must change together.
 
 Protocol (compiled only): ``scratch = block_scratch(data, B)`` once per thread (it holds the
-one-point scratch of :func:`~flbounds.kernels.gradients.client_scratch`, filled by
-:func:`~flbounds.kernels.gradients.load_client`), then ``block_gradient``. Memory per call:
+one-point scratch of :func:`~flbounds.kernels.gradients.client_scratch`), then
+``load_block_client(data, c, scratch[0])`` once per client (ridge and logistic: the client's
+features transposed, (d, n); a one-point logistic gradient needs no such copy), then
+``block_gradient``. Memory per call:
 O(n B + d B) besides the data (logistic: (4 + n) x B weights and partial sums); no
 (N, B, d) arrays. No RNG, no validation.
 """
@@ -28,7 +30,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from flbounds.kernels._simd import madd_rows, madd_rows4
+from flbounds.kernels._simd import madd_rows, madd_rows4, transpose_into
 from flbounds.kernels._simd_exp import block_weights
 from flbounds.kernels.gradients import (
     CACHED,
@@ -140,6 +142,12 @@ def block_scratch(data, n_cols):
     raise NotImplementedError("block_scratch is only callable from compiled code")
 
 
+def load_block_client(data, c, scratch):
+    """Prepare the one-point part ``scratch`` of a block scratch for client ``c`` (compiled
+    only)."""
+    raise NotImplementedError("load_block_client is only callable from compiled code")
+
+
 def block_gradient(data, c, Z, nb, scratch, out):
     r"""Write :math:`\nabla f_c(Z_{:,j})` into ``out[:, j]``, j < nb (compiled only)."""
     raise NotImplementedError("block_gradient is only callable from compiled code")
@@ -160,6 +168,15 @@ def _block_scratch(data, n_cols):
             return client_scratch(data), np.empty((4, n_cols))
         return impl
     return None
+
+
+@overload(load_block_client, jit_options=CACHED)
+def _load_block_client(data, c, scratch):
+    if _kind(data) in (RidgeData, LogisticData):
+        def impl(data, c, scratch):
+            transpose_into(scratch[0], data.features, c)
+        return impl
+    return lambda data, c, scratch: load_client(data, c, scratch)
 
 
 @overload(block_gradient, jit_options=CACHED)
@@ -192,5 +209,5 @@ def _block_gradient(data, c, Z, nb, scratch, out):
 def block_gradients_at(data, Z, c, out):
     """``out[:, j] = grad f_c(Z[:, j])`` for every column (the tests' entry point)."""
     scratch = block_scratch(data, Z.shape[1])
-    load_client(data, c, scratch[0])
+    load_block_client(data, c, scratch[0])
     block_gradient(data, c, Z, Z.shape[1], scratch, out)

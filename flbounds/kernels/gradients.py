@@ -61,6 +61,7 @@ from flbounds.kernels._simd import (
     transpose_into,
 )
 from flbounds.kernels._simd_exp import logistic_weights
+from flbounds.kernels._simd_samples import sample_sums4
 
 #: jit options of the protocol's implementations (and the blocked ones'): cached on disk as
 #: the kernels are, so each is compiled once for every process and caller; numba would
@@ -149,14 +150,15 @@ def _ridge(features, ft, targets, lam, c, z, resid, out):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _logistic(features, ft, labels, lam, rho, c, z, acc, out):
-    r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (vectorized over samples
-    on ``ft`` as in :func:`_ridge`), weights :math:`-y_k\sigma(-y_k a_k^\top z)` (eight samples
-    per vector, :func:`~flbounds.kernels._simd_exp.logistic_weights`), then the
-    weighted sum of the samples in sample order from 0 (vectorized over coordinates), penalty
-    terms last."""
+def _logistic(features, labels, lam, rho, c, z, acc, out):
+    r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (the four partial sums
+    as the lanes of a vector, from the samples as stored:
+    :func:`~flbounds.kernels._simd_samples.sample_sums4`), weights
+    :math:`-y_k\sigma(-y_k a_k^\top z)` (eight samples per vector,
+    :func:`~flbounds.kernels._simd_exp.logistic_weights`), then the weighted sum of the samples
+    in sample order from 0 (vectorized over coordinates), penalty terms last."""
     n, d = features.shape[1], z.shape[0]
-    _rows_dot(ft, 0, z, acc, n)
+    sample_sums4(acc, n, features, c * n * d, d, z)
     logistic_weights(acc, n, labels, c * n)
     for p in range(d):
         out[p] = 0.0
@@ -270,11 +272,11 @@ def _client_scratch(data):
 
 @overload(load_client, jit_options=CACHED)
 def _load_client(data, c, scratch):
-    if _kind(data) in (RidgeData, LogisticData):
+    if _kind(data) is RidgeData:
         def impl(data, c, scratch):
             transpose_into(scratch[0], data.features, c)
         return impl
-    if _kind(data) in (QuadraticData, ScalarPLData):
+    if _kind(data) in (QuadraticData, ScalarPLData, LogisticData):
         def impl(data, c, scratch):
             pass
         return impl
@@ -294,8 +296,7 @@ def _client_gradient(data, c, z, scratch, out):
         return impl
     if kind is LogisticData:
         def impl(data, c, z, scratch, out):
-            _logistic(data.features, scratch[0], data.labels, data.lam, data.rho, c, z,
-                      scratch[1], out)
+            _logistic(data.features, data.labels, data.lam, data.rho, c, z, scratch[1], out)
         return impl
     if kind is ScalarPLData:
         def impl(data, c, z, scratch, out):

@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from flbounds.kernels._arrays import copy_into
 from flbounds.kernels._fused import fused_fedavg_put
-from flbounds.kernels.block_gradients import block_gradient, block_scratch
+from flbounds.kernels.block_gradients import block_gradient, block_scratch, load_block_client
 from flbounds.kernels.gradients import (
     client_ahead,
     client_gradient,
@@ -47,7 +47,7 @@ def _local_gd(data, c, Z, nb, settings, scratch, G, nxt):
     """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``; step t
     hints slice t of client ``nxt``'s data (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
     d = Z.shape[0]
-    load_client(data, c, scratch[0])
+    load_block_client(data, c, scratch[0])
     for t in range(settings.local_steps):
         if nxt >= 0:
             prefetch_slice(data, nxt, t, settings.local_steps)
@@ -282,7 +282,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
                         nb += 1
         if nb == 0:
             continue
-        load_client(data, c, scratch[0])
+        load_block_client(data, c, scratch[0])
         for j in range(nb):
             copy_into(Z[:, j], X[cols[j]])
         for k in range(n_steps):

@@ -88,6 +88,28 @@ def _fold(run, state, b, i, u, agg, sq):
 
 
 @njit(cache=True, fastmath=False)
+def _single_round(data, run, state, drawn, count, agg, sq, point):
+    """One replicate's round: each drawn client's update folded into ``agg`` as soon as it is
+    done. A function of its own: inside :func:`drawn_rounds`, next to the several-replicate
+    branch, the same loop ran logistic clients 15-20% slower."""
+    d = state.x.shape[1]
+    if fused_fedavg_rows(data, run.local, drawn, 0, count, state.x[0], state.updates[0]):
+        for j in range(count):      # the fused kernels left the final models there
+            u = state.updates[0, j]
+            for k in range(d):
+                u[k] = state.x[0, k] - u[k]
+            _fold(run, state, 0, drawn[j], u, agg, sq)
+        return
+    x, u = state.x[0], state.updates[0, 0]
+    for j in range(count):
+        i = drawn[j]
+        load_client(data, i, point[0])
+        pseudo_gradient(data, i, x, run.local, point, u,
+                        client_ahead(run.local.ahead, drawn, j, count))
+        _fold(run, state, 0, i, u, agg, sq)
+
+
+@njit(cache=True, fastmath=False)
 def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
     """Rounds ``t0 .. t0 + k - 1`` for every replicate b, drawing with ``uniforms[b, t]``
     (B, k, N); the model after round ``t0 + t`` goes to ``xs[b, t0 + t + 1]`` and the number
@@ -110,21 +132,8 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
             for i in range(n):
                 state.mask[b, i] = uniforms[b, t, i] < state.p[b, i]
             counts[b] = participants(state.mask, b, drawn[b])
-        if n_reps == 1 and fused_fedavg_rows(data, run.local, drawn[0], 0, counts[0],
-                                             state.x[0], state.updates[0]):
-            for j in range(counts[0]):      # the fused kernels left the final models there
-                u = state.updates[0, j]
-                for k in range(d):
-                    u[k] = state.x[0, k] - u[k]
-                _fold(run, state, 0, drawn[0, j], u, agg[0], sq)
-        elif n_reps == 1:
-            x, u, point = state.x[0], state.updates[0, 0], work[4]
-            for j in range(counts[0]):
-                i = drawn[0, j]
-                load_client(data, i, point[0])
-                pseudo_gradient(data, i, x, run.local, point, u,
-                                client_ahead(run.local.ahead, drawn[0], j, counts[0]))
-                _fold(run, state, 0, i, u, agg[0], sq)
+        if n_reps == 1:
+            _single_round(data, run, state, drawn[0], counts[0], agg[0], sq, work[4])
         else:
             m = drawn_union(state.mask, union)
             for j in range(m):

@@ -94,11 +94,17 @@ def _single_round(data, run, state, drawn, count, agg, sq, point):
     branch, the same loop ran logistic clients 15-20% slower."""
     d = state.x.shape[1]
     if fused_fedavg_rows(data, run.local, drawn, 0, count, state.x[0], state.updates[0]):
+        x = state.x[0]
         for j in range(count):      # the fused kernels left the final models there
-            u = state.updates[0, j]
+            u, i = state.updates[0, j], drawn[j]
+            if run.isp.kind == KVIB:
+                for k in range(d):
+                    u[k] = x[k] - u[k]
+                _fold(run, state, 0, i, u, agg, sq)
+                continue
+            w, lam = 1.0 / state.p[0, i], run.lam[i]   # _fold's terms, u formed on the way
             for k in range(d):
-                u[k] = state.x[0, k] - u[k]
-            _fold(run, state, 0, drawn[j], u, agg, sq)
+                agg[k] += w * (lam * (x[k] - u[k]))
         return
     x, u = state.x[0], state.updates[0, 0]
     for j in range(count):

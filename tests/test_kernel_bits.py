@@ -200,9 +200,10 @@ def _settings_runs(problem, plan, monkeypatch):
     return out
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_rounds_same_bits_serial_chunked_and_two_threads(kind, monkeypatch):
-    problem = _problem(kind, 1 if kind == "scalar_pl" else 6)
+@pytest.mark.parametrize(("kind", "dim"), [(k, 1 if k == "scalar_pl" else 6) for k in KINDS]
+                         + [("quadratic", 8), ("quadratic", 16)])   # the fused register spans
+def test_rounds_same_bits_serial_chunked_and_two_threads(kind, dim, monkeypatch):
+    problem = _problem(kind, dim)
     runs = _settings_runs(problem, _plan(), monkeypatch)
     assert len(runs) >= 2
     for other in runs[1:]:

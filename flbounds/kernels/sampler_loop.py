@@ -3,7 +3,8 @@ r"""FedAvg with an ISP sampler as one compiled loop over rounds (drawn clients o
 The round of :mod:`flbounds.algorithms.sampler_rounds` when nothing but the iterates is recorded
 and the sampler is a uniform ISP or K-Vib (their draws do not read the round's updates): per
 round and replicate the sampler's probabilities, the draw ``U < p``, the drawn clients' local
-steps (:func:`~flbounds.kernels.replicates.pseudo_gradient` for one replicate,
+steps (for one replicate :func:`~flbounds.kernels.replicates.pseudo_gradient`, or a quadratic's
+fused register span, :func:`~flbounds.kernels._fused.fused_fedavg_rows`;
 :func:`~flbounds.kernels.replicates.update_masked` for several), the server step and K-Vib's
 feedback, with the uniforms of many rounds handed over at once. The Python round does the same
 operations in the same order (:func:`weighted_sum` is its aggregate too, and the feedback norm
@@ -91,7 +92,8 @@ def _fold(run, state, b, i, u, agg, sq):
 def _single_round(data, run, state, drawn, count, agg, sq, point):
     """One replicate's round: each drawn client's update folded into ``agg`` as soon as it is
     done. A function of its own: inside :func:`drawn_rounds`, next to the several-replicate
-    branch, the same loop ran logistic clients 15-20% slower."""
+    branch, the same loop ran logistic clients 13% slower (1.91-1.95 against 1.68-1.71 us per
+    drawn client at N = 1e4, p = 0.1)."""
     d = state.x.shape[1]
     if fused_fedavg_rows(data, run.local, drawn, 0, count, state.x[0], state.updates[0]):
         x = state.x[0]

@@ -191,8 +191,8 @@ def _weights_codegen(per_sample):
 def logistic_weights(typingctx, acc, n, labels, l_off):
     """``acc[k] = -y_k * expit(-y_k * m_k)`` for k < n, with ``y_k = labels[l_off + k]`` and
     the margin ``m_k = (acc[k] + acc[n + k]) + (acc[2n + k] + acc[3n + k])`` (the four partial
-    sums of :func:`~flbounds.kernels.gradients._rows_dot`); eight samples per vector, the last
-    vector masked. Arrays C-contiguous float64, offsets flat and not bounds-checked."""
+    sums of :func:`~flbounds.kernels._simd_samples.sample_sums4`); eight samples per vector,
+    the last vector masked. Arrays C-contiguous float64, offsets flat and not bounds-checked."""
     if not _c_doubles(acc, labels) or getattr(acc, "mutable", True) is False:
         return None
     return types.void(acc, types.intp, labels, types.intp), _weights_codegen(True)

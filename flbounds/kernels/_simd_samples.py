@@ -1,7 +1,7 @@
 r"""Four partial sums of :math:`X_c z` straight from the samples as stored (fastmath off).
 
-A logistic margin :math:`a_k^\top z` is summed in a fixed order (see
-:func:`flbounds.kernels.gradients._rows_dot`): four partial sums :math:`s_j`, coordinate
+A logistic margin :math:`a_k^\top z` is summed in a fixed order (the summation order of
+:mod:`flbounds.kernels.gradients`): four partial sums :math:`s_j`, coordinate
 :math:`r = 4t + j` of the blocked part going to :math:`s_j` in increasing t, the last ``d % 4``
 coordinates to :math:`s_0`, then :math:`(s_0 + s_1) + (s_2 + s_3)`. The four partial sums
 are the four lanes of one vector: :math:`a_k[4t:4t+4] \cdot z[4t:4t+4]` added lane by lane

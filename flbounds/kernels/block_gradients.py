@@ -47,8 +47,8 @@ from flbounds.kernels.gradients import (
 @njit(cache=True, fastmath=False)
 def _quadratic_block(A, b, c, Z, nb, acc, out):
     """``out[p, j] = A[c, p] @ Z[:, j] - b[c, p]`` in the order of
-    :func:`flbounds.kernels.gradients._rows_dot` (four partial sums over the coordinates mod 4,
-    the tail into the first); ``acc`` (4, B) holds them for the columns, which are the vector
+    :mod:`flbounds.kernels.gradients` (four partial sums over the coordinates mod 4, the tail
+    into the first); ``acc`` (4, B) holds them for the columns, which are the vector
     lanes."""
     d, width = Z.shape[0], Z.shape[1]
     blocked = d // 4

@@ -35,15 +35,18 @@ once, and that needs the outputs to be the contiguous axis. For :math:`A_c z` th
 :math:`A_c^\top` (``At``, which is ``A`` itself since the problems' :math:`A_i` are exactly
 symmetric: no copy, :func:`flbounds.problems._layout.rows_last`); for :math:`X_c z` (ridge
 residuals, logistic margins) it is :math:`X_c^\top` as (d, n), and for :math:`X_c^\top r` it is
-:math:`X_c` as stored. Ridge and logistic therefore transpose the client's (n, d) block into
-the (d, n) scratch in :func:`load_client`, once per visit (in 4 x 4 register tiles,
+:math:`X_c` as stored. Ridge therefore transposes the client's (n, d) block into the (d, n)
+scratch in :func:`load_client`, once per visit (in 4 x 4 register tiles,
 :func:`~flbounds.kernels._simd.transpose_into`), where it stays in L1 for the
-``local_steps`` gradients. A second, transposed copy of all features stored once per problem
-was measured slower at N = 1e4 (``python -m benchmarks vec_kernels``): it doubles the bytes a
-round reads from memory, which costs more than the in-cache transpose. The vector code itself
-is emitted by :mod:`flbounds.kernels._simd` (LLVM's loop vectorizer leaves loops over d = 16
-or n = 20 outputs scalar); each lane there is the scalar expression, so the bits are those of
-the scalar loops the tests keep as reference (``tests/test_kernel_bits.py``).
+``local_steps`` gradients. A logistic margin needs no copy: its four partial sums are the four
+lanes of a vector read from the samples as stored (:mod:`flbounds.kernels._simd_samples`; a
+ridge residual, one sum from :math:`-y_k`, has no such lanes, and four partial sums in its
+place measured slower than the copy). A second, transposed copy of all features stored once
+per problem was measured slower at N = 1e4 (``python -m benchmarks vec_kernels``): it doubles
+the bytes a round reads from memory, which costs more than the in-cache transpose. The vector
+code itself is emitted by :mod:`flbounds.kernels._simd` (LLVM's loop vectorizer leaves loops
+over d = 16 or n = 20 outputs scalar); each lane there is the scalar expression, so the bits
+are those of the scalar loops the tests keep as reference (``tests/test_kernel_bits.py``).
 """
 
 import math
@@ -56,7 +59,6 @@ from numba.extending import overload
 from flbounds.kernels._simd import (
     dot4_rows,
     madd_rows,
-    madd_rows4,
     prefetch_l2,
     transpose_into,
 )
@@ -107,26 +109,10 @@ def _kind(data):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _rows_dot(Mt, c, z, acc, out_len):
-    r"""``acc[j*L + i]`` (L = ``out_len``), the four partial sums of
-    :math:`\sum_r M^\top_c[r, i] z_r`: rows :math:`r \equiv j \pmod 4` of the blocked part
-    go to partial sum j, the last ``d % 4`` rows to partial sum 0, each in row order from 0;
-    ``(acc[i] + acc[L + i]) + (acc[2L + i] + acc[3L + i])`` is then row i of :math:`M_c z`
-    summed in the fixed order of the scalar loop (see the module docstring)."""
-    d, size = z.shape[0], out_len
-    for i in range(4 * size):
-        acc[i] = 0.0
-    blocked = d // 4
-    base = c * d * size
-    madd_rows4(acc, 0, size, size, Mt, base, size, z, 0, blocked)
-    madd_rows(acc, 0, size, Mt, base + 4 * blocked * size, size, z, 4 * blocked, d - 4 * blocked)
-
-
-@njit(cache=True, fastmath=False, inline="always")
 def _quadratic(At, b, c, z, acc, out):
-    r""":math:`A_c z - b_c`, every row in the order of :func:`_rows_dot`, vectorized over rows
-    through the transposed copy ``At``; the partial sums stay in registers
-    (:func:`~flbounds.kernels._simd.dot4_rows`)."""
+    r""":math:`A_c z - b_c`, every row in the summation order of the module docstring,
+    vectorized over rows through the transposed copy ``At``; the partial sums stay in
+    registers (:func:`~flbounds.kernels._simd.dot4_rows`)."""
     d = z.shape[0]
     dot4_rows(out, d, At, c * d * d, d, z, d, b, c * d)
 
@@ -151,7 +137,7 @@ def _ridge(features, ft, targets, lam, c, z, resid, out):
 
 @njit(cache=True, fastmath=False, inline="always")
 def _logistic(features, labels, lam, rho, c, z, acc, out):
-    r"""Margins :math:`a_k^\top z` in the order of :func:`_rows_dot` (the four partial sums
+    r"""Margins :math:`a_k^\top z` in the module docstring's order (the four partial sums
     as the lanes of a vector, from the samples as stored:
     :func:`~flbounds.kernels._simd_samples.sample_sums4`), weights
     :math:`-y_k\sigma(-y_k a_k^\top z)` (eight samples per vector,

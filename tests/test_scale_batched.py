@@ -184,9 +184,11 @@ def test_fedavg_sampler_batched_rejects_bad_input(ridge_setup):
     with pytest.raises(ValueError, match="uniforms"):
         fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1, :, :-1],
                                local_steps=TAU, step=step)
-    with pytest.raises(ValueError, match="uniforms"):
-        fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1] + 1.0,
-                               local_steps=TAU, step=step)
+    for value in (1.0, -0.5, float("nan")):     # above, below and NaN: two reductions see each
+        bad = plan[:1].copy()
+        bad[0, T // 2, N // 2] = value
+        with pytest.raises(ValueError, match="uniforms"):
+            fedavg_sampler_batched(problem, [UniformISP(N, K)], bad, local_steps=TAU, step=step)
     with pytest.raises(ValueError, match="local_steps"):
         fedavg_sampler_batched(problem, [UniformISP(N, K)], plan[:1], local_steps=0, step=step)
     with pytest.raises(ValueError, match="step"):

@@ -299,28 +299,32 @@ def _prefetcher(locality):
     return prefetch
 
 
+def _shuffle(builder, a, b, *lanes):
+    mask = ir.Constant(ir.VectorType(ir.IntType(32), len(lanes)), list(lanes))
+    return builder.shuffle_vector(a, b, mask)
+
+
+def transpose4_regs(builder, rows):
+    """Four ``<4 x double>`` rows -> the four columns (vector j holds lane j of every row)."""
+    low01 = _shuffle(builder, rows[0], rows[1], 0, 4, 1, 5)
+    high01 = _shuffle(builder, rows[0], rows[1], 2, 6, 3, 7)
+    low23 = _shuffle(builder, rows[2], rows[3], 0, 4, 1, 5)
+    high23 = _shuffle(builder, rows[2], rows[3], 2, 6, 3, 7)
+    return [_shuffle(builder, low01, low23, 0, 1, 4, 5),
+            _shuffle(builder, low01, low23, 2, 3, 6, 7),
+            _shuffle(builder, high01, high23, 0, 1, 4, 5),
+            _shuffle(builder, high01, high23, 2, 3, 6, 7)]
+
+
 def _transpose4_codegen(context, builder, sig, args):
     dst, d_off, d_stride, src, s_off, s_stride = args
     dst_t, src_t = sig.args[0], sig.args[3]
-    i32 = ir.IntType(32)
-
-    def mask(*lanes):
-        return ir.Constant(ir.VectorType(i32, len(lanes)), list(lanes))
-
     rows = []
     for i in range(4):
         off = builder.add(s_off, builder.mul(s_stride, ir.Constant(s_stride.type, i)))
         ptr = _vector_ptr(builder, _flat_ptr(context, builder, src_t, src, off), 4)
         rows.append(builder.load(ptr, align=8))
-    low01 = builder.shuffle_vector(rows[0], rows[1], mask(0, 4, 1, 5))
-    high01 = builder.shuffle_vector(rows[0], rows[1], mask(2, 6, 3, 7))
-    low23 = builder.shuffle_vector(rows[2], rows[3], mask(0, 4, 1, 5))
-    high23 = builder.shuffle_vector(rows[2], rows[3], mask(2, 6, 3, 7))
-    cols = (builder.shuffle_vector(low01, low23, mask(0, 1, 4, 5)),
-            builder.shuffle_vector(low01, low23, mask(2, 3, 6, 7)),
-            builder.shuffle_vector(high01, high23, mask(0, 1, 4, 5)),
-            builder.shuffle_vector(high01, high23, mask(2, 3, 6, 7)))
-    for j, col in enumerate(cols):
+    for j, col in enumerate(transpose4_regs(builder, rows)):
         off = builder.add(d_off, builder.mul(d_stride, ir.Constant(d_stride.type, j)))
         builder.store(col, _vector_ptr(builder, _flat_ptr(context, builder, dst_t, dst, off), 4),
                       align=8)

@@ -21,7 +21,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from flbounds.kernels._simd import _DOUBLE, _flat_ptr, _splat, _vector_ptr
+from flbounds.kernels._simd import _DOUBLE, _c_doubles, _flat_ptr, _splat, _vector_ptr
 
 _W = 8
 
@@ -133,15 +133,10 @@ def _focus_codegen(blocks, add):
     return codegen
 
 
-def _c_float_arrays(*arrays):
-    return all(isinstance(a, types.Array) and a.dtype == types.float64 and a.layout == "C"
-               for a in arrays)
-
-
 def _fedavg_variant(blocks, add):
     @intrinsic
     def fedavg_quad(typingctx, out, o_off, x, x_off, a, a_off, b, b_off, step, tau):
-        if not _c_float_arrays(out, x, a, b) or not out.mutable:
+        if not _c_doubles(out, x, a, b) or not out.mutable:
             return None
         sig = types.void(out, types.intp, x, types.intp, a, types.intp, b, types.intp,
                          types.float64, types.intp)
@@ -154,7 +149,7 @@ def _focus_variant(blocks, add):
     @intrinsic
     def focus_quad(typingctx, out, o_off, g, g_off, zout, x, x_off, a, a_off, b, b_off, step,
                    tau):
-        if not _c_float_arrays(out, g, zout, x, a, b) or not (out.mutable and g.mutable
+        if not _c_doubles(out, g, zout, x, a, b) or not (out.mutable and g.mutable
                                                                and zout.mutable):
             return None
         sig = types.void(out, types.intp, g, types.intp, zout, x, types.intp, a, types.intp,

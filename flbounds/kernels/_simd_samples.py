@@ -27,102 +27,69 @@ from flbounds.kernels._simd import (
     _masked_store,
     _splat,
     _vector_ptr,
+    transpose4_regs,
 )
 
 _W = 4
 
 
-def _shuffle(builder, a, b, lanes):
-    mask = ir.Constant(ir.VectorType(ir.IntType(32), len(lanes)), list(lanes))
-    return builder.shuffle_vector(a, b, mask)
+def _codegen(context, builder, sig, args):
+    """Four samples per pass, their four chains side by side (eight per pass, two such groups,
+    measured slower at n = 20, d = 50: 84-92 against 74-80 ns)."""
+    acc, n, m, m_off, d, z = args
+    acc_t, m_t, z_t = sig.args[0], sig.args[2], sig.args[5]
+    i64, i32, vec_t = ir.IntType(64), ir.IntType(32), ir.VectorType(_DOUBLE, _W)
+    four = ir.Constant(i64, _W)
+    blocked = builder.sdiv(d, four)
+    passes = builder.sdiv(builder.add(n, ir.Constant(i64, _W - 1)), four)
+    last = builder.sub(n, ir.Constant(i64, 1))
+
+    def vec(ty, arr, off):
+        ptr = _vector_ptr(builder, _flat_ptr(context, builder, ty, arr, off), _W)
+        return builder.load(ptr, align=8)
+
+    with cgutils.for_range(builder, passes) as pss:
+        k0 = builder.mul(pss.index, four)
+        bases = []
+        for i in range(_W):     # past the last sample: read it again, lanes not stored
+            k = builder.add(k0, ir.Constant(i64, i))
+            k = builder.select(builder.icmp_signed(">", k, last), last, k)
+            bases.append(builder.add(m_off, builder.mul(k, d)))
+        slots = [cgutils.alloca_once_value(builder, ir.Constant(vec_t, [0.0] * _W))
+                 for _ in range(_W)]
+        with cgutils.for_range(builder, blocked) as loop:
+            col = builder.mul(loop.index, four)
+            zt = vec(z_t, z, col)
+            for base, slot in zip(bases, slots, strict=True):
+                x = vec(m_t, m, builder.add(base, col))
+                builder.store(builder.fadd(builder.load(slot), builder.fmul(x, zt)), slot)
+        # slot i holds (s0, s1, s2, s3) of sample k0 + i: one vector per partial sum
+        sums = transpose4_regs(builder, [builder.load(slot) for slot in slots])
+        first = cgutils.alloca_once_value(builder, sums[0])
+        tail = builder.mul(blocked, four)
+        with cgutils.for_range(builder, builder.sub(d, tail)) as loop:   # into s0
+            r = builder.add(tail, loop.index)
+            factor = _splat(builder, builder.load(_flat_ptr(context, builder, z_t, z, r)), _W)
+            col = ir.Constant(vec_t, ir.Undefined)
+            for i, base in enumerate(bases):
+                ptr = _flat_ptr(context, builder, m_t, m, builder.add(base, r))
+                col = builder.insert_element(col, builder.load(ptr), ir.Constant(i32, i))
+            builder.store(builder.fadd(builder.load(first), builder.fmul(col, factor)), first)
+        sums[0] = builder.load(first)
+        mask = _lane_mask(builder, 0, builder.sub(n, k0), _W)
+        for j, value in enumerate(sums):
+            off = builder.add(builder.mul(n, ir.Constant(i64, j)), k0)
+            ptr = _vector_ptr(builder, _flat_ptr(context, builder, acc_t, acc, off), _W)
+            _masked_store(builder, value, ptr, mask)
+    return context.get_dummy_value()
 
 
-def _transpose4(builder, a):
-    """Vectors ``a[i] = (s0, s1, s2, s3)`` of samples i < 4 -> one vector per partial sum j,
-    its lanes the samples."""
-    t0, t1 = _shuffle(builder, a[0], a[1], (0, 4, 2, 6)), _shuffle(builder, a[0], a[1],
-                                                                   (1, 5, 3, 7))
-    t2, t3 = _shuffle(builder, a[2], a[3], (0, 4, 2, 6)), _shuffle(builder, a[2], a[3],
-                                                                   (1, 5, 3, 7))
-    return [_shuffle(builder, t0, t2, (0, 1, 4, 5)), _shuffle(builder, t1, t3, (0, 1, 4, 5)),
-            _shuffle(builder, t0, t2, (2, 3, 6, 7)), _shuffle(builder, t1, t3, (2, 3, 6, 7))]
-
-
-def _make_codegen(quads):
-    """``quads`` groups of four samples per pass, their chains side by side (two per pass
-    measured slower than one at n = 20, d = 50: 84-92 against 74-80 ns)."""
-    per_pass = _W * quads
-
-    def codegen(context, builder, sig, args):
-        acc, n, m, m_off, d, z = args
-        acc_t, m_t, z_t = sig.args[0], sig.args[2], sig.args[5]
-        i64, i32, vec_t = ir.IntType(64), ir.IntType(32), ir.VectorType(_DOUBLE, _W)
-        four = ir.Constant(i64, _W)
-        blocked = builder.sdiv(d, four)
-        passes = builder.sdiv(builder.add(n, ir.Constant(i64, per_pass - 1)),
-                              ir.Constant(i64, per_pass))
-        last = builder.sub(n, ir.Constant(i64, 1))
-
-        def vec(ty, arr, off):
-            ptr = _vector_ptr(builder, _flat_ptr(context, builder, ty, arr, off), _W)
-            return builder.load(ptr, align=8)
-
-        with cgutils.for_range(builder, passes) as pss:
-            k0 = builder.mul(pss.index, ir.Constant(i64, per_pass))
-            bases = []
-            for i in range(per_pass):   # past the last sample: read it again, lanes not stored
-                k = builder.add(k0, ir.Constant(i64, i))
-                k = builder.select(builder.icmp_signed(">", k, last), last, k)
-                bases.append(builder.add(m_off, builder.mul(k, d)))
-            slots = [cgutils.alloca_once_value(builder, ir.Constant(vec_t, [0.0] * _W))
-                     for _ in range(per_pass)]
-            with cgutils.for_range(builder, blocked) as loop:
-                col = builder.mul(loop.index, four)
-                zt = vec(z_t, z, col)
-                for base, slot in zip(bases, slots, strict=True):
-                    x = vec(m_t, m, builder.add(base, col))
-                    builder.store(builder.fadd(builder.load(slot), builder.fmul(x, zt)), slot)
-            sums = [_transpose4(builder, [builder.load(s) for s in slots[q * _W:(q + 1) * _W]])
-                    for q in range(quads)]
-            firsts = [cgutils.alloca_once_value(builder, sums[q][0]) for q in range(quads)]
-            tail = builder.mul(blocked, four)
-            with cgutils.for_range(builder, builder.sub(d, tail)) as loop:   # into s0
-                r = builder.add(tail, loop.index)
-                factor = _splat(builder, builder.load(_flat_ptr(context, builder, z_t, z, r)),
-                                _W)
-                for q in range(quads):
-                    col = ir.Constant(vec_t, ir.Undefined)
-                    for i in range(_W):
-                        ptr = _flat_ptr(context, builder, m_t, m,
-                                        builder.add(bases[q * _W + i], r))
-                        col = builder.insert_element(col, builder.load(ptr), ir.Constant(i32, i))
-                    builder.store(builder.fadd(builder.load(firsts[q]),
-                                               builder.fmul(col, factor)), firsts[q])
-            for q in range(quads):
-                sums[q][0] = builder.load(firsts[q])
-                kq = builder.add(k0, ir.Constant(i64, q * _W))
-                mask = _lane_mask(builder, 0, builder.sub(n, kq), _W)
-                for j, value in enumerate(sums[q]):
-                    off = builder.add(builder.mul(n, ir.Constant(i64, j)), kq)
-                    ptr = _vector_ptr(builder, _flat_ptr(context, builder, acc_t, acc, off), _W)
-                    _masked_store(builder, value, ptr, mask)
-        return context.get_dummy_value()
-
-    return codegen
-
-
-def _variant(quads):
-    @intrinsic
-    def sample_sums(typingctx, acc, n, m, m_off, d, z):
-        if not _c_doubles(acc, m, z) or getattr(acc, "mutable", True) is False:
-            return None
-        sig = types.void(acc, types.intp, m, types.intp, types.intp, z)
-        return sig, _make_codegen(quads)
-
-    return sample_sums
-
-
-# sample_sums4(acc, n, m, m_off, d, z): acc[j*n + k] = partial sum j of sample k's margin
-# (module docstring) for k < n, the samples being the rows m[m_off + k*d : m_off + (k + 1)*d].
-# C-contiguous float64 arrays, flat offsets, not bounds-checked; n >= 1.
-sample_sums4 = _variant(1)
+@intrinsic
+def sample_sums4(typingctx, acc, n, m, m_off, d, z):
+    """``acc[j*n + k]`` = partial sum j of sample k's margin (module docstring) for k < n, the
+    samples being the rows ``m[m_off + k*d : m_off + (k + 1)*d]``. C-contiguous float64
+    arrays, flat offsets, not bounds-checked; n >= 1."""
+    if not _c_doubles(acc, m, z) or getattr(acc, "mutable", True) is False:
+        return None
+    sig = types.void(acc, types.intp, m, types.intp, types.intp, z)
+    return sig, _codegen

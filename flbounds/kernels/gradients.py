@@ -177,15 +177,13 @@ def prefetch_slice(data, c, part, parts):
     """Hint slice ``part`` of ``parts`` (equal up to rounding, in memory order) of client
     ``c``'s data into L2; nothing if c < 0 (compiled only).
 
-    The round loops hint the data of the participant :data:`AHEAD` places on while the current one
-    runs (:func:`client_ahead`; only for data large enough, :func:`hint_ahead`), slice t at its
-    local step t of tau, not all at once: a ridge client's n d = 1000 values are 125 cache lines,
-    and a burst of 125 hints stalls the gradients that follow it (ridge FedAvg at N = 1e4, tau = 5:
-    1.70 us per participant with one burst per client, 1.37 us spread over the steps, p = 1; 1.92
-    against 1.52 us at p = 0.1). Two places on rather than one: at p = 1 the per-participant time at
-    N = 1e4 (78 MiB of data) is then that of N = 100 or 1000 (in cache), 1.12-1.14 us against 1.23
-    us. The hints pay also when that participant is the next client in memory: the hardware
-    prefetcher stops at every 4 KiB page."""
+    The round loops hint the data of the participant :data:`AHEAD` places on (:func:`client_ahead`;
+    only for data large enough, :func:`hint_ahead`), slice t at the current one's local step t:
+    a burst of a ridge client's 125 cache lines stalls the gradients after it (ridge FedAvg at
+    N = 1e4, tau = 5, p = 1: 1.70 us per participant with one burst per client, 1.37 us spread
+    over the steps). Two places on, the per-participant time at N = 1e4 (78 MiB) is that of
+    N = 100 (in cache), 1.12-1.14 against 1.23 us one place on. The hints pay also for the next
+    client in memory: the hardware prefetcher stops at every 4 KiB page."""
     raise NotImplementedError("prefetch_slice is only callable from compiled code")
 
 
@@ -256,78 +254,106 @@ def _client_scratch(data):
     return None
 
 
-@overload(load_client, jit_options=CACHED)
-def _load_client(data, c, scratch):
-    if _kind(data) is RidgeData:
-        def impl(data, c, scratch):
-            transpose_into(scratch[0], data.features, c)
-        return impl
-    if _kind(data) in (QuadraticData, ScalarPLData, LogisticData):
-        def impl(data, c, scratch):
-            pass
-        return impl
-    return None
-
-
-@overload(client_gradient, jit_options=CACHED)
-def _client_gradient(data, c, z, scratch, out):
-    kind = _kind(data)
-    if kind is QuadraticData:
-        def impl(data, c, z, scratch, out):
-            _quadratic(data.At, data.b, c, z, scratch[1], out)
-        return impl
-    if kind is RidgeData:
-        def impl(data, c, z, scratch, out):
-            _ridge(data.features, scratch[0], data.targets, data.lam, c, z, scratch[1], out)
-        return impl
-    if kind is LogisticData:
-        def impl(data, c, z, scratch, out):
-            _logistic(data.features, data.labels, data.lam, data.rho, c, z, scratch[1], out)
-        return impl
-    if kind is ScalarPLData:
-        def impl(data, c, z, scratch, out):
-            out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + data.c[c]
-        return impl
-    return None
-
-
 @njit(cache=True, fastmath=False, inline="always")
 def slice_bounds(size, part, parts):
     """``(lo, count)`` of slice ``part`` of ``parts`` of ``size`` values: the slices are
     contiguous, in order, and cover ``range(size)`` exactly once."""
-    if parts == 1:      # the whole client (fused kernels): no integer division
-        return 0, size
     lo = part * size // parts
     return lo, (part + 1) * size // parts - lo
 
 
 @njit(cache=True, fastmath=False, inline="always")
 def _hint_slice(arr, c, size, part, parts):
-    """Hint slice ``part`` of ``parts`` of the ``size`` values of block c of ``arr``."""
-    lo, count = slice_bounds(size, part, parts)
-    prefetch_l2(arr, c * size + lo, count)
+    """Hint slice ``part`` of ``parts`` of the ``size`` values of block c of ``arr``; a whole
+    block (``parts == 1``, the fused kernels) without an integer division."""
+    if parts == 1:
+        prefetch_l2(arr, c * size, size)
+    else:
+        lo, count = slice_bounds(size, part, parts)
+        prefetch_l2(arr, c * size + lo, count)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _load_ridge(data, c, scratch):
+    transpose_into(scratch[0], data.features, c)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _quadratic_gradient(data, c, z, scratch, out):
+    _quadratic(data.At, data.b, c, z, scratch[1], out)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _ridge_gradient(data, c, z, scratch, out):
+    _ridge(data.features, scratch[0], data.targets, data.lam, c, z, scratch[1], out)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _logistic_gradient(data, c, z, scratch, out):
+    _logistic(data.features, data.labels, data.lam, data.rho, c, z, scratch[1], out)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _scalar_gradient(data, c, z, scratch, out):
+    out[0] = 2.0 * z[0] + 3.0 * math.sin(2.0 * z[0]) + data.c[c]
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _hint_quadratic(data, c, part, parts):
+    if c >= 0:
+        d = data.At.shape[1]
+        _hint_slice(data.At, c, d * d, part, parts)
+        _hint_slice(data.b, c, d, part, parts)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _hint_samples(data, c, part, parts):
+    if c >= 0:
+        n, d = data.features.shape[1], data.features.shape[2]
+        _hint_slice(data.features, c, n * d, part, parts)
+        _hint_slice(data[1], c, n, part, parts)     # targets or labels
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _load_none(data, c, scratch):
+    pass
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _hint_none(data, c, part, parts):
+    pass
+
+
+#: per container class: what load_client, client_gradient and prefetch_slice run, in order
+KIND_STEPS = {
+    QuadraticData: (_load_none, _quadratic_gradient, _hint_quadratic),
+    RidgeData: (_load_ridge, _ridge_gradient, _hint_samples),
+    LogisticData: (_load_none, _logistic_gradient, _hint_samples),
+    ScalarPLData: (_load_none, _scalar_gradient, _hint_none),
+}
+
+
+def kind_steps(data):
+    """``(load, gradient, hint)`` of :data:`KIND_STEPS` for a numba type (None if unknown)."""
+    return KIND_STEPS.get(_kind(data))
+
+
+@overload(load_client, jit_options=CACHED)
+def _load_client(data, c, scratch):
+    steps = kind_steps(data)
+    return None if steps is None else steps[0].py_func
+
+
+@overload(client_gradient, jit_options=CACHED)
+def _client_gradient(data, c, z, scratch, out):
+    steps = kind_steps(data)
+    return None if steps is None else steps[1].py_func
 
 
 @overload(prefetch_slice, jit_options=CACHED)
 def _prefetch_slice(data, c, part, parts):
-    kind = _kind(data)
-    if kind is QuadraticData:
-        def impl(data, c, part, parts):
-            if c >= 0:
-                d = data.At.shape[1]
-                _hint_slice(data.At, c, d * d, part, parts)
-                _hint_slice(data.b, c, d, part, parts)
-        return impl
-    if kind in (RidgeData, LogisticData):
-        def impl(data, c, part, parts):
-            if c >= 0:
-                n, d = data.features.shape[1], data.features.shape[2]
-                _hint_slice(data.features, c, n * d, part, parts)
-                _hint_slice(data[1], c, n, part, parts)     # targets or labels
-        return impl
-    if kind is ScalarPLData:
-        return lambda data, c, part, parts: None
-    return None
+    steps = kind_steps(data)
+    return None if steps is None else steps[2].py_func
 
 
 @overload(client_work, jit_options=CACHED)
@@ -356,8 +382,7 @@ def population(data):
 
     Quadratics average :math:`A_i, b_i`; ridge and logistic clients have the same number of
     samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
-    Plain Python (glue): it builds arrays once per run.
-    """
+    Plain Python (glue): it builds arrays once per run."""
     from flbounds.problems._layout import rows_last  # flbounds.problems imports this module
     if isinstance(data, QuadraticData):
         A = data.A.mean(axis=0)[None]

@@ -32,6 +32,7 @@ from flbounds.kernels.gradients import (
     load_client,
     prefetch_slice,
 )
+from flbounds.kernels.local_steps import local_descent
 from flbounds.kernels.mixed_rounds import MixedPlan
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
 
@@ -94,12 +95,7 @@ def pseudo_gradient(data, c, x, settings, work, out, nxt):
         return
     for p in range(d):
         z[p] = x[p]
-    for t in range(settings.local_steps):
-        if nxt >= 0:
-            prefetch_slice(data, nxt, t, settings.local_steps)
-        client_gradient(data, c, z, scratch, grad)
-        for p in range(d):
-            z[p] -= settings.step * grad[p]
+    local_descent(data, c, settings, work, nxt)
     for p in range(d):
         out[p] = x[p] - z[p]
 

@@ -53,6 +53,7 @@ from flbounds.kernels.gradients import (
     load_client,
     prefetch_slice,
 )
+from flbounds.kernels.local_steps import local_descent
 
 # A round runs in parallel only if its participants do at least this many multiply-adds in
 # their gradients (m tau n d for ridge; ~0.2 ms single-threaded): a parallel region costs tens
@@ -142,16 +143,11 @@ def _n_chunks(data, settings, m):
 def _fedavg_client(data, settings, c, x, work, nxt):
     """Participant c's local phase: ``local_steps`` GD steps from ``x`` in the local buffer
     ``z = work[1]`` (left there), ``work = (scratch, z, grad)``; step t hints slice t of ``nxt``."""
-    scratch, z, grad = work
-    load_client(data, c, scratch)
+    z = work[1]
+    load_client(data, c, work[0])
     for p in range(x.shape[0]):
         z[p] = x[p]
-    for t in range(settings.local_steps):
-        if nxt >= 0:
-            prefetch_slice(data, nxt, t, settings.local_steps)
-        client_gradient(data, c, z, scratch, grad)
-        for p in range(x.shape[0]):
-            z[p] -= settings.step * grad[p]
+    local_descent(data, c, settings, work, nxt)
 
 
 @njit(cache=True, fastmath=False)

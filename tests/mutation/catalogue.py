@@ -124,7 +124,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "acc[p] / m if m > 0 else xs[r, p]",
            "acc[p] / m if m > 0 else 0.0",
            "an empty FedAvg round resets the server model to 0 instead of keeping it"),
-    Mutant("fedavg.kernel.local_step", ("focus",), _K + "rounds.py",
+    Mutant("fedavg.kernel.local_step", ("focus",), _K + "local_steps.py",
            "z[p] -= settings.step * grad[p]",
            "z[p] -= 1.02 * settings.step * grad[p]",
            "local GD step of FedAvg 2% longer than eta"),

@@ -77,13 +77,33 @@ def _start_run(mark: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE)
 
 
-def _await_begun(parent: subprocess.Popen, count: int, limit: float = 300) -> None:
-    """Block until the parent has announced ``count`` begun tasks (or fail after limit)."""
+def _process_table(mark: str) -> str:
+    """State, kernel wait channel, CPU seconds and command of each marked process (what a
+    failed wait reports: a worker blocked in a lock shows ``flock`` or ``futex``)."""
+    lines = []
+    for pid in _marked(mark):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            wchan = Path(f"/proc/{pid}/wchan").read_text() or "-"
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:80]
+        except OSError:
+            continue
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        lines.append(f"pid {pid} ppid {fields[1]} state {fields[0]} wchan {wchan} "
+                     f"cpu {cpu:.1f} s: {cmd.decode(errors='replace')}")
+    return "\n".join(lines) or "no marked process alive"
+
+
+def _await_begun(parent: subprocess.Popen, count: int, limit: float = 300,
+                 mark: str = "") -> None:
+    """Block until the parent has announced ``count`` begun tasks (or fail after limit,
+    listing the run's processes)."""
     end = time.monotonic() + limit
     seen = 0
     while seen < count:
         ready, _, _ = select.select([parent.stdout], [], [], max(end - time.monotonic(), 0))
-        assert ready, f"only {seen} of {count} tasks began within {limit} s"
+        assert ready, (f"only {seen} of {count} tasks began within {limit} s; load "
+                       f"{os.getloadavg()[0]:.1f}; processes:\n{_process_table(mark)}")
         line = parent.stdout.readline()
         assert line, "the run ended before its tasks began"
         seen += line.strip() == b"begun"
@@ -110,7 +130,7 @@ def test_workers_die_with_a_killed_parent():
     mark = uuid.uuid4().hex
     parent = _start_run(mark)
     try:
-        _await_begun(parent, 2)   # both workers are inside their (long) tasks
+        _await_begun(parent, 2, mark=mark)   # both workers are inside their (long) tasks
         workers = _kill_parent_then_expect_no_workers(parent, mark)
         assert len(workers) >= 2
     finally:
@@ -143,7 +163,7 @@ def test_workers_die_when_the_parent_is_killed_during_start_up(busy_cores):
             if moment == "random delay":
                 time.sleep(rng.uniform(0.0, 2.0))
             elif moment == "first task begun":
-                _await_begun(parent, 1)
+                _await_begun(parent, 1, mark=mark)
             _kill_parent_then_expect_no_workers(parent, mark)
         finally:
             if parent.poll() is None:

@@ -84,8 +84,8 @@ BLOCK_MIN = 4
 def pseudo_gradient(data, c, x, settings, work, out, nxt):
     """``out = x - z`` (d,) with z after ``settings.local_steps`` one-point GD steps of client
     c (loaded into ``work[0]``) from ``x``; ``work = (scratch, z, grad)``; the steps hint
-    client ``nxt``'s data, a slice each (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
-    scratch, z, grad = work
+    client ``nxt``'s data, a slice each (:func:`~flbounds.kernels.local_steps.local_descent`)."""
+    z = work[1]
     d = x.shape[0]
     # in registers where a fused kernel fits (quadratic, d = 8 or 16): the final model goes
     # to out and becomes x - z there, the same operations as below

@@ -5,6 +5,7 @@ One implementation per algorithm, generic over the problem kind: ``data`` is a c
 whole run (all rounds, participants and local steps) happens inside one call.
 
 Each participant's local phase runs in small per-thread buffers (:func:`_fedavg_client`,
+whose local steps are one compiled call, :func:`~flbounds.kernels.local_steps.local_descent`;
 :func:`_focus_client`), or, for quadratics with d = 8 or 16 (no gradient noise), entirely in
 vector registers (:mod:`flbounds.kernels._fused`: iterate, partial sums and stored gradient
 never leave the registers between local steps; same operations in the same order, so the same

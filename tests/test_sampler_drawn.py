@@ -7,12 +7,14 @@ bandits, the full-information oracle), with and without stragglers, on the compi
 and on a problem outside :mod:`flbounds.problems` (the NumPy path); the other fields are NaN.
 """
 
+import numba
 import numpy as np
 import pytest
 
 from flbounds.algorithms import fedavg_sampler, sampler_rounds
 from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
 from flbounds.algorithms.sampler_rounds import ReplayUniforms, needs_every_client
+from flbounds.kernels import rounds
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
 from flbounds.sampling import Avare, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 from tests import reference as ref
@@ -176,6 +178,39 @@ def test_chunks_of_rounds_change_nothing(monkeypatch, n_reps):
     chunked, omega_chunked = go()
     assert np.array_equal(whole.x, chunked.x) and np.array_equal(omega, omega_chunked)
     assert np.array_equal(whole.sizes, chunked.sizes)
+
+
+@pytest.mark.parametrize("kind, dim", [("quadratic", 5), ("quadratic", 8), ("ridge", 5),
+                                       ("logistic", 5)])
+@pytest.mark.parametrize("name", ["uniform_isp", "kvib"])
+def test_rounds_on_threads_give_the_serial_bits(monkeypatch, kind, dim, name):
+    """One replicate's compiled rounds with every round in chunks (the work threshold at 0),
+    on one and on two threads: the same iterates, sizes and K-Vib weights as the serial run
+    (the threshold below 0), whether the local phases run one client at a time or, for a
+    quadratic with d = 8, in the register kernels."""
+    rng = np.random.default_rng(7)
+    problem = {"quadratic": lambda: random_quadratics(rng, N, dim, mu=0.1, L=1.0),
+               "ridge": lambda: random_ridge(rng, N, 6, dim, lam=0.1),
+               "logistic": lambda: random_logistic(rng, N, 6, dim, lam=0.1)}[kind]()
+
+    def go(cut, threads):
+        monkeypatch.setattr(rounds, "PARALLEL_MIN_WORK", cut)
+        numba.set_num_threads(threads)
+        sampler = SAMPLERS[name]()
+        trace = fedavg_sampler(problem, sampler, np.random.default_rng(11), n_rounds=T,
+                               local_steps=3, step=0.3, diagnostics=False)
+        return trace.x, trace.sizes, getattr(sampler, "omega", np.zeros(1))
+
+    before = numba.get_num_threads()
+    try:
+        want = go(-1, 1)
+        for threads in (1, 2):
+            if threads <= numba.config.NUMBA_NUM_THREADS:
+                got = go(0, threads)
+                assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    finally:
+        numba.set_num_threads(before)
+    assert want[1].sum() > T
 
 
 def test_replayed_plan_hands_out_rows_until_exhausted():

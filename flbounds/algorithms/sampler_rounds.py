@@ -35,6 +35,7 @@ from flbounds.kernels.isp_round import (
     isp_sampler_round,
 )
 from flbounds.kernels.replicates import local_update_blocks, local_update_masked
+from flbounds.kernels.rounds import serial_only
 from flbounds.kernels.sampler_loop import DrawnRun, DrawnState, drawn_rounds, weighted_sum
 from flbounds.sampling import (
     Draw,
@@ -323,7 +324,11 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
     rounds' uniforms per call (a Generator fills ``random((count, N))`` in the order of
     ``count`` calls of ``random(N)``); the same operations as :func:`_drawn_round`."""
     n_reps, n = ctx.omega.shape
-    local = _serial(problem, hyper.step, hyper.local_steps)
+    # one replicate: a round with enough work may run its drawn clients in chunks on threads
+    # (the same bits); several run serially (their updates are computed client by client)
+    local = round_settings(hyper.step, hyper.local_steps, parallel=n_reps == 1,
+                           data=problem.kernel_data)
+    chunked = None if serial_only(local) else True
     loop_settings = DrawnRun(ctx.settings, local, np.ascontiguousarray(hyper.lam, dtype=float),
                              float(hyper.server_step))
     state = DrawnState(x, ctx.omega, ctx.state.p, ctx.state.mask, ctx.updates)
@@ -333,7 +338,7 @@ def _compiled_rounds(problem, sources, hyper, n_rounds, x, ctx):
         uniforms = np.stack([_chunk(source, count, n) for source in sources]) if n_reps > 1 \
             else _chunk(sources[0], count, n)[None]
         drawn_rounds(problem.kernel_data, loop_settings, uniforms, state, ctx.out.x,
-                     ctx.out.sizes, t0)
+                     ctx.out.sizes, t0, chunked)
 
 
 def run(problem, samplers, sources, n_rounds: int, hyper: Hyper, x0) -> SamplerTrace:

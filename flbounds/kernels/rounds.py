@@ -122,7 +122,7 @@ def _max_participants(plan):
 @njit(cache=True, fastmath=False)
 def _may_chunk(data, settings, plan):
     """Whether a round of all N clients would run in chunks (else no per-participant rows)."""
-    return _n_chunks(data, settings, plan.shape[1]) > 0
+    return round_chunks(data, settings, plan.shape[1]) > 0
 
 
 @njit(cache=True, fastmath=False)
@@ -132,7 +132,7 @@ def _chunk_rows(data, settings, plan, d):
 
 
 @njit(cache=True, fastmath=False)
-def _n_chunks(data, settings, m):
+def round_chunks(data, settings, m):
     """Chunks of a round of m participants: 0 = run serially, else min(m, 4 threads)."""
     work = m * settings.local_steps * client_work(data)
     if settings.min_work < 0 or work < settings.min_work:
@@ -167,7 +167,7 @@ def _fedavg_span(data, settings, clients, lo, hi, x, finals):
 
 
 @njit(cache=True, fastmath=False, parallel=True)
-def _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals):
+def fedavg_chunks(data, settings, clients, m, n_chunks, x, finals):
     for chunk in prange(n_chunks):
         _fedavg_span(data, settings, clients, chunk * m // n_chunks,
                      (chunk + 1) * m // n_chunks, x, finals)
@@ -184,9 +184,9 @@ def _fedavg_round(data, settings, clients, m, x, finals, buffers):
     for p in range(d):
         acc[p] = 0.0
     if finals is not None:
-        n_chunks = _n_chunks(data, settings, m)
+        n_chunks = round_chunks(data, settings, m)
         if n_chunks > 0:
-            _fedavg_chunks(data, settings, clients, m, n_chunks, x, finals)
+            fedavg_chunks(data, settings, clients, m, n_chunks, x, finals)
             for j in range(m):
                 for p in range(d):
                     acc[p] += finals[j, p]
@@ -277,7 +277,7 @@ def _focus_span(data, settings, noise, r, clients, span, state, pushes):
 
 @njit(cache=True, fastmath=False, parallel=True)
 def _focus_chunks(data, settings, noise, r, clients, m, state, pushes):
-    n_chunks = _n_chunks(data, settings, m)
+    n_chunks = round_chunks(data, settings, m)
     for chunk in prange(n_chunks):
         _focus_span(data, settings, noise, r, clients,
                     (chunk * m // n_chunks, (chunk + 1) * m // n_chunks), state, pushes)
@@ -291,7 +291,7 @@ def _focus_round(data, settings, noise, r, clients, m, state, pushes, work):
     :func:`_fedavg_round`)."""
     d = state.x.shape[0]
     if pushes is not None:
-        if _n_chunks(data, settings, m) > 0:
+        if round_chunks(data, settings, m) > 0:
             _focus_chunks(data, settings, noise, r, clients, m, state, pushes)
             for j in range(m):
                 for p in range(d):

@@ -35,7 +35,7 @@ from flbounds.kernels.replicates import (
     pseudo_gradient,
     update_masked,
 )
-from flbounds.kernels.rounds import RoundSettings, participants
+from flbounds.kernels.rounds import RoundSettings, fedavg_chunks, participants, round_chunks
 
 
 class DrawnRun(NamedTuple):
@@ -88,25 +88,42 @@ def _fold(run, state, b, i, u, agg, sq):
         state.omega[b, i] += norm * norm / state.p[b, i]
 
 
-@njit(cache=True, fastmath=False)
-def _single_round(data, run, state, drawn, count, agg, sq, point):
-    """One replicate's round: each drawn client's update folded into ``agg`` as soon as it is
-    done. A function of its own: inside :func:`drawn_rounds`, next to the several-replicate
-    branch, the same loop ran logistic clients 13% slower (1.91-1.95 against 1.68-1.71 us per
-    drawn client at N = 1e4, p = 0.1)."""
-    d = state.x.shape[1]
-    if fused_fedavg_rows(data, run.local, drawn, 0, count, state.x[0], state.updates[0]):
-        x = state.x[0]
-        for j in range(count):      # the fused kernels left the final models there
-            u, i = state.updates[0, j], drawn[j]
-            if run.isp.kind == KVIB:
-                for k in range(d):
-                    u[k] = x[k] - u[k]
-                _fold(run, state, 0, i, u, agg, sq)
-                continue
-            w, lam = 1.0 / state.p[0, i], run.lam[i]   # _fold's terms, u formed on the way
+@njit(cache=True, fastmath=False, inline="always")
+def _fold_finals(run, state, drawn, count, agg, sq):
+    """:func:`_fold` of the drawn clients whose final local models are the rows
+    ``state.updates[0, :count]``, in draw order: ``u = x - z`` formed on the way."""
+    x, d = state.x[0], state.x.shape[1]
+    for j in range(count):
+        u, i = state.updates[0, j], drawn[j]
+        if run.isp.kind == KVIB:
             for k in range(d):
-                agg[k] += w * (lam * (x[k] - u[k]))
+                u[k] = x[k] - u[k]
+            _fold(run, state, 0, i, u, agg, sq)
+            continue
+        w, lam = 1.0 / state.p[0, i], run.lam[i]   # _fold's terms, u formed on the way
+        for k in range(d):
+            agg[k] += w * (lam * (x[k] - u[k]))
+
+
+@njit(cache=True, fastmath=False)
+def _single_round(data, run, state, drawn, count, agg, sq, point, chunked):
+    """One replicate's round: each drawn client's update folded into ``agg`` as soon as it is
+    done; or, ``chunked`` not None and the round's work enough for threads
+    (``run.local.min_work``), the final models computed in chunks on threads
+    (:func:`~flbounds.kernels.rounds.fedavg_chunks`, into ``state.updates[0]``) and then
+    folded in draw order: the same operations, the same bits (``chunked`` None: the chunk
+    kernel is not compiled). A function of its own: inside :func:`drawn_rounds`, next to the
+    several-replicate branch, the same loop ran logistic clients 13% slower (1.91-1.95
+    against 1.68-1.71 us per drawn client at N = 1e4, p = 0.1)."""
+    if chunked is not None:
+        n_chunks = round_chunks(data, run.local, count)
+        if n_chunks > 0:
+            fedavg_chunks(data, run.local, drawn, count, n_chunks, state.x[0],
+                          state.updates[0])
+            _fold_finals(run, state, drawn, count, agg, sq)
+            return
+    if fused_fedavg_rows(data, run.local, drawn, 0, count, state.x[0], state.updates[0]):
+        _fold_finals(run, state, drawn, count, agg, sq)   # the fused kernels' final models
         return
     x, u = state.x[0], state.updates[0, 0]
     for j in range(count):
@@ -118,12 +135,14 @@ def _single_round(data, run, state, drawn, count, agg, sq, point):
 
 
 @njit(cache=True, fastmath=False)
-def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
+def drawn_rounds(data, run, uniforms, state, xs, sizes, t0, chunked=None):
     """Rounds ``t0 .. t0 + k - 1`` for every replicate b, drawing with ``uniforms[b, t]``
     (B, k, N); the model after round ``t0 + t`` goes to ``xs[b, t0 + t + 1]`` and the number
     of drawn clients to ``sizes[b, t0 + t]``. One replicate: each drawn client's update is
-    folded into the aggregate as soon as it is done; several: the round's updates are
-    computed client by client for all replicates (:func:`update_masked`), then folded."""
+    folded into the aggregate as soon as it is done (or, ``chunked`` not None, a round with
+    enough work runs in chunks on threads: :func:`_single_round`); several: the round's
+    updates are computed client by client for all replicates (:func:`update_masked`), then
+    folded."""
     n_reps, n_rounds, n = uniforms.shape
     d = state.x.shape[1]
     scratch = probability_scratch(n)
@@ -141,7 +160,7 @@ def drawn_rounds(data, run, uniforms, state, xs, sizes, t0):
                 state.mask[b, i] = uniforms[b, t, i] < state.p[b, i]
             counts[b] = participants(state.mask, b, drawn[b])
         if n_reps == 1:
-            _single_round(data, run, state, drawn[0], counts[0], agg[0], sq, work[4])
+            _single_round(data, run, state, drawn[0], counts[0], agg[0], sq, work[4], chunked)
         else:
             m = drawn_union(state.mask, union)
             for j in range(m):

@@ -203,12 +203,11 @@ def phase_profile(kind, n_small, n_large, p, settings):
     hinted a slice per local step, so with one step the whole fetch lands in one burst that the
     gradients do not hide, and the slope from 1 to TAU understates a gradient (ridge at
     N = 1e4: 89 ns by that fit, 140-170 ns per step measured from 5 and 9 steps or alone)."""
-    out = {}
+    out, longer = {}, 2 * TAU - 1
     for label, n in (("small", n_small), ("large", n_large)):
         problem = make_problem(kind, n)
         case = make_case(kind, "fedavg", problem, p, rounds_for(n, p, settings.work))
         per = {}
-        longer = 2 * TAU - 1
         for steps in (TAU, longer):
             def run(steps=steps, problem=problem, case=case):
                 return fedavg(problem, case.masks, step=case.step, local_steps=steps)

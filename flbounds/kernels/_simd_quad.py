@@ -150,7 +150,7 @@ def _focus_variant(blocks, add):
     def focus_quad(typingctx, out, o_off, g, g_off, zout, x, x_off, a, a_off, b, b_off, step,
                    tau):
         if not _c_doubles(out, g, zout, x, a, b) or not (out.mutable and g.mutable
-                                                               and zout.mutable):
+                                                          and zout.mutable):
             return None
         sig = types.void(out, types.intp, g, types.intp, zout, x, types.intp, a, types.intp,
                          b, types.intp, types.float64, types.intp)

@@ -17,6 +17,7 @@ from flbounds.problems import (
     random_scalar_pl,
     shared_hessian_quadratics,
 )
+from flbounds.problems._layout import CACHE_LINE, line_aligned
 from tests import reference as ref
 from tests.strategies import CORNER_CASES, Case, cases
 
@@ -282,6 +283,28 @@ def test_generators_are_deterministic_and_arrays_read_only():
     with pytest.raises(ValueError, match="read-only"):
         a.x_star[0] = 1.0
 
+
+
+@pytest.mark.parametrize("offset", range(8))
+def test_kernel_data_start_on_a_cache_line(offset):
+    # the kernels' vector loads span one cache line each only if the data start on one;
+    # inputs at every 8-byte offset get an aligned read-only copy with the same values
+    rng = np.random.default_rng(offset)
+    buf = np.empty(30 + 16)
+    start = (-buf.ctypes.data % CACHE_LINE) // 8 + offset
+    X = buf[start:start + 30].reshape(2, 3, 5)
+    X[...] = rng.standard_normal(X.shape)
+    assert X.ctypes.data % CACHE_LINE == 8 * offset
+    y = rng.choice([-1.0, 1.0], size=(2, 3))
+    A = np.stack([np.eye(5) * (1 + k) for k in range(2)])
+    for problem in (Ridge(X, y, 0.1), LogisticL2(X, y, 0.1), Quadratic(A, X[:, 0, :])):
+        for name, array in problem.kernel_data._asdict().items():
+            if isinstance(array, np.ndarray):
+                assert array.ctypes.data % CACHE_LINE == 0, name
+                assert not array.flags.writeable, name
+        np.testing.assert_array_equal(getattr(problem, "features", X), X)
+    same = line_aligned(np.zeros(16))
+    assert same.ctypes.data % CACHE_LINE == 0 and line_aligned(same) is same
 
 # -------------------------------------------------------------------------- validation
 

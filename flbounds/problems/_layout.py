@@ -1,23 +1,44 @@
-"""The transposed layout of the quadratic Hessians for the compiled gradients.
+"""The layout of the problems' data for the compiled gradients: Hessians transposed, every
+array on a cache-line boundary.
 
 :math:`A_c z` summed in a fixed order vectorizes only across output rows, which must then be
 the contiguous axis: the kernels read :math:`A_c^\\top`. The problems' :math:`A_i` are exactly
 symmetric, so that is ``A`` itself and nothing is copied; any other ``A`` gets a read-only
 transposed copy. (Ridge and logistic features are transposed per client visit instead: see
 :mod:`flbounds.kernels.gradients`.)
+
+The kernels read a client's block in vectors of eight doubles: one cache line each when the
+block starts on a 64-byte boundary, two lines otherwise. NumPy aligns large arrays to 16 bytes
+only, so :func:`line_aligned` copies the data onto a line where needed; a client's block then
+starts on a line whenever its size is a multiple of 8 doubles (n d = 1000 for the benchmarks'
+ridge and logistic problems, d^2 for quadratics with even d). Measured at N = 10^4 on one
+thread (FedAvg, tau = 5, us per participant, the same bits): ridge at p = 0.1 1.10-1.12
+against 1.20-1.21 misaligned, logistic at p = 0.1 1.43-1.48 against 1.50-1.55, quadratic at
+p = 1 0.169-0.170 against 0.181-0.186.
 """
 
 import numpy as np
 
+CACHE_LINE = 64     # bytes
 
-def _frozen(a):
+
+def line_aligned(a):
+    """``a`` as a read-only C-contiguous float64 array whose data start on a cache line: ``a``
+    itself if it already is one (then frozen: callers pass arrays they own), else a copy."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.ctypes.data % CACHE_LINE:
+        buf = np.empty(a.nbytes + CACHE_LINE, dtype=np.uint8)
+        start = -buf.ctypes.data % CACHE_LINE
+        out = buf[start:start + a.nbytes].view(np.float64).reshape(a.shape)
+        out[...] = a
+        a = out
     a.flags.writeable = False
     return a
 
 
 def _transposed(A):
-    """Read-only C-contiguous copy of ``A`` (N, r, s) as (N, s, r)."""
-    return _frozen(np.ascontiguousarray(np.swapaxes(A, 1, 2)))
+    """Read-only C-contiguous copy of ``A`` (N, r, s) as (N, s, r), on a cache line."""
+    return line_aligned(np.swapaxes(A, 1, 2))
 
 
 def rows_last(A):

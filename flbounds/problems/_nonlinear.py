@@ -20,6 +20,7 @@ from ._base import (
     _newton_minimize,
     _Problem,
 )
+from ._layout import line_aligned
 from ._quadratic import _data_arrays, _gram_eigenvalues
 
 
@@ -34,7 +35,7 @@ class _LogisticBase(_Problem):
             raise ValueError("labels must be -1 or +1")
         n_clients, n_samples, dim = features.shape
         self._set_sizes(n_clients, dim)
-        self.features, self.labels = _frozen(features), _frozen(labels)
+        self.features, self.labels = line_aligned(features), line_aligned(labels)
         self.lam, self.rho = lam, rho
         top = _gram_eigenvalues(features)[1][:, -1]
         self.client_L = _frozen(top / 4.0 + lam + 2.0 * rho)

@@ -21,7 +21,7 @@ from ._base import (
     _Problem,
     _solve_pd,
 )
-from ._layout import rows_last
+from ._layout import line_aligned, rows_last
 
 
 class Quadratic(_Problem):
@@ -63,7 +63,7 @@ class Quadratic(_Problem):
             raise ValueError("A: the mean Hessian mean_i A_i must be positive definite (F "
                              f"strongly convex), got lambda_min = {eig_mean[0]:.3g}")
         self._set_sizes(n_clients, dim)
-        self.A, self.b = _frozen(A), _frozen(b)
+        self.A, self.b = line_aligned(A), line_aligned(b)
         self.client_mu = _frozen(np.maximum(eig[:, 0], 0.0))
         self.client_L = _frozen(eig[:, -1].copy())
         self.mu, self.L = float(eig_mean[0]), float(self.client_L.max())
@@ -136,7 +136,7 @@ class Ridge(_Problem):
             raise ValueError("features: the mean Hessian mean_i X_i'X_i/n + lam I must be "
                              "positive definite (use lam > 0 or more samples)")
         self._set_sizes(n_clients, dim)
-        self.features, self.targets = _frozen(features), _frozen(targets)
+        self.features, self.targets = line_aligned(features), line_aligned(targets)
         self._grams = grams
         self._moments = np.einsum("ikp,ik->ip", features, targets) / n_samples
         self.client_mu = _frozen(np.maximum(eig[:, 0], 0.0) + self.lam)

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import example, given, settings
 
 from flbounds import problems, validation
+from flbounds.algorithms import focus
 from flbounds.problems import (
     LogisticL2,
     NonconvexLogistic,
@@ -305,6 +306,9 @@ def test_kernel_data_start_on_a_cache_line(offset):
         np.testing.assert_array_equal(getattr(problem, "features", X), X)
     same = line_aligned(np.zeros(16))
     assert same.ctypes.data % CACHE_LINE == 0 and line_aligned(same) is same
+    # FOCUS's stored gradients, read and written every round, start on a line as well
+    g = focus(problem, np.ones((2, 2), dtype=bool), step=0.1, local_steps=2).g
+    assert g.ctypes.data % CACHE_LINE == 0 and g.flags.writeable
 
 # -------------------------------------------------------------------------- validation
 

@@ -35,6 +35,7 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.kernels.rounds import FocusRecord, FocusState, run_focus
+from flbounds.problems._layout import line_aligned
 from flbounds.validation import as_float_array
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
@@ -141,8 +142,9 @@ def _initial_state(problem, x0, init, start) -> FocusState:
         fields = getattr(start, "_fields", None)
         if fields != FocusState._fields:
             raise ValueError(f"start must be a FocusState with fields {FocusState._fields}")
-        return FocusState(*(as_float_array(getattr(start, f), f"start.{f}", shape=shapes[f],
-                                           copy=True) for f in fields))
+        x, y, g, models = (as_float_array(getattr(start, f), f"start.{f}", shape=shapes[f],
+                                          copy=True) for f in fields)
+        return FocusState(x, y, line_aligned(g, writeable=True), models)
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     x = start_point(problem, x0)
@@ -150,4 +152,4 @@ def _initial_state(problem, x0, init, start) -> FocusState:
         g = np.zeros((n_clients, dim))
     else:
         g = problem.client_gradients(np.tile(x, (n_clients, 1)))
-    return FocusState(x, g.sum(axis=0), g, np.empty((0, dim)))
+    return FocusState(x, g.sum(axis=0), line_aligned(g, writeable=True), np.empty((0, dim)))

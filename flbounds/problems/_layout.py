@@ -23,12 +23,12 @@ import numpy as np
 CACHE_LINE = 64     # bytes
 
 
-def line_aligned(a, *, writeable=False):
+def line_aligned(a, *, writeable=False, copy=False):
     """``a`` as a C-contiguous float64 array whose data start on a cache line, read-only unless
-    ``writeable``: ``a`` itself if it already is one (callers pass arrays they own), else a
-    copy."""
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.ctypes.data % CACHE_LINE:
+    ``writeable``: a copy if ``copy`` or if ``a`` is not one already, else ``a`` itself (then
+    frozen: callers pass arrays they own). At most one copy is made."""
+    a = np.asarray(a, dtype=np.float64)
+    if copy or not a.flags.c_contiguous or a.ctypes.data % CACHE_LINE:
         buf = np.empty(a.nbytes + CACHE_LINE, dtype=np.uint8)
         start = -buf.ctypes.data % CACHE_LINE
         out = buf[start:start + a.nbytes].view(np.float64).reshape(a.shape)

@@ -91,12 +91,13 @@ class Quadratic(_Problem):
 
 
 def _data_arrays(features, second, second_name):
-    """Validate features (N, n, d) and a per-sample array (N, n); copies."""
-    features = as_float_array(features, "features", ndim=3, copy=True)
+    """Validate features (N, n, d) and a per-sample array (N, n); read-only copies on a cache
+    line (one copy each, however large)."""
+    features = as_float_array(features, "features", ndim=3)
     if min(features.shape) == 0:
         raise ValueError(f"features must have N, n, d >= 1, got shape {features.shape}")
-    second = as_float_array(second, second_name, shape=features.shape[:2], copy=True)
-    return features, second
+    second = as_float_array(second, second_name, shape=features.shape[:2])
+    return line_aligned(features, copy=True), line_aligned(second, copy=True)
 
 
 def _gram_eigenvalues(features):

@@ -73,6 +73,18 @@ def prefetch_stored(state, clients, j, m):
         prefetch_l2(state.g, clients[j + 1] * d, d)
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def _hint_stored(state, c):
+    """Hint client c's stored-gradient row into L2 (c < 0: nothing). The register kernels hint
+    the row of the participant :data:`~flbounds.kernels.gradients.AHEAD` places on, as its
+    data, whether it follows or not: such a participant is over too soon for
+    :func:`prefetch_stored`'s hint one place on (quadratic FOCUS at N = 1e4, p = 0.1:
+    0.183-0.186 against 0.212 us per participant; at p = 1 level)."""
+    if c >= 0:
+        d = state.g.shape[1]
+        prefetch_l2(state.g, c * d, d)
+
+
 def _client_next(ahead, clients, j, m):
     """``clients[j + 1]`` if j + 1 < m, else -1; always -1 when ``ahead`` is None (no hints)."""
     return _stub()
@@ -173,7 +185,7 @@ def _focus_span(k8, k16, rows):
             for j in range(lo, hi):
                 c, o_off = clients[j], j * d if rows else 0
                 _hint_ahead(data, settings, clients, j, hi)
-                prefetch_stored(state, clients, j, hi)
+                _hint_stored(state, client_ahead(settings.ahead, clients, j, hi))
                 if d == 16:
                     k16(out, o_off, state.g, c * 16, z, state.x, 0, data.At, c * 256, data.b,
                         c * 16, step, tau)

@@ -35,7 +35,7 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.kernels.rounds import FocusRecord, FocusState, run_focus
-from flbounds.problems._layout import line_aligned
+from flbounds.problems._layout import line_aligned, line_zeros
 from flbounds.validation import as_float_array
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
@@ -148,8 +148,7 @@ def _initial_state(problem, x0, init, start) -> FocusState:
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     x = start_point(problem, x0)
-    if init == "zero":
-        g = np.zeros((n_clients, dim))
-    else:
-        g = problem.client_gradients(np.tile(x, (n_clients, 1)))
+    if init == "zero":      # y = sum_i g_i = 0 exactly, without summing N zero rows
+        return FocusState(x, np.zeros(dim), line_zeros((n_clients, dim)), np.empty((0, dim)))
+    g = problem.client_gradients(np.tile(x, (n_clients, 1)))
     return FocusState(x, g.sum(axis=0), line_aligned(g, writeable=True), np.empty((0, dim)))

@@ -38,6 +38,14 @@ def line_aligned(a, *, writeable=False, copy=False):
     return a
 
 
+def line_zeros(shape):
+    """A writable C-contiguous float64 array of zeros whose data start on a cache line."""
+    count = int(np.prod(shape))
+    buf = np.zeros(8 * count + CACHE_LINE, dtype=np.uint8)
+    start = -buf.ctypes.data % CACHE_LINE
+    return buf[start:start + 8 * count].view(np.float64).reshape(shape)
+
+
 def _transposed(A):
     """Read-only C-contiguous copy of ``A`` (N, r, s) as (N, s, r), on a cache line."""
     return line_aligned(np.swapaxes(A, 1, 2))

@@ -285,7 +285,6 @@ def test_generators_are_deterministic_and_arrays_read_only():
         a.x_star[0] = 1.0
 
 
-
 @pytest.mark.parametrize("offset", range(8))
 def test_kernel_data_start_on_a_cache_line(offset):
     # the kernels' vector loads span one cache line each only if the data start on one;
@@ -297,8 +296,8 @@ def test_kernel_data_start_on_a_cache_line(offset):
     X[...] = rng.standard_normal(X.shape)
     assert X.ctypes.data % CACHE_LINE == 8 * offset
     y = rng.choice([-1.0, 1.0], size=(2, 3))
-    A = np.stack([np.eye(5) * (1 + k) for k in range(2)])
-    for problem in (Ridge(X, y, 0.1), LogisticL2(X, y, 0.1), Quadratic(A, X[:, 0, :])):
+    quad = Quadratic(np.stack([np.eye(5) * (1 + k) for k in range(2)]), X[:, 0, :])
+    for problem in (Ridge(X, y, 0.1), LogisticL2(X, y, 0.1), quad):
         for name, array in problem.kernel_data._asdict().items():
             if isinstance(array, np.ndarray):
                 assert array.ctypes.data % CACHE_LINE == 0, name
@@ -307,8 +306,9 @@ def test_kernel_data_start_on_a_cache_line(offset):
     same = line_aligned(np.zeros(16))
     assert same.ctypes.data % CACHE_LINE == 0 and line_aligned(same) is same
     # FOCUS's stored gradients, read and written every round, start on a line as well
-    g = focus(problem, np.ones((2, 2), dtype=bool), step=0.1, local_steps=2).g
+    g = focus(quad, np.ones((2, 2), dtype=bool), step=0.1, local_steps=2).g
     assert g.ctypes.data % CACHE_LINE == 0 and g.flags.writeable
+
 
 # -------------------------------------------------------------------------- validation
 

@@ -11,7 +11,8 @@ The kernels read a client's block in vectors of eight doubles: one cache line ea
 block starts on a 64-byte boundary, two lines otherwise. NumPy aligns large arrays to 16 bytes
 only, so :func:`line_aligned` copies the data onto a line where needed; a client's block then
 starts on a line whenever its size is a multiple of 8 doubles (n d = 1000 for the benchmarks'
-ridge and logistic problems, d^2 for quadratics with even d). Measured at N = 10^4 on one
+ridge and logistic problems; d^2 for quadratics with d a multiple of 4, as the register
+kernels' d = 8 and 16). Measured at N = 10^4 on one
 thread (FedAvg, tau = 5, us per participant, the same bits): ridge at p = 0.1 1.10-1.12
 against 1.20-1.21 misaligned, logistic at p = 0.1 1.43-1.48 against 1.50-1.55, quadratic at
 p = 1 0.169-0.170 against 0.181-0.186. FOCUS keeps its stored gradients (N, d) on a line too

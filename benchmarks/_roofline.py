@@ -24,7 +24,9 @@ participants per round times rounds/s.
 Free cores
     :func:`two_free_cores` runs a compute-only loop (no memory traffic) on 1 and on 2 threads
     right before a 2-thread measurement; two cores are free when 2 threads run it at least
-    :data:`FREE_SPEEDUP` times faster than one.
+    :data:`FREE_SPEEDUP` times faster than one, in one of up to :data:`FREE_ATTEMPTS`
+    measurements (one alone lost cells to a moment's noise: in a run whose checks at its start
+    and end read 1.93 and 1.95, half the 2-thread cells were marked busy).
 
 Timing
     :func:`timed` auto-calibrates the calls per block so that a block lasts at least
@@ -51,6 +53,7 @@ from threadpoolctl import threadpool_limits
 DGEMM_SIZE = 512
 STREAM_BYTES = 256 * 2**20
 FREE_SPEEDUP = 1.8
+FREE_ATTEMPTS = 3
 
 
 def flops_bytes(kind: str, dim: int, samples: int, tau: int) -> tuple[float, float]:
@@ -153,12 +156,17 @@ def parallel_speedup(work: int = 60_000) -> float:
     return seconds[1] / seconds[2]
 
 
-def two_free_cores() -> tuple[bool, float, float]:
-    """(free, measured 2-thread speed-up, 1-minute load average) at this moment."""
+def two_free_cores(attempts: int = FREE_ATTEMPTS) -> tuple[bool, float, float]:
+    """(free, best measured 2-thread speed-up, 1-minute load average) at this moment: free as
+    soon as one of up to ``attempts`` measurements reaches :data:`FREE_SPEEDUP`."""
     if (os.cpu_count() or 1) < 2 or numba.config.NUMBA_NUM_THREADS < 2:
         return False, 0.0, os.getloadavg()[0]
-    speedup = parallel_speedup()
-    return speedup >= FREE_SPEEDUP, speedup, os.getloadavg()[0]
+    best = 0.0
+    for _ in range(attempts):
+        best = max(best, parallel_speedup())
+        if best >= FREE_SPEEDUP:
+            break
+    return best >= FREE_SPEEDUP, best, os.getloadavg()[0]
 
 
 def peak_mib(fn) -> float:

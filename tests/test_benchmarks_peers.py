@@ -10,6 +10,7 @@ from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
 from benchmarks import _peers_report as report
 from benchmarks import _peers_run as run
+from benchmarks import _roofline as roofline
 from benchmarks import peers
 
 TINY = run.Settings(sizes=(10,), work=30, loop_work=10, min_block=1e-4, repeats=2,
@@ -76,6 +77,19 @@ def test_busy_machine_marks_two_thread_cells(monkeypatch):
                  "max_rss_mib": 1.0}]
     (entry,) = report.summarize(children, MACHINE)
     assert entry["ratio_2t"] == report.BUSY and entry["roofline_2t"] == report.BUSY
+
+
+@pytest.mark.parametrize("speedups, free, calls", [((1.2, 1.9, 1.0), True, 2),
+                                                    ((1.2, 1.3, 1.4), False, 3),
+                                                    ((1.95,), True, 1)])
+def test_free_cores_take_the_best_of_a_few_measurements(monkeypatch, speedups, free, calls):
+    seen = iter(speedups)
+    count = []
+    monkeypatch.setattr(roofline.numba.config, "NUMBA_NUM_THREADS", 2)
+    monkeypatch.setattr(roofline.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(roofline, "parallel_speedup", lambda: count.append(1) or next(seen))
+    got, best, _ = roofline.two_free_cores()
+    assert (got, best, len(count)) == (free, max(speedups[:calls]), calls)
 
 
 def test_free_cores_allow_two_thread_timing(monkeypatch):

@@ -27,7 +27,7 @@ from flbounds.algorithms._common import (
 from flbounds.algorithms.focus import INITS
 from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
-from flbounds.problems._layout import line_aligned
+from flbounds.problems._layout import line_zeros
 
 
 class BatchedFedAvgTrace(NamedTuple):
@@ -114,10 +114,11 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
         g0 = np.zeros((n_clients, dim))
     else:
         g0 = problem.client_gradients(np.tile(x, (n_clients, 1)))
+    g = line_zeros((n_reps, n_clients, dim))    # every replicate's stored gradients, on a line
+    g[...] = g0
     states = FocusState(np.repeat(x[None], n_reps, axis=0),
                         np.repeat(g0.sum(axis=0)[None], n_reps, axis=0),
-                        line_aligned(np.repeat(g0[None], n_reps, axis=0), writeable=True),
-                        np.empty((n_reps, 0, dim)))
+                        g, np.empty((n_reps, 0, dim)))
     records = FocusRecord(np.empty((n_reps, n_rounds + 1, dim)),
                           np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, 0, dim)))
     focus_replicates(data, plans, round_settings(step, local_steps, parallel=False, data=data),

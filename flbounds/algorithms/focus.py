@@ -143,8 +143,8 @@ def _initial_state(problem, x0, init, start) -> FocusState:
         if fields != FocusState._fields:
             raise ValueError(f"start must be a FocusState with fields {FocusState._fields}")
         x, y, g, models = (as_float_array(getattr(start, f), f"start.{f}", shape=shapes[f],
-                                          copy=True) for f in fields)
-        return FocusState(x, y, line_aligned(g, writeable=True), models)
+                                          copy=f != "g") for f in fields)
+        return FocusState(x, y, line_aligned(g, writeable=True, copy=True), models)
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     x = start_point(problem, x0)

@@ -24,15 +24,22 @@ import numpy as np
 CACHE_LINE = 64     # bytes
 
 
+def _on_a_line(shape, alloc=np.empty):
+    """A writable C-contiguous float64 array of ``shape`` whose data start on a cache line,
+    carved out of a byte buffer from ``alloc`` (``np.empty`` or ``np.zeros``)."""
+    nbytes = 8 * int(np.prod(shape))
+    buf = alloc(nbytes + CACHE_LINE, dtype=np.uint8)
+    start = -buf.ctypes.data % CACHE_LINE
+    return buf[start:start + nbytes].view(np.float64).reshape(shape)
+
+
 def line_aligned(a, *, writeable=False, copy=False):
     """``a`` as a C-contiguous float64 array whose data start on a cache line, read-only unless
     ``writeable``: a copy if ``copy`` or if ``a`` is not one already, else ``a`` itself (then
     frozen: callers pass arrays they own). At most one copy is made."""
     a = np.asarray(a, dtype=np.float64)
     if copy or not a.flags.c_contiguous or a.ctypes.data % CACHE_LINE:
-        buf = np.empty(a.nbytes + CACHE_LINE, dtype=np.uint8)
-        start = -buf.ctypes.data % CACHE_LINE
-        out = buf[start:start + a.nbytes].view(np.float64).reshape(a.shape)
+        out = _on_a_line(a.shape)
         out[...] = a
         a = out
     a.flags.writeable = writeable
@@ -41,10 +48,7 @@ def line_aligned(a, *, writeable=False, copy=False):
 
 def line_zeros(shape):
     """A writable C-contiguous float64 array of zeros whose data start on a cache line."""
-    count = int(np.prod(shape))
-    buf = np.zeros(8 * count + CACHE_LINE, dtype=np.uint8)
-    start = -buf.ctypes.data % CACHE_LINE
-    return buf[start:start + 8 * count].view(np.float64).reshape(shape)
+    return _on_a_line(shape, np.zeros)
 
 
 def _transposed(A):

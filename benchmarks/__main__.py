@@ -13,10 +13,9 @@ import importlib
 import pkgutil
 import sys
 import time
-from pathlib import Path
 
 import benchmarks
-from benchmarks._common import DEFAULT_OUT, machine_line
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, machine_line, out_folder
 
 
 def available() -> list[str]:
@@ -25,10 +24,16 @@ def available() -> list[str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__, add_help=False,
+        epilog=f"benchmarks: {', '.join(available())}. Options a benchmark has of its own "
+               "follow its name: python -m benchmarks NAME --help lists them.")
     parser.add_argument("names", nargs="*", help="benchmark names or prefixes (default: all)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick",
+                        help=PROFILE_HELP)
+    parser.add_argument("-h", "--help", action="store_true",
+                        help="this help; after one benchmark's name, that benchmark's options")
     args, extra = parser.parse_known_args(argv)
     if extra and len(args.names) != 1:
         parser.error(f"options {extra} need exactly one benchmark name")
@@ -36,6 +41,11 @@ def main(argv=None) -> int:
              if not args.names or any(n.startswith(p) for p in args.names)]
     if not names:
         parser.error(f"no benchmark matches {args.names}; known: {', '.join(available())}")
+    if args.help:
+        if len(args.names) == 1 and len(names) == 1:
+            importlib.import_module(f"benchmarks.{names[0]}").main(["--help"])
+        parser.print_help()
+        return 0
     for name in names:
         start = time.perf_counter()
         module = importlib.import_module(f"benchmarks.{name}")

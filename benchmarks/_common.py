@@ -11,13 +11,27 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from flbounds.ledger.outputs import OutputError, output_folder
+
 DEFAULT_OUT = Path("flbounds-results") / "benchmarks"
+OUT_HELP = f"output folder (default: {DEFAULT_OUT})"
+PROFILE_HELP = "quick: CI-sized, minutes; full: paper-sized"
+
+
+def out_folder(text: str) -> Path:
+    """argparse type of ``--out``: a folder that exists or can be made, and is writable;
+    checked when the arguments are parsed, before any work (nothing is created)."""
+    try:
+        return output_folder(text, "--out")
+    except OutputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--out: ")) from None
 
 
 def parse_args(argv, description: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
-    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick",
+                        help=PROFILE_HELP)
     return parser.parse_args(argv)
 
 

@@ -9,7 +9,7 @@ import statistics
 from pathlib import Path
 
 from benchmarks._common import machine_line, markdown_table
-from benchmarks._peers_run import DIM, QUAD_DIM, SAMPLES, TAU
+from benchmarks._peers_run import DIM, LAM, QUAD_DIM, SAMPLES, TAU
 from benchmarks._roofline import DGEMM_SIZE, flops_bytes, intensity, roofline
 
 BUSY = "(busy: 2 free cores not measured)"
@@ -190,6 +190,13 @@ def diagnose(entry, profiles, machine, summary=()):
                        f"{us_client:.2f} us per sampled client and round{versus}; on top of "
                        "FedAvg's work it draws over all N clients every round and weights "
                        "each drawn update by 1/p_i.")
+    if algorithm == "focus":
+        fedavg_entry = _entry_for(summary, kind, "fedavg", entry["N"], p)
+        if fedavg_entry is not None:
+            head += (f"FOCUS takes {us_client:.2f} us per participant against FedAvg's "
+                     f"{_us_per_client(fedavg_entry):.2f} us at the same N and p (the same "
+                     f"{TAU} gradients, plus the stored gradient read and written and the "
+                     "push); ")
     prof = _profile_for(profiles, kind, p)
     if prof is None:
         return head + "no profile at this size."
@@ -263,12 +270,34 @@ def _machine_text(machine, children):
             f"worker process runs pinned to one core.")
 
 
+def setup_text() -> str:
+    """What was run and what the summary's columns mean."""
+    return (
+        f"Problems: heterogeneous quadratics (d = {QUAD_DIM}, mu = 0.1, L = 1); ridge and "
+        f"L2-logistic regression (n = {SAMPLES} samples per client, d = {DIM}, lambda = "
+        f"{LAM:g}). tau = {TAU} local GD steps from x0 = 0; step 1/(2L) for FedAvg and the "
+        "sampler, 1/(N L) for FOCUS (its server step multiplies a sum over all N clients); "
+        "FedAvg and FOCUS under Bernoulli(p) participation, the sampler a uniform ISP of "
+        "expected size pN with server step 1. Every peer's iterate matches flbounds' within a "
+        "rounding tolerance, and flbounds' run approaches x* (checked before timing).\n\n"
+        "Columns: `flbounds_rounds_s` and `peer_rounds_s` rounds per second (median over the "
+        "repeats, wall time) of flbounds and of the best peer (`best_peer`, highest median); "
+        "`ratio_min`, `ratio_median` flbounds / best peer per interleaved repeat; "
+        "`ratio_cpu_median` the same in process CPU time; `wall_per_cpu` wall / CPU time "
+        "(flbounds / peer; above 1: waiting, not computing); `ratio_2t` flbounds on 2 threads "
+        "against the best peer on 2 threads (min-max); `gflops_1t` flbounds' useful GFLOP/s; "
+        "`roofline_1t`, `roofline_cpu_1t`, `roofline_2t` the fraction of min(dgemm, "
+        "intensity x read bandwidth) reached (wall, CPU time, 2 threads); `peak_mib_*` "
+        "tracemalloc peak of one call in MiB (XLA's allocations are not traced).")
+
+
 def render(children, machine, profile):
     summary = summarize(children, machine)
     lines = [diagnose(e, children[0]["profiles"], machine, summary) for e in missed(summary)] \
         if children and children[0]["threads"] == 1 else []
     md = (f"## flbounds vs peers ({profile} profile)\n\n{machine_line()}\n\n"
-          f"{_machine_text(machine, children)}\n\n### Summary (1 thread unless marked)\n\n"
+          f"{_machine_text(machine, children)}\n\n{setup_text()}\n\n"
+          "### Summary (1 thread unless marked)\n\n"
           f"{markdown_table(summary, SUMMARY_COLUMNS)}\n"
           f"Targets: >= {TARGET_RATIO[1.0]:g}x the best peer at p = 1, >= "
           f"{TARGET_RATIO[0.1]:g}x at p = 0.1, >= {TARGET_ROOF:.0%} of the roofline, at "

@@ -80,12 +80,37 @@ class Case(NamedTuple):
     masks: np.ndarray
 
 
+def step_of(algorithm: str, problem) -> float:
+    """The step of a case. FedAvg and the sampler: 1/(2L), local GD steps on one client's
+    L-smooth loss, the server averaging (the sampler's estimate is unbiased for the average).
+    FOCUS: 1/(N L), since its server step multiplies the tracker y = sum_i g_i, a sum over all
+    N clients rather than their mean; at 1/(2L) that step is N/2 times too long and the
+    iterates overflow (|x| about 1e100 after 60 rounds at N = 1e3). At 1/(N L) FOCUS converges
+    linearly to x* on every problem and participation rate of the benchmark."""
+    scale = problem.n_clients if algorithm == "focus" else 2
+    return 1.0 / (scale * float(problem.L))
+
+
 def make_case(kind, algorithm, problem, p, rounds, seed=1):
     n = problem.n_clients
     prob = float(UniformISP(n, p * n).probabilities()[0])
     uniforms = np.random.default_rng(seed).random((rounds, n))
     return Case(kind, algorithm, n, p, problem, pn.arrays(problem, kind),
-                0.5 / float(problem.L), prob, uniforms, uniforms < prob)
+                step_of(algorithm, problem), prob, uniforms, uniforms < prob)
+
+
+def check_converging(case: Case, trace: np.ndarray) -> float:
+    """The relative distance ||x_R - x*|| / ||x_0 - x*|| of flbounds' trace (x_0 = 0);
+    AssertionError unless it is finite and at most 1. A diverging run is not worth timing, and
+    it would pass the agreement check vacuously (the tolerance scales with the iterates)."""
+    x_star = np.asarray(case.problem.x_star, dtype=float)
+    ratio = float(np.linalg.norm(trace[-1] - x_star) / np.linalg.norm(trace[0] - x_star))
+    if not (np.all(np.isfinite(trace)) and ratio <= 1.0):
+        raise AssertionError(f"flbounds' {case.algorithm} on {case.kind} N={case.n_clients} "
+                             f"p={case.p} moves away from x* (distance ratio {ratio:.3g} after "
+                             f"{len(trace) - 1} rounds at step {case.step:.3g}): the case's "
+                             "step is unstable")
+    return ratio
 
 
 def flbounds_run(case: Case, rounds: int):
@@ -179,6 +204,7 @@ def bench_case(case: Case, settings: Settings, threads: int):
             return [dict(base, impl="all", status="busy")]
     numba.set_num_threads(threads)
     reference = flbounds_run(case, rounds)
+    check_converging(case, reference)
     impls = implementations(case, settings, rounds, threads)
     diffs = agreement(case, impls, reference)
     rates, cpu_rates, calls = time_all(impls, settings)
@@ -222,8 +248,10 @@ def phase_profile(kind, n_small, n_large, p, settings):
 
 
 def run_all(settings: Settings, threads: int, log=None):
-    """Every configuration at ``threads`` threads; returns (rows, profiles)."""
+    """Every configuration at ``threads`` threads; returns (rows, profiles). ``log(rows, done,
+    total)`` is called after each configuration."""
     rows, profiles = [], []
+    total, done = len(settings.kinds) * len(settings.sizes) * len(FRACTIONS) * len(ALGORITHMS), 0
     for kind in settings.kinds:
         for n in settings.sizes:
             problem = make_problem(kind, n)
@@ -233,8 +261,9 @@ def run_all(settings: Settings, threads: int, log=None):
                     case = make_case(kind, algorithm, problem, p, rounds)
                     new = bench_case(case, settings, threads)
                     rows += new
+                    done += 1
                     if log:
-                        log(new)
+                        log(new, done, total)
     if threads == 1:
         target = max(n for n in settings.sizes if n <= 10_000)
         for kind in settings.kinds:

@@ -8,7 +8,8 @@ Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (server step 1,
 drawn before timing and replayed through ``fedavg_sampler_batched``, as every peer gets them
 precomputed), each on a
 heterogeneous quadratic (d = 16), ridge and L2-logistic regression
-(n = 20 samples per client, d = 50), tau = 5 local steps, step 1/(2L), Bernoulli
+(n = 20 samples per client, d = 50), tau = 5 local steps, step 1/(2L) (FOCUS 1/(N L): its
+server step multiplies a sum over all N clients, see ``_peers_run.step_of``), Bernoulli
 participation p in {1, 0.1}, N = 1e2, 1e3, 1e4 (``full`` adds 1e5), 1 and 2 threads.
 
 Implementations (``benchmarks._peer_numpy``, ``benchmarks._peer_jax``): flbounds' public
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import resource
 import subprocess
@@ -41,7 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks._common import DEFAULT_OUT
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder
 
 KINDS = ("quadratic", "ridge", "logistic")
 
@@ -55,24 +57,32 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _positive_int(text):
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
 
 
 def _positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks peers",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
-    parser.add_argument("--profile", choices=tuple(PROFILES), default="quick")
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--profile", choices=tuple(PROFILES), default="quick",
+                        help="quick: N = 1e2 .. 1e4, 3 repeats; full: adds N = 1e5, "
+                             "5 repeats, longer blocks")
     parser.add_argument("--readme", action="store_true",
                         help="also write benchmarks/results/PEERS-<date>.md and the README table")
     parser.add_argument("--readme-only", action="store_true",
@@ -80,9 +90,12 @@ def parse_args(argv):
                              "table from <out>/peers.json of an earlier run")
     parser.add_argument("--sizes", type=_positive_int, nargs="+",
                         help="client counts (default: the profile's)")
-    parser.add_argument("--min-block", type=_positive_float, help="seconds per timed block")
-    parser.add_argument("--repeats", type=_positive_int, help="repeats per implementation")
-    parser.add_argument("--threads", type=int, nargs="+", choices=(1, 2), default=[1, 2])
+    parser.add_argument("--min-block", type=_positive_float,
+                        help="seconds per timed block (default: the profile's)")
+    parser.add_argument("--repeats", type=_positive_int,
+                        help="interleaved repeats per implementation (default: the profile's)")
+    parser.add_argument("--threads", type=int, nargs="+", choices=(1, 2), default=[1, 2],
+                        help="thread counts to run (default: 1 2)")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS),
                         help="problem kinds (default: all)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -114,10 +127,13 @@ def run_child(args_out: Path, threads: int, settings: dict) -> dict:
     from benchmarks import _peer_jax
     from benchmarks._peers_run import Settings, run_all
 
-    def log(rows):
-        for row in rows:
-            print(f"[{threads}t] {row['kind']} {row['algorithm']} N={row['N']} p={row['p']} "
-                  f"{row['impl']}: {row.get('rate_median', row['status'])}", file=sys.stderr)
+    def log(rows, done, total):
+        rates = ", ".join(f"{row['impl']} {row['rate_median']:.4g}" if row["status"] == "ok"
+                          else f"{row['impl']} {row['status']}" for row in rows)
+        first = rows[0]
+        print(f"[{threads} thread{'s' if threads > 1 else ''}, {done}/{total}] {first['kind']} "
+              f"{first['algorithm']} N={first['N']} p={first['p']:g}: rounds/s {rates}",
+              file=sys.stderr, flush=True)
 
     rows, profiles = run_all(Settings(**settings), threads, log)
     result = {"threads": threads, "rows": rows, "profiles": profiles,

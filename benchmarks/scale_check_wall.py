@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks._common import DEFAULT_OUT, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
 
 NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"
@@ -115,7 +115,7 @@ def first_and_warm(repeats: int, history: Path | None, patterns: list[str],
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
     parser.add_argument("--history", type=Path, default=HISTORY,
                         help="results store whose task durations order the tasks")

@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
-from benchmarks._common import DEFAULT_OUT, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
 from flbounds.ledger import select
 from flbounds.ledger.runner import run_tasks
 
@@ -39,7 +38,7 @@ def fingerprint(rows: dict) -> dict:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
     parser.add_argument("--pattern", nargs="*", default=["focus", "safari"],
                         help="claims to sweep (default: the focus and safari claims)")

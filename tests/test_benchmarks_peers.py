@@ -57,6 +57,24 @@ def test_jax_peer_agrees_with_flbounds(kind, algorithm):
                                                             1 + np.abs(reference).max())
 
 
+@pytest.mark.parametrize("kind", run.KINDS)
+@pytest.mark.parametrize("algorithm", run.ALGORITHMS)
+@pytest.mark.parametrize("p", [1.0, 0.1])
+def test_every_timed_run_converges(kind, algorithm, p):
+    """The cases' steps keep every run contracting toward x*, at a size where FOCUS's sum
+    over N clients matters (FOCUS at FedAvg's step 1/(2L) fails here)."""
+    case = _case(kind, algorithm, n=200, p=p, rounds=40)
+    ratio = run.check_converging(case, run.flbounds_run(case, 40))
+    assert ratio < 0.9
+
+
+def test_a_diverging_run_is_not_timed():
+    case = _case("quadratic", "focus", n=200, p=1.0, rounds=40)
+    unstable = case._replace(step=run.step_of("fedavg", case.problem))
+    with pytest.raises(AssertionError, match="moves away from x"):
+        run.check_converging(unstable, run.flbounds_run(unstable, 40))
+
+
 def test_agreement_rejects_a_peer_computing_something_else():
     case = _case("quadratic", "fedavg")
     reference = run.flbounds_run(case, 6)
@@ -114,6 +132,7 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     assert "| " + " | ".join(report.DETAIL_COLUMNS) + " |" in markdown
     assert len(data["summary"]) == len(run.ALGORITHMS) * len(run.FRACTIONS)
     assert "### Missed targets" in markdown
+    assert "Columns: `flbounds_rounds_s`" in markdown and "1/(N L) for FOCUS" in markdown
     section = report.readme_section(data, "PEERS-test.md")
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\n## Benchmarks\n\ntext\n\n## Layout\n")
@@ -130,13 +149,37 @@ def test_without_jax_the_column_says_not_installed():
             "rounds_s_min": report.NO_JAX} in report.detail_rows([child])
 
 
-@pytest.mark.parametrize("argv", [["--sizes", "0"], ["--repeats", "-1"], ["--min-block", "0"],
+@pytest.mark.parametrize("argv", [["--sizes", "0"], ["--sizes", "abc"], ["--repeats", "-1"],
+                                  ["--min-block", "0"], ["--min-block", "nan"],
                                   ["--kinds", "cubic"], ["--threads", "3"]])
 def test_bad_arguments_exit_2_before_work(argv, tmp_path, capsys):
     with pytest.raises(SystemExit) as err:
         peers.main([*argv, "--out", str(tmp_path / "out")])
     assert err.value.code == 2
     assert not (tmp_path / "out").exists()
+    assert "_positive" not in capsys.readouterr().err
+
+
+def test_an_unwritable_out_is_a_usage_error_before_any_work(tmp_path, monkeypatch, capsys):
+    from benchmarks import __main__ as bench_main
+    monkeypatch.setattr(peers, "spawn", lambda *a, **k: pytest.fail("work started"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for entry in (lambda argv: peers.main(argv), lambda argv: bench_main.main(["peers", *argv])):
+        with pytest.raises(SystemExit) as err:
+            entry(["--out", str(blocker / "sub"), "--sizes", "10", "--threads", "1"])
+        assert err.value.code == 2
+        assert "expected a folder" in capsys.readouterr().err
+
+
+def test_help_of_one_benchmark_lists_its_own_options(capsys):
+    from benchmarks import __main__ as bench_main
+    with pytest.raises(SystemExit) as err:
+        bench_main.main(["peers", "--help"])
+    assert err.value.code == 0
+    assert "--sizes" in capsys.readouterr().out
+    assert bench_main.main(["--help"]) == 0
+    assert "peers" in capsys.readouterr().out
 
 
 def test_intensity_matches_the_documented_counts():

@@ -8,6 +8,11 @@ import warnings
 from pathlib import Path
 
 DEFAULT_RESULTS = Path("flbounds-results")
+#: help texts of the options several commands share
+PROFILE_HELP = "quick: CI-sized instances, minutes for the whole ledger; full: paper-sized"
+SEED_HELP = "master seed of the random instances (default: 0); same seed, same results"
+WORKERS_HELP = "worker processes on this machine (default: 1)"
+RESULTS_HELP = f"results store folder (default: {DEFAULT_RESULTS})"
 
 
 class UsageError(Exception):

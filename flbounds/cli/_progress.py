@@ -238,8 +238,9 @@ def numba_first_run_notice() -> str | None:
     # quick run; a first run is one where a large share has no cache yet
     if len(missing) < max(1, len(kernels) // 4):
         return None
-    return (f"compiling numba kernels on first run ({len(missing)} of {len(kernels)} not "
-            "cached yet; each compiled once, shared by the workers, kept for later runs)")
+    return (f"first run: {len(missing)} of the library's {len(kernels)} numba kernels are not "
+            "cached yet; those the selected claims use compile on first use, once, shared by "
+            "the workers, and are kept for later runs")
 
 
 def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume: bool = False,

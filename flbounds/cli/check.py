@@ -18,6 +18,10 @@ from flbounds.ledger.store import StoreError
 
 from ._common import (
     DEFAULT_RESULTS,
+    PROFILE_HELP,
+    RESULTS_HELP,
+    SEED_HELP,
+    WORKERS_HELP,
     UsageError,
     non_negative_int,
     positive_int,
@@ -32,11 +36,12 @@ HELP = "run claims and compare verdicts with expectations"
 def add_arguments(p) -> None:
     p.add_argument("patterns", nargs="*", metavar="PATTERN",
                    help="claim ids, dotted prefixes (e.g. 'focus') or globs")
-    p.add_argument("--profile", choices=PROFILES, default="quick")
-    p.add_argument("--seed", type=non_negative_int, default=0)
-    p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--profile", choices=PROFILES, default="quick", help=PROFILE_HELP)
+    p.add_argument("--seed", type=non_negative_int, default=0, help=SEED_HELP)
+    p.add_argument("--workers", type=positive_int, default=1, help=WORKERS_HELP)
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
-    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
+    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                   help=RESULTS_HELP)
     p.add_argument("--resume", action="store_true", help="skip tasks already in the store")
     p.add_argument("--json", metavar="PATH", help="write this run's results ('-': stdout)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",

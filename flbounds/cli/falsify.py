@@ -18,7 +18,16 @@ from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.registry import PROFILES, matches
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, positive_int, scheduler_client
+from ._common import (
+    DEFAULT_RESULTS,
+    RESULTS_HELP,
+    SEED_HELP,
+    WORKERS_HELP,
+    UsageError,
+    non_negative_int,
+    positive_int,
+    scheduler_client,
+)
 
 HELP = "adversarial search (CMA-ES) for instances that break bound claims"
 #: seconds between two live progress lines of one attack
@@ -33,10 +42,11 @@ def add_arguments(p) -> None:
                    help="evaluations per attack (default: each surface's --profile budget)")
     p.add_argument("--profile", choices=PROFILES, default="quick",
                    help="budget profile when --budget is not given")
-    p.add_argument("--seed", type=non_negative_int, default=0)
-    p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--seed", type=non_negative_int, default=0, help=SEED_HELP)
+    p.add_argument("--workers", type=positive_int, default=1, help=WORKERS_HELP)
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
-    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
+    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                   help=RESULTS_HELP)
     p.add_argument("--resume", action="store_true", help="skip attacks already in the store")
     p.add_argument("--json", type=Path, metavar="PATH",
                    help="write one object per claim (id, ratios, evaluations, witness)")

@@ -15,13 +15,14 @@ from flbounds.ledger.provenance import select_rows
 from flbounds.ledger.registry import PROFILES
 from flbounds.ledger.report import html_page, markdown
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
+from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int
 
 HELP = "Markdown + HTML ledger from stored results"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR")
+    p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                   help=RESULTS_HELP)
     p.add_argument("--out", type=Path, metavar="DIR", help="default: the results directory")
     p.add_argument("--profile", choices=PROFILES, help="default: the latest complete run's")
     p.add_argument("--seed", type=non_negative_int, help="default: the latest complete run's")

@@ -35,6 +35,21 @@ def parse_args(argv, description: str) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def check_approaches(problem, trace, what: str) -> float:
+    """``||x_R - x*|| / ||x_0 - x*||`` of a run's trace (rounds + 1, d); AssertionError naming
+    ``what`` unless it is finite and at most 1. A run that moves away from the optimum is not
+    worth timing (its step is unstable), and a comparison with another implementation within
+    a tolerance relative to the iterates' size would pass it vacuously."""
+    import numpy as np
+    trace = np.asarray(trace, dtype=float)
+    x_star = np.asarray(problem.x_star, dtype=float)
+    ratio = float(np.linalg.norm(trace[-1] - x_star) / np.linalg.norm(trace[0] - x_star))
+    if not (np.all(np.isfinite(trace)) and ratio <= 1.0):
+        raise AssertionError(f"{what} moves away from x* (distance ratio {ratio:.3g} after "
+                             f"{len(trace) - 1} rounds): its step is unstable")
+    return ratio
+
+
 def best_time(fn: Callable[[], object], *, repeat: int = 3, min_time: float = 0.2) -> float:
     """Best wall time of one call of ``fn`` over ``repeat`` batches of at least ``min_time``."""
     best = float("inf")

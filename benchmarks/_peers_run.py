@@ -16,6 +16,7 @@ import numpy as np
 
 from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
+from benchmarks._common import check_approaches
 from benchmarks._roofline import calibrate, peak_mib, timed_cpu, two_free_cores
 from flbounds.algorithms import fedavg, fedavg_sampler_batched, focus
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
@@ -100,17 +101,10 @@ def make_case(kind, algorithm, problem, p, rounds, seed=1):
 
 
 def check_converging(case: Case, trace: np.ndarray) -> float:
-    """The relative distance ||x_R - x*|| / ||x_0 - x*|| of flbounds' trace (x_0 = 0);
-    AssertionError unless it is finite and at most 1. A diverging run is not worth timing, and
-    it would pass the agreement check vacuously (the tolerance scales with the iterates)."""
-    x_star = np.asarray(case.problem.x_star, dtype=float)
-    ratio = float(np.linalg.norm(trace[-1] - x_star) / np.linalg.norm(trace[0] - x_star))
-    if not (np.all(np.isfinite(trace)) and ratio <= 1.0):
-        raise AssertionError(f"flbounds' {case.algorithm} on {case.kind} N={case.n_clients} "
-                             f"p={case.p} moves away from x* (distance ratio {ratio:.3g} after "
-                             f"{len(trace) - 1} rounds at step {case.step:.3g}): the case's "
-                             "step is unstable")
-    return ratio
+    """:func:`benchmarks._common.check_approaches` of flbounds' trace of a case."""
+    return check_approaches(case.problem, trace,
+                            f"flbounds' {case.algorithm} on {case.kind} N={case.n_clients} "
+                            f"p={case.p} at step {case.step:.3g}")
 
 
 def flbounds_run(case: Case, rounds: int):

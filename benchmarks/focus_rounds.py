@@ -2,6 +2,8 @@
 
 Ridge with d = 50, 20 samples per client, lam = 0.1, tau = 5 local steps, Bernoulli(0.1)
 participation (the same plan for both paths), N from 10^2 to 10^5 clients (quick: to 10^4).
+Steps: FedAvg 0.01 (about 1/L); FOCUS 1/(N L), since its server step multiplies the tracker
+sum over all N clients (at 0.01 its iterates overflow from N = 10^4 on).
 Fast path: ``flbounds.algorithms.fedavg`` / ``focus`` (one compiled call for all rounds).
 Baseline, timed in the same run: the way the papers' reference code runs, a Python loop over
 participating clients with one NumPy gradient ``X_i'(X_i z - y_i)/n + lam z`` per local step.
@@ -15,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmarks._common import parse_args, write
+from benchmarks._common import check_approaches, parse_args, write
 from flbounds.algorithms import fedavg, focus
 from flbounds.problems import random_ridge
 
@@ -24,7 +26,12 @@ DIM, SAMPLES, LAM, TAU, P, STEP = 50, 20, 0.1, 5, 0.1, 0.01
 PROFILES = {"quick": (100, 1000, 10000), "full": (100, 1000, 10000, 100000)}
 
 
-def loop_fedavg(problem, plan, x0):
+def step_for(name: str, problem) -> float:
+    """The step of ``name`` ("FedAvg" or "FOCUS") on ``problem`` (module docstring)."""
+    return STEP if name == "FedAvg" else 1.0 / (problem.n_clients * float(problem.L))
+
+
+def loop_fedavg(problem, plan, x0, step=STEP):
     X, Y, n = problem.features, problem.targets, SAMPLES
     x = x0.copy()
     for mask in plan:
@@ -32,14 +39,14 @@ def loop_fedavg(problem, plan, x0):
         for i in np.flatnonzero(mask):
             z = x.copy()
             for _ in range(TAU):
-                z -= STEP * (X[i].T @ (X[i] @ z - Y[i]) / n + LAM * z)
+                z -= step * (X[i].T @ (X[i] @ z - Y[i]) / n + LAM * z)
             finals.append(z)
         if finals:
             x = np.mean(finals, axis=0)
     return x
 
 
-def loop_focus(problem, plan, x0):
+def loop_focus(problem, plan, x0, step):
     X, Y, n = problem.features, problem.targets, SAMPLES
     x, y = x0.copy(), np.zeros(DIM)
     g = np.zeros((problem.n_clients, DIM))
@@ -48,12 +55,12 @@ def loop_focus(problem, plan, x0):
             z, v = x.copy(), np.zeros(DIM)
             for t in range(TAU):
                 if t > 0:
-                    z -= STEP * v
+                    z -= step * v
                 h = X[i].T @ (X[i] @ z - Y[i]) / n + LAM * z
                 v = v + h - g[i]
                 g[i] = h
             y += v
-        x = x - STEP * y
+        x = x - step * y
     return x
 
 
@@ -75,12 +82,15 @@ def bench(n_clients, rng):
     x0 = np.zeros(DIM)
     rows = []
     for name, algo, loop in (("FedAvg", fedavg, loop_fedavg), ("FOCUS", focus, loop_focus)):
-        algo(problem, plan[:2], step=STEP, local_steps=TAU)  # compile / warm up
-        fast = rate(lambda a=algo: a(problem, plan, step=STEP, local_steps=TAU), fast_rounds)
-        slow = rate(lambda lp=loop: lp(problem, plan[:slow_rounds], x0), slow_rounds, repeat=2)
-        same = float(np.max(np.abs(algo(problem, plan[:slow_rounds], step=STEP,
-                                        local_steps=TAU).x[-1]
-                                   - loop(problem, plan[:slow_rounds], x0))))
+        step = step_for(name, problem)
+        algo(problem, plan[:2], step=step, local_steps=TAU)  # compile / warm up
+        fast = rate(lambda a=algo, s=step: a(problem, plan, step=s, local_steps=TAU),
+                    fast_rounds)
+        slow = rate(lambda lp=loop, s=step: lp(problem, plan[:slow_rounds], x0, s),
+                    slow_rounds, repeat=2)
+        trace = algo(problem, plan[:slow_rounds], step=step, local_steps=TAU).x
+        check_approaches(problem, trace, f"{name} N={n_clients}")
+        same = float(np.max(np.abs(trace[-1] - loop(problem, plan[:slow_rounds], x0, step))))
         rows.append({"algorithm": name, "N": n_clients, "rounds_per_s": fast,
                      "loop_rounds_per_s": slow, "speedup": fast / slow,
                      "max_abs_diff": same})

@@ -2,7 +2,8 @@
 
 Ridge with d = 50, n = 20 samples per client, lam = 0.1, tau = 5 local steps, Bernoulli(p)
 participation with p = 0.1 and p = 1.0 (the same plan for both paths), N = 10^2 .. 10^5
-clients (quick: to 10^4). Measured side by side in one run:
+clients (quick: to 10^4), steps of :func:`benchmarks.focus_rounds.step_for` (FOCUS 1/(N L)).
+Measured side by side in one run:
 
 - rounds/s of ``flbounds.algorithms.fedavg`` / ``focus`` (one compiled call for all rounds,
   participants split over ``numba.set_num_threads(1 | 2)`` threads) and of the per-client
@@ -42,9 +43,9 @@ import numpy as np
 from numba import njit
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import best_time, parse_args, write
+from benchmarks._common import best_time, check_approaches, parse_args, write
 from benchmarks._roofline import two_free_cores
-from benchmarks.focus_rounds import DIM, LAM, SAMPLES, STEP, TAU, loop_fedavg, loop_focus
+from benchmarks.focus_rounds import DIM, LAM, SAMPLES, TAU, loop_fedavg, loop_focus, step_for
 from flbounds.algorithms import fedavg, focus
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 from flbounds.problems import random_ridge
@@ -172,9 +173,10 @@ def bench_case(name, algo, loop, problem, plan):
     n_rounds, n_clients = plan.shape
     flops = float(plan.sum()) * TAU * FLOPS_PER_GRADIENT
     row = {"algorithm": name, "N": n_clients, "p": float(np.mean(plan))}
+    step = step_for(name, problem)
 
     def run():
-        return algo(problem, plan, step=STEP, local_steps=TAU)
+        return algo(problem, plan, step=step, local_steps=TAU)
 
     for threads in (1, 2):
         if threads == 2 and not two_free_cores()[0]:
@@ -195,13 +197,17 @@ def bench_case(name, algo, loop, problem, plan):
     row["peak_MiB"] = peak_bytes(run) / 2**20
     slow_rounds = max(1, min(n_rounds, int(round(2e3 / max(plan[0].sum(), 1)))))
     prefix = plan[:slow_rounds]
-    slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM)), repeat=3, min_time=0.3)
+    slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM), step), repeat=3,
+                     min_time=0.3)
     row["loop_rounds_s"] = slow_rounds / slow
     row["speedup_1t"] = row["rounds_s_1t"] / row["loop_rounds_s"]
     row["speedup_2t"] = (BUSY if row["rounds_s_2t"] == BUSY
                          else row["rounds_s_2t"] / row["loop_rounds_s"])
-    fast_x = algo(problem, prefix, step=STEP, local_steps=TAU).x[-1]
-    row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM)))))
+    trace = algo(problem, plan, step=step, local_steps=TAU).x
+    check_approaches(problem, trace, f"{name} N={n_clients} p={row['p']:.2g}")
+    fast_x = trace[slow_rounds]
+    row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM),
+                                                           step))))
     return row
 
 

@@ -203,3 +203,20 @@ def test_scale_kernels_marks_two_thread_cells_when_busy(monkeypatch):
     assert isinstance(row["rounds_s_1t"], float) and row["max_abs_diff"] < 1e-10
     fits = scale_kernels.exponents([dict(row, N=n) for n in (10, 100)])
     assert fits[0]["exponent_2t"] == scale_kernels.BUSY
+
+
+def test_focus_rounds_steps_converge_where_the_fedavg_step_diverges():
+    from benchmarks import focus_rounds
+    from benchmarks._common import check_approaches
+    from flbounds.algorithms import focus
+    from flbounds.problems import random_ridge
+    problem = random_ridge(np.random.default_rng(0), 3000, focus_rounds.SAMPLES,
+                           focus_rounds.DIM, lam=focus_rounds.LAM, heterogeneity=0.5)
+    plan = np.random.default_rng(1).random((30, 3000)) < focus_rounds.P
+    trace = focus(problem, plan, step=focus_rounds.step_for("FOCUS", problem),
+                  local_steps=focus_rounds.TAU).x
+    assert check_approaches(problem, trace, "FOCUS") < 1.0
+    unstable = focus(problem, plan, step=focus_rounds.step_for("FedAvg", problem),
+                     local_steps=focus_rounds.TAU).x
+    with pytest.raises(AssertionError, match="moves away"):
+        check_approaches(problem, unstable, "FOCUS at FedAvg's step")

@@ -29,7 +29,7 @@ def main(argv=None) -> int:
         epilog=f"benchmarks: {', '.join(available())}. Options a benchmark has of its own "
                "follow its name: python -m benchmarks NAME --help lists them.")
     parser.add_argument("names", nargs="*", help="benchmark names or prefixes (default: all)")
-    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--out", type=out_folder, help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
                         help=PROFILE_HELP)
     parser.add_argument("-h", "--help", action="store_true",
@@ -46,6 +46,11 @@ def main(argv=None) -> int:
             importlib.import_module(f"benchmarks.{names[0]}").main(["--help"])
         parser.print_help()
         return 0
+    if args.out is None:      # the default, checked only now: --help needs no output folder
+        try:
+            args.out = out_folder(str(DEFAULT_OUT))
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"--out {DEFAULT_OUT}: {exc}")
     for name in names:
         start = time.perf_counter()
         module = importlib.import_module(f"benchmarks.{name}")

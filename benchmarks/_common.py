@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from flbounds.ledger.outputs import OutputError, output_folder
 
 DEFAULT_OUT = Path("flbounds-results") / "benchmarks"
@@ -40,7 +42,6 @@ def check_approaches(problem, trace, what: str) -> float:
     ``what`` unless it is finite and at most 1. A run that moves away from the optimum is not
     worth timing (its step is unstable), and a comparison with another implementation within
     a tolerance relative to the iterates' size would pass it vacuously."""
-    import numpy as np
     trace = np.asarray(trace, dtype=float)
     x_star = np.asarray(problem.x_star, dtype=float)
     ratio = float(np.linalg.norm(trace[-1] - x_star) / np.linalg.norm(trace[0] - x_star))

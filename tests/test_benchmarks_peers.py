@@ -182,6 +182,19 @@ def test_help_of_one_benchmark_lists_its_own_options(capsys):
     assert "peers" in capsys.readouterr().out
 
 
+def test_help_needs_no_output_folder_and_an_unusable_default_is_a_usage_error(
+        tmp_path, monkeypatch, capsys):
+    from benchmarks import __main__ as bench_main
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setattr(bench_main, "DEFAULT_OUT", blocker / "out")
+    monkeypatch.setattr(peers, "main", lambda argv: pytest.fail("work started"))
+    assert bench_main.main(["--help"]) == 0
+    with pytest.raises(SystemExit) as err:
+        bench_main.main(["peers"])
+    assert err.value.code == 2 and "expected a folder" in capsys.readouterr().err
+
+
 def test_intensity_matches_the_documented_counts():
     from benchmarks._roofline import flops_bytes, intensity, roofline
     assert flops_bytes("ridge", 50, 20, 5) == (20000.0, 8160.0)

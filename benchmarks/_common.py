@@ -37,6 +37,14 @@ def parse_args(argv, description: str) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def rounding_tolerance(rounds: int, local_steps: int, width: int, scale: float) -> float:
+    """How far two implementations of the same rounds may drift apart by rounding alone: each
+    gradient entry sums at most ``width`` products whose rounding (eps each) may differ; with a
+    step at most 1/L on a convex problem a local GD step is non-expansive, so the differences
+    add over ``rounds * local_steps`` steps, relative to the iterates' size ``scale``."""
+    return rounds * local_steps * width * float(np.finfo(float).eps) * scale
+
+
 def check_approaches(problem, trace, what: str) -> float:
     """``||x_R - x*|| / ||x_0 - x*||`` of a run's trace (rounds + 1, d); AssertionError naming
     ``what`` unless it is finite and at most 1. A run that moves away from the optimum is not

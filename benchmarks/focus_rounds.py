@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmarks._common import check_approaches, parse_args, write
+from benchmarks._common import check_approaches, parse_args, rounding_tolerance, write
 from flbounds.algorithms import fedavg, focus
 from flbounds.problems import random_ridge
 
@@ -64,6 +64,16 @@ def loop_focus(problem, plan, x0, step):
     return x
 
 
+def check_same(diff, rounds, x, what):
+    """AssertionError unless the compiled and the loop iterate after ``rounds`` rounds agree
+    within :func:`benchmarks._common.rounding_tolerance` (ridge: max(n, d) * d products per
+    gradient entry)."""
+    tol = rounding_tolerance(rounds, TAU, DIM * max(SAMPLES, DIM), 1.0 + float(np.max(np.abs(x))))
+    if not diff <= tol:
+        raise AssertionError(f"{what}: the compiled run and the loop differ by {diff:.3g} "
+                             f"> tolerance {tol:.3g}")
+
+
 def rate(fn, n_rounds, repeat=3):
     """Best rounds per second over ``repeat`` calls."""
     best = np.inf
@@ -91,6 +101,7 @@ def bench(n_clients, rng):
         trace = algo(problem, plan[:slow_rounds], step=step, local_steps=TAU).x
         check_approaches(problem, trace, f"{name} N={n_clients}")
         same = float(np.max(np.abs(trace[-1] - loop(problem, plan[:slow_rounds], x0, step))))
+        check_same(same, slow_rounds, trace[-1], f"{name} N={n_clients}")
         rows.append({"algorithm": name, "N": n_clients, "rounds_per_s": fast,
                      "loop_rounds_per_s": slow, "speedup": fast / slow,
                      "max_abs_diff": same})

@@ -15,8 +15,11 @@ participation p in {1, 0.1}, N = 1e2, 1e3, 1e4 (``full`` adds 1e5), 1 and 2 thre
 Implementations (``benchmarks._peer_numpy``, ``benchmarks._peer_jax``): flbounds' public
 algorithm; JAX (vmap + jit + lax.scan; "not installed" without the ``bench`` extra); NumPy
 with a round's participants batched through ``einsum`` and in cache-sized blocks; the
-per-client Python loop. Before timing, every peer's iterate is asserted equal to flbounds'
-within a derived rounding tolerance (``benchmarks._peers_run.tolerance``).
+per-client Python loop. Before timing, flbounds' run must approach x*
+(``benchmarks._common.check_approaches``), and every peer's iterate is asserted equal to
+flbounds' within a derived rounding tolerance (``benchmarks._peers_run.tolerance``), at the
+last round, or, for a run that settles before it, at the last round where it still moves
+(``benchmarks._peers_run.check_round``).
 
 Timing: a timed call runs a fixed number of rounds (about ``work`` client updates; the loop
 fewer rounds); the calls per block are auto-calibrated so a block lasts ``min_block``

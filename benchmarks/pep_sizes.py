@@ -38,7 +38,11 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import printed_step_and_rate, scenario_focus_rate
+from flbounds.pep.tracking import (
+    lyapunov_weight,
+    printed_step_and_rate,
+    scenario_focus_rate,
+)
 
 NAME = "pep_sizes"
 
@@ -77,11 +81,12 @@ def rows(profile):
                 out.append(_row(f"focus one round, {name}, {m}x step", 8, 5, 1,
                                 lambda p=p, m=m, top=top: focus_rate(1.0, 2.0, p, 5, m * top)))
     for n in range(2, (6 if profile == "full" else 4) + 1):
-        def scen(n=n):
-            one = focus_rate(1.0, 2.0, _p(n), 3)
-            return scenario_focus_rate(1.0, 2.0, _p(n), 3, one.params["step"],
-                                       one.params["consensus_weight"])
-        out.append(_row("focus one round (2^N scenarios)", n, 3, 1, scen))
+        # focus_rate's step and consensus weight, computed outside the timed solve
+        step = printed_step_and_rate(1.0, 2.0, _p(n), 3)[0]
+        weight = lyapunov_weight(1.0, 2.0, n, step)
+        out.append(_row("focus one round (2^N scenarios)", n, 3, 1,
+                        lambda n=n, step=step, weight=weight: scenario_focus_rate(
+                            1.0, 2.0, _p(n), 3, step, weight)))
     sizes = [(2, 1), (2, 2), (3, 1), (2, 3), (3, 2)] if profile == "full" else [(2, 1), (2, 2)]
     for n, r in sizes:
         out.append(_row("focus R rounds (2^{NR} leaves)", n, 2, r,

@@ -45,7 +45,16 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks._common import best_time, check_approaches, parse_args, write
 from benchmarks._roofline import two_free_cores
-from benchmarks.focus_rounds import DIM, LAM, SAMPLES, TAU, loop_fedavg, loop_focus, step_for
+from benchmarks.focus_rounds import (
+    DIM,
+    LAM,
+    SAMPLES,
+    TAU,
+    check_same,
+    loop_fedavg,
+    loop_focus,
+    step_for,
+)
 from flbounds.algorithms import fedavg, focus
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 from flbounds.problems import random_ridge
@@ -208,6 +217,7 @@ def bench_case(name, algo, loop, problem, plan):
     fast_x = trace[slow_rounds]
     row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM),
                                                            step))))
+    check_same(row["max_abs_diff"], slow_rounds, fast_x, f"{name} N={n_clients}")
     return row
 
 

@@ -75,6 +75,27 @@ def test_a_diverging_run_is_not_timed():
         run.check_converging(unstable, run.flbounds_run(unstable, 40))
 
 
+def test_a_settled_run_is_compared_where_it_still_moves():
+    """FOCUS at N = 100, p = 0.1 reaches x* to the last digit within a timed call's 1000
+    rounds: there a peer with one local step fewer, or x* itself, agrees with the last
+    iterate; at :func:`check_round` both are rejected."""
+    case = _case("quadratic", "focus", n=100, p=0.1, rounds=1000)
+    reference = run.flbounds_run(case, 1000)
+    at = run.check_round(case, reference)
+    assert at < 1000
+    x0 = np.zeros(case.data.a.shape[-1])
+    wrong = {"one step fewer": lambda r: pn.focus_batched(case.data, case.masks[:r], case.step,
+                                                          run.TAU - 1, x0, None),
+             "x*": lambda r: np.asarray(case.problem.x_star, dtype=float)}
+    for name, fn in wrong.items():
+        run.agreement(case, {name: (lambda fn=fn: fn(1000), 1000)}, reference)   # vacuous
+        with pytest.raises(AssertionError, match="disagrees"):
+            run.agreement(case, {name: (lambda fn=fn: fn(at), at)}, reference)
+    right = {peer: (lambda peer=peer: run.numpy_run(case, peer, at), at)
+             for peer in ("einsum", "einsum-blocked")}
+    run.agreement(case, right, reference)
+
+
 def test_agreement_rejects_a_peer_computing_something_else():
     case = _case("quadratic", "fedavg")
     reference = run.flbounds_run(case, 6)
@@ -233,3 +254,34 @@ def test_focus_rounds_steps_converge_where_the_fedavg_step_diverges():
                      local_steps=focus_rounds.TAU).x
     with pytest.raises(AssertionError, match="moves away"):
         check_approaches(problem, unstable, "FOCUS at FedAvg's step")
+
+
+def test_focus_rounds_comparison_fails_on_a_different_loop():
+    from benchmarks import focus_rounds as fr
+    from flbounds.algorithms import fedavg
+    from flbounds.problems import random_ridge
+    problem = random_ridge(np.random.default_rng(0), 20, fr.SAMPLES, fr.DIM, lam=fr.LAM,
+                           heterogeneity=0.5)
+    plan = np.random.default_rng(1).random((30, 20)) < 0.5
+    x = fedavg(problem, plan, step=fr.STEP, local_steps=fr.TAU).x[-1]
+    fr.check_same(float(np.max(np.abs(x - fr.loop_fedavg(problem, plan, np.zeros(fr.DIM))))),
+                  30, x, "same loop")
+    other = fr.loop_fedavg(problem, plan, np.zeros(fr.DIM), step=fr.STEP * 1.01)
+    with pytest.raises(AssertionError, match="differ"):
+        fr.check_same(float(np.max(np.abs(x - other))), 30, x, "other step")
+
+
+def test_kvib_solver_rows_exercise_the_clipping():
+    from benchmarks.kvib_solver import solver_rows
+    rows = solver_rows([1000], np.random.default_rng(0))
+    assert rows[0]["clipped"] >= 1 and rows[0]["max_abs_diff"] < 1e-12
+
+
+def test_pep_sizes_scenario_row_uses_focus_rates_step_and_weight():
+    from flbounds.pep import focus_rate
+    from flbounds.pep.tracking import lyapunov_weight, printed_step_and_rate
+    p = np.linspace(0.3, 0.9, 2)
+    one = focus_rate(1.0, 2.0, p, 3)
+    step = printed_step_and_rate(1.0, 2.0, p, 3)[0]
+    assert one.params["step"] == step
+    assert one.params["consensus_weight"] == lyapunov_weight(1.0, 2.0, 2, step)

@@ -47,6 +47,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder
+from flbounds.cli._common import positive_int
 
 KINDS = ("quadratic", "ridge", "logistic")
 
@@ -57,16 +58,6 @@ PROFILES = {"quick": dict(sizes=(100, 1000, 10000), work=10_000, loop_work=1_000
                          min_block=0.2, repeats=5)}
 README = Path(__file__).resolve().parent.parent / "README.md"
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
 
 
 def _positive_float(text):
@@ -91,11 +82,11 @@ def parse_args(argv):
     parser.add_argument("--readme-only", action="store_true",
                         help="no timing: rebuild the tables, the dated copy and the README "
                              "table from <out>/peers.json of an earlier run")
-    parser.add_argument("--sizes", type=_positive_int, nargs="+",
+    parser.add_argument("--sizes", type=positive_int, nargs="+",
                         help="client counts (default: the profile's)")
     parser.add_argument("--min-block", type=_positive_float,
                         help="seconds per timed block (default: the profile's)")
-    parser.add_argument("--repeats", type=_positive_int,
+    parser.add_argument("--repeats", type=positive_int,
                         help="interleaved repeats per implementation (default: the profile's)")
     parser.add_argument("--threads", type=int, nargs="+", choices=(1, 2), default=[1, 2],
                         help="thread counts to run (default: 1 2)")

@@ -14,6 +14,7 @@ import json
 import time
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, write
+from flbounds.cli._common import positive_int
 from flbounds.ledger import select
 from flbounds.ledger.runner import run_tasks
 
@@ -34,16 +35,6 @@ def sweep(tasks, n_workers: int) -> tuple[float, dict]:
     return elapsed, rows
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
 def fingerprint(rows: dict) -> dict:
     return {k: json.dumps([r["measured"], r["verdict"]]) for k, r in rows.items()}
 
@@ -55,7 +46,7 @@ def main(argv=None):
                         help=PROFILE_HELP)
     parser.add_argument("--pattern", nargs="*", default=["focus", "safari"],
                         help="claims to sweep (default: the focus and safari claims)")
-    parser.add_argument("--tasks", type=_positive_int, default=200,
+    parser.add_argument("--tasks", type=positive_int, default=200,
                         help="at least this many tasks (default: 200)")
     args = parser.parse_args(argv)
     try:

@@ -23,11 +23,13 @@ def test_unknown_claim_exits_2_with_one_line(tmp_path):
 
 @pytest.mark.parametrize("args", [["check", "--profile", "huge"], ["check", "--workers", "0"],
                                   ["check", "--seed", "-1"], ["figures", "no_such_figure"],
-                                  ["list", "nothing.here"], ["frobnicate"]])
+                                  ["list", "nothing.here"], ["frobnicate"],
+                                  ["check", "--workers", "two"], ["check", "--seed", "1.5"]])
 def test_usage_errors_exit_2(args, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("flbounds: error:") and err.strip().count("\n") == 0
+    assert "_int value" not in err          # the message, not the converter's name
 
 
 def test_unreachable_scheduler_exits_2(capsys):

@@ -29,7 +29,7 @@ def main(argv=None) -> int:
         epilog=f"benchmarks: {', '.join(available())}. Options a benchmark has of its own "
                "follow its name: python -m benchmarks NAME --help lists them.")
     parser.add_argument("names", nargs="*", help="benchmark names or prefixes (default: all)")
-    parser.add_argument("--out", type=out_folder, help=OUT_HELP)
+    parser.add_argument("--out", help=OUT_HELP)     # checked after --help (out_folder)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
                         help=PROFILE_HELP)
     parser.add_argument("-h", "--help", action="store_true",
@@ -42,17 +42,21 @@ def main(argv=None) -> int:
     if not names:
         parser.error(f"no benchmark matches {args.names}; known: {', '.join(available())}")
     if args.help:
-        if len(args.names) == 1 and len(names) == 1:
+        if args.names and len(names) > 1:
+            parser.error(f"--help: {' '.join(args.names)} matches several benchmarks: "
+                         f"{', '.join(names)}")
+        if args.names:
+            sys.argv[0] = f"python -m benchmarks {names[0]}"     # the benchmark's usage line
             importlib.import_module(f"benchmarks.{names[0]}").main(["--help"])
         parser.print_help()
         return 0
-    if args.out is None:      # the default, checked only now: --help needs no output folder
-        try:
-            args.out = out_folder(str(DEFAULT_OUT))
-        except argparse.ArgumentTypeError as exc:
-            parser.error(f"--out {DEFAULT_OUT}: {exc}")
+    try:
+        args.out = out_folder(args.out or str(DEFAULT_OUT))
+    except argparse.ArgumentTypeError as exc:
+        parser.error(f"argument --out: {exc}")
     for name in names:
         start = time.perf_counter()
+        sys.argv[0] = f"python -m benchmarks {name}"    # the benchmark's usage line
         module = importlib.import_module(f"benchmarks.{name}")
         module.main(["--out", str(args.out), "--profile", args.profile, *extra])
         print(f"{name}: {time.perf_counter() - start:.1f}s", file=sys.stderr)

@@ -160,18 +160,20 @@ MOVING = 1e3
 
 
 def check_round(case: Case, reference: np.ndarray) -> int:
-    """The round at which the peers are compared with flbounds' trace ``reference``: the last
-    one whose iterate is still :data:`MOVING` tolerances away from the trace's final iterate.
-    Once a run has settled (FOCUS at N = 100, p = 0.1 reaches x* to the last digit within the
-    1000 rounds a timed call runs), its last iterate no longer depends on how it got there, and a
-    peer with one local step fewer, or a different step size, would agree with it."""
+    """The round at which the peers are checked besides the timed last one: the last round
+    whose iterate is still :data:`MOVING` tolerances away from the trace's final iterate (the
+    last round itself when the run still moves at its end; round 1 when even round 1 is that
+    close). Once a run has settled (FOCUS at N = 100, p = 0.1 reaches x* to the last digit
+    within the 1000 rounds a timed call runs), its last iterate no longer depends on how it got
+    there, and a peer with one local step fewer, or a different step size, would agree with
+    it."""
     last = len(reference) - 1
     for r in range(last - 1, 0, -1):
         scale = 1.0 + float(np.max(np.abs(reference[r])))
         if np.max(np.abs(reference[r] - reference[last])) >= MOVING * tolerance(case.kind, r,
                                                                                scale):
-            return last if r == last - 1 else r     # still moving at the end: the last round
-    return last
+            return last if r == last - 1 else r
+    return min(1, last)
 
 
 def agreement(case, impls, reference):
@@ -217,9 +219,10 @@ def bench_case(case: Case, settings: Settings, threads: int):
     reference = flbounds_run(case, rounds)
     check_converging(case, reference)
     impls = implementations(case, settings, rounds, threads)
+    diffs = agreement(case, impls, reference)          # the callables that are timed
     at = check_round(case, reference)
-    diffs = agreement(case, impls if at == rounds else
-                      implementations(case, settings, at, threads), reference)
+    if at < rounds:                                    # and where the run still moves
+        agreement(case, implementations(case, settings, at, threads), reference)
     rates, cpu_rates, calls = time_all(impls, settings)
     rows = []
     for name, (fn, r) in impls.items():
@@ -229,7 +232,7 @@ def bench_case(case: Case, settings: Settings, threads: int):
                          rate_median=statistics.median(rates[name]),
                          cpu_rates=cpu_rates[name],
                          cpu_rate_median=statistics.median(cpu_rates[name]),
-                         max_diff=diffs[name][0], tol=diffs[name][1],
+                         max_diff=diffs[name][0], tol=diffs[name][1], checked_round=at,
                          peak_mib=peak_mib(fn) if traced else None))
     return rows
 

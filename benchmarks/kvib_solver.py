@@ -83,7 +83,7 @@ def main(argv=None):
                   solver_rows(sizes, rng),
                   ["N", "K", "clipped", "solver_s", "sort_and_loop_s", "speedup",
                    "max_abs_diff"],
-                  notes="a ~ LogNormal(0, 1.5), K = max(1, N/100); best of 3 for the solver, "
+                  notes="a ~ LogNormal(0, 2.5), K = max(1, N/100); best of 3 for the solver, "
                         "one call for the loop.")
     paths += write(args.out, "kvib_online", "K-Vib online regret run (Algorithm 2)",
                    kvib_rows(rng, 10**4, 10**4 if full else 1000),

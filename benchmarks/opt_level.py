@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, best_time, out_folder, write
+from flbounds.cli._common import positive_int
 from flbounds.kernels import KERNEL_OPT
 
 NAME = "opt_level"
@@ -122,7 +123,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
-    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--repeats", type=positive_int, default=None)
     parser.add_argument("--min-time", type=float, default=0.3)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -34,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
+from flbounds.cli._common import non_negative_int
 
 NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"
@@ -121,7 +122,7 @@ def main(argv=None):
                         help="results store whose task durations order the tasks")
     parser.add_argument("--pattern", nargs="*", default=[],
                         help="claims to run (default: all)")
-    parser.add_argument("--first-warm", type=int, default=0, metavar="N",
+    parser.add_argument("--first-warm", type=non_negative_int, default=0, metavar="N",
                         help="measure N pairs of first (empty numba cache) and warm runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

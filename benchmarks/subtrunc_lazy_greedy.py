@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
+from flbounds.cli._common import non_negative_int, positive_int
 from flbounds.kernels.submodular_gains import naive_fl_greedy
 from flbounds.selection import FacilityLocation, gradient_distances, greedy_trace, lazy_greedy_trace
 
@@ -59,9 +60,9 @@ def main(argv=None) -> list[Path]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
-    parser.add_argument("--sizes", type=int, nargs="+", default=None)
-    parser.add_argument("--ks", type=int, nargs="+", default=[10, 50])
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sizes", type=positive_int, nargs="+", default=None)
+    parser.add_argument("--ks", type=positive_int, nargs="+", default=[10, 50])
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     bench(50, 3, rng)  # compile the kernels outside the timings

@@ -285,3 +285,25 @@ def test_pep_sizes_scenario_row_uses_focus_rates_step_and_weight():
     step = printed_step_and_rate(1.0, 2.0, p, 3)[0]
     assert one.params["step"] == step
     assert one.params["consensus_weight"] == lyapunov_weight(1.0, 2.0, 2, step)
+
+
+def test_check_approaches_from_the_optimum_itself():
+    from types import SimpleNamespace
+
+    from benchmarks._common import check_approaches
+    at_zero = SimpleNamespace(x_star=np.zeros(2))
+    assert check_approaches(at_zero, np.zeros((3, 2)), "stays") == 0.0
+    with pytest.raises(AssertionError, match="moves away"):
+        check_approaches(at_zero, np.array([[0.0, 0.0], [1.0, 0.0]]), "leaves")
+    with pytest.raises(AssertionError, match="moves away"):
+        check_approaches(SimpleNamespace(x_star=np.ones(2)),
+                         np.array([[0.0, 0.0], [np.nan, 1.0]]), "NaN")
+
+
+def test_a_run_settled_from_round_one_is_checked_at_round_one():
+    case = _case("quadratic", "fedavg")
+    trace = np.zeros((7, case.data.a.shape[-1]))
+    trace[1:] = 1.0
+    assert run.check_round(case, trace) == 1
+    trace[1:] = np.arange(1, 7)[:, None]        # still moving at the end: the last round
+    assert run.check_round(case, trace) == 6

@@ -17,7 +17,7 @@ from pathlib import Path
 from flbounds.ledger.outputs import OutputError, output_folder
 from flbounds.ledger.registry import PROFILES
 
-from ._common import DEFAULT_RESULTS, PROFILE_HELP, SEED_HELP, UsageError, non_negative_int
+from ._common import DEFAULT_RESULTS, SEED_HELP, UsageError, non_negative_int
 from ._progress import Eta, ProgressBar, numba_first_run_notice
 
 HELP = "draw the papers' figures"
@@ -29,7 +29,8 @@ def add_arguments(p) -> None:
                    help="figure names or prefixes (default: all)")
     p.add_argument("--out", type=Path, default=DEFAULT_RESULTS / "figures", metavar="DIR",
                    help=f"output folder (default: {DEFAULT_RESULTS / 'figures'})")
-    p.add_argument("--profile", choices=PROFILES, default="quick", help=PROFILE_HELP)
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="quick: small instances, seconds per figure; full: the papers' sizes")
     p.add_argument("--seed", type=non_negative_int, default=0, help=SEED_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("-v", "--verbose", action="store_true", help="the figures' debug log")

@@ -27,7 +27,7 @@ from flbounds.algorithms._common import (
 from flbounds.algorithms.focus import INITS
 from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
-from flbounds.problems._layout import line_zeros
+from flbounds.problems._layout import line_aligned
 
 
 class BatchedFedAvgTrace(NamedTuple):
@@ -114,8 +114,8 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
         g0 = np.zeros((n_clients, dim))
     else:
         g0 = problem.client_gradients(np.tile(x, (n_clients, 1)))
-    g = line_zeros((n_reps, n_clients, dim))    # every replicate's stored gradients, on a line
-    g[...] = g0
+    # every replicate's stored gradients, on a cache line: one allocation, one copy of g0
+    g = line_aligned(np.broadcast_to(g0, (n_reps, n_clients, dim)), writeable=True, copy=True)
     states = FocusState(np.repeat(x[None], n_reps, axis=0),
                         np.repeat(g0.sum(axis=0)[None], n_reps, axis=0),
                         g, np.empty((n_reps, 0, dim)))

@@ -265,31 +265,42 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     """Client round r for the replicates ``lo:hi`` whose round r is a client round: per client
     (increasing), the block of (replicate, slot) pairs that sampled it; local SGD with the
     plan's noise, then each replicate's mean in its own slot order."""
-    Z, G, cols, slots, finals, grads, scratch = blocks
+    Z, G, cols, slots, finals, grads, scratch, starts = blocks
     n_clients, d = data_clients(data), X.shape[1]
     m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
+    # the (replicate, slot) pairs bucketed by client, each bucket in increasing (b, s)
+    # order: a counting sort, one pass over the round's draws
+    starts[:] = 0
+    for b in range(lo, hi):
+        if plans.client_round[b, r]:
+            for s in range(m):
+                starts[plans.clients[b, r, s] + 1] += 1
     for c in range(n_clients):
-        nb = np.int64(0)  # not the literal 0: one specialisation of the callees
-        for b in range(lo, hi):
-            if plans.client_round[b, r]:
-                for s in range(m):
-                    if plans.clients[b, r, s] == c:
-                        cols[nb], slots[nb] = b - lo, s
-                        nb += 1
+        starts[c + 1] += starts[c]
+    for b in range(lo, hi):
+        if plans.client_round[b, r]:
+            for s in range(m):
+                c = plans.clients[b, r, s]
+                cols[starts[c]], slots[starts[c]] = b - lo, s
+                starts[c] += 1
+    # starts[c] is now the end of bucket c, the start of bucket c + 1
+    for c in range(n_clients):
+        first = starts[c - 1] if c > 0 else np.int64(0)
+        nb = starts[c] - first
         if nb == 0:
             continue
         load_block_client(data, c, scratch[0])
         for j in range(nb):
-            copy_into(Z[:, j], X[cols[j]])
+            copy_into(Z[:, j], X[cols[first + j]])
         for k in range(n_steps):
             block_gradient(data, c, Z, nb, scratch, G)
             for j in range(nb):
-                b, s = lo + cols[j], slots[j]
+                i, s = cols[first + j], slots[first + j]
                 for p in range(d):
-                    grads[cols[j], s, k, p] = G[p, j]
-                    Z[p, j] = Z[p, j] - step * (G[p, j] + plans.client_noise[b, r, s, k, p])
+                    grads[i, s, k, p] = G[p, j]
+                    Z[p, j] = Z[p, j] - step * (G[p, j] + plans.client_noise[lo + i, r, s, k, p])
         for j in range(nb):
-            copy_into(finals[cols[j], slots[j]], Z[:, j])
+            copy_into(finals[cols[first + j], slots[first + j]], Z[:, j])
     _safari_reduce(plans, r, lo, hi, X, g2, finals, grads)
 
 
@@ -335,7 +346,8 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
         copy_into(xs[lo + i, 0], x0[lo + i])
     blocks = (np.empty((d, n_cols)), np.empty((d, n_cols)), np.empty(n_cols, dtype=np.int64),
               np.empty(n_cols, dtype=np.int64), np.empty((width, m, d)),
-              np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols))
+              np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols),
+              np.zeros(data_clients(data) + 1, dtype=np.int64))
     server_scratch = client_scratch(population)
     load_client(population, 0, server_scratch)
     work = (server_scratch, np.empty(d))

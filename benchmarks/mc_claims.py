@@ -1,0 +1,224 @@
+"""Claim compute of the Monte Carlo claims: replicate-batched paths against per-replicate runs.
+
+The Monte Carlo claims run their replicates through batched entry points (FedAvg over many
+plans, the online baselines over seeds and budgets, SAFARI over seeds, the paired digits
+runs). Each batched entry point has a per-replicate counterpart that computes the same
+numbers one replicate at a time with the library's single-run functions, as the claims did
+before batching:
+
+- ``fedavg_batched`` -> ``fedavg`` once per plan;
+- ``baseline_costs`` -> ``run_online`` once per (seed, budget);
+- ``run_seeds_batched`` -> ``safari_plan`` and ``safari`` once per generator;
+- ``_paired_runs`` (digits: FedAvg and SAFARI on one plan) -> ``safari_digits`` twice.
+
+Every claim of the selected groups is run once with the batched entry points; those that call
+one are measured: the claim's function (its whole compute, from drawing the instance to the
+evidence, without the ledger's bookkeeping) with the batched paths and with the
+per-replicate ones, alternately ``REPEATS`` times on one numba thread and one BLAS thread.
+``identical`` compares the two runs' evidence (measured, theoretical and details) exactly;
+the ratio is per-replicate / batched time, min and median over the repeats; ``batched_share``
+is the fraction of the batched run spent inside the batched entry points (for
+``run_seeds_batched`` including the plans it draws), ``draw_share`` the fraction spent drawing
+the SAFARI and digits plans (``safari_plan``, ``digits_plan``), which both paths do alike.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see benchmarks.scale_kernels
+
+import contextlib
+import inspect
+import json
+import sys
+import time
+
+import numba
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from benchmarks._common import parse_args, write
+from flbounds.algorithms import fedavg, safari, safari_plan
+from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
+from flbounds.algorithms.batched_safari import BatchedSafariTrace, stack_safari_plans
+from flbounds.ledger import registry
+from flbounds.ledger.result import to_jsonable
+from flbounds.sampling.online import run_online
+from flbounds.sampling.online_batched import KINDS, baseline_costs
+from verify.safari import digits_experiment, instances
+
+NAME = "mc_claims"
+REPEATS = 3
+#: the claim groups whose Monte Carlo runs through a batched entry point
+GROUPS = ("focus.fedavg.mc_*", "kvib.app_f.*", "safari.*")
+
+
+def fedavg_per_plan(problem, plans, *, step, local_steps, x0=None):
+    """``fedavg_batched`` one plan at a time."""
+    return BatchedFedAvgTrace(np.stack([fedavg(problem, plan, step=step,
+                                               local_steps=local_steps, x0=x0).x
+                                        for plan in plans]))
+
+
+def costs_per_run(kind, feedback, budgets, n_rounds, rngs, *, G):
+    """``baseline_costs`` one (seed, budget) run at a time."""
+    n = feedback.n_clients
+    return np.array([[run_online(KINDS[kind](n, k, n_rounds, G=G), feedback, n_rounds,
+                                 rng).costs for k in budgets] for rng in rngs])
+
+
+def seeds_one_by_one(rngs, problem, *, step_server, step_client, x0, **plan_kwargs):
+    """``run_seeds_batched`` one generator at a time (chunks of one replicate)."""
+    for rng in rngs:
+        plan = safari_plan(rng, **plan_kwargs)
+        trace = safari(problem, plan, step_client=step_client, step_server=step_server,
+                       x0=np.asarray(x0, dtype=float))
+        yield stack_safari_plans([plan]), BatchedSafariTrace(*(f[None] for f in trace))
+
+
+def digits_two_runs(fed, plan, always_client, *, step_client, step_server, batch, tail,
+                    server_steps):
+    """``_paired_runs`` as two separate runs: FedAvg (a client round wherever
+    ``always_client`` or the plan says so), then SAFARI (the plan)."""
+    fedavg_plan = plan._replace(client_round=plan.client_round | always_client)
+    runs = [digits_experiment.safari_digits(fed, p, step_client=step_client,
+                                            step_server=step_server, batch=batch, tail=tail,
+                                            server_steps=server_steps)
+            for p in (fedavg_plan, plan)]
+    return np.stack(runs, axis=1)
+
+
+#: batched entry point -> its per-replicate counterpart
+SUBSTITUTES = {
+    fedavg_batched: fedavg_per_plan,
+    baseline_costs: costs_per_run,
+    instances.run_seeds_batched: seeds_one_by_one,
+    digits_experiment._paired_runs: digits_two_runs,
+}
+
+
+#: the functions drawing the random inputs that both paths share (timed, not replaced)
+DRAWS = (safari_plan, digits_experiment.digits_plan)
+
+
+def _bindings(functions):
+    """Every (module, attribute, function) binding of one of ``functions`` in the claim
+    packages."""
+    out = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("verify.", "paper_checks.")) or module is None:
+            continue
+        for attr, value in vars(module).items():
+            if any(value is f for f in functions):
+                out.append((module, attr, value))
+    return out
+
+
+@contextlib.contextmanager
+def patched(bindings, replace):
+    """Within the block, every binding calls ``replace(original)`` instead."""
+    for module, attr, original in bindings:
+        setattr(module, attr, replace(original))
+    try:
+        yield
+    finally:
+        for module, attr, original in bindings:
+            setattr(module, attr, original)
+
+
+def _timed(original, clock):
+    """``original`` adding its seconds to ``clock[0]`` and its calls to ``clock[1]`` (for a
+    generator such as ``run_seeds_batched``, the seconds of producing its items)."""
+    def call(*args, **kwargs):
+        clock[1] += 1
+        start = time.perf_counter()
+        try:
+            result = original(*args, **kwargs)
+        finally:
+            clock[0] += time.perf_counter() - start
+        return _timed_items(result, clock) if inspect.isgenerator(result) else result
+
+    return call
+
+
+def _timed_items(generator, clock):
+    while True:
+        start = time.perf_counter()
+        try:
+            item = next(generator)
+        except StopIteration:
+            return
+        finally:
+            clock[0] += time.perf_counter() - start
+        yield item
+
+
+def _evidence(claim, params, seed):
+    ev = claim.func(rng=claim.rng(seed), **params)
+    return json.dumps(to_jsonable(dict(measured=ev.measured, theoretical=ev.theoretical,
+                                       details=ev.details, verdict=ev.verdict())),
+                      sort_keys=True)
+
+
+def claim_row(claim, profile, seed, bindings, draws):
+    """The claim's compute with the batched and the per-replicate entry points, or None when
+    it calls no batched entry point."""
+    params = claim.params(profile)
+    clock, drawing = [0.0, 0], [0.0, 0]
+    with patched(bindings, lambda f: _timed(f, clock)):
+        batched_ev = _evidence(claim, params, seed)
+    if clock[1] == 0:
+        return None
+    loop_ev = None
+    times = {"batched": [], "loop": []}
+    share, draw_share = [], []
+    for _ in range(REPEATS):
+        clock[:], drawing[:] = [0.0, 0], [0.0, 0]
+        with patched(bindings, lambda f: _timed(f, clock)), \
+                patched(draws, lambda f: _timed(f, drawing)):
+            start = time.perf_counter()
+            _evidence(claim, params, seed)
+            times["batched"].append(time.perf_counter() - start)
+        share.append(clock[0] / times["batched"][-1])
+        draw_share.append(drawing[0] / times["batched"][-1])
+        with patched(bindings, lambda f: SUBSTITUTES[f]):
+            start = time.perf_counter()
+            loop_ev = _evidence(claim, params, seed)
+            times["loop"].append(time.perf_counter() - start)
+    ratios = np.array(times["loop"]) / np.array(times["batched"])
+    return dict(claim=claim.id, loop_s=min(times["loop"]), batched_s=min(times["batched"]),
+                ratio_min=float(ratios.min()), ratio_median=float(np.median(ratios)),
+                batched_share=float(np.median(share)),
+                draw_share=float(np.median(draw_share)), verdict=json.loads(batched_ev)["verdict"],
+                identical=loop_ev == batched_ev)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv, __doc__)
+    numba.set_num_threads(1)
+    registry.load_all()
+    bindings, draws = _bindings(SUBSTITUTES), _bindings(DRAWS)
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for claim in registry.select(list(GROUPS)):
+            row = claim_row(claim, args.profile, 0, bindings, draws)
+            if row is not None:
+                rows.append(row)
+                print(f"{row['claim']}: {row['ratio_min']:.2f}x", file=sys.stderr, flush=True)
+    total_loop = sum(r["loop_s"] for r in rows)
+    total_batched = sum(r["batched_s"] for r in rows)
+    rows.append(dict(claim="all of the above", loop_s=total_loop, batched_s=total_batched,
+                     ratio_min=total_loop / total_batched, ratio_median=None,
+                     batched_share=None, draw_share=None, verdict="",
+                     identical=all(r["identical"] for r in rows)))
+    cols = ["claim", "loop_s", "batched_s", "ratio_min", "ratio_median", "batched_share",
+            "draw_share", "verdict", "identical"]
+    write(args.out, NAME, f"Monte Carlo claims' compute, batched vs per-replicate "
+          f"({args.profile} parameters, 1 thread)", rows, cols,
+          notes=__doc__.split("\n\n", 1)[1])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -28,6 +28,7 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see benchmarks.scale_kernels
 
+import argparse
 import contextlib
 import inspect
 import json
@@ -38,7 +39,7 @@ import numba
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import parse_args, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, write
 from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
 from flbounds.algorithms.batched_safari import BatchedSafariTrace, stack_safari_plans
@@ -194,14 +195,30 @@ def claim_row(claim, profile, seed, bindings, draws):
                 identical=loop_ev == batched_ev)
 
 
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick",
+                        help=PROFILE_HELP)
+    parser.add_argument("--claims", nargs="+", default=list(GROUPS), metavar="PATTERN",
+                        help="claim ids, dotted prefixes or globs (default: "
+                             f"{' '.join(GROUPS)}); those calling no batched entry point "
+                             "are skipped")
+    args = parser.parse_args(argv)
+    try:
+        args.selected = registry.select(args.claims)
+    except ValueError as exc:
+        parser.error(f"--claims: {exc}")
+    return args
+
+
 def main(argv=None) -> int:
-    args = parse_args(argv, __doc__)
+    args = parse_args(argv)
     numba.set_num_threads(1)
-    registry.load_all()
     bindings, draws = _bindings(SUBSTITUTES), _bindings(DRAWS)
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
-        for claim in registry.select(list(GROUPS)):
+        for claim in args.selected:
             row = claim_row(claim, args.profile, 0, bindings, draws)
             if row is not None:
                 rows.append(row)

@@ -8,6 +8,7 @@ import pytest
 from flbounds.algorithms import fedavg, fedavg_batched, safari, safari_batched, safari_plan
 from flbounds.kernels.block_gradients import block_gradients_at
 from flbounds.kernels.gradients import gradients_at
+from flbounds.kernels.replicates import SAFARI_MIN_BLOCK
 from flbounds.participation import Bernoulli
 from flbounds.problems import (
     NonconvexLogistic,
@@ -76,9 +77,13 @@ def _plan_kwargs(dim, q):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("q", [0.0, 0.5])
-def test_safari_batched_equals_single_runs(kind, q, threads):
+# groups narrower than SAFARI_MIN_BLOCK run one replicate after the other; with 2
+# SAFARI_MIN_BLOCK + 2 replicates every group (1 or 2 threads) runs client blocks
+@pytest.mark.parametrize("n_reps", [6, 2 * SAFARI_MIN_BLOCK + 2])
+def test_safari_batched_equals_single_runs(kind, q, n_reps, threads):
     problem = _problem(kind, 5)
-    plans = [safari_plan(r, **_plan_kwargs(5, q)) for r in np.random.default_rng(2).spawn(6)]
+    plans = [safari_plan(r, **_plan_kwargs(5, q))
+             for r in np.random.default_rng(2).spawn(n_reps)]
     x0 = np.linspace(-1.0, 1.0, 5)
     batch = safari_batched(problem, plans, step_client=0.05, step_server=0.1, x0=x0)
     for b, plan in enumerate(plans):

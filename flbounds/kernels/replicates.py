@@ -33,7 +33,7 @@ from flbounds.kernels.gradients import (
     prefetch_slice,
 )
 from flbounds.kernels.local_steps import local_descent
-from flbounds.kernels.mixed_rounds import MixedPlan
+from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
 from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
 
 
@@ -333,11 +333,26 @@ def data_clients(data):
     return data[0].shape[0]
 
 
+#: fewest replicates in a group for SAFARI's client blocks: a block's bookkeeping (bucketing
+#: the draws, gathering iterates and noise) costs more than it saves on narrower groups; on the
+#: 2-d reference instance (``python -m benchmarks mc_batched``, 500 rounds) a replicate-round
+#: took 2.5x the one-replicate loop's time in groups of 8, 1.2x in groups of 32, 0.9x in 64
+SAFARI_MIN_BLOCK = 64
+
+
 @njit(cache=True, fastmath=False)
 def _safari_group(data, population, plans, steps, x0, out, lo, hi):
-    """SAFARI for replicates ``lo:hi``, replicate-batched per client round."""
+    """SAFARI for replicates ``lo:hi``: replicate-batched per client round, or one replicate
+    after the other (:func:`~flbounds.kernels.mixed_rounds.safari_rounds`) in a group of
+    fewer than :data:`SAFARI_MIN_BLOCK`; the same numbers either way."""
     xs, g2 = out
     width, d = hi - lo, x0.shape[1]
+    if width < SAFARI_MIN_BLOCK:
+        for b in range(lo, hi):
+            plan = MixedPlan(plans.client_round[b], plans.clients[b], plans.client_noise[b],
+                             plans.server_noise[b])
+            safari_rounds(data, population, plan, steps, x0[b], (xs[b], g2[b]))
+        return
     m = plans.clients.shape[2]
     n_cols = width * m
     X = np.empty((width, d))

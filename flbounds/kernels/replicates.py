@@ -333,7 +333,7 @@ def data_clients(data):
     return data[0].shape[0]
 
 
-#: fewest replicates in a group for SAFARI's client blocks: a block's bookkeeping (bucketing
+#: fewest replicates per group for SAFARI's client blocks: a block's bookkeeping (bucketing
 #: the draws, gathering iterates and noise) costs more than it saves on narrower groups; on the
 #: 2-d reference instance (``python -m benchmarks mc_batched``, 500 rounds) a replicate-round
 #: took 2.5x the one-replicate loop's time in groups of 8, 1.2x in groups of 32, 0.9x in 64
@@ -342,17 +342,9 @@ SAFARI_MIN_BLOCK = 64
 
 @njit(cache=True, fastmath=False)
 def _safari_group(data, population, plans, steps, x0, out, lo, hi):
-    """SAFARI for replicates ``lo:hi``: replicate-batched per client round, or one replicate
-    after the other (:func:`~flbounds.kernels.mixed_rounds.safari_rounds`) in a group of
-    fewer than :data:`SAFARI_MIN_BLOCK`; the same numbers either way."""
+    """SAFARI for replicates ``lo:hi``, replicate-batched per client round."""
     xs, g2 = out
     width, d = hi - lo, x0.shape[1]
-    if width < SAFARI_MIN_BLOCK:
-        for b in range(lo, hi):
-            plan = MixedPlan(plans.client_round[b], plans.clients[b], plans.client_noise[b],
-                             plans.server_noise[b])
-            safari_rounds(data, population, plan, steps, x0[b], (xs[b], g2[b]))
-        return
     m = plans.clients.shape[2]
     n_cols = width * m
     X = np.empty((width, d))
@@ -399,9 +391,17 @@ def run_fedavg_replicates(data, plans, settings, x0, xs):
 
 def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
     """:func:`safari_replicates`, with one group (one thread) as the direct call of
-    :func:`_safari_group` that kernel would make (see :func:`run_fedavg_replicates`)."""
+    :func:`_safari_group` that kernel would make (see :func:`run_fedavg_replicates`). When
+    the groups would hold fewer than :data:`SAFARI_MIN_BLOCK` replicates, the replicates run
+    one after the other through :func:`~flbounds.kernels.mixed_rounds.safari_rounds` (the
+    single-run kernel: the same numbers, no extra compilation)."""
     n_reps = plans.client_round.shape[0]
-    if min(n_reps, n_threads) <= 1:
+    xs, g2 = out
+    if n_reps // max(1, min(n_reps, n_threads)) < SAFARI_MIN_BLOCK:
+        for b in range(n_reps):
+            plan = MixedPlan(*(field[b] for field in plans))
+            safari_rounds(data, population, plan, steps, x0[b], (xs[b], g2[b]))
+    elif min(n_reps, n_threads) <= 1:
         _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
     else:
         safari_replicates(data, population, plans, steps, x0, out, n_threads)

@@ -19,7 +19,8 @@ per-replicate ones, alternately ``REPEATS`` times on one numba thread and one BL
 the ratio is per-replicate / batched time, min and median over the repeats; ``batched_share``
 is the fraction of the batched run spent inside the batched entry points (for
 ``run_seeds_batched`` including the plans it draws), ``draw_share`` the fraction spent drawing
-the SAFARI and digits plans (``safari_plan``, ``digits_plan``), which both paths do alike.
+the SAFARI and digits plans (``draw_safari_plan``, ``digits_plan``), which both paths do
+alike.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, 
 from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
 from flbounds.algorithms.batched_safari import BatchedSafariTrace, stack_safari_plans
+from flbounds.algorithms.safari import draw_safari_plan
 from flbounds.ledger import registry
 from flbounds.ledger.result import to_jsonable
 from flbounds.sampling.online import run_online
@@ -100,15 +102,18 @@ SUBSTITUTES = {
 
 
 #: the functions drawing the random inputs that both paths share (timed, not replaced)
-DRAWS = (safari_plan, digits_experiment.digits_plan)
+DRAWS = (draw_safari_plan, digits_experiment.digits_plan)
+#: where the claims and the plan draws bind those functions
+PACKAGES = ("verify.", "paper_checks.", "flbounds.algorithms.safari",
+            "flbounds.algorithms.batched_safari")
 
 
 def _bindings(functions):
     """Every (module, attribute, function) binding of one of ``functions`` in the claim
-    packages."""
+    packages and the SAFARI plan modules."""
     out = []
     for name, module in list(sys.modules.items()):
-        if not name.startswith(("verify.", "paper_checks.")) or module is None:
+        if not name.startswith(PACKAGES) or module is None:
             continue
         for attr, value in vars(module).items():
             if any(value is f for f in functions):

@@ -51,6 +51,29 @@ def _assert_safari_equal(problem, batch, rngs, q):
 
 
 @pytest.mark.parametrize("q", [0.0, 0.4, 1.0])
+def test_stacked_plans_are_the_single_plans(q):
+    """``safari_plans`` draws straight into the stacked arrays: replicate b is
+    ``safari_plan(rngs[b])``, every field, dtype and value."""
+    stacked = safari_plans(np.random.default_rng(9).spawn(N_REPS), **_plan_kwargs(q))
+    for b, rng in enumerate(np.random.default_rng(9).spawn(N_REPS)):
+        one = safari_plan(rng, **_plan_kwargs(q))
+        for mine, single in zip(stacked, one, strict=True):
+            assert mine.dtype == single.dtype and np.array_equal(mine[b], single)
+
+
+@pytest.mark.parametrize("bad", [dict(q=1.5), dict(n_sampled=9), dict(dim=0),
+                                 dict(client_noise_std=-1.0)])
+def test_stacked_plans_check_their_arguments(bad):
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError):
+        safari_plans([rng], **{**_plan_kwargs(0.5), **bad})
+    assert rng.bit_generator.state == state           # nothing drawn
+    with pytest.raises(ValueError, match="rngs"):
+        safari_plans([], **_plan_kwargs(0.5))
+
+
+@pytest.mark.parametrize("q", [0.0, 0.4, 1.0])
 def test_safari_batched_equals_unbatched(quad, q):
     plans = safari_plans(np.random.default_rng(1).spawn(N_REPS), **_plan_kwargs(q))
     batch = safari_batched(quad, plans, step_client=0.05, step_server=0.1,

@@ -25,8 +25,9 @@ from flbounds.algorithms._common import check_compiled, problem_data
 from flbounds.algorithms.safari import (
     SafariPlan,
     _check,
+    _check_plan_args,
+    draw_safari_plan,
     kernel_plan,
-    safari_plan,
     server_population,
 )
 from flbounds.kernels.replicates import run_safari_replicates
@@ -60,10 +61,23 @@ def stack_safari_plans(plans) -> SafariPlan:
     return SafariPlan(*(np.ascontiguousarray(f) for f in fields))
 
 
-def safari_plans(rngs, **plan_kwargs) -> SafariPlan:
-    """Stacked plans, replicate b drawn by :func:`safari_plan` from ``rngs[b]`` (the same
-    draws, in the same order, as one unbatched plan per generator)."""
-    return stack_safari_plans([safari_plan(rng, **plan_kwargs) for rng in rngs])
+def safari_plans(rngs, *, n_rounds: int, q: float, eligible, n_sampled: int, local_steps: int,
+                 dim: int, client_noise_std: float, server_noise_std: float) -> SafariPlan:
+    """Stacked plans, replicate b drawn from ``rngs[b]`` exactly as :func:`safari_plan` draws
+    it (the same draws, in the same order, the same numbers), straight into the stacked
+    arrays."""
+    rngs = list(rngs)
+    if not rngs:
+        raise ValueError("rngs must hold at least one generator")
+    _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
+                     server_noise_std)
+    B, R, d = len(rngs), n_rounds, dim
+    plans = SafariPlan(np.empty((B, R), dtype=bool), np.empty((B, R, n_sampled), dtype=np.int64),
+                       np.empty((B, R, n_sampled, local_steps, d)), np.empty((B, R, d)))
+    for b, rng in enumerate(rngs):
+        draw_safari_plan(rng, _replicate(plans, b), q=q, eligible=eligible,
+                         client_noise_std=client_noise_std, server_noise_std=server_noise_std)
+    return plans
 
 
 def _replicate(plan: SafariPlan, rep: int) -> SafariPlan:

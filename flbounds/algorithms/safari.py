@@ -59,6 +59,18 @@ def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, 
     The same ``rng`` state gives the same clients and noise whatever ``q`` is (the coins are
     drawn last), so runs at different ``q`` share their random streams.
     """
+    _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
+                     server_noise_std)
+    R, d = n_rounds, dim
+    plan = SafariPlan(np.empty(R, dtype=bool), np.empty((R, n_sampled), dtype=np.int64),
+                      np.empty((R, n_sampled, local_steps, d)), np.empty((R, d)))
+    draw_safari_plan(rng, plan, q=q, eligible=eligible, client_noise_std=client_noise_std,
+                     server_noise_std=server_noise_std)
+    return plan
+
+
+def _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
+                     server_noise_std):
     eligible = np.asarray(eligible, dtype=np.int64)
     _positive_int("n_rounds", n_rounds)
     _positive_int("n_sampled", n_sampled)
@@ -70,13 +82,22 @@ def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, 
         raise ValueError(f"q must lie in [0, 1], got {q}")
     if client_noise_std < 0 or server_noise_std < 0:
         raise ValueError("noise standard deviations must be >= 0")
+
+
+def draw_safari_plan(rng, out: SafariPlan, *, q, eligible, client_noise_std,
+                     server_noise_std) -> None:
+    """:func:`safari_plan`'s draws, in its order, into the arrays of ``out`` (C-contiguous:
+    bool (R,), int64 (R, m), float64 (R, m, K, d) and (R, d)), with no checks; for plans
+    stacked along a replicate axis without copying them (``out`` a replicate's slice)."""
+    n_rounds, n_sampled = out.clients.shape
+    dim = out.server_noise.shape[1]
+    eligible = np.asarray(eligible, dtype=np.int64)
     keys = rng.random((n_rounds, eligible.size))
-    clients = eligible[np.argsort(keys, axis=1)[:, :n_sampled]]
-    cn = rng.standard_normal((n_rounds, n_sampled, local_steps, dim)) * (client_noise_std
-                                                                         / np.sqrt(dim))
-    sn = rng.standard_normal((n_rounds, dim)) * (server_noise_std / np.sqrt(dim))
-    coins = rng.random(n_rounds) < q
-    return SafariPlan(coins, clients, cn, sn)
+    np.take(eligible, np.argsort(keys, axis=1)[:, :n_sampled], out=out.clients)
+    for noise, std in ((out.client_noise, client_noise_std), (out.server_noise, server_noise_std)):
+        rng.standard_normal(out=noise)
+        np.multiply(noise, std / np.sqrt(dim), out=noise)
+    np.less(rng.random(n_rounds), q, out=out.client_round)
 
 
 def _positive_int(name, value):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms.batched_safari import safari_batched, stack_safari_plans
+from flbounds.algorithms.batched_safari import safari_batched, safari_plans
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.stats import mc_mean
 from verify.safari.closed_forms import ClientQuadratics
@@ -52,8 +52,7 @@ def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, **plan_kwa
                * plan_kwargs["dim"])
     chunk = max(1, PLAN_DOUBLES_PER_CALL // per_rep)
     for start in range(0, len(rngs), chunk):
-        plan = stack_safari_plans([safari_plan(rng, **plan_kwargs)
-                                   for rng in rngs[start:start + chunk]])
+        plan = safari_plans(rngs[start:start + chunk], **plan_kwargs)
         yield plan, safari_batched(problem, plan, step_client=step_client,
                                    step_server=step_server, x0=np.asarray(x0, dtype=float))
 

@@ -1,7 +1,7 @@
 """Claim compute of the Monte Carlo claims: replicate-batched paths against per-replicate runs.
 
 The Monte Carlo claims run their replicates through batched entry points (FedAvg over many
-plans, the online baselines over seeds and budgets, SAFARI over seeds, the paired digits
+plans, the online baselines over seeds and budgets, SAFARI over seeds, the digits
 runs). Each batched entry point has a per-replicate counterpart that computes the same
 numbers one replicate at a time with the library's single-run functions, as the claims did
 before batching:
@@ -9,7 +9,8 @@ before batching:
 - ``fedavg_batched`` -> ``fedavg`` once per plan;
 - ``baseline_costs`` -> ``run_online`` once per (seed, budget);
 - ``run_seeds_batched`` -> ``safari_plan`` and ``safari`` once per generator;
-- ``_paired_runs`` (digits: FedAvg and SAFARI on one plan) -> ``safari_digits`` twice.
+- ``lockstep_runs`` (digits: the FedAvg and SAFARI runs of every seed and setting of a
+  claim) -> ``safari_digits`` once per run.
 
 Every claim of the selected groups is run once with the batched entry points; those that call
 one are measured: the claim's function (its whole compute, from drawing the instance to the
@@ -80,15 +81,13 @@ def seeds_one_by_one(rngs, problem, *, step_server, step_client, x0, **plan_kwar
         yield stack_safari_plans([plan]), BatchedSafariTrace(*(f[None] for f in trace))
 
 
-def digits_two_runs(fed, plan, always_client, *, step_client, step_server, batch, tail,
-                    server_steps):
-    """``_paired_runs`` as two separate runs: FedAvg (a client round wherever
-    ``always_client`` or the plan says so), then SAFARI (the plan)."""
-    fedavg_plan = plan._replace(client_round=plan.client_round | always_client)
-    runs = [digits_experiment.safari_digits(fed, p, step_client=step_client,
-                                            step_server=step_server, batch=batch, tail=tail,
-                                            server_steps=server_steps)
-            for p in (fedavg_plan, plan)]
+def digits_one_by_one(reps, *, step_client=0.1, step_server=0.1, batch=16, tail=1,
+                      server_steps=None):
+    """``lockstep_runs`` one replicate at a time (``safari_digits``)."""
+    runs = [digits_experiment.safari_digits(
+        rep.fed, rep.plan._replace(client_round=rep.client_round), step_client=step_client,
+        step_server=step_server, batch=batch, tail=tail, server_steps=server_steps)
+        for rep in reps]
     return np.stack(runs, axis=1)
 
 
@@ -97,7 +96,7 @@ SUBSTITUTES = {
     fedavg_batched: fedavg_per_plan,
     baseline_costs: costs_per_run,
     instances.run_seeds_batched: seeds_one_by_one,
-    digits_experiment._paired_runs: digits_two_runs,
+    digits_experiment.lockstep_runs: digits_one_by_one,
 }
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from figures._common import run_figure
-from verify.safari.digits_experiment import gain
+from verify.safari.digits_experiment import GainSetting, gains
 
 NAME = "safari_digits_table"
 #: the claims this figure illustrates (ids or dotted prefixes)
@@ -27,22 +27,15 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     n_seeds, n_rounds = (2, 80) if profile == "quick" else (5, 150)
     sizes = (25, 50, 100, 200) if profile == "quick" else (25, 50, 100, 200, 400)
-    fedavg = np.empty((n_seeds, len(SS), len(PS)))
-    gains = np.empty_like(fedavg)
-    for i, child in enumerate(rng.spawn(n_seeds)):
-        for a, s in enumerate(SS):
-            for b, p in enumerate(PS):
-                f, sa = gain(child, classes_per_client=p, n_excluded=s, n_server=200,
-                             n_rounds=n_rounds)
-                fedavg[i, a, b], gains[i, a, b] = f, sa - f
-    by_size = np.empty((n_seeds, len(sizes), len(PS)))
-    for i, child in enumerate(rng.spawn(n_seeds)):
-        for a, n_t in enumerate(sizes):
-            for b, p in enumerate(PS):
-                f, sa = gain(child, classes_per_client=p, n_excluded=4, n_server=n_t,
-                             n_rounds=n_rounds)
-                by_size[i, a, b] = sa - f
-    return {"fedavg": fedavg, "gains": gains, "by_size": by_size, "sizes": np.array(sizes)}
+    draws = [(child, GainSetting(p, s, 200)) for child in rng.spawn(n_seeds)
+             for s in SS for p in PS]
+    acc = gains(draws, n_rounds=n_rounds).reshape(n_seeds, len(SS), len(PS), 2)
+    fedavg, gain = acc[..., 0], acc[..., 1] - acc[..., 0]
+    draws = [(child, GainSetting(p, 4, n_t)) for child in rng.spawn(n_seeds)
+             for n_t in sizes for p in PS]
+    acc = gains(draws, n_rounds=n_rounds).reshape(n_seeds, len(sizes), len(PS), 2)
+    by_size = acc[..., 1] - acc[..., 0]
+    return {"fedavg": fedavg, "gains": gain, "by_size": by_size, "sizes": np.array(sizes)}
 
 
 def _cell(samples):

@@ -48,15 +48,18 @@ def test_safari_substitute_matches_batched():
         assert np.array_equal(a, b, equal_nan=True)
 
 
-def test_digits_substitute_matches_paired_runs():
+def test_digits_substitute_matches_lockstep_runs():
     rng = np.random.default_rng(4)
-    fed = digits_experiment.digits_federation(rng, classes_per_client=2, n_server=50)
-    plan = digits_experiment.digits_plan(rng, fed, n_rounds=6, q=0.5, n_excluded=2,
-                                         n_sampled=3)
+    reps = []
+    for p in (2, 4):
+        fed = digits_experiment.digits_federation(rng, classes_per_client=p, n_server=50)
+        plan = digits_experiment.digits_plan(rng, fed, n_rounds=6, q=0.5, n_excluded=2,
+                                             n_sampled=3)
+        reps += [digits_experiment.Replicate(fed, plan, np.ones(6, dtype=bool)),
+                 digits_experiment.Replicate(fed, plan, plan.client_round)]
     kwargs = dict(step_client=0.1, step_server=0.1, batch=16, tail=3, server_steps=None)
-    always = np.ones(6, dtype=bool)
-    a = digits_experiment._paired_runs(fed, plan, always, **kwargs)
-    b = mc_claims.digits_two_runs(fed, plan, always, **kwargs)
+    a = digits_experiment.lockstep_runs(reps, **kwargs)
+    b = mc_claims.digits_one_by_one(reps, **kwargs)
     assert np.array_equal(a, b)
 
 

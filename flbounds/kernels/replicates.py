@@ -266,7 +266,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     (increasing), the block of (replicate, slot) pairs that sampled it; local SGD with the
     plan's noise, then each replicate's mean in its own slot order."""
     Z, G, cols, slots, finals, grads, scratch, starts = blocks
-    n_clients, d = data_clients(data), X.shape[1]
+    n_clients, d = data[0].shape[0], X.shape[1]     # clients: every container's first axis
     m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
     # the (replicate, slot) pairs bucketed by client, each bucket in increasing (b, s)
     # order: a counting sort, one pass over the round's draws
@@ -283,8 +283,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
                 c = plans.clients[b, r, s]
                 cols[starts[c]], slots[starts[c]] = b - lo, s
                 starts[c] += 1
-    # starts[c] is now the end of bucket c, the start of bucket c + 1
-    for c in range(n_clients):
+    for c in range(n_clients):                  # starts[c]: now the end of bucket c
         first = starts[c - 1] if c > 0 else np.int64(0)
         nb = starts[c] - first
         if nb == 0:
@@ -327,16 +326,9 @@ def _safari_reduce(plans, r, lo, hi, X, g2, finals, grads):
         g2[b, r] = norm2
 
 
-@njit(cache=True, fastmath=False)
-def data_clients(data):
-    """Number of clients of a container (the leading axis of its first array)."""
-    return data[0].shape[0]
-
-
-#: fewest replicates per group for SAFARI's client blocks: a block's bookkeeping (bucketing
-#: the draws, gathering iterates and noise) costs more than it saves on narrower groups; on the
-#: 2-d reference instance (``python -m benchmarks mc_batched``, 500 rounds) a replicate-round
-#: took 2.5x the one-replicate loop's time in groups of 8, 1.2x in groups of 32, 0.9x in 64
+#: fewest replicates per group for SAFARI's client blocks, whose bookkeeping costs more than
+#: it saves below (2-d reference instance, 500 rounds: a replicate-round took 2.5x the
+#: one-replicate loop's time in groups of 8, 1.2x in 32, 0.9x in 64)
 SAFARI_MIN_BLOCK = 64
 
 
@@ -354,7 +346,7 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
     blocks = (np.empty((d, n_cols)), np.empty((d, n_cols)), np.empty(n_cols, dtype=np.int64),
               np.empty(n_cols, dtype=np.int64), np.empty((width, m, d)),
               np.empty((width, m, plans.client_noise.shape[3], d)), block_scratch(data, n_cols),
-              np.zeros(data_clients(data) + 1, dtype=np.int64))
+              np.zeros(data[0].shape[0] + 1, dtype=np.int64))
     server_scratch = client_scratch(population)
     load_client(population, 0, server_scratch)
     work = (server_scratch, np.empty(d))
@@ -390,17 +382,13 @@ def run_fedavg_replicates(data, plans, settings, x0, xs):
 
 
 def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
-    """:func:`safari_replicates`, with one group (one thread) as the direct call of
-    :func:`_safari_group` that kernel would make (see :func:`run_fedavg_replicates`). When
-    the groups would hold fewer than :data:`SAFARI_MIN_BLOCK` replicates, the replicates run
-    one after the other through :func:`~flbounds.kernels.mixed_rounds.safari_rounds` (the
-    single-run kernel: the same numbers, no extra compilation)."""
+    """:func:`safari_replicates`; one group: :func:`_safari_group` directly (as in
+    :func:`run_fedavg_replicates`); narrower groups than :data:`SAFARI_MIN_BLOCK`: single runs."""
     n_reps = plans.client_round.shape[0]
-    xs, g2 = out
     if n_reps // max(1, min(n_reps, n_threads)) < SAFARI_MIN_BLOCK:
         for b in range(n_reps):
-            plan = MixedPlan(*(field[b] for field in plans))
-            safari_rounds(data, population, plan, steps, x0[b], (xs[b], g2[b]))
+            safari_rounds(data, population, MixedPlan(*(field[b] for field in plans)), steps,
+                          x0[b], (out[0][b], out[1][b]))
     elif min(n_reps, n_threads) <= 1:
         _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
     else:

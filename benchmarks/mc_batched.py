@@ -7,7 +7,9 @@ Cases (the shapes of the Monte Carlo claims, plus a larger ridge):
   compiled loop calling :func:`flbounds.kernels.rounds.fedavg_rounds` once per replicate (the
   previous replicate kernel, serial). Quadratic, ridge and logistic clients.
 - SAFARI on the reference instance (10 clients, d = 2): the batched kernel against
-  :func:`flbounds.kernels.mixed_rounds.safari_replicates` (one replicate after the other).
+  :func:`flbounds.kernels.mixed_rounds.safari_replicates` (one replicate after the other);
+  and its client blocks alone on groups of W replicates ("SAFARI blocks of W", the quick
+  case at every profile), where they start to pay.
 - The online baselines Vrb and Mabs (``kvib.app_f.*``):
   :func:`flbounds.sampling.online_batched.baseline_costs` against ``run_online`` per (seed,
   budget).
@@ -38,7 +40,7 @@ from flbounds.algorithms.batched_safari import safari_plans
 from flbounds.algorithms.safari import kernel_plan
 from flbounds.kernels.gradients import population
 from flbounds.kernels.mixed_rounds import safari_replicates as safari_per_replicate
-from flbounds.kernels.replicates import fedavg_replicates, safari_replicates
+from flbounds.kernels.replicates import _safari_group, fedavg_replicates, safari_replicates
 from flbounds.kernels.rounds import fedavg_rounds
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_logistic, random_quadratics, random_ridge
@@ -60,6 +62,7 @@ FEDAVG_CASES = {"quick": [("quadratic", 8, 0, 3, 1, 1000, 300),
                          ("ridge", 1000, 20, 10, 5, 100, 64)]}
 # SAFARI: (n_rounds, n_reps); online baselines: (n_clients, n_rounds, n_seeds)
 SAFARI_CASES = {"quick": [(500, 64)], "full": [(2000, 256)]}
+SAFARI_WIDTHS = (8, 32, 48, 64)
 ONLINE_CASES = {"quick": [(100, 2000, 3)], "full": [(100, 8000, 8)]}
 KS = (2, 4, 8, 16)
 
@@ -166,6 +169,35 @@ def safari_row(case, seed):
                 inputs_mib=sum(f.nbytes for f in plan) / 2**20)
 
 
+def safari_block_rows(case, seed):
+    """SAFARI's client blocks alone (:func:`~flbounds.kernels.replicates._safari_group`) on
+    groups of W replicates, against the one-replicate loop: where the blocks start to pay
+    (:data:`~flbounds.kernels.replicates.SAFARI_MIN_BLOCK`)."""
+    n_rounds, n_reps = case
+    data, pop, plan, steps = safari_inputs(case, seed)
+    x0 = np.zeros(2)
+    starts = np.zeros((n_reps, 2))
+    out_a = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
+    loop = lambda: safari_per_replicate(data, pop, plan, steps, x0, out_a)  # noqa: E731
+    loop()
+    rows = []
+    for width in SAFARI_WIDTHS:
+        out_b = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
+
+        def blocks(width=width, out_b=out_b):
+            for lo in range(0, n_reps, width):
+                _safari_group(data, pop, plan, steps, starts, out_b, lo, min(n_reps, lo + width))
+        blocks()
+        rmin, rmed, tl, tb = side_by_side(loop, blocks)
+        same = np.array_equal(out_a[0], out_b[0]) and np.array_equal(out_a[1], out_b[1],
+                                                                       equal_nan=True)
+        rows.append(dict(case=f"SAFARI blocks of {width} N=10 d=2 K=5 T={n_rounds}",
+                         reps=n_reps, loop_s=tl, batched_s=tb, ratio_min=rmin,
+                         ratio_median=rmed, identical=bool(same), peak_mib=None,
+                         inputs_mib=sum(f.nbytes for f in plan) / 2**20))
+    return rows
+
+
 def online_rows(case, seed):
     n_clients, n_rounds, n_seeds = case
     fb = Assumption51Feedback.generate(np.random.default_rng(seed), n_clients)
@@ -195,6 +227,7 @@ def main(argv=None) -> int:
     numba.set_num_threads(1)
     rows = [fedavg_row(c, 10 + i) for i, c in enumerate(FEDAVG_CASES[args.profile])]
     rows += [safari_row(c, 20) for c in SAFARI_CASES[args.profile]]
+    rows += safari_block_rows(SAFARI_CASES["quick"][0], 20)
     for c in ONLINE_CASES[args.profile]:
         rows += online_rows(c, 30)
     cols = ["case", "reps", "loop_s", "batched_s", "ratio_min", "ratio_median", "identical",

@@ -13,15 +13,16 @@ before batching:
   claim) -> ``safari_digits`` once per run.
 
 Every claim of the selected groups is run once with the batched entry points; those that call
-one are measured: the claim's function (its whole compute, from drawing the instance to the
-evidence, without the ledger's bookkeeping) with the batched paths and with the
-per-replicate ones, alternately ``REPEATS`` times on one numba thread and one BLAS thread.
-``identical`` compares the two runs' evidence (measured, theoretical and details) exactly;
-the ratio is per-replicate / batched time, min and median over the repeats; ``batched_share``
-is the fraction of the batched run spent inside the batched entry points (for
-``run_seeds_batched`` including the plans it draws), ``draw_share`` the fraction spent drawing
-the SAFARI and digits plans (``draw_safari_plan``, ``digits_plan``), which both paths do
-alike.
+one are measured (a claim that draws SAFARI plans but runs its seeds one by one gets a row
+"(seed by seed)" with its time as ``loop_s`` and its ``draw_share``): the claim's function (its
+whole compute, from drawing the instance to the evidence, without the ledger's bookkeeping)
+with the batched paths and with the per-replicate ones, alternately ``REPEATS`` times on one
+numba thread and one BLAS thread. ``identical`` compares the two runs' evidence (measured,
+theoretical and details) exactly; the ratio is per-replicate / batched time, min and median
+over the repeats; ``batched_share`` is the fraction of the batched run spent inside the batched
+entry points (for ``run_seeds_batched`` including the plans it draws), ``draw_share`` the
+fraction spent drawing the SAFARI and digits plans (``flbounds.algorithms.safari._draw_plan``,
+``digits_plan``), which both paths do alike. The last row divides the summed best times.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from threadpoolctl import threadpool_limits
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, write
 from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
-from flbounds.algorithms.batched_safari import BatchedSafariTrace, stack_safari_plans
-from flbounds.algorithms.safari import draw_safari_plan
+from flbounds.algorithms.batched_safari import BatchedSafariTrace
+from flbounds.algorithms.safari import SafariPlan, _draw_plan
 from flbounds.ledger import registry
 from flbounds.ledger.result import to_jsonable
 from flbounds.sampling.online import run_online
@@ -78,7 +79,7 @@ def seeds_one_by_one(rngs, problem, *, step_server, step_client, x0, **plan_kwar
         plan = safari_plan(rng, **plan_kwargs)
         trace = safari(problem, plan, step_client=step_client, step_server=step_server,
                        x0=np.asarray(x0, dtype=float))
-        yield stack_safari_plans([plan]), BatchedSafariTrace(*(f[None] for f in trace))
+        yield SafariPlan(*(f[None] for f in plan)), BatchedSafariTrace(*(f[None] for f in trace))
 
 
 def digits_one_by_one(reps, *, step_client=0.1, step_server=0.1, batch=16, tail=1,
@@ -101,7 +102,7 @@ SUBSTITUTES = {
 
 
 #: the functions drawing the random inputs that both paths share (timed, not replaced)
-DRAWS = (draw_safari_plan, digits_experiment.digits_plan)
+DRAWS = (_draw_plan, digits_experiment.digits_plan)
 #: where the claims and the plan draws bind those functions
 PACKAGES = ("verify.", "paper_checks.", "flbounds.algorithms.safari",
             "flbounds.algorithms.batched_safari")
@@ -167,14 +168,18 @@ def _evidence(claim, params, seed):
 
 
 def claim_row(claim, profile, seed, bindings, draws):
-    """The claim's compute with the batched and the per-replicate entry points, or None when
-    it calls no batched entry point."""
+    """The claim's compute with the batched and the per-replicate entry points; for a claim
+    that calls no batched entry point but draws plans (it runs its seeds one by one), its
+    time and the share spent drawing (``loop_s``, ``draw_share``); None for any other."""
     params = claim.params(profile)
     clock, drawing = [0.0, 0], [0.0, 0]
-    with patched(bindings, lambda f: _timed(f, clock)):
+    with patched(bindings, lambda f: _timed(f, clock)), \
+            patched(draws, lambda f: _timed(f, drawing)):
         batched_ev = _evidence(claim, params, seed)
     if clock[1] == 0:
-        return None
+        return None if drawing[1] == 0 else _seed_by_seed_row(claim, params, seed, draws)
+    with patched(bindings, lambda f: SUBSTITUTES[f]):
+        _evidence(claim, params, seed)           # warm-up of the per-replicate path
     loop_ev = None
     times = {"batched": [], "loop": []}
     share, draw_share = [], []
@@ -197,6 +202,21 @@ def claim_row(claim, profile, seed, bindings, draws):
                 batched_share=float(np.median(share)),
                 draw_share=float(np.median(draw_share)), verdict=json.loads(batched_ev)["verdict"],
                 identical=loop_ev == batched_ev)
+
+
+def _seed_by_seed_row(claim, params, seed, draws):
+    times, draw_share, drawing = [], [], [0.0, 0]
+    for _ in range(REPEATS):
+        drawing[:] = [0.0, 0]
+        with patched(draws, lambda f: _timed(f, drawing)):
+            start = time.perf_counter()
+            ev = _evidence(claim, params, seed)
+            times.append(time.perf_counter() - start)
+        draw_share.append(drawing[0] / times[-1])
+    return dict(claim=f"{claim.id} (seed by seed)", loop_s=min(times), batched_s=None,
+                ratio_min=None, ratio_median=None, batched_share=None,
+                draw_share=float(np.median(draw_share)), verdict=json.loads(ev)["verdict"],
+                identical=None)
 
 
 def parse_args(argv):
@@ -226,13 +246,17 @@ def main(argv=None) -> int:
             row = claim_row(claim, args.profile, 0, bindings, draws)
             if row is not None:
                 rows.append(row)
-                print(f"{row['claim']}: {row['ratio_min']:.2f}x", file=sys.stderr, flush=True)
-    total_loop = sum(r["loop_s"] for r in rows)
-    total_batched = sum(r["batched_s"] for r in rows)
-    rows.append(dict(claim="all of the above", loop_s=total_loop, batched_s=total_batched,
+                done = (f"{row['ratio_min']:.2f}x" if row["ratio_min"] is not None
+                        else f"drawing {row['draw_share']:.0%}")
+                print(f"{row['claim']}: {done}", file=sys.stderr, flush=True)
+    batched = [r for r in rows if r["batched_s"] is not None]
+    total_loop = sum(r["loop_s"] for r in batched)
+    total_batched = sum(r["batched_s"] for r in batched)
+    rows.append(dict(claim="all of the above (summed best times)", loop_s=total_loop,
+                     batched_s=total_batched,
                      ratio_min=total_loop / total_batched, ratio_median=None,
                      batched_share=None, draw_share=None, verdict="",
-                     identical=all(r["identical"] for r in rows)))
+                     identical=all(r["identical"] for r in batched)))
     cols = ["claim", "loop_s", "batched_s", "ratio_min", "ratio_median", "batched_share",
             "draw_share", "verdict", "identical"]
     write(args.out, NAME, f"Monte Carlo claims' compute, batched vs per-replicate "

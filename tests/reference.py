@@ -145,3 +145,17 @@ def safari(problem, plan, step_client, step_server, x0):
             g2.append(np.nan)
         xs.append(x.copy())
     return np.array(xs), np.array(g2)
+
+
+def safari_plan(rng, *, n_rounds, q, eligible, n_sampled, local_steps, dim, client_noise_std,
+                server_noise_std):
+    """SAFARI's plan as the papers' setting reads, straight from ``rng``: keys for a uniform
+    m-subset of ``eligible`` per round, the client noises, the server noises, then the coins
+    (the order :func:`flbounds.algorithms.safari_plan` promises)."""
+    keys = rng.random((n_rounds, len(eligible)))
+    clients = np.asarray(eligible)[np.argsort(keys, axis=1)[:, :n_sampled]]
+    client_noise = rng.standard_normal((n_rounds, n_sampled, local_steps, dim)) * (
+        client_noise_std / np.sqrt(dim))
+    server_noise = rng.standard_normal((n_rounds, dim)) * (server_noise_std / np.sqrt(dim))
+    coins = rng.random(n_rounds) < q
+    return coins, clients, client_noise, server_noise

@@ -77,6 +77,12 @@ def test_claim_row_measures_a_batched_claim(one_repeat):
     assert 0 < row["batched_share"] <= 1
 
 
+def test_claim_row_times_the_plan_draws(one_repeat):
+    row = mc_claims.claim_row(registry.get("safari.remark6.safari_escapes_ball"), "quick", 0,
+                              *one_repeat)
+    assert row["identical"] and 0 < row["draw_share"] < row["batched_share"] <= 1
+
+
 def test_claim_row_skips_a_claim_without_batched_calls(one_repeat):
     assert mc_claims.claim_row(registry.get("safari.thm3.negative_control"), "quick", 0,
                                *one_repeat) is None

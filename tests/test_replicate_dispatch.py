@@ -1,12 +1,15 @@
 """With one group of replicates the batched runs skip the parallel kernels: the direct call
-of the group function gives the parallel kernel's numbers bit for bit."""
+of the group function (or, for SAFARI below SAFARI_MIN_BLOCK replicates, the single runs)
+gives the parallel kernel's numbers bit for bit."""
 
 import numpy as np
+import pytest
 
 from flbounds.algorithms._common import problem_data, round_settings
 from flbounds.algorithms.batched_safari import server_population, stack_safari_plans
 from flbounds.algorithms.safari import kernel_plan, safari_plan
 from flbounds.kernels.replicates import (
+    SAFARI_MIN_BLOCK,
     fedavg_replicates,
     run_fedavg_replicates,
     run_safari_replicates,
@@ -34,14 +37,15 @@ def test_fedavg_direct_group_equals_the_parallel_kernel():
     assert not np.array_equal(out[0], out[1])
 
 
-def test_safari_direct_group_equals_the_parallel_kernel():
+@pytest.mark.parametrize("n_reps", [4, SAFARI_MIN_BLOCK])   # single runs; the direct group
+def test_safari_direct_group_equals_the_parallel_kernel(n_reps):
     problem, data = _setup()
     plans = [safari_plan(r, n_rounds=6, q=0.5, eligible=np.arange(15), n_sampled=3,
                          local_steps=2, dim=problem.dim, client_noise_std=0.1,
-                         server_noise_std=0.1) for r in np.random.default_rng(3).spawn(4)]
+                         server_noise_std=0.1) for r in np.random.default_rng(3).spawn(n_reps)]
     plan = kernel_plan(stack_safari_plans(plans))
-    starts = np.zeros((4, problem.dim))
-    outs = [(np.empty((4, 7, problem.dim)), np.empty((4, 6))) for _ in range(2)]
+    starts = np.random.default_rng(4).normal(size=(n_reps, problem.dim))
+    outs = [(np.empty((n_reps, 7, problem.dim)), np.empty((n_reps, 6))) for _ in range(2)]
     pop = server_population(data)
     safari_replicates(data, pop, plan, (0.05, 0.05), starts, outs[0], 1)
     run_safari_replicates(data, pop, plan, (0.05, 0.05), starts, outs[1], 1)

@@ -118,10 +118,12 @@ def test_local_update_blocks_equal_numpy_local_steps(kind):
     assert np.array_equal(replicate_local_updates(problem, x, 3, step), ref)
 
 
-def test_safari_batched_one_start_per_replicate():
+@pytest.mark.parametrize("n_reps", [3, 2 * SAFARI_MIN_BLOCK + 2])   # single runs; blocks
+def test_safari_batched_one_start_per_replicate(n_reps, threads):
     problem = _problem("quadratic", 3)
-    plans = [safari_plan(r, **_plan_kwargs(3, 0.5)) for r in np.random.default_rng(8).spawn(3)]
-    starts = np.random.default_rng(9).normal(size=(3, 3))
+    plans = [safari_plan(r, **_plan_kwargs(3, 0.5))
+             for r in np.random.default_rng(8).spawn(n_reps)]
+    starts = np.random.default_rng(9).normal(size=(n_reps, 3))
     batch = safari_batched(problem, plans, step_client=0.05, step_server=0.1, x0=starts)
     for b, plan in enumerate(plans):
         one = safari(problem, plan, step_client=0.05, step_server=0.1, x0=starts[b])

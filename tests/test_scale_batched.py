@@ -61,6 +61,31 @@ def test_stacked_plans_are_the_single_plans(q):
             assert mine.dtype == single.dtype and np.array_equal(mine[b], single)
 
 
+@pytest.mark.parametrize("kwargs", [_plan_kwargs(0.4), _plan_kwargs(1.0, dim=1),
+                                    dict(_plan_kwargs(0.0), eligible=[5, 0, 3],
+                                         client_noise_std=0.0)])
+def test_plans_are_the_reference_draws(kwargs):
+    """``safari_plan`` and every replicate of ``safari_plans`` against the plan drawn
+    straight from the generator in the documented order (``tests.reference``)."""
+    want = reference.safari_plan(np.random.default_rng(11), **kwargs)
+    one = safari_plan(np.random.default_rng(11), **kwargs)
+    stacked = safari_plans(np.random.default_rng(11).spawn(3), **kwargs)
+    for got, ref in zip(one, want, strict=True):
+        assert got.dtype == ref.dtype and np.array_equal(got, ref)
+    for b, child in enumerate(np.random.default_rng(11).spawn(3)):
+        for got, ref in zip(stacked, reference.safari_plan(child, **kwargs), strict=True):
+            assert np.array_equal(got[b], ref)
+
+
+def test_plan_draws_need_c_order_arrays():
+    from flbounds.algorithms.safari import SafariPlan, _draw_plan
+    out = SafariPlan(np.empty(4, dtype=bool), np.empty((4, 2), dtype=np.int64),
+                     np.empty((4, 2, 3, 2), order="F"), np.empty((4, 2)))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _draw_plan(np.random.default_rng(0), out, q=0.5, eligible=np.arange(3),
+                   client_noise_std=0.1, server_noise_std=0.1)
+
+
 @pytest.mark.parametrize("bad", [dict(q=1.5), dict(n_sampled=9), dict(dim=0),
                                  dict(client_noise_std=-1.0)])
 def test_stacked_plans_check_their_arguments(bad):

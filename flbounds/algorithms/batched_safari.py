@@ -26,7 +26,7 @@ from flbounds.algorithms.safari import (
     SafariPlan,
     _check,
     _check_plan_args,
-    draw_safari_plan,
+    _draw_plan,
     kernel_plan,
     server_population,
 )
@@ -69,14 +69,15 @@ def safari_plans(rngs, *, n_rounds: int, q: float, eligible, n_sampled: int, loc
     rngs = list(rngs)
     if not rngs:
         raise ValueError("rngs must hold at least one generator")
-    _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
-                     server_noise_std)
+    _check_plan_args(eligible=eligible, n_rounds=n_rounds, q=q, n_sampled=n_sampled,
+                     local_steps=local_steps, dim=dim, client_noise_std=client_noise_std,
+                     server_noise_std=server_noise_std)
     B, R, d = len(rngs), n_rounds, dim
     plans = SafariPlan(np.empty((B, R), dtype=bool), np.empty((B, R, n_sampled), dtype=np.int64),
                        np.empty((B, R, n_sampled, local_steps, d)), np.empty((B, R, d)))
     for b, rng in enumerate(rngs):
-        draw_safari_plan(rng, _replicate(plans, b), q=q, eligible=eligible,
-                         client_noise_std=client_noise_std, server_noise_std=server_noise_std)
+        _draw_plan(rng, _replicate(plans, b), q=q, eligible=eligible,
+                   client_noise_std=client_noise_std, server_noise_std=server_noise_std)
     return plans
 
 

@@ -59,17 +59,18 @@ def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, 
     The same ``rng`` state gives the same clients and noise whatever ``q`` is (the coins are
     drawn last), so runs at different ``q`` share their random streams.
     """
-    _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
-                     server_noise_std)
+    _check_plan_args(eligible=eligible, n_rounds=n_rounds, q=q, n_sampled=n_sampled,
+                     local_steps=local_steps, dim=dim, client_noise_std=client_noise_std,
+                     server_noise_std=server_noise_std)
     R, d = n_rounds, dim
     plan = SafariPlan(np.empty(R, dtype=bool), np.empty((R, n_sampled), dtype=np.int64),
                       np.empty((R, n_sampled, local_steps, d)), np.empty((R, d)))
-    draw_safari_plan(rng, plan, q=q, eligible=eligible, client_noise_std=client_noise_std,
-                     server_noise_std=server_noise_std)
+    _draw_plan(rng, plan, q=q, eligible=eligible, client_noise_std=client_noise_std,
+               server_noise_std=server_noise_std)
     return plan
 
 
-def _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
+def _check_plan_args(*, eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,
                      server_noise_std):
     eligible = np.asarray(eligible, dtype=np.int64)
     _positive_int("n_rounds", n_rounds)
@@ -84,11 +85,14 @@ def _check_plan_args(eligible, n_rounds, q, n_sampled, local_steps, dim, client_
         raise ValueError("noise standard deviations must be >= 0")
 
 
-def draw_safari_plan(rng, out: SafariPlan, *, q, eligible, client_noise_std,
-                     server_noise_std) -> None:
-    """:func:`safari_plan`'s draws, in its order, into the arrays of ``out`` (C-contiguous:
-    bool (R,), int64 (R, m), float64 (R, m, K, d) and (R, d)), with no checks; for plans
-    stacked along a replicate axis without copying them (``out`` a replicate's slice)."""
+def _draw_plan(rng, out: SafariPlan, *, q, eligible, client_noise_std,
+               server_noise_std) -> None:
+    """:func:`safari_plan`'s draws, in its order, into the arrays of ``out`` (bool (R,),
+    int64 (R, m), float64 (R, m, K, d) and (R, d), C order: ``standard_normal`` fills an
+    array in memory order), arguments checked by the caller; for plans stacked along a
+    replicate axis without copying them (``out`` a replicate's slice)."""
+    if not all(field.flags.c_contiguous for field in out):
+        raise ValueError("the plan arrays must be C-contiguous")
     n_rounds, n_sampled = out.clients.shape
     dim = out.server_noise.shape[1]
     eligible = np.asarray(eligible, dtype=np.int64)

@@ -269,7 +269,7 @@ def _safari_client_round(data, plans, step, r, lo, hi, X, g2, blocks):
     n_clients, d = data[0].shape[0], X.shape[1]     # clients: every container's first axis
     m, n_steps = plans.clients.shape[2], plans.client_noise.shape[3]
     # the (replicate, slot) pairs bucketed by client, each bucket in increasing (b, s)
-    # order: a counting sort, one pass over the round's draws
+    # order: a counting sort (clients in range: the callers' plans are checked)
     starts[:] = 0
     for b in range(lo, hi):
         if plans.client_round[b, r]:
@@ -326,9 +326,8 @@ def _safari_reduce(plans, r, lo, hi, X, g2, finals, grads):
         g2[b, r] = norm2
 
 
-#: fewest replicates per group for SAFARI's client blocks, whose bookkeeping costs more than
-#: it saves below (2-d reference instance, 500 rounds: a replicate-round took 2.5x the
-#: one-replicate loop's time in groups of 8, 1.2x in 32, 0.9x in 64)
+#: fewest replicates for SAFARI's client blocks on one thread, whose bookkeeping costs more
+#: than it saves below (``python -m benchmarks mc_batched``, rows "SAFARI blocks of W")
 SAFARI_MIN_BLOCK = 64
 
 
@@ -382,10 +381,10 @@ def run_fedavg_replicates(data, plans, settings, x0, xs):
 
 
 def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
-    """:func:`safari_replicates`; one group: :func:`_safari_group` directly (as in
-    :func:`run_fedavg_replicates`); narrower groups than :data:`SAFARI_MIN_BLOCK`: single runs."""
+    """:func:`safari_replicates`; one thread: :func:`_safari_group` directly (as in
+    :func:`run_fedavg_replicates`), or single runs below :data:`SAFARI_MIN_BLOCK` replicates."""
     n_reps = plans.client_round.shape[0]
-    if n_reps // max(1, min(n_reps, n_threads)) < SAFARI_MIN_BLOCK:
+    if min(n_reps, n_threads) <= 1 and n_reps < SAFARI_MIN_BLOCK:
         for b in range(n_reps):
             safari_rounds(data, population, MixedPlan(*(field[b] for field in plans)), steps,
                           x0[b], (out[0][b], out[1][b]))

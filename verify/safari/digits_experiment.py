@@ -201,7 +201,8 @@ def lockstep_runs(reps, *, step_client=0.1, step_server=0.1, batch=16, tail=1,
     for rep in reps:
         if rep.plan.client_round.size != n_rounds or rep.client_round.shape != (n_rounds,):
             raise ValueError("every replicate needs a plan and client_round of the same rounds")
-        if not (np.array_equal(rep.fed.X, X) and np.array_equal(rep.fed.y, y)):
+        if not ((rep.fed.X is X or np.array_equal(rep.fed.X, X))
+                and (rep.fed.y is y or np.array_equal(rep.fed.y, y))):
             raise ValueError("every replicate's federation must split the same data")
     if not 1 <= tail <= n_rounds:
         raise ValueError(f"tail must lie in [1, {n_rounds}]")

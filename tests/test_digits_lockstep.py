@@ -40,12 +40,19 @@ def test_lockstep_runs_equal_single_runs(server_steps, n_server):
     assert not np.array_equal(runs[:, 0], runs[:, 1])  # FedAvg and SAFARI do differ
 
 
-def test_lockstep_runs_fail_on_a_planted_change():
-    """The equality can fail: a replicate's run with another step size differs."""
+def test_lockstep_runs_fail_on_a_planted_change(monkeypatch):
+    """The equality can fail: a stacked gradient off by one part in 10^12 (single runs
+    untouched) makes the lockstep runs differ from the single ones."""
+    from verify.safari import digits_experiment
+
+    def planted(W, X, y, grad=digits_experiment._grad):
+        return grad(W, X, y) * (1 + 1e-12) if X.ndim == 3 else grad(W, X, y)
+
     reps = _replicates(60, n_fed=1)
+    monkeypatch.setattr(digits_experiment, "_grad", planted)
     runs = lockstep_runs(reps, step_client=0.1, tail=3)
-    other = safari_digits(reps[1].fed, reps[1].plan, step_client=0.1 * (1 + 1e-12), tail=3)
-    assert not np.array_equal(runs[:, 1], other)
+    one = safari_digits(reps[1].fed, reps[1].plan, step_client=0.1, tail=3)
+    assert not np.array_equal(runs[:, 1], one)
 
 
 def test_gains_are_gain_one_after_the_other():
@@ -68,6 +75,9 @@ def test_lockstep_runs_check_their_input():
     short = reps[0]._replace(client_round=np.ones(5, dtype=bool))
     with pytest.raises(ValueError, match="same rounds"):
         lockstep_runs([reps[1], short])
+    other = reps[0].fed._replace(X=reps[0].fed.X + 1.0)
+    with pytest.raises(ValueError, match="same data"):
+        lockstep_runs([reps[0], reps[1]._replace(fed=other)])
 
 
 def test_grad_is_the_cross_entropy_gradient():

@@ -30,7 +30,8 @@ def out_folder(text: str) -> Path:
 
 
 def parse_args(argv, description: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=description)
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
                         help=PROFILE_HELP)
@@ -93,6 +94,8 @@ def machine_line() -> str:
 
 def markdown_table(rows: list[dict], columns: list[str]) -> str:
     def cell(v):
+        if v is None:
+            return "-"
         return f"{v:.4g}" if isinstance(v, float) else str(v)
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]

@@ -27,6 +27,7 @@ plans / uniforms it is given, the dominant memory of a Monte Carlo run.
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see benchmarks.scale_kernels
 
@@ -225,11 +226,19 @@ def online_rows(case, seed):
 def main(argv=None) -> int:
     args = parse_args(argv, __doc__)
     numba.set_num_threads(1)
-    rows = [fedavg_row(c, 10 + i) for i, c in enumerate(FEDAVG_CASES[args.profile])]
-    rows += [safari_row(c, 20) for c in SAFARI_CASES[args.profile]]
-    rows += safari_block_rows(SAFARI_CASES["quick"][0], 20)
+    rows = []
+
+    def add(new_rows):
+        for row in new_rows:
+            rows.append(row)
+            print(f"{row['case']}: {row['ratio_min']:.2f}x", file=sys.stderr, flush=True)
+
+    for i, case in enumerate(FEDAVG_CASES[args.profile]):
+        add([fedavg_row(case, 10 + i)])
+    add(safari_row(c, 20) for c in SAFARI_CASES[args.profile])
+    add(safari_block_rows(SAFARI_CASES["quick"][0], 20))
     for c in ONLINE_CASES[args.profile]:
-        rows += online_rows(c, 30)
+        add(online_rows(c, 30))
     cols = ["case", "reps", "loop_s", "batched_s", "ratio_min", "ratio_median", "identical",
             "peak_mib", "inputs_mib"]
     write(args.out, NAME, "Replicate-batched Monte Carlo vs the per-replicate loop (1 thread)",

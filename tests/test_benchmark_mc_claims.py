@@ -98,3 +98,17 @@ def test_claim_row_flags_a_substitute_that_differs(one_repeat, monkeypatch):
     row = mc_claims.claim_row(registry.get("focus.fedavg.mc_mean_is_fixed_point"), "quick", 0,
                               *one_repeat)
     assert row["identical"] is False
+
+
+def test_main_without_monte_carlo_claims_is_a_usage_error(tmp_path, one_repeat, capsys):
+    assert mc_claims.main(["--claims", "fedals.alg1.alpha1_is_fedavg",
+                           "--out", str(tmp_path)]) == 2
+    assert "none of the selected claims" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_main_with_seed_by_seed_claims_only(tmp_path, one_repeat):
+    assert mc_claims.main(["--claims", "safari.alg1.special_cases",
+                           "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "mc_claims.md").read_text()
+    assert "(seed by seed)" in table and "together" not in table and "None" not in table

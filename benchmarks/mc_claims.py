@@ -16,8 +16,8 @@ Every claim of the selected groups is run once with the batched entry points; th
 one are measured (a claim that draws SAFARI plans but runs its seeds one by one gets a row
 "(seed by seed)" with its time as ``loop_s`` and its ``draw_share``): the claim's function (its
 whole compute, from drawing the instance to the evidence, without the ledger's bookkeeping)
-with the batched paths and with the per-replicate ones, alternately ``REPEATS`` times on one
-numba thread and one BLAS thread. ``identical`` compares the two runs' evidence (measured,
+with the batched paths and with the per-replicate ones, alternately 3 times (``REPEATS``) on
+one numba thread and one BLAS thread. ``identical`` compares the two runs' evidence (measured,
 theoretical and details) exactly; the ratio is per-replicate / batched time, min and median
 over the repeats; ``batched_share`` is the fraction of the batched run spent inside the batched
 entry points (for ``run_seeds_batched`` including the plans it draws), ``draw_share`` the
@@ -25,8 +25,7 @@ fraction spent drawing the SAFARI and digits plans (``flbounds.algorithms.safari
 ``digits_plan``), which both paths do alike. ``verdict`` is the claim's own verdict (a claim
 expected to be violated says so; it is not a failure of the benchmark). The last row divides
 the batched claims' summed best times. Written: ``mc_claims.md`` and ``mc_claims.json`` in
-``--out``.
-"""
+``--out``. """
 
 from __future__ import annotations
 

@@ -74,7 +74,11 @@ def _wait(predicate, limit: float, every: float = 0.05) -> bool:
 def _start_run(mark: str) -> subprocess.Popen:
     env = dict(os.environ, FLBOUNDS_TEST_MARK=mark,
                PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE)
+    # unbuffered: _await_begun selects on the pipe, and a buffered readline could take both
+    # "begun" lines at once, leaving the second in Python's buffer while select waits for
+    # the pipe (a wait that failed once in about 30 CI runs, both workers inside their tasks)
+    return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE,
+                            bufsize=0)
 
 
 def _process_table(mark: str) -> str:

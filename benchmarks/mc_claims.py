@@ -23,9 +23,11 @@ per-replicate / batched time, min and median over the repeats; ``batched_share``
 fraction of the batched run spent inside the batched entry points (for ``run_seeds_batched``
 including the plans it draws), ``draw_share`` the fraction spent drawing the SAFARI and digits
 plans (``flbounds.algorithms.safari._draw_plan``, ``digits_plan``), which both paths do alike.
-``verdict`` is the claim's own verdict (a claim expected to be violated says so; it is not a
-failure of the benchmark). The last row divides the batched claims' summed best times. Written:
-``mc_claims.md`` and ``mc_claims.json`` in ``--out``. """
+``peak_mib``: the resident memory a batched run (or the seed-by-seed run) added at its peak
+(Linux; ``-`` elsewhere), the total row's the largest. ``verdict`` is the claim's own verdict
+(a claim expected to be violated says so; it is not a failure of the benchmark). The last row
+divides the batched claims' summed best times. Written: ``mc_claims.md`` and ``mc_claims.json``
+in ``--out``. """
 
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, write
+from benchmarks.mc_batched import peak_mib
 from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
 from flbounds.algorithms.batched_safari import BatchedSafariTrace
@@ -162,6 +165,15 @@ def _timed_items(generator, clock):
         yield item
 
 
+def _timed_call(times, claim, params, seed):
+    """:func:`_evidence`, its seconds appended to ``times``."""
+    start = time.perf_counter()
+    try:
+        return _evidence(claim, params, seed)
+    finally:
+        times.append(time.perf_counter() - start)
+
+
 def _evidence(claim, params, seed):
     ev = claim.func(rng=claim.rng(seed), **params)
     return json.dumps(to_jsonable(dict(measured=ev.measured, theoretical=ev.theoretical,
@@ -189,9 +201,7 @@ def claim_row(claim, profile, seed, bindings, draws):
         clock[:], drawing[:] = [0.0, 0], [0.0, 0]
         with patched(bindings, lambda f: _timed(f, clock)), \
                 patched(draws, lambda f: _timed(f, drawing)):
-            start = time.perf_counter()
-            _evidence(claim, params, seed)
-            times["batched"].append(time.perf_counter() - start)
+            peak = peak_mib(lambda: _timed_call(times["batched"], claim, params, seed))
         share.append(clock[0] / times["batched"][-1])
         draw_share.append(drawing[0] / times["batched"][-1])
         with patched(bindings, lambda f: SUBSTITUTES[f]):
@@ -203,21 +213,20 @@ def claim_row(claim, profile, seed, bindings, draws):
                 ratio_min=float(ratios.min()), ratio_median=float(np.median(ratios)),
                 batched_share=float(np.median(share)),
                 draw_share=float(np.median(draw_share)), verdict=json.loads(batched_ev)["verdict"],
-                identical=loop_ev == batched_ev)
+                identical=loop_ev == batched_ev, peak_mib=peak)
 
 
 def _seed_by_seed_row(claim, params, seed, draws):
     """One more run (the first warmed it up), timed with its plan draws: nothing to compare,
     so no repeats (at full size such a claim runs for up to half a minute)."""
-    drawing = [0.0, 0]
+    drawing, ev, times = [0.0, 0], [], []
     with patched(draws, lambda f: _timed(f, drawing)):
-        start = time.perf_counter()
-        ev = _evidence(claim, params, seed)
-        elapsed = time.perf_counter() - start
+        peak = peak_mib(lambda: ev.append(_timed_call(times, claim, params, seed)))
+    elapsed = times[0]
     return dict(claim=f"{claim.id} (seed by seed)", loop_s=elapsed, batched_s=None,
                 ratio_min=None, ratio_median=None, batched_share=None,
-                draw_share=drawing[0] / elapsed, verdict=json.loads(ev)["verdict"],
-                identical=None)
+                draw_share=drawing[0] / elapsed, verdict=json.loads(ev[0])["verdict"],
+                identical=None, peak_mib=peak)
 
 
 def parse_args(argv):
@@ -264,9 +273,11 @@ def main(argv=None) -> int:
                                "sum of batched best times)", loop_s=total_loop,
                          batched_s=total_batched, ratio_min=total_loop / total_batched,
                          ratio_median=None, batched_share=None, draw_share=None, verdict=None,
-                         identical=all(r["identical"] for r in batched)))
+                         identical=all(r["identical"] for r in batched),
+                         peak_mib=max((r["peak_mib"] for r in batched
+                                       if r["peak_mib"] is not None), default=None)))
     cols = ["claim", "loop_s", "batched_s", "ratio_min", "ratio_median", "batched_share",
-            "draw_share", "verdict", "identical"]
+            "draw_share", "verdict", "identical", "peak_mib"]
     write(args.out, NAME, f"Monte Carlo claims' compute, batched vs per-replicate "
           f"({args.profile} parameters, 1 thread)", rows, cols,
           notes=__doc__.split("\n\n", 1)[1])

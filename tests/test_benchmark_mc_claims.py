@@ -75,6 +75,7 @@ def test_claim_row_measures_a_batched_claim(one_repeat):
                               *one_repeat)
     assert row["identical"] and row["loop_s"] > 0 and row["batched_s"] > 0
     assert 0 < row["batched_share"] <= 1
+    assert row["peak_mib"] is None or row["peak_mib"] >= 0
 
 
 def test_claim_row_times_the_plan_draws(one_repeat):

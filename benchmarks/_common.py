@@ -77,6 +77,28 @@ def best_time(fn: Callable[[], object], *, repeat: int = 3, min_time: float = 0.
     return best
 
 
+def _status_kib(field):
+    """A ``/proc/self/status`` memory field in KiB (VmHWM: peak, VmRSS: current)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def peak_rss_mib(fn) -> float | None:
+    """Peak resident memory added by one call of ``fn`` (None where Linux's reset of the
+    high-water mark is unavailable)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return None
+    before = _status_kib("VmRSS")
+    fn()
+    return max(0, _status_kib("VmHWM") - before) / 1024
+
+
 def machine_line() -> str:
     cpu = "unknown CPU"
     try:

@@ -75,6 +75,19 @@ def check_same(diff, rounds, x, what):
                              f"> tolerance {tol:.3g}")
 
 
+def checked_against_loop(algo, loop, problem, plan, step, slow_rounds, what):
+    """Before timing (the call also compiles): ``algo`` over the whole ``plan`` does not move
+    away from x* (:func:`~benchmarks._common.check_approaches`), and its iterate after
+    ``slow_rounds`` rounds agrees with ``loop`` over those rounds (:func:`check_same`).
+    Returns that difference."""
+    trace = algo(problem, plan, step=step, local_steps=TAU).x
+    check_approaches(problem, trace, what)
+    x = trace[slow_rounds]
+    diff = float(np.max(np.abs(x - loop(problem, plan[:slow_rounds], np.zeros(DIM), step))))
+    check_same(diff, slow_rounds, x, what)
+    return diff
+
+
 def rate(fn, n_rounds, repeat=3):
     """Best rounds per second over ``repeat`` calls."""
     best = np.inf
@@ -94,13 +107,8 @@ def bench(n_clients, rng):
     rows = []
     for name, algo, loop in (("FedAvg", fedavg, loop_fedavg), ("FOCUS", focus, loop_focus)):
         step = step_for(name, problem)
-        # checked before timing (this call also compiles): the whole timed run stays
-        # stable, and the compiled run and the loop agree on the loop's rounds
-        check_approaches(problem, algo(problem, plan, step=step, local_steps=TAU).x,
-                         f"{name} N={n_clients}")
-        trace = algo(problem, plan[:slow_rounds], step=step, local_steps=TAU).x
-        same = float(np.max(np.abs(trace[-1] - loop(problem, plan[:slow_rounds], x0, step))))
-        check_same(same, slow_rounds, trace[-1], f"{name} N={n_clients}")
+        same = checked_against_loop(algo, loop, problem, plan, step, slow_rounds,
+                                    f"{name} N={n_clients}")
         fast = rate(lambda a=algo, s=step: a(problem, plan, step=s, local_steps=TAU),
                     fast_rounds)
         slow = rate(lambda lp=loop, s=step: lp(problem, plan[:slow_rounds], x0, s),

@@ -35,7 +35,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from benchmarks._common import best_time, parse_args, write
+from benchmarks._common import best_time, parse_args, peak_rss_mib, write
 from flbounds.algorithms._common import round_settings
 from flbounds.algorithms.batched_safari import safari_plans
 from flbounds.algorithms.safari import kernel_plan
@@ -72,28 +72,6 @@ KS = (2, 4, 8, 16)
 def _fedavg_loop(data, plans, settings, x0, xs):
     for rep in range(plans.shape[0]):
         fedavg_rounds(data, plans[rep], settings, x0, xs[rep])
-
-
-def _status_kib(field):
-    """A ``/proc/self/status`` memory field in KiB (VmHWM: peak, VmRSS: current)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def peak_mib(fn) -> float | None:
-    """Peak resident memory added by one call of ``fn`` (None where Linux's reset of the
-    high-water mark is unavailable)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        return None
-    before = _status_kib("VmRSS")
-    fn()
-    return max(0, _status_kib("VmHWM") - before) / 1024
 
 
 def side_by_side(loop, batched):
@@ -136,7 +114,7 @@ def fedavg_row(case, seed):
     rmin, rmed, tl, tb = side_by_side(loop, batched)
     return dict(case=f"FedAvg {kind} N={n_clients} d={dim} tau={tau} T={n_rounds}",
                 reps=n_reps, loop_s=tl, batched_s=tb, ratio_min=rmin, ratio_median=rmed,
-                identical=bool(np.array_equal(xa, xb)), peak_mib=peak_mib(batched),
+                identical=bool(np.array_equal(xa, xb)), peak_mib=peak_rss_mib(batched),
                 inputs_mib=plans.nbytes / 2**20)
 
 
@@ -166,7 +144,7 @@ def safari_row(case, seed):
                                                                    equal_nan=True)
     return dict(case=f"SAFARI quadratic N=10 d=2 K=5 T={n_rounds}", reps=n_reps, loop_s=tl,
                 batched_s=tb, ratio_min=rmin, ratio_median=rmed, identical=bool(same),
-                peak_mib=peak_mib(batched),
+                peak_mib=peak_rss_mib(batched),
                 inputs_mib=sum(f.nbytes for f in plan) / 2**20)
 
 
@@ -218,7 +196,7 @@ def online_rows(case, seed):
         rmin, rmed, tl, tb = side_by_side(loop, batched)
         rows.append(dict(case=f"online {kind} N={n_clients} T={n_rounds} K={KS}",
                          reps=n_seeds * len(KS), loop_s=tl, batched_s=tb, ratio_min=rmin,
-                         ratio_median=rmed, identical=same, peak_mib=peak_mib(batched),
+                         ratio_median=rmed, identical=same, peak_mib=peak_rss_mib(batched),
                          inputs_mib=n_seeds * n_rounds * sum(KS) * 8 / 2**20))
     return rows
 

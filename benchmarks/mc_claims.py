@@ -46,8 +46,14 @@ import numba
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import DEFAULT_OUT, OUT_HELP, PROFILE_HELP, out_folder, write
-from benchmarks.mc_batched import peak_mib
+from benchmarks._common import (
+    DEFAULT_OUT,
+    OUT_HELP,
+    PROFILE_HELP,
+    out_folder,
+    peak_rss_mib,
+    write,
+)
 from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
 from flbounds.algorithms.batched_safari import BatchedSafariTrace
@@ -201,7 +207,7 @@ def claim_row(claim, profile, seed, bindings, draws):
         clock[:], drawing[:] = [0.0, 0], [0.0, 0]
         with patched(bindings, lambda f: _timed(f, clock)), \
                 patched(draws, lambda f: _timed(f, drawing)):
-            peak = peak_mib(lambda: _timed_call(times["batched"], claim, params, seed))
+            peak = peak_rss_mib(lambda: _timed_call(times["batched"], claim, params, seed))
         share.append(clock[0] / times["batched"][-1])
         draw_share.append(drawing[0] / times["batched"][-1])
         with patched(bindings, lambda f: SUBSTITUTES[f]):
@@ -221,7 +227,7 @@ def _seed_by_seed_row(claim, params, seed, draws):
     so no repeats (at full size such a claim runs for up to half a minute)."""
     drawing, ev, times = [0.0, 0], [], []
     with patched(draws, lambda f: _timed(f, drawing)):
-        peak = peak_mib(lambda: ev.append(_timed_call(times, claim, params, seed)))
+        peak = peak_rss_mib(lambda: ev.append(_timed_call(times, claim, params, seed)))
     elapsed = times[0]
     return dict(claim=f"{claim.id} (seed by seed)", loop_s=elapsed, batched_s=None,
                 ratio_min=None, ratio_median=None, batched_share=None,

@@ -31,7 +31,6 @@ import math
 import os
 import resource
 import time
-import tracemalloc
 
 # Threads wait for work passively (a futex), not by spinning: on a machine whose cores are
 # shared with other processes a spinning OpenMP thread steals the core its partner needs
@@ -43,14 +42,14 @@ import numpy as np
 from numba import njit
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import best_time, check_approaches, parse_args, write
-from benchmarks._roofline import two_free_cores
+from benchmarks._common import best_time, parse_args, write
+from benchmarks._roofline import peak_mib, two_free_cores
 from benchmarks.focus_rounds import (
     DIM,
     LAM,
     SAMPLES,
     TAU,
-    check_same,
+    checked_against_loop,
     loop_fedavg,
     loop_focus,
     step_for,
@@ -169,15 +168,6 @@ def profile_line(rows, gradient, transpose):
     return "\n".join(lines)
 
 
-def peak_bytes(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def bench_case(name, algo, loop, problem, plan):
     n_rounds, n_clients = plan.shape
     flops = float(plan.sum()) * TAU * FLOPS_PER_GRADIENT
@@ -187,16 +177,10 @@ def bench_case(name, algo, loop, problem, plan):
     def run():
         return algo(problem, plan, step=step, local_steps=TAU)
 
-    # checked before timing: the timed run stays stable, and the compiled run and the loop
-    # agree on the loop's rounds
     slow_rounds = max(1, min(n_rounds, int(round(2e3 / max(plan[0].sum(), 1)))))
     prefix = plan[:slow_rounds]
-    trace = run().x
-    check_approaches(problem, trace, f"{name} N={n_clients} p={row['p']:.2g}")
-    fast_x = trace[slow_rounds]
-    row["max_abs_diff"] = float(np.max(np.abs(fast_x - loop(problem, prefix, np.zeros(DIM),
-                                                           step))))
-    check_same(row["max_abs_diff"], slow_rounds, fast_x, f"{name} N={n_clients}")
+    row["max_abs_diff"] = checked_against_loop(algo, loop, problem, plan, step, slow_rounds,
+                                               f"{name} N={n_clients} p={row['p']:.2g}")
     for threads in (1, 2):
         if threads == 2 and not two_free_cores()[0]:
             for key in ("rounds_s_2t", "gflops_2t", "cpu_per_wall_2t"):
@@ -213,7 +197,7 @@ def bench_case(name, algo, loop, problem, plan):
         row[f"cpu_per_wall_{threads}t"] = cpu / (time.perf_counter() - wall)
         if threads == 1:
             row["cpu_us_per_client_1t"] = 1e6 * cpu / max(float(plan.sum()), 1.0)
-    row["peak_MiB"] = peak_bytes(run) / 2**20
+    row["peak_MiB"] = peak_mib(run)
     slow = best_time(lambda: loop(problem, prefix, np.zeros(DIM), step), repeat=3,
                      min_time=0.3)
     row["loop_rounds_s"] = slow_rounds / slow

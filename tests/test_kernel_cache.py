@@ -266,3 +266,73 @@ def test_the_level_is_borrowed_under_numba_compiler_lock():
         assert int(config.OPT) == 0
         assert not other_thread_gets_the_lock()
     assert config.OPT is before and other_thread_gets_the_lock()
+
+
+# two processes need ridge's local descent through different round loops
+_DESCENT = {
+    "fedavg": """
+import numpy as np
+from flbounds.algorithms.fedavg import fedavg
+from flbounds.problems.generators import random_ridge
+pb = random_ridge(np.random.default_rng(0), 6, 8, 3, lam=0.1)
+plan = np.random.default_rng(1).random((4, 6)) < 0.5
+print(fedavg(pb, plan, step=0.01, local_steps=3).x[-1].tolist())
+""",
+    "sampler": """
+import numpy as np
+from flbounds.algorithms.sampler_rounds import drawn_local_updates
+from flbounds.problems.generators import random_ridge
+pb = random_ridge(np.random.default_rng(0), 6, 8, 3, lam=0.1)
+mask = np.random.default_rng(1).random((2, 6)) < 0.5
+print(drawn_local_updates(pb, np.ones((2, 3)), 3, 0.01, mask)[mask].tolist())
+"""}
+
+
+def test_a_closure_over_kernels_is_compiled_once_for_every_process(tmp_path):
+    """The local descent closes over the kind's gradient and hint kernels; numba's own cache
+    key pickles them, differently in every process, so each process compiled it anew. Keyed
+    by their names, the second process loads what the first compiled."""
+    log = tmp_path / "compiles.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "nc"), FLBOUNDS_COMPILE_LOG=str(log))
+    for script in _DESCENT.values():
+        done = subprocess.run([sys.executable, "-c", script], env=env, text=True,
+                              capture_output=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    descent = [(r["what"], r["pid"]) for r in lines if ".local_steps." in r["kernel"]]
+    assert [what for what, _ in descent] == ["compile", "load"]
+    assert descent[0][1] != descent[1][1]
+
+
+def test_stable_closure_key_names_the_kernels_it_holds():
+    from flbounds.kernels import gradients
+    from flbounds.kernels.local_steps import _local_descent
+
+    def impl_for(data_cls):
+        return _local_descent(numba.typeof(data_cls(*_tiny(data_cls))), None, None, None, None)
+
+    ridge, logistic = (impl_for(c) for c in (gradients.RidgeData, gradients.LogisticData))
+    assert _cache.stable_closure_key(ridge) == (
+        "flbounds.kernels.gradients._ridge_gradient\n"
+        "flbounds.kernels.gradients._hint_samples")
+    assert _cache.stable_closure_key(logistic).startswith(
+        "flbounds.kernels.gradients._logistic_gradient\n")
+
+    def local(x):
+        return x
+
+    def closure_over_a_python_function(x):
+        return local(x)
+
+    closure_over_a_python_function.__module__ = "flbounds.kernels.probe_closure"
+    assert _cache.stable_closure_key(closure_over_a_python_function) is None
+    assert _cache.stable_closure_key(_cache.stable_closure_key) is None    # no closure
+
+
+def _tiny(data_cls):
+    import numpy as np
+
+    features, labels = np.ones((1, 2, 2)), np.ones((1, 2))
+    return (features, labels, 0.1) if data_cls.__name__ == "RidgeData" else \
+        (features, labels, 0.1, 0.0)

@@ -18,7 +18,13 @@ from pathlib import Path
 
 import numba
 
-from ._cache import cache_dir, install_compile_hooks, log_compiles, sources_digest
+from ._cache import (
+    cache_dir,
+    install_compile_hooks,
+    install_stable_cache_keys,
+    log_compiles,
+    sources_digest,
+)
 
 #: LLVM optimisation level the kernels compile at unless ``NUMBA_OPT`` is set (numba's
 #: default is 3): level 1 compiles them in about a sixth less CPU time, with the same bits,
@@ -35,3 +41,4 @@ if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not c
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
 install_compile_hooks(CACHE_DIR, None if _USER_OPT else KERNEL_OPT, KEEP_NUMBA_LEVEL)
+install_stable_cache_keys()

@@ -13,6 +13,13 @@ it, so a pool of workers started on an empty cache compiles each kernel once per
 compilation of a library kernel; a second process asking for the same kernel waits, then
 finds it in the cache and loads it. Kernels call kernels, never in a cycle, so the locks
 taken while one compilation triggers another cannot deadlock.
+
+Cache keys: numba keys a cached closure by a pickle of the values it closes over, and a
+pickled numba function differs from process to process (its random id), so an overload's
+implementation that closes over kernels (the local descent of each problem kind) was compiled
+anew in every worker. :func:`install_stable_cache_keys` keys such a closure by the qualified
+names of the kernels it holds instead; the cache folder is keyed by the digest of every kernel
+source, so those names fix the code.
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: every process compiles for itself
     fcntl = None
 
-__all__ = ["cache_dir", "candidate_dirs", "install_compile_hooks", "sources_digest"]
+__all__ = ["cache_dir", "candidate_dirs", "install_compile_hooks", "install_stable_cache_keys",
+           "sources_digest"]
 
 _PACKAGE = Path(__file__).parent
 
@@ -170,6 +178,49 @@ def install_compile_hooks(folder: Path | None, opt: int | None,
     compile._flbounds_hooks = True
     compile.__doc__ = original.__doc__
     Dispatcher.compile = compile
+    return True
+
+
+def _stable_cell(value) -> str | None:
+    """A closure cell's name that is the same in every process: the qualified name of a
+    library kernel defined at module level; None for anything else."""
+    func = getattr(value, "py_func", None)
+    if func is None or func.__closure__ is not None:
+        return None
+    return _kernel_name(value)
+
+
+def stable_closure_key(py_func) -> str | None:
+    """The names of the kernels a library closure closes over (one per line), when every
+    cell holds such a kernel; None otherwise (numba's own key applies)."""
+    cells = py_func.__closure__
+    if not cells or not (py_func.__module__ or "").startswith(__package__ + "."):
+        return None
+    names = [_stable_cell(cell.cell_contents) for cell in cells]
+    return None if None in names else "\n".join(names)
+
+
+def install_stable_cache_keys() -> bool:
+    """Make numba's on-disk cache key of a library closure over library kernels
+    (:func:`stable_closure_key`) the same in every process, so one process finds what another
+    compiled; every other function keeps numba's key. False if installed already."""
+    from numba.core.caching import Cache
+
+    original = Cache._index_key
+    if getattr(original, "_flbounds_stable", False):
+        return False
+
+    def _index_key(self, sig, codegen):
+        names = stable_closure_key(self._py_func)
+        if names is None:
+            return original(self, sig, codegen)
+        code = self._py_func.__code__.co_code
+        return (sig, codegen.magic_tuple(), (hashlib.sha256(code).hexdigest(),
+                                             hashlib.sha256(names.encode()).hexdigest()))
+
+    _index_key._flbounds_stable = True
+    _index_key.__doc__ = original.__doc__
+    Cache._index_key = _index_key
     return True
 
 

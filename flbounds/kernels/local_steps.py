@@ -11,10 +11,10 @@ kind's gradient and hint written into its loop
 (:data:`~flbounds.kernels.gradients.KIND_STEPS`). It is compiled once per problem kind in a
 process, not written into every round loop that uses it: numba's inlining of the same code
 into each entry point took twice as long to compile (the ridge and logistic round loops, 22
-against 39 s on an empty cache). It is not found in the disk cache by another process: the
-cache key of this closure pickles the kind's compiled functions, and those pickles differ from
-process to process (the round loops that call it are cached whole). Same operations in the
-same order as the per-step calls: the same bits.
+against 39 s on an empty cache). The implementation closes over the kind's compiled
+gradient and hint; its disk-cache key names them
+(:func:`~flbounds.kernels._cache.install_stable_cache_keys`), so a process finds what another
+compiled. Same operations in the same order as the per-step calls: the same bits.
 """
 
 from numba.extending import overload

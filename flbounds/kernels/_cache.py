@@ -203,11 +203,12 @@ def stable_closure_key(py_func) -> str | None:
 def install_stable_cache_keys() -> bool:
     """Make numba's on-disk cache key of a library closure over library kernels
     (:func:`stable_closure_key`) the same in every process, so one process finds what another
-    compiled; every other function keeps numba's key. False if installed already."""
+    compiled; every other function keeps numba's key. False if installed already, or if
+    this numba keys its cache otherwise (then each process compiles such closures itself)."""
     from numba.core.caching import Cache
 
-    original = Cache._index_key
-    if getattr(original, "_flbounds_stable", False):
+    original = getattr(Cache, "_index_key", None)
+    if original is None or getattr(original, "_flbounds_stable", False):
         return False
 
     def _index_key(self, sig, codegen):

@@ -230,16 +230,18 @@ def test_library_kernels_compile_at_the_kernel_level():
     assert config.OPT is before
 
 
-def test_the_cache_folder_records_the_level(tmp_path):
-    """Kernels compiled at ``NUMBA_OPT=3`` do not serve a run at the default level (nor the
-    reverse): the two runs use two folders."""
+@pytest.mark.parametrize("user_opt", ["3", str(kernels.KERNEL_OPT)])
+def test_the_cache_folder_records_the_level(tmp_path, user_opt):
+    """Kernels compiled at ``NUMBA_OPT`` do not serve a run at the default levels (nor the
+    reverse): the two runs use two folders, also when ``NUMBA_OPT`` equals ``KERNEL_OPT``
+    (the default keeps the replicate groups at numba's level 3, ``NUMBA_OPT`` does not)."""
     pkg = _package_copy(tmp_path, read_only=False)
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "nc")}
     default = _report(_probe(pkg, env))
-    at_three = _report(_probe(pkg, {**env, "NUMBA_OPT": "3"}))
+    at_user = _report(_probe(pkg, {**env, "NUMBA_OPT": user_opt}))
     assert Path(default["dir"]).name.endswith(f"-o{kernels.KERNEL_OPT}")
-    assert Path(at_three["dir"]).name.endswith("-o3")
-    assert (default["misses"], at_three["misses"]) == (1, 1)
+    assert Path(at_user["dir"]).name.endswith(f"-numba-o{user_opt}")
+    assert (default["misses"], at_user["misses"]) == (1, 1)
 
 
 def test_the_level_is_borrowed_under_numba_compiler_lock():

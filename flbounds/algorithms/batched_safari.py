@@ -7,9 +7,10 @@ whose fields carry a leading replicate axis) and replicate b is exactly
 the replicate-batched round loop (:func:`flbounds.kernels.replicates.safari_replicates`: per
 client round, each client's local steps for all replicates that sampled it in one block),
 in parallel over groups of replicates (a replicate's numbers do not depend on the thread
-count or its group); a group narrower than
+count or its group); on one thread, a batch narrower than
 :data:`~flbounds.kernels.replicates.SAFARI_MIN_BLOCK` runs its replicates one after the other,
-where the blocks would cost more than they save. Memory per replicate: the server trace
+where the blocks would cost more than they save (with more threads every group takes the
+blocks). Memory per replicate: the server trace
 (R + 1, d) and the (R,) local-gradient record, plus O(m K d) scratch for one round; no
 client states are kept.
 """

@@ -224,6 +224,11 @@ def bench_case(case: Case, settings: Settings, threads: int):
     if at < rounds:                                    # and where the run still moves
         agreement(case, implementations(case, settings, at, threads), reference)
     rates, cpu_rates, calls = time_all(impls, settings)
+    if threads > 1:     # two free cores after the timing too, or the cell is not reported
+        free, speedup, load = two_free_cores()
+        base.update(free_speedup_after=speedup, load1_after=load)
+        if not free:
+            return [dict(base, impl="all", status="busy")]
     rows = []
     for name, (fn, r) in impls.items():
         traced = name != "jax" and threads == 1

@@ -131,6 +131,16 @@ def test_free_cores_take_the_best_of_a_few_measurements(monkeypatch, speedups, f
     assert (got, best, len(count)) == (free, max(speedups[:calls]), calls)
 
 
+def test_a_core_lost_during_the_timing_marks_the_cell_busy(monkeypatch):
+    """Two free cores before the timing and not after: the cell's 2-thread figures are not
+    reported (a hypervisor may take the second core for seconds at a time)."""
+    checks = iter([(True, 2.0, 0.1), (False, 1.1, 1.0)])
+    monkeypatch.setattr(run, "two_free_cores", lambda: next(checks))
+    rows = run.bench_case(_case("ridge", "fedavg"), TINY, threads=2)
+    assert [(r["impl"], r["status"]) for r in rows] == [("all", "busy")]
+    assert rows[0]["free_speedup"] == 2.0 and rows[0]["free_speedup_after"] == 1.1
+
+
 def test_free_cores_allow_two_thread_timing(monkeypatch):
     monkeypatch.setattr(run, "two_free_cores", lambda: (True, 2.0, 0.1))
     rows = run.bench_case(_case("ridge", "fedavg"), TINY, threads=2)

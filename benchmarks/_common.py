@@ -99,19 +99,43 @@ def peak_rss_mib(fn) -> float | None:
     return max(0, _status_kib("VmHWM") - before) / 1024
 
 
-def machine_line() -> str:
-    cpu = "unknown CPU"
+def _cpu_description() -> str:
+    """The CPU's model name, family and model numbers and its L1 data cache: cloud CPUs
+    often report a bare "AMD EPYC", and the same VM can move between hosts of different
+    generations (2026-11-28: family 25 and 26 gave different ratios against the peers)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                if not line.strip():
+                    break                       # the first processor's block is enough
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
+        return "unknown CPU"
+    cpu = fields.get("model name", "unknown CPU")
+    if "cpu family" in fields and "model" in fields:
+        cpu += f" (family {fields['cpu family']} model {fields['model']}"
+        l1d = _l1_data_cache()
+        cpu += f", L1d {l1d})" if l1d else ")"
+    return cpu
+
+
+def _l1_data_cache() -> str | None:
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "level").read_text().strip() == "1" and \
+                    (index / "type").read_text().strip() == "Data":
+                return (index / "size").read_text().strip()
+        except OSError:
+            continue
+    return None
+
+
+def machine_line() -> str:
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{datetime.date.today().isoformat()}, {cpu}, {os.cpu_count()} cores, "
-            f"{mem:.0f} GiB, Python {platform.python_version()}")
+    return (f"{datetime.date.today().isoformat()}, {_cpu_description()}, {os.cpu_count()} "
+            f"cores, {mem:.0f} GiB, Python {platform.python_version()}")
 
 
 def markdown_table(rows: list[dict], columns: list[str]) -> str:

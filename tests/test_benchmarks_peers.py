@@ -317,3 +317,19 @@ def test_a_run_settled_from_round_one_is_checked_at_round_one():
     assert run.check_round(case, trace) == 1
     trace[1:] = np.arange(1, 7)[:, None]        # still moving at the end: the last round
     assert run.check_round(case, trace) == 6
+
+
+def test_the_machine_line_names_the_cpu_generation(monkeypatch, tmp_path):
+    """A bare "AMD EPYC" hides the host's generation; the line adds family, model and L1d."""
+    from benchmarks import _common
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\ncpu family\t: 26\nmodel\t\t: 2\n"
+                       "model name\t: AMD EPYC\n\nprocessor\t: 1\nmodel name\t: other\n")
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda path, *a, **k: real_open(
+        cpuinfo if path == "/proc/cpuinfo" else path, *a, **k))
+    monkeypatch.setattr(_common, "_l1_data_cache", lambda: "48K")
+    assert ", AMD EPYC (family 26 model 2, L1d 48K), " in _common.machine_line()
+    monkeypatch.setattr(_common, "_l1_data_cache", lambda: None)
+    assert _common._cpu_description() == "AMD EPYC (family 26 model 2)"

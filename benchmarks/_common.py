@@ -102,7 +102,8 @@ def peak_rss_mib(fn) -> float | None:
 def _cpu_description() -> str:
     """The CPU's model name, family and model numbers and its L1 data cache: cloud CPUs
     often report a bare "AMD EPYC", and the same VM can move between hosts of different
-    generations (2026-11-28: family 25 and 26 gave different ratios against the peers)."""
+    generations (2026-11-28: a run on a family-26 host gave ratios against the peers unlike
+    the day's earlier runs, which had not recorded the family)."""
     fields = {}
     try:
         with open("/proc/cpuinfo") as fh:

@@ -106,7 +106,7 @@ def _cpu_description() -> str:
     the day's earlier runs, which had not recorded the family)."""
     fields = {}
     try:
-        with open("/proc/cpuinfo") as fh:
+        with open("/proc/cpuinfo", errors="replace") as fh:
             for line in fh:
                 if not line.strip():
                     break                       # the first processor's block is enough

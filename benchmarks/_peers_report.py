@@ -12,7 +12,7 @@ from benchmarks._common import machine_line, markdown_table
 from benchmarks._peers_run import DIM, LAM, QUAD_DIM, SAMPLES, TAU
 from benchmarks._roofline import DGEMM_SIZE, flops_bytes, intensity, roofline
 
-BUSY = "(busy: 2 free cores not measured)"
+BUSY = "(busy: 2 free cores not measured before and after)"
 NO_JAX = "not installed"
 #: the issue's targets: ratio to the best peer at p = 1 and p = 0.1 (1 thread); roofline
 #: fraction at N = 1e4

@@ -29,7 +29,8 @@ repeat and reported as min and median. Each thread count runs in its own process
 thread count is fixed at start-up; BLAS, OpenMP and numba get the same count), the roofline
 (``benchmarks._roofline``) in the parent, in the same run. A 2-thread configuration is timed
 only if two free cores were measured right before it, and reported only if they are measured
-again right after it; otherwise its cells read "(busy: 2 free cores not measured)". Peak
+again right after it; otherwise its cells read "(busy: 2 free cores not measured before and
+after)". Peak
 memory: tracemalloc peak of one call (flbounds and the NumPy peers; XLA's allocations are
 invisible to it), and each process's max RSS.
 """

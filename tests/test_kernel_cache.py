@@ -287,24 +287,42 @@ from flbounds.problems.generators import random_ridge
 pb = random_ridge(np.random.default_rng(0), 6, 8, 3, lam=0.1)
 mask = np.random.default_rng(1).random((2, 6)) < 0.5
 print(drawn_local_updates(pb, np.ones((2, 3)), 3, 0.01, mask)[mask].tolist())
+""",
+    "logistic": """
+import numpy as np
+from flbounds.algorithms.sampler_rounds import drawn_local_updates
+from flbounds.problems.generators import random_logistic
+pb = random_logistic(np.random.default_rng(0), 6, 8, 3, lam=0.1)
+mask = np.random.default_rng(1).random((2, 6)) < 0.5
+print(drawn_local_updates(pb, np.ones((2, 3)), 3, 0.01, mask)[mask].tolist())
 """}
+
+
+def _run_script(script, env):
+    done = subprocess.run([sys.executable, "-c", script], env=env, text=True,
+                          capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_a_closure_over_kernels_is_compiled_once_for_every_process(tmp_path):
     """The local descent closes over the kind's gradient and hint kernels; numba's own cache
     key pickles them, differently in every process, so each process compiled it anew. Keyed
-    by their names, the second process loads what the first compiled."""
+    by their names, the second process loads what the first compiled, and computes what a
+    fresh compilation computes; another kind (logistic) is compiled, not loaded."""
     log = tmp_path / "compiles.jsonl"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env.update(NUMBA_CACHE_DIR=str(tmp_path / "nc"), FLBOUNDS_COMPILE_LOG=str(log))
-    for script in _DESCENT.values():
-        done = subprocess.run([sys.executable, "-c", script], env=env, text=True,
-                              capture_output=True, timeout=600)
-        assert done.returncode == 0, done.stderr
+    out = {name: _run_script(script, env) for name, script in _DESCENT.items()}
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    descent = [(r["what"], r["pid"]) for r in lines if ".local_steps." in r["kernel"]]
-    assert [what for what, _ in descent] == ["compile", "load"]
-    assert descent[0][1] != descent[1][1]
+    descent = [(r["what"], r["pid"], r["signature"].split("(")[1])
+               for r in lines if ".local_steps." in r["kernel"]]
+    assert [(what, kind) for what, _, kind in descent] == [
+        ("compile", "RidgeData"), ("load", "RidgeData"), ("compile", "LogisticData")]
+    assert len({pid for _, pid, _ in descent}) == 3
+    fresh = dict(env, NUMBA_CACHE_DIR=str(tmp_path / "fresh"))
+    fresh.pop("FLBOUNDS_COMPILE_LOG")
+    assert _run_script(_DESCENT["sampler"], fresh) == out["sampler"]
 
 
 def test_stable_closure_key_names_the_kernels_it_holds():
@@ -315,11 +333,12 @@ def test_stable_closure_key_names_the_kernels_it_holds():
         return _local_descent(numba.typeof(data_cls(*_tiny(data_cls))), None, None, None, None)
 
     ridge, logistic = (impl_for(c) for c in (gradients.RidgeData, gradients.LogisticData))
-    assert _cache.stable_closure_key(ridge) == (
-        "flbounds.kernels.gradients._ridge_gradient\n"
-        "flbounds.kernels.gradients._hint_samples")
+    names = [line.split(" ")[0] for line in _cache.stable_closure_key(ridge).splitlines()]
+    assert names == ["flbounds.kernels.gradients._ridge_gradient",
+                     "flbounds.kernels.gradients._hint_samples"]
+    assert "'fastmath', False" in _cache.stable_closure_key(ridge)      # the jit options too
     assert _cache.stable_closure_key(logistic).startswith(
-        "flbounds.kernels.gradients._logistic_gradient\n")
+        "flbounds.kernels.gradients._logistic_gradient ")
 
     def local(x):
         return x
@@ -330,6 +349,15 @@ def test_stable_closure_key_names_the_kernels_it_holds():
     closure_over_a_python_function.__module__ = "flbounds.kernels.probe_closure"
     assert _cache.stable_closure_key(closure_over_a_python_function) is None
     assert _cache.stable_closure_key(_cache.stable_closure_key) is None    # no closure
+
+    # a second dispatcher of the same function, with other options: not the module's name
+    other = numba.njit(fastmath=True)(gradients._ridge_gradient.py_func)
+
+    def closure_over_another_dispatcher(x):
+        return other(x)
+
+    closure_over_another_dispatcher.__module__ = "flbounds.kernels.probe_closure"
+    assert _cache.stable_closure_key(closure_over_another_dispatcher) is None
 
 
 def _tiny(data_cls):

@@ -46,4 +46,5 @@ if os.environ.get("FLBOUNDS_COMPILE_LOG"):   # inside the lock: waiting is not c
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = str(CACHE_DIR)
 install_compile_hooks(CACHE_DIR, None if _USER_OPT else KERNEL_OPT, KEEP_NUMBA_LEVEL)
-install_stable_cache_keys()
+if CACHE_DIR is not None:   # numba's own fallback folder has no digest of the sources
+    install_stable_cache_keys()

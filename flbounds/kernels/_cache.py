@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -183,11 +184,16 @@ def install_compile_hooks(folder: Path | None, opt: int | None,
 
 def _stable_cell(value) -> str | None:
     """A closure cell's name that is the same in every process: the qualified name of a
-    library kernel defined at module level; None for anything else."""
+    library kernel bound to that name at module level, with its jit options; None for
+    anything else (a dispatcher made in a loop or a factory, or one of several wrapping the
+    same function with other options, has no name of its own)."""
     func = getattr(value, "py_func", None)
-    if func is None or func.__closure__ is not None:
+    name = _kernel_name(value)
+    if func is None or func.__closure__ is not None or name is None:
         return None
-    return _kernel_name(value)
+    if getattr(sys.modules.get(func.__module__), func.__qualname__, None) is not value:
+        return None
+    return f"{name} {sorted(value.targetoptions.items())!r}"
 
 
 def stable_closure_key(py_func) -> str | None:
@@ -211,10 +217,10 @@ def install_stable_cache_keys() -> bool:
     if original is None or getattr(original, "_flbounds_stable", False):
         return False
 
-    def _index_key(self, sig, codegen):
+    def _index_key(self, sig, codegen, *args, **kwargs):
         names = stable_closure_key(self._py_func)
-        if names is None:
-            return original(self, sig, codegen)
+        if names is None or args or kwargs:     # a numba whose key takes more: its own
+            return original(self, sig, codegen, *args, **kwargs)
         code = self._py_func.__code__.co_code
         return (sig, codegen.magic_tuple(), (hashlib.sha256(code).hexdigest(),
                                              hashlib.sha256(names.encode()).hexdigest()))

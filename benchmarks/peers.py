@@ -80,7 +80,8 @@ def parse_args(argv):
                         help="quick: N = 1e2 .. 1e4, 3 repeats; full: adds N = 1e5, "
                              "5 repeats, longer blocks")
     parser.add_argument("--readme", action="store_true",
-                        help="also write benchmarks/results/PEERS-<date>.md and the README table")
+                        help="also write benchmarks/results/PEERS-<date>[-k].md and the README "
+                             "table (a complete run only: N = 1e4, every kind, 1 and 2 threads)")
     parser.add_argument("--readme-only", action="store_true",
                         help="no timing: rebuild the tables, the dated copy and the README "
                              "table from <out>/peers.json of an earlier run")
@@ -96,6 +97,25 @@ def parse_args(argv):
                         help="problem kinds (default: all)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def readme_gaps(sizes, kinds, threads) -> list[str]:
+    """What a run lacks for the README table (its cells are at N = 10^4, every kind, 1 and 2
+    threads); empty when it is complete."""
+    from benchmarks._peers_report import TARGET_N
+    gaps = [] if TARGET_N in sizes else [f"N = {TARGET_N}"]
+    gaps += [f"kind {k}" for k in KINDS if k not in kinds]
+    gaps += [f"{t} thread{'s' if t > 1 else ''}" for t in (1, 2) if t not in threads]
+    return gaps
+
+
+def dated_copy(stamp: str, folder: Path = RESULTS) -> Path:
+    """``PEERS-<date>.md``, or ``PEERS-<date>-<k>.md`` with the first free k: a second run of
+    the day never overwrites the record of the first."""
+    path, k = folder / f"PEERS-{stamp}.md", 2
+    while path.exists():
+        path, k = folder / f"PEERS-{stamp}-{k}.md", k + 1
+    return path
 
 
 def settings_of(args) -> dict:
@@ -158,6 +178,11 @@ def spawn(threads: int, settings: dict, profile: str, tmp: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
+def _usage(message: str) -> None:
+    print(f"python -m benchmarks peers: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main(argv=None) -> list[Path]:
     args = parse_args(argv)
     settings = settings_of(args)
@@ -165,12 +190,20 @@ def main(argv=None) -> list[Path]:
         run_child(args.child, args.threads[0], settings)
         return [args.child]
     from benchmarks import _peers_report as report
+    if args.readme and (gaps := readme_gaps(settings["sizes"], settings["kinds"], args.threads)):
+        _usage(f"--readme: the README table needs a complete run; this one lacks "
+               f"{', '.join(gaps)}")
     if args.readme_only:
         source = args.out / f"{NAME}.json"
         if not source.is_file():
-            sys.exit(f"--readme-only: no {source}; run the benchmark first")
+            _usage(f"--readme-only: no {source}; run the benchmark first")
         old = json.loads(source.read_text(encoding="utf-8"))
         children, machine, profile = old["children"], old["machine"], old["profile"]
+        rows = [r for child in children for r in child["rows"]]
+        gaps = readme_gaps({r["N"] for r in rows}, {r["kind"] for r in rows},
+                           {child["threads"] for child in children})
+        if gaps:
+            _usage(f"--readme-only: {source} is not a complete run; it lacks {', '.join(gaps)}")
     else:
         from benchmarks._roofline import measure_machine
         machine, profile = measure_machine(), args.profile
@@ -181,8 +214,7 @@ def main(argv=None) -> list[Path]:
     markdown, data = report.render(children, machine, profile)
     paths = report.write(args.out, NAME, markdown, data)
     if args.readme or args.readme_only:
-        stamp = datetime.date.today().isoformat()
-        dated = RESULTS / f"PEERS-{stamp}.md"
+        dated = dated_copy(datetime.date.today().isoformat())
         dated.write_text(markdown, encoding="utf-8")
         report.update_readme(README, report.readme_section(data, dated.name))
         paths += [dated, README]

@@ -3,6 +3,8 @@ rule marks 2-thread cells, the tables have their columns. No timing is asserted.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -333,3 +335,39 @@ def test_the_machine_line_names_the_cpu_generation(monkeypatch, tmp_path):
     assert ", AMD EPYC (family 26 model 2, L1d 48K), " in _common.machine_line()
     monkeypatch.setattr(_common, "_l1_data_cache", lambda: None)
     assert _common._cpu_description() == "AMD EPYC (family 26 model 2)"
+
+
+def test_the_readme_table_needs_a_complete_run(tmp_path, monkeypatch, capsys):
+    """--readme from a partial run would replace the README's table with a few cells: a usage
+    error before any work, and nothing written."""
+    monkeypatch.setattr(peers, "spawn", lambda *a, **k: pytest.fail("work started"))
+    monkeypatch.setattr(peers, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(peers, "README", tmp_path / "README.md")
+    with pytest.raises(SystemExit) as err:
+        peers.main(["--readme", "--sizes", "100", "--kinds", "ridge", "--threads", "1",
+                    "--out", str(tmp_path / "out")])
+    assert err.value.code == 2
+    message = capsys.readouterr().err
+    assert "N = 10000" in message and "kind quadratic" in message and "2 threads" in message
+    assert not (tmp_path / "results").exists() and not (tmp_path / "README.md").exists()
+    assert peers.readme_gaps((100, 1000, 10000), run.KINDS, (1, 2)) == []
+
+
+def test_readme_only_refuses_an_incomplete_stored_run(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    rows = [{"kind": "ridge", "N": 100, "impl": "flbounds"}]
+    (out / "peers.json").write_text(json.dumps({"children": [{"threads": 1, "rows": rows}],
+                                                "machine": {}, "profile": "quick"}))
+    with pytest.raises(SystemExit) as err:
+        peers.main(["--readme-only", "--out", str(out)])
+    assert err.value.code == 2
+    assert "not a complete run" in capsys.readouterr().err
+
+
+def test_a_second_run_of_the_day_keeps_the_first_record(tmp_path):
+    first = peers.dated_copy("2026-01-01", tmp_path)
+    assert first.name == "PEERS-2026-01-01.md"
+    first.write_text("first")
+    second = peers.dated_copy("2026-01-01", tmp_path)
+    assert second.name == "PEERS-2026-01-01-2.md" and first.read_text() == "first"

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,8 +30,21 @@ def out_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--out: ")) from None
 
 
+def prog() -> str | None:
+    """The usage line's command: ``python -m benchmarks NAME`` under the runner (which sets
+    ``sys.argv[0]`` so), ``python -m benchmarks.NAME`` for a module run directly (whose
+    ``argv[0]`` is its file path), else argparse's default."""
+    first = sys.argv[0]
+    if first.startswith("python -m benchmarks"):
+        return first
+    path = Path(first)
+    if path.suffix == ".py" and path.parent.name == "benchmarks":
+        return f"python -m benchmarks.{path.stem}"
+    return None
+
+
 def parse_args(argv, description: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=description,
+    parser = argparse.ArgumentParser(prog=prog(), description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",

@@ -52,6 +52,7 @@ from benchmarks._common import (
     PROFILE_HELP,
     out_folder,
     peak_rss_mib,
+    prog,
     write,
 )
 from flbounds.algorithms import fedavg, safari, safari_plan
@@ -236,7 +237,7 @@ def _seed_by_seed_row(claim, params, seed, draws):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__,
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._common import DEFAULT_OUT, OUT_HELP, best_time, out_folder, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, best_time, out_folder, prog, write
 from flbounds.cli._common import positive_int
 from flbounds.kernels import KERNEL_OPT
 
@@ -120,7 +120,7 @@ def spawn(level: int, tmp: Path, index: int, min_time: float) -> dict:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
     parser.add_argument("--repeats", type=positive_int, default=None)

@@ -33,8 +33,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, prog, write
 from flbounds.cli._common import non_negative_int
+from flbounds.ledger.registry import select
 
 NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"
@@ -115,9 +116,11 @@ def first_and_warm(repeats: int, history: Path | None, patterns: list[str],
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
-    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick",
+                        help="full: also time the full ledger on 2 workers (not with "
+                             "--first-warm, which measures the quick ledger)")
     parser.add_argument("--history", type=Path, default=HISTORY,
                         help="results store whose task durations order the tasks")
     parser.add_argument("--pattern", nargs="*", default=[],
@@ -125,6 +128,14 @@ def main(argv=None):
     parser.add_argument("--first-warm", type=non_negative_int, default=0, metavar="N",
                         help="measure N pairs of first (empty numba cache) and warm runs")
     args = parser.parse_args(argv)
+    if args.first_warm > 0 and args.profile != "quick":
+        parser.error("--first-warm measures the quick ledger; leave --profile at quick")
+    if args.history != HISTORY and not args.history.is_file():
+        parser.error(f"argument --history: no such results store: {args.history}")
+    try:
+        select(args.pattern)               # a pattern matching no claim: before any run
+    except ValueError as exc:
+        parser.error(f"argument --pattern: {exc}")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.first_warm > 0:
         rows = first_and_warm(args.first_warm, args.history, args.pattern, args.out)

@@ -14,7 +14,7 @@ import argparse
 import json
 import time
 
-from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, prog, write
 from flbounds.cli._common import positive_int
 from flbounds.ledger import select
 from flbounds.ledger.runner import run_tasks
@@ -41,7 +41,7 @@ def fingerprint(rows: dict) -> dict:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
                         help="quick: 200 tasks; full: 400 (claims at quick parameters)")

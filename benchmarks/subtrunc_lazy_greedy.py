@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, write
+from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, prog, write
 from flbounds.cli._common import non_negative_int, positive_int
 from flbounds.kernels.submodular_gains import naive_fl_greedy
 from flbounds.selection import FacilityLocation, gradient_distances, greedy_trace, lazy_greedy_trace
@@ -57,7 +57,7 @@ SIZES = {"quick": [100, 300, 1000, 3000], "full": [100, 300, 1000, 3000, 10000]}
 
 
 def main(argv=None) -> list[Path]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
     parser.add_argument("--profile", choices=("quick", "full"), default="quick")
     parser.add_argument("--sizes", type=positive_int, nargs="+", default=None)

@@ -210,13 +210,14 @@ def diagnose(entry, profiles, machine, summary=()):
              "(data fetch, local buffers, aggregation)")
     if kind == "logistic":
         limit += f" (each gradient also takes {SAMPLES} sigmoids, not in the flop count)"
+    traffic = (f"of which {_us(memory)} memory traffic (fixed cost at N = {prof['n_large']} "
+               f"minus N = {prof['n_small']})" if prof["n_large"] > prof["n_small"] else
+               "memory traffic not separated (one client count run: it takes two)")
     return head + (
         f"FedAvg profile at N = {prof['n_large']}: {1e6 * big['per_client_s']:.2f} us per "
         f"client = {TAU} x {1e6 * grad:.3f} us gradients ({share:.0%}; "
         f"{grad_gflops:.1f} GFLOP/s = {grad_gflops / _dgemm_cpu(machine):.0%} of dgemm) + "
-        f"{_us(big['fixed_s'])} fixed, of which {_us(memory)} memory traffic "
-        f"(fixed cost at N = {prof['n_large']} minus N = {prof['n_small']}); limited by the "
-        f"{limit}.")
+        f"{_us(big['fixed_s'])} fixed, {traffic}; limited by the {limit}.")
 
 
 def _roof_for_target(entry):
@@ -290,8 +291,18 @@ def setup_text() -> str:
         "(flbounds / peer; above 1: waiting, not computing); `ratio_2t` flbounds on 2 threads "
         "against the best peer on 2 threads (min-max); `gflops_1t` flbounds' useful GFLOP/s; "
         "`roofline_1t`, `roofline_cpu_1t`, `roofline_2t` the fraction of min(dgemm, "
-        "intensity x read bandwidth) reached (wall, CPU time, 2 threads); `peak_mib_*` "
+        "intensity x read bandwidth) reached (wall, CPU time, 2 threads; above 1 when the "
+        "client data stay in the caches, whose bandwidth the read roof does not count); "
+        "`peak_mib_*` "
         "tracemalloc peak of one call in MiB (XLA's allocations are not traced).")
+
+
+def _jax_notice(children) -> str:
+    """A sentence when JAX was not installed: the ratios are then against NumPy only."""
+    if all(child.get("jax", True) for child in children):
+        return ""
+    return (" JAX was not installed (the `bench` extra), so the best peer is the best NumPy "
+            "one: these ratios are not against the strongest peer.")
 
 
 def render(children, machine, profile):
@@ -303,8 +314,11 @@ def render(children, machine, profile):
           "### Summary (1 thread unless marked)\n\n"
           f"{markdown_table(summary, SUMMARY_COLUMNS)}\n"
           f"Targets: >= {TARGET_RATIO[1.0]:g}x the best peer at p = 1, >= "
-          f"{TARGET_RATIO[0.1]:g}x at p = 0.1, >= {TARGET_ROOF:.0%} of the roofline, at "
-          f"N = {target_n(summary)} (N = {TARGET_N} or the largest N run).\n\n"
+          f"{TARGET_RATIO[0.1]:g}x at p = 0.1, >= {TARGET_ROOF:.0%} of the roofline, "
+          f"judged at N = {target_n(summary)}"
+          + ("" if target_n(summary) == TARGET_N else
+             f" (the largest client count run; the targets are set at N = {TARGET_N})")
+          + f".{_jax_notice(children)}\n\n"
           "### Missed targets: what limits them\n\n"
           + ("\n".join(lines) or "- none") + "\n\n### All timings\n\n"
           f"{markdown_table(detail_rows(children), DETAIL_COLUMNS)}\n")

@@ -371,3 +371,22 @@ def test_a_second_run_of_the_day_keeps_the_first_record(tmp_path):
     first.write_text("first")
     second = peers.dated_copy("2026-01-01", tmp_path)
     assert second.name == "PEERS-2026-01-01-2.md" and first.read_text() == "first"
+
+
+def test_a_run_without_jax_says_its_ratios_are_against_numpy_only():
+    assert report._jax_notice([{"threads": 1, "jax": True}]) == ""
+    assert "not against the strongest peer" in report._jax_notice(
+        [{"threads": 1, "jax": False}])
+
+
+@pytest.mark.parametrize("n_small, says", [(100, "memory traffic not separated"),
+                                           (10, "minus N = 10")])
+def test_the_profile_line_separates_memory_traffic_only_with_two_sizes(n_small, says):
+    entry = {"kind": "ridge", "algorithm": "fedavg", "p": 1.0, "N": 100, "ratio_median": 2.0,
+             "best_peer": "jax", "ratio_cpu_median": 2.0, "roofline_cpu_1t": 0.3,
+             "roofline_1t": 0.3, "wall_per_cpu": "1.00 / 1.00", "flbounds_rounds_s": 1e4,
+             "participants": 100.0}
+    fit = {"per_client_s": 1e-6, "gradient_s": 1.6e-7, "fixed_s": 2e-7}
+    prof = {"kind": "ridge", "p": 1.0, "n_small": n_small, "n_large": 100,
+            "fits": {"small": fit, "large": fit}}
+    assert says in report.diagnose(entry, [prof], {"dgemm_1t": 50.0})

@@ -129,21 +129,28 @@ def safari_inputs(case, seed):
     return problem.kernel_data, population(problem.kernel_data), plan, (0.02, 0.05)
 
 
+def _safari_out(n_reps, n_rounds):
+    """A SAFARI kernel's outputs: server iterates and local-gradient norms per replicate."""
+    return np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds))
+
+
+def _same_safari(a, b) -> bool:
+    return bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1], equal_nan=True))
+
+
 def safari_row(case, seed):
     n_rounds, n_reps = case
     data, pop, plan, steps = safari_inputs(case, seed)
     x0 = np.zeros(2)
-    out_a = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
-    out_b = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
+    out_a, out_b = _safari_out(n_reps, n_rounds), _safari_out(n_reps, n_rounds)
     loop = lambda: safari_per_replicate(data, pop, plan, steps, x0, out_a)  # noqa: E731
     starts = np.zeros((n_reps, 2))
     batched = lambda: safari_replicates(data, pop, plan, steps, starts, out_b, 1)  # noqa: E731
     loop(), batched()
     rmin, rmed, tl, tb = side_by_side(loop, batched)
-    same = np.array_equal(out_a[0], out_b[0]) and np.array_equal(out_a[1], out_b[1],
-                                                                   equal_nan=True)
     return dict(case=f"SAFARI quadratic N=10 d=2 K=5 T={n_rounds}", reps=n_reps, loop_s=tl,
-                batched_s=tb, ratio_min=rmin, ratio_median=rmed, identical=bool(same),
+                batched_s=tb, ratio_min=rmin, ratio_median=rmed,
+                identical=_same_safari(out_a, out_b),
                 peak_mib=peak_rss_mib(batched),
                 inputs_mib=sum(f.nbytes for f in plan) / 2**20)
 
@@ -156,23 +163,22 @@ def safari_block_rows(case, seed):
     data, pop, plan, steps = safari_inputs(case, seed)
     x0 = np.zeros(2)
     starts = np.zeros((n_reps, 2))
-    out_a = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
+    out_a = _safari_out(n_reps, n_rounds)
     loop = lambda: safari_per_replicate(data, pop, plan, steps, x0, out_a)  # noqa: E731
     loop()
     rows = []
     for width in SAFARI_WIDTHS:
-        out_b = (np.empty((n_reps, n_rounds + 1, 2)), np.empty((n_reps, n_rounds)))
+        out_b = _safari_out(n_reps, n_rounds)
 
         def blocks(width=width, out_b=out_b):
             for lo in range(0, n_reps, width):
                 _safari_group(data, pop, plan, steps, starts, out_b, lo, min(n_reps, lo + width))
         blocks()
         rmin, rmed, tl, tb = side_by_side(loop, blocks)
-        same = np.array_equal(out_a[0], out_b[0]) and np.array_equal(out_a[1], out_b[1],
-                                                                       equal_nan=True)
         rows.append(dict(case=f"SAFARI blocks of {width} N=10 d=2 K=5 T={n_rounds}",
                          reps=n_reps, loop_s=tl, batched_s=tb, ratio_min=rmin,
-                         ratio_median=rmed, identical=bool(same), peak_mib=None,
+                         ratio_median=rmed, identical=_same_safari(out_a, out_b),
+                         peak_mib=None,
                          inputs_mib=sum(f.nbytes for f in plan) / 2**20))
     return rows
 

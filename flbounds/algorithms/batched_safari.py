@@ -28,6 +28,7 @@ from flbounds.algorithms.safari import (
     _check,
     _check_plan_args,
     _draw_plan,
+    _empty_plan,
     kernel_plan,
     server_population,
 )
@@ -73,9 +74,7 @@ def safari_plans(rngs, *, n_rounds: int, q: float, eligible, n_sampled: int, loc
     _check_plan_args(eligible=eligible, n_rounds=n_rounds, q=q, n_sampled=n_sampled,
                      local_steps=local_steps, dim=dim, client_noise_std=client_noise_std,
                      server_noise_std=server_noise_std)
-    B, R, d = len(rngs), n_rounds, dim
-    plans = SafariPlan(np.empty((B, R), dtype=bool), np.empty((B, R, n_sampled), dtype=np.int64),
-                       np.empty((B, R, n_sampled, local_steps, d)), np.empty((B, R, d)))
+    plans = _empty_plan((len(rngs),), n_rounds, n_sampled, local_steps, dim)
     for b, rng in enumerate(rngs):
         _draw_plan(rng, _replicate(plans, b), q=q, eligible=eligible,
                    client_noise_std=client_noise_std, server_noise_std=server_noise_std)

@@ -62,12 +62,19 @@ def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, 
     _check_plan_args(eligible=eligible, n_rounds=n_rounds, q=q, n_sampled=n_sampled,
                      local_steps=local_steps, dim=dim, client_noise_std=client_noise_std,
                      server_noise_std=server_noise_std)
-    R, d = n_rounds, dim
-    plan = SafariPlan(np.empty(R, dtype=bool), np.empty((R, n_sampled), dtype=np.int64),
-                      np.empty((R, n_sampled, local_steps, d)), np.empty((R, d)))
+    plan = _empty_plan((), n_rounds, n_sampled, local_steps, dim)
     _draw_plan(rng, plan, q=q, eligible=eligible, client_noise_std=client_noise_std,
                server_noise_std=server_noise_std)
     return plan
+
+
+def _empty_plan(lead: tuple, n_rounds, n_sampled, local_steps, dim) -> SafariPlan:
+    """Uninitialised plan arrays (C order) for :func:`_draw_plan`, with leading axes
+    ``lead`` (``(B,)`` for B stacked replicates)."""
+    return SafariPlan(np.empty((*lead, n_rounds), dtype=bool),
+                      np.empty((*lead, n_rounds, n_sampled), dtype=np.int64),
+                      np.empty((*lead, n_rounds, n_sampled, local_steps, dim)),
+                      np.empty((*lead, n_rounds, dim)))
 
 
 def _check_plan_args(*, eligible, n_rounds, q, n_sampled, local_steps, dim, client_noise_std,

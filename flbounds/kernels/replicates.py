@@ -384,14 +384,14 @@ def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):
     """:func:`safari_replicates`; one thread: :func:`_safari_group` directly (as in
     :func:`run_fedavg_replicates`), or single runs below :data:`SAFARI_MIN_BLOCK` replicates."""
     n_reps = plans.client_round.shape[0]
-    if min(n_reps, n_threads) <= 1 and n_reps < SAFARI_MIN_BLOCK:
+    if min(n_reps, n_threads) > 1:
+        safari_replicates(data, population, plans, steps, x0, out, n_threads)
+    elif n_reps >= SAFARI_MIN_BLOCK:
+        _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
+    else:
         for b in range(n_reps):
             safari_rounds(data, population, MixedPlan(*(field[b] for field in plans)), steps,
                           x0[b], (out[0][b], out[1][b]))
-    elif min(n_reps, n_threads) <= 1:
-        _safari_group(data, population, plans, steps, x0, out, 0, n_reps)
-    else:
-        safari_replicates(data, population, plans, steps, x0, out, n_threads)
 
 
 __all__ = ["MixedPlan", "fedavg_replicates", "focus_replicates", "local_update_blocks",

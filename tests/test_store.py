@@ -135,3 +135,28 @@ def test_two_concurrent_runs_compute_each_task_once(tmp_path):
     n_tasks = len(select(["focus.matrices", "kvib.lemma2_2"]))
     assert len(ids) == len(set(ids)) == n_tasks    # every task stored exactly once
     assert [r.status for r in store.runs()] == ["complete", "complete"]
+
+
+def test_creating_the_schema_retries_while_another_run_holds_the_database():
+    """A stale WAL snapshot makes SQLite report "database is locked" at once (no busy
+    timeout): the schema is retried; any other error is not."""
+    from flbounds.ledger import store as store_module
+
+    class Racing:
+        def __init__(self, failures, message="database is locked"):
+            self.failures, self.message, self.calls = failures, message, 0
+
+        def execute(self, sql):
+            self.calls += 1
+            if self.failures:
+                self.failures -= 1
+                raise sqlite3.OperationalError(self.message)
+
+        def executescript(self, sql):
+            pass
+
+    conn = Racing(2)
+    store_module._initialise(conn)
+    assert conn.calls == 3
+    with pytest.raises(sqlite3.OperationalError, match="no such"):
+        store_module._initialise(Racing(1, "no such table"))

@@ -99,8 +99,7 @@ class ResultStore:
             self._local.conn, self._local.ready = conn, False
         if create and not self._local.ready:
             try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
+                _initialise(conn)
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot write results store {str(self.path)!r}: {exc}") \
                     from None
@@ -279,6 +278,26 @@ def read_jsonl(path: Path, skipped: Skipped) -> tuple[list[CheckResult], Skipped
     except OSError as exc:
         skipped = skipped.add(str(path), str(exc))
     return rows, skipped
+
+
+def _initialise(conn: sqlite3.Connection) -> None:
+    """WAL mode and the schema, retried while another process holds the database (up to
+    :data:`BUSY_TIMEOUT_S`). Two runs starting on a fresh store race to create it, and in
+    WAL mode a statement that read an older snapshot and then writes (``CREATE TABLE IF NOT
+    EXISTS`` after the other process's commit) gets "database is locked" at once, without
+    SQLite's busy timeout: one failed run in 60 races of four processes, and once in CI
+    (``test_two_concurrent_runs_compute_each_task_once``)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) \
+                    or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 class _Transaction:

@@ -49,6 +49,7 @@ class Surface:
     method: str = "cma"
     shrink: bool = False
     note: str = ""
+    instance: Callable[..., Mapping] | None = None
 
     @property
     def module(self) -> str:
@@ -58,6 +59,31 @@ class Surface:
     def threshold(self) -> float:
         """Ratios above this break the bound (1 plus the derived tolerance)."""
         return 1.0 + self.tolerance
+
+    def effective_validator(self) -> Callable[..., Any] | None:
+        """What rejects an instance: the attacked claim's result hypotheses, evaluated by the
+        ledger's own predicates on ``instance(**point)`` (the same judgement a claim's
+        evidence gets), then the surface's own ``validator``, if any. A hypothesis that is
+        false or cannot be evaluated rejects the point: a ratio above the threshold must
+        come from an instance that meets every hypothesis."""
+        if self.instance is None:
+            return self.validator
+        from flbounds.ledger.registry import get
+        from flbounds.ledger.results import judge
+
+        claim = get(self.claim_id)
+        if not claim.parts:
+            raise ValueError(f"attack surface {self.claim_id!r}: instance= needs the claim "
+                             "to be attached to result parts")
+        to_instance, own = self.instance, self.validator
+
+        def validator(**point):
+            verdict = judge(claim.parts, to_instance(**point), {})
+            bad = verdict.failed + verdict.unevaluated
+            if bad:
+                return "; ".join(bad)
+            return True if own is None else own(**point)
+        return validator
 
     def fixed_instances(self) -> list[dict]:
         items = self.fixed() if callable(self.fixed) else self.fixed
@@ -78,7 +104,8 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
                    tolerance: float = 0.0, tolerance_why: str = "",
                    budget: Mapping[str, int] | None = None, expected: str | None = None,
                    pep: Callable[[], float | None] | None = None, method: str = "cma",
-                   shrink: bool = False, note: str = ""):
+                   shrink: bool = False, note: str = "",
+                   instance: Callable[..., Mapping] | None = None):
     """Register the decorated ratio function as the attack surface of ``claim_id``.
 
     Parameters
@@ -89,6 +116,12 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
         Names -> primitives; the ratio is called with these keyword arguments.
     validator
         ``validator(**instance)``: falsy or a string (the failed hypothesis) rejects it.
+        Prefer ``instance``: the claim's own result hypotheses then decide.
+    instance
+        ``instance(**point) -> mapping``: the values the attacked claim's result
+        hypotheses read (:func:`flbounds.ledger.hypothesis`) at a point of the space; a
+        point where any of them is false or not evaluated is rejected, by the same
+        predicates that decide whether the claim's own instance is applicable.
     fixed
         The claim's own instance(s), as dicts (or a function returning them).
     tolerance, tolerance_why
@@ -123,7 +156,8 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
         _SURFACES[claim_id] = Surface(
             claim_id=claim_id, ratio=func, space=space, validator=validator, fixed=fixed,
             tolerance=float(tolerance), tolerance_why=tolerance_why, budget=budgets,
-            expected=expected, pep=pep, method=method, shrink=shrink, note=note)
+            expected=expected, pep=pep, method=method, shrink=shrink, note=note,
+            instance=instance)
         return func
 
     return register

@@ -123,7 +123,8 @@ class AttackTask:
             callback = PROGRESS[-1]
             progress = lambda n, best: callback(self.id, n, best)  # noqa: E731
         attack = search(s.ratio, s.space, budget=budget, method=s.method,
-                        seed=claim_seed_sequence(seed, self.id), validator=s.validator,
+                        seed=claim_seed_sequence(seed, self.id),
+                        validator=s.effective_validator(),
                         starts=starts, progress=progress)
         tol = Tolerance.rounding(s.tolerance, s.tolerance_why or "exact comparison")
         ev = Evidence(measured=attack.best_ratio, theoretical=1.0, relation="<=", tolerance=tol)
@@ -154,7 +155,7 @@ def _summary(s: Surface, attack, fixed_ratio: float, verdict: str) -> dict:
         out["pep_error"] = pep_error
     if verdict == "violated" and s.shrink and attack.witness:
         small = shrink(s.ratio, s.space, attack.witness, threshold=s.threshold,
-                       validator=s.validator)
+                       validator=s.effective_validator())
         out["minimal_witness"], out["minimal_ratio"] = small.witness, small.ratio
     return out
 

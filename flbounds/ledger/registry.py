@@ -36,6 +36,7 @@ from functools import cache
 import numpy as np
 
 from . import papers as _papers
+from . import results as _results
 from .plugins import CLAIMS_GROUP, entry_point_module, entry_points, import_tree, warn_failed
 from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
 from .taskkey import task_key
@@ -63,6 +64,13 @@ class Claim:
     full: dict = field(default_factory=dict)
     expected_full: str | None = None
     hypotheses: dict = field(default_factory=dict)
+    parts: tuple[str, ...] = ()
+    outside: dict = field(default_factory=dict)
+
+    @property
+    def results(self) -> list[str]:
+        """Ids of the results whose parts this claim checks (declaration order)."""
+        return list(dict.fromkeys(q.split(":", 1)[0] for q in self.parts))
 
     @property
     def paper_key(self) -> str:
@@ -124,11 +132,22 @@ class Claim:
             ev = self.func(rng=self.rng(seed), **params)
             if not isinstance(ev, Evidence):
                 raise TypeError(f"claim {self.id} returned {type(ev).__name__}, not Evidence")
+            verdict, reason, hypotheses = ev.verdict(), ev.reason, {**self.hypotheses,
+                                                                   **ev.hypotheses}
+            if self.parts:
+                if ev.hypotheses:
+                    raise ValueError(f"claim {self.id} is attached to result parts: its "
+                                     "hypotheses are predicates evaluated on "
+                                     "Evidence.instance, not labels in Evidence.hypotheses")
+                judgement = _results.judge(self.parts, ev.instance, self.outside)
+                hypotheses = judgement.table
+                verdict, why = _results.verdict_under(verdict, judgement)
+                if why:
+                    reason = f"{why}. {reason}" if reason else why
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
-                          relation=ev.relation, tolerance=ev.tolerance, verdict=ev.verdict(),
-                          details=ev.details, reason=ev.reason, traceback="",
-                          hypotheses={**self.hypotheses, **ev.hypotheses},
-                          attack=ev.attack,
+                          relation=ev.relation, tolerance=ev.tolerance, verdict=verdict,
+                          details=ev.details, reason=reason, traceback="",
+                          hypotheses=hypotheses, attack=ev.attack,
                           worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
@@ -145,7 +164,8 @@ class Claim:
 
 def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
           quick: dict | None = None, full: dict | None = None,
-          expected_full: str | None = None, hypotheses: dict | None = None):
+          expected_full: str | None = None, hypotheses: dict | None = None,
+          result: _results.Result | None = None, parts=(), outside: dict | None = None):
     """Register the decorated function as claim ``id`` (see the module docstring).
 
     Parameters
@@ -163,9 +183,17 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     quick, full
         Keyword parameters of the function per profile (``full`` defaults to ``quick``).
     hypotheses
-        The result's hypotheses and how the claim's instance stands towards each: ``True``
-        (met), ``False`` (not met) or a short text such as ``"left on purpose"``. The
-        function's :class:`~flbounds.ledger.Evidence` may add or refine entries at run time.
+        Legacy labels, for a claim attached to no result: hypothesis text -> ``True``,
+        ``False`` or a short text. Nothing evaluates them; a claim attached to result parts
+        may not have them.
+    result, parts
+        The result (:func:`~flbounds.ledger.result`) and the ids of its parts this claim
+        checks (every part when ``parts`` is empty); qualified ids ``"<result id>:<part>"``
+        attach a claim to parts of several results. The ledger evaluates those parts'
+        hypotheses on the instances of the claim's ``Evidence.instance``.
+    outside
+        Hypothesis name -> why the claim tests outside it on purpose. Such a hypothesis is
+        reported, not enforced; the claim can then not come out ``violated``.
     """
     key = id.split(".", 1)[0] if isinstance(id, str) else None
     if key is None or "." not in id:
@@ -180,16 +208,33 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     if expected_full is not None and expected_full not in EXPECTED:
         raise ValueError(f"expected_full must be one of {EXPECTED}, got {expected_full!r}")
     declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
+    qualified = _results.resolve_parts(id, result, parts)
+    outside = dict(outside or {})
+    if qualified and declared_hypotheses:
+        raise ValueError(f"claim {id!r}: a claim attached to result parts takes no hypothesis "
+                         "labels; its result's predicates are evaluated instead")
+    if outside and not qualified:
+        raise ValueError(f"claim {id!r}: outside= needs result parts to be outside of")
+    known = {h.name for _, h in _results.claim_hypotheses(qualified)}
+    unknown = sorted(set(outside) - known)
+    if unknown:
+        raise ValueError(f"claim {id!r}: outside names unknown hypotheses {unknown} "
+                         f"(hypotheses of its parts: {sorted(known)})")
+    if not all(isinstance(v, str) and v.strip() for v in outside.values()):
+        raise ValueError(f"claim {id!r}: outside maps hypothesis names to a reason (text)")
 
     def register(func):
         declared = {**_PENDING_HYPOTHESES.pop(id, {}), **declared_hypotheses}
+        if qualified and declared:
+            raise ValueError(f"claim {id!r}: declare_hypotheses labels a claim attached to "
+                             "result parts; its result's predicates are evaluated instead")
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
         q = dict(quick or {})
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
                               quick=q, full=dict(full) if full is not None else q,
-                              hypotheses=declared)
+                              hypotheses=declared, parts=qualified, outside=outside)
         return func
 
     return register
@@ -210,6 +255,9 @@ def declare_hypotheses(table: dict) -> None:
         checked = check_hypotheses(hyp, f"claim {cid!r}: hypotheses")
         if cid in _REGISTRY:
             old = _REGISTRY[cid]
+            if old.parts:
+                raise ValueError(f"claim {cid!r} is attached to result parts; its result's "
+                                 "predicates are evaluated instead of labels")
             _REGISTRY[cid] = replace(old, hypotheses={**checked, **old.hypotheses})
         else:
             _PENDING_HYPOTHESES[cid] = {**_PENDING_HYPOTHESES.get(cid, {}), **checked}
@@ -263,6 +311,7 @@ def _load_plugin(ep) -> None:
                 del _REGISTRY[cid]
         _papers.forget(key for key in _papers.declared_keys() - papers_before
                        if _in_tree(_papers.declared_by(key), root))
+        _results.forget(root)
         _FAILED.append(ep.name)
         warn_failed(ep, exc, "claims")
 

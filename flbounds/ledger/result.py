@@ -82,9 +82,13 @@ class Evidence:
         False when the instance falls outside the result's hypotheses; the verdict is then
         ``not-applicable`` whatever the numbers say, and ``reason`` says which hypothesis failed.
     hypotheses
-        How this instance stands towards each of the result's hypotheses: ``True`` (met),
-        ``False`` (not met) or a short text (``"left on purpose: step 10x the limit"``).
-        Entries add to (and override) those declared with the claim.
+        Legacy labels for a claim attached to no result: text -> ``True``, ``False`` or a
+        short text. Nothing evaluates them.
+    instance
+        The instance the numbers were computed on, as the named values its result's
+        hypothesis predicates read (a mapping), or a list of such instances (a grid, the
+        seeds of a Monte Carlo run): the ledger evaluates every hypothesis of the claim's
+        parts on each (:func:`flbounds.ledger.results.judge`).
     """
 
     measured: Any
@@ -97,6 +101,7 @@ class Evidence:
     hypotheses: dict = field(default_factory=dict)
     attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
     worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
+    instance: Any = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:

@@ -26,7 +26,7 @@ from .bounds import eq110_step, lemma3_rhs, lemma4_rhs
 from .fedavg_limit import THM3_B, THM3_P, THM3_STEP, _shared_limsup, thm3_corrected, thm3_printed
 from .instances import consistent_state, lemma3_step, lemma4_step, thm1a_step_printed
 from .lemma4_corrected import corrected_constant, near_worst_instance, printed_constant
-from .lemma4_counterexample import lemma4_sides
+from .lemma4_counterexample import lemma4_instance, lemma4_sides
 from .lemmas import P_LEMMA, ROUNDING, _expect
 
 N, D = 4, 3
@@ -264,6 +264,7 @@ def thm1a_one_round(**inst):
                        "empty_rounds": Integers(0, 200)},
                 tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 100, "full": 2000},
                 fixed=[{"n_clients": 4, "p": 0.02, "empty_rounds": 80}],
+                instance=lambda n_clients, p, empty_rounds: lemma4_instance(n_clients, p),
                 note="identical clients x^2/2, tau = 1, Lemma 4's largest step, the state "
                      "after a full round and k empty rounds")
 def lemma4_rare(*, n_clients, p, empty_rounds):

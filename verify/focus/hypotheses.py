@@ -32,10 +32,6 @@ declare_hypotheses({
     "focus.fig9.sg_focus_most_accurate": {
         **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
         "arbitrary (passive and active) participation": True},
-    "focus.lemma4.proof_step_104": {"q in (0, 1]": True},
-    "focus.lemma4.rare_participation": {
-        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True,
-        "a reachable state of FOCUS": True},
     "focus.lemma5.sg_descent_printed": {
         **A1, **SC, **NOISE,
         "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
@@ -97,10 +93,6 @@ declare_hypotheses({
     "focus.lemma2.fedavg_consensus_y": {**A1, **SC, "A5: bounded heterogeneity": True,
                                         "eta <= 1/(4(tau-1)L)": True},
     "focus.lemma3.descent": {**A1, **SC, "eta <= 1/(3L(tau-1)) and the proof's conditions": True},
-    "focus.lemma4.consensus": {
-        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True},
-    "focus.lemma4.corrected": {
-        **A1, **SC, "eta <= min{q^{3/2}/(8L sqrt N), q^{3/2}/(8L(tau-1))}": True},
     "focus.lemma5.sg_descent_corrected": {
         **A1, **SC, **NOISE, "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
     "focus.lemma6.sg_consensus": {

@@ -37,8 +37,12 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.participation import Bernoulli
+from flbounds.problems import Quadratic
 
-from .lemma4_counterexample import lemma4_parts
+from .instances import lemma4_step
+from .lemma4 import LEMMA4
+from .lemma4_counterexample import lemma4_instance, lemma4_parts
 from .lemmas import ROUNDING, _lemma4
 
 #: The near-worst round found by the attack on this claim (``flbounds falsify
@@ -78,6 +82,17 @@ def near_worst_sides(constant=None) -> tuple[float, float]:
     return lemma4_round_sides(near_worst_instance(), constant or corrected_constant)
 
 
+def near_worst_hypotheses_instance() -> dict:
+    """The values Lemma 4's hypotheses read on :data:`NEAR_WORST` (step = step_frac times
+    the lemma's bound, as the attack space builds it)."""
+    inst = near_worst_instance()
+    problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(4)]), inst["b"])
+    q = Bernoulli(inst["p"]).aggregation_weights()
+    step = inst["step_frac"] * lemma4_step(problem.L, 4, inst["tau"], float(q.min()))
+    return dict(q=q, problem=problem, mu=float(problem.client_mu.min()), L=problem.L,
+                tau=inst["tau"], step=step)
+
+
 def corrected_constant(q_min: float, n_clients: int) -> float:
     """Gradient constant of the corrected eq. (97): 16 (N + 1)/(3 q_min)."""
     return 16 * (n_clients + 1) / (3 * q_min)
@@ -104,7 +119,7 @@ def _rare_family(variants, constant):
 
 
 @claim("focus.lemma4.corrected", ref="Lemma 4, eq. (97); proof (98)-(104) with (100) fixed",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=LEMMA4, parts=("rate",),
        statement="Under Lemma 4's hypotheses (eta <= min{q^{3/2}/(8L sqrt N), "
                  "q^{3/2}/(8L(tau-1))}, any participation): E||1 x_{r+1} - X_{(r+1)tau}||_F^2 "
                  "<= (1 - q_min/3)||1 x_r - X_{r tau}||_F^2 + (16 (N+1) eta^2 N^2/(3 q_min)) "
@@ -127,14 +142,16 @@ def corrected(*, rng, n_states, taus, variants):
     a fixed instance close enough to the bound that an error of about 1% in the FOCUS round
     moves it over. Tolerance: rounding, 1e-12 relative to each bound."""
     lhs_a, rhs_a = _rare_family(variants, corrected_constant)
-    lhs_b, rhs_b = _lemma4(rng, n_states, taus, corrected_constant)
+    instances = [lemma4_instance(n, p) for n, p, _ in variants]
+    lhs_b, rhs_b = _lemma4(rng, n_states, taus, corrected_constant, instances)
+    instances.append(near_worst_hypotheses_instance())
     lhs_c, rhs_c = near_worst_sides()
     _, without = _rare_family(variants, printed_constant)
     measured = np.concatenate([lhs_a, lhs_b, [lhs_c]])
     theoretical = np.concatenate([rhs_a, rhs_b, [rhs_c]])
     names = [f"N={n}, p={p}, k={k}" for n, p, k in variants]
     return Evidence(
-        measured=measured, theoretical=theoretical, relation="<=",
+        measured=measured, theoretical=theoretical, relation="<=", instance=instances,
         tolerance=Tolerance(ROUNDING * np.abs(theoretical), "rounding",
                             "1e-12 x each bound (exact enumeration, as the lemma checks)"),
         details={"ratio_rare": dict(zip(names, (lhs_a / rhs_a).tolist(), strict=True)),

@@ -19,6 +19,7 @@ from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
 from .instances import consistent_state, lemma4_step
+from .lemma4 import LEMMA4
 from .lemmas import ROUNDING, _expect
 
 
@@ -43,6 +44,14 @@ def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int =
     return lhs, state.consensus_error(), grad, q_min, step
 
 
+def lemma4_instance(n_clients: int, p: float, local_steps: int = 1) -> dict:
+    """The values Lemma 4's hypotheses read, for the family of :func:`lemma4_parts`."""
+    problem = Quadratic(np.ones((n_clients, 1, 1)), np.zeros((n_clients, 1)))
+    q = Bernoulli(np.full(n_clients, p)).aggregation_weights()
+    return dict(q=q, problem=problem, mu=1.0, L=1.0, tau=local_steps,
+                step=lemma4_step(1.0, n_clients, local_steps, float(q.min())))
+
+
 def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
     """Both sides of eq. (97) as printed on the family of :func:`lemma4_parts`.
     Returns (LHS, RHS, q_min, step)."""
@@ -52,7 +61,7 @@ def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int =
 
 
 @claim("focus.lemma4.rare_participation", ref="Lemma 4, eq. (97); proof step (100)",
-       kind="statement", expected="violated",
+       kind="statement", expected="violated", result=LEMMA4, parts=("rate",),
        statement="Lemma 4 for every Bernoulli participation: with eta <= min{q^{3/2}/(8L sqrt N), "
                  "q^{3/2}/(8L(tau-1))}, E||1 x_{r+1} - X_{(r+1)tau}||_F^2 <= (1 - q_min/3)"
                  "||1 x_r - X_{r tau}||_F^2 + (16 eta^2 N^2/(3 q_min)) E||grad F(x_{r+1})||^2.",
@@ -75,6 +84,7 @@ def rare_participation(*, rng, n_clients, p, empty_rounds):
     larger = {f"N={n}": lemma4_sides(n, pn, k)[0] / lemma4_sides(n, pn, k)[1]
               for n, pn, k in ((6, 0.05, 20), (8, 0.1, 10))}
     return Evidence(measured=lhs, theoretical=rhs, relation="<=",
+                    instance=lemma4_instance(n_clients, p),
                     tolerance=Tolerance.rounding(ROUNDING * abs(rhs),
                                                  "1e-12 x the bound (exact enumeration)"),
                     details={"ratio": lhs / rhs, "q_min": q_min, "step": step,

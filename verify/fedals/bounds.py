@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger.bounds import bound, positive, vector
+from flbounds.ledger import bound, positive, vector
 
 
 def _check(*, mu, L, G, D, w):

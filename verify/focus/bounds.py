@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger.bounds import bound, integer, nonnegative, positive, probabilities
+from flbounds.ledger import bound, integer, nonnegative, positive, probabilities
 from flbounds.participation import Bernoulli
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger.bounds import (
+from flbounds.ledger import (
     bound,
     integer,
     nonnegative,

@@ -6,7 +6,7 @@ Each calls the closed form the SAFARI claims use (``verify.safari.closed_forms``
 
 from __future__ import annotations
 
-from flbounds.ledger.bounds import bound, integer, nonnegative, positive, probability
+from flbounds.ledger import bound, integer, nonnegative, positive, probability
 
 _NOISE = (nonnegative("sigma2", "client gradient noise sigma^2"),
           nonnegative("sigma_s2", "server gradient noise sigma_s^2"),

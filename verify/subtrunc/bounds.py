@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger.bounds import bound, integer, nonnegative, positive
+from flbounds.ledger import bound, integer, nonnegative, positive
 
 
 def aux_inequality_sides(k, x):

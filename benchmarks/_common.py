@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flbounds.ledger.outputs import OutputError, output_folder
+from flbounds.ledger.engine.outputs import OutputError, output_folder
 
 DEFAULT_OUT = Path("flbounds-results") / "benchmarks"
 OUT_HELP = f"output folder (default: {DEFAULT_OUT})"

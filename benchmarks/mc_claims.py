@@ -60,8 +60,8 @@ from flbounds.algorithms import fedavg, safari, safari_plan
 from flbounds.algorithms.batched import BatchedFedAvgTrace, fedavg_batched
 from flbounds.algorithms.batched_safari import BatchedSafariTrace
 from flbounds.algorithms.safari import SafariPlan, _draw_plan
-from flbounds.ledger import registry
-from flbounds.ledger.result import to_jsonable
+from flbounds.ledger.api import registry
+from flbounds.ledger.api.result import to_jsonable
 from flbounds.sampling.online import run_online
 from flbounds.sampling.online_batched import KINDS, baseline_costs
 from verify.safari import digits_experiment, instances

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, prog, write
 from flbounds.cli._common import non_negative_int
-from flbounds.ledger.registry import select
+from flbounds.ledger.api.registry import select
 
 NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"

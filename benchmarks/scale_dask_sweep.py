@@ -17,7 +17,7 @@ import time
 from benchmarks._common import DEFAULT_OUT, OUT_HELP, out_folder, prog, write
 from flbounds.cli._common import positive_int
 from flbounds.ledger import select
-from flbounds.ledger.runner import run_tasks
+from flbounds.ledger.engine.runner import run_tasks
 
 NAME = "scale_dask_sweep"
 

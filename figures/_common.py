@@ -93,7 +93,7 @@ def metadata(module, name: str, args, data: dict, elapsed_s: float) -> dict:
     """The JSON record of one drawn figure (see the module docstring)."""
     import matplotlib as mpl
 
-    from flbounds.ledger.registry import versions
+    from flbounds.ledger.api.registry import versions
 
     doc = (module.__doc__ or "").strip()
     # the docstring's first line, without reST markup (:math:`x` -> x, ``x`` -> x)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flbounds.ledger.registry import PAPERS
-from flbounds.ledger.result import CheckResult
+from flbounds.ledger.api.registry import PAPERS
+from flbounds.ledger.api.result import CheckResult
 
 VERSIONS = {"flbounds": "0.1.0", "python": "3.11.7"}
 

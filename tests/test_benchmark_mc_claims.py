@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks import mc_claims
 from flbounds.algorithms import fedavg_batched
-from flbounds.ledger import registry
+from flbounds.ledger.api import registry
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.sampling.online import Assumption51Feedback

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from flbounds.ledger import coverage
+from flbounds.ledger.reports import coverage
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
 
@@ -16,7 +16,7 @@ def test_every_claim_and_every_result_is_accounted_for():
 
 def test_the_committed_table_is_current():
     assert DOC.read_text(encoding="utf-8") == coverage.markdown(), \
-        "run: python -m flbounds.ledger.coverage --out docs/coverage.md"
+        "run: python -m flbounds.ledger.reports.coverage --out docs/coverage.md"
 
 
 @pytest.mark.parametrize("ref, cited", [

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from flbounds.ledger.runner import execute, run_tasks
+from flbounds.ledger.engine.runner import execute, run_tasks
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")

@@ -10,7 +10,7 @@ import pytest
 from flbounds.cli import main
 from flbounds.falsify import get_surface, surfaces
 from flbounds.ledger import PAPERS, ResultStore, get, run_claims
-from flbounds.ledger.result import to_jsonable
+from flbounds.ledger.api.result import to_jsonable
 
 HOLDS = "kvib.lemma2_1.isp_le_rsp_bound"
 VIOLATED = "kvib.thm4_1.sigma2_constant_printed"

@@ -24,7 +24,7 @@ def test_there_are_figures():
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_declares_the_claims_it_illustrates(name):
     from flbounds.ledger import load_all
-    from flbounds.ledger.registry import matches
+    from flbounds.ledger.api.registry import matches
 
     claims = getattr(importlib.import_module(f"figures.{name}"), "CLAIMS", None)
     assert isinstance(claims, tuple) and claims, f"figures.{name} lacks a CLAIMS tuple"

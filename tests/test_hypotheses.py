@@ -4,7 +4,7 @@ targets, all met (a counterexample outside a result's hypotheses is not a violat
 import pytest
 
 from flbounds.ledger import declare_hypotheses, get, select
-from flbounds.ledger.registry import undeclared_hypotheses
+from flbounds.ledger.api.registry import undeclared_hypotheses
 
 
 def _violations():

@@ -16,8 +16,8 @@ from numba import njit
 
 from flbounds.algorithms import fedavg, focus, sg_focus
 from flbounds.kernels import rounds
+from flbounds.kernels._layout import rows_last
 from flbounds.kernels.gradients import QuadraticData, gradients_at
-from flbounds.problems._layout import rows_last
 from tests.test_kernel_bits import (
     N_CLIENTS,
     VECTOR_KINDS,

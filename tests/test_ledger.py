@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flbounds.ledger import Evidence, ResultStore, Tolerance, run_claims, select
-from flbounds.ledger.registry import Claim, claim_seed_sequence
+from flbounds.ledger.api.registry import Claim, claim_seed_sequence
 
 CHEAP = "focus.matrices"  # a fast, randomized selection (mass_preservation draws)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from flbounds.ledger import ResultStore
-from flbounds.ledger.report import write_reports
+from flbounds.ledger.reports.report import write_reports
 from tests.ledger_rows import synthetic_results
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from flbounds.ledger import taskkey
-from flbounds.ledger.workers import WorkerPool
+from flbounds.ledger.api import taskkey
+from flbounds.ledger.engine.workers import WorkerPool
 
 
 def test_code_digest_is_computed_once_per_module_within_a_run(monkeypatch):
@@ -15,14 +15,14 @@ def test_code_digest_is_computed_once_per_module_within_a_run(monkeypatch):
     real = taskkey._file_digest
     monkeypatch.setattr(taskkey, "_file_digest", lambda p: calls.append(p) or real(p))
     with taskkey.sources_fixed():
-        first = taskkey.code_digest("flbounds.ledger.taskkey")
+        first = taskkey.code_digest("flbounds.ledger.api.taskkey")
         walked = len(calls)
         assert walked > 0
         with taskkey.sources_fixed():      # nested: the same memo
-            assert taskkey.code_digest("flbounds.ledger.taskkey") == first
+            assert taskkey.code_digest("flbounds.ledger.api.taskkey") == first
         assert len(calls) == walked
     assert taskkey._fixed is None
-    assert taskkey.code_digest("flbounds.ledger.taskkey") == first
+    assert taskkey.code_digest("flbounds.ledger.api.taskkey") == first
     assert len(calls) == 2 * walked          # outside a run: the tree is read again
 
 
@@ -48,7 +48,7 @@ def test_a_pool_starts_its_workers_up_front_but_no_more_than_needed(monkeypatch)
 
 
 def test_a_forking_pool_waits_for_the_claims(monkeypatch):
-    from flbounds.ledger import workers
+    from flbounds.ledger.engine import workers
 
     made = []
     monkeypatch.setattr(WorkerPool, "_new_worker",
@@ -68,7 +68,7 @@ _FORK_PROBE = """
 import json, sys
 import flbounds.cli.check as check
 from flbounds.cli import main
-from flbounds.ledger import workers
+from flbounds.ledger.engine import workers
 
 events = []
 real_select, real_init = check.select_claims, workers._Worker.__init__
@@ -125,8 +125,8 @@ def test_a_usage_error_after_the_pool_started_stops_its_workers(monkeypatch, tmp
 
 _SIBLING_PROBE = """
 import subprocess
-from flbounds.ledger.registry import load_all
-from flbounds.ledger.workers import WorkerPool, can_fork
+from flbounds.ledger.api.registry import load_all
+from flbounds.ledger.engine.workers import WorkerPool, can_fork
 
 load_all()
 pool = WorkerPool(2, fork=True)

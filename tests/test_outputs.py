@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from flbounds.cli import main
-from flbounds.ledger import outputs
-from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.engine import outputs
+from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 
 FAST = "focus.matrices.pull_row_stochastic"
 

@@ -22,7 +22,7 @@ def test_one_client_is_gradient_descent_under_pl(step):
 
 
 def test_printed_rate_and_step_come_from_the_bound_registry():
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
     res = focus_pl_rate(BETA, L, (0.5, 0.8), 2)
     value = bounds.get("focus.thm1b").evaluate(beta=BETA, L=L, p=[0.5, 0.8], tau=2)
     assert res.params["step"] == value.step

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import flbounds.ledger.papers as papers
-import flbounds.ledger.registry as registry
+import flbounds.ledger.api.papers as papers
+import flbounds.ledger.api.registry as registry
 from flbounds.ledger import (
     Evidence,
     PluginLoadWarning,
@@ -27,9 +27,9 @@ from flbounds.ledger import (
     load_all,
     paper,
 )
-from flbounds.ledger.figures import load_figures
-from flbounds.ledger.plugins import CLAIMS_GROUP, entry_points
-from flbounds.ledger.registry import Claim
+from flbounds.ledger.api.figures import load_figures
+from flbounds.ledger.api.plugins import CLAIMS_GROUP, entry_points
+from flbounds.ledger.api.registry import Claim
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN_MODULE = '''
@@ -264,7 +264,7 @@ def test_figures_are_found_through_their_entry_point():
 
 
 def test_figure_entry_points_name_a_module_or_a_package(monkeypatch, tmp_path):
-    import flbounds.ledger.figures as figures_mod
+    import flbounds.ledger.api.figures as figures_mod
 
     (tmp_path / "one_figure.py").write_text(
         "def compute():\n    return {}\n\n\ndef plot(data):\n    return None\n\n\n"

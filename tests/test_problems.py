@@ -6,6 +6,7 @@ from hypothesis import example, given, settings
 
 from flbounds import problems, validation
 from flbounds.algorithms import focus
+from flbounds.kernels._layout import CACHE_LINE, line_aligned
 from flbounds.problems import (
     LogisticL2,
     NonconvexLogistic,
@@ -18,7 +19,6 @@ from flbounds.problems import (
     random_scalar_pl,
     shared_hessian_quadratics,
 )
-from flbounds.problems._layout import CACHE_LINE, line_aligned
 from tests import reference as ref
 from tests.strategies import CORNER_CASES, Case, cases
 

@@ -8,14 +8,14 @@ import pytest
 
 from flbounds.cli import build_parser
 from flbounds.ledger import load_all
-from flbounds.ledger.readme import render
+from flbounds.ledger.reports.readme import render
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_generated_counts_are_fresh():
     text = README.read_text(encoding="utf-8")
-    assert render(text) == text, "stale README counts: run python -m flbounds.ledger.readme"
+    assert render(text) == text, "stale README counts: run python -m flbounds.ledger.reports.readme"
 
 
 def test_claim_counts_in_prose_match_the_registry():
@@ -45,7 +45,7 @@ def test_tour_has_six_commands_that_parse():
 
             select(args.patterns)  # every pattern names claims that exist
         if args.command == "figures":
-            from flbounds.ledger.figures import select_figures
+            from flbounds.ledger.api.figures import select_figures
 
             select_figures(args.names)
 

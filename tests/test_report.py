@@ -10,8 +10,8 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from flbounds.ledger import report_data  # noqa: E402
-from flbounds.ledger.report import html_page, markdown, write_reports  # noqa: E402
+from flbounds.ledger.reports import report_data  # noqa: E402
+from flbounds.ledger.reports.report import html_page, markdown, write_reports  # noqa: E402
 from tests.ledger_rows import make_result, synthetic_results  # noqa: E402
 
 
@@ -50,7 +50,7 @@ def test_rows_carry_full_arrays_and_provenance():
 
 
 def test_rows_render_without_optional_fields():
-    from flbounds.ledger.result import CheckResult
+    from flbounds.ledger.api.result import CheckResult
 
     plain = CheckResult.from_dict(make_result("focus.a.b").to_dict())
     row = report_data.payload([plain], [])["rows"][0]

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from flbounds.ledger.runner import run_tasks
+from flbounds.ledger.engine.runner import run_tasks
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
 
 # two long tasks (full profile), so both workers are busy when the parent is killed; the
 # parent prints "begun" each time a worker reports that it began its task
 SCRIPT = """
-from flbounds.ledger import workers
-from flbounds.ledger.runner import run_tasks
+from flbounds.ledger.engine import workers
+from flbounds.ledger.engine.runner import run_tasks
 
 begin = workers._Worker.begin
 def announce(self):

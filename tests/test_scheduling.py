@@ -2,9 +2,9 @@
 
 from types import SimpleNamespace
 
-from flbounds.ledger import runner
-from flbounds.ledger.registry import select
-from flbounds.ledger.store import ResultStore
+from flbounds.ledger.api.registry import select
+from flbounds.ledger.engine import runner
+from flbounds.ledger.engine.store import ResultStore
 
 
 def _row(claim_id, elapsed, profile="quick"):

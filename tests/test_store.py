@@ -12,7 +12,7 @@ import pytest
 
 from flbounds.cli import main
 from flbounds.ledger import ResultStore, get, select
-from flbounds.ledger.leases import BUSY, DONE, MINE, acquire
+from flbounds.ledger.engine.leases import BUSY, DONE, MINE, acquire
 
 FAST = "focus.matrices.pull_row_stochastic"
 
@@ -140,7 +140,7 @@ def test_two_concurrent_runs_compute_each_task_once(tmp_path):
 def test_creating_the_schema_retries_while_another_run_holds_the_database():
     """A stale WAL snapshot makes SQLite report "database is locked" at once (no busy
     timeout): the schema is retried; any other error is not."""
-    from flbounds.ledger import store as store_module
+    from flbounds.ledger.engine import store as store_module
 
     class Racing:
         def __init__(self, failures, message="database is locked"):

@@ -18,7 +18,7 @@ HELPER = "verify/kvib/instances.py"   # the K-Vib checks draw their instances he
 KEYS = """
 import json, flbounds
 from flbounds.ledger import load_all
-from flbounds.ledger.taskkey import task_key
+from flbounds.ledger.api.taskkey import task_key
 assert flbounds.__file__.startswith({root!r}), flbounds.__file__
 print(json.dumps({{c.id: [c.module, task_key(c, "quick", 0)] for c in load_all().values()}}))
 """

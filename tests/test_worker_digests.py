@@ -3,9 +3,9 @@
 import ast
 from pathlib import Path
 
-from flbounds.ledger import taskkey
-from flbounds.ledger.registry import get, load_all
-from flbounds.ledger.workers import WorkerPool
+from flbounds.ledger.api import taskkey
+from flbounds.ledger.api.registry import get, load_all
+from flbounds.ledger.engine.workers import WorkerPool
 
 CLAIM = "kvib.lemma2_2.special_cases"
 

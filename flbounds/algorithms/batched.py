@@ -25,9 +25,9 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.algorithms.focus import INITS
+from flbounds.kernels._layout import line_aligned
 from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
-from flbounds.problems._layout import line_aligned
 
 
 class BatchedFedAvgTrace(NamedTuple):

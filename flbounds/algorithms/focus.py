@@ -34,8 +34,8 @@ from flbounds.algorithms._common import (
     round_settings,
     start_point,
 )
+from flbounds.kernels._layout import line_aligned, line_zeros
 from flbounds.kernels.rounds import FocusRecord, FocusState, run_focus
-from flbounds.problems._layout import line_aligned, line_zeros
 from flbounds.validation import as_float_array
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]

@@ -29,7 +29,7 @@ _SHOW_WARNING = warnings.showwarning
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A plugin that failed to load: one line on stderr; other warnings as usual."""
-    from flbounds.ledger.plugins import PluginLoadWarning
+    from flbounds.ledger.api.plugins import PluginLoadWarning
 
     if issubclass(category, PluginLoadWarning):
         print(f"flbounds: warning: {message}", file=sys.stderr)
@@ -73,7 +73,7 @@ def scheduler_client(address):
     usage error."""
     if not address:
         return None
-    from flbounds.ledger.runner import SchedulerError, connect
+    from flbounds.ledger.engine.runner import SchedulerError, connect
 
     try:
         return connect(address)

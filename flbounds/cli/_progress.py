@@ -251,7 +251,7 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
     and are left out of the ETA.
     """
     from flbounds.ledger import ResultStore
-    from flbounds.ledger.registry import task_key
+    from flbounds.ledger.api.taskkey import task_key
 
     history = ResultStore(results_dir).load()
     durations = {r.id: r.elapsed_s for r in history if r.profile == profile}
@@ -267,8 +267,8 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
 
 def summary_table(results, elapsed: float) -> str:
     """End-of-run summary: verdicts per paper, then every unexpected verdict and its reproducer."""
-    from flbounds.ledger.report import by_paper, fmt
-    from flbounds.ledger.result import VERDICTS
+    from flbounds.ledger.api.result import VERDICTS
+    from flbounds.ledger.reports.report import by_paper, fmt
 
     head = ("paper", "claims", *VERDICTS, "as expected")
     rows = []

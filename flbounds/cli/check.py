@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
-from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
-from flbounds.ledger.registry import PROFILES, failed_plugins
-from flbounds.ledger.runner import DEFAULT_TIMEOUT_S, start_pool
-from flbounds.ledger.store import StoreError
+from flbounds.ledger.api.registry import PROFILES, failed_plugins
+from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
+from flbounds.ledger.engine.store import StoreError
 
 from ._common import (
     DEFAULT_RESULTS,

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from flbounds.ledger import ResultStore, run_claims
-from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
-from flbounds.ledger.registry import PROFILES, matches
+from flbounds.ledger.api.registry import PROFILES, matches
+from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 
 from ._common import (
     DEFAULT_RESULTS,

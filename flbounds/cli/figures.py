@@ -14,8 +14,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from flbounds.ledger.outputs import OutputError, output_folder
-from flbounds.ledger.registry import PROFILES
+from flbounds.ledger.api.registry import PROFILES
+from flbounds.ledger.engine.outputs import OutputError, output_folder
 
 from ._common import DEFAULT_RESULTS, SEED_HELP, UsageError, non_negative_int
 from ._progress import Eta, ProgressBar, numba_first_run_notice
@@ -72,7 +72,7 @@ def _configure_logging(verbose: bool, quiet: bool) -> None:
 
 def select_figures(names):
     """Figure name -> module for ``names`` (prefixes; all when empty); ValueError if unknown."""
-    from flbounds.ledger.figures import select_figures as select
+    from flbounds.ledger.api.figures import select_figures as select
 
     return select(names)
 

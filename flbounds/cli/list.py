@@ -6,9 +6,9 @@ import csv
 import json
 import sys
 
-from flbounds.ledger.registry import PAPERS
-from flbounds.ledger.report_data import hypotheses_state
-from flbounds.ledger.result import to_jsonable
+from flbounds.ledger.api.registry import PAPERS
+from flbounds.ledger.api.result import to_jsonable
+from flbounds.ledger.reports.report_data import hypotheses_state
 
 from ._common import select_claims
 

@@ -10,10 +10,10 @@ import html
 from pathlib import Path
 
 from flbounds.ledger import ResultStore
-from flbounds.ledger.outputs import OutputError, output_file, output_folder, write_text
-from flbounds.ledger.provenance import select_rows
-from flbounds.ledger.registry import PROFILES
-from flbounds.ledger.report import html_page, markdown
+from flbounds.ledger.api.registry import PROFILES
+from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.reports.provenance import select_rows
+from flbounds.ledger.reports.report import html_page, markdown
 
 from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from flbounds.ledger import ResultStore
-from flbounds.ledger.registry import PROFILES, load_all, matches
-from flbounds.ledger.report import fmt
+from flbounds.ledger.api.registry import PROFILES, load_all, matches
+from flbounds.ledger.reports.report import fmt
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
 from .list import claim_record

@@ -68,8 +68,8 @@ class Surface:
         come from an instance that meets every hypothesis."""
         if self.instance is None:
             return self.validator
-        from flbounds.ledger.registry import get
-        from flbounds.ledger.results import judge
+        from flbounds.ledger.api.registry import get
+        from flbounds.ledger.api.results import judge
 
         claim = get(self.claim_id)
         if not claim.parts:
@@ -165,7 +165,7 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
 
 def surfaces() -> dict[str, Surface]:
     """Every registered surface, by claim id (imports the claim packages first)."""
-    from flbounds.ledger import load_all
+    from flbounds.ledger.api.registry import load_all
 
     load_all()
     return dict(sorted(_SURFACES.items()))

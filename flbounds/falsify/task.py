@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flbounds.ledger.registry import claim_seed_sequence, get, task_key, versions
-from flbounds.ledger.result import CheckResult, Evidence, Tolerance, to_jsonable
+from flbounds.ledger.api.registry import claim_seed_sequence, get, versions
+from flbounds.ledger.api.result import CheckResult, Evidence, Tolerance, to_jsonable
+from flbounds.ledger.api.taskkey import task_key
 
 from .search import search
 from .shrink import shrink

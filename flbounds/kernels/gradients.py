@@ -33,7 +33,7 @@ Layout (why the data sit as they do): without fastmath LLVM may not reorder any 
 so the only vectorization left is across *independent* outputs, several rows or samples at
 once, and that needs the outputs to be the contiguous axis. For :math:`A_c z` that is
 :math:`A_c^\top` (``At``, which is ``A`` itself since the problems' :math:`A_i` are exactly
-symmetric: no copy, :func:`flbounds.problems._layout.rows_last`); for :math:`X_c z` (ridge
+symmetric: no copy, :func:`flbounds.kernels._layout.rows_last`); for :math:`X_c z` (ridge
 residuals, logistic margins) it is :math:`X_c^\top` as (d, n), and for :math:`X_c^\top r` it is
 :math:`X_c` as stored. Ridge therefore transposes the client's (n, d) block into the (d, n)
 scratch in :func:`load_client`, once per visit (in 4 x 4 register tiles,
@@ -56,6 +56,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from flbounds.kernels._layout import rows_last
 from flbounds.kernels._simd import (
     dot4_rows,
     madd_rows,
@@ -73,7 +74,7 @@ CACHED = {"fastmath": False, "cache": True}
 
 class QuadraticData(NamedTuple):
     """Clients :math:`f_i(z) = z^\\top A_i z/2 - b_i^\\top z`; ``At[i] = A[i].T`` (the same
-    array when every :math:`A_i` is exactly symmetric, see :mod:`flbounds.problems._layout`)."""
+    array when every :math:`A_i` is exactly symmetric, see :mod:`flbounds.kernels._layout`)."""
 
     A: np.ndarray
     b: np.ndarray
@@ -383,7 +384,6 @@ def population(data):
     Quadratics average :math:`A_i, b_i`; ridge and logistic clients have the same number of
     samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
     Plain Python (glue): it builds arrays once per run."""
-    from flbounds.problems._layout import rows_last  # flbounds.problems imports this module
     if isinstance(data, QuadraticData):
         A = data.A.mean(axis=0)[None]
         return QuadraticData(A, data.b.mean(axis=0)[None], rows_last(A))

@@ -1,32 +1,59 @@
-"""The claim ledger: evidence, results, the registry, the runner, the store and the reports.
+"""The claim ledger, in three layers that import only downwards.
 
-The plugin API for a new paper is :func:`paper`, :func:`result` (a numbered result with
-its parts and :func:`hypothesis` predicates), :func:`bound` (its printed bound),
-:func:`claim`, :class:`Evidence` and :class:`Tolerance`; a package registers its claim
-modules under the entry-point group ``flbounds.claims`` (see ``README.md``, "Checking your
-own paper").
+- :mod:`.api`, the plugin API: :func:`paper`, :func:`result` (a numbered result with its
+  parts and :func:`hypothesis` predicates), :func:`bound` (its printed bound), :func:`claim`,
+  :class:`Evidence` and :class:`Tolerance`; a package registers its claim modules under the
+  entry-point group ``flbounds.claims`` (see ``README.md``, "Checking your own paper");
+- :mod:`.engine`: the runner, the worker pool and Dask, the results store and its leases;
+- :mod:`.reports`: the HTML ledger, the Markdown table, the coverage table.
+
+This module re-exports the names plugins and scripts use; import them from here.
+:func:`get` resolves any task id: a claim's, or ``attack:<claim id>``.
 """
 
-from .bounds import bound, integer, nonnegative, positive, probabilities, probability, vector
-from .papers import Paper, paper
-from .plugins import PluginLoadWarning
-from .registry import (
+from .api import (
     PAPERS,
+    CheckResult,
     Claim,
+    Evidence,
+    Hypothesis,
+    Paper,
+    Part,
+    PluginLoadWarning,
+    Result,
+    Tolerance,
+    bound,
     claim,
     claim_seed_sequence,
     declare_hypotheses,
-    get,
+    hypothesis,
+    integer,
     load_all,
+    nonnegative,
+    paper,
+    positive,
+    probabilities,
+    probability,
+    result,
     select,
+    vector,
 )
-from .result import CheckResult, Evidence, Tolerance
-from .results import Hypothesis, Part, Result, hypothesis, result
-from .runner import run_claims
-from .store import ResultStore
+from .engine.runner import run_claims
+from .engine.store import ResultStore
+from .engine.tasks import get
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Hypothesis", "Paper", "Part",
            "PluginLoadWarning", "Result", "ResultStore", "Tolerance", "bound", "claim",
-           "claim_seed_sequence", "declare_hypotheses", "get", "hypothesis", "integer",
-           "load_all", "nonnegative", "paper", "positive", "probabilities", "probability",
-           "result", "run_claims", "select", "vector"]
+           "claim_seed_sequence", "declare_hypotheses", "declare_results", "get", "hypothesis",
+           "integer", "load_all", "nonnegative", "paper", "positive", "probabilities",
+           "probability", "result", "run_claims", "select", "vector"]
+
+
+def __getattr__(name: str):
+    # the per-paper result lists of the coverage table (being replaced by declared results):
+    # imported on first use, so that 'python -m flbounds.ledger.reports.coverage' runs a
+    # module not imported yet
+    if name == "declare_results":
+        from .reports.coverage import declare_results
+        return declare_results
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

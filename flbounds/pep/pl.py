@@ -42,7 +42,7 @@ from .tracking import _process
 def printed_pl_step_and_rate(beta, L, p, local_steps, step=None):
     """Theorem 1(b)'s admissible step (when ``step`` is None) and printed rate
     :math:`1 - \\eta\\beta N`, from the bound registry."""
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
 
     value = bounds.get("focus.thm1b").evaluate(beta=beta, L=L, p=np.asarray(p, dtype=float),
                                                tau=local_steps, step=step)

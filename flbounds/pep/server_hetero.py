@@ -78,7 +78,7 @@ def sampled_sets(n_clients, n_sampled=None, eligible=None):
 def one_round_bound(mu, L, q, local_steps, step_server, s):
     r"""(Thm 5 at R = 1, the proof's one-round (83)) at :math:`\|x_r - x^\star\|^2 = 1`,
     :math:`\sigma_G^2 = s`, no noise."""
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
 
     eta_c, eta_bar = thm5_steps(mu, L, local_steps, step_server)
     K = local_steps

@@ -101,7 +101,7 @@ def q_condition_coefficients(mu, L, q, eta_bar, corrected=False):
 
 
 def _printed_thm5(mu, L, q, local_steps, step):
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
 
     try:
         thm = bounds.get("safari.thm5")
@@ -174,7 +174,7 @@ def thm4_q_condition_trivial(L, step_server):
 
 
 def _printed_thm4(L, q, K, R, step):
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
 
     try:
         thm = bounds.get("safari.thm4")

@@ -26,7 +26,7 @@ def _focus_row(p, tau):
 
 
 def _focus_rounds_row(p, tau, rounds):
-    from ..ledger import bounds
+    from ..ledger.api import bounds
     from . import focus_rounds_rate
 
     step = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p), tau=tau).step
@@ -37,7 +37,7 @@ def _focus_rounds_row(p, tau, rounds):
 
 
 def _fedavg_row(n, tau, fraction, process, label):
-    from ..ledger import bounds
+    from ..ledger.api import bounds
     from . import fedavg_rate
 
     thm = bounds.get("focus.cor3.rate")

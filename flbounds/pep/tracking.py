@@ -76,7 +76,7 @@ def _process(p, participation):
 def printed_step_and_rate(mu, L, p, local_steps, step=None):
     """Theorem 1(a)'s printed step (when ``step`` is None) and rate, from the bound registry
     (None, None when the paper's bounds are not installed)."""
-    from flbounds.ledger import bounds
+    from flbounds.ledger.api import bounds
 
     try:
         thm = bounds.get("focus.thm1a")

@@ -7,6 +7,7 @@ import numpy as np
 from scipy.special import expit
 
 from flbounds.kernels import losses as _kernels
+from flbounds.kernels._layout import line_aligned
 from flbounds.kernels.gradients import LogisticData, ScalarPLData, gradients_at
 from flbounds.validation import (
     as_float_array,
@@ -20,7 +21,6 @@ from ._base import (
     _newton_minimize,
     _Problem,
 )
-from ._layout import line_aligned
 from ._quadratic import _data_arrays, _gram_eigenvalues
 
 

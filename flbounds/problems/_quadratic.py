@@ -7,6 +7,7 @@ from functools import cached_property
 import numpy as np
 
 from flbounds.kernels import losses as _kernels
+from flbounds.kernels._layout import line_aligned, rows_last
 from flbounds.kernels.gradients import QuadraticData, RidgeData, gradients_at
 from flbounds.validation import (
     as_float_array,
@@ -21,7 +22,6 @@ from ._base import (
     _Problem,
     _solve_pd,
 )
-from ._layout import line_aligned, rows_last
 
 
 class Quadratic(_Problem):

@@ -3,7 +3,7 @@ table (:mod:`flbounds.ledger.coverage`): every result, and why no claim checks i
 does; the numbered definitions and appendix equations that claims check on their own are
 listed too. Claims whose ref names no numbered result are mapped in ``CLAIM_MAP``."""
 
-from flbounds.ledger.coverage import declare_results
+from flbounds.ledger import declare_results
 
 RESULTS = (
     ("Example 1", "deeper layers drift apart more between averagings"),

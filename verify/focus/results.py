@@ -3,7 +3,7 @@ table (:mod:`flbounds.ledger.coverage`): every result, and why no claim checks i
 does; the numbered equations of the main text that claims check on their own are listed
 too. Claims whose ref names no numbered result are mapped in ``CLAIM_MAP``."""
 
-from flbounds.ledger.coverage import declare_results
+from flbounds.ledger import declare_results
 
 ASSUMPTION = ("an assumption: a hypothesis of the theorems, recorded in their claims' "
               "hypotheses")

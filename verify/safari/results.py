@@ -2,7 +2,7 @@
 table (:mod:`flbounds.ledger.coverage`): every result, and why no claim checks it where none
 does. Claims whose ref names no numbered result are mapped in ``CLAIM_MAP``."""
 
-from flbounds.ledger.coverage import declare_results
+from flbounds.ledger import declare_results
 
 DEFINITION = "a definition: nothing to check on its own; used by the claims of the results"
 RESULTS = (

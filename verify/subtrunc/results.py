@@ -4,7 +4,7 @@ where none does; the sections of Sec. III whose claims (selection rules, their l
 no number are listed too. Claims whose ref names no numbered result are mapped in
 ``CLAIM_MAP``."""
 
-from flbounds.ledger.coverage import declare_results
+from flbounds.ledger import declare_results
 
 DEFINITION = "a definition: nothing to check on its own; used by the claims of the results"
 ASSUMPTION = "an assumption: a hypothesis of Theorem 1 and Lemmas 1-3 (see their claims)"

@@ -19,7 +19,7 @@ import importlib.metadata as metadata
 import pkgutil
 import tomllib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -30,6 +30,24 @@ _PROJECT = "flbounds"
 
 class PluginLoadWarning(UserWarning):
     """A registered plugin could not be imported; what it registers is absent."""
+
+
+#: the claim registry's loader, installed when :mod:`.registry` is imported; the modules the
+#: registry builds on (results, bounds) reach the plugins through :func:`load_claims`
+_CLAIM_LOADER: list[Callable[[], dict]] = []
+
+
+def set_claim_loader(load: Callable[[], dict]) -> None:
+    """Install ``load`` (import every claim plugin once, return the claims by id)."""
+    _CLAIM_LOADER[:] = [load]
+
+
+def load_claims() -> dict:
+    """Import every claim plugin once (registering its papers, results, bounds and claims);
+    return the registered claims by id."""
+    if not _CLAIM_LOADER:
+        raise RuntimeError("no claim loader: flbounds.ledger.api.registry is not imported")
+    return _CLAIM_LOADER[0]()
 
 
 def source_tree_pyproject() -> Path | None:

@@ -1,33 +1,27 @@
 """Run claims in this process, on a local worker pool or on a Dask distributed cluster.
 
-A task is ``(task id, profile, root seed)``; the id is a claim id (or any id
-:func:`~flbounds.ledger.registry.get` resolves). Its randomness depends on nothing else, so
-the numbers are bit-identical for any worker count and either backend. Each finished task is
-committed to the store at once; before a task starts, the run takes its lease in the store,
-so two runs into one store compute it once, and ``resume=True`` skips tasks whose key
+A task is ``(task id, profile, root seed)``; the id is a claim id or any other id
+:func:`~flbounds.ledger.engine.tasks.get` resolves (an attack). Its randomness depends on
+nothing else, so the numbers are bit-identical for any worker count and either backend.
+Each finished task is committed to the store at once; before a task starts, the run takes its
+lease in the store, so two runs into one store compute it once, and ``resume=True`` skips
+tasks whose key
 (claim, params, seed, profile, code version) is already stored. A task past its time limit
 becomes an ``error`` result ("timed out after N s"), its worker is replaced, the run goes on.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import subprocess
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
-from functools import cache
-from pathlib import Path
 
-from threadpoolctl import threadpool_limits
-
+from ..api.registry import Claim
+from ..api.result import CheckResult
+from ..api.taskkey import fixed_digests, sources_fixed, task_key
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
 from .leases import BUSY, DONE, Heartbeat, acquire
-from .registry import Claim, get
-from .result import CheckResult
 from .store import ResultStore
-from .taskkey import fixed_digests, sources_fixed, task_key
+from .tasks import execute, failure_row, source_commit
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
            "longest_first", "run_claims", "run_tasks", "source_commit", "start_pool"]
@@ -40,85 +34,6 @@ DEFAULT_TIMEOUT_S = {"quick": 900.0, "full": 4 * 3600.0}
 POLL_S = 0.5
 
 
-def execute(task_id: str, profile: str, seed: int) -> dict:
-    """Run one task in whatever process this is; the unit sent to pool and Dask workers.
-
-    BLAS runs single-threaded inside a task: a multithreaded BLAS may sum in a different
-    order on a machine with another core count (so the numbers would depend on where a task
-    ran), and the claims' small solves only lose time to thread start-up. Parallelism comes
-    from running tasks side by side. The row gains its provenance: the git commit of the
-    sources and the task's wall-clock start and end (ISO-8601, UTC).
-    """
-    started = _utc_now()
-    # a pool worker limits BLAS once for its life (the limit costs tens of ms per call)
-    limit = contextlib.nullcontext() if _blas_limited else threadpool_limits(
-        limits=1, user_api="blas")
-    with limit:
-        row = get(task_id).check(seed=seed, profile=profile).to_dict()
-    row.update(git_commit=source_commit() or "", started=started, finished=_utc_now())
-    return row
-
-
-_blas_limited = False
-
-
-def limit_blas_for_process() -> None:
-    """Single-threaded BLAS for the rest of this process (a pool worker's, which runs only
-    tasks); :func:`execute` then skips its per-task limit."""
-    global _blas_limited
-    threadpool_limits(limits=1, user_api="blas")
-    _blas_limited = True
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-@cache
-def source_commit() -> str | None:
-    """``git rev-parse HEAD`` of the source tree when it is a checkout (``+dirty`` when
-    tracked files differ from it); ``None`` otherwise or when git is unavailable."""
-    import flbounds
-
-    root = Path(flbounds.__file__).resolve().parent.parent
-    if not (root / ".git").exists():
-        return None
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
-                              capture_output=True, text=True, timeout=20)
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if head.returncode != 0 or not head.stdout.strip():
-        return None
-    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-
-
-def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0) -> dict:
-    """The ``error`` row of a task that did not return (timed out, worker died)."""
-    task_id, profile, seed = task
-    c = get(task_id)
-
-    def fail(**_):
-        raise RuntimeError(reason)
-
-    try:   # the claim's own row layout, with the failure as its reason
-        row = dataclasses.replace(c, func=fail).check(seed=seed, profile=profile).to_dict()
-    except TypeError:  # a task that is not a registered claim (e.g. an attack): its identity
-        row = CheckResult(
-            id=task_id, paper=getattr(c, "paper", ""), ref=getattr(c, "ref", ""),
-            kind=getattr(c, "kind", ""), statement=getattr(c, "statement", ""),
-            measured=None, theoretical=None, relation="", tolerance={}, verdict="error",
-            expected=c.expected_for(profile), reproducer=c.reproducer(profile, seed),
-            params=c.params(profile), seed=seed, elapsed_s=0.0, versions={}, profile=profile,
-            task_key=task_key(c, profile, seed)).to_dict()
-    row.update(reason=reason, traceback="", elapsed_s=float(elapsed_s),
-               git_commit=source_commit() or "", finished=_utc_now())
-    return row
-
-
 def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0,
                workers: int = 1, scheduler=None, store: ResultStore | None = None,
                resume: bool = False, progress: Progress | None = None,
@@ -129,7 +44,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     Parameters
     ----------
     claims
-        Registered claims (see :func:`flbounds.ledger.registry.select`).
+        Registered claims (see :func:`flbounds.ledger.api.registry.select`).
     profile, seed
         Parameter set and root seed, shared by every task.
     workers
@@ -146,7 +61,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     timeout
         Seconds each task may take (None or 0: no limit); see :data:`DEFAULT_TIMEOUT_S`.
     pool
-        A :class:`~flbounds.ledger.workers.WorkerPool` the caller made (the command line
+        A :class:`~flbounds.ledger.engine.workers.WorkerPool` the caller made (the command line
         makes it before it loads the claims: spawned workers import them meanwhile, forked
         ones start once they are loaded); used instead of a new pool of ``workers``
         processes, and closed at the end.

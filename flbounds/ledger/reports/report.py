@@ -9,36 +9,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .registry import PAPERS
+from ..api.registry import PAPERS
+from ..api.result import VERDICTS, CheckResult
+from .format import fmt
 from .report_data import load_figure, payload, script_json, split_attacks
-from .result import VERDICTS, CheckResult
-
-
-def fmt(value, digits: int = 4) -> str:
-    """Short human form of a measured/theoretical value (scalar, interval or array)."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int | float):
-        return f"{value:.{digits}g}"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        flat = _flatten(value)
-        if len(flat) <= 4:
-            return "[" + ", ".join(fmt(v, digits) for v in flat) + "]"
-        nums = [v for v in flat if isinstance(v, int | float)]
-        if nums:
-            return f"{len(flat)} values in [{min(nums):.{digits}g}, {max(nums):.{digits}g}]"
-    return str(value)
-
-
-def _flatten(values) -> list:
-    out = []
-    for v in values:
-        out.extend(_flatten(v) if isinstance(v, list) else [v])
-    return out
 
 
 def by_paper(results: Iterable[CheckResult]) -> dict[str, list[CheckResult]]:
@@ -110,7 +84,7 @@ def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
 
     The template ``templates/ledger.html.j2`` renders the summary and the gallery; the table
     and the per-claim panels are drawn in the browser from an embedded JSON blob
-    (:func:`~flbounds.ledger.report_data.payload`), so the page stays responsive with
+    (:func:`~flbounds.ledger.reports.report_data.payload`), so the page stays responsive with
     thousands of rows.
     """
     loaded = [load_figure(Path(p)) for p in figures]
@@ -126,7 +100,7 @@ def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
 def _environment():
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-    return Environment(loader=PackageLoader("flbounds.ledger", "templates"),
+    return Environment(loader=PackageLoader("flbounds.ledger.reports", "templates"),
                        autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined,
                        trim_blocks=True, lstrip_blocks=True)
 

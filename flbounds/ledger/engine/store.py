@@ -4,11 +4,11 @@ One row per finished task (the full :class:`CheckResult` as JSON, plus its key, 
 profile, seed, verdict, run, git commit, start and end time), committed in one transaction
 as the task finishes. The database runs in WAL mode, so readers never block the runs
 writing into it. Runs are recorded in their own table (profile, seed, status), which is
-what ``report`` states as provenance. Leases (:mod:`flbounds.ledger.leases`) let two runs
+what ``report`` states as provenance. Leases (:mod:`flbounds.ledger.engine.leases`) let two runs
 share one store and compute each task once.
 
 Readers never crash on what they find: a row that cannot be read is counted and skipped
-(:mod:`flbounds.ledger.rows`). A ``results.jsonl`` left by earlier versions is imported
+(:mod:`flbounds.ledger.engine.rows`). A ``results.jsonl`` left by earlier versions is imported
 once, the first time a run writes into the store; until then readers include its rows.
 """
 
@@ -25,7 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from .result import CheckResult
+from ..api.result import CheckResult
+from .liveness import holder_alive
 from .rows import Skipped, parse_row, report_skipped
 
 DB_FILE = "results.sqlite"
@@ -120,7 +121,7 @@ class ResultStore:
 
     def check_usable(self) -> None:
         """Raise :class:`StoreError` unless a run can write here (the folder itself is
-        checked by :func:`flbounds.ledger.outputs.output_folder`)."""
+        checked by :func:`flbounds.ledger.engine.outputs.output_folder`)."""
         if self.path.is_dir():
             raise StoreError(f"results store {str(self.path)!r} is a folder; expected a file")
         if self.path.exists():
@@ -213,8 +214,6 @@ class ResultStore:
     def runs(self) -> list[Run]:
         """Every recorded run, oldest first; a ``running`` run whose process is gone on
         this host is reported as ``interrupted``."""
-        from .leases import holder_alive
-
         try:
             conn = self.connect(create=False)
             rows = conn.execute("SELECT * FROM runs ORDER BY started").fetchall() \

@@ -33,7 +33,7 @@ def load_figures() -> dict[str, ModuleType]:
     """Figure name -> module, for every registered figure (sorted by name).
 
     A registration that fails to import is left out as a whole, with a
-    :class:`~flbounds.ledger.plugins.PluginLoadWarning` naming its entry point.
+    :class:`~flbounds.ledger.api.plugins.PluginLoadWarning` naming its entry point.
     """
     table: dict[str, ModuleType] = {}
     for ep in entry_points(FIGURES_GROUP):

@@ -88,7 +88,7 @@ class Evidence:
         The instance the numbers were computed on, as the named values its result's
         hypothesis predicates read (a mapping), or a list of such instances (a grid, the
         seeds of a Monte Carlo run): the ledger evaluates every hypothesis of the claim's
-        parts on each (:func:`flbounds.ledger.results.judge`).
+        parts on each (:func:`flbounds.ledger.api.results.judge`).
     """
 
     measured: Any

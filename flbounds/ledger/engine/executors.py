@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 
+from .tasks import execute
 from .workers import Task, WorkerPool
 
 __all__ = ["DaskExecutor", "InlineExecutor", "SchedulerError", "WorkerPool", "connect"]
@@ -36,8 +37,6 @@ class InlineExecutor:
         return len(self._done)
 
     def submit(self, task: Task) -> list[tuple[Task, dict]]:
-        from .runner import execute
-
         try:
             reply = {"row": execute(*task)}
         except Exception as exc:  # noqa: BLE001 - the task failed, the run goes on
@@ -92,8 +91,6 @@ class DaskExecutor:
         return len(self._futures)
 
     def submit(self, task: Task) -> list[tuple[Task, dict]]:
-        from .runner import execute
-
         self._count += 1
         future = self.client.submit(execute, *task, pure=False,
                                     key=f"{task[0]}-{task[1]}-{task[2]}-{self._count}")

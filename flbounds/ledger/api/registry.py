@@ -10,12 +10,13 @@ A claim module (``verify``, ``paper_checks`` or any package registered as a plug
         return Evidence(...)
 
 The function receives a ``np.random.Generator`` seeded from ``(root seed, claim id)`` and the
-profile's parameters; it returns :class:`~flbounds.ledger.result.Evidence`. The registry turns
-that into a :class:`~flbounds.ledger.result.CheckResult` (``Claim.check(seed=..., profile=...)``).
+profile's parameters; it returns :class:`~flbounds.ledger.api.result.Evidence`. The registry
+turns that into a :class:`~flbounds.ledger.api.result.CheckResult` (``Claim.check(seed=...,
+profile=...)``).
 The paper is the id's first component, a key declared with :func:`~flbounds.ledger.paper`.
 
 Claim modules are plugins: :func:`load_all` imports every module registered under the
-entry-point group ``flbounds.claims`` (see :mod:`flbounds.ledger.plugins`); the library
+entry-point group ``flbounds.claims`` (see :mod:`flbounds.ledger.api.plugins`); the library
 itself names none of them.
 """
 
@@ -37,7 +38,14 @@ import numpy as np
 
 from . import papers as _papers
 from . import results as _results
-from .plugins import CLAIMS_GROUP, entry_point_module, entry_points, import_tree, warn_failed
+from .plugins import (
+    CLAIMS_GROUP,
+    entry_point_module,
+    entry_points,
+    import_tree,
+    set_claim_loader,
+    warn_failed,
+)
 from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
 from .taskkey import task_key
 
@@ -187,7 +195,7 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         ``False`` or a short text. Nothing evaluates them; a claim attached to result parts
         may not have them.
     result, parts
-        The result (:func:`~flbounds.ledger.result`) and the ids of its parts this claim
+        The result (:func:`~flbounds.ledger.api.result`) and the ids of its parts this claim
         checks (every part when ``parts`` is empty); qualified ids ``"<result id>:<part>"``
         attach a claim to parts of several results. The ledger evaluates those parts'
         hypotheses on the instances of the claim's ``Evidence.instance``.
@@ -273,7 +281,7 @@ def load_all() -> dict[str, Claim]:
     """Import every claim plugin once (registering its claims); return the claim table.
 
     A plugin that fails to import is left out as a whole (its claims and papers are
-    removed again) with a :class:`~flbounds.ledger.plugins.PluginLoadWarning`.
+    removed again) with a :class:`~flbounds.ledger.api.plugins.PluginLoadWarning`.
     """
     global _LOADED
     if not _LOADED:
@@ -281,6 +289,9 @@ def load_all() -> dict[str, Claim]:
         for ep in entry_points(CLAIMS_GROUP):
             _load_plugin(ep)
     return dict(sorted(_REGISTRY.items()))
+
+
+set_claim_loader(lambda: load_all())   # looked up at call time (tests replace it)
 
 
 def claims_loaded() -> bool:
@@ -320,7 +331,7 @@ def _in_tree(module: str, root: str) -> bool:
     return module == root or module.startswith(root + ".")
 
 
-#: declared papers, key -> :class:`~flbounds.ledger.papers.Paper` (reading it loads plugins)
+#: declared papers, key -> :class:`~flbounds.ledger.api.papers.Paper` (reading it loads plugins)
 PAPERS = _papers.PaperTable(load_all)
 
 
@@ -345,9 +356,8 @@ def select(patterns: list[str] | tuple[str, ...] = ()) -> list[Claim]:
 
 
 def get(claim_id: str) -> Claim:
-    if claim_id.startswith("attack:"):  # an adversarial attack on a claim: same task interface
-        from flbounds.falsify.task import attack_task
-        return attack_task(claim_id)
+    """The registered claim ``claim_id`` (``ValueError`` if unknown). Other tasks, such as
+    the attack ``attack:<claim id>``, are the engine's: :func:`flbounds.ledger.get`."""
     table = load_all()
     if claim_id not in table:
         raise ValueError(f"unknown claim id {claim_id!r}")

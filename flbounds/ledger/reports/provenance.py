@@ -13,8 +13,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from .result import CheckResult
-from .store import Run, StoredRow
+from ..api.result import CheckResult
+from ..engine.store import Run, StoredRow
 
 
 class Selection(NamedTuple):

@@ -35,7 +35,7 @@ instances the claim's :class:`~flbounds.ledger.Evidence` carries (:func:`judge`)
   ``outside`` included: a verdict that accuses the paper must rest on an instance that meets
   the printed statement's hypotheses.
 
-A result's printed bound is the :func:`~flbounds.ledger.bounds.bound` registered under the
+A result's printed bound is the :func:`~flbounds.ledger.api.bounds.bound` registered under the
 result's id (or ``<result id>.<name>``); :attr:`Result.bounds` finds them.
 """
 
@@ -172,7 +172,7 @@ class Result:
 
     def claims(self) -> list:
         """The registered claims attached to a part of this result."""
-        from .registry import load_all as load_claims
+        from .plugins import load_claims
 
         return [c for c in load_claims().values()
                 if any(q.split(":", 1)[0] == self.id for q in c.parts)]
@@ -262,7 +262,7 @@ def declared_results() -> dict[str, Result]:
 
 def load_all() -> dict[str, Result]:
     """Load the claim plugins (which declare results); return every result by id."""
-    from .registry import load_all as load_claims
+    from .plugins import load_claims
 
     load_claims()
     return dict(sorted(_RESULTS.items()))

@@ -1,6 +1,6 @@
 """The README's generated numbers: claim counts per paper and per expected verdict.
 
-``python -m flbounds.ledger.readme`` rewrites the block between the markers below in
+``python -m flbounds.ledger.reports.readme`` rewrites the block between the markers below in
 ``README.md`` from the registry; ``--check`` only reports (exit 1) when the block is stale.
 A test runs the check, so a claim added without regenerating the README fails the suite.
 """
@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .registry import EXPECTED, PAPERS, load_all
+from ..api.registry import EXPECTED, PAPERS, load_all
 
-BEGIN = "<!-- begin generated: python -m flbounds.ledger.readme -->"
+BEGIN = "<!-- begin generated: python -m flbounds.ledger.reports.readme -->"
 END = "<!-- end generated -->"
 
 
@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     if fresh == text:
         return 0
     if args.check:
-        print(f"{args.path}: generated block is stale; run python -m flbounds.ledger.readme",
-              file=sys.stderr)
+        print(f"{args.path}: generated block is stale; run "
+              "python -m flbounds.ledger.reports.readme", file=sys.stderr)
         return 1
     args.path.write_text(fresh, encoding="utf-8")
     return 0

@@ -12,7 +12,7 @@ import math
 import sys
 from typing import NamedTuple
 
-from .result import VERDICTS, CheckResult
+from ..api.result import VERDICTS, CheckResult
 
 _STRINGS = ("id", "paper", "ref", "kind", "statement", "relation", "expected", "reproducer",
             "profile", "reason", "traceback", "task_key")

@@ -211,7 +211,7 @@ def bound(id: str, *, ref: str, quantity: str, constants, hypotheses=(), steps=N
 
 def load_all() -> dict[str, PrintedBound]:
     """Load the claim plugins (their ``bounds`` modules register here); return the table."""
-    from .registry import load_all as load_claims
+    from .plugins import load_claims
 
     load_claims()
     return dict(sorted(_BOUNDS.items()))

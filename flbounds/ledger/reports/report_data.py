@@ -18,8 +18,9 @@ import logging
 from pathlib import Path
 from typing import NamedTuple
 
-from .registry import PAPERS, matches
-from .result import CheckResult
+from ..api.registry import PAPERS, matches
+from ..api.result import CheckResult
+from .format import fmt
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,6 @@ def attack_state(attack: dict) -> str:
 
 def claim_row(r: CheckResult, attack: dict | None, figure_names: list[str]) -> dict:
     """One claim as the page's JSON row (short forms for the table, full values for the panel)."""
-    from .report import fmt
-
     extra = {name: dict(getattr(r, name, None) or {}) for name in OPTIONAL_DICTS}
     if attack and not extra["attack"]:
         extra["attack"] = attack

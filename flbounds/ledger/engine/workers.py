@@ -31,7 +31,9 @@ import threading
 import time
 import traceback
 
-from .registry import claims_loaded
+from ..api.registry import claims_loaded, load_all
+from ..api.taskkey import adopt_digests, sources_fixed
+from .tasks import execute, limit_blas_for_process
 
 Task = tuple[str, str, int]
 #: seconds a closing pool waits for idle workers to exit before killing them
@@ -44,7 +46,7 @@ _SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                          "BLIS_NUM_THREADS": "1"}
 _BEGIN = '{"begin": true}'
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
-         "from flbounds.ledger.workers import worker_main; worker_main(int(sys.argv[1]))")
+         "from flbounds.ledger.engine.workers import worker_main; worker_main(int(sys.argv[1]))")
 
 
 def can_fork() -> bool:
@@ -205,7 +207,7 @@ class WorkerPool:
         self._idle += new
 
     def share(self, digests: dict[str, str]) -> None:
-        """Hand the run's code digests (:func:`~flbounds.ledger.taskkey.fixed_digests`) to
+        """Hand the run's code digests (:func:`~flbounds.ledger.api.taskkey.fixed_digests`) to
         every worker, now and as it starts, so that no worker recomputes them."""
         self._shared = json.dumps({"digests": digests})
         for worker in self._idle + list(self._busy):
@@ -323,9 +325,6 @@ def worker_main(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     import numba
 
-    from .registry import load_all
-    from .runner import limit_blas_for_process
-    from .taskkey import sources_fixed
 
     numba.set_num_threads(1)   # workers share the cores already
     load_all()                 # import the claims before any task's clock starts
@@ -340,9 +339,6 @@ def worker_main(parent: int) -> None:
 
 
 def _serve(channel) -> None:
-    from .runner import execute
-    from .taskkey import adopt_digests
-
     for line in sys.stdin:
         try:
             message = json.loads(line)

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from benchmarks._common import parse_args, write
+from flbounds.ledger import bounds
 from flbounds.participation import Bernoulli
 from flbounds.pep import (
     PEPSolveError,
@@ -38,17 +39,18 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import (
-    lyapunov_weight,
-    printed_step_and_rate,
-    scenario_focus_rate,
-)
+from flbounds.pep.tracking import lyapunov_weight, scenario_focus_rate
 
 NAME = "pep_sizes"
 
 
 def _p(n):
     return np.linspace(0.3, 0.9, n)
+
+
+def _printed_step(theorem, p, tau, **constants):
+    """The printed step of FOCUS Theorem 1(a) or 1(b) (``flbounds bound focus.thm1a``)."""
+    return bounds.get(theorem).evaluate(L=2.0, p=np.asarray(p), tau=tau, **constants).step
 
 
 def _row(kind, n, tau, rounds, fn):
@@ -72,17 +74,19 @@ def rows(profile):
     for tau in (3, 5):
         for n in range(2, big + 1):
             out.append(_row("focus one round (moments)", n, tau, 1,
-                            lambda n=n, tau=tau: focus_rate(1.0, 2.0, _p(n), tau)))
+                            lambda n=n, tau=tau: focus_rate(
+                                1.0, 2.0, _p(n), tau, _printed_step("focus.thm1a", _p(n), tau,
+                                                                    mu=1.0))))
     if profile == "full":
         for name, p, mults in (("p 0.2..0.95", np.linspace(0.2, 0.95, 8), (1, 5)),
                                ("p 0.95", np.full(8, 0.95), (1, 3))):
-            top = printed_step_and_rate(1.0, 2.0, p, 5)[0]
+            top = _printed_step("focus.thm1a", p, 5, mu=1.0)
             for m in mults:
                 out.append(_row(f"focus one round, {name}, {m}x step", 8, 5, 1,
                                 lambda p=p, m=m, top=top: focus_rate(1.0, 2.0, p, 5, m * top)))
     for n in range(2, (6 if profile == "full" else 4) + 1):
         # focus_rate's step and consensus weight, computed outside the timed solve
-        step = printed_step_and_rate(1.0, 2.0, _p(n), 3)[0]
+        step = _printed_step("focus.thm1a", _p(n), 3, mu=1.0)
         weight = lyapunov_weight(1.0, 2.0, n, step)
         out.append(_row("focus one round (2^N scenarios)", n, 3, 1,
                         lambda n=n, step=step, weight=weight: scenario_focus_rate(
@@ -99,7 +103,8 @@ def rows(profile):
                         lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 0.01, r)))
     for n in range(2, (4 if profile == "full" else 3) + 1):
         out.append(_row("focus PL one round (2^N patterns)", n, 2, 1,
-                        lambda n=n: focus_pl_rate(1.0, 2.0, _p(n), 2)))
+                        lambda n=n: focus_pl_rate(
+                            1.0, 2.0, _p(n), 2, _printed_step("focus.thm1b", _p(n), 2, beta=1.0))))
     return out
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from figures._common import contraction_gaps, run_figure
 from flbounds.algorithms.safari import safari, safari_plan
+from flbounds.ledger import bounds
 from flbounds.pep import safari_rate
 from flbounds.pep.server_steps import thm5_steps
 from flbounds.problems import Quadratic, random_quadratics
@@ -52,7 +53,10 @@ def compute(profile="quick", seed=0):
     steps = np.array(cfg["steps"])
     printed, worst, measured = (np.empty(steps.size) for _ in range(3))
     for k, step in enumerate(steps):
-        res = safari_rate(1.0, 2.0, Q, K, step)
+        thm5 = bounds.get("safari.thm5").evaluate(  # R = 1, ||x_0 - x*||^2 = 1, no noise
+            mu=1.0, L=2.0, local_steps=K, n_sampled=1, q=Q, R=1, dist0=1.0, sigma2=0.0,
+            sigma_s2=0.0, sigma_G2=0.0, step=step).value
+        res = safari_rate(1.0, 2.0, Q, K, step, printed=thm5)
         printed[k], worst[k] = res.printed, res.worst
         measured[k] = _mc_rate(problem, rng, step, cfg["n_runs"])
     return {"steps": steps, "printed": printed, "pep_worst": worst, "mc_rate": measured,

@@ -290,12 +290,14 @@ def test_kvib_solver_rows_exercise_the_clipping():
 
 
 def test_pep_sizes_scenario_row_uses_focus_rates_step_and_weight():
+    from benchmarks.pep_sizes import _printed_step
+    from flbounds.ledger import bounds
     from flbounds.pep import focus_rate
-    from flbounds.pep.tracking import lyapunov_weight, printed_step_and_rate
+    from flbounds.pep.tracking import lyapunov_weight
     p = np.linspace(0.3, 0.9, 2)
-    one = focus_rate(1.0, 2.0, p, 3)
-    step = printed_step_and_rate(1.0, 2.0, p, 3)[0]
-    assert one.params["step"] == step
+    step = _printed_step("focus.thm1a", p, 3, mu=1.0)
+    one = focus_rate(1.0, 2.0, p, 3, step)
+    assert step == bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=p, tau=3).step
     assert one.params["consensus_weight"] == lyapunov_weight(1.0, 2.0, 2, step)
 
 

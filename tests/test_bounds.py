@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flbounds.cli import main
-from flbounds.ledger.api import bounds
+from flbounds.ledger import bounds
 from verify.focus.instances import thm1a_step_printed, thm1b_step
 
 

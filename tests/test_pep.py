@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 from flbounds import pep
+from flbounds.ledger import bounds
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
 from flbounds.pep.tracking import scenario_focus_rate
+
+
+def _thm1a(p, tau):
+    """Theorem 1(a)'s printed step and rate at mu = 1, L = 2 (``flbounds bound focus.thm1a``)."""
+    return bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p, dtype=float),
+                                              tau=tau)
 
 
 @pytest.mark.parametrize("step", [0.1, 0.3, 0.5, 0.9])
@@ -35,7 +42,7 @@ def test_fedavg_empty_rounds_enter_exactly():
 def test_focus_moments_agree_with_scenario_sum():
     """The O(N^2) moment form and the 2^N scenario sum are the same SDP objective."""
     p = [0.3, 0.5, 0.7]
-    res = pep.focus_rate(1.0, 2.0, p, 2)
+    res = pep.focus_rate(1.0, 2.0, p, 2, _thm1a(p, 2).step)
     scen = scenario_focus_rate(1.0, 2.0, p, 2, res.params["step"],
                                res.params["consensus_weight"])
     assert abs(res.worst - scen.worst) <= 1e-6
@@ -49,15 +56,15 @@ def test_focus_moments_agree_with_scenarios_for_fixed_size_sampling():
     assert abs(res.worst - scen.worst) <= 1e-6
 
 
-def test_focus_printed_step_and_rate_come_from_the_bound_registry():
-    from verify.focus.bounds import q_min_of, thm1a, thm1a_conditions
-
+def test_focus_takes_the_step_and_reports_the_callers_printed_rate():
+    """The library has no default step and computes no printed rate: Theorem 1(a)'s are its
+    bound's, passed in."""
     p = np.array([0.3, 0.5, 0.7, 0.9])
-    res = pep.focus_rate(1.0, 2.0, p, 3)
-    step = min(thm1a_conditions(1.0, 2.0, 4, 3, q_min_of(p)).values())
-    assert res.params["step"] == step
-    assert res.printed == thm1a(mu=1.0, L=2.0, p=p, tau=3, step=step)
+    thm = _thm1a(p, 3)
+    res = pep.focus_rate(1.0, 2.0, p, 3, thm.step, printed=thm.value)
+    assert res.params["step"] == thm.step and res.printed == thm.value
     assert res.worst <= res.printed
+    assert pep.focus_rate(1.0, 2.0, [0.5, 0.8], 1, 0.01).printed is None
 
 
 def test_focus_rounds_one_round_below_lyapunov_bound():
@@ -88,6 +95,10 @@ def test_unbounded_problem_raises_not_a_number():
     (lambda: pep.fedavg_rate(1.0, 2.0, 2, 1, 0.1, np.array([True])), "participation"),
     (lambda: pep.focus_rate(1.0, 2.0, [0.5, 1.5], 2), "p"),
     (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 1.0), "step"),
+    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2), "step"),
+    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01, printed=float("nan")), "printed"),
+    (lambda: pep.focus_rounds_rate(1.0, 2.0, [0.5, 0.5], 2, None, 1), "step"),
+    (lambda: pep.focus_pl_rate(1.0, 2.0, [0.5, 0.5], 2), "step"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import flbounds.pep.sdp as sdp
-from flbounds.ledger import get
+from flbounds.ledger import bounds, get
 from flbounds.pep import PEPSolveError, gap_tolerance, gd_contraction, gd_rate
 from flbounds.pep.server_steps import _coin_tree, safari_nonconvex_rate
 
@@ -43,7 +43,10 @@ def test_anchored_and_scaled_thm4_sdp_agrees_with_the_free_one(q, K, R):
 
 def test_the_small_step_thm4_cell_now_solves_accurately():
     """q = 0, K = 1, R = 3 at 0.25x the step: optimal_inaccurate before (gap 2.8e-5)."""
-    res = safari_nonconvex_rate(L, 0.0, 1, 0.25 * TOP, 3)
+    printed = bounds.get("safari.thm4").evaluate(
+        L=L, local_steps=1, n_sampled=1, q=1e-300, R=3, delta_f=1.0, sigma2=0.0, sigma_s2=0.0,
+        sigma_G2=0.0, step=0.25 * TOP).value
+    res = safari_nonconvex_rate(L, 0.0, 1, 0.25 * TOP, 3, printed=printed)
     assert res.solver == "CLARABEL"
     assert 0 < res.worst <= res.printed
 

@@ -3,7 +3,7 @@ and the tightness claim with and without a planted bug."""
 
 import pytest
 
-from flbounds.ledger import get
+from flbounds.ledger import bounds, get
 from flbounds.pep import gap_tolerance
 from flbounds.pep import pl as pl_module
 from flbounds.pep.pl import focus_pl_rate
@@ -21,10 +21,9 @@ def test_one_client_is_gradient_descent_under_pl(step):
     assert (1 - step * BETA) ** 2 - tol <= res.worst <= 1 - BETA * step * (2 - L * step) + tol
 
 
-def test_printed_rate_and_step_come_from_the_bound_registry():
-    from flbounds.ledger.api import bounds
-    res = focus_pl_rate(BETA, L, (0.5, 0.8), 2)
+def test_printed_rate_and_step_are_the_callers():
     value = bounds.get("focus.thm1b").evaluate(beta=BETA, L=L, p=[0.5, 0.8], tau=2)
+    res = focus_pl_rate(BETA, L, (0.5, 0.8), 2, value.step, printed=value.value)
     assert res.params["step"] == value.step
     assert res.printed == pytest.approx(1 - value.step * BETA * 2)
 
@@ -35,6 +34,7 @@ def test_printed_rate_and_step_come_from_the_bound_registry():
     (lambda: focus_pl_rate(BETA, L, (0.5, 1.5), 1), "p"),
     (lambda: focus_pl_rate(BETA, L, (0.5,), 0), "local_steps"),
     (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=-0.1), "step"),
+    (lambda: focus_pl_rate(BETA, L, (0.5,), 1), "step"),
     (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=0.2), "consensus weight"),
 ])
 def test_bad_input_names_the_argument(call, name):
@@ -70,11 +70,11 @@ def test_an_unsolved_cell_outside_the_hypotheses_is_listed_without_a_number(monk
 
     real = module.focus_pl_rate
 
-    def flaky(beta, L, p, tau, step):
-        top, _ = module.printed_pl_step_and_rate(beta, L, p, tau)
+    def flaky(beta, L, p, tau, step, **kw):
+        top = bounds.get("focus.thm1b").evaluate(beta=beta, L=L, p=list(p), tau=tau).step
         if step > top * (1 + 1e-9):
             raise PEPSolveError("no accurate solve (planted)")
-        return real(beta, L, p, tau, step)
+        return real(beta, L, p, tau, step, **kw)
 
     monkeypatch.setattr(module, "focus_pl_rate", flaky)
     res = get("focus.thm1b.tightness").check(seed=0)

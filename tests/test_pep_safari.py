@@ -6,7 +6,7 @@ import functools
 import numpy as np
 import pytest
 
-from flbounds.ledger import get
+from flbounds.ledger import bounds, get
 from flbounds.pep import gap_tolerance, gd_contraction
 from flbounds.pep.server_steps import safari_nonconvex_rate, safari_rate, thm5_steps
 from flbounds.pep.server_steps_witness import safari_witness
@@ -32,7 +32,10 @@ def test_client_only_round_is_gd_to_the_K(step, K):
 def test_printed_rate_is_one_minus_eta_bar_and_tight_for_server_gd():
     """Bubeck's Lemma 3.11 factor at eta_s = 2/(L + mu) is gradient descent's exact rate."""
     step = 2 / (L + MU)
-    res = safari_rate(MU, L, 0.0, 1, step, q_condition=None)
+    printed = bounds.get("safari.thm5").evaluate(  # R = 1, ||x_0 - x*||^2 = 1, no noise
+        mu=MU, L=L, local_steps=1, n_sampled=1, q=1e-300, R=1, dist0=1.0, sigma2=0.0,
+        sigma_s2=0.0, sigma_G2=0.0, step=step).value
+    res = safari_rate(MU, L, 0.0, 1, step, q_condition=None, printed=printed)
     assert res.printed == pytest.approx(1 - thm5_steps(MU, L, 1, step)[1])
     assert res.tight
 
@@ -64,7 +67,11 @@ def test_nonconvex_client_round_with_K1_is_a_server_step_of_twice_the_step():
 
 
 def test_nonconvex_worst_case_is_below_the_printed_bound():
-    res = safari_nonconvex_rate(L, 0.5, 3, 1 / (8 * np.sqrt(30) * L), 2)
+    step = 1 / (8 * np.sqrt(30) * L)
+    printed = bounds.get("safari.thm4").evaluate(
+        L=L, local_steps=3, n_sampled=1, q=0.5, R=2, delta_f=1.0, sigma2=0.0, sigma_s2=0.0,
+        sigma_G2=0.0, step=step).value
+    res = safari_nonconvex_rate(L, 0.5, 3, step, 2, printed=printed)
     assert 0 < res.worst < res.printed
     assert res.params["q_condition_trivial"]
 

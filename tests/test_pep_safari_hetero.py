@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from flbounds.ledger import get
+from flbounds.ledger import bounds, get
 from flbounds.pep import gap_tolerance, safari_hetero_rate
 from flbounds.pep.server_hetero import _Round, _solve_round, sampled_sets
 from flbounds.pep.server_hetero_witness import replay_round, safari_hetero_witness
@@ -40,7 +40,10 @@ def test_zero_heterogeneity_is_the_identical_client_round(n):
 @pytest.mark.parametrize("s", [0.0, 1.0, 10.0])
 def test_one_client_has_no_heterogeneity(s):
     ref = safari_rate(MU, L, Q, K, STEP).worst
-    res = safari_hetero_rate(MU, L, Q, K, STEP, 1, sigma_g2_ratio=s)
+    printed = bounds.get("safari.thm5").evaluate(  # R = 1, ||x_0 - x*||^2 = 1, no noise
+        mu=MU, L=L, local_steps=K, n_sampled=1, q=Q, R=1, dist0=1.0, sigma2=0.0, sigma_s2=0.0,
+        sigma_G2=s, step=STEP).value
+    res = safari_hetero_rate(MU, L, Q, K, STEP, 1, sigma_g2_ratio=s, printed=printed)
     assert res.worst == pytest.approx(ref, abs=1e-6)
     assert res.printed >= res.params["one_round"] >= 1 - res.params["eta_bar"]
 

@@ -79,7 +79,7 @@ def _fmt(v):
 
 
 def run(args) -> int:
-    from flbounds.ledger.api import bounds
+    from flbounds.ledger import bounds
 
     if args.list:
         if args.id or args.constants:

@@ -8,7 +8,8 @@
 - :mod:`.reports`: the HTML ledger, the Markdown table, the coverage table.
 
 This module re-exports the names plugins and scripts use; import them from here.
-:func:`get` resolves any task id: a claim's, or ``attack:<claim id>``.
+:func:`get` resolves any task id: a claim's, or ``attack:<claim id>``; ``bounds.get(id)``
+finds a printed bound (``flbounds bound``).
 """
 
 from .api import (
@@ -23,6 +24,7 @@ from .api import (
     Result,
     Tolerance,
     bound,
+    bounds,
     claim,
     claim_seed_sequence,
     declare_hypotheses,
@@ -43,7 +45,7 @@ from .engine.store import ResultStore
 from .engine.tasks import get
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Hypothesis", "Paper", "Part",
-           "PluginLoadWarning", "Result", "ResultStore", "Tolerance", "bound", "claim",
+           "PluginLoadWarning", "Result", "ResultStore", "Tolerance", "bound", "bounds", "claim",
            "claim_seed_sequence", "declare_hypotheses", "declare_results", "get", "hypothesis",
            "integer", "load_all", "nonnegative", "paper", "positive", "probabilities",
            "probability", "result", "run_claims", "select", "vector"]

@@ -9,7 +9,12 @@ conditions) and solved with Clarabel, SCS as the fallback; a solve is accepted o
 inaccurate solve raises :class:`PEPSolveError` instead of returning a number.
 
 Public functions return a frozen :class:`WorstCase` (``worst``, ``printed``, ``gap``, SDP size,
-solve time, solver):
+solve time, solver). The library looks no paper's bound up: every step is an argument (there
+is no default step), and where the comparison is a theorem's printed rate, ``printed`` is the
+value the caller passes (``printed=``; None without one), e.g. from the theorem's bound
+(``flbounds.ledger.bounds.get(id)``, as ``flbounds bound`` shows it). :func:`gd_rate` reports
+gradient descent's classical rate, :func:`kvib_descent_rate` 1 (its metric is normalised by
+the inequality's right side).
 
 - :func:`gd_rate` (the sanity case), :func:`fedavg_rate`, :func:`focus_rate` (one-round
   Lyapunov contraction), :func:`focus_rounds_rate` (R rounds from the proof's start).
@@ -21,8 +26,12 @@ solve time, solver):
   rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`);
   :func:`safari_hetero_rate` (Thm 5, one round, heterogeneous clients with
   :math:`\sigma_G^2 \le s`: a relaxation, an upper bound; :mod:`flbounds.pep.server_hetero`).
-- :func:`quadratic_witness` and :func:`replay_fedavg` / :func:`replay_focus_rounds`: explicit
-  instances rebuilt from an optimal Gram matrix and run through ``flbounds.algorithms``.
+- :func:`~flbounds.pep.witness.fedavg_witness` and
+  :func:`~flbounds.pep.witness.focus_rounds_witness` (quadratic clients fitted to an optimal
+  Gram matrix, :func:`~flbounds.pep.witness.quadratic_instance`, then replayed through
+  ``flbounds.algorithms`` by :func:`~flbounds.pep.witness.replay_fedavg` /
+  :func:`~flbounds.pep.witness.replay_focus_rounds`); SAFARI's 1-D witnesses in
+  :mod:`flbounds.pep.server_steps_witness` and :mod:`flbounds.pep.server_hetero_witness`.
 """
 
 from .descent import kvib_descent_rate

@@ -33,20 +33,10 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import minimizer
-from .result import WorstCase, make_result
+from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
 from .sdp import solve_first
 from .tracking import _process
-
-
-def printed_pl_step_and_rate(beta, L, p, local_steps, step=None):
-    """Theorem 1(b)'s admissible step (when ``step`` is None) and printed rate
-    :math:`1 - \\eta\\beta N`, from the bound registry."""
-    from flbounds.ledger.api import bounds
-
-    value = bounds.get("focus.thm1b").evaluate(beta=beta, L=L, p=np.asarray(p, dtype=float),
-                                               tau=local_steps, step=step)
-    return value.step, value.value
 
 
 def _mean_value_and_gradient(funcs, v):
@@ -65,7 +55,7 @@ def _impose_pl(problem, funcs, v, f_star, beta):
     return gap
 
 
-def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
+def focus_pl_rate(beta, L, p, local_steps, step=None, *, printed=None, consensus_weight=None,
                   participation=None) -> WorstCase:
     r"""Relaxed worst :math:`E[\Phi_{r+1}]/\Phi_r` of one FOCUS round under PL (module
     docstring): an upper bound on the worst case over Theorem 1(b)'s class.
@@ -80,8 +70,12 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
         Bernoulli participation probabilities (fixes N).
     local_steps : int
         :math:`\tau \ge 1`.
-    step : float, optional
-        :math:`\eta`; None: Theorem 1(b)'s admissible step.
+    step : float
+        :math:`\eta > 0`, required (Theorem 1(b)'s admissible step is its bound's,
+        ``flbounds bound focus.thm1b``).
+    printed : float, optional
+        The rate to report beside the worst case (e.g. Theorem 1(b)'s
+        :math:`1 - \eta\beta N`); None: none.
     consensus_weight : float, optional
         :math:`c > 0`; default :math:`1 - 4\eta L^2`.
     participation : process of ``flbounds.participation``, optional
@@ -90,7 +84,7 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
     Returns
     -------
     WorstCase
-        ``printed`` is :math:`1 - \eta\beta N`.
+        ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
     from PEPit.functions import SmoothFunction
@@ -104,8 +98,7 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
     tau = check_int(local_steps, "local_steps", minimum=1)
     process = _process(p, participation)
     n = process.n_clients
-    step, printed = printed_pl_step_and_rate(beta, L, p, tau, step)
-    step = check_positive(step, "step")
+    step = required_step(step)
     c = 1 - 4 * step * L**2 if consensus_weight is None else \
         check_positive(consensus_weight, "consensus_weight")
     if not c > 0:
@@ -148,4 +141,4 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None,
                                    local_steps=tau, step=step, consensus_weight=c))
 
 
-__all__ = ["focus_pl_rate", "printed_pl_step_and_rate"]
+__all__ = ["focus_pl_rate"]

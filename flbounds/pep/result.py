@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from flbounds.validation import check_finite, check_positive
+
 from .sdp import SolveInfo, gap_tolerance
 
 
@@ -67,9 +69,20 @@ class WorstCase:
         return out
 
 
+def required_step(step, name: str = "step") -> float:
+    """``step`` as a float > 0; ``ValueError`` naming it when it is None. The library has no
+    default step: a theorem's printed step lives with the theorem (``flbounds bound``)."""
+    if step is None:
+        raise ValueError(f"{name} is required: flbounds.pep has no default step (pass one, e.g. "
+                         "a theorem's printed step from its bound)")
+    return check_positive(step, name)
+
+
 def make_result(info: SolveInfo, *, printed, metric: str, params: dict) -> WorstCase:
-    """Wrap a :class:`SolveInfo` with the printed rate and the constants."""
-    return WorstCase(worst=info.worst, printed=None if printed is None else float(printed),
+    """Wrap a :class:`SolveInfo` with the printed rate (None: the caller gave none) and the
+    constants."""
+    printed = None if printed is None else check_finite(printed, "printed")
+    return WorstCase(worst=info.worst, printed=printed,
                      gap=info.gap, gram_size=info.gram_size, n_constraints=info.n_constraints,
                      seconds=info.seconds, solver=info.solver, metric=metric, params=params,
                      status=info.status)

@@ -25,9 +25,10 @@ imposed, in the proof's linear form :math:`aG_3 - bG_4 \le 0`
 (:func:`flbounds.pep.server_steps.q_condition_coefficients`), for every set :math:`S` that can
 be drawn, so every state in the SDP meets the hypothesis whatever the draw.
 
-Printed values at these constants (noise :math:`\sigma = \sigma_s = 0`): ``printed`` is
-Theorem 5 at :math:`R = 1`, :math:`(1 - \bar\eta) + \bar\delta(s)`, and ``params['one_round']``
-the inequality (83) the proof iterates, :math:`(1 - \bar\eta) + \delta(s)` with
+Printed values at these constants (noise :math:`\sigma = \sigma_s = 0`): ``printed`` is the
+caller's (Theorem 5 at :math:`R = 1` is :math:`(1 - \bar\eta) + \bar\delta(s)`), and
+``params['one_round']`` the inequality (83) the proof iterates,
+:math:`(1 - \bar\eta) + \delta(s)` with
 :math:`\delta = 4q\eta_c^2K^2 s + 60 q \eta_c^2 K^2 L \eta_c (1 + K\eta_c L) s`
 (:math:`\bar\delta = \delta/\bar\eta`).
 
@@ -76,17 +77,12 @@ def sampled_sets(n_clients, n_sampled=None, eligible=None):
 
 
 def one_round_bound(mu, L, q, local_steps, step_server, s):
-    r"""(Thm 5 at R = 1, the proof's one-round (83)) at :math:`\|x_r - x^\star\|^2 = 1`,
-    :math:`\sigma_G^2 = s`, no noise."""
-    from flbounds.ledger.api import bounds
-
+    r"""The proof's one-round inequality (83) at :math:`\|x_r - x^\star\|^2 = 1`,
+    :math:`\sigma_G^2 = s`, no noise: :math:`(1 - \bar\eta) + \delta(s)`."""
     eta_c, eta_bar = thm5_steps(mu, L, local_steps, step_server)
     K = local_steps
     delta = q * s * (4 * eta_c**2 * K**2 + 60 * eta_c**3 * K**2 * L * (1 + K * eta_c * L))
-    thm = bounds.get("safari.thm5").evaluate(
-        mu=mu, L=L, local_steps=K, n_sampled=1, q=max(q, 1e-300), R=1, dist0=1.0, sigma2=0.0,
-        sigma_s2=0.0, sigma_G2=s, step=step_server).value
-    return float(thm), 1 - eta_bar + delta
+    return 1 - eta_bar + delta
 
 
 def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q_condition):
@@ -124,8 +120,8 @@ def _heterogeneity(problem, funcs, points, s):
             problem.add_constraint((g - mean) ** 2 <= s)
 
 
-def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, n_sampled=None,
-                       eligible=None, sigma_g2_ratio=0.0, q_condition="printed",
+def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, printed=None,
+                       n_sampled=None, eligible=None, sigma_g2_ratio=0.0, q_condition="printed",
                        drop_heterogeneity=False, drop_server_step=False) -> WorstCase:
     r"""Worst :math:`E\|x_{r+1} - x^\star\|^2` of one SAFARI round over heterogeneous clients,
     with :math:`\|x_r - x^\star\|^2 \le 1` and :math:`\sigma_G^2 \le s` (module docstring).
@@ -148,6 +144,9 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, n_sampl
         The clients that can be sampled (default: all).
     sigma_g2_ratio : float
         :math:`s = \sigma_G^2 / \|x_r - x^\star\|^2 \ge 0`.
+    printed : float, optional
+        The bound to report beside the worst case (e.g. Theorem 5 at R = 1 with
+        :math:`\sigma_G^2 = s`, no noise, :math:`\|x_0 - x^\star\|^2 = 1`); None: none.
     q_condition : {"printed", "corrected", None}
         Impose the per-round q-condition (every drawable set), printed or corrected constants.
     drop_heterogeneity, drop_server_step : bool
@@ -157,7 +156,7 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, n_sampl
     Returns
     -------
     WorstCase
-        An upper bound on the class's worst case; ``printed`` is Theorem 5 at R = 1,
+        An upper bound on the class's worst case; ``printed`` is the caller's ``printed``,
         ``params['one_round']`` the proof's inequality (83).
     """
     mu, L, q, K, step, n, s = _check_args(mu, L, q, local_steps, step_server, n_clients,
@@ -179,7 +178,7 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, n_sampl
         info = _info_of(homogeneous)
     else:
         info = _solve_round(round_, mu, L, n)
-    printed, one_round = one_round_bound(mu, L, q, K, step, s)
+    one_round = one_round_bound(mu, L, q, K, step, s)
     return make_result(info, printed=printed,
                        metric="E||x_{r+1} - x*||^2, ||x_r - x*||^2 <= 1, sigma_G^2 <= s "
                               "(one SAFARI round, heterogeneous clients; upper bound)",

@@ -100,18 +100,7 @@ def q_condition_coefficients(mu, L, q, eta_bar, corrected=False):
     return q * alpha - (1 - q) * d, 4 * q / mu, d
 
 
-def _printed_thm5(mu, L, q, local_steps, step):
-    from flbounds.ledger.api import bounds
-
-    try:
-        thm = bounds.get("safari.thm5")
-    except ValueError:
-        return None
-    return thm.evaluate(mu=mu, L=L, local_steps=local_steps, n_sampled=1, q=max(q, 1e-300),
-                        R=1, dist0=1.0, sigma2=0.0, sigma_s2=0.0, sigma_G2=0.0, step=step).value
-
-
-def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
+def safari_rate(mu, L, q, local_steps, step_server, *, printed=None, q_condition="printed",
                 drop_server_step=False) -> WorstCase:
     r"""Worst one-round :math:`E\|x_{r+1}-x^\star\|^2/\|x_r-x^\star\|^2` of SAFARI (Theorem 5).
 
@@ -126,6 +115,10 @@ def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
     step_server : float
         :math:`\eta_s > 0`; the theorem asks :math:`\eta_s \le 2/(L+\mu)` (not enforced here:
         the claims record steps beyond it as outside the hypotheses).
+    printed : float, optional
+        The per-round factor to report beside the worst case (e.g. Theorem 5's
+        :math:`1 - \bar\eta` with zero noise, zero heterogeneity,
+        :math:`\|x_0 - x^\star\|^2 = 1`, R = 1); None: none.
     q_condition : {"printed", "corrected", None}
         Impose the per-round q-condition (proof's linear form, printed or corrected
         constants) on the state, or nothing.
@@ -136,8 +129,7 @@ def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
     Returns
     -------
     WorstCase
-        ``printed`` is :math:`1 - \bar\eta` (from the ``safari.thm5`` bound with zero noise,
-        heterogeneity and :math:`\|x_0 - x^\star\|^2 = 1`, R = 1).
+        ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
     from PEPit.functions import SmoothStronglyConvexFunction
@@ -158,7 +150,7 @@ def safari_rate(mu, L, q, local_steps, step_server, *, q_condition="printed",
     if q > 0:
         metric = metric + q * (gd_steps(func, x, eta_c, K) - x_star) ** 2
     problem.set_performance_metric(metric)
-    return make_result(solve(problem), printed=_printed_thm5(mu, L, q, K, step),
+    return make_result(solve(problem), printed=printed,
                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
                                    step_client=eta_c, eta_bar=eta_bar,
@@ -173,18 +165,7 @@ def thm4_q_condition_trivial(L, step_server):
     return 2 * L * step_server <= 0.5 and 2 * L * step_server**2 <= 0.5 and L * step_server <= 1
 
 
-def _printed_thm4(L, q, K, R, step):
-    from flbounds.ledger.api import bounds
-
-    try:
-        thm = bounds.get("safari.thm4")
-    except ValueError:
-        return None
-    return thm.evaluate(L=L, local_steps=K, n_sampled=1, q=max(q, 1e-300), R=R, delta_f=1.0,
-                        sigma2=0.0, sigma_s2=0.0, sigma_G2=0.0, step=step).value
-
-
-def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
+def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *, printed=None,
                           drop_server_step=False) -> WorstCase:
     r"""Worst :math:`\frac1R\sum_{r=1}^R E\|\nabla F(x_r)\|^2/(F(x_0)-F^\star)` of SAFARI
     (Theorem 4, :math:`\eta_c = 2\eta_s/K`) over L-smooth :math:`F`, exact over the
@@ -202,14 +183,17 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
         :math:`\eta_s > 0` (the theorem: :math:`\eta_s \le 1/(8\sqrt{30}L)`).
     n_rounds : int
         :math:`R \ge 1` (the SDP has :math:`\sim 2^R K` gradients: R <= 6 is quick).
+    printed : float, optional
+        The bound to report beside the worst case (e.g. Theorem 4's :math:`2/(R\eta_s)` with
+        zero noise and heterogeneity, :math:`F(x_0) - F^\star = 1`); None: none.
     drop_server_step : bool
         Deliberately wrong round, for the tests.
 
     Returns
     -------
     WorstCase
-        An upper bound on the class's worst case (module docstring); ``printed`` is
-        :math:`2/(R\eta_s)` (``safari.thm4`` with zero noise and heterogeneity).
+        An upper bound on the class's worst case (module docstring); ``printed`` is the
+        caller's ``printed``.
     """
     from PEPit import PEP, Expression
     from PEPit.functions import SmoothFunction
@@ -239,7 +223,7 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *,
     # (flbounds.pep.sdp, 'Scale'); equivalent forms tried in order (solve_first)
     info = solve_first([(lambda: build(True, step), step), (lambda: build(False, step), step),
                         (lambda: build(True, step / 10), step / 10)])
-    return make_result(info, printed=_printed_thm4(L, q, K, R, step),
+    return make_result(info, printed=printed,
                        metric="(1/R) sum_{r=1}^R E||grad F(x_r)||^2 / (F(x_0) - F*)",
                        params=dict(L=L, q=q, local_steps=K, step_server=step, step_client=eta_c,
                                    n_rounds=R,

@@ -54,7 +54,7 @@ from .anchor import anchored_minimizer, minimizer
 from .certify import solve_certified
 from .gd import check_class
 from .moments import participation_moments
-from .result import WorstCase, make_result
+from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
 from .sdp import solve, solve_first
 
@@ -71,19 +71,6 @@ def _process(p, participation):
     if p.ndim != 1 or p.size < 1 or not np.all((p > 0) & (p <= 1)):
         raise ValueError(f"p must be a non-empty vector of probabilities in (0, 1], got {p}")
     return Bernoulli(p)
-
-
-def printed_step_and_rate(mu, L, p, local_steps, step=None):
-    """Theorem 1(a)'s printed step (when ``step`` is None) and rate, from the bound registry
-    (None, None when the paper's bounds are not installed)."""
-    from flbounds.ledger.api import bounds
-
-    try:
-        thm = bounds.get("focus.thm1a")
-    except ValueError:
-        return step, None
-    value = thm.evaluate(mu=mu, L=L, p=np.asarray(p, dtype=float), tau=local_steps, step=step)
-    return value.step, value.value
 
 
 def lyapunov_weight(mu, L, n_clients, step):
@@ -113,8 +100,8 @@ def _expected_psi(x, x_star, y, z, V, Z, step, c, pair):
     return total
 
 
-def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensus_weight=None,
-               function_class="smooth-strongly-convex") -> WorstCase:
+def focus_rate(mu, L, p, local_steps, step=None, *, printed=None, participation=None,
+               consensus_weight=None, function_class="smooth-strongly-convex") -> WorstCase:
     r"""Worst :math:`E[\Psi_{r+1}]/\Psi_r` of one FOCUS round (module docstring).
 
     Parameters
@@ -125,8 +112,12 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
         Bernoulli participation probabilities (one per client).
     local_steps : int
         :math:`\tau \ge 1`.
-    step : float, optional
-        :math:`\eta`; None: Theorem 1(a)'s printed step (largest admissible).
+    step : float
+        :math:`\eta > 0`, required (Theorem 1(a)'s printed step is its bound's,
+        ``flbounds bound focus.thm1a``).
+    printed : float, optional
+        The rate to report beside the worst case (e.g. Theorem 1(a)'s :math:`1 - \eta\mu N/2`);
+        None: none.
     participation : process of ``flbounds.participation``, optional
         Replaces Bernoulli(p) (``p`` then only fixes N).
     consensus_weight : float, optional
@@ -137,7 +128,7 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     Returns
     -------
     WorstCase
-        ``printed`` is :math:`1 - \eta\mu N/2` (Theorem 1(a)).
+        ``printed`` is the caller's ``printed``.
     """
     mu, L = check_class(mu, L)
     if not mu > 0:
@@ -145,8 +136,7 @@ def focus_rate(mu, L, p, local_steps, step=None, *, participation=None, consensu
     tau = check_int(local_steps, "local_steps", minimum=1)
     process = _process(p, participation)
     n = process.n_clients
-    step, printed = printed_step_and_rate(mu, L, p, tau, step)
-    step = check_positive(step, "step")
+    step = required_step(step)
     c = lyapunov_weight(mu, L, n, step) if consensus_weight is None else \
         check_positive(consensus_weight, "consensus_weight")
     pair = participation_moments(process, n).pair
@@ -219,21 +209,22 @@ def _client_functions(problem, mu, L, n, function_class):
     return [problem.declare_function(classes[function_class], mu=mu, L=L) for _ in range(n)]
 
 
-def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *,
+def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
                       function_class="smooth-strongly-convex", return_problem=False):
     r"""Worst :math:`E\|x_R - x^\star\|^2 / \|x_0 - x^\star\|^2` after ``n_rounds`` rounds from
     the proof's initialisation (``init="gradient"``), exact over the :math:`2^{NR}` patterns.
 
     The SDP grows like :math:`N \tau 2^{N(R-1)}` gradients (one local run per client and per
     reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``).
-    ``printed`` is :math:`(1 - \eta\mu N/2)^R` (Theorem 1(a), Psi_0 = ||x_0 - x*||^2).
+    ``printed`` is the caller's (e.g. Theorem 1(a)'s :math:`(1 - \eta\mu N/2)^R`, with
+    :math:`\Psi_0 = \|x_0 - x^\star\|^2`), None without one.
     """
     from PEPit import PEP
 
     mu, L = check_class(mu, L)
     tau = check_int(local_steps, "local_steps", minimum=1)
     rounds = check_int(n_rounds, "n_rounds", minimum=1)
-    step = check_positive(step, "step")
+    step = required_step(step)
     process = _process(p, None)
     n = process.n_clients
     from flbounds.participation import subset_distribution
@@ -251,7 +242,6 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *,
         metric = term if metric is None else metric + term
     problem.set_performance_metric(metric)
     info = solve(problem)
-    printed = (1 - step * mu * n / 2) ** rounds
     result = make_result(info, printed=printed, metric="E||x_R - x*||^2 / ||x_0 - x*||^2",
                          params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                      local_steps=tau, step=step, n_rounds=rounds,
@@ -309,4 +299,4 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
 
 
 __all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "round_problem",
-           "scenario_focus_rate", "printed_step_and_rate"]
+           "scenario_focus_rate"]

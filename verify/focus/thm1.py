@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import fedavg, focus
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, bounds, claim
 from flbounds.participation import Bernoulli
 from flbounds.pep import focus_rate
 from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, random_quadratics
@@ -104,7 +104,10 @@ def mc_below_bound(*, rng, n_runs, n_rounds):
 def _worst_case(problem, step):
     """The exact one-round worst case of Psi at the instance's constants (flbounds.pep; the
     claim focus.thm1a.mc_below_worst_case tests the runs against it)."""
-    res = focus_rate(float(problem.client_mu.min()), problem.L, P_THM1, TAU, step)
+    mu = float(problem.client_mu.min())
+    printed = bounds.get("focus.thm1a").evaluate(mu=mu, L=problem.L, p=np.asarray(P_THM1),
+                                                 tau=TAU, step=step).value
+    res = focus_rate(mu, problem.L, P_THM1, TAU, step, printed=printed)
     return res.as_dict()
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, bounds, claim
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
 from flbounds.pep import fedavg_rate, focus_rate, focus_rounds_rate, gap_tolerance
 from flbounds.pep.witness import fedavg_witness, focus_rounds_witness, witness_tolerance
@@ -209,7 +209,9 @@ def rounds_tightness(*, rng, cases):
     for n, rounds in cases:
         p = (0.5, 0.8, 0.9)[:n]
         step = min(thm1a_conditions(MU, L_SMOOTH, n, 2, q_min_of(p)).values())
-        res = focus_rounds_rate(MU, L_SMOOTH, p, 2, step, rounds)
+        rate = bounds.get("focus.thm1a").evaluate(mu=MU, L=L_SMOOTH, p=np.asarray(p), tau=2,
+                                                  step=step).value
+        res = focus_rounds_rate(MU, L_SMOOTH, p, 2, step, rounds, printed=rate**rounds)
         wit = focus_rounds_witness(MU, L_SMOOTH, p, 2, step, rounds)
         cells.append(dict(N=n, R=rounds, step=step, worst=res.worst, printed=res.printed,
                           ratio=res.ratio, gram=res.gram_size, seconds=res.seconds,
@@ -256,7 +258,9 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     step = thm1a_step_printed(mu, L, n, TAU, q_min)
-    res = focus_rate(mu, L, proc.inclusion_probabilities(), TAU, step)
+    p = proc.inclusion_probabilities()
+    printed = bounds.get("focus.thm1a").evaluate(mu=mu, L=L, p=p, tau=TAU, step=step).value
+    res = focus_rate(mu, L, p, TAU, step, printed=printed)
     errs = focus_squared_errors(problem, proc, rng, n_runs=n_runs, n_rounds=n_rounds,
                                 step=step, local_steps=TAU, x0=X0)
     r = np.arange(n_rounds + 1)

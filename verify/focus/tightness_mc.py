@@ -10,8 +10,8 @@ from flbounds.algorithms import fedavg
 from flbounds.ledger import claim
 from flbounds.participation import UniformWithoutReplacement
 from flbounds.pep import fedavg_rate
-from flbounds.pep.envelope import envelope_evidence
 from flbounds.problems import Quadratic, random_quadratics
+from verify.pep_envelope import envelope_evidence
 
 from .bounds import cor3_rate, thm3_conditions
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, bounds, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.pl import focus_pl_rate, printed_pl_step_and_rate
+from flbounds.pep.pl import focus_pl_rate
 from verify.pep_cells import solve_or_list
 
 BETA, L_SMOOTH = 1.0, 2.0
@@ -30,13 +30,16 @@ PL_MAX_GRADIENTS = 4
 
 def _cell(n, tau, multiple):
     p = P_SETS[n]
-    top, _ = printed_pl_step_and_rate(BETA, L_SMOOTH, p, tau)
+    thm = bounds.get("focus.thm1b")
+    top = thm.evaluate(beta=BETA, L=L_SMOOTH, p=np.asarray(p), tau=tau).step
     step = multiple * top
     if not 1 - 4 * step * L_SMOOTH**2 > 0:
         return None  # the proof's consensus weight is no longer positive
     constants = dict(N=n, p=list(p), tau=tau, step=step, multiple=multiple)
-    res, listed = solve_or_list(lambda: focus_pl_rate(BETA, L_SMOOTH, p, tau, step), constants,
-                                within=multiple <= 1)
+    printed = thm.evaluate(beta=BETA, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step).value
+    res, listed = solve_or_list(lambda: focus_pl_rate(BETA, L_SMOOTH, p, tau, step,
+                                                      printed=printed),
+                                constants, within=multiple <= 1)
     if listed:
         return listed
     return dict(constants=constants,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, bounds, claim
 from flbounds.pep import gap_tolerance
 from flbounds.pep.server_steps import (
     q_condition_coefficients,
@@ -32,6 +32,13 @@ MU, L_SMOOTH = 1.0, 2.0
 # printed step no form of the SDP solves accurately (dual residual 3e-4 against a 1e-5 bound,
 # flbounds.pep.sdp), so the grid keeps K 2^R <= 24: every (K, R) of the grid but (5, 3).
 THM4_MAX_GRADIENTS = 24
+
+
+def thm5_printed(q, K, step, sigma_G2=0.0):
+    """Theorem 5 at R = 1, ||x_0 - x*||^2 = 1, no noise (the PEP's normalisation)."""
+    return bounds.get("safari.thm5").evaluate(
+        mu=MU, L=L_SMOOTH, local_steps=K, n_sampled=1, q=max(q, 1e-300), R=1, dist0=1.0,
+        sigma2=0.0, sigma_s2=0.0, sigma_G2=sigma_G2, step=step).value
 
 
 def _gap_tolerance(worst):
@@ -67,12 +74,13 @@ def thm5_hypotheses(q, K, step, corrected=False):
 def _thm5_cell(q, K, fraction):
     step = fraction * 2 / (L_SMOOTH + MU)
     within, why = thm5_hypotheses(q, K, step)
-    free = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None)
+    free = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None,
+                       printed=thm5_printed(q, K, step))
     cell = dict(constants=dict(q=q, K=K, step_server=step, fraction=fraction),
                 within_hypotheses=within, outside_because=why, printed=free.printed,
                 worst_without_q_condition=free.worst)
     if within:
-        res = safari_rate(MU, L_SMOOTH, q, K, step)
+        res = safari_rate(MU, L_SMOOTH, q, K, step, printed=free.printed)
         cell.update(worst=res.worst, ratio=res.worst / res.printed, gap=res.gap,
                     solver=res.solver)
     return cell
@@ -126,7 +134,11 @@ def _thm4_cell(q, K, R, multiple):
     step = multiple * top
     trivial = thm4_q_condition_trivial(L_SMOOTH, step)
     constants = dict(q=q, K=K, R=R, step_server=step, multiple=multiple)
-    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R),
+    printed = bounds.get("safari.thm4").evaluate(
+        L=L_SMOOTH, local_steps=K, n_sampled=1, q=max(q, 1e-300), R=R, delta_f=1.0, sigma2=0.0,
+        sigma_s2=0.0, sigma_G2=0.0, step=step).value
+    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R,
+                                                              printed=printed),
                                 constants, within=multiple <= 1 and trivial)
     if listed:
         return listed
@@ -203,9 +215,10 @@ def thm5_mc_below_worst_case(*, rng, q, K, step, n_runs, n_rounds):
     run (an error floor of 3e-8) crosses it after about 280 rounds, while the printed envelope
     (27 x 0.973^r, still 8e-3 at r = 300) lets it through. Tolerance: 4 MC SE + n ulp + the
     SDP accuracy carried to the r-th power (flbounds.pep.envelope)."""
-    from flbounds.pep.envelope import envelope_evidence
+    from verify.pep_envelope import envelope_evidence
 
-    res = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None)
+    res = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None,
+                      printed=thm5_printed(q, K, step))
     errs = _safari_errors(rng, q, K, step, n_runs, n_rounds)
     return envelope_evidence(errs, res.worst,
                              details={"step_server": step, "rho_printed": res.printed},

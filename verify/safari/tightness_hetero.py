@@ -17,7 +17,7 @@ from flbounds.pep import gap_tolerance
 from flbounds.pep.server_hetero import safari_hetero_rate
 from flbounds.pep.server_hetero_witness import safari_hetero_witness
 
-from .tightness import L_SMOOTH, MU, thm5_hypotheses
+from .tightness import L_SMOOTH, MU, thm5_hypotheses, thm5_printed
 
 #: participation patterns: (label, n_sampled, eligible) for N clients; "biased" leaves the
 #: last client out of every client round (SAFARI's incomplete participation)
@@ -39,7 +39,8 @@ def _cell(q, K, n, pattern, fraction, s):
     if not within:
         return dict(constants=constants, within_hypotheses=False, outside_because=why)
     res = safari_hetero_rate(MU, L_SMOOTH, q, K, step, n, n_sampled=n_sampled,
-                             eligible=eligible, sigma_g2_ratio=s)
+                             eligible=eligible, sigma_g2_ratio=s,
+                             printed=thm5_printed(q, K, step, sigma_G2=s))
     one_round = res.params["one_round"]
     return dict(constants=constants, within_hypotheses=True, worst=res.worst,
                 one_round=one_round, thm5_r1=res.printed, ratio=res.worst / one_round,

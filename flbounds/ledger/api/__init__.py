@@ -8,6 +8,7 @@ plugin discovery (:mod:`.plugins`, :mod:`.figures`) and the task keys of ``--res
 names from :mod:`flbounds.ledger`.
 """
 
+from . import bounds
 from .bounds import bound, integer, nonnegative, positive, probabilities, probability, vector
 from .papers import Paper, paper
 from .plugins import PluginLoadWarning
@@ -25,6 +26,7 @@ from .result import CheckResult, Evidence, Tolerance
 from .results import Hypothesis, Part, Result, hypothesis, result
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Hypothesis", "Paper", "Part",
-           "PluginLoadWarning", "Result", "Tolerance", "bound", "claim", "claim_seed_sequence",
-           "declare_hypotheses", "get", "hypothesis", "integer", "load_all", "nonnegative",
-           "paper", "positive", "probabilities", "probability", "result", "select", "vector"]
+           "PluginLoadWarning", "Result", "Tolerance", "bound", "bounds", "claim",
+           "claim_seed_sequence", "declare_hypotheses", "get", "hypothesis", "integer", "load_all",
+           "nonnegative", "paper", "positive", "probabilities", "probability", "result", "select",
+           "vector"]

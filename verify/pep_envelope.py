@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance
-
-from .sdp import gap_tolerance
+from flbounds.pep import gap_tolerance
 
 
 def envelope_evidence(errors, rho, *, details=None, worst_case=None) -> Evidence:

@@ -1,9 +1,9 @@
-"""The README's table "Worst case over the function class": ``python -m flbounds.pep.table``.
+"""The README's table "Worst case over the function class": ``python -m verify.pep_table``.
 
 Each row is one printed rate at stated constants next to its exact worst case over the class
-(``flbounds.pep``) and their ratio; the printed values come from the printed-bound registry
-(``flbounds bound``), so the table, the claims and the calculator share one formula. Prints a
-Markdown table (``--json`` for the rows).
+(``flbounds.pep``) and their ratio; the printed steps and values come from the printed-bound
+registry (``flbounds bound``), so the table, the claims and the calculator share one formula.
+Prints a Markdown table (``--json`` for the rows).
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ import sys
 
 import numpy as np
 
+from flbounds import pep
+from flbounds.ledger import bounds
+
 
 def _focus_row(p, tau):
-    from . import focus_rate
-
-    res = focus_rate(1.0, 2.0, p, tau)
+    thm = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p, dtype=float),
+                                             tau=tau)
+    res = pep.focus_rate(1.0, 2.0, p, tau, thm.step, printed=thm.value)
     how = " (certified upper bound)" if res.status.startswith("certified") else ""
     return (f"FOCUS Thm 1(a), one round of Psi{how}",
             f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step "
@@ -26,33 +29,33 @@ def _focus_row(p, tau):
 
 
 def _focus_rounds_row(p, tau, rounds):
-    from ..ledger.api import bounds
-    from . import focus_rounds_rate
-
-    step = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p), tau=tau).step
-    res = focus_rounds_rate(1.0, 2.0, p, tau, step, rounds)
+    thm = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p), tau=tau)
+    step = thm.step
+    res = pep.focus_rounds_rate(1.0, 2.0, p, tau, step, rounds, printed=thm.value**rounds)
     return (f"FOCUS Thm 1(a), {rounds} rounds from the proof's start",
             f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step {step:.3g}",
             res.printed, res.worst)
 
 
 def _fedavg_row(n, tau, fraction, process, label):
-    from ..ledger.api import bounds
-    from . import fedavg_rate
-
     thm = bounds.get("focus.cor3.rate")
     step = fraction * thm.evaluate(mu=1.0, L=2.0, tau=tau).admissible_step
     printed = thm.evaluate(mu=1.0, L=2.0, tau=tau, step=step).value
-    res = fedavg_rate(1.0, 2.0, n, tau, step, process, homogeneous=True)
+    res = pep.fedavg_rate(1.0, 2.0, n, tau, step, process, homogeneous=True)
     return (f"FedAvg, identical clients: (66) with delta_q = sigma_G = 0{label}",
             f"mu=1 L=2 N={n} tau={tau} step={step:.3g}, {process!r}", printed, res.worst)
 
 
 def _safari_rows():
-    from . import safari_nonconvex_rate, safari_rate
-
-    s5 = safari_rate(1.0, 2.0, 0.5, 3, 0.02)
-    s4 = safari_nonconvex_rate(2.0, 0.5, 3, 1 / (16 * 30**0.5), 2)
+    step4 = 1 / (16 * 30**0.5)
+    thm5 = bounds.get("safari.thm5").evaluate(
+        mu=1.0, L=2.0, local_steps=3, n_sampled=1, q=0.5, R=1, dist0=1.0, sigma2=0.0,
+        sigma_s2=0.0, sigma_G2=0.0, step=0.02).value
+    thm4 = bounds.get("safari.thm4").evaluate(
+        L=2.0, local_steps=3, n_sampled=1, q=0.5, R=2, delta_f=1.0, sigma2=0.0, sigma_s2=0.0,
+        sigma_G2=0.0, step=step4).value
+    s5 = pep.safari_rate(1.0, 2.0, 0.5, 3, 0.02, printed=thm5)
+    s4 = pep.safari_nonconvex_rate(2.0, 0.5, 3, step4, 2, printed=thm4)
     return [("SAFARI Thm 5, one round, identical clients, q-condition imposed",
              "mu=1 L=2 q=0.5 K=3 eta_s=0.02", s5.printed, s5.worst),
             ("SAFARI Thm 4, 2 rounds, identical clients (upper bound: F* relaxed)",
@@ -62,9 +65,7 @@ def _safari_rows():
 
 
 def _safari_hetero_row():
-    from . import safari_hetero_rate
-
-    res = safari_hetero_rate(1.0, 2.0, 0.5, 2, 0.1 / 3, 3, n_sampled=1, eligible=[0, 1],
+    res = pep.safari_hetero_rate(1.0, 2.0, 0.5, 2, 0.1 / 3, 3, n_sampled=1, eligible=[0, 1],
                              sigma_g2_ratio=1.0)
     return ("SAFARI Thm 5, one round (83), 3 heterogeneous clients, client 3 never sampled "
             "(upper bound: A5 at evaluated points)",
@@ -73,10 +74,9 @@ def _safari_hetero_row():
 
 
 def _relaxed_rows():
-    from . import focus_pl_rate, kvib_descent_rate
-
-    pl = focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2)
-    kv = kvib_descent_rate(1.0, 3, 1 / 8)
+    thm = bounds.get("focus.thm1b").evaluate(beta=1.0, L=2.0, p=np.array([0.5, 0.8]), tau=2)
+    pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value)
+    kv = pep.kvib_descent_rate(1.0, 3, 1 / 8)
     return [("FOCUS Thm 1(b), one round of Phi under PL (relaxation: upper bound)",
              f"beta=1 L=2 p=0.5,0.8 tau=2, step {pl.params['step']:.3g}", pl.printed,
              pl.worst),
@@ -88,9 +88,7 @@ def rows():
     """(theorem, constants, printed, worst case) for every row of the table."""
     from flbounds.participation import Bernoulli, UniformWithoutReplacement
 
-    from . import gd_rate
-
-    gd = gd_rate(1.0, 2.0, 0.3)
+    gd = pep.gd_rate(1.0, 2.0, 0.3)
     return [
         ("gradient descent (sanity: tight rate)", "mu=1 L=2 step=0.3", gd.printed, gd.worst),
         _focus_row((0.3, 0.5, 0.7, 0.9), 3),
@@ -115,7 +113,7 @@ def markdown(table) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m flbounds.pep.table",
+    parser = argparse.ArgumentParser(prog="python -m verify.pep_table",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -1,6 +1,7 @@
 """The import graph of ``flbounds/``, built from the source: no circles, kernels import
-nothing of the project, the library imports no plugin package, and the ledger's three
-layers (``api`` < ``engine`` < ``reports``) import only downwards.
+nothing of the project, the library imports no plugin package, the ledger's three layers
+(``api`` < ``engine`` < ``reports``) import only downwards, and ``flbounds.pep`` imports no
+module of the ledger.
 
 The graph is read from the abstract syntax tree of every module, not by importing it:
 module-level and function-level imports count alike (a lazy import inside a function is
@@ -212,6 +213,12 @@ def test_ledger_layers_import_only_downwards(graph):
     for layer in LEDGER_LAYERS:
         assert any(_inside(module, layer) for module in graph), f"no module in {layer}"
     assert layer_breaches(graph) == []
+
+
+def test_pep_imports_no_ledger_module(graph):
+    """The worst-case library takes every step and printed value as arguments: it looks no
+    theorem up in the ledger and builds no Evidence."""
+    assert imports_of(graph, "flbounds.pep", "flbounds.ledger") == []
 
 
 # The checks can fail: synthetic graphs with the faults they look for.

@@ -97,9 +97,17 @@ def test_falsify_cli_json_and_replay(tmp_path, capsys):
     holds_only = tmp_path / "holds.json"
     holds_only.write_text(json.dumps(rows[HOLDS]))
     assert main(["replay", str(holds_only)]) == 0
-    assert main(["replay", str(out)]) == 1                  # the violated witness breaks it
+    # the paper error's witness breaks its bound again, as its claim expects: exit 0
+    assert main(["replay", str(out)]) == 0
     text = capsys.readouterr().out
-    assert text.count("identical") == 3 and "DIFFERS" not in text
+    assert text.count("identical") == 3 and "DIFFERS" not in text and "UNEXPECTED" not in text
+    assert "breaks the bound" in text and "claim expected violated" in text
+    # a witness that no longer gives its stored ratio does not reproduce: exit 1
+    changed = dict(rows[VIOLATED], best_ratio=rows[VIOLATED]["best_ratio"] * 2)
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(changed))
+    assert main(["replay", str(moved)]) == 1
+    assert "DIFFERS" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args", [["falsify", "no.such.claim"], ["falsify", "--budget", "0"],

@@ -39,6 +39,31 @@ def test_claim_that_raises_becomes_error():
     assert r.verdict == "error" and "boom" in r.reason and "RuntimeError" in r.traceback
 
 
+@pytest.mark.parametrize("seed", [-1, "abc", 1.5, True, None])
+def test_a_bad_seed_raises_before_the_claim_runs(seed):
+    ran = []
+
+    def func(*, rng):
+        """Records that it ran."""
+        ran.append(1)
+        return Evidence(0.0, 1.0, "<=", Tolerance.exact())
+
+    c = Claim(id="focus.test.seed", ref="-", kind="statement", statement="-",
+              expected="holds", func=func)
+    with pytest.raises(ValueError, match="seed"):
+        c.check(seed=seed)
+    assert ran == []
+
+
+def test_rounding_tolerance_takes_arrays_and_refuses_bad_values():
+    tol = Tolerance.rounding(np.array([1e-12, 2e-12]), "one bound per cell")
+    assert Evidence([1.0, 2.0], [1.0, 2.0 - 1e-12], "==", tol).verdict() == "holds"
+    assert Tolerance.rounding(np.float64(1e-9), "scalar").value == 1e-9
+    for bad in (-1.0, float("nan"), np.array([1.0, -1.0])):
+        with pytest.raises(ValueError, match="value"):
+            Tolerance.rounding(bad, "bad")
+
+
 def test_seed_sequence_depends_on_seed_and_id_only():
     a = np.random.default_rng(claim_seed_sequence(1, "x.y")).random(3)
     b = np.random.default_rng(claim_seed_sequence(1, "x.y")).random(3)

@@ -121,7 +121,10 @@ class Claim:
         return np.random.default_rng(claim_seed_sequence(seed, self.id))
 
     def check(self, *, seed: int = 0, profile: str = "quick", **overrides) -> CheckResult:
-        """Run the claim once and return its :class:`CheckResult` (exceptions -> ``error``)."""
+        """Run the claim once and return its :class:`CheckResult` (exceptions -> ``error``).
+
+        A bad ``seed``, ``profile`` or override raises ``ValueError`` before any work."""
+        check_seed(seed)
         params = self.params(profile)
         unknown = set(overrides) - set(params)
         if unknown:
@@ -354,10 +357,16 @@ def get(claim_id: str) -> Claim:
     return table[claim_id]
 
 
+def check_seed(seed) -> int:
+    """``seed`` as an int, else ``ValueError`` naming it (a non-negative integer)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
     """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result."""
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed)
     digest = hashlib.sha256(claim_id.encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=words)

@@ -57,9 +57,13 @@ class Tolerance:
                    f"{se.size} cells (flbounds.stats.holm_se_multiplier)")
 
     @classmethod
-    def rounding(cls, value: float, derivation: str) -> Tolerance:
-        """Floating-point rounding bound, e.g. ``c * eps * kappa * scale``."""
-        return cls(float(value), "rounding", derivation)
+    def rounding(cls, value, derivation: str) -> Tolerance:
+        """Floating-point rounding bound, e.g. ``c * eps * kappa * scale``: a number, or an
+        array of them broadcastable against the measured numbers (one bound per cell)."""
+        arr = np.asarray(value, dtype=float)
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"value must be finite and >= 0, got {value!r}")
+        return cls(float(arr) if arr.ndim == 0 else arr, "rounding", derivation)
 
 
 @dataclass(frozen=True)

@@ -125,3 +125,16 @@ def test_show_run_computes_without_storing(tmp_path, capsys):
                  str(tmp_path / "r"), "--profile", "full", "--seed", "2"]) == 0
     assert "this run (not stored), profile full, seed 2" in capsys.readouterr().out
     assert not (tmp_path / "r").exists()
+
+
+def test_version_and_a_help_for_users(capsys):
+    from flbounds import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"flbounds {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "examples:" in out and "flbounds show" in out and "exit codes" in out
+    assert "sub-command" not in out  # not the module's developer docstring

@@ -110,3 +110,20 @@ def test_markdown_notes_and_files(tmp_path):
     assert "`focus.marked.needle` hypotheses: step <= 1/(8L): True" in text
     md, page = write_reports(results, tmp_path)
     assert md.read_text().startswith("# flbounds ledger") and page.stat().st_size > 0
+
+
+def test_report_command_counts_claims_and_attacks_apart(tmp_path, capsys):
+    from flbounds.cli import main
+    from flbounds.ledger import ResultStore
+
+    results = synthetic_results(10)
+    store = ResultStore(tmp_path)
+    run = store.begin_run("quick", 0, len(results))
+    for r in results:
+        store.append(r, run_id=run)
+    store.end_run(run, "finished")
+    n_attacks = sum(r.id.startswith("attack:") for r in results)
+    assert n_attacks >= 1
+    assert main(["report", "--results", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert f"({len(results) - n_attacks} claims, {n_attacks} attacks," in out

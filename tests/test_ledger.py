@@ -138,3 +138,51 @@ def test_expected_verdict_per_profile():
     quick, full = c.check(profile="quick"), c.check(profile="full")
     assert (quick.verdict, quick.expected) == ("not-applicable", "not-applicable")
     assert (full.verdict, full.expected) == ("violated", "violated") and full.as_expected
+
+
+def test_a_failed_rejection_is_inconclusive_never_violated():
+    tol = Tolerance.exact()
+    undecided = "no rejection at alpha = 0.01; smallest detectable difference 0.2"
+    assert Evidence(0.3, 0.01, "<=", tol, undecided=undecided).verdict() == "inconclusive"
+    assert Evidence(0.001, 0.01, "<=", tol, undecided=undecided).verdict() == "holds"
+    assert Evidence(0.3, 0.01, "<=", tol).verdict() == "violated"
+
+
+def _kind_claim(kind, expected, evidence):
+    return Claim(id=f"focus.test.{kind}", ref="-", kind=kind, statement="-",
+                 expected=expected, func=lambda *, rng: evidence)
+
+
+def test_a_synthetic_rerun_is_reproduced_or_not_never_a_paper_error():
+    tol = Tolerance.exact()
+    shown = _kind_claim("reproduction", "reproduced", Evidence(1.0, 2.0, "<=", tol)).check()
+    assert shown.verdict == "reproduced" and shown.as_expected
+    missed = _kind_claim("reproduction", "reproduced", Evidence(3.0, 2.0, "<=", tol)).check()
+    assert missed.verdict == "not-reproduced" and not missed.as_expected
+    undecided = _kind_claim("statement", "holds",
+                            Evidence(3.0, 2.0, "<=", tol, undecided="n = 10: power 0.2"))
+    row = undecided.check()
+    assert row.verdict == "inconclusive" and "power 0.2" in row.reason
+
+
+def test_expected_verdicts_follow_the_claim_kind():
+    from flbounds.ledger import claim
+
+    for kind, expected in (("reproduction", "violated"), ("statement", "reproduced")):
+        with pytest.raises(ValueError, match="expected must be one of"):
+            claim(f"focus.test.bad_{kind}", ref="-", kind=kind, statement="-",
+                  expected=expected)
+
+
+def test_summaries_count_every_verdict_kind_apart():
+    from flbounds.cli._progress import summary_table
+    from flbounds.ledger.result import shown_verdicts
+
+    tol = Tolerance.exact()
+    rows = [_kind_claim("reproduction", "reproduced", Evidence(1.0, 2.0, "<=", tol)).check(),
+            _kind_claim("statement", "holds", Evidence(1.0, 2.0, "<=", tol)).check()]
+    assert shown_verdicts(rows) == ("holds", "violated", "not-applicable", "reproduced",
+                                    "error")
+    head = summary_table(rows, 1.0).splitlines()[0].split()
+    assert head[:4] == ["paper", "claims", "holds", "violated"] and "reproduced" in head
+    assert "inconclusive" not in head

@@ -38,11 +38,20 @@ import numpy as np
 from . import papers as _papers
 from . import results as _results
 from .plugins import CLAIMS_GROUP, entry_point_module, entry_points, import_tree, warn_failed
-from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
+from .result import (
+    KINDS,
+    CheckResult,
+    Evidence,
+    check_hypotheses,
+    reproduction_verdict,
+    to_jsonable,
+)
 from .taskkey import task_key
 
 PROFILES = ("quick", "full")
-EXPECTED = ("holds", "violated", "not-applicable")
+EXPECTED = ("holds", "violated", "not-applicable", "inconclusive")
+#: what a claim of kind ``reproduction`` may expect (a re-run never expects a paper error)
+EXPECTED_REPRODUCTION = ("reproduced", "not-reproduced", "not-applicable", "inconclusive")
 
 _REGISTRY: dict[str, Claim] = {}
 _FAILED: list[str] = []  # claim plugins whose import failed
@@ -147,6 +156,10 @@ class Claim:
                 verdict, why = _results.verdict_under(verdict, judgement)
                 if why:
                     reason = f"{why}. {reason}" if reason else why
+            if ev.undecided and verdict == "inconclusive":
+                reason = f"{reason}. {ev.undecided}" if reason else ev.undecided
+            if self.kind == "reproduction":
+                verdict = reproduction_verdict(verdict)
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
                           relation=ev.relation, tolerance=ev.tolerance, verdict=verdict,
                           details=ev.details, reason=reason, traceback="",
@@ -206,10 +219,13 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
                          f"flbounds.ledger.paper({key!r}, title=...) before its claims")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if expected not in EXPECTED:
-        raise ValueError(f"expected must be one of {EXPECTED}, got {expected!r}")
-    if expected_full is not None and expected_full not in EXPECTED:
-        raise ValueError(f"expected_full must be one of {EXPECTED}, got {expected_full!r}")
+    allowed = EXPECTED_REPRODUCTION if kind == "reproduction" else EXPECTED
+    if expected not in allowed:
+        raise ValueError(f"expected must be one of {allowed} for a claim of kind {kind!r}, "
+                         f"got {expected!r}")
+    if expected_full is not None and expected_full not in allowed:
+        raise ValueError(f"expected_full must be one of {allowed} for a claim of kind "
+                         f"{kind!r}, got {expected_full!r}")
     declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
     qualified = _results.resolve_parts(id, result, parts)
     outside = dict(outside or {})

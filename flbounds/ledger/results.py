@@ -84,7 +84,7 @@ class Hypothesis:
 
     def only(self, *parts: str) -> Hypothesis:
         """The same hypothesis, restricted to ``parts`` of the result it is given to."""
-        return replace(self, parts=tuple(parts))
+        return replace(self, parts=_part_ids(parts, f"hypothesis {self.name!r}: only"))
 
     def missing(self, instance: Mapping) -> list[str]:
         return [n for n in self.needs if n not in instance]
@@ -100,7 +100,11 @@ class Hypothesis:
         takes_all = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
         args = dict(instance) if takes_all else {
             n: instance[n] for n in sig.parameters if n in instance}
-        return bool(np.all(self.predicate(**args)))
+        value = self.predicate(**args)
+        if value is None:  # np.all(None) is False: a missing return must not read as "fails"
+            raise ValueError(f"hypothesis {self.name!r}: its predicate returned None, not a "
+                             "truth value")
+        return bool(np.all(value))
 
 
 def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
@@ -113,8 +117,17 @@ def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
     def make(predicate):
         if not callable(predicate):
             raise ValueError(f"hypothesis {name!r}: predicate must be callable")
-        return Hypothesis(name, wording, predicate, None if parts is None else tuple(parts))
+        return Hypothesis(name, wording, predicate, None if parts is None else _part_ids(
+            parts, f"hypothesis {name!r}: parts"))
     return make
+
+
+def _part_ids(parts, what: str) -> tuple[str, ...]:
+    """``parts`` as a tuple of part ids (one id may be given as a text)."""
+    parts = (parts,) if isinstance(parts, str) else tuple(parts)
+    if not all(isinstance(p, str) and _PART.fullmatch(p) for p in parts):
+        raise ValueError(f"{what} must be part ids (words), got {parts!r}")
+    return parts
 
 
 @dataclass(frozen=True)
@@ -214,6 +227,9 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     for name, value in (("ref", ref), ("title", title)):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"result {id!r}: {name} must be a non-empty text")
+    for name, value in (("not_checked", not_checked), ("statement", statement)):
+        if not isinstance(value, str):
+            raise ValueError(f"result {id!r}: {name} must be a text, got {value!r}")
     kind = kind or _kind_of(ref)
     if kind not in RESULT_KINDS:
         raise ValueError(f"result {id!r}: kind must be one of {RESULT_KINDS}, got {kind!r}")
@@ -221,9 +237,13 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     for pid, text in (parts or {"statement": title}).items():
         if not isinstance(pid, str) or not _PART.fullmatch(pid):
             raise ValueError(f"result {id!r}: part id must be a word, got {pid!r}")
-        text, why = (text, "") if isinstance(text, str) else tuple(text)
-        table[pid] = Part(pid, text, why)
-    hyps = tuple(hypotheses)
+        entry = (text, "") if isinstance(text, str) else text
+        if not (isinstance(entry, tuple | list) and len(entry) == 2
+                and all(isinstance(x, str) for x in entry) and entry[0].strip()):
+            raise ValueError(f"result {id!r}: parts[{pid!r}] must be a text or (text, reason "
+                             f"no claim checks it), got {text!r}")
+        table[pid] = Part(pid, *entry)
+    hyps = (hypotheses,) if isinstance(hypotheses, Hypothesis) else tuple(hypotheses)
     for h in hyps:
         if not isinstance(h, Hypothesis):
             raise ValueError(f"result {id!r}: hypotheses must be Hypothesis objects "
@@ -233,8 +253,10 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
             raise ValueError(f"result {id!r}: hypothesis {h.name!r} names unknown parts "
                              f"{sorted(unknown)}")
     names = [h.name for h in hyps]
-    if len(set(names)) != len(names):
-        raise ValueError(f"result {id!r}: two hypotheses share a name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"result {id!r}: hypotheses must have distinct names; "
+                         f"{', '.join(map(repr, twice))} given twice")
     caller = inspect.currentframe().f_back
     module = caller.f_globals.get("__name__", "") if caller else ""
     declared = Result(id=id, ref=ref, title=title, kind=kind, parts=table, hypotheses=hyps,
@@ -345,6 +367,7 @@ class Judgement:
 
 def judge(parts: Iterable[str], instances, outside: Mapping[str, str]) -> Judgement:
     """Evaluate the hypotheses of ``parts`` on ``instances`` (a mapping or a list of them)."""
+    parts = tuple(parts)  # read twice below: a generator would be empty the second time
     if instances is None:
         instances = []
     elif isinstance(instances, Mapping):

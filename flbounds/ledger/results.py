@@ -42,6 +42,8 @@ result's id (or ``<result id>.<name>``); :attr:`Result.bounds` finds them.
 from __future__ import annotations
 
 import inspect
+import os
+import pathlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -154,6 +156,20 @@ class Result:
     module: str = ""
     statement: str = ""
     extra: dict = field(default_factory=dict)
+    file: str = ""  # where the result(...) declaration is
+    line: int = 0
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the declaration (relative to the working directory if inside)."""
+        if not self.file:
+            return f"{self.module}:?"
+        path = pathlib.Path(self.file).resolve()
+        try:
+            path = path.relative_to(pathlib.Path.cwd().resolve())
+        except ValueError:
+            pass
+        return f"{os.fspath(path)}:{self.line}"
 
     @property
     def paper_key(self) -> str:
@@ -260,7 +276,9 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     caller = inspect.currentframe().f_back
     module = caller.f_globals.get("__name__", "") if caller else ""
     declared = Result(id=id, ref=ref, title=title, kind=kind, parts=table, hypotheses=hyps,
-                      not_checked=not_checked, module=module, statement=statement)
+                      not_checked=not_checked, module=module, statement=statement,
+                      file=caller.f_code.co_filename if caller else "",
+                      line=caller.f_lineno if caller else 0)
     known = _RESULTS.get(id)
     if known is not None and known.module != module:
         raise ValueError(f"result {id!r} declared twice ({known.module} and {module})")

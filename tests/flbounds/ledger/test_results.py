@@ -2,20 +2,19 @@
 ``result=`` / ``parts=`` / ``outside=``: the ledger's rule on hand-made instances, the
 declaration errors, and attack surfaces that reject points by the same predicates.
 
-Everything is declared under the test paper key ``testpaper``; the fixture restores the
-paper, result and claim registries afterwards.
+Everything is declared under the test paper key ``testpaper`` in the ``ledger_sandbox``
+(tests/flbounds/conftest.py), which restores the registries afterwards.
 """
 
 import numpy as np
 import pytest
 
-import flbounds.ledger.papers as papers
 import flbounds.ledger.registry as registry
 import flbounds.ledger.results as results
 from flbounds.falsify.search import search, validator_rejects
 from flbounds.falsify.spaces import Box, Space
 from flbounds.falsify.surfaces import Surface
-from flbounds.ledger import Evidence, Tolerance, claim, declare_hypotheses, hypothesis, paper
+from flbounds.ledger import Evidence, Tolerance, claim, declare_hypotheses, hypothesis
 from flbounds.ledger.results import judge, result, verdict_under
 
 RATE = "testpaper.lemma1:rate"
@@ -39,14 +38,8 @@ def two_steps(*, tau):
 
 
 @pytest.fixture
-def lemma1(monkeypatch):
+def lemma1(ledger_sandbox):
     """``testpaper.lemma1``: parts rate and constant; A1 on both, step and tau on rate only."""
-    monkeypatch.setattr(papers, "_PAPERS", dict(papers._PAPERS))
-    monkeypatch.setattr(papers, "_DECLARED_BY", dict(papers._DECLARED_BY))
-    monkeypatch.setattr(results, "_RESULTS", dict(results._RESULTS))
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(registry, "_LOADED", True)  # no plugin loads into the copies
-    paper("testpaper", title="A paper the tests declare")
     return result("testpaper.lemma1", ref="Lemma 1", title="a test lemma",
                   parts={"rate": "x_{r+1} <= (1 - eta mu) x_r",
                          "constant": ("c = 2", "a printed constant no claim reads")},

@@ -258,12 +258,9 @@ class PrintedBound:
 
 
 def bound(id: str, *, ref: str, quantity: str, constants, steps=None, corrected=None,
-          check=None, hypotheses=None):
-    """Register the decorated function as printed bound ``id`` (module docstring).
-
-    ``hypotheses`` (texts) is accepted for one more change and ignored: the hypotheses of
-    the result the bound belongs to are predicates, evaluated on the constants.
-    """
+          check=None):
+    """Register the decorated function as printed bound ``id`` (module docstring); its
+    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`)."""
     def register(func):
         if id in _BOUNDS and _BOUNDS[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"bound id {id!r} registered twice")

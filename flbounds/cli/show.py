@@ -58,7 +58,6 @@ def run(args) -> int:
         latest, origin = stored.get(c.id), f"latest in {args.results}"
         attack = stored.get(f"attack:{c.id}")
     record = claim_record(c, where=True)
-    record["parts"] = list(c.parts)
     if args.format == "json":
         record["latest"] = latest.to_dict() if latest is not None else None
         record["attack"] = attack.to_dict() if attack is not None else None
@@ -93,8 +92,8 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
             f"kind        {record['kind']}",
             f"expected    {expected}",
             f"params      quick {_mapping(params['quick'])}; full {_mapping(params['full'])}",
-            f"hypotheses  {_hypotheses(record['hypotheses'])}",
-            f"parts       {', '.join(record.get('parts') or ()) or '(attached to no result)'}",
+            f"hypotheses  {_declared(record)}",
+            f"parts       {', '.join(record['parts']) or '(attached to no result)'}",
             f"function    {record['where']}  ({qualname})",
             f"reproduce   {record['reproducer']}"]
 
@@ -118,6 +117,17 @@ def result_lines(r) -> list[str]:
         lines.append(f"reason      {r.reason.splitlines()[0]}")
     lines.append(f"elapsed     {r.elapsed_s:.2f}s; reproduce: {r.reproducer}")
     return lines
+
+
+def _declared(record: dict) -> str:
+    """A claim's hypotheses as declared: its labels, or its result's predicates (evaluated
+    on each run's instance) and those it is outside of on purpose."""
+    if not record["parts"]:
+        return _hypotheses(record["hypotheses"])
+    results = ", ".join(dict.fromkeys(q.split(":", 1)[0] for q in record["parts"]))
+    outside = "".join(f"; outside {k} on purpose: {v}" for k, v in record["outside"].items())
+    return (f"the predicates of {results} (flbounds show {results.split(', ')[0]}), "
+            f"evaluated on each run's instance{outside}")
 
 
 def _hypotheses(table: dict) -> str:

@@ -312,7 +312,8 @@ def get(result_id: str) -> Result:
     """The declared result ``result_id`` (``ValueError`` if unknown)."""
     table = load_all()
     if result_id not in table:
-        raise ValueError(f"unknown result {result_id!r} (see 'flbounds list --results')")
+        raise ValueError(f"unknown result {result_id!r} (the declared results are listed "
+                         "in docs/coverage.md)")
     return table[result_id]
 
 

@@ -123,3 +123,21 @@ def test_show_a_migrated_result_of_the_papers(tmp_path, capsys):
     assert out.startswith("focus.lemma4  Lemma 4: FOCUS consensus lemma")
     assert "verify/focus/lemma4.py:" in out
     assert "focus.lemma4.rare_participation" in out.split("claims per part", 1)[1]
+
+
+def test_list_and_show_say_an_attached_claims_hypotheses_are_evaluated(lemma1, tmp_path,
+                                                                       capsys):
+    claim("testpaper.lemma1.outside", ref="Lemma 1", kind="statement", statement="-",
+          expected="holds", result=lemma1, parts="rate",
+          outside={"step": "a large step on purpose"})(lambda *, rng: None)
+    assert main(["list", "testpaper", "--format", "json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["testpaper.lemma1.rate"]["hypotheses_state"] == "evaluated"
+    assert rows["testpaper.lemma1.outside"]["hypotheses_state"] == "some left"
+    assert rows["testpaper.lemma1.outside"]["outside"] == {"step": "a large step on purpose"}
+    assert main(["show", "testpaper.lemma1.outside", "--results", str(tmp_path)]) == 0
+    assert ("hypotheses  the predicates of testpaper.lemma1 (flbounds show testpaper.lemma1), "
+            "evaluated on each run's instance; outside step on purpose: a large step on "
+            "purpose\n") in capsys.readouterr().out
+    assert main(["show", "testpaper.lemma1", "--results", str(tmp_path)]) == 0
+    assert "outside step on purpose: a large step on purpose" in capsys.readouterr().out

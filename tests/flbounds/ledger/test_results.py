@@ -312,3 +312,24 @@ def test_attack_surface_instance_needs_an_attached_claim(lemma1):
                       instance=lambda *, step: {"step": step})
     with pytest.raises(ValueError, match="instance= needs the claim to be attached"):
         surface.effective_validator()
+
+
+def test_the_task_key_follows_the_module_that_declares_the_result(lemma1, monkeypatch):
+    """--resume must not reuse a verdict judged by predicates that changed since, even when
+    the claim's module does not import the result's module."""
+    from flbounds.ledger import taskkey
+
+    elsewhere = {"__name__": "some_results_module", "result": result, "a1": a1}
+    exec("R = result('testpaper.lemma5', ref='Lemma 5', title='t', hypotheses=(a1,))", elsewhere)
+    claim("testpaper.lemma5.x", ref="-", kind="statement", statement="-", expected="holds",
+          parts="testpaper.lemma5:statement")(lambda *, rng: None)
+    claim("testpaper.free", ref="-", kind="statement", statement="-",
+          expected="holds")(lambda *, rng: None)
+    attached, free = registry.get("testpaper.lemma5.x"), registry.get("testpaper.free")
+    assert attached.result_modules == ("some_results_module",) and free.result_modules == ()
+    digests = {__name__: "a", "some_results_module": "b"}
+    monkeypatch.setattr(taskkey, "code_digest", lambda module: digests[module])
+    before = taskkey.task_key(attached, "quick", 0), taskkey.task_key(free, "quick", 0)
+    digests["some_results_module"] = "b2"  # a predicate was edited
+    assert taskkey.task_key(attached, "quick", 0) != before[0]
+    assert taskkey.task_key(free, "quick", 0) == before[1]

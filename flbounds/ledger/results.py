@@ -47,6 +47,7 @@ import pathlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 import numpy as np
 
@@ -75,10 +76,7 @@ class Hypothesis:
     @property
     def needs(self) -> tuple[str, ...]:
         """The instance values the predicate reads (its parameter names)."""
-        sig = inspect.signature(self.predicate)
-        return tuple(n for n, p in sig.parameters.items()
-                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                     and p.default is inspect.Parameter.empty)
+        return _signature(self.predicate)[0]
 
     @property
     def label(self) -> str:
@@ -96,17 +94,27 @@ class Hypothesis:
         if not isinstance(instance, Mapping):
             raise ValueError(f"instance must be a mapping of named values, got "
                              f"{type(instance).__name__}")
-        if self.missing(instance):
+        needs, names, takes_all = _signature(self.predicate)
+        if any(n not in instance for n in needs):
             return None
-        sig = inspect.signature(self.predicate)
-        takes_all = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-        args = dict(instance) if takes_all else {
-            n: instance[n] for n in sig.parameters if n in instance}
+        args = dict(instance) if takes_all else {n: instance[n] for n in names if n in instance}
         value = self.predicate(**args)
         if value is None:  # np.all(None) is False: a missing return must not read as "fails"
             raise ValueError(f"hypothesis {self.name!r}: its predicate returned None, not a "
                              "truth value")
+        if isinstance(value, bool | np.bool_):
+            return bool(value)
         return bool(np.all(value))
+
+
+@cache
+def _signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """(values the predicate needs, every keyword it takes, whether it takes ``**kw``), read
+    once per predicate (``inspect.signature`` costs ~50 us; an attack evaluates thousands)."""
+    params = inspect.signature(predicate).parameters.values()
+    keywords = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (tuple(p.name for p in keywords if p.default is inspect.Parameter.empty),
+            tuple(p.name for p in keywords), any(p.kind is p.VAR_KEYWORD for p in params))
 
 
 def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):

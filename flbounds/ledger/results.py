@@ -107,10 +107,17 @@ class Hypothesis:
         return bool(np.all(value))
 
 
-@cache
 def _signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """(values the predicate needs, every keyword it takes, whether it takes ``**kw``), read
     once per predicate (``inspect.signature`` costs ~50 us; an attack evaluates thousands)."""
+    try:
+        return _cached_signature(predicate)
+    except TypeError:  # an unhashable callable object
+        return _cached_signature.__wrapped__(predicate)
+
+
+@cache
+def _cached_signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     params = inspect.signature(predicate).parameters.values()
     keywords = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return (tuple(p.name for p in keywords if p.default is inspect.Parameter.empty),

@@ -333,3 +333,16 @@ def test_the_task_key_follows_the_module_that_declares_the_result(lemma1, monkey
     digests["some_results_module"] = "b2"  # a predicate was edited
     assert taskkey.task_key(attached, "quick", 0) != before[0]
     assert taskkey.task_key(free, "quick", 0) == before[1]
+
+
+def test_a_predicate_may_be_any_callable():
+    class AtMost:  # unhashable (eq without hash): its signature is read uncached
+        __hash__ = None
+
+        def __call__(self, *, step, L):
+            return np.array([step <= 1 / L, True])
+
+    h = hypothesis("step", "eta <= 1/L")(AtMost())
+    assert h.needs == ("step", "L") and h.evaluate({"step": 0.1, "L": 2.0}) is True
+    assert hypothesis("all", "reads everything")(lambda **kw: len(kw) == 2).evaluate(
+        {"a": 1, "b": 2}) is True

@@ -208,11 +208,12 @@ class Result:
 
     @property
     def bounds(self) -> list:
-        """The printed bounds registered under this result's id (``flbounds bound``)."""
+        """The printed bounds registered under this result's id or ``<id>.<name>``
+        (``flbounds bound``), unless a result with a longer id claims them."""
         from .bounds import load_all as load_bounds
 
-        return [b for bid, b in load_bounds().items()
-                if bid == self.id or bid.startswith(self.id + ".")]
+        return [b for b in load_bounds().values()
+                if getattr(b.result(), "id", None) == self.id]
 
     def claims(self) -> list:
         """The registered claims attached to a part of this result."""

@@ -84,3 +84,11 @@ def test_a_step_outside_the_printed_conditions_is_said_plainly(capsys):
     assert "printed:     -9" in out
     assert "WARNING:     step 10 is outside the step condition of " in out
     assert "the printed value is not a bound there" in out
+
+
+def test_a_bound_belongs_to_the_result_with_the_longest_prefix(thm1):
+    inner = result("testpaper.thm1.rate", ref="Theorem 1, rate part", title="t")
+    assert get("testpaper.thm1.rate").result() is inner
+    assert [b.id for b in inner.bounds] == ["testpaper.thm1.rate"]
+    from flbounds.ledger.results import get as get_result
+    assert get_result("testpaper.thm1").bounds == []

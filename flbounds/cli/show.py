@@ -11,6 +11,7 @@ from flbounds.ledger import ResultStore
 from flbounds.ledger import results as _results
 from flbounds.ledger.registry import PAPERS, PROFILES, load_all, matches
 from flbounds.ledger.report import fmt
+from flbounds.ledger.result import to_jsonable
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
 from .list import claim_record
@@ -46,8 +47,9 @@ def run(args) -> int:
     if not args.run and (args.profile is not None or args.seed is not None):
         raise UsageError("--profile and --seed choose the run of --run; without it, "
                          "show reads the latest stored result")
-    if args.claim_id not in load_all() and args.claim_id in _results.load_all():
-        return show_result(_results.get(args.claim_id), args)
+    declared = _results.load_all()
+    if args.claim_id not in load_all() and args.claim_id in declared:
+        return show_result(declared[args.claim_id], args)
     c = find_claim(args.claim_id)
     attack = None
     if args.run:
@@ -165,8 +167,6 @@ def show_result(res, args) -> int:
 def result_record(res, claims, latest: dict, attacks: dict) -> dict:
     """A result as a JSON-ready dict: identity, paper, parts (each with its claims and their
     latest rows), hypotheses (wording, parts, the values read) and printed bounds."""
-    from flbounds.ledger.result import to_jsonable
-
     declared = PAPERS.get(res.paper_key)
     paper = dict(key=res.paper_key, title=declared.title if declared else "",
                  source=declared.source if declared else "",

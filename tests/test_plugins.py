@@ -114,33 +114,56 @@ def cli(*args, sites=(), cwd=None):
 def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     listed = cli("list", "mypaper", sites=[plugin_site], cwd=tmp_path)
     assert listed.returncode == 0 and listed.stderr == ""
-    assert "mypaper: A note on averaged gradients" in listed.stdout
-    assert "mypaper.lemma1.mean_square" in listed.stdout
-    assert "mypaper.example2.variance" in listed.stdout
+    assert "mypaper: A note on gradient steps" in listed.stdout
+    assert "mypaper.lemma1.rate" in listed.stdout
+    assert "mypaper.lemma1.large_step" in listed.stdout
 
     out = tmp_path / "run.json"
     checked = cli("check", "mypaper", "--results", str(tmp_path / "r"), "--json", str(out),
                   "--quiet", sites=[plugin_site], cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     rows = {r["id"]: r for r in json.loads(out.read_text())}
-    assert rows["mypaper.lemma1.mean_square"]["verdict"] == "holds"
-    assert rows["mypaper.example2.variance"]["verdict"] == "violated"
     assert all(r["verdict"] == r["expected"] for r in rows.values())
-    assert rows["mypaper.lemma1.mean_square"]["paper"] == "arXiv:2601.00001"
-    assert rows["mypaper.lemma1.mean_square"]["hypotheses"] == {"x_i real and finite": True}
+    rate, large = rows["mypaper.lemma1.rate"], rows["mypaper.lemma1.large_step"]
+    assert rate["verdict"] == "holds" and rate["paper"] == "arXiv:2601.00001"
+    assert rate["hypotheses"] == {"step: eta <= 1/L": True}
+    # f grew (4 > 1): a counterexample, but on an instance outside the lemma's hypothesis
+    assert large["measured"] > large["theoretical"]
+    assert large["verdict"] == "not-applicable"
+    assert large["hypotheses"] == {"step: eta <= 1/L": False}
+    assert large["reason"].startswith("outside the result's hypotheses: step: eta <= 1/L fails")
 
-    shown = cli("show", "mypaper.lemma1.mean_square", "--results", str(tmp_path / "r"),
+    shown = cli("show", "mypaper.lemma1.rate", "--results", str(tmp_path / "r"),
                 sites=[plugin_site], cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"function +\S*mypaper_claims\.py:\d+", shown.stdout)
     assert "holds (as expected)" in shown.stdout
-    assert "4 n eps mean(x^2): two sums of n terms" in shown.stdout
-    assert "x_i real and finite: met" in shown.stdout
+    assert "4 n eps" not in shown.stdout and "two roundings of numbers <= 1" in shown.stdout
+    assert "step: eta <= 1/L: met" in shown.stdout
+    assert "parts       mypaper.lemma1:rate" in shown.stdout
+
+    result = cli("show", "mypaper.lemma1", "--results", str(tmp_path / "r"),
+                 sites=[plugin_site], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    parts = result.stdout.split("\nparts\n", 1)[1].split("\n\n", 1)[0]
+    assert "rate     |x' - x*| <= (1 - eta mu)|x - x*|" in parts
+    assert "descent  f(x') <= f(x)" in parts
+    claims = result.stdout.split("claims per part", 1)[1]
+    assert "  rate\n    mypaper.lemma1.rate" in claims
+    assert "  descent\n    mypaper.lemma1.large_step" in claims
+    assert "latest not-applicable (as expected" in claims
+    assert "  mypaper.lemma1  (Lemma 1): contraction of |x - x*| per step" in result.stdout
+
+    calc = cli("bound", "mypaper.lemma1", "mu=0.5", "L=2", "step=1.5", sites=[plugin_site],
+               cwd=tmp_path)
+    assert calc.returncode == 0, calc.stderr
+    assert "FAILS          step: eta <= 1/L" in calc.stdout
+    assert "WARNING:     step 1.5 is outside the step condition of Lemma 1" in calc.stdout
 
     reported = cli("report", "--results", str(tmp_path / "r"), sites=[plugin_site], cwd=tmp_path)
     assert reported.returncode == 0, reported.stderr
     ledger = (tmp_path / "r" / "ledger.md").read_text(encoding="utf-8")
-    assert "mypaper: A note on averaged gradients" in ledger
+    assert "mypaper: A note on gradient steps" in ledger
 
 
 def test_plugin_claims_join_the_builtin_ones(plugin_site, tmp_path):
@@ -156,7 +179,7 @@ def test_broken_plugin_is_one_warning_and_absent(plugin_site, broken_site, tmp_p
     warning = proc.stderr.strip()
     assert warning.count("\n") == 0 and warning.startswith("flbounds: warning: plugin 'broken'")
     assert "broken_plugin" in warning and "RuntimeError" in warning
-    assert "mypaper.lemma1.mean_square" in proc.stdout and "brokenpaper" not in proc.stdout
+    assert "mypaper.lemma1.rate" in proc.stdout and "brokenpaper" not in proc.stdout
     proc = cli("check", "brokenpaper", sites=[plugin_site, broken_site], cwd=tmp_path)
     assert proc.returncode == 2 and "no claim matches pattern 'brokenpaper'" in proc.stderr
     # the other plugins' claims still run, but the run does not pass as a success

@@ -82,6 +82,13 @@ class Claim:
         return list(dict.fromkeys(q.split(":", 1)[0] for q in self.parts))
 
     @property
+    def result_modules(self) -> tuple[str, ...]:
+        """Modules declaring the results this claim is attached to: their predicates judge
+        its verdict, so they belong to its code version (:func:`task_key`)."""
+        table = _results.declared_results()
+        return tuple(dict.fromkeys(table[r].module for r in self.results if r in table))
+
+    @property
     def paper_key(self) -> str:
         return self.id.split(".", 1)[0]
 

@@ -22,9 +22,7 @@ def _check(*, mu, L, G, D, w):
                   vector("G", "expected local generalization G_k, one per client"),
                   vector("D", "expected non-iidness D_k, one per client"),
                   vector("w", "aggregation weights K(k), summing to 1")),
-       check=_check, quantity="E_S generalization gap of the averaged model",
-       hypotheses=("loss mu-strongly convex and L-smooth in theta", "local ERM, one round",
-                   "full participation"))
+       check=_check, quantity="E_S generalization gap of the averaged model")
 def thm4_1(*, mu, L, G, D, w):
     """sum_k w_k [kappa w_k^2 G_k + 2 sqrt(kappa) w_k sqrt(D_k G_k)] (the claims' formula,
     ``flbounds.theory.generalization._bound_terms`` with constants 1 and 2)."""

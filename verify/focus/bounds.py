@@ -93,8 +93,6 @@ _SC = (positive("mu", "strong convexity of every f_i"), positive("L", "smoothnes
 
 @bound("focus.thm1a", ref="Thm 1(a), eq. (23)", constants=_SC, check=_mu_le_L,
        quantity="per-round contraction of Psi_r = E||x_r - x*||^2 + consensus",
-       hypotheses=("every f_i L-smooth and mu-strongly convex (A2, A3)",
-                   "Bernoulli participation, q_min from Assumption 1"),
        steps=lambda mu, L, p, tau: thm1a_conditions(mu, L, len(p), tau, q_min_of(p)))
 def thm1a(*, mu, L, p, tau, step):
     """1 - eta mu N / 2."""
@@ -104,7 +102,6 @@ def thm1a(*, mu, L, p, tau, step):
 @bound("focus.thm1a.proof", ref="Thm 1(a), proof E.5 (corrected step conditions)",
        constants=_SC, check=_mu_le_L,
        quantity="per-round contraction of Psi under the proof-consistent step",
-       hypotheses=("as focus.thm1a", "step meets (110) as re-derived and Lemmas 3-4"),
        steps=lambda mu, L, p, tau: thm1a_proof_conditions(mu, L, len(p), tau, q_min_of(p)))
 def thm1a_proof(*, mu, L, p, tau, step):
     """1 - eta mu N / 2 (same rate, the step the proof supports)."""
@@ -115,7 +112,6 @@ def thm1a_proof(*, mu, L, p, tau, step):
        constants=(positive("beta", "PL constant of F"), positive("L"), probabilities("p"),
                   integer("tau")),
        quantity="per-round contraction of Phi_r = E F(x_r) - F* + consensus",
-       hypotheses=("every f_i L-smooth (A2)", "F beta-PL (A4)"),
        steps=lambda beta, L, p, tau: thm1b_conditions(beta, L, len(p), tau, q_min_of(p)),
        corrected=lambda beta, L, p, tau, step: 1 - step * beta * len(p) / 4)
 def thm1b(*, beta, L, p, tau, step):
@@ -128,7 +124,6 @@ def thm1b(*, beta, L, p, tau, step):
                   integer("R", "number of rounds"),
                   nonnegative("gap0", "F(x_0) - F*")),
        quantity="(1/R) sum_{r<R} E||grad F(x_r)||^2",
-       hypotheses=("every f_i L-smooth (A2)", "F bounded below"),
        steps=lambda L, p, tau, R, gap0: thm1c_conditions(L, len(p), tau, q_min_of(p)))
 def thm1c(*, L, p, tau, R, gap0, step):
     """8 (F(x_0) - F*) / (eta N R)."""
@@ -150,8 +145,6 @@ bound("focus.thm3", ref="Thm 3, eq. (67) (FedAvg)",
                  nonnegative("delta_q2", "sampling bias delta_q^2"),
                  nonnegative("sigma_g2", "heterogeneity sigma_G^2")),
       check=_mu_le_L, quantity="limsup E||x_k - x*||^2 of FedAvg",
-      hypotheses=("every f_i L-smooth, mu-strongly convex (A2, A3)",
-                  "bounded heterogeneity sigma_G (A5)"),
       steps=lambda mu, L, tau, delta_q2, sigma_g2: thm3_conditions(L, tau),
       corrected=_thm3_corrected)(_thm3_printed)
 
@@ -159,8 +152,6 @@ bound("focus.thm3", ref="Thm 3, eq. (67) (FedAvg)",
 @bound("focus.cor3.rate", ref="Cor. 3 via the proof of Thm 3, eq. (66) with delta_q = sigma_G = 0",
        constants=(positive("mu"), positive("L"), integer("tau")), check=_mu_le_L,
        quantity="per-round contraction of E||x_r - x*||^2 of FedAvg, identical clients",
-       hypotheses=("identical f_i (homogeneous), L-smooth, mu-strongly convex",
-                   "every round's participating set non-empty (W(S) of (44) needs |S| >= 1)"),
        steps=lambda mu, L, tau: thm3_conditions(L, tau))
 def cor3_rate(*, mu, L, tau, step):
     """(1 - eta mu / 2)^tau: (66) with B = C = 0, over the tau local iterations of a round."""

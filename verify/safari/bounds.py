@@ -28,8 +28,7 @@ def _check_m(*, n_clients, n_participating, **_):
        constants=(integer("n_clients", "M clients"),
                   integer("n_participating", "m participating (m < M)", low=0),
                   integer("n_samples", "n samples per client")),
-       check=_check_m, quantity="P[participating data hold only copies of x_1]",
-       hypotheses=("incomplete participation m < M",))
+       check=_check_m, quantity="P[participating data hold only copies of x_1]")
 def thm1(*, n_clients, n_participating, n_samples):
     """Exact binomial probability of the indistinguishability event."""
     from flbounds.pac import impossibility_event_probability
@@ -46,8 +45,6 @@ def _thm4_steps(*, L, local_steps, **_):
                   integer("n_sampled", "m sampled clients"), probability("q", "FL-round prob."),
                   integer("R", "rounds"), nonnegative("delta_f", "F(x_0) - F*")) + _NOISE,
        quantity="(1/R) sum_r E||grad F(x_r)||^2",
-       hypotheses=("A3-A5 (smooth, unbiased noise, bounded heterogeneity)",
-                   "the trajectory-dependent q-condition at every round (see safari claims)"),
        steps=_thm4_steps)
 def thm4(*, L, local_steps, n_sampled, q, R, delta_f, sigma2, sigma_s2, sigma_G2, step):
     """2 Delta F/(R eta_s) + delta (``closed_forms.thm4_rhs``)."""
@@ -61,9 +58,6 @@ def thm4(*, L, local_steps, n_sampled, q, R, delta_f, sigma2, sigma_s2, sigma_G2
        constants=(positive("mu"), positive("L"), integer("local_steps"), integer("n_sampled"),
                   probability("q"), integer("R"), nonnegative("dist0", "||x_0 - x*||^2"))
        + _NOISE, check=_mu_le_L, quantity="E||x_R - x*||^2",
-       hypotheses=("A3-A5, every F_i mu-strongly convex",
-                   "eta_c = 4 L eta_s/(K(L + mu)), eta_bar = 2 eta_s L mu/(L + mu)",
-                   "the trajectory-dependent q-condition at every round"),
        steps=lambda mu, L, **_: {"2/(L+mu)": 2.0 / (L + mu)})
 def thm5(*, mu, L, local_steps, n_sampled, q, R, dist0, sigma2, sigma_s2, sigma_G2, step):
     """(1 - eta_bar)^R ||x_0 - x*||^2 + delta_bar (``thm5_delta_bar``)."""

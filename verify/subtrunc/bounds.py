@@ -18,8 +18,7 @@ def aux_inequality_sides(k, x):
                   integer("K", "rounds (K >= 9)", low=9), integer("E", "local epochs"),
                   integer("n", "local samples"), nonnegative("sigma2", "gradient noise"),
                   nonnegative("gamma", "selection bias")),
-       quantity="E||grad f(w_k*)||^2, k* ~ P",
-       hypotheses=("Assumptions 1-3", "eta_k = 1/(L E sqrt K)", "k* drawn from P(k)"))
+       quantity="E||grad f(w_k*)||^2, k* ~ P")
 def thm1(*, L, f0, K, E, n, sigma2, gamma):
     """12 L f(w_0)/sqrt K + (2/(EnK) + 3/K + 4/(En sqrt K)) sigma^2 + (4 + 4/sqrt K) gamma."""
     root = np.sqrt(K)

@@ -151,7 +151,8 @@ def _import_statements(source: bytes) -> list[ast.Import | ast.ImportFrom]:
     each place one may begin is cut out up to the end of its logical line and parsed alone.
     Candidates that do not parse (prose that starts with "from") are skipped. Text in a
     string that reads as an import counts as one: the closure can only grow, never miss a
-    module (``tests/test_worker_digests.py`` checks this against a full parse of the tree).
+    module (``tests/flbounds/ledger/test_worker_digests.py`` checks this against a full parse of
+    the tree).
     """
     found = []
     for match in _STATEMENT_START.finditer(source):

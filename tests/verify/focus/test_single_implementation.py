@@ -7,7 +7,8 @@ exactness, so even the step-independent fixed-point claims see it), made at the 
 the public functions hand their inputs to the compiled loop (the module attribute
 ``run_focus`` that :func:`flbounds.algorithms.focus` and ``sg_focus`` call). That the
 batched and unbatched forms share the loop itself is tested bit for bit elsewhere
-(``test_scale_kernels``, ``test_scale_batched``).
+(``tests/flbounds/kernels/test_scale_kernels.py``,
+``tests/flbounds/algorithms/test_scale_batched.py``).
 """
 
 import importlib

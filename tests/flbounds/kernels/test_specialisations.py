@@ -67,7 +67,7 @@ print(json.dumps(out))
 def _signatures(cache):
     """Signatures after the calls, compiled into the empty numba cache ``cache``: a kernel
     loaded from a filled cache does not register the signatures of the kernels it calls."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     proc = subprocess.run([sys.executable, "-c", CALLS], cwd=root, capture_output=True,
                           text=True, check=True, env=env)

@@ -4,7 +4,7 @@
   transposed layouts) equal a one-row-at-a-time scalar loop written here in the summation order
   the kernels promise, bit for bit, with dimensions and sample counts that leave 4-way and
   8-way tails. That scalar order is the one the kernels had before they were vectorized.
-- (``tests.test_kernel_bits_loops``) the round kernels equal plain loops on these scalar
+- (``test_bits_loops``) the round kernels equal plain loops on these scalar
   gradients, bit for bit.
 - FedAvg, FOCUS and SG-FOCUS give the same bits serially, in chunks on one thread and in
   chunks on two threads (``numba.set_num_threads``), and match the NumPy twins to rounding.

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from flbounds.ledger import Evidence, ResultStore, Tolerance, run_claims, select
+from flbounds.ledger import Evidence, Tolerance, run_claims, select
 from flbounds.ledger.registry import Claim, claim_seed_sequence
 
 CHEAP = "focus.matrices"  # a fast, randomized selection (mass_preservation draws)
@@ -91,9 +91,8 @@ def test_dask_local_cluster_gives_identical_numbers():
     assert _measured(serial) == _measured(remote)
 
 
-def test_resume_computes_only_unfinished(tmp_path):
+def test_resume_computes_only_unfinished(store):
     claims = select([CHEAP])
-    store = ResultStore(tmp_path)
     seen = []
 
     def interrupt_after_two(done, total, result, elapsed):

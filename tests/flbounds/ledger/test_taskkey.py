@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 HELPER = "verify/kvib/instances.py"   # the K-Vib checks draw their instances here
 KEYS = """
 import json, flbounds

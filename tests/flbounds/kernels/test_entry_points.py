@@ -66,7 +66,7 @@ def test_one_thread_process_compiles_no_chunk_kernel(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env.update(NUMBA_NUM_THREADS="1", NUMBA_CACHE_DIR=str(tmp_path / "nc"),
                FLBOUNDS_COMPILE_LOG=str(log))
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[3]
     proc = subprocess.run([sys.executable, "-c", _ONE_THREAD], env=env, cwd=root, text=True,
                           capture_output=True, timeout=900)
     assert proc.returncode == 0, proc.stderr

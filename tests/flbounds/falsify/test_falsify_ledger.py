@@ -9,7 +9,7 @@ import pytest
 
 from flbounds.cli import main
 from flbounds.falsify import get_surface, surfaces
-from flbounds.ledger import PAPERS, ResultStore, get, run_claims
+from flbounds.ledger import PAPERS, get, run_claims
 from flbounds.ledger.result import to_jsonable
 
 HOLDS = "kvib.lemma2_1.isp_le_rsp_bound"
@@ -63,8 +63,7 @@ def test_planted_bug_turns_a_holding_attack_violated(monkeypatch):
     assert row.verdict == "violated" and row.attack["best_ratio"] > 1
 
 
-def test_store_and_resume(tmp_path):
-    store = ResultStore(tmp_path)
+def test_store_and_resume(store):
     task = get("attack:" + HOLDS)
     first = run_claims([task], profile="budget=30", seed=1, store=store)
     again = run_claims([task], profile="budget=30", seed=1, store=store, resume=True)

@@ -31,7 +31,7 @@ from flbounds.ledger.figures import load_figures
 from flbounds.ledger.plugins import CLAIMS_GROUP, entry_points
 from flbounds.ledger.registry import Claim
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 BROKEN_MODULE = '''
 from flbounds.ledger import Evidence, Tolerance, claim, paper
 

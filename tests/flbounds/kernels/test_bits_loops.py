@@ -1,7 +1,7 @@
 """Bit-level contracts of the round kernels against plain loops on scalar gradients.
 
 - FedAvg, FOCUS and SG-FOCUS equal, bit for bit, a plain round loop written here on top of the
-  scalar gradients of ``tests.test_kernel_bits`` (the summation order the kernels promise), at
+  scalar gradients of ``test_bits`` (the summation order the kernels promise), at
   p = 1 and p = 0.1, serially and in chunks on one and two threads; so no change of the
   compiled kernels can move an iterate without failing here.
 - The register-resident quadratic local phases (d = 8, 16) equal the same plain loops.
@@ -18,7 +18,7 @@ from flbounds.algorithms import fedavg, focus, sg_focus
 from flbounds.kernels import rounds
 from flbounds.kernels.gradients import QuadraticData, gradients_at
 from flbounds.problems._layout import rows_last
-from tests.test_kernel_bits import (
+from tests.flbounds.kernels.test_bits import (
     N_CLIENTS,
     VECTOR_KINDS,
     _problem,

@@ -1,7 +1,6 @@
 """The SQLite results store: bad rows skipped and counted, JSONL import, runs and leases."""
 
 import json
-import os
 import socket
 import sqlite3
 import subprocess
@@ -88,8 +87,7 @@ def _insert_lease(store, key, run_id, host, pid, expires):
                      (key, run_id, host, pid, expires))
 
 
-def test_leases_are_exclusive_and_reclaimed_from_dead_holders(tmp_path):
-    store = ResultStore(tmp_path)
+def test_leases_are_exclusive_and_reclaimed_from_dead_holders(store):
     assert acquire(store, "k1", "run-a", None) == (MINE, None)
     assert acquire(store, "k1", "run-a", None) == (MINE, None)          # re-entrant
     here = socket.gethostname()
@@ -110,11 +108,10 @@ def test_leases_are_exclusive_and_reclaimed_from_dead_holders(tmp_path):
         alive.wait()
 
 
-def test_a_stored_task_is_done_for_resume_and_for_a_run_that_began_before_it(tmp_path,
+def test_a_stored_task_is_done_for_resume_and_for_a_run_that_began_before_it(store,
                                                                              good_row):
     from flbounds.ledger import CheckResult
 
-    store = ResultStore(tmp_path)
     result = CheckResult.from_dict(good_row)
     store.append(result, run_id="run-a")
     assert acquire(store, result.task_key, "run-b", None) == (DONE, result)
@@ -122,11 +119,10 @@ def test_a_stored_task_is_done_for_resume_and_for_a_run_that_began_before_it(tmp
     assert acquire(store, result.task_key, "run-d", time.time() + 3600)[0] == MINE
 
 
-def test_two_concurrent_runs_compute_each_task_once(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+def test_two_concurrent_runs_compute_each_task_once(tmp_path, child_env):
     cmd = [sys.executable, "-m", "flbounds", "check", "focus.matrices", "kvib.lemma2_2",
            "--results", str(tmp_path), "--resume", "--quiet", "--timeout", "0"]
-    runs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    runs = [subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for _ in range(2)]
     outputs = [r.communicate(timeout=600) for r in runs]
     assert [r.returncode for r in runs] == [0, 0], outputs

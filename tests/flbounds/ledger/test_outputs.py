@@ -109,12 +109,11 @@ def test_a_failed_replace_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert target.read_text() == "new" and (os.stat(target).st_mode & 0o777) == 0o640
 
 
-def test_json_to_stdout_keeps_stdout_pure(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+def test_json_to_stdout_keeps_stdout_pure(tmp_path, child_env):
     for dest in ("-", "/dev/stdout"):
         proc = subprocess.run([sys.executable, "-m", "flbounds", "check", FAST, "--json", dest,
                                "--results", str(tmp_path), "--timeout", "0", "--quiet"],
-                              capture_output=True, text=True, env=env, timeout=600)
+                              capture_output=True, text=True, env=child_env, timeout=600)
         assert proc.returncode == 0, proc.stderr
         rows = json.loads(proc.stdout)
         assert [r["id"] for r in rows] == [FAST] and "1 claims" in proc.stderr

@@ -38,7 +38,7 @@ print("compiled")
 
 
 def test_compiling_the_hinted_kernels_prints_no_numba_warning(tmp_path):
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "nc"))
     proc = subprocess.run([sys.executable, "-c", CALLS], cwd=root, capture_output=True,
                           text=True, env=env)

@@ -4,7 +4,7 @@ Two planted bugs, each made at the one place where the public functions hand the
 the compiled loop (the module attribute ``run_focus`` of ``flbounds.algorithms.focus``):
 the server iterate scaled by (1 + 1e-6) after every round (the loop is then driven one round
 at a time), and a bias of 1e-6 in every gradient a client evaluates (so in every stored
-gradient). The printed-rate claims let both through (``tests/test_pep_claims``); these claims
+gradient). The printed-rate claims let both through (``test_pep_claims``); these claims
 must not.
 """
 

@@ -9,7 +9,7 @@ import pytest
 
 from flbounds.ledger import coverage
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "coverage.md"
 
 
 def test_every_claim_and_every_result_is_accounted_for():

@@ -4,7 +4,6 @@ from types import SimpleNamespace
 
 from flbounds.ledger import runner
 from flbounds.ledger.registry import select
-from flbounds.ledger.store import ResultStore
 
 
 def _row(claim_id, elapsed, profile="quick"):
@@ -39,10 +38,9 @@ def test_claims_never_run_take_turns_by_paper():
                                      "s.done"]
 
 
-def test_run_claims_starts_tasks_in_that_order(tmp_path, monkeypatch):
+def test_run_claims_starts_tasks_in_that_order(store, monkeypatch):
     claims = select(["kvib.lemma2_2"])
     assert len(claims) >= 2
-    store = ResultStore(tmp_path)
     fake = [_row(c.id, float(k)) for k, c in enumerate(claims)]   # the last one is longest
     monkeypatch.setattr(store, "load", lambda: fake)
     started = []

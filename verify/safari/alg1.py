@@ -1,4 +1,5 @@
-r"""Algorithm 1 of SAFARI ([000]): the special cases q = 1 (FedAvg) and q = 0 (server SGD).
+r"""Algorithm 1 of SAFARI ([000]) and Remark 5: the result (the pseudocode's two round types)
+and the special cases q = 1 (FedAvg) and q = 0 (server SGD).
 
 The references below are written independently of :mod:`flbounds.algorithms.safari`, from the
 pseudocode: FedAvg with K local SGD steps and plain averaging, and centralized SGD.
@@ -9,8 +10,25 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
-from flbounds.ledger import Evidence, Tolerance, claim
-from verify.safari.closed_forms import ClientQuadratics
+from flbounds.ledger import Evidence, Tolerance, claim, result
+
+from .closed_forms import ClientQuadratics
+
+ALG1 = result(
+    "safari.alg1", ref="Algorithm 1", title="SAFARI: a client round with probability q, else "
+    "a server SGD step",
+    parts={"client_round": "lines 3-9: with probability q, m sampled clients run K local SGD "
+                           "steps from x_r at eta_c and the server averages their models",
+           "server_round": "line 11: otherwise one server SGD step x_{r+1} = x_r - eta_s "
+                           "grad F(x_r, xi_r) on a minibatch of the server data"})
+
+REMARK5 = result(
+    "safari.remark5", ref="Remark 5", title="SAFARI contains FedAvg and server-only SGD",
+    parts={"special_cases": "q = 1 is FedAvg and q = 0 is SGD on the server data",
+           "classic_bounds": ("in those cases Theorems 4-5 recover the classic bounds, the "
+                              "sigma_G terms cancelled",
+                              "a reading of the bounds at q in {0, 1}; the sigma_G = 0 claims "
+                              "of Theorems 4-5 (homogeneous, tightness) evaluate them there")})
 
 
 def _fedavg_reference(A, b, x0, clients, noise, step):
@@ -38,6 +56,8 @@ def _sgd_reference(A, b, x0, noise, step):
 
 
 @claim("safari.alg1.special_cases", ref="Alg. 1; Remark 5", kind="algorithm", expected="holds",
+       parts=("safari.alg1:client_round", "safari.alg1:server_round",
+              "safari.remark5:special_cases"),
        statement="SAFARI with q = 1 is FedAvg (K local SGD steps, plain averaging) and with "
                  "q = 0 is centralized SGD, iterate for iterate under shared random streams.",
        quick=dict(n_rounds=50, n_instances=3), full=dict(n_rounds=500, n_instances=20))

@@ -40,9 +40,10 @@ REMARK6 = result(
     "safari.remark6", ref="Remark 6", title="FedAvg keeps a sigma_G error ball; SAFARI does not",
     parts={"fedavg_ball": "FedAvg under incomplete participation only reaches an error ball "
                           "that depends on sigma_G (Yang et al. 2022)",
-           "safari_rates": "SAFARI converges at O(1/sqrt(mKR)) (non-convex) and O~(1/R) "
-                           "(strongly convex) despite incomplete participation, without that "
-                           "ball (as Theorems 4-5 give)"},
+           "safari_rates": "as Corollaries 1-2 suggest, SAFARI converges at O(1/sqrt(mKR)) "
+                           "(non-convex) and O~(1/R) (strongly convex) despite incomplete "
+                           "participation, without that ball (hypotheses: Theorem 4's, on "
+                           "which Corollary 1 rests)"},
     hypotheses=tuple(h.only("safari_rates") for h in (a3_smooth, a4_noise, a5_dissimilarity,
                                                       step_condition, coupling, q_condition)))
 

@@ -15,7 +15,7 @@ from flbounds.pep.server_steps import safari_nonconvex_rate, thm4_q_condition_tr
 from verify.pep_cells import solve_or_list
 
 from ..thm5.tightness import L_SMOOTH, _gap_tolerance, _summary
-from . import THM4, step_limit
+from . import THM4, step_condition, step_limit
 
 # Theorem 4's SDP has about K 2^R gradients. At K = 5, R = 3 (40) and q = 0.5, eta_s = the
 # printed step no form of the SDP solves accurately (dual residual 3e-4 against a 1e-5 bound,
@@ -27,13 +27,15 @@ def _thm4_cell(q, K, R, multiple):
     top = step_limit(L=L_SMOOTH, local_steps=K) * K / 2   # eta_s with eta_c = 2 eta_s/K
     step = multiple * top
     trivial = thm4_q_condition_trivial(L_SMOOTH, step)
+    within = step_condition.evaluate(dict(step_client=2 * step / K, L=L_SMOOTH,
+                                          local_steps=K)) and trivial
     constants = dict(q=q, K=K, R=R, step_server=step, multiple=multiple)
     res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R),
-                                constants, within=multiple <= 1 and trivial)
+                                constants, within=within)
     if listed:
         return listed
     return dict(constants=constants,
-                within_hypotheses=bool(multiple <= 1 and trivial), worst=res.worst,
+                within_hypotheses=bool(within), worst=res.worst,
                 printed=res.printed, ratio=res.worst / res.printed, gap=res.gap,
                 solver=res.solver, gram=res.gram_size, seconds=res.seconds)
 

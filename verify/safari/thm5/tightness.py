@@ -32,7 +32,7 @@ from flbounds.pep.server_steps_witness import safari_witness
 
 from ..alg1 import ALG1
 from ..assumptions import optimisation_instance
-from . import THM5, client_step
+from . import THM5, client_step, step_condition
 
 MU, L_SMOOTH = 1.0, 2.0
 
@@ -58,7 +58,7 @@ def thm5_hypotheses(q, K, step, corrected=False):
     over [1/(2L), 1/(2mu)] on the class)."""
     _, eta_bar = thm5_steps(MU, L_SMOOTH, K, step)
     a, b, d = q_condition_coefficients(MU, L_SMOOTH, q, eta_bar, corrected)
-    if step > 2 / (L_SMOOTH + MU) * (1 + 1e-12):
+    if not step_condition.evaluate(dict(step_server=step, L=L_SMOOTH, mu=MU)):
         return False, "eta_s > 2/(L + mu)"
     if not d > 0:
         return False, "D <= 0: the q-condition's denominator is not positive"

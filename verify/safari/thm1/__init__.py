@@ -53,8 +53,8 @@ THM1 = result(
            "chernoff": "proof: s_hat ~ B(Mn, eps) and P[s_hat >= (1 - omega)Mn] <= "
                        "exp(-(1 - omega)Mn/6) <= e^{-1/6} <= 17/20",
            "event": "proof: P[S in calS] > 3/20 for the event calS = {s_hat < (1 - omega)Mn}",
-           "bad_error": "proof: on calS the training set is mn copies of x_1, and some target's "
-                        "error is at least eps",
+           "bad_error": "proof: on calS the training set is mn copies of x_1 for both targets, "
+                        "so R(h_S, f_1) + R(h_S, f_2) = P(x_2) = 4 eps",
            "safl": "after Theorem 1 (Sec. 3): server data drawn from P remove the failure "
                    "(SA-FL restores learnability)"},
     hypotheses=(partial_participation, nontrivial.only("bound", "not_pac", "bad_error", "safl"),

@@ -101,7 +101,7 @@ def test_planted_dual_residual_rejects_an_optimal_solve(monkeypatch):
 
 
 def test_an_inaccurate_solve_inside_the_hypotheses_makes_thm4_an_error(monkeypatch):
-    import verify.safari.tightness as module
+    import verify.safari.thm4.tightness as module
 
     def broken(*args, **kwargs):
         raise PEPSolveError("no accurate solve (planted)")

@@ -109,7 +109,7 @@ def test_planted_bugs_change_the_verdict(monkeypatch):
     """Server rounds that do nothing: above (83) at q = 0, and the replay (the correct
     algorithm) does not break it, so not-applicable; no Assumption 5: the SDP is unbounded,
     the claim is an error."""
-    from verify.safari import tightness_hetero
+    from verify.safari.thm5 import tightness_hetero
 
     monkeypatch.setattr(tightness_hetero, "safari_hetero_rate",
                         functools.partial(safari_hetero_rate, drop_server_step=True))

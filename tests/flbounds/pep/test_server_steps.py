@@ -94,7 +94,7 @@ def test_dropping_the_server_step_changes_the_thm5_verdict(monkeypatch):
     """A SAFARI whose server rounds do nothing: its worst case exceeds 1 - eta_bar, and the
     1-D quadratic replay (run with the correct algorithm) does not, so the claim leaves
     'holds' without calling the paper wrong."""
-    from verify.safari import tightness
+    from verify.safari.thm5 import tightness
     monkeypatch.setattr(tightness, "safari_rate",
                         functools.partial(safari_rate, drop_server_step=True))
     res = get("safari.thm5.tightness").check(seed=0)

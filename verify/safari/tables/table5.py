@@ -19,8 +19,9 @@ from scipy.stats import ttest_1samp
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import holm
 
+from ..digits_experiment import GainSetting, gains
+from . import TABLE5
 from .digits import EPOCH
-from .digits_experiment import GainSetting, gains
 
 QS = (0.8, 0.6, 0.4)
 EXCLUDED = (0, 2, 4)
@@ -29,7 +30,7 @@ ALPHA = 0.05
 
 
 @claim("safari.table5.every_q_beats_fedavg", ref="Table 5 (p = 1, q sweep)", kind="remark",
-       expected="holds",
+       expected="holds", result=TABLE5, parts=("every_q",),
        statement="At p = 1, SAFARI with q in {0.8, 0.6, 0.4} beats FedAvg (q = 1) for s in "
                  "{0, 2, 4} excluded clients (digits replication)." + EPOCH,
        quick=dict(n_seeds=4, n_rounds=60, excluded=(4,), qs=(0.8, 0.4)),

@@ -17,7 +17,8 @@ from flbounds.pep import gap_tolerance
 from flbounds.pep.server_hetero import safari_hetero_rate
 from flbounds.pep.server_hetero_witness import safari_hetero_witness
 
-from .tightness import L_SMOOTH, MU, thm5_hypotheses
+from . import THM5
+from .tightness import L_SMOOTH, MU, cell_instance, thm5_hypotheses
 
 #: participation patterns: (label, n_sampled, eligible) for N clients; "biased" leaves the
 #: last client out of every client round (SAFARI's incomplete participation)
@@ -66,7 +67,7 @@ def _witness(inside):
 
 
 @claim("safari.thm5.hetero_tightness", ref="Thm 5 with sigma_G > 0, one round (eq. (83))",
-       kind="tightness", expected="holds",
+       kind="tightness", expected="holds", result=THM5, parts=("one_round",),
        statement="Over every N-client problem with L-smooth mu-strongly convex clients and "
                  "||grad f_i - grad F||^2 <= sigma_G^2 (no noise), every state meeting the "
                  "per-round q-condition for every drawable set: one SAFARI round meets "
@@ -107,6 +108,7 @@ def thm5_hetero_tightness(*, rng, qs, Ks, ns, patterns, fractions, ss):
                     applicable=applicable, reason=reason,
                     details={"cells": cells, "witness": witness,
                              "n_outside": len(cells) - len(inside)},
+                    instance=[cell_instance(c) for c in inside],
                     worst_case=dict(worst=top["worst"], printed=top["one_round"],
                                     ratio=top["ratio"], gap=top["gap"], solver=top["solver"],
                                     cell=top["constants"], thm5_r1=top["thm5_r1"]))

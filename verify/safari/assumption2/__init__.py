@@ -1,4 +1,7 @@
-r"""Assumption 2 of SAFARI ([000]): the (alpha, beta)-positive relation and its 1-D example.
+r"""Assumption 2 of SAFARI ([000]): the (alpha, beta)-positive relation and its 1-D example;
+the assumption is declared as a result (kind ``assumption``) for the example and the extension
+the paper states with it, checked by the claims of this module and the attack surfaces of
+:mod:`.attacks`.
 
 :math:`|\epsilon_P(h) - \epsilon_Q(h)| \le \alpha\,\epsilon_Q(h)^\beta` for all thresholds
 :math:`h_t`. The example: :math:`P = U[a,b]`, :math:`Q = U[a',b']`, realizable target
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.theory.thresholds import (
     excess_error,
     mixture_alpha,
@@ -18,6 +21,35 @@ from flbounds.theory.thresholds import (
     sa_fl_mixture,
     uniform,
 )
+
+
+@hypothesis("example", "the 1-D example's setting: P = U[a, b], Q = U[a', b'] with a <= a' < b' "
+                       "<= b and a realizable threshold target t* in [a', b']")
+def example_setting(*, a, b, ap, bp, t_star):
+    return a <= ap < bp <= b and ap <= t_star <= bp
+
+
+@hypothesis("mixture", "Q = l1 D + l2 P, the pooled client and server data, with l2 > 0")
+def sa_fl_mixture_q(*, server_weight):
+    return 0.0 < server_weight <= 1.0
+
+
+ASSUMPTION2 = result(
+    "safari.assumption2", ref="Assumption 2", kind="assumption",
+    title="(alpha, beta)-positively-related P and Q",
+    parts={"example": "the 1-D example: thresholds, P = U[a, b], Q = U[a', b'], t* in [a', b'] "
+                      "satisfy |eps_P(h) - eps_Q(h)| <= alpha eps_Q(h)^beta with alpha = 1 - "
+                      "(b' - a')/(b - a), beta = 1",
+           "extension": "the extension: since Q mixes in P, some finite alpha (beta = 1 where Q "
+                        "has more mass) satisfies the condition for every h"},
+    hypotheses=(example_setting.only("example"), sa_fl_mixture_q.only("extension")))
+
+
+def example_instance(instance) -> dict:
+    """The values the example's hypothesis reads on (a, b, a', b', t*)."""
+    a, b, ap, bp, ts = instance
+    return dict(a=a, b=b, ap=ap, bp=bp, t_star=ts)
+
 
 ROUND = Tolerance.rounding(1e-12, "differences of exact piecewise-linear CDF values on [0, 1]")
 
@@ -36,7 +68,7 @@ def _gap(instance, points):
 
 
 @claim("safari.assumption2.equality_inside", ref="Assumption 2, 1-D example", kind="example",
-       expected="holds",
+       expected="holds", result=ASSUMPTION2, parts=("example",),
        statement="For thresholds t in [a', b'], |eps_P - eps_Q| = (1 - (b'-a')/(b-a)) eps_Q.",
        quick=dict(instances=[(0, 1, .25, .75, .5), (0, 1, .4, .5, .49)], points=2001),
        full=dict(instances=[(0, 1, .25, .75, .5), (0, 1, .4, .5, .49), (0, 2, .3, 1.1, .7)],
@@ -50,7 +82,8 @@ def equality_inside(*, rng, instances, points):
         inside = (t >= inst[2]) & (t <= inst[3])
         worst.append(float(np.max(np.abs(np.abs(eps_p - eps_q) - alpha * eps_q)[inside])))
     return Evidence(measured=worst, theoretical=[0.0] * len(worst), relation="==",
-                    tolerance=ROUND, details={"instances": instances})
+                    tolerance=ROUND, details={"instances": instances},
+                    instance=[example_instance(i) for i in instances])
 
 
 def _violation(instance, points):
@@ -62,7 +95,7 @@ def _violation(instance, points):
 
 
 @claim("safari.assumption2.example_fails_outside", ref="Assumption 2, 1-D example",
-       kind="example", expected="violated",
+       kind="example", expected="violated", result=ASSUMPTION2, parts=("example",),
        statement="The example's alpha = 1-(b'-a')/(b-a), beta = 1 bounds |eps_P - eps_Q| for "
                  "every threshold; instance a=0, b=1, a'=0.4, b'=0.5, t*=0.49.",
        quick=dict(instance=(0, 1, .4, .5, .49), points=2001),
@@ -77,11 +110,12 @@ def example_fails_outside(*, rng, instance, points):
     needed = float(np.max(np.abs(eps_p - eps_q)[pos] / eps_q[pos]))
     return Evidence(measured=worst, theoretical=0.0, relation="<=", tolerance=ROUND,
                     details={"instance": instance, "worst_point": where,
-                             "alpha_needed_beta1": needed})
+                             "alpha_needed_beta1": needed},
+                    instance=example_instance(instance))
 
 
 @claim("safari.assumption2.example_holds_symmetric", ref="Assumption 2, 1-D example",
-       kind="example", expected="holds",
+       kind="example", expected="holds", result=ASSUMPTION2, parts=("example",),
        statement="For a=0, b=1, a'=0.25, b'=0.75, t*=0.5 the example's alpha = 0.5 works on "
                  "the whole line.",
        quick=dict(instance=(0, 1, .25, .75, .5), points=2001),
@@ -91,11 +125,12 @@ def example_holds_symmetric(*, rng, instance, points):
     the failure outside [a', b'] depends on the instance (audit part A's wording fix)."""
     worst, where = _violation(instance, points)
     return Evidence(measured=worst, theoretical=0.0, relation="<=", tolerance=ROUND,
-                    details={"instance": instance, "worst_point": where})
+                    details={"instance": instance, "worst_point": where},
+                    instance=example_instance(instance))
 
 
 @claim("safari.assumption2.endpoint_target", ref="Assumption 2, 1-D example", kind="example",
-       expected="violated",
+       expected="violated", result=ASSUMPTION2, parts=("example",),
        statement="With t* at an end of [a', b'] (a'=0.4, b'=t*=0.5) some finite alpha with "
                  "beta = 1 satisfies Assumption 2.",
        quick=dict(instance=(0, 1, .4, .5, .5), points=2001),
@@ -109,6 +144,7 @@ def endpoint_target(*, rng, instance, points):
     bad = (eps_q == 0.0) & (eps_p > 0.0)
     return Evidence(measured=int(bad.sum()), theoretical=0, relation="==",
                     tolerance=Tolerance.exact("a count of grid points"),
+                    instance=example_instance(instance),
                     details={"instance": instance, "first_bad_t": float(t[bad][0]) if bad.any()
                              else None, "eps_p_at_first": float(eps_p[bad][0]) if bad.any()
                              else None})
@@ -123,7 +159,7 @@ def _sup_ratio(a, b, ap, bp, ts, weight, points):
 
 
 @claim("safari.assumption2.mixture_alpha", ref="Assumption 2 (corrected for SA-FL)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=ASSUMPTION2, parts=("extension",),
        statement="For the SA-FL mixture Q = l1 U[a',b'] + l2 U[a,b], beta = 1 and "
                  "alpha = max(1 - 1/r_max, 1/r_min - 1) satisfy Assumption 2 for every "
                  "threshold, including t* at an end of [a', b'] and random instances.",
@@ -153,4 +189,5 @@ def mixture_alpha_holds(*, rng, n_random, points):
                                             for c, s, f in zip(cases[:4], sups[:4],
                                                                formulas[:4], strict=True)],
                              "max_sup_over_formula": float(np.max(sups / formulas)),
-                             "paper_alpha_fails_on_uniform_Q": f"{paper_fails}/{len(cases)}"})
+                             "paper_alpha_fails_on_uniform_Q": f"{paper_fails}/{len(cases)}"},
+                    instance=[dict(server_weight=c[5]) for c in cases])

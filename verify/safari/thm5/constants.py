@@ -1,7 +1,5 @@
-r"""Printed constants of SAFARI's proofs ([000], App. A) re-derived by substitution.
-
-Both checks are exact symbolic algebra (sympy) evaluated at a generic rational point.
-"""
+r"""Theorem 5's printed q-condition constants ([000], App. A) re-derived by substitution: exact
+symbolic algebra (sympy) at a rational point (L, mu), the instance the ledger reads."""
 
 from __future__ import annotations
 
@@ -9,30 +7,13 @@ import sympy as sp
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
+from . import THM5
+
 EXACT = Tolerance.exact("rational arithmetic in sympy")
 
 
-@claim("safari.thm1.binomial_parameter", ref="Thm 1 proof, App. A", kind="proof-step",
-       expected="violated",
-       statement="For the printed s_hat ~ B(Mn, eps), the Chernoff step's threshold is twice the "
-                 "mean: (1 - omega)Mn = (1 + 1) E[s_hat].",
-       quick=dict(M=10, m=5, n=1))
-def binomial_parameter(*, rng, M, m, n):
-    """The Chernoff step needs E[s_hat] = 4 eps Mn = (1 - omega)Mn/2 (the x_2 mass is 4 eps);
-    the printed B(Mn, eps) has mean eps Mn, a quarter of it (spec 7.A.3, audit part A #3: the
-    exact tables use 4 eps). Measured: (1 - omega)Mn / (2 E[s_hat]) under the printed law,
-    which must be 1 for the step; it is 4. Exact rationals."""
-    omega = sp.Rational(m, M)
-    eps = (1 - omega) / 8
-    printed_mean = eps * M * n
-    ratio = (1 - omega) * M * n / (2 * printed_mean)
-    return Evidence(measured=float(ratio), theoretical=1.0, relation="==", tolerance=EXACT,
-                    details={"printed_mean": str(printed_mean),
-                             "needed_mean": str((1 - omega) * M * n / 2)})
-
-
 @claim("safari.thm5.q_condition_constants", ref="Thm 5 and its proof (App. A)",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM5, parts=("q_constants",),
        statement="Substituting eta_c K = 2 eta_bar / mu and eta_s = eta_bar (L+mu)/(2 L mu) into "
                  "the proof's per-round terms gives the printed q-condition coefficients "
                  "4 eta_bar/mu^2 (on G_3) and 1/(L+mu) (server term).",
@@ -58,7 +39,7 @@ def q_condition_constants(*, rng, L, mu_num, mu_den):
     ratios = [float(sp.simplify(g3_client / g3_printed)), float(g4_ratio),
               float(const_derived / const_printed)]
     return Evidence(measured=ratios, theoretical=[1.0, 1.0, 1.0], relation="==",
-                    tolerance=EXACT,
+                    tolerance=EXACT, instance=dict(L=float(L), mu=float(mu)),
                     details={"G3_coefficient_derived": str(g3_client),
                              "G3_coefficient_printed": str(g3_printed),
                              "server_constant_derived": str(const_derived),

@@ -18,7 +18,10 @@ import numpy as np
 from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from verify.safari.digits_experiment import GainSetting, gains
+
+from ..alg1 import ALG1
+from ..digits_experiment import GainSetting, gains
+from . import TABLE2, TABLE3, TABLE4
 
 CI_TOL = Tolerance.exact("the 95% t-interval over paired seeds is what is compared")
 
@@ -56,7 +59,7 @@ FULL = dict(n_seeds=10, n_rounds=150)
 
 
 @claim("safari.digits.gain_grows_as_p_falls", ref="Tables 1-2 (spec V8)", kind="remark",
-       expected="holds",
+       expected="holds", result=TABLE2, parts=("trends",),
        statement="With s = 4 excluded clients and n_T = 200 server samples, SAFARI's gain over "
                  "FedAvg is larger at p = 1 than at p = 10 (digits replication)." + EPOCH,
        quick=QUICK, full=FULL)
@@ -68,7 +71,7 @@ def gain_grows_as_p_falls(*, rng, n_seeds, n_rounds):
 
 
 @claim("safari.digits.gain_grows_with_s", ref="Tables 1-2 (spec V8)", kind="remark",
-       expected="holds",
+       expected="holds", result=TABLE2, parts=("trends",),
        statement="At p = 1 with n_T = 200, SAFARI's gain over FedAvg is larger with s = 4 "
                  "excluded clients than with s = 0." + EPOCH,
        quick=QUICK, full=FULL)
@@ -79,7 +82,7 @@ def gain_grows_with_s(*, rng, n_seeds, n_rounds):
 
 
 @claim("safari.digits.gain_grows_with_server_size", ref="Tables 3-4 (spec V8)", kind="remark",
-       expected="holds",
+       expected="holds", parts=(TABLE3.part("trend"), TABLE4.part("trend")),
        statement="At p = 1, s = 4, SAFARI's gain is larger with n_T = 200 server samples than "
                  "with n_T = 25." + EPOCH,
        quick=QUICK, full=FULL)
@@ -89,7 +92,8 @@ def gain_grows_with_server_size(*, rng, n_seeds, n_rounds):
 
 
 @claim("safari.digits.no_gain_iid", ref="Tables 2-4 ('-' at p = 10; spec V8)", kind="remark",
-       expected="holds",
+       expected="holds", parts=(TABLE2.part("trends"), TABLE3.part("improvement"),
+                                TABLE4.part("improvement")),
        statement="At p = 10 (i.i.d.) with s = 4 SAFARI and FedAvg do not differ by more than "
                  "2 points (the paper's '-')." + EPOCH,
        quick=dict(n_seeds=6, n_rounds=100), full=dict(n_seeds=20, n_rounds=150))
@@ -104,6 +108,7 @@ def no_gain_iid(*, rng, n_seeds, n_rounds):
 
 @claim("safari.digits.literal_single_server_step", ref="Alg. 1 line 11; Tables 1-2 (spec V8)",
        kind="algorithm", expected="violated",
+       parts=(ALG1.part("server_round"), TABLE2.part("improvement")),
        statement="With Algorithm 1 as printed (one server SGD step per server round: one "
                  "minibatch of 16 at lr 0.1), SAFARI improves on FedAvg at p = 1, s = 4, "
                  "n_T = 200 (digits replication, same round budget as the other digits claims).",

@@ -21,6 +21,8 @@ from flbounds.theory.impossibility import (
     two_point_distribution,
 )
 
+from . import THM1, grid_instances
+
 GRID_QUICK = [(2, 1, 1), (10, 1, 1), (10, 5, 1), (10, 9, 1), (10, 5, 10), (10, 9, 100),
               (10, 1, 1000)]
 GRID_FULL = [(M, m, n) for (M, m) in [(2, 1), (10, 1), (10, 5), (10, 9)]
@@ -38,6 +40,7 @@ def _worst_target_failures(plan, learner, M, m):
 
 
 @claim("safari.thm1.failure_probability", ref="Thm 1", kind="statement", expected="holds",
+       result=THM1, parts=("bound",),
        statement="For every learner some target f has P[R_P(L(F(S)), f) > (1-omega)/8] > 1/20; "
                  "checked for ERM, majority, 1-NN and a randomized learner over the (M, m, n) "
                  "grid with family-wise 99% Clopper-Pearson lower bounds (Holm over the cells).",
@@ -64,10 +67,12 @@ def failure_probability(*, rng, grid, n_reps):
                     tolerance=Tolerance.exact("Clopper-Pearson lower bounds at family-wise "
                                               "99% (Holm over the cells) are compared"),
                     details={"cells": table, "min_cp_low": min(lows), "family_size": family,
-                             "per_cell_confidence": confidence})
+                             "per_cell_confidence": confidence},
+                    instance=grid_instances(grid))
 
 
 @claim("safari.thm1.mc_matches_exact", ref="Thm 1, App. A", kind="proof-step", expected="holds",
+       result=THM1, parts=("event",),
        statement="ERM and majority fail on f_2 exactly when no x_2 is kept, i.e. with "
                  "probability P[s_hat <= (1-omega)Mn] >= P[S in calS].",
        quick=dict(grid=GRID_QUICK, n_reps=20000), full=dict(grid=GRID_FULL, n_reps=100000))
@@ -92,10 +97,11 @@ def mc_matches_exact(*, rng, grid, n_reps):
             rows.append(dict(M=M, m=m, n=n, learner=learner, p_hat=p_hat, exact=p_exact))
     return Evidence(measured=measured, theoretical=exact, relation="==",
                     tolerance=Tolerance.mc(ses, k=4, what="binomial frequency, exact variance"),
-                    details={"cells": rows})
+                    details={"cells": rows}, instance=grid_instances(grid))
 
 
 @claim("safari.thm1.bad_target_error", ref="Thm 1, App. A", kind="proof-step", expected="holds",
+       result=THM1, parts=("bad_error",),
        statement="On the event that no x_2 is kept the bad target's error is exactly "
                  "4 eps = (1-omega)/2, four times the stated threshold (1-omega)/8.",
        quick=dict(grid=GRID_QUICK, n_reps=5000), full=dict(grid=GRID_FULL, n_reps=50000))
@@ -116,11 +122,12 @@ def bad_target_error(*, rng, grid, n_reps):
             worst.append(float(np.max(np.abs(risks - (1 - m / M) / 2))) if risks.size else 0.0)
     return Evidence(measured=worst, theoretical=[0.0] * len(worst), relation="==",
                     tolerance=Tolerance.rounding(1e-12, "sums of two products of floats"),
-                    details={"grid": grid, "failures_on_event": counts})
+                    details={"grid": grid, "failures_on_event": counts},
+                    instance=grid_instances(grid))
 
 
 @claim("safari.thm1.independent_of_n", ref="Thm 1 (discussion)", kind="statement",
-       expected="holds",
+       expected="holds", result=THM1, parts=("not_pac",),
        statement="The failure probability does not vanish with n: at the largest n it is at "
                  "least its value at n = 1 (it tends to 1 for the worse target).",
        quick=dict(pairs=[(2, 1), (10, 5), (10, 9)], n_small=1, n_large=1000, n_reps=20000),
@@ -142,11 +149,13 @@ def independent_of_n(*, rng, pairs, n_small, n_large, n_reps):
         rows.append(dict(M=M, m=m, p_small=p[n_small], p_large=p[n_large]))
     return Evidence(measured=diffs, theoretical=[0.0] * len(diffs), relation=">=",
                     tolerance=Tolerance.mc(ses, k=4, what="difference of two frequencies"),
-                    details={"pairs": rows})
+                    details={"pairs": rows},
+                    instance=grid_instances([(M, m, n) for M, m in pairs
+                                             for n in (n_small, n_large)]))
 
 
 @claim("safari.thm1.client_level", ref="Thm 1 (client-level process, spec section 3)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=THM1, parts=("bound",),
        statement="With participants holding only x_1 and excluded clients P_i(x_1)=P_i(x_2)=1/2, "
                  "the deterministic learners fail on f_2 with probability 1 and the randomized "
                  "one with probability 1/2, for every n.",
@@ -167,7 +176,7 @@ def client_level(*, rng, grid, n_reps):
             ses.append(np.sqrt(target * (1 - target) / n_reps))
     return Evidence(measured=measured, theoretical=expected, relation="==",
                     tolerance=Tolerance.mc(ses, k=4, what="Bernoulli frequency"),
-                    details={"grid": grid})
+                    details={"grid": grid}, instance=grid_instances(grid))
 
 
 def safl_failure_curve(rng, M, m, n, server_sizes, n_reps):
@@ -180,7 +189,7 @@ def safl_failure_curve(rng, M, m, n, server_sizes, n_reps):
 
 
 @claim("safari.thm1.safl_geometric_fall", ref="Sec. 3 (SA-FL restores learnability)",
-       kind="remark", expected="holds",
+       kind="remark", expected="holds", result=THM1, parts=("safl",),
        statement="With n_T server samples from P the failure probability falls geometrically, "
                  "with log-slope log(1 - 4 eps) per server sample.",
        quick=dict(M=10, m=5, n=10, server_sizes=list(range(0, 21, 2)), n_reps=20000,
@@ -204,4 +213,5 @@ def safl_geometric_fall(*, rng, M, m, n, server_sizes, n_reps, n_boot):
     return Evidence(measured=slope, theoretical=(1.05 * ref, 0.95 * ref), relation="in",
                     tolerance=Tolerance(0.0, "5% band", "spec V1.5 acceptance window"),
                     details={"slope_ci": [float(lo), float(hi)], "reference": ref,
-                             "counts": k.tolist(), "n_reps": n_reps})
+                             "counts": k.tolist(), "n_reps": n_reps},
+                    instance=grid_instances([(M, m, n)]))

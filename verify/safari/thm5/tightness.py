@@ -1,5 +1,6 @@
-r"""Tightness of [000]'s rates: the exact worst case over the function class (PEP,
-``flbounds.pep.server_steps``) against the printed rate, on grids of q, K and the step.
+r"""Tightness of [000] Theorem 5: the exact worst case over the function class (PEP,
+``flbounds.pep.server_steps``) against the printed rate, on grids of q, K and the step (Theorem
+4's SDP is in :mod:`verify.safari.thm4.tightness`).
 
 Both SDPs are the deterministic, homogeneous case (no gradient noise, sigma_G = 0: every floor
 of Theorems 4-5 vanishes and the theorem is a pure rate; see ``flbounds.pep.server_steps`` for why a
@@ -8,10 +9,15 @@ is at most the printed rate, up to the SDP acceptance bound (``flbounds.pep.gap_
 primal-dual gap and residuals below 1e-6 relative). Cells outside the hypotheses (steps above
 the admissible one; for Theorem 5, constants at which the q-condition admits no state but the
 optimum) are computed and reported in ``details`` only. ``violated`` needs a replayed witness
-meeting every hypothesis (``flbounds.pep.server_steps_witness``).
+meeting every hypothesis (``flbounds.pep.server_steps_witness``). Each cell inside the
+hypotheses is an instance of the claim (mu, L, the steps): the ledger evaluates the step
+condition and the coupling on it; the class-level hypotheses (smoothness, strong convexity,
+the q-condition) are constraints of the SDP and are not evaluated on a problem.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,19 +25,16 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
 from flbounds.pep.server_steps import (
     q_condition_coefficients,
-    safari_nonconvex_rate,
     safari_rate,
-    thm4_q_condition_trivial,
     thm5_steps,
 )
 from flbounds.pep.server_steps_witness import safari_witness
-from verify.pep_cells import solve_or_list
+
+from ..alg1 import ALG1
+from ..assumptions import optimisation_instance
+from . import THM5, client_step, step_condition
 
 MU, L_SMOOTH = 1.0, 2.0
-# Theorem 4's SDP has about K 2^R gradients. At K = 5, R = 3 (40) and q = 0.5, eta_s = the
-# printed step no form of the SDP solves accurately (dual residual 3e-4 against a 1e-5 bound,
-# flbounds.pep.sdp), so the grid keeps K 2^R <= 24: every (K, R) of the grid but (5, 3).
-THM4_MAX_GRADIENTS = 24
 
 
 def _gap_tolerance(worst):
@@ -55,7 +58,7 @@ def thm5_hypotheses(q, K, step, corrected=False):
     over [1/(2L), 1/(2mu)] on the class)."""
     _, eta_bar = thm5_steps(MU, L_SMOOTH, K, step)
     a, b, d = q_condition_coefficients(MU, L_SMOOTH, q, eta_bar, corrected)
-    if step > 2 / (L_SMOOTH + MU) * (1 + 1e-12):
+    if not step_condition.evaluate(dict(step_server=step, L=L_SMOOTH, mu=MU)):
         return False, "eta_s > 2/(L + mu)"
     if not d > 0:
         return False, "D <= 0: the q-condition's denominator is not positive"
@@ -79,7 +82,7 @@ def _thm5_cell(q, K, fraction):
 
 
 @claim("safari.thm5.tightness", ref="Thm 5, per-round factor (1 - eta_bar)", kind="tightness",
-       expected="holds",
+       expected="holds", result=THM5, parts=("one_round",),
        statement="Over every L-smooth mu-strongly convex F (identical clients, no noise) and "
                  "every state meeting the per-round q-condition, one SAFARI round contracts "
                  "E||x - x*||^2 by at most the printed 1 - eta_bar, eta_bar = "
@@ -104,7 +107,15 @@ def thm5_tightness(*, rng, qs, Ks, fractions):
                     tolerance=_gap_tolerance(worst), applicable=applicable, reason=reason,
                     details={"cells": cells, "witness": witness,
                              "n_outside": len(cells) - len(inside)},
-                    worst_case=_summary(inside))
+                    worst_case=_summary(inside), instance=[cell_instance(c) for c in inside])
+
+
+def cell_instance(cell) -> dict:
+    """The values of Theorem 5's step and coupling at a PEP cell (mu = 1, L = 2)."""
+    c = cell["constants"]
+    return dict(mu=MU, L=L_SMOOTH, step_server=c["step_server"], local_steps=c["K"],
+                step_client=client_step(step_server=c["step_server"], L=L_SMOOTH, mu=MU,
+                                        local_steps=c["K"]))
 
 
 def _thm5_witness(inside, worst, printed):
@@ -119,56 +130,6 @@ def _thm5_witness(inside, worst, printed):
         return True, "", wit.as_dict()
     return False, ("worst case above the printed rate, but no replayed 1-D quadratic meeting "
                    "the q-condition breaks it"), wit.as_dict()
-
-
-def _thm4_cell(q, K, R, multiple):
-    top = 1 / (8 * np.sqrt(30) * L_SMOOTH)
-    step = multiple * top
-    trivial = thm4_q_condition_trivial(L_SMOOTH, step)
-    constants = dict(q=q, K=K, R=R, step_server=step, multiple=multiple)
-    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R),
-                                constants, within=multiple <= 1 and trivial)
-    if listed:
-        return listed
-    return dict(constants=constants,
-                within_hypotheses=bool(multiple <= 1 and trivial), worst=res.worst,
-                printed=res.printed, ratio=res.worst / res.printed, gap=res.gap,
-                solver=res.solver, gram=res.gram_size, seconds=res.seconds)
-
-
-@claim("safari.thm4.tightness", ref="Thm 4 with sigma = sigma_s = sigma_G = 0",
-       kind="tightness", expected="holds",
-       statement="Over every L-smooth (non-convex) F (identical clients, no noise), SAFARI "
-                 "with eta_c = 2 eta_s/K meets (1/R) sum_{r=1}^R E||grad F(x_r)||^2 <= "
-                 "2 (F(x_0) - F*)/(R eta_s) (PEP upper bound, exact over the 2^R round types).",
-       quick=dict(qs=(0.5,), Ks=(3,), rounds=(1, 2), multiples=(1.0, 5.0)),
-       full=dict(qs=(0.0, 0.5, 0.8, 1.0), Ks=(1, 3, 5), rounds=(1, 2, 3),
-                 multiples=(0.25, 1.0, 5.0)))
-def thm4_tightness(*, rng, qs, Ks, rounds, multiples):
-    """L = 2, eta_s a multiple of 1/(8 sqrt30 L) (the printed eta_c <= 1/(4 sqrt30 L K) with
-    eta_c = 2 eta_s/K); multiples > 1 are outside (details only). F* is relaxed to a scalar
-    below every computed value, so each SDP value is an upper bound on the class's worst case:
-    'worst <= printed' certifies the printed bound on this class. With sigma_G = 0 the
-    q-condition holds for every q (checked per cell). Measured about 1/4 of the printed bound
-    at every R (R <= 3: the SDP has ~2^R K gradients). The heterogeneous violation
-    (safari.thm4.printed_bound) needs 10^5 rounds and the sigma_G floor, beyond a PEP. No
-    replayed witness exists for this SDP, so an excess would be not-applicable, never
-    violated. Grid: (K, R) with K 2^R <= 24 (THM4_MAX_GRADIENTS: (5, 3) has no accurate
-    solve in any form). Every cell of that grid solves accurately since the SDP bounds the initial
-    gap by eta_s instead of 1 (flbounds.pep.sdp, 'Scale'); before, the small-step cells
-    (0.25x) stopped at optimal_inaccurate. A cell outside the hypotheses whose SDP has no
-    accurate solve would be listed without a number (``unsolved``); inside, it makes the claim
-    an error. Tolerance: the SDP acceptance bound."""
-    cells = [_thm4_cell(q, K, R, m) for q in qs for K in Ks for R in rounds for m in multiples
-             if K * 2**R <= THM4_MAX_GRADIENTS]
-    inside = [c for c in cells if c["within_hypotheses"]]
-    worst = np.array([c["worst"] for c in inside])
-    printed = np.array([c["printed"] for c in inside])
-    excess = bool(np.any(worst > printed + np.array([gap_tolerance(w) for w in worst])))
-    return Evidence(measured=worst, theoretical=printed, relation="<=",
-                    tolerance=_gap_tolerance(worst), applicable=not excess,
-                    reason="worst case above the printed bound, no replayed witness" if excess
-                    else "", details={"cells": cells}, worst_case=_summary(inside))
 
 
 def _safari_errors(rng, q, K, step, n_runs, n_rounds):
@@ -186,11 +147,14 @@ def _safari_errors(rng, q, K, step, n_runs, n_rounds):
                            local_steps=K, dim=3, client_noise_std=0.0, server_noise_std=0.0)
         x = safari(problem, plan, step_client=eta_c, step_server=step, x0=np.full(3, 3.0)).x
         errs.append(np.sum(x**2, axis=1))
-    return np.array(errs)
+    instance = optimisation_instance(problem, sigma_G2=0.0, noise_var=0.0, noise_var_s=0.0,
+                                     mu=MU, step_server=step, step_client=eta_c,
+                                     local_steps=K)
+    return np.array(errs), instance
 
 
 @claim("safari.thm5.mc_below_worst_case", ref="Thm 5, with the PEP rate", kind="tightness",
-       expected="holds",
+       expected="holds", parts=(ALG1.part("client_round"), ALG1.part("server_round")),
        statement="Noise-free SAFARI with identical clients: the Monte Carlo E||x_r - x*||^2 "
                  "stays below rho_PEP^r ||x_0 - x*||^2, rho_PEP the exact one-round worst case "
                  "over the class (below the printed 1 - eta_bar).",
@@ -202,11 +166,19 @@ def thm5_mc_below_worst_case(*, rng, q, K, step, n_runs, n_rounds):
     hypothesis on the trajectory; at eta_s = 0.02 it equals the q-conditioned value. A biased
     run (an error floor of 3e-8) crosses it after about 280 rounds, while the printed envelope
     (27 x 0.973^r, still 8e-3 at r = 300) lets it through. Tolerance: 4 MC SE + n ulp + the
-    SDP accuracy carried to the r-th power (flbounds.pep.envelope)."""
+    SDP accuracy carried to the r-th power (flbounds.pep.envelope).
+
+    Attached to Algorithm 1, not to Theorem 5's bound: the envelope is the class's worst case
+    without the q-condition, so what the claim tests is the library's SAFARI rounds against
+    the exact worst case of the rounds as printed (a biased implementation comes out
+    `violated`), and Theorem 5's printed q-condition (closed form) is vacuous on identical
+    clients (safari.thm5.printed_closed_form_homogeneous). The instance records the class's
+    constants and the steps."""
     from flbounds.pep.envelope import envelope_evidence
 
     res = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None)
-    errs = _safari_errors(rng, q, K, step, n_runs, n_rounds)
-    return envelope_evidence(errs, res.worst,
-                             details={"step_server": step, "rho_printed": res.printed},
-                             worst_case=res.as_dict())
+    errs, instance = _safari_errors(rng, q, K, step, n_runs, n_rounds)
+    evidence = envelope_evidence(errs, res.worst,
+                                 details={"step_server": step, "rho_printed": res.printed},
+                                 worst_case=res.as_dict())
+    return replace(evidence, instance=instance)

@@ -18,9 +18,9 @@ from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
 from flbounds.selection.properties import exhaustive_margins
 
+from ._common import ROUNDING, _scaled
 from .bounds import aux_inequality_sides
 from .instances import distances, divfl_offset
-from .props import ROUNDING, _scaled
 from .theorem1_algebra import ETA, K, first_term_constant, zeta_expr
 
 N_MAX = 7

@@ -19,9 +19,9 @@ from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_v
 from flbounds.selection.properties import exhaustive_margins
 
 from ._common import ROUNDING, _scaled
-from .bounds import aux_inequality_sides
 from .instances import distances, divfl_offset
-from .theorem1_algebra import ETA, K, first_term_constant, zeta_expr
+from .thm1 import aux_inequality_sides
+from .thm1.algebra import ETA, K, first_term_constant, zeta_expr
 
 N_MAX = 7
 PHIS = ("log1p", "identity", "sqrt")

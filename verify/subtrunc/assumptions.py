@@ -25,20 +25,21 @@ from flbounds.ledger import hypothesis, result
 from ..predicates import at_most
 from ._predicates import l_smooth, nonnegative_losses, step_at_most_third
 
-DEFINITION = "a definition: used by the claims of the results that rely on it"
-ASSUMPTION = ("an assumption: a hypothesis of Theorem 1 and Lemmas 1-3, evaluated as a "
-              "predicate on their claims' instances (verify/subtrunc/assumptions.py)")
+DEFINITION = "a definition: nothing to check on its own; used by the claims of the results"
+ASSUMPTION = "an assumption: a hypothesis of Theorem 1 and Lemmas 1-3 (see their claims)"
 
-for key, ref, title, why in (
-        ("def1", "Definition 1", "marginal gain", DEFINITION),
-        ("def2", "Definition 2", "submodularity", DEFINITION + " (predicate `submodular`)"),
-        ("def3", "Definition 3", "monotonicity", DEFINITION + " (predicate `monotone`)"),
-        ("def4", "Definition 4", "supermodularity", DEFINITION + " (Prop 4's claims)"),
-        ("def5", "Definition 5", "L-smoothness", DEFINITION + " (Assumption 1)"),
-        ("assumption1", "Assumption 1", "L-smooth client losses", ASSUMPTION),
-        ("assumption2", "Assumption 2", "nonnegative losses", ASSUMPTION),
-        ("assumption3", "Assumption 3", "bounded bias of the selected gradient", ASSUMPTION)):
-    result(f"subtrunc.{key}", ref=ref, title=title, not_checked=why)
+DEF1 = result("subtrunc.def1", ref="Definition 1", title="marginal gain", not_checked=DEFINITION)
+DEF2 = result("subtrunc.def2", ref="Definition 2", title="submodularity", not_checked=DEFINITION)
+DEF3 = result("subtrunc.def3", ref="Definition 3", title="monotonicity", not_checked=DEFINITION)
+DEF4 = result("subtrunc.def4", ref="Definition 4", title="supermodularity",
+              not_checked=DEFINITION)
+DEF5 = result("subtrunc.def5", ref="Definition 5", title="L-smoothness", not_checked=DEFINITION)
+ASSUMPTION1 = result("subtrunc.assumption1", ref="Assumption 1", title="L-smooth client losses",
+                     not_checked=ASSUMPTION)
+ASSUMPTION2 = result("subtrunc.assumption2", ref="Assumption 2", title="nonnegative losses",
+                     not_checked=ASSUMPTION)
+ASSUMPTION3 = result("subtrunc.assumption3", ref="Assumption 3",
+                     title="bounded bias of the selected gradient", not_checked=ASSUMPTION)
 
 
 @hypothesis("A1", "Assumption 1: l(x, w) is L-smooth in w, so every f_i and f are L-smooth")

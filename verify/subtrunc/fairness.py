@@ -59,6 +59,9 @@ from flbounds.selection import SelectionRule
 from flbounds.stats import holm
 from verify.subtrunc.fl_experiment import make_federated_data, run_fedavg
 
+from .sec3b import SEC3B
+from .tables import PROTOCOL, TABLE1, TABLE2, TABLE3
+
 DATASETS = ("synthetic", "digits")
 METRICS = ("std", "mad", "max_min")
 #: statistics that decide the dissimilarity claims (spec 004 s.1.6); max-min has its own claim.
@@ -78,6 +81,9 @@ LAMS = (0.01, 0.1, 0.25, 0.5, 0.75, 0.95)
 WINDOWS = (2, 5, 10)
 PAPER_LAM = 0.95  # Table I's MNIST setting (0.50 for CIFAR10, see paper_checks)
 _CACHE: dict = {}
+#: the runs' setting (the hypothesis of Tables I-IV reads its protocol keys): fl_runs uses
+#: 100 clients with 3 classes each, k = 10, and SelectionRule's r = 10, b = 1.1, mu = 1
+FL_SETTING = dict(PROTOCOL, datasets=DATASETS, model="multinomial logistic regression")
 
 
 def _root_entropy(rng: np.random.Generator) -> int:
@@ -198,6 +204,7 @@ def _margin_evidence(rows, n_seeds, n_rounds, **extra) -> Evidence:
     decided = "violated" in decisions or all(d == "holds" for d in decisions)
     return Evidence(measured=[row["p_below_holm"] for row in rows],
                     theoretical=[ALPHA] * len(rows), relation="<=",
+                    instance=dict(setting=FL_SETTING),
                     tolerance=MARGIN, applicable=decided,
                     reason="" if decided else (
                         f"underpowered: at {n_seeds} seeds x {n_rounds} rounds no row resolves "
@@ -212,6 +219,7 @@ def _margin_evidence(rows, n_seeds, n_rounds, **extra) -> Evidence:
 
 def _skipped(n_seeds, n_rounds) -> Evidence:
     return Evidence(measured=float("nan"), theoretical=0.0, relation="<=", tolerance=MARGIN,
+                    instance=dict(setting=FL_SETTING),
                     applicable=False,
                     reason=f"underpowered at quick size ({n_seeds} seeds x {n_rounds} rounds): "
                            "the runs are skipped; decided at --profile full (30 seeds)",
@@ -222,7 +230,7 @@ SUBTRUNC = SelectionRule("subtrunc", lam=PAPER_LAM)
 
 
 @claim("subtrunc.fl.subtrunc_below_divfl", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable",
+       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",),
        statement="On label-skewed logistic regression (synthetic, digits), SubTrunc (lam = 0.95, "
                  "b = 1.1, ln(1+x)) lowers client dissimilarity (std, MAD) vs DivFL by at least "
                  "1% of DivFL's.", quick=QUICK_SKIP, full=RUNS_FULL)
@@ -243,7 +251,7 @@ def subtrunc_below_divfl(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.subtrunc_below_random", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable", expected_full="holds",
+       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",), expected_full="holds",
        statement="On label-skewed logistic regression (synthetic, digits), SubTrunc (lam = 0.95) "
                  "lowers client dissimilarity (std, MAD) vs random selection by at least 1% of "
                  "random's.", quick=QUICK_SKIP, full=RUNS_FULL)
@@ -259,7 +267,7 @@ def subtrunc_below_random(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.maxmin_below_divfl", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable",
+       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",),
        statement="With client dissimilarity read as max-min of per-client accuracy, SubTrunc "
                  "(lam = 0.95) lowers it vs DivFL by at least 1% of DivFL's.",
        quick=QUICK_SKIP, full=RUNS_FULL)
@@ -287,7 +295,7 @@ def maxmin_below_divfl(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.dissimilarity_falls_with_lambda", ref="Table II, Sec. V-B",
-       kind="remark", expected="not-applicable",
+       kind="remark", expected="not-applicable", result=TABLE2, parts=("lambda_trend",),
        statement="On label-skewed logistic regression, SubTrunc's client dissimilarity (std, "
                  "MAD) falls from lam = 0.01 to 0.95 by at least 1% of its lam = 0.01 value "
                  "(change = per-seed slope x 0.94).",
@@ -305,7 +313,8 @@ def falls_with_lambda(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.dissimilarity_falls_with_window", ref="Table III, Sec. V-B",
-       kind="remark", expected="not-applicable", expected_full="violated",
+       kind="remark", expected="not-applicable", result=TABLE3, parts=("window_trend",),
+       expected_full="violated",
        statement="A larger UnionFL window (2 -> 10, mu = 1) lowers client dissimilarity (std, "
                  "MAD) by at least 1% of its window-2 value (change = per-seed slope x 8).",
        quick=dict(QUICK_SKIP), full=dict(RUNS_FULL))
@@ -326,6 +335,7 @@ def falls_with_window(*, rng, n_seeds, n_rounds, decide):
 
 @claim("subtrunc.fl.participation_evens_with_window", ref="Sec. III-B, Table III",
        kind="remark", expected="not-applicable", expected_full="holds",
+       parts=(SEC3B.part("diversity"), TABLE3.part("window_trend")),
        statement="A larger UnionFL window (mu = 1) spreads participation more evenly: the "
                  "participation Gini falls from window 2 to 10 by at least 1% of its window-2 "
                  "value.",

@@ -1,4 +1,6 @@
-r"""Algorithm 1 of [004] as the project runs it: the greedy's marginal gains are eq. (16)'s.
+r"""Library guards of [004]: Algorithm 1 as the project runs it (the greedy's marginal gains
+are eq. (16)'s; part ``selection`` of :data:`~verify.subtrunc.alg1.ALG1`) and eq. (17)'s
+sampling (part ``sampling`` of :data:`~verify.subtrunc.sec3c.SEC3C`).
 
 Eq. (16) adds, at every step, the element of largest marginal gain
 :math:`\Delta(e \mid S) = W(S \cup \{e\}) - W(S)`. The maximizers compute gains
@@ -25,7 +27,9 @@ from flbounds.submodular import (
     subtrunc,
 )
 
+from .alg1 import ALG1
 from .instances import random_dissim, random_losses
+from .sec3c import SEC3C
 
 ALPHA = 1e-4  # family-wise level of the Holm rule over the (instance, step, element) cells
 
@@ -61,7 +65,7 @@ def _step_errors(f, k):
 
 
 @claim("subtrunc.alg1.greedy_gains_are_increments", ref="Alg. 1; eq. (16)", kind="algorithm",
-       expected="holds",
+       expected="holds", result=ALG1, parts=("selection",),
        statement="Each greedy step adds an element maximizing W(S + e) - W(S), and that "
                  "difference is the step's gain (facility location G and SubTrunc's W).",
        quick=dict(n_instances=12, n_max=14), full=dict(n_instances=200, n_max=30))
@@ -106,7 +110,7 @@ def _pick_distribution(weights, k, r):
 
 
 @claim("subtrunc.eq17.sample_uniform_each_step", ref="Sec. III-C, eq. (17) and [33]",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=SEC3C, parts=("sampling",),
        statement="Stochastic greedy draws, at every step, R as a uniform r-subset of the "
                  "remaining elements, independently of the earlier steps: on a modular "
                  "function the step-by-step pick frequencies over plans match the exact "
@@ -118,10 +122,11 @@ def sample_uniform_each_step(*, rng, n_plans):
     with a nonzero exact probability is an exact two-sided binomial test of its pick count,
     Holm at family-wise level 1e-4 over all cells; a pick in a cell of probability 0 counts
     as a rejection. Measured: the number of rejections."""
-    pvalues, impossible, cells = [], 0, []
+    pvalues, impossible, cells, instances = [], 0, [], []
     for (n, k, r), sub in zip(((6, 3, 2), (7, 4, 3), (8, 3, 2)), rng.spawn(3), strict=True):
         weights = sub.permutation(n) + sub.uniform(0.0, 0.5, size=n)
         f = Modular(weights)
+        instances.append(dict(objective=f, k=k, r=r))
         counts = np.zeros((k, n))
         for _ in range(n_plans):
             picks = stochastic_greedy(f, k, sample_size=r, keys=stochastic_greedy_plan(sub, n, k))
@@ -135,6 +140,7 @@ def sample_uniform_each_step(*, rng, n_plans):
     decision = holm(np.array(pvalues), ALPHA)
     return Evidence(measured=int(decision.reject.sum()) + impossible, theoretical=0,
                     relation="<=", tolerance=Tolerance.exact("a count of rejections"),
+                    instance=instances,
                     details={"family_size": decision.m, "alpha": ALPHA,
                              "rule": "exact binomial test per cell, Holm-Bonferroni",
                              "picks_of_probability_zero": impossible, "instances": cells})

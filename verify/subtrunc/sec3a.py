@@ -78,7 +78,7 @@ def large_b(*, objective, k):
 
 
 SEC3A = result(
-    "subtrunc.sec3a", ref="Section III-A", title="SubTrunc's objective, eqs. (9)-(13), and "
+    "subtrunc.sec3a", ref="Section III-A", title="SubTrunc's objective, eqs. (9)-(10), and "
     "the role of b and lambda",
     parts={"eq9": "eq. (9): ||sum_N grad f_i - sum_S gamma_j grad f_j|| <= sum_i min_{j in S} "
                   "||grad f_i - grad f_j|| = G-bar(S)",

@@ -86,10 +86,12 @@ SEC3C = result(
                        "(1 - (1 - 1/k)^k) max_{|S| <= k} W(S)",
            "stochastic": "stochastic greedy (17) keeps 'high confidence' ([33]): "
                          "E W(S) >= (1 - 1/e - exp(-r k/n)) OPT, R uniform in N minus S",
+           "sampling": "eq. (17): each step searches a random subset R of size r (drawn "
+                       "uniformly from N minus S_k, as in [33] and DivFL's code)",
            "greedy_h": "greedy (16) / stochastic greedy (17) on (14) are backed by Prop 4 and "
                        "[32]: h_t(S_greedy) >= (1 - 1/e) max_{|S| <= K_t} h_t(S)"},
     hypotheses=(w_objective.only("greedy_w", "stochastic"), budget,
-                sample_size.only("stochastic"), h_objective.only("greedy_h"),
+                sample_size.only("stochastic", "sampling"), h_objective.only("greedy_h"),
                 window_union.only("greedy_h"), cardinality.only("greedy_h")))
 
 

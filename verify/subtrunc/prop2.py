@@ -4,7 +4,7 @@ negative control.
 Prop. 2: if :math:`g_1, \dots, g_m` are submodular on :math:`2^N` and
 :math:`\alpha_1, \dots, \alpha_m \ge 0`, then :math:`f = \sum_j \alpha_j g_j` is submodular.
 Checked exhaustively (all :math:`2^n` subsets, local diminishing returns, as in
-:mod:`verify.subtrunc.props`) on combinations of the project's families, including
+:mod:`verify.subtrunc.prop1`) on combinations of the project's families, including
 non-monotone submodular terms (truncations of non-monotone modular functions are not
 submodular, so non-monotone terms are negated modular functions, which are modular).
 """

@@ -110,9 +110,9 @@ def end_to_end(*, rng, n_seeds, n_clients, dim, Ks, Es, gammas, sigma2, stress):
     (realizable noise-free least squares at w*, cosine sum at its minimum; see
     ``stress_problems``), sigma^2 up to 100 and gamma up to 100, E up to 5 (10 at full), so
     the bound is entirely the sigma^2 and gamma terms - the ones that rest on the false
-    eq. (31) (``subtrunc.lemma1.eq31``). Every hypothesis holds: f >= 0, L-smooth (exact L),
-    unbiased Gaussian noise with E||xi||^2 = sigma^2, ||b||^2 = gamma, eta L E = 1/sqrt K <=
-    1/3.
+    eq. (31) (``subtrunc.eq31.noise_bound``). Every hypothesis holds: f >= 0, L-smooth
+    (exact L), unbiased Gaussian noise with E||xi||^2 = sigma^2, ||b||^2 = gamma,
+    eta L E = 1/sqrt K <= 1/3.
 
     Measured: sum_k P(k) mean_seeds ||grad f(w_k)||^2 for the printed P (base 1 + zeta) and
     for P re-based on 1 + 2 zeta (the audit's repair); tolerance 4 SE over seeds. Expected

@@ -23,6 +23,11 @@ LEMMA3 = result(
     hypotheses=(a1, noise, step_third))
 
 
+def eq61_rhs(tau, grad_sq, sigma2):
+    """Eq. (61)'s printed right side (tau/8)(18 ||grad f_i(w_k)||^2 + sigma^2)."""
+    return (tau / 8) * (18 * grad_sq + sigma2)
+
+
 def _local_paths(grad, w0, step, local_steps, sigma, noise):
     """Local SGD paths; ``noise`` (paths, E, d) standard normals scaled to E||xi||^2 = sigma^2."""
     d = w0.size
@@ -43,7 +48,7 @@ def _lemma3_cases(rng):
              for w0 in (0.0, 0.5, np.pi / 2, 3.0)]
     q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
     A = q @ np.diag([1.0, 0.5, 0.0, -0.5, -1.0]) @ q.T
-    quadratic = SimpleNamespace(L=float(np.abs(np.linalg.eigvalsh(A)).max()))
+    quadratic = SimpleNamespace(L=1.0)  # ||A|| = 1 by construction (eigenvalues +-1, +-0.5, 0)
     for w0 in (np.zeros(5), rng.normal(size=5)):
         cases.append(("indefinite quadratic", lambda w, A=A: w @ A, quadratic, w0))
     return cases
@@ -71,7 +76,7 @@ def lemma3(*, rng, n_paths, local_steps, sigma):
             cum = np.cumsum(sq, axis=1)  # cum[:, tau-1] = sum_{t < tau}
             lhs += cum.mean(axis=0).tolist()
             ses += (cum.std(axis=0, ddof=1) / np.sqrt(n_paths)).tolist()
-            rhs += [(tau / 8) * (18 * g0 + sigma ** 2) for tau in range(1, E + 1)]
+            rhs += [eq61_rhs(tau, g0, sigma ** 2) for tau in range(1, E + 1)]
             names += [f"{name}, E={E}"] * E
             instances.append(dict(problem=problem, L=L, step=1.0 / (3 * L * E), local_steps=E,
                                   **gaussian_noise(sigma ** 2)))

@@ -45,6 +45,13 @@ LEMMA2 = result(
                 step_third.only("eq44", "step56", "step57", "step59")))
 
 
+def eq44_rhs(*, step, L, E, n, u_sq, grad_sq, sigma2):
+    """Eq. (44)'s printed right side: eta^2 L^2 E^2 sum_tau ||u_tau||^2 + (9 eta^2 L^2 E^3/(2n))
+    sum_i ||grad f_i(w_k)||^2 + eta^2 L^2 E^2 (1/n + 3E/4) sigma^2 (``u_sq`` per path)."""
+    return (step**2 * L**2 * E**2 * u_sq + 9 * step**2 * L**2 * E**3 / (2 * n) * grad_sq
+            + step**2 * L**2 * E**2 * (1 / n + 3 * E / 4) * sigma2)
+
+
 def lemma2_instance(prob, step, local_steps) -> dict:
     """The values Lemma 2's hypotheses read for a run of :func:`local_paths`."""
     return dict(problem=prob, L=prob.L, step=step, local_steps=local_steps,
@@ -96,9 +103,8 @@ def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
                 full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
                 lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
                 g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
-                rhs = (step**2 * L**2 * E**2 * np.sum(u**2, axis=(1, 2))
-                       + 9 * step**2 * L**2 * E**3 / (2 * N_CLIENTS) * g0
-                       + step**2 * L**2 * E**2 * (1 / N_CLIENTS + 3 * E / 4) * SIGMA2)
+                rhs = eq44_rhs(step=step, L=L, E=E, n=N_CLIENTS,
+                               u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
                 d = lhs - rhs
                 diffs.append(d.mean())
                 ses.append(d.std(ddof=1) / np.sqrt(n_paths))

@@ -7,6 +7,7 @@ import pytest
 
 import verify.subtrunc.lemma1 as lemma1
 import verify.subtrunc.sec3c as sec3c
+import verify.subtrunc.sec3c.greedy_h as greedy_h
 from flbounds.ledger import get, load_all
 from verify.subtrunc.assumptions import gaussian_noise
 from verify.subtrunc.prop3 import PROP3
@@ -46,14 +47,14 @@ def _stop_early(readings):
 def test_unionfl_claim_is_not_applicable_when_greedy_stops_early(monkeypatch):
     claim = get("subtrunc.sec3c.unionfl_greedy_guarantee")
     assert claim.check(n_instances=3).verdict == "violated"
-    monkeypatch.setattr(sec3c, "hand_readings", _stop_early(sec3c.hand_readings))
+    monkeypatch.setattr(greedy_h, "hand_readings", _stop_early(greedy_h.hand_readings))
     row = claim.check(n_instances=3)
     assert row.verdict == "not-applicable"
     assert "cardinality" in row.reason
 
 
 def test_both_readings_of_the_cardinality_constraint_fail_the_implied_ratio():
-    readings = sec3c.hand_readings()
+    readings = greedy_h.hand_readings()
     assert [inst["reading"] for inst, _ in readings] == ["at_most", "exactly"]
     assert readings[0][1] == pytest.approx(4.8 / 9.8)
     assert readings[1][1] == pytest.approx(0.5)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flbounds.ledger import claim
 
-from .fairness import (
+from ..fairness import (
     DECIDING,
     QUICK_SKIP,
     RUNS_FULL,
@@ -21,7 +21,7 @@ from .fairness import (
     _paired_rows,
     _skipped,
 )
-from .tables import TABLE4
+from . import TABLE4
 
 SUBTRUNC_IDENTITY = SUBTRUNC._replace(phi="identity")
 

@@ -2,9 +2,10 @@ r"""Tables I-IV of [004] (Sec. V): the results, their parts (the sentences of Se
 them) and the hypothesis their claims share, the experimental protocol.
 
 The printed numbers and the claims on them are in :mod:`paper_checks.subtrunc`; the
-re-simulations on label-skewed stand-in problems are in :mod:`verify.subtrunc.fairness` and
-:mod:`verify.subtrunc.table4`. Instances carry ``setting``: the protocol of the run the
-numbers come from (the paper's own for the printed tables).
+re-simulations on label-skewed stand-in problems are the sibling modules ``table1`` ...
+``table4`` (runs and decision rule: :mod:`verify.subtrunc.fairness`). Instances carry
+``setting``: the protocol of the run the numbers come from (the paper's own for the printed
+tables).
 """
 
 from __future__ import annotations

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.selection import FacilityLocation, all_subsets_values, exhaustive_margins
+from flbounds.selection import (
+    FacilityLocation,
+    SubTruncObjective,
+    UnionFLObjective,
+    all_subsets_values,
+    exhaustive_margins,
+)
 
 from ..predicates import at_most
 
@@ -59,6 +65,19 @@ def facility_offset_valid(objective) -> bool:
     if isinstance(objective.offset, str):
         return objective.offset == "phantom"
     return at_most(offset_threshold(objective.dissim), objective.offset)
+
+
+def subtrunc_objective(objective) -> bool:
+    """SubTrunc's W of eq. (13): G of (10) (:func:`facility_offset_valid`), lam >= 0,
+    b > 0 and phi(f_i) >= 0."""
+    return (isinstance(objective, SubTruncObjective) and facility_offset_valid(objective)
+            and objective.lam >= 0 and objective.b > 0 and bool(np.all(objective.weights >= 0)))
+
+
+def unionfl_objective(objective) -> bool:
+    """UnionFL's h_t of eq. (14): f_t = G of (10) (:func:`facility_offset_valid`), mu >= 0."""
+    return (isinstance(objective, UnionFLObjective) and facility_offset_valid(objective)
+            and objective.mu >= 0)
 
 
 def nondecreasing_lipschitz(phi, points) -> bool:

@@ -21,7 +21,7 @@ from flbounds.selection import (
     exhaustive_margins,
 )
 
-from ._predicates import facility_offset_valid, monotone
+from ._predicates import monotone, unionfl_objective
 from .instances import random_dissim
 
 
@@ -40,8 +40,7 @@ def meets_eq15(*, f):
 @hypothesis("h_t", "h_t = f_t - mu g_t, f_t the facility location of (10), mu >= 0 (a "
                    "regularization parameter)")
 def h_t(*, objective):
-    return (isinstance(objective, UnionFLObjective) and facility_offset_valid(objective)
-            and objective.mu >= 0)
+    return unionfl_objective(objective)
 
 
 PROP4 = result(

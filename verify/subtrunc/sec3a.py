@@ -23,7 +23,7 @@ from flbounds.selection import (
     stochastic_greedy_plan,
 )
 
-from ._predicates import facility_offset_valid, offset_threshold
+from ._predicates import facility_offset_valid, offset_threshold, subtrunc_objective
 from ._shared_limits import EXACT, FULL, QUICK, _instances, _mismatches
 from .instances import gradient_points, random_dissim
 
@@ -50,8 +50,7 @@ def g_offset(*, objective):
 @hypothesis("W", "eq. (13): W = G + lam min(b, sum_S phi(f_i)), lam >= 0, b in R^+, "
                  "phi(f_i) >= 0")
 def w_objective(*, objective):
-    return (isinstance(objective, SubTruncObjective) and objective.lam >= 0
-            and objective.b > 0 and bool(np.all(objective.weights >= 0)))
+    return subtrunc_objective(objective)
 
 
 @hypothesis("lam0", "lam = 0")

@@ -16,14 +16,13 @@ import numpy as np
 from flbounds.ledger import Evidence, claim, hypothesis, result
 from flbounds.selection import FacilityLocation, UnionFLObjective, greedy
 
-from ._predicates import facility_offset_valid
+from ._predicates import unionfl_objective
 from ._shared_limits import EXACT, FULL, QUICK, _instances, _mismatches
 
 
 @hypothesis("h_t", "eq. (14): h_t = f_t - mu g_t, f_t the facility location of (10), mu >= 0")
 def h_objective(*, objective):
-    return (isinstance(objective, UnionFLObjective) and facility_offset_valid(objective)
-            and objective.mu >= 0)
+    return unionfl_objective(objective)
 
 
 @hypothesis("mu0", "mu = 0")

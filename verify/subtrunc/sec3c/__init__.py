@@ -22,9 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import hypothesis, result
-from flbounds.selection import SubTruncObjective, UnionFLObjective
 
-from .._predicates import facility_offset_valid, nonnegative_values
+from .._predicates import nonnegative_values, subtrunc_objective, unionfl_objective
 
 #: the guarantee [32] gives greedy on a monotone normalized submodular function
 E_BOUND = 1.0 - np.exp(-1.0)
@@ -34,8 +33,7 @@ E_BOUND = 1.0 - np.exp(-1.0)
                  "b in R^+, phi(f_i) >= 0 (Prop 3 as corrected; its printed phi class is "
                  "subtrunc.prop3's)")
 def w_objective(*, objective):
-    return (isinstance(objective, SubTruncObjective) and facility_offset_valid(objective)
-            and objective.lam >= 0 and objective.b > 0 and bool(np.all(objective.weights >= 0)))
+    return subtrunc_objective(objective)
 
 
 @hypothesis("budget", "a budget 1 <= K_t <= |N|")
@@ -51,8 +49,7 @@ def sample_size(*, objective, r):
 @hypothesis("h_t", "eq. (14): h_t = f_t - mu g_t with f_t: 2^N -> R^+ the facility location "
                    "of (10) and mu >= 0")
 def h_objective(*, objective):
-    return (isinstance(objective, UnionFLObjective) and facility_offset_valid(objective)
-            and objective.mu >= 0 and nonnegative_values(objective.submodular_part))
+    return unionfl_objective(objective) and nonnegative_values(objective.submodular_part)
 
 
 @hypothesis("U_t", "U_t = union of the past selections S_i, i in u_t (each of size K_t): "

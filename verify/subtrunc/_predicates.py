@@ -103,14 +103,6 @@ def concave_on(psi, points) -> bool:
     return bool(np.all(second <= 1e-9 * max(1.0, float(np.abs(y).max()))))
 
 
-def nondecreasing_on(psi, points) -> bool:
-    """psi is nondecreasing on a fine grid of the hull of ``points``."""
-    x = np.asarray(points, dtype=float)
-    grid = np.linspace(x.min(), x.max(), 257)
-    y = np.asarray(psi(grid), dtype=float)
-    return bool(np.all(np.diff(y) >= -1e-12 * max(1.0, float(np.abs(y).max()))))
-
-
 # --- assumptions of Theorem 1 and Lemmas 1-3 -----------------------------------------------
 def l_smooth(problem, L) -> bool:
     """Assumption 1: every f_i is L-smooth (the problem's exact constant is at most L)."""

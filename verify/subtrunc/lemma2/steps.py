@@ -1,8 +1,9 @@
 r"""Lemma 2 of [004], proof steps (57)-(60): the consensus bound with Lemma 3 plugged in, the
 per-step gradient error (58)-(59) and its sum over the local steps (60).
 
-Same instance and local SGD paths as :mod:`verify.subtrunc.lemma2` (n = 20 heterogeneous
-least-squares clients, d = 5, sigma^2 = 1, eta = 1/(3 L E), the boundary of eta L E <= 1/3).
+Same instance and local SGD paths as :mod:`verify.subtrunc.lemma2` (the result's home):
+n = 20 heterogeneous least-squares clients, d = 5, sigma^2 = 1, eta = 1/(3 L E), the
+boundary of eta L E <= 1/3.
 Notation: :math:`w^{(i)}_\tau` the local iterates, :math:`\bar w_\tau` their mean,
 :math:`u_\tau = \frac1n\sum_i\nabla f_i(w^{(i)}_\tau)`. Expectations over the noise are Monte
 Carlo means over paths of (left side - right side) per path, compared with 0 within 4 SE.
@@ -14,10 +15,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from .lemma2 import DIM, N_CLIENTS, SIGMA2, _setup, local_paths
-
-HYP = {"eta L E <= 1/3 (here = 1/3)": True, "L-smooth f_i (least squares)": True,
-       "unbiased noise, E||xi||^2 = sigma^2": True}
+from . import DIM, LEMMA2, N_CLIENTS, SIGMA2, _setup, lemma2_instance, local_paths
 
 
 def _paths(rng, n_points, n_paths, local_steps):
@@ -39,11 +37,11 @@ def _mc(diffs):
 
 
 @claim("subtrunc.lemma2.proof_step_57", ref="Lemma 2 proof, eq. (57) (with Lemma 3)",
-       kind="proof-step", expected="holds",
+       kind="proof-step", expected="holds", result=LEMMA2, parts=("step57",),
        statement="sum_i E||w^(i)_tau - w_bar_tau||^2 <= (9 eta^2 tau^2/8) sum_i "
                  "(2||grad f_i(w_k)||^2 + sigma^2) for tau = 1..E.",
        quick=dict(n_paths=400, n_points=3, local_steps=5),
-       full=dict(n_paths=20000, n_points=10, local_steps=10), hypotheses=HYP)
+       full=dict(n_paths=20000, n_points=10, local_steps=10))
 def proof_step_57(*, rng, n_paths, n_points, local_steps):
     """(56) with Lemma 3's bound on E||grad f_i(w^(i)_t)||^2 (spec: printed with w_{k,tau},
     read as the mean w_bar_tau). Measured: per start point and tau, the MC mean of
@@ -58,16 +56,17 @@ def proof_step_57(*, rng, n_paths, n_points, local_steps):
             diffs.append(np.sum(spread**2, axis=(1, 2)) - rhs)
     means, tol = _mc(diffs)
     return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=tol,
+                    instance=lemma2_instance(prob, step, local_steps),
                     details={"step": step, "L": prob.L, "local_steps": local_steps})
 
 
 @claim("subtrunc.lemma2.proof_step_59", ref="Lemma 2 proof, eqs. (58)-(59)",
-       kind="proof-step", expected="holds",
+       kind="proof-step", expected="holds", result=LEMMA2, parts=("step59",),
        statement="E||grad f(w_k) - u_tau||^2 <= 2 eta^2 L^2 tau sum_{t<tau} E||u_t||^2 + "
                  "(9 eta^2 L^2 tau^2/(2n)) sum_i ||grad f_i(w_k)||^2 + eta^2 L^2 tau sigma^2 "
                  "(2/n + 9 tau/4), for tau = 0..E-1.",
        quick=dict(n_paths=400, n_points=3, local_steps=5),
-       full=dict(n_paths=20000, n_points=10, local_steps=10), hypotheses=HYP)
+       full=dict(n_paths=20000, n_points=10, local_steps=10))
 def proof_step_59(*, rng, n_paths, n_points, local_steps):
     """(49) with (57) plugged in. The right side's E||u_t||^2 is taken per path (a sample of
     it), so per path (LHS - RHS) has the claimed sign in expectation. Measured: per start
@@ -87,11 +86,12 @@ def proof_step_59(*, rng, n_paths, n_points, local_steps):
             diffs.append(lhs - rhs)
     means, tol = _mc(diffs)
     return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=tol,
+                    instance=lemma2_instance(prob, step, local_steps),
                     details={"step": step, "L": L, "local_steps": local_steps})
 
 
 @claim("subtrunc.lemma2.proof_step_60", ref="Lemma 2 proof, eq. (60)", kind="proof-step",
-       expected="holds",
+       expected="holds", result=LEMMA2, parts=("step60",),
        statement="Summing (59) over tau = 0..E-1 gives at most eta^2 L^2 E^2 sum_tau "
                  "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i ||grad f_i||^2 + "
                  "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2: coefficient by coefficient, for every E.",

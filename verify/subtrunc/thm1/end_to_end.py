@@ -14,21 +14,9 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from .toy_problems import CosineSum, LeastSquares, random_cosine, random_least_squares
-
-
-def theorem1_rhs(K, E, n, L, f0, sigma2, gamma):
-    """Right-hand side of eq. (19)."""
-    rk = np.sqrt(K)
-    return (12 * L * f0 / rk + (2 / (E * n * K) + 3 / K + 4 / (E * n * rk)) * sigma2
-            + (4 + 4 / rk) * gamma)
-
-
-def theorem1_terms(K, E, n, L, f0, sigma2, gamma):
-    """The three terms of eq. (19): (f(w0) term, sigma^2 term, gamma term)."""
-    rk = np.sqrt(K)
-    return (12 * L * f0 / rk, (2 / (E * n * K) + 3 / K + 4 / (E * n * rk)) * sigma2,
-            (4 + 4 / rk) * gamma)
+from ..assumptions import gaussian_noise
+from ..toy_problems import CosineSum, LeastSquares, random_cosine, random_least_squares
+from . import THM1, printed_terms
 
 
 def theorem1_weights(K, factor=1):
@@ -81,7 +69,8 @@ def _check_grid(r, name, prob, w0, n_clients, n_seeds, grid, out):
     for K, E, sigma2, gamma in grid:
         noise = r.normal(size=(n_seeds, K, E, n_clients, dim))
         sq = run_biased_fedavg(prob, w0, K=K, E=E, sigma2=sigma2, gamma=gamma, noise=noise)
-        terms = theorem1_terms(K, E, n_clients, prob.L, f0, sigma2, gamma)
+        terms = printed_terms(L=prob.L, f0=f0, K=K, E=E, n=n_clients, sigma2=sigma2,
+                              gamma=gamma)
         bound = float(sum(terms))
         for factor in (1, 2):
             per_seed = sq @ theorem1_weights(K, factor)
@@ -89,6 +78,9 @@ def _check_grid(r, name, prob, w0, n_clients, n_seeds, grid, out):
             out["ses"].append(per_seed.std(ddof=1) / np.sqrt(n_seeds))
             out["rhs"].append(bound)
         lhs = out["measured"][-2]
+        out["instances"].append(dict(problem=prob, L=prob.L, K=K, local_steps=E,
+                                     step=1.0 / (prob.L * E * np.sqrt(K)), bias_sq=gamma,
+                                     gamma=gamma, **gaussian_noise(sigma2)))
         out["rows"].append(dict(problem=name, n=n_clients, K=K, E=E, sigma2=sigma2,
                                 gamma=gamma, f0=f0, lhs=lhs, rhs=bound,
                                 slack=bound / lhs if lhs > 0 else float("inf"),
@@ -97,6 +89,7 @@ def _check_grid(r, name, prob, w0, n_clients, n_seeds, grid, out):
 
 
 @claim("subtrunc.thm1.end_to_end", ref="Thm 1, eq. (19)", kind="statement", expected="holds",
+       result=THM1, parts=("bound",),
        statement="With eta = 1/(LE sqrt K), K >= 9 and k* ~ P: E||grad f(w_k*)||^2 <= "
                  "12 L f(w0)/sqrt K + (2/(EnK) + 3/K + 4/(En sqrt K)) sigma^2 + "
                  "(4 + 4/sqrt K) gamma.",
@@ -117,9 +110,9 @@ def end_to_end(*, rng, n_seeds, n_clients, dim, Ks, Es, gammas, sigma2, stress):
     (realizable noise-free least squares at w*, cosine sum at its minimum; see
     ``stress_problems``), sigma^2 up to 100 and gamma up to 100, E up to 5 (10 at full), so
     the bound is entirely the sigma^2 and gamma terms - the ones that rest on the false
-    eq. (31) (``subtrunc.lemma1.eq31``). Every hypothesis holds: f >= 0, L-smooth (exact L),
-    unbiased Gaussian noise with E||xi||^2 = sigma^2, ||b||^2 = gamma, eta L E = 1/sqrt K <=
-    1/3.
+    eq. (31) (``subtrunc.eq31.noise_bound``). Every hypothesis holds: f >= 0, L-smooth
+    (exact L), unbiased Gaussian noise with E||xi||^2 = sigma^2, ||b||^2 = gamma,
+    eta L E = 1/sqrt K <= 1/3.
 
     Measured: sum_k P(k) mean_seeds ||grad f(w_k)||^2 for the printed P (base 1 + zeta) and
     for P re-based on 1 + 2 zeta (the audit's repair); tolerance 4 SE over seeds. Expected
@@ -132,7 +125,7 @@ def end_to_end(*, rng, n_seeds, n_clients, dim, Ks, Es, gammas, sigma2, stress):
     audit found no violation (part B #8, #9: eq. (31) is a proof gap, Theorem 1 is not
     shown violated). Details: per-row shares
     of the three terms in the bound and the slack RHS/LHS, for each family."""
-    out = {"measured": [], "ses": [], "rhs": [], "rows": []}
+    out = {"measured": [], "ses": [], "rhs": [], "rows": [], "instances": []}
     problems = [("least_squares", random_least_squares), ("cosine", random_cosine)]
     grid = [(K, E, sigma2, g) for K in Ks for E in Es for g in gammas]
     for (name, make), r in zip(problems, rng.spawn(len(problems)), strict=True):
@@ -147,6 +140,7 @@ def end_to_end(*, rng, n_seeds, n_clients, dim, Ks, Es, gammas, sigma2, stress):
     main, hard = out["rows"][:n_main], out["rows"][n_main:]
     tightest = min(hard, key=lambda row: row["slack"])
     return Evidence(measured=out["measured"], theoretical=out["rhs"], relation="<=",
+                    instance=out["instances"],
                     tolerance=Tolerance.mc(out["ses"], k=4, what="P-weighted mean over seeds"),
                     details={"min_slack_rhs_over_lhs_random_w0": min(r["slack"] for r in main),
                              "min_slack_rhs_over_lhs_stress": tightest["slack"],

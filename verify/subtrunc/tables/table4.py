@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flbounds.ledger import claim
 
-from .fairness import (
+from ..fairness import (
     DECIDING,
     QUICK_SKIP,
     RUNS_FULL,
@@ -21,12 +21,13 @@ from .fairness import (
     _paired_rows,
     _skipped,
 )
+from . import TABLE4
 
 SUBTRUNC_IDENTITY = SUBTRUNC._replace(phi="identity")
 
 
 @claim("subtrunc.fl.identity_phi_lowers_dissimilarity", ref="Table IV, Sec. V-C",
-       kind="remark", expected="not-applicable",
+       kind="remark", expected="not-applicable", result=TABLE4, parts=("identity_phi",),
        statement="SubTrunc with phi = identity lowers client dissimilarity (std, MAD) vs "
                  "phi = ln(1 + x) by at least 1% of the latter's.",
        quick=QUICK_SKIP, full=RUNS_FULL)

@@ -1,4 +1,6 @@
-r"""Lemma 2 of [004] (eq. (44)) and the consensus step of its proof ((50)-(56)).
+r"""Lemma 2 of [004] (gradient error of the selection): the result, its parts and hypotheses,
+the claims on eq. (44) and the consensus step of its proof ((50)-(56)); the later proof
+steps (57)-(60) are in the sibling module ``steps``.
 
 One round from :math:`w_k` on the heterogeneous least squares of the Lemma 1 claim: all n
 clients run E local SGD steps (virtual iterates :math:`w^{(i)}_{k,\tau}`, noise with
@@ -18,11 +20,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 
-from .toy_problems import random_least_squares
+from ..assumptions import a1, gaussian_noise, noise, step_third
+from ..toy_problems import random_least_squares
 
 N_CLIENTS, DIM, SIGMA2 = 20, 5, 1.0
+
+LEMMA2 = result(
+    "subtrunc.lemma2", ref="Lemma 2", title="gradient error of the selection, eq. (44), proof "
+    "eqs. (45)-(60)",
+    parts={"eq44": "eq. (44): sum_tau E||grad f(w_k) - u_tau||^2 <= eta^2 L^2 E^2 sum_tau "
+                   "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i E||grad f_i(w_k)||^2 + "
+                   "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2",
+           "step56": "proof, (50)-(56): sum_i E||w^(i)_tau - w_bar_tau||^2 <= eta^2 tau sum_i "
+                     "sum_{t<tau} (E||grad f_i(w^(i)_t)||^2 + sigma^2)",
+           "step57": "proof, (57) with Lemma 3: sum_i E||w^(i)_tau - w_bar_tau||^2 <= "
+                     "(9 eta^2 tau^2/8) sum_i (2 E||grad f_i(w_k)||^2 + sigma^2)",
+           "step59": "proof, (58)-(59): the per-step gradient error bound",
+           "step60": "proof, (60): summing (59) over tau gives (44), coefficient by "
+                     "coefficient"},
+    hypotheses=(a1.only("eq44", "step56", "step57", "step59"),
+                noise.only("eq44", "step56", "step57", "step59"),
+                step_third.only("eq44", "step56", "step57", "step59")))
+
+
+def eq44_rhs(*, step, L, E, n, u_sq, grad_sq, sigma2):
+    """Eq. (44)'s printed right side: eta^2 L^2 E^2 sum_tau ||u_tau||^2 + (9 eta^2 L^2 E^3/(2n))
+    sum_i ||grad f_i(w_k)||^2 + eta^2 L^2 E^2 (1/n + 3E/4) sigma^2 (``u_sq`` per path)."""
+    return (step**2 * L**2 * E**2 * u_sq + 9 * step**2 * L**2 * E**3 / (2 * n) * grad_sq
+            + step**2 * L**2 * E**2 * (1 / n + 3 * E / 4) * sigma2)
+
+
+def lemma2_instance(prob, step, local_steps) -> dict:
+    """The values Lemma 2's hypotheses read for a run of :func:`local_paths`."""
+    return dict(problem=prob, L=prob.L, step=step, local_steps=local_steps,
+                **gaussian_noise(SIGMA2))
 
 
 def local_paths(prob, w, *, local_steps, step, rng, n_paths):
@@ -45,7 +78,7 @@ def _setup(rng, local_steps, scale):
 
 
 @claim("subtrunc.lemma2.gradient_error", ref="Lemma 2, eq. (44)", kind="statement",
-       expected="holds",
+       expected="holds", result=LEMMA2, parts=("eq44",),
        statement="eta L E <= 1/3: sum_tau E||grad f(w_k) - u_tau||^2 <= eta^2 L^2 E^2 sum_tau "
                  "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i ||grad f_i(w_k)||^2 + "
                  "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2.",
@@ -56,10 +89,11 @@ def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
     start points w ~ N(0, 4 I). Measured: per cell the MC mean of (LHS - RHS) per path;
     theoretical 0 (<=). Tolerance: 4 MC SE of that mean. The ratio of the means is
     reported."""
-    diffs, ses, ratios = [], [], []
+    diffs, ses, ratios, instances = [], [], [], []
     for E in local_steps:
         for scale in scales:
             prob, step = _setup(rng, E, scale)
+            instances.append(lemma2_instance(prob, step, E))
             L = prob.L
             for r in rng.spawn(n_points):
                 w = 2 * r.normal(size=DIM)
@@ -69,22 +103,19 @@ def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
                 full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
                 lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
                 g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
-                rhs = (step**2 * L**2 * E**2 * np.sum(u**2, axis=(1, 2))
-                       + 9 * step**2 * L**2 * E**3 / (2 * N_CLIENTS) * g0
-                       + step**2 * L**2 * E**2 * (1 / N_CLIENTS + 3 * E / 4) * SIGMA2)
+                rhs = eq44_rhs(step=step, L=L, E=E, n=N_CLIENTS,
+                               u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
                 d = lhs - rhs
                 diffs.append(d.mean())
                 ses.append(d.std(ddof=1) / np.sqrt(n_paths))
                 ratios.append(float(lhs.mean() / rhs.mean()))
     return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
                     tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
-                    details={"max_ratio_of_means": max(ratios)},
-                    hypotheses={"eta L E <= 1/3": True, "L-smooth f_i": True,
-                                "unbiased noise, E||xi||^2 = sigma^2": True})
+                    instance=instances, details={"max_ratio_of_means": max(ratios)})
 
 
 @claim("subtrunc.lemma2.proof_step_56", ref="Lemma 2 proof, (50)-(56)", kind="proof-step",
-       expected="holds",
+       expected="holds", result=LEMMA2, parts=("step56",),
        statement="sum_i E||w^(i)_tau - w_bar_tau||^2 <= eta^2 tau sum_i sum_{t<tau} "
                  "(E||grad f_i(w^(i)_t)||^2 + sigma^2).",
        quick=dict(n_paths=400, n_points=3, local_steps=5),
@@ -109,4 +140,5 @@ def proof_step_56(*, rng, n_paths, n_points, local_steps):
             ses.append(d.std(ddof=1) / np.sqrt(n_paths))
     return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
                     tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
+                    instance=lemma2_instance(prob, step, local_steps),
                     details={"step": step, "local_steps": local_steps})

@@ -71,6 +71,12 @@ def one_round(*, w):
     return is_distribution(w)
 
 
+@hypothesis("fedavg", "the aggregated model of every round is obtained by FedAvg, theta_hat_r = "
+                     "E_{k~K} theta_{k,r} over all K clients, K a distribution")
+def fedavg_rounds(*, w):
+    return is_distribution(w)
+
+
 @hypothesis("local_sgd", "local models computed by tau >= 1 local mini-batch SGD steps (5) "
                          "on the client's data")
 def local_sgd(*, local, local_steps):

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from flbounds.ledger import result
 
-from .._predicates import bounded_variance, convex_smooth, fresh_data, local_sgd, one_round
+from .._predicates import bounded_variance, convex_smooth, fedavg_rounds, fresh_data, local_sgd
 
-HYPOTHESES = (convex_smooth, local_sgd, bounded_variance, one_round, fresh_data)
+HYPOTHESES = (convex_smooth, local_sgd, bounded_variance, fedavg_rounds, fresh_data)
 
 THM43 = result(
     "fedals.thm4_3", ref="Theorem 4.3",

@@ -7,7 +7,8 @@ Statement: let :math:`\{x_i\}_{i=1}^K` be any fixed deterministic sequence and
 sampled clients. Then :math:`E_{\mathcal P}E_{k\sim\hat{\mathcal K}}\hat{\mathcal K}(k)^j
 x_k = \hat K^{-j}E_{k\sim\mathcal K}x_k` for j = 0, 1, 2.
 
-Checked by exact enumeration of the :math:`K^{\hat K}` ordered draws. How Remark 4.2 uses the
+Checked by exact enumeration of the :math:`K^{\hat K}` ordered draws; the attack surface is
+in :mod:`verify.fedals.attacks`. How Remark 4.2 uses the
 lemma (with the weight of a client in the averaged model, which merges duplicates) is a part
 of Remark 4.2: ``fedals.lemmaC1.merged_duplicates`` lives in
 :mod:`verify.fedals.remark4_2.case1`. Instances carry ``x``, ``w`` and ``n_participants``.
@@ -19,7 +20,6 @@ import itertools
 
 import numpy as np
 
-from flbounds.falsify import Box, Integers, Simplex, attack_surface
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.tolerances import EPS
 
@@ -88,35 +88,3 @@ def lemmaC1_per_instance(*, rng, n_clients, n_participants, weights):
                     relation="==", instance=dict(x=x, w=w, n_participants=n_participants),
                     tolerance=Tolerance.rounding(tol, "8 K^K_hat eps sum|x|"),
                     details={"x": x})
-
-
-
-#: attack surfaces of the identities: residual / rounding tolerance (above 1 breaks them)
-K_MAX = 5
-IDENTITY = "the residual is already divided by the claim's rounding tolerance 8 K^K_hat eps sum|x|"
-C1_SPACE = {"x": Box(-10, 10, shape=K_MAX), "w": Simplex(K_MAX, floor=1e-3),
-            "n_clients": Integers(2, K_MAX), "n_participants": Integers(1, 3)}
-C1_FIXED = [{"x": [0.3, -1.2, 0.8, 0.5, 0.0], "w": [0.1, 0.2, 0.3, 0.4, 0.0],
-             "n_clients": 4, "n_participants": 2}]
-
-
-def c1_instance(*, x, w, n_clients, n_participants):
-    """The values Lemma C.1's hypotheses read at a search point."""
-    return dict(x=np.asarray(x)[:n_clients],
-                w=np.asarray(w)[:n_clients] / np.sum(np.asarray(w)[:n_clients]),
-                n_participants=n_participants)
-
-
-def _c1_residual(x, w, n_clients, n_participants, merged):
-    """max_j |moment_j - target_j| over 8 K^K_hat eps sum|x| (Lemma C.1, j = 0, 1, 2)."""
-    x, w = x[:n_clients], w[:n_clients] / w[:n_clients].sum()
-    got = _case1_moments(x, w, n_participants, merged=merged)
-    tol = 8 * n_clients ** n_participants * EPS * float(np.abs(x).sum())
-    return float(np.abs(got - _case1_targets(x, w, n_participants)).max()) / tol
-
-
-@attack_surface("fedals.lemmaC1.per_instance", space=C1_SPACE, fixed=C1_FIXED,
-                tolerance=0.0, tolerance_why=IDENTITY, instance=c1_instance)
-def lemma_c1(*, x, w, n_clients, n_participants):
-    """Lemma C.1 per drawn instance (each draw weighted 1/K_hat)."""
-    return _c1_residual(x, w, n_clients, n_participants, merged=False)

@@ -7,7 +7,8 @@ followed by the weights :math:`\hat{\mathcal K}(k) = \mathcal K(k)K/\hat K`. The
 :math:`E_{\mathcal P}E_{k\sim\hat{\mathcal K}}\hat{\mathcal K}(k)^j x_k = (K/\hat K)^j
 E_{k\sim\mathcal K}\mathcal K(k)^j x_k` for j = 0, 1, 2.
 
-Checked by exact enumeration of the :math:`\binom K{\hat K}` subsets. Instances carry ``x``,
+Checked by exact enumeration of the :math:`\binom K{\hat K}` subsets; the attack surface is
+in :mod:`verify.fedals.attacks`. Instances carry ``x``,
 ``w``, ``n_clients`` and ``n_participants``.
 """
 
@@ -17,7 +18,6 @@ import itertools
 
 import numpy as np
 
-from flbounds.falsify import Integers, Simplex, attack_surface
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.tolerances import EPS
 
@@ -65,29 +65,3 @@ def lemmaC2(*, rng, n_clients, n_participants, weights):
                                   n_participants=n_participants),
                     tolerance=Tolerance.rounding(tol, "8 C(K,K_hat) eps sum|x| (K/K_hat)^2"),
                     details={"x": x, "weight_sums_per_subset": sums})
-
-
-
-def _c2_instance(*, w, n_clients, n_participants, x_seed):
-    """The values Lemma C.2's hypotheses read at a search point (x ~ N(0, I) is finite)."""
-    weights = np.asarray(w)[:n_clients] / np.sum(np.asarray(w)[:n_clients])
-    return dict(x=np.zeros(n_clients), w=weights, n_clients=n_clients,
-                n_participants=n_participants)
-
-
-@attack_surface("fedals.lemmaC2.identities",
-                space={"w": Simplex(8, floor=1e-3), "n_clients": Integers(2, 8),
-                       "n_participants": Integers(1, 4), "x_seed": Integers(0, 10**6)},
-                instance=_c2_instance, tolerance=0.0,
-                tolerance_why="the residual is already divided by the claim's tolerance",
-                fixed=[{"w": [.1, .2, .3, .4, 0, 0, 0, 0], "n_clients": 4,
-                        "n_participants": 2, "x_seed": 0}],
-                note="the claim's own computation at weights w, x ~ N(0, I) from x_seed")
-def lemma_c2(*, w, n_clients, n_participants, x_seed):
-    """Lemma C.2's largest residual over its tolerance, from the claim function itself."""
-    weights = (w[:n_clients] / w[:n_clients].sum()).tolist()
-    ev = lemmaC2(
-        rng=np.random.default_rng(x_seed), n_clients=n_clients,
-        n_participants=n_participants, weights=weights)
-    residual = np.abs(np.asarray(ev.measured) - np.asarray(ev.theoretical)).max()
-    return float(residual / ev.tolerance.value)

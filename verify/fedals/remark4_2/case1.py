@@ -13,22 +13,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from flbounds.falsify import attack_surface
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.theory.data_models import RidgeModel
 
 from ..instances import DIM, NOISE_SD
-from ..lemmaC1 import (
-    C1_FIXED,
-    C1_SPACE,
-    ENUM,
-    EPS,
-    IDENTITY,
-    _c1_residual,
-    _case1_moments,
-    _case1_targets,
-    c1_instance,
-)
+from ..lemmaC1 import ENUM, EPS, _case1_moments, _case1_targets
 from . import REMARK42, factors_72, weighted_terms
 
 
@@ -207,12 +196,3 @@ def lemmaC1_merged(*, rng, n_clients, n_participants, weights):
                                   n_clients=n_clients),
                     tolerance=Tolerance.rounding(tol, "8 K^K_hat eps sum|x|"),
                     details={"x": x, "weights": w})
-
-
-@attack_surface("fedals.lemmaC1.merged_duplicates", space=C1_SPACE, fixed=C1_FIXED,
-                tolerance=0.0, tolerance_why=IDENTITY, shrink=True,
-                instance=lambda **point: dict(c1_instance(**point), case="I",
-                                              n_clients=point["n_clients"]))
-def lemma_c1_merged(*, x, w, n_clients, n_participants):
-    """Lemma C.1 with a client drawn m times weighted m/K_hat (what averaging gives)."""
-    return _c1_residual(x, w, n_clients, n_participants, merged=True)

@@ -8,8 +8,8 @@ followed by the weights :math:`\hat{\mathcal K}(k) = \mathcal K(k)K/\hat K`. The
 E_{k\sim\mathcal K}\mathcal K(k)^j x_k` for j = 0, 1, 2.
 
 Checked by exact enumeration of the :math:`\binom K{\hat K}` subsets; the attack surface is
-in :mod:`verify.fedals.attacks`. Instances carry ``x``,
-``w``, ``n_clients`` and ``n_participants``.
+in :mod:`verify.fedals.attacks`. Instances carry ``x``, ``w``, ``n_clients`` and
+``n_participants``.
 """
 
 from __future__ import annotations

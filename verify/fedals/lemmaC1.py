@@ -10,7 +10,8 @@ x_k = \hat K^{-j}E_{k\sim\mathcal K}x_k` for j = 0, 1, 2.
 Checked by exact enumeration of the :math:`K^{\hat K}` ordered draws; the attack surface is
 in :mod:`verify.fedals.attacks`. How Remark 4.2 uses the lemma (with the weight of a client in
 the averaged model, which merges duplicates) is a part of Remark 4.2:
-``fedals.lemmaC1.merged_duplicates`` lives in :mod:`verify.fedals.remark4_2.case1`. Instances carry ``x``, ``w`` and ``n_participants``.
+``fedals.lemmaC1.merged_duplicates`` lives in :mod:`verify.fedals.remark4_2.case1`.
+Instances carry ``x``, ``w`` and ``n_participants``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Remark 4.2, Case I of FedALS ([001], App. C, eq. (72)): K_hat clients drawn **with
+r"""Claims of Remark 4.2, Case I of FedALS ([001], App. C, eq. (72)): K_hat clients drawn **with
 replacement** from the weighting distribution K, the drawn local models averaged with equal
 weights 1/K_hat per draw (so a client drawn m_k times weighs m_k/K_hat).
 
@@ -16,7 +16,9 @@ from scipy.stats import binom
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.theory.data_models import RidgeModel
 
-from .instances import DIM, NOISE_SD
+from ..instances import DIM, NOISE_SD
+from ..lemmaC1 import ENUM, EPS, _case1_moments, _case1_targets
+from . import REMARK42, factors_72, weighted_terms
 
 
 def _draws(rng, *, n_clients, n_participants, zeta, lam, n_samples, n_draws, chunk=1000):
@@ -61,11 +63,11 @@ def _weight_moment(p, n_participants, power):
 
 
 def _bound(G, G_se, D, first, second, kappa):
-    r"""sum_k [kappa first_k G_k + 2 sqrt(kappa) second_k sqrt(D_k G_k)] and its delta-method
-    SE from the SEs of G_k (D_k's sampling error is second order next to G's here)."""
+    r"""sum_k [kappa first_k G_k + 2 sqrt(kappa) second_k sqrt(D_k G_k)]
+    (:func:`~verify.fedals.remark4_2.weighted_terms`) and its delta-method SE from the SEs of
+    G_k (D_k's sampling error is second order next to G's here)."""
     G_pos = np.maximum(G, 0.0)
-    value = float(np.sum(kappa * first * G_pos + 2 * np.sqrt(kappa) * second
-                         * np.sqrt(np.maximum(D, 0.0) * G_pos)))
+    value = weighted_terms(kappa, G, D, first, second)
     slope = kappa * first + np.sqrt(kappa) * second * np.sqrt(np.maximum(D, 0.0)
                                                                / np.maximum(G_pos, 1e-300))
     return value, float(np.sqrt(np.sum((slope * G_se) ** 2)))
@@ -82,8 +84,14 @@ def _common(rng, params):
     return model, weights, total, oos, G, G_se, D
 
 
+def _instance(model, weights, n_participants):
+    """The values Remark 4.2's hypotheses read (Case I, local ERMs)."""
+    return dict(case="I", model=model, local="erm", w=weights, n_participants=n_participants,
+                n_clients=len(weights))
+
+
 @claim("fedals.remark42.case1_bound_printed", ref="Remark 4.2, App. C, eq. (72)",
-       kind="statement", expected="violated",
+       kind="statement", expected="violated", result=REMARK42, parts=("case1",),
        statement="Remark 4.2 as printed, Case I (K_hat clients drawn with replacement from K, "
                  "equal weights): E[R(A(S)) - R_S^{K_hat}(A(S))] <= E_{k~K}[(L/(mu K_hat^2)) "
                  "G_k + 2 sqrt(L/mu) (1/K_hat) sqrt(D_k G_k)].",
@@ -112,13 +120,13 @@ def case1_printed(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_dra
                   n_samples=n_samples, n_draws=n_draws)
     model, weights, total, oos, G, G_se, D = _common(rng, params)
     kappa = model.L / model.mu
-    first = weights / n_participants ** 2
-    second = weights / n_participants
+    first, second = factors_72(weights, n_participants)
     readings = {name: _bound(G, G_se, d, first, second, kappa) for name, d in D.items()}
     name = max(readings, key=lambda k: readings[k][0])
     bound, bound_se = readings[name]
     gap_se = float(total.std(ddof=1) / np.sqrt(n_draws))
     return Evidence(measured=float(total.mean()), theoretical=bound, relation="<=",
+                    instance=_instance(model, weights, n_participants),
                     tolerance=Tolerance.mc(np.hypot(gap_se, bound_se), k=4,
                                            what="gap - bound (72)"),
                     details={"instance": dict(params, d=DIM, sigma=NOISE_SD, case="I",
@@ -131,7 +139,7 @@ def case1_printed(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_dra
 
 
 @claim("fedals.remark42.case1_bound", ref="Remark 4.2, App. C, eqs. (71)-(72) (corrected)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=REMARK42, parts=("case1",),
        statement="Corrected Case I: with merged weights w_k = m_k/K_hat (m_k ~ Bin(K_hat, K(k))), "
                  "the out-of-sample gap is at most sum_k [(L/mu) E(w_k^3) G_k + 2 sqrt(L/mu) "
                  "E(w_k^2) sqrt(D^w_k G_k)], D^w_k = E[w_k^2 delta_k] / E[w_k^2].",
@@ -155,6 +163,7 @@ def case1_corrected(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_d
     bound, bound_se = _bound(G, G_se, D["w2_weighted"], first, second, kappa)
     gap_se = float(oos.std(ddof=1) / np.sqrt(n_draws))
     return Evidence(measured=float(oos.mean()), theoretical=bound, relation="<=",
+                    instance=_instance(model, weights, n_participants),
                     tolerance=Tolerance.mc(np.hypot(gap_se, bound_se), k=4,
                                            what="out-of-sample gap - corrected bound"),
                     details={"instance": dict(params, d=DIM, sigma=NOISE_SD, case="I"),
@@ -164,3 +173,26 @@ def case1_corrected(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_d
                                                  (weights / n_participants).tolist()],
                              "G": G.tolist(), "D_w2": D["w2_weighted"].tolist(),
                              "ratio_bound_over_gap": bound / float(oos.mean())})
+
+
+@claim("fedals.lemmaC1.merged_duplicates", ref="Lemma C.1 as used in Remark 4.2 / (72)",
+       kind="proof-step", expected="violated", result=REMARK42, parts=("proof_72",),
+       statement="The identities of Lemma C.1 hold with K_hat(k) = the aggregation weight of "
+                 "client k in the averaged model (a client drawn m_k times weighs m_k/K_hat), "
+                 "as the Case I bound (72) requires.",
+       quick=ENUM, full=dict(n_clients=5, n_participants=3, weights=[.05, .1, .2, .25, .4]))
+def lemmaC1_merged(*, rng, n_clients, n_participants, weights):
+    r"""Averaging the drawn models gives client k the weight m_k/K_hat; Thm A.2 applied to that
+    average needs K_hat(k) = m_k/K_hat. The 0th identity still holds, the 1st and 2nd fail
+    (E[m_k^2] > E[m_k] when duplicates are possible): spec 7.15, pilot -0.183 vs -0.112.
+    Expected ``violated``; tolerance as in the per-instance check."""
+    x = rng.standard_normal(n_clients)
+    w = np.asarray(weights, dtype=float)
+    got = _case1_moments(x, w, n_participants, merged=True)
+    tol = 8 * n_clients ** n_participants * EPS * float(np.abs(x).sum())
+    return Evidence(measured=got, theoretical=_case1_targets(x, w, n_participants),
+                    relation="==",
+                    instance=dict(case="I", w=w, n_participants=n_participants,
+                                  n_clients=n_clients),
+                    tolerance=Tolerance.rounding(tol, "8 K^K_hat eps sum|x|"),
+                    details={"x": x, "weights": w})

@@ -3,8 +3,8 @@ r"""Inequality (56) of FedALS ([001], App. B, proof of Thm 4.3 = Thm B.2) as pri
 (56) applies Thm B.1 round by round to the datasets :math:`\{Z_{k,r}\}`; as printed its
 second term has :math:`\sqrt{E(\delta+\varepsilon)\,E(\Delta+\varepsilon)}` where Thm B.1 (37)
 gives :math:`\sqrt{E(\delta+\varepsilon)\,E(\Delta+2\varepsilon)}` (spec 7.5). The R-round
-runs are those of ``local_sgd`` (ridge on the sphere, fresh one-pass data each round, the
-corrected round gap of spec 7.6: the round-r output on :math:`Z_{k,r}`).
+runs are those of :mod:`verify.fedals._local_sgd` (ridge on the sphere, fresh one-pass data
+each round, the corrected round gap of spec 7.6: the round-r output on :math:`Z_{k,r}`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.theory.generalization import summarize_bound
 
-from .local_sgd import R_FULL, R_QUICK, _avg_se, _r_round_runs
+from .._local_sgd import R_FULL, R_QUICK, _avg_se, _r_round_runs, round_instances
+from ..thmB1 import THMB1
+from . import THMB2
 
 
 def _round_bounds(rng, params):
-    """Per tau: round-averaged gap (+SE) and the round-averaged (37) and (56) bounds (+SE)."""
+    """Per tau: round-averaged gap (+SE) and the round-averaged (37) and (56) bounds (+SE);
+    and the instances of the runs."""
     rows = []
-    for r in _r_round_runs(rng, **params):
+    runs = _r_round_runs(rng, **params)
+    for r in runs:
         per = {kind: [summarize_bound(dr, r["w"], r["model"].mu, r["model"].L, rng, kind=kind)
                       for dr in r["trace"].draws] for kind in ("thmB1", "eq56")}
         gap, gap_se = _avg_se(r["trace"].corrected)
@@ -31,11 +35,11 @@ def _round_bounds(rng, params):
             row[kind] = float(np.mean([s.bound for s in sums]))
             row[kind + "_se"] = float(np.sqrt(np.mean([s.bound_se ** 2 for s in sums])))
         rows.append(row)
-    return rows
+    return rows, round_instances(runs)
 
 
 @claim("fedals.thm43.eq56_printed", ref="App. B, eq. (56) (as printed)", kind="proof-step",
-       expected="holds",
+       expected="holds", result=THMB2, parts=("eq56",),
        statement="(56) as printed: the corrected R-round gap is at most (1/R) sum_r sum_k K(k)"
                  "[(2L K(k)^2/mu) E(Delta_k + 2 eps_k) + sqrt(8L/mu) K(k) sqrt(E(delta_k + "
                  "eps_k) E(Delta_k + eps_k))], on the round datasets Z_kr.",
@@ -53,15 +57,17 @@ def eq56_printed(*, rng, **params):
     (bootstrap SE for the bound; quick uses 100 draws, ample for a 30-50x margin). As for
     ``per_round_bound``, the G/D expectations are also taken over the round's start (Jensen
     keeps this a valid consequence of the conditional statement)."""
-    rows = _round_bounds(rng, params)
+    rows, instances = _round_bounds(rng, params)
     ses = [np.hypot(r["gap_se"], r["eq56_se"]) for r in rows]
     return Evidence(measured=[r["gap"] for r in rows], theoretical=[r["eq56"] for r in rows],
-                    relation="<=", tolerance=Tolerance.mc(ses, k=4, what="gap - bound (56)"),
+                    relation="<=", instance=instances,
+                    tolerance=Tolerance.mc(ses, k=4, what="gap - bound (56)"),
                     details={"rows": rows})
 
 
 @claim("fedals.thm43.eq56_follows_from_thmB1", ref="App. B, eqs. (37) -> (56)",
        kind="proof-step", expected="violated",
+       parts=(THMB2.part("eq56"), THMB1.part("bound")),
        statement="(56) is Thm B.1 (37) applied to each round: its right-hand side is at least "
                  "the per-round (37) bound.",
        quick=dict(R_QUICK, n_draws=50, local_steps=[1, 5, 20]), full=R_FULL)
@@ -78,9 +84,9 @@ def eq56_follows(*, rng, **params):
     seed 0: 12.5% at tau = 1, 11.2%, 7.7%, 5.0%, 8.5% at tau = 20; largest where eps is).
     The quick profile uses 50 draws and three tau: the verdict is algebraic and needs no
     precision."""
-    rows = _round_bounds(rng, params)
+    rows, instances = _round_bounds(rng, params)
     b56 = np.array([r["eq56"] for r in rows])
     b37 = np.array([r["thmB1"] for r in rows])
-    return Evidence(measured=b56, theoretical=b37, relation=">=",
+    return Evidence(measured=b56, theoretical=b37, relation=">=", instance=instances,
                     tolerance=Tolerance(1e-12 * b37, "rounding", "1e-12 x bound"),
                     details={"rows": rows, "relative_shortfall": ((b37 - b56) / b37).tolist()})

@@ -1,5 +1,11 @@
-r"""FedALS mechanics (spec V8): Algorithm 1 as printed vs as intended, alpha = 1 == FedAvg
-(the SCAFFOLD variants of Algorithms 3-4 are in ``scaffold.py``).
+r"""Algorithm 1 of FedALS ([001], Sec. 5): the result, its parts, its hypotheses and its claims
+(spec V8): the algorithm as printed vs as intended, alpha = 1 == FedAvg (Algorithm 2).
+
+FedALS averages the head h every tau local steps and the body phi every alpha tau steps
+(alpha = tau_phi / tau_h a positive integer). As printed, lines 6-10 test
+``mod(r tau + t, tau) = 0`` and, in an ``else if``, ``mod(r tau + t, alpha tau) = 0``. The
+SCAFFOLD variants (Algorithms 3-4) are :mod:`.alg3` and :mod:`.alg4`. Instances carry
+``alphas`` and ``local_steps``.
 """
 
 from __future__ import annotations
@@ -13,16 +19,29 @@ from flbounds.algorithms.fedals import (
     local_sgd_fedavg,
     printed_schedule,
 )
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from verify.fedals import mlp
 
+from ._predicates import integer_alpha
+from .alg2 import ALG2
 from .mlp_task import SIZES, batch_oracle, make_plan, make_task
+
+ALG1 = result(
+    "fedals.alg1", ref="Algorithm 1",
+    title="FedALS: head every tau steps, body every alpha tau steps",
+    parts={"printed": "lines 6-10 as printed: h averaged when mod(r tau + t, tau) = 0, else "
+                      "phi when mod(r tau + t, alpha tau) = 0, i.e. h every tau steps and phi "
+                      "every alpha tau steps",
+           "intended": "h averaged every tau steps and phi every alpha tau steps (the authors' "
+                       "DSGDAlg: two independent checks)",
+           "alpha1": "Sec. 6: alpha = 1 is FedAvg with tau local steps (Algorithm 2)"},
+    hypotheses=(integer_alpha,))
 
 PAPER_ALPHAS = [1, 5, 10, 25, 50, 100]
 
 
 @claim("fedals.alg1.alpha1_is_fedavg", ref="Alg. 1 vs Alg. 2; Sec. 6", kind="algorithm",
-       expected="holds",
+       expected="holds", parts=(ALG1.part("alpha1"), ALG2.part("fedavg")),
        statement="FedALS with alpha = 1 is FedAvg with tau local steps.",
        quick=dict(n_seeds=2, n_rounds=12, local_steps=5),
        full=dict(n_seeds=4, n_rounds=200, local_steps=5))
@@ -42,12 +61,13 @@ def alpha1_is_fedavg(*, rng, n_seeds, n_rounds, local_steps):
     ref = local_sgd_fedavg(batch_oracle(task), theta0, plan, step=0.05,
                            local_steps=local_steps, n_rounds=n_rounds)
     return Evidence(measured=float(np.max(np.abs(ours - ref))), theoretical=0.0, relation="==",
+                    instance=dict(alphas=[1], local_steps=local_steps),
                     tolerance=Tolerance.exact("identical operations in identical order"),
                     details={"n_steps": n_steps, "max_abs_param": float(np.max(np.abs(ref)))})
 
 
 @claim("fedals.alg1.printed_averages_body", ref="Alg. 1, lines 6-10", kind="algorithm",
-       expected="violated",
+       expected="violated", result=ALG1, parts=("printed",),
        statement="Algorithm 1 as printed averages the head every tau steps and the body phi "
                  "every alpha tau steps.",
        quick=dict(n_rounds=4000, local_steps=5, alphas=PAPER_ALPHAS),
@@ -69,12 +89,13 @@ def printed_averages_body(*, rng, n_rounds, local_steps, alphas):
     odd = printed_schedule(n_rounds, local_steps, 6 / 5)
     return Evidence(measured=counts, theoretical=[n_rounds // a for a in alphas],
                     relation="==", tolerance=Tolerance.exact("integer counts"),
+                    instance=dict(alphas=alphas, local_steps=local_steps),
                     details={"alphas": alphas, "head_counts": heads,
                              "body_count_alpha_6_5": int(odd[:, 1].sum())})
 
 
 @claim("fedals.alg1.intended_schedule", ref="Alg. 1 (intended; authors' DSGDAlg)",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ALG1, parts=("intended",),
        statement="The intended schedule averages h ceil(T/tau) times and phi ceil(T/(alpha tau)) "
                  "times (code convention s mod P = 0); right after an h-only averaging the "
                  "clients agree on h exactly and still disagree on phi.",
@@ -100,6 +121,7 @@ def intended_counts(*, rng, n_steps, local_steps, alpha):
     measured = [abs(got[0] - expected_counts[0]), abs(got[1] - expected_counts[1]),
                 spread[1], -spread[0]]
     return Evidence(measured=measured, theoretical=[0, 0, 0, 0], relation="<=",
+                    instance=dict(alphas=[alpha], local_steps=local_steps),
                     tolerance=Tolerance(np.array([0, 0, 0, -1e-12]), "exact / strict",
                                         "integer counts; averaged entries are copies of one "
                                         "vector; the body spread must exceed 1e-12"),

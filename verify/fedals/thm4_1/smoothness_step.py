@@ -17,7 +17,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import one_round_batch
 
-from .instances import DIM, NOISE_SD, client_optima, client_weights
+from ..instances import DIM, NOISE_SD, client_optima, client_weights
+from . import THMA2
 
 #: relative to the magnitude M of the terms the slack is built from (g'v, L||v||^2 and the two
 #: risks of the copy): a few d x d products and sums in float64 err by ~1e2 eps M << 1e-12 M
@@ -39,11 +40,11 @@ def _slack_errors(rng, n_clients, n_samples, lam, n_draws):
     scale = (np.abs(dr.g_dot_v) + model.L * dr.v_sq + np.abs(model.empirical_risk(copy, avg))
              + np.abs(model.empirical_risk(copy, avg - v)))
     return (np.abs(dr.smooth_slack - exact) / scale,
-            float(np.min(exact / (model.L * dr.v_sq))))
+            float(np.min(exact / (model.L * dr.v_sq))), dict(model=model, w=w, local="erm"))
 
 
 @claim("fedals.thm41.smoothness_step_exact", ref="App. A, eq. (16) (proof of Thm 4.1)",
-       kind="proof-step", expected="holds",
+       kind="proof-step", expected="holds", result=THMA2, parts=("proof_16",),
        statement="The per-draw slack of the smoothness step (16) is (L||v||^2 - v'Hv)/2 on a "
                  "quadratic risk (Taylor's formula is exact), H the risk's Hessian.",
        quick=dict(n_cells=4, n_draws=200), full=dict(n_cells=20, n_draws=2000))
@@ -52,12 +53,13 @@ def smoothness_step_exact(*, rng, n_cells, n_draws):
     lambda in [0.01, 1], uniform weights. Measured: the largest |slack - (L||v||^2 - v'Hv)/2|
     relative to the size of the terms it is computed from, over draws and clients.
     Tolerance: rounding."""
-    worst, smallest = 0.0, np.inf
+    worst, smallest, instances = 0.0, np.inf, []
     for r in rng.spawn(n_cells):
-        err, low = _slack_errors(r, int(r.integers(2, 9)), int(r.integers(DIM + 1, 41)),
+        err, low, instance = _slack_errors(r, int(r.integers(2, 9)), int(r.integers(DIM + 1, 41)),
                                  float(r.uniform(0.01, 1.0)), n_draws)
         worst, smallest = max(worst, float(err.max())), min(smallest, low)
-    return Evidence(measured=worst, theoretical=0.0, relation="<=",
+        instances.append(instance)
+    return Evidence(measured=worst, theoretical=0.0, relation="<=", instance=instances,
                     tolerance=Tolerance.rounding(ROUNDING, "relative to |g'v| + L||v||^2 + "
                                                  "both risks: float64 sums, ~1e2 eps"),
                     details={"n_cells": n_cells, "n_draws": n_draws,

@@ -1,4 +1,4 @@
-r"""Lemma A.1 and Theorem 4.1 of FedALS ([001], Sec. 4.1 and App. A) on ridge-on-the-sphere.
+r"""Claims of Theorem 4.1 / A.2 of FedALS ([001], Sec. 4.1 and App. A) on ridge-on-the-sphere.
 
 Per-sample loss :math:`\tfrac12(x^\top\theta - y)^2 + \tfrac\lambda2\|\theta\|^2` with x uniform
 on the unit sphere: :math:`\mu = \lambda` and :math:`L = 1 + \lambda` exactly, so every
@@ -14,40 +14,11 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.theory.data_models import RidgeModel, logistic_pool
 from flbounds.theory.generalization import one_round_draws, summarize_bound
 
-from .instances import DIM, K_FAMILY, client_weights, grid, ridge_cell
+from ..instances import DIM, K_FAMILY, client_weights, grid, ridge_cell
+from . import THM41, THMA2
 
 #: per-draw inequalities are exact up to rounding of O(1) risks: 1e-10 absolute per unit scale
 ROUNDING = 1e-10
-
-
-@claim("fedals.lemmaA1.loo_identity", ref="Lemma A.1, eqs. (9)-(13)", kind="statement",
-       expected="holds",
-       statement="E_S Delta_A(S) = E_{k~K} E[(1/n_k) sum_i l(A(S), z'_ki) - l(A(S^(k)), z'_ki)] "
-                 "with client k's whole dataset replaced by an independent copy.",
-       quick=dict(n_draws=1500, n_samples=40, lam=0.1, zeta=1.0),
-       full=dict(n_draws=20000, n_samples=40, lam=0.1, zeta=1.0))
-def loo_identity(*, rng, n_draws, n_samples, lam, zeta):
-    r"""Both sides of (9), estimated from the same draws, K = 2 (uniform) and K = 5 (Dirichlet).
-
-    The identity is exact for any algorithm (exchangeability of :math:`S_k` and :math:`S'_k`),
-    so the mean per-draw difference must be 0 within 4 MC standard errors of that difference.
-    The proof replaces client k's entire dataset (spec 7.4); that is what is simulated.
-    """
-    base = rng.standard_normal(DIM)
-    diffs, ses, rows = [], [], []
-    for n_clients, kind in ((2, "uniform"), (5, "dirichlet")):
-        _, w, draws, _ = ridge_cell(rng, base, n_samples=n_samples, lam=lam,
-                                    n_clients=n_clients, zeta=zeta, weights=kind,
-                                    n_draws=n_draws)
-        per_draw = draws.gap - draws.loo @ w
-        diffs.append(per_draw.mean())
-        ses.append(per_draw.std(ddof=1) / np.sqrt(n_draws))
-        rows.append(dict(K=n_clients, weights=kind, lhs=float(draws.gap.mean()),
-                         rhs=float((draws.loo @ w).mean()), diff=float(diffs[-1]),
-                         se=float(ses[-1])))
-    return Evidence(measured=diffs, theoretical=[0.0, 0.0], relation="==",
-                    tolerance=Tolerance.mc(ses, k=4, what="mean of gap - LOO per draw"),
-                    details={"cells": rows})
 
 
 THM41_QUICK = dict(n_draws=300, n_samples=[40], lam=[0.1, 1.0], n_clients=[1, 4, 16],
@@ -68,6 +39,7 @@ def _thm41_cells(n_samples, lam, n_clients, zeta, variants):
 
 
 @claim("fedals.thm41.bound", ref="Thm 4.1 (= Thm A.2)", kind="statement", expected="holds",
+       result=THM41, parts=("bound",),
        statement="For one-round FedAvg of local ERMs with mu-strongly convex, L-smooth loss: "
                  "E Delta <= sum_k K(k)[(L/mu) K(k)^2 G_k + 2 sqrt(L/mu) K(k) sqrt(D_k G_k)].",
        quick=THM41_QUICK, full=THM41_FULL)
@@ -80,9 +52,10 @@ def thm41_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, variants):
     4 standard errors of (gap - bound), i.e. 4 sqrt(se_gap^2 + se_bound^2).
     """
     base = rng.standard_normal(DIM)
-    gaps, bounds, ses, rows = [], [], [], []
+    gaps, bounds, ses, rows, instances = [], [], [], [], []
     for cell in _thm41_cells(n_samples, lam, n_clients, zeta, variants):
-        _, _, _, s = ridge_cell(rng, base, n_draws=n_draws, **cell)
+        model, w, _, s = ridge_cell(rng, base, n_draws=n_draws, **cell)
+        instances.append(dict(model=model, w=w, local="erm"))
         gaps.append(s.gap)
         bounds.append(s.bound)
         ses.append(np.hypot(s.gap_se, s.bound_se))
@@ -91,7 +64,7 @@ def thm41_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, variants):
                          first_term=s.first_term, second_term=s.second_term))
     ratio = np.array(bounds) / np.maximum(np.array(gaps), 1e-300)
     pos = np.array(gaps) > 4 * np.array(ses)
-    return Evidence(measured=gaps, theoretical=bounds, relation="<=",
+    return Evidence(measured=gaps, theoretical=bounds, relation="<=", instance=instances,
                     tolerance=Tolerance.mc(ses, k=4, what="gap - bound (bootstrap SE of bound)"),
                     details={"n_cells": len(rows), "cells": rows,
                              "bound_over_gap_range_where_gap_significant":
@@ -101,6 +74,8 @@ def thm41_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, variants):
 
 @claim("fedals.thm41.proof_steps", ref="App. A, eqs. (16), (21)-(22), (28)-(29), (35)",
        kind="proof-step", expected="holds",
+       parts=(THM41.part("proof"), *(THMA2.part(p) for p in (
+           "proof_16", "proof_18_20", "proof_21_22", "proof_29", "proof_35"))),
        statement="Each inequality of the proof of Thm 4.1: smoothness (16) per draw, strong "
                  "convexity (22), ||g||^2 <= 2L(excess) (29), Cauchy-Schwarz (18)-(20), "
                  "E||v||^2 <= 2K(k)^2 G_k/mu and the exchangeability E excess = D_k (35).",
@@ -120,7 +95,7 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
     All hold under the hypotheses; ``holds`` is expected.
     """
     base = rng.standard_normal(DIM)
-    measured, theoretical, tol, names = [], [], [], []
+    measured, theoretical, tol, names, instances = [], [], [], [], []
 
     def add(name, m, t, tl):
         measured.append(float(m))
@@ -130,6 +105,7 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
 
     for cell in grid(lam=lam, n_clients=n_clients, zeta=zeta):
         model, w, dr, s = ridge_cell(rng, base, n_samples=n_samples, n_draws=n_draws, **cell)
+        instances.append(dict(model=model, w=w, local="erm"))
         scale = 1.0 + float(np.max(np.abs(dr.loo)) + np.max(dr.excess_copy) + np.max(dr.g_sq))
         tag = f"lam={cell['lam']},K={cell['n_clients']},zeta={cell['zeta']}"
         add(f"(16) smoothness per draw [{tag}]", -dr.smooth_slack.min(), 0.0, ROUNDING * scale)
@@ -148,6 +124,7 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
         i = int(np.argmax(np.abs(m) / np.maximum(se, 1e-300)))
         add(f"(35) |E excess - D_k|, worst client [{tag}]", abs(m[i]), 0.0, K_FAMILY * se[i])
     return Evidence(measured=measured, theoretical=theoretical, relation="<=",
+                    instance=instances,
                     tolerance=Tolerance(np.array(tol), "rounding / 5 MC SE (family)",
                                         "1e-10 x risk scale for deterministic steps; "
                                         "K_FAMILY = 5 std/sqrt(T) for expectation steps"),
@@ -155,7 +132,7 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
 
 
 @claim("fedals.thm41.logistic_bound", ref="Thm 4.1 (= Thm A.2), spec V2 logistic variant",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=THM41, parts=("bound",),
        statement="Thm 4.1 for L2-regularized logistic regression (Newton ERM to 1e-12).",
        quick=dict(n_draws=150, n_samples=40, lam=0.1, n_clients=[1, 4], zeta=[0.0, 2.0],
                   pool_size=500),
@@ -169,7 +146,7 @@ def logistic_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, pool_size):
     hypotheses met, expected ``holds``; tolerance 4 SE of (gap - bound).
     """
     base = 2.0 * rng.standard_normal(DIM)
-    gaps, bounds, ses, rows = [], [], [], []
+    gaps, bounds, ses, rows, instances = [], [], [], [], []
     for cell in grid(n_clients=n_clients, zeta=zeta):
         K = cell["n_clients"]
         pool = logistic_pool(rng, base + cell["zeta"] * rng.standard_normal((K, DIM)),
@@ -177,17 +154,18 @@ def logistic_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, pool_size):
         w = client_weights(rng, K, "uniform")
         dr = one_round_draws(pool, w, n_samples, n_draws, rng)
         s = summarize_bound(dr, w, pool.mu, pool.L, rng)
+        instances.append(dict(model=pool, w=w, local="erm"))
         gaps.append(s.gap)
         bounds.append(s.bound)
         ses.append(np.hypot(s.gap_se, s.bound_se))
         rows.append(dict(cell, gap=s.gap, gap_se=s.gap_se, bound=s.bound, L=pool.L))
-    return Evidence(measured=gaps, theoretical=bounds, relation="<=",
+    return Evidence(measured=gaps, theoretical=bounds, relation="<=", instance=instances,
                     tolerance=Tolerance.mc(ses, k=4, what="gap - bound"),
                     details={"cells": rows})
 
 
 @claim("fedals.d2.bound_monotone_in_heterogeneity", ref="Discussion after Thm 4.1 (D2)",
-       kind="remark", expected="holds",
+       kind="remark", expected="holds", result=THM41, parts=("noniid",),
        statement="In the non-iid case the Thm 4.1 bound grows with heterogeneity through "
                  "the non-iidness D_k.",
        quick=dict(n_draws=600, n_samples=40, lam=0.1, n_clients=[4, 16],
@@ -201,7 +179,7 @@ def bound_monotone(*, rng, n_draws, n_samples, lam, n_clients, zeta):
     only reported: the theorem does not predict it (spec V4).
     """
     base = rng.standard_normal(DIM)
-    incr, ses, rows = [], [], []
+    incr, ses, rows, instances = [], [], [], []
     for K in n_clients:
         u = rng.standard_normal((K, DIM))
         w = np.full(K, 1.0 / K)
@@ -210,6 +188,7 @@ def bound_monotone(*, rng, n_draws, n_samples, lam, n_clients, zeta):
             model = RidgeModel(base + z * u, 1.0, lam)
             dr = one_round_draws(model, w, n_samples, n_draws, rng)
             s = summarize_bound(dr, w, model.mu, model.L, rng)
+            instances.append(dict(model=model, w=w, local="erm"))
             rows.append(dict(K=K, zeta=z, bound=s.bound, gap=s.gap, gap_se=s.gap_se,
                              D=float(s.D.mean())))
             if prev is not None:
@@ -217,5 +196,6 @@ def bound_monotone(*, rng, n_draws, n_samples, lam, n_clients, zeta):
                 ses.append(np.hypot(s.bound_se, prev.bound_se))
             prev = s
     return Evidence(measured=incr, theoretical=np.zeros(len(incr)), relation=">=",
+                    instance=instances,
                     tolerance=Tolerance.mc(ses, k=4, what="bound increment"),
                     details={"cells": rows})

@@ -35,35 +35,9 @@ declare_hypotheses({
     "focus.lemma5.sg_descent_printed": {
         **A1, **SC, **NOISE,
         "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
-    "focus.thm1a.step_condition_gap": {
-        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
-    "focus.thm1b.proof_step_113": {
-        "eta <= min{1/(4LN), 1/(2(tau-1)LN)} (the step (113) cites)": True},
     "focus.thm3.printed_bound": {
         **A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     # statements that hold
-    "focus.thm1a.mc_below_bound": {
-        **A1, **SC, "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}": True},
-    "focus.thm1a.fitted_rate": {
-        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
-    "focus.thm1b.printed_rate": {
-        **A1, **SMOOTH, "A4: F PL with beta = lambda_min(mean A)": True,
-        "eta <= Theorem 1(b)'s bound plus the proof's 1/(4LN), 1/(2(tau-1)LN)": True},
-    "focus.thm1b.printed_rate_scalar_pl": {
-        **A1, **SMOOTH, "A4: F PL (beta = 1/32), f_i non-convex": True,
-        "eta <= Theorem 1(b)'s bound plus the proof's 1/(4LN), 1/(2(tau-1)LN)": True},
-    "focus.thm1b.repaired_rate": {
-        **A1, **SMOOTH, "A4: F PL with beta = lambda_min(mean A)": True,
-        "eta <= Theorem 1(b)'s bound and 3 q_min/(128 N)": True},
-    "focus.thm1b.tightness": {
-        **A1, **SMOOTH, "A4: F beta-PL (imposed where F is evaluated: a relaxation)": True,
-        "eta at Theorem 1(b)'s printed bound": True},
-    "focus.thm1c.nonconvex_rate": {
-        **A1, **SMOOTH, "F lower bounded (non-convex logistic + penalty)": True,
-        "eta <= min{1/(2L(tau-1)), q^{3/2}/(8L sqrt N), q/(16L sqrt(2N)), 1/(4LN)}": True},
-    "focus.thm1c.no_floor": {
-        **A1, **SMOOTH,
-        "step": "10x and 100x Theorem 1(c)'s bound on purpose: exactness, not the rate"},
     # other statements, lemmas and their corrected forms
     "focus.assumption1.moments_match_plans": {
         "the participation processes of Assumption 1's cases 2, 3, 3a": True},
@@ -104,13 +78,6 @@ declare_hypotheses({
     "focus.matrices.push_column_stochastic": {"every participation set S": True},
     "focus.sec5_1.fixed_point": {"any step, tau and participation set": True},
     "focus.sec5_1.tracking_invariant": {"deterministic and stochastic gradients": True},
-    "focus.thm1a.mc_below_worst_case": {
-        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
-    "focus.thm1a.rounds_tightness": {
-        **A1, **SC, "eta at Theorem 1(a)'s printed bound": True},
-    "focus.thm1a.tightness": {
-        **A1, **SC, "eta": "multiples of Theorem 1(a)'s bound, <= 1 within the hypotheses; "
-                           "larger ones reported separately"},
     "focus.thm2.floor_linear_in_step": {**A1, **SC, **NOISE, "eta within Theorem 4's bound": True},
     "focus.thm2.floor_linear_in_variance": {
         **A1, **SC, **NOISE, "eta within Theorem 4's bound": True},

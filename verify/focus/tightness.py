@@ -251,7 +251,7 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     compared (flbounds.tolerances.holm_se_multiplier: the 4-SE level shared by m cells) +
     n ulp, plus the SDP accuracy carried to the r-th power (r * 1e-6 relative)."""
     from .instances import focus_squared_errors, thm1a_step_printed
-    from .thm1 import TAU, X0, _instance
+    from .thm1.rates import TAU, X0, _instance
 
     problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients

@@ -11,7 +11,8 @@ a claim's instance:
   constants the printed statement is evaluated at;
 - ``sigma_g2``, ``delta_q2``: the heterogeneity constants of Assumption 5 and eq. (37);
 - ``noise_law``, ``noise_std``, ``dim``, ``sigma``: the gradient noise of Assumption 6
-  (``noise_std`` per coordinate, so the variance is ``noise_std**2 * dim``).
+  (``noise_std`` per coordinate, so the variance is ``noise_std**2 * dim``); :func:`noise`
+  builds them.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from flbounds.ledger import hypothesis
 
 from ..predicates import at_most, positive_probabilities, smooth, strongly_convex
 
-#: the noise law the SG-FOCUS claims draw (zero mean by construction)
-GAUSSIAN = "zero-mean normal"
+#: the gradient noise of the SG-FOCUS claims: zero mean, covariance noise_std^2 I (normal
+#: draws, or exact expectations valid for any such law)
+ZERO_MEAN = "zero-mean, covariance noise_std^2 I"
 
 
 @hypothesis("A1", "arbitrary participation: every client joins w.p. p_i in (0, 1], so "
@@ -74,9 +76,9 @@ def a5(*, problem, sigma_g2):
 
 
 @hypothesis("A6", "unbiased stochastic gradients with E||xi||^2 <= sigma^2 (here: zero-mean "
-                  "normal noise, variance noise_std^2 per coordinate)")
+                  "noise of covariance noise_std^2 I, so E||xi||^2 = noise_std^2 d)")
 def a6(*, noise_law, noise_std, dim, sigma):
-    return noise_law == GAUSSIAN and at_most(noise_std**2 * dim, sigma**2)
+    return noise_law == ZERO_MEAN and at_most(noise_std**2 * dim, sigma**2)
 
 
 def q_of(process) -> np.ndarray:
@@ -93,3 +95,10 @@ def constants(problem, process, **more) -> dict:
     if mu is not None:
         out["mu"] = mu
     return {**out, **more}
+
+
+def noise(sigma: float, dim: int, noise_std: float | None = None) -> dict:
+    """Assumption 6's instance values for zero-mean noise of covariance noise_std^2 I in
+    dimension ``dim`` (default noise_std = sigma/sqrt(dim), i.e. E||xi||^2 = sigma^2)."""
+    std = sigma / np.sqrt(dim) if noise_std is None else noise_std
+    return dict(noise_law=ZERO_MEAN, noise_std=float(std), dim=int(dim), sigma=float(sigma))

@@ -32,9 +32,6 @@ declare_hypotheses({
     "focus.fig9.sg_focus_most_accurate": {
         **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
         "arbitrary (passive and active) participation": True},
-    "focus.lemma5.sg_descent_printed": {
-        **A1, **SC, **NOISE,
-        "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
     "focus.thm3.printed_bound": {
         **A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     # statements that hold
@@ -67,11 +64,6 @@ declare_hypotheses({
     "focus.lemma2.fedavg_consensus_y": {**A1, **SC, "A5: bounded heterogeneity": True,
                                         "eta <= 1/(4(tau-1)L)": True},
     "focus.lemma3.descent": {**A1, **SC, "eta <= 1/(3L(tau-1)) and the proof's conditions": True},
-    "focus.lemma5.sg_descent_corrected": {
-        **A1, **SC, **NOISE, "eta <= min{mu/(128(tau-1)^2 L^2 N), 1/(2 sqrt2 (tau-1) L)}": True},
-    "focus.lemma6.sg_consensus": {
-        **A1, **SC, **NOISE,
-        "eta <= min{q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1))}": True},
     "focus.matrices.average_row_stochastic": {"every participation set S": True},
     "focus.matrices.mass_preservation": {"column-stochastic C_k": True},
     "focus.matrices.pull_row_stochastic": {"every participation set S": True},

@@ -10,8 +10,6 @@ A3 mu-strong convexity, A4 PL, A5 bounded heterogeneity, A6 unbiased bounded-var
 
 from flbounds.ledger import declare_hypotheses
 
-from .thm6 import HYPOTHESES as THM6
-
 A1 = {"A1: every client participates with q_i > 0 (Bernoulli)": True}
 SC = {"A2-A3: every f_i L-smooth and mu-strongly convex (quadratics)": True}
 SMOOTH = {"A2: every f_i L-smooth": True}
@@ -70,15 +68,7 @@ declare_hypotheses({
     "focus.matrices.push_column_stochastic": {"every participation set S": True},
     "focus.sec5_1.fixed_point": {"any step, tau and participation set": True},
     "focus.sec5_1.tracking_invariant": {"deterministic and stochastic gradients": True},
-    "focus.thm2.floor_linear_in_step": {**A1, **SC, **NOISE, "eta within Theorem 4's bound": True},
-    "focus.thm2.floor_linear_in_variance": {
-        **A1, **SC, **NOISE, "eta within Theorem 4's bound": True},
     "focus.thm3.corrected_bound": {**A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
-    "focus.thm4.floor_bound": {**A1, **SC, **NOISE, "eta <= Theorem 4's bound": True},
-    "focus.thm5.floor_bound": {
-        **A1, **SMOOTH, **NOISE, "A4: F PL": True, "eta <= Theorem 5's bound": True},
-    "focus.thm6.repaired_bound": THM6,
-    "focus.thm6.printed_bound": THM6,
     # library guards: the statistics the decision rules use, against their definitions
     "focus.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
     "focus.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},

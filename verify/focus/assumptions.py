@@ -102,3 +102,22 @@ def noise(sigma: float, dim: int, noise_std: float | None = None) -> dict:
     dimension ``dim`` (default noise_std = sigma/sqrt(dim), i.e. E||xi||^2 = sigma^2)."""
     std = sigma / np.sqrt(dim) if noise_std is None else noise_std
     return dict(noise_law=ZERO_MEAN, noise_std=float(std), dim=int(dim), sigma=float(sigma))
+
+
+def sampling_bias(problem, q_hat) -> float:
+    r"""sup_x ||q_hat' grad f(x) - u' grad f(x)||^2 (eq. (37)) on a quadratic problem: with one
+    shared Hessian and sum(q_hat) = 1 it is ||q_hat' b - mean(b)||^2; inf otherwise."""
+    q_hat = np.asarray(q_hat, dtype=float)
+    A = np.asarray(problem.A)
+    if abs(q_hat.sum() - 1) > 1e-12 or not np.allclose(A, A.mean(axis=0), rtol=1e-12,
+                                                       atol=1e-14):
+        return np.inf
+    b = np.asarray(problem.b)
+    return float(np.sum((q_hat @ b - b.mean(axis=0)) ** 2))
+
+
+@hypothesis("eq37", "delta_q^2 bounds the sampling bias (37): ||q' grad f(x) - u' grad f(x)||^2 "
+                    "<= delta_q^2 for every x, q read conditioned on a non-empty round "
+                    "(q_hat = q / sum q: FedAvg skips empty rounds), as the claims do")
+def eq37(*, problem, q_hat, delta_q2):
+    return at_most(sampling_bias(problem, q_hat), delta_q2)

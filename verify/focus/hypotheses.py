@@ -56,11 +56,6 @@ declare_hypotheses({
         **A1, **SC, "step": "from Theorem 1(a)'s bound up to larger steps on purpose"},
     "focus.exactness.ridge": {
         **A1, **SC, "step": "from Theorem 1(a)'s bound up to larger steps on purpose"},
-    "focus.lemma1.fedavg_descent": {**A1, **SC, "eta <= 1/(3L)": True},
-    "focus.lemma2.fedavg_consensus_x": {**A1, **SC, "A5: bounded heterogeneity": True,
-                                        "eta <= 1/(4(tau-1)L)": True},
-    "focus.lemma2.fedavg_consensus_y": {**A1, **SC, "A5: bounded heterogeneity": True,
-                                        "eta <= 1/(4(tau-1)L)": True},
     "focus.lemma3.descent": {**A1, **SC, "eta <= 1/(3L(tau-1)) and the proof's conditions": True},
     "focus.matrices.average_row_stochastic": {"every participation set S": True},
     "focus.matrices.mass_preservation": {"column-stochastic C_k": True},

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import bound, integer, nonnegative, positive
-
 from .thm1 import (  # noqa: F401  (the Theorem 1 bounds live with their results)
     q_min_of,
     thm1a,
@@ -55,31 +53,3 @@ def thm3_conditions(L, tau):
 def _mu_le_L(*, mu, L, **_):
     if mu > L:
         raise ValueError(f"L must be >= mu, got L={L}, mu={mu}")
-
-
-def _thm3_printed(*, mu, L, tau, delta_q2, sigma_g2, step):
-    from .fedavg_limit import thm3_printed
-    return thm3_printed(step, tau, mu, L, delta_q2, sigma_g2)
-
-
-def _thm3_corrected(*, mu, L, tau, delta_q2, sigma_g2, step):
-    from .fedavg_limit import thm3_corrected
-    return thm3_corrected(step, tau, mu, L, delta_q2, sigma_g2)
-
-
-bound("focus.thm3", ref="Thm 3, eq. (67) (FedAvg)",
-      constants=(positive("mu"), positive("L"), integer("tau"),
-                 nonnegative("delta_q2", "sampling bias delta_q^2"),
-                 nonnegative("sigma_g2", "heterogeneity sigma_G^2")),
-      check=_mu_le_L, quantity="limsup E||x_k - x*||^2 of FedAvg",
-      steps=lambda mu, L, tau, delta_q2, sigma_g2: thm3_conditions(L, tau),
-      corrected=_thm3_corrected)(_thm3_printed)
-
-
-@bound("focus.cor3.rate", ref="Cor. 3 via the proof of Thm 3, eq. (66) with delta_q = sigma_G = 0",
-       constants=(positive("mu"), positive("L"), integer("tau")), check=_mu_le_L,
-       quantity="per-round contraction of E||x_r - x*||^2 of FedAvg, identical clients",
-       steps=lambda mu, L, tau: thm3_conditions(L, tau))
-def cor3_rate(*, mu, L, tau, step):
-    """(1 - eta mu / 2)^tau: (66) with B = C = 0, over the tau local iterations of a round."""
-    return (1 - step * mu / 2) ** tau

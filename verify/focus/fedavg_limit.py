@@ -13,22 +13,118 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms import fedavg, fedavg_batched
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.algorithms import fedavg
+from flbounds.ledger import (
+    Evidence,
+    Tolerance,
+    bound,
+    claim,
+    hypothesis,
+    integer,
+    nonnegative,
+    positive,
+    result,
+)
 from flbounds.participation import (
     Bernoulli,
     UniformWithoutReplacement,
     WeightedWithoutReplacement,
     subset_distribution,
 )
-from flbounds.problems import Quadratic, random_quadratics, random_ridge
-from flbounds.stats import loglog_slope, mc_mean
+from flbounds.problems import Quadratic, random_quadratics
+from flbounds.stats import loglog_slope
 from flbounds.theory.fedavg_limits import (
-    fedavg_fixed_point,
     fedavg_stationary_moments,
     virtual_phase_errors,
-    weighted_minimizer,
 )
+
+from ..predicates import at_most, inv
+from .assumptions import a1, a2, a3, a5, eq37, heterogeneity
+from .bounds import _mu_le_L, thm3_conditions
+
+
+@hypothesis("step", "eta <= min{1/(3L), 1/(4(tau-1)L)}")
+def thm3_step(*, step, L, tau):
+    return at_most(step, min(1 / (3 * L), inv(4 * (tau - 1) * L)))
+
+
+@hypothesis("uniform", "uniform sampling: q = u (every q_i = 1/N, so delta_q = 0)")
+def uniform(*, q_hat):
+    q_hat = np.asarray(q_hat, dtype=float)
+    return bool(np.allclose(q_hat, 1 / q_hat.size, rtol=1e-12, atol=0))
+
+
+@hypothesis("homogeneous", "homogeneous functions: every f_i is the same (sigma_G = 0)")
+def homogeneous(*, problem):
+    return heterogeneity(problem) == 0 and bool(np.allclose(problem.b, problem.b[0], rtol=0,
+                                                            atol=0))
+
+
+THM3 = result(
+    "focus.thm3", ref="Theorem 3", title="FedAvg under arbitrary activation: limsup error",
+    parts={"bound": "eq. (67): limsup E||x_bar_K - x*||^2 <= 80 eta^2 kappa^2 L^2 (tau-1)^2 "
+                    "(delta_q^2 + sigma_G^2) + 10 kappa delta_q^2 + 16 eta tau^2 (delta_q^2 "
+                    "+ sigma_G^2)/mu",
+           "corrected": "the proof's own B/alpha of (64)-(66): 80 eta^2 kappa^2 (tau-1)^2 "
+                        "(delta_q^2 + sigma_G^2) + 10 delta_q^2/mu^2 + 16 eta tau^2 "
+                        "(delta_q^2 + sigma_G^2)/mu"},
+    hypotheses=(a1, a2, a3, a5, eq37, thm3_step))
+
+COR1 = result(
+    "focus.cor1", ref="Corollary 1", title="FedAvg under uniform sampling",
+    parts={"bound": "eq. (68): limsup E||x_bar - x*||^2 <= 80 eta^2 kappa^2 L^2 (tau-1)^2 "
+                    "sigma_G^2 + 16 eta tau^2 sigma_G^2/mu",
+           "linear_in_step": "remark after Thm 3 / Cor. 1: under uniform sampling the error "
+                             "vanishes linearly in eta"},
+    hypotheses=(a1, a2, a3, a5, uniform, thm3_step))
+
+COR2 = result(
+    "focus.cor2", ref="Corollary 2", title="FedAvg, uniform sampling, one local update",
+    parts={"bound": "eq. (69), tau = 1: limsup E||x_bar - x*||^2 <= 16 eta sigma_G^2/mu"},
+    hypotheses=(a1, a2, a3, a5, uniform, thm3_step))
+
+COR3 = result(
+    "focus.cor3", ref="Corollary 3", title="FedAvg with homogeneous functions",
+    parts={"exact": "eq. (70): with identical f_i FedAvg converges to x* under any sampling",
+           "rate": "the proof of Thm 3, (66) with delta_q = sigma_G = 0: E||x_r - x*||^2 "
+                   "contracts by (1 - eta mu/2)^tau per round"},
+    hypotheses=(a1, a2, a3, homogeneous, thm3_step.only("rate")))
+
+
+def _thm3_printed(*, mu, L, tau, delta_q2, sigma_g2, step):
+    return thm3_printed(step, tau, mu, L, delta_q2, sigma_g2)
+
+
+def _thm3_corrected(*, mu, L, tau, delta_q2, sigma_g2, step):
+    return thm3_corrected(step, tau, mu, L, delta_q2, sigma_g2)
+
+
+bound("focus.thm3", ref="Thm 3, eq. (67) (FedAvg)",
+      constants=(positive("mu"), positive("L"), integer("tau"),
+                 nonnegative("delta_q2", "sampling bias delta_q^2"),
+                 nonnegative("sigma_g2", "heterogeneity sigma_G^2")),
+      check=_mu_le_L, quantity="limsup E||x_k - x*||^2 of FedAvg",
+      steps=lambda mu, L, tau, delta_q2, sigma_g2: thm3_conditions(L, tau),
+      corrected=_thm3_corrected)(_thm3_printed)
+
+
+@bound("focus.cor3.rate", ref="Cor. 3 via the proof of Thm 3, eq. (66) with delta_q = sigma_G = 0",
+       constants=(positive("mu"), positive("L"), integer("tau")), check=_mu_le_L,
+       quantity="per-round contraction of E||x_r - x*||^2 of FedAvg, identical clients",
+       steps=lambda mu, L, tau: thm3_conditions(L, tau))
+def cor3_rate(*, mu, L, tau, step):
+    """(1 - eta mu / 2)^tau: (66) with B = C = 0, over the tau local iterations of a round."""
+    return (1 - step * mu / 2) ** tau
+
+
+def thm3_instance(a, b, process, step, tau, delta_q2, sigma_g2):
+    """The values Theorem 3's hypotheses read for f_i = (a/2)||x||^2 - b_i'x."""
+    n, d = b.shape
+    q = process.aggregation_weights()
+    return dict(problem=Quadratic(np.broadcast_to(a * np.eye(d), (n, d, d)).copy(), b), q=q,
+                q_hat=q / q.sum(), L=a, mu=a, tau=tau, step=step, delta_q2=delta_q2,
+                sigma_g2=sigma_g2)
+
 
 THM3_B = np.array([[1.0, 0.5], [-1.0, -0.5]])
 THM3_P = np.array([0.9, 0.1])
@@ -74,6 +170,7 @@ def _thm3_rows(a_values, taus):
             hyp = THM3_STEP <= min(1 / (3 * a), np.inf if tau == 1 else 1 / (4 * (tau - 1) * a))
             lim, dq, sg = _shared_limsup(a, THM3_B, proc, THM3_STEP, tau)
             rows.append(dict(a=a, tau=tau, limsup=lim, delta_q2=dq, sigma_G2=sg, hypotheses=hyp,
+                             instance=thm3_instance(a, THM3_B, proc, THM3_STEP, tau, dq, sg),
                              printed=thm3_printed(THM3_STEP, tau, a, a, dq, sg),
                              corrected=thm3_corrected(THM3_STEP, tau, a, a, dq, sg)))
     return rows
@@ -85,6 +182,7 @@ _THM3 = ("FedAvg, eta <= min{1/(3L), 1/(4(tau-1)L)}: limsup E||x-bar_k - x*||^2 
 
 
 @claim("focus.thm3.printed_bound", ref="Thm 3, eq. (67)", kind="statement", expected="violated",
+       result=THM3, parts=("bound",),
        statement=_THM3 + " (as printed).", quick=dict(taus=(1, 2)), full=dict(taus=(1, 2, 3)))
 def printed_bound(*, rng, taus):
     """Counterexample (spec 8, audit claim 4): f_i = (a/2)||x||^2 - b_i'x, a = 0.1 (mu = L = 0.1,
@@ -98,24 +196,23 @@ def printed_bound(*, rng, taus):
     rows = _thm3_rows([0.1], taus)
     assert all(r["hypotheses"] for r in rows)
     # audit variant without empty rounds: one client drawn per round with weights (.9, .1)
-    lim, dq, sg = _shared_limsup(0.1, THM3_B, WeightedWithoutReplacement(THM3_P, 1),
-                                 THM3_STEP, 1)
+    weighted = WeightedWithoutReplacement(THM3_P, 1)
+    lim, dq, sg = _shared_limsup(0.1, THM3_B, weighted, THM3_STEP, 1)
     rows.append(dict(a=0.1, tau=1, process="weighted m=1", limsup=lim, delta_q2=dq,
+                     instance=thm3_instance(0.1, THM3_B, weighted, THM3_STEP, 1, dq, sg),
                      sigma_G2=sg, printed=thm3_printed(THM3_STEP, 1, 0.1, 0.1, dq, sg),
                      corrected=thm3_corrected(THM3_STEP, 1, 0.1, 0.1, dq, sg)))
+    instances = [r.pop("instance") for r in rows]
     return Evidence(measured=[r["limsup"] for r in rows], theoretical=[r["printed"] for r in rows],
                     relation="<=", tolerance=Tolerance.rounding(1e-9, "exact moments: linear "
                                                                 "solves of size d^2 = 4"),
                     details={"instance": dict(a=0.1, b=THM3_B, p=THM3_P, step=THM3_STEP),
                              "rows": rows},
-                    # the weighted row (last) has the step, a and tau of the first row
-                    hypotheses={"f_i mu-strongly convex and L-smooth (mu = L = a)": True,
-                                "eta <= min{1/(3L), 1/(4(tau-1)L)}, every row":
-                                    all(r["hypotheses"] for r in rows[:-1])})
+                    instance=instances)
 
 
 @claim("focus.thm3.corrected_bound", ref="Thm 3, corrected from its proof (64)-(67)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=THM3, parts=("corrected",),
        statement="Corrected: limsup E||x-bar_k - x*||^2 <= 80 eta^2 kappa^2 (tau-1)^2 (delta_q^2 + "
                  "sigma_G^2) + 10 delta_q^2/mu^2 + 16 eta tau^2 (delta_q^2 + sigma_G^2)/mu.",
        quick=dict(a_values=(0.1, 1.0, 10.0), taus=(1, 2)),
@@ -125,7 +222,8 @@ def corrected_bound(*, rng, a_values, taus):
     corrected constants. Exact limsup against it on the a-family (hypotheses checked per
     row; 966.8 vs 96.6 at a = 0.1). Expected to hold; rounding tolerance."""
     rows = [r for r in _thm3_rows(a_values, taus) if r["hypotheses"]]
-    return Evidence(measured=[r["limsup"] for r in rows],
+    instances = [r.pop("instance") for r in rows]
+    return Evidence(measured=[r["limsup"] for r in rows], instance=instances,
                     theoretical=[r["corrected"] for r in rows], relation="<=",
                     tolerance=Tolerance.rounding(1e-9, "exact moments"), details={"rows": rows})
 
@@ -137,13 +235,14 @@ def _uniform_rows(steps, tau, a=1.0):
     for step in steps:
         lim, dq, sg = _shared_limsup(a, b, proc, step, tau)
         out.append(dict(step=step, limsup=lim, delta_q2=dq, sigma_G2=sg,
+                        instance=thm3_instance(a, b, proc, step, tau, dq, sg),
                         bound=80 * step**2 * (tau - 1) ** 2 * a**2 * sg
                         + 16 * step * tau**2 * sg / a))
     return out
 
 
 @claim("focus.cor1_2.uniform_bound", ref="Corollaries 1-2, eqs. (68)-(69)", kind="statement",
-       expected="holds",
+       expected="holds", result=COR1, parts=("bound", COR2.part("bound")),
        statement="Uniform sampling (delta_q = 0): limsup E||x-bar - x*||^2 <= 80 eta^2 kappa^2 L^2 "
                  "(tau-1)^2 sigma_G^2 + 16 eta tau^2 sigma_G^2/mu (Cor. 1); tau = 1: 16 eta "
                  "sigma_G^2/mu (Cor. 2).",
@@ -156,13 +255,15 @@ def uniform_bound(*, rng, steps, taus):
     to hold; rounding tolerance."""
     rows = [dict(tau=tau, **r) for tau in taus for r in _uniform_rows(steps, tau)
             if r["step"] <= min(1 / 3, np.inf if tau == 1 else 1 / (4 * (tau - 1)))]
+    instances = [r.pop("instance") for r in rows]
     return Evidence(measured=[r["limsup"] for r in rows], theoretical=[r["bound"] for r in rows],
+                    instance=instances,
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "exact moments"),
                     details={"rows": rows, "max_delta_q2": max(r["delta_q2"] for r in rows)})
 
 
 @claim("focus.cor1_2.error_linear_in_step", ref="Corollaries 1-2 (remark after Thm 3)",
-       kind="remark", expected="holds",
+       kind="remark", expected="holds", result=COR1, parts=("linear_in_step",),
        statement="Under uniform sampling FedAvg's stationary error vanishes linearly in eta "
                  "(log-log slope 1).",
        quick=dict(steps=(1e-4, 3e-4, 1e-3, 3e-3), tau=3),
@@ -172,16 +273,18 @@ def error_linear_in_step(*, rng, steps, tau):
     theta = 1 - eta a, i.e. eta tau Var/(2a) (1 + O(eta a tau)). Slope in [1 - 2 eta_max a tau,
     1 + 2 eta_max a tau] (first-order remainder, factor 2 margin); no MC error."""
     rows = _uniform_rows(steps, tau)
+    instances = [r.pop("instance") for r in rows]
     fit = loglog_slope(np.array(steps), np.array([r["limsup"] for r in rows]), n_boot=0,
                        rng=None)
     half = 2 * max(steps) * 1.0 * tau
     return Evidence(measured=fit.slope, theoretical=(1 - half, 1 + half), relation="in",
+                    instance=instances,
                     tolerance=Tolerance.exact("interval derived from the closed form"),
                     details={"r2": fit.r2, "rows": rows})
 
 
 @claim("focus.cor3.homogeneous_exact", ref="Corollary 3, eq. (70)", kind="statement",
-       expected="holds",
+       expected="holds", result=COR3, parts=("exact",),
        statement="Identical clients (sigma_G = 0, so delta_q = 0): FedAvg converges to x* "
                  "under any sampling and any tau.",
        quick=dict(n_rounds=3000, taus=(1, 5)), full=dict(n_rounds=20000, taus=(1, 3, 5, 10)))
@@ -191,139 +294,13 @@ def homogeneous_exact(*, rng, n_rounds, taus):
     <= 1e-12 (rounding floor ~1e-15 cond)."""
     base = random_quadratics(rng, 1, 4, mu=1.0, L=4.0)
     problem = Quadratic(np.repeat(base.A, 6, axis=0), np.repeat(base.b, 6, axis=0))
-    plan = Bernoulli(np.linspace(0.1, 0.9, 6)).plan(rng, n_rounds)
+    process = Bernoulli(np.linspace(0.1, 0.9, 6))
+    plan = process.plan(rng, n_rounds)
     errs = [float(np.linalg.norm(fedavg(problem, plan, step=0.1, local_steps=tau).x[-1]
                                  - problem.x_star) / np.linalg.norm(problem.x_star))
             for tau in taus]
+    q = process.aggregation_weights()
     return Evidence(measured=errs, theoretical=0.0, relation="<=",
-                    tolerance=Tolerance(1e-12, "exactness", "relative error after the plateau"))
-
-
-def _biased_instance(rng):
-    problem = random_quadratics(rng, 8, 3, mu=1.0, L=4.0)
-    proc = Bernoulli(np.array([.1, .2, .3, .5, .6, .8, .9, .95]))
-    return problem, proc
-
-
-def _mc_final(problem, proc, rng, n_runs, n_rounds, step, tau):
-    """Final iterates of ``n_runs`` independent runs (plan k from ``rng.spawn``'s child k), all
-    in one batched call (replicate k bit-identical to ``fedavg(problem, plan_k, ...)``)."""
-    plans = np.stack([proc.plan(child, n_rounds) for child in rng.spawn(n_runs)])
-    finals = fedavg_batched(problem, plans, step=step, local_steps=tau).x[:, -1]
-    return mc_mean(finals)
-
-
-@claim("focus.fedavg.mc_mean_is_fixed_point", ref="Sec. 1, 4.1 (biased limit); spec 3",
-       kind="remark", expected="holds",
-       statement="FedAvg under arbitrary participation converges in mean to the participation-"
-                 "weighted point [sum_i q_i (I - M_i)]^{-1} sum_i q_i c_i (not x*).",
-       quick=dict(n_runs=300, taus=(1, 5)), full=dict(n_runs=2000, taus=(1, 3, 5, 10)))
-def mc_mean_is_fixed_point(*, rng, n_runs, taus):
-    """The paper only says FedAvg reaches "a distorted, participation-weighted" point; the
-    closed form (q = exact E[1_i/|S|]) is the toolkit's. Two instances: heterogeneous
-    quadratics under Bernoulli p = (.1, .2, .3, .5, .6, .8, .9, .95) (empty rounds skipped),
-    and ridge (20 samples per client) under weighted 3-of-8 sampling without replacement.
-    MC mean of x_R over independent runs (R chosen so the mean map has contracted to < 1e-12)
-    vs the closed form, 4 MC SE per coordinate. tau = 1 is argmin sum_i q_i f_i. Alternatives
-    are reported in SE units (not gated): x*, and for Bernoulli the p-weighted formula
-    (p = inclusion probabilities; 8-16 SE off at quick size). For fixed-size weighted sampling
-    p = pi = m q, so the p-weighted point coincides with the q-weighted one and is no
-    alternative; there the alternative is the point weighted by the nominal sampling weights
-    w (the paper's Case 3 reading), which differs from q by the without-replacement
-    correction (14-33 SE off at quick size, seed 0)."""
-    problem, proc = _biased_instance(rng)
-    weights = rng.random(8) + 0.05
-    ridge = random_ridge(rng, 8, 20, 3, lam=0.1, heterogeneity=0.5)
-    cases = {"quadratic/bernoulli": (problem, proc),
-             "ridge/weighted": (ridge, WeightedWithoutReplacement(weights / weights.sum(), 3))}
-    alternatives = {"quadratic/bernoulli": ("p_weighted", proc.inclusion_probabilities()),
-                    "ridge/weighted": ("nominal_weights_w", weights / weights.sum())}
-    step = 0.02
-    measured, theoretical, se, z_other = [], [], [], {}
-    for label, (pb, pr) in cases.items():
-        A, b = (pb.A, pb.b) if isinstance(pb, Quadratic) else _ridge_ab(pb)
-        q = pr.aggregation_weights()
-        for tau in taus:
-            target = fedavg_fixed_point(A, b, q, step=step, local_steps=tau)
-            if tau == 1:
-                assert np.allclose(target, weighted_minimizer(A, b, q), atol=1e-12)
-            mean_map = (pr.empty_probability() * np.eye(3) + np.einsum(
-                "i,ipq->pq", q, np.linalg.matrix_power(np.eye(3) - step * A, tau)))
-            rho = float(np.max(np.abs(np.linalg.eigvals(mean_map))))
-            n_rounds = int(np.ceil(np.log(1e-12) / np.log(rho)))
-            st = _mc_final(pb, pr, rng, n_runs, n_rounds, step, tau)
-            measured.append(st.mean)
-            theoretical.append(target)
-            se.append(st.se)
-            alt_name, alt_w = alternatives[label]
-            alt_point = fedavg_fixed_point(A, b, alt_w, step=step, local_steps=tau)
-            z_other[f"{label}/tau={tau}"] = dict(
-                alternative=alt_name,
-                alternative_z=float(np.max(np.abs(st.mean - alt_point) / st.se)),
-                x_star=float(np.max(np.abs(st.mean - pb.x_star) / st.se)), n_rounds=n_rounds)
-    return Evidence(measured=np.concatenate(measured), theoretical=np.concatenate(theoretical),
-                    relation="==", tolerance=Tolerance.mc(np.concatenate(se)),
-                    details={"max_abs_z_of_alternatives": z_other})
-
-
-def _ridge_ab(problem):
-    quad = problem.as_quadratic()
-    return quad.A, quad.b
-
-
-@claim("focus.fedavg.full_participation_point", ref="Sec. 1 eq. (3); spec 3", kind="remark",
-       expected="holds",
-       statement="With full participation FedAvg converges deterministically to "
-                 "x-circle = [sum_i (I - M_i)]^{-1} sum_i (I - M_i) A_i^{-1} b_i, which differs "
-                 "from x* when tau > 1 (client drift) and equals x* when tau = 1.",
-       quick=dict(taus=(1, 5)), full=dict(taus=(1, 2, 5, 10)))
-def full_participation_point(*, rng, taus):
-    """Deterministic run (all clients every round) to convergence vs the closed form with
-    q = 1/N; distance to the closed form within 1e-12 relative (rounding floor). The drift
-    ||x-circle - x*|| for tau > 1 is reported."""
-    problem, _ = _biased_instance(rng)
-    plan = np.ones((3000, 8), dtype=bool)
-    errs, drift = [], {}
-    for tau in taus:
-        target = fedavg_fixed_point(problem.A, problem.b, np.full(8, 1 / 8), step=0.02,
-                                    local_steps=tau)
-        x = fedavg(problem, plan, step=0.02, local_steps=tau).x[-1]
-        scale = np.linalg.norm(target)
-        errs.append(float(np.linalg.norm(x - target) / scale))
-        drift[tau] = float(np.linalg.norm(target - problem.x_star) / np.linalg.norm(problem.x_star))
-    return Evidence(measured=errs, theoretical=0.0, relation="<=",
-                    tolerance=Tolerance(1e-12, "rounding floor", "relative, ~1e-15 cond"),
-                    details={"relative_drift_from_x_star": drift})
-
-
-@claim("focus.fedavg.bias_persists", ref="Remark after Thm 3; Sec. 1", kind="remark",
-       expected="holds",
-       statement="Under arbitrary (non-uniform) participation FedAvg's limit stays away from x* "
-                 "even as eta -> 0: it tends to argmin sum_i q_i f_i.",
-       quick=dict(steps=(1e-2, 1e-3, 1e-4, 1e-5)), full=dict(steps=(1e-2, 1e-3, 1e-4, 1e-5,
-                                                                     1e-6)))
-def bias_persists(*, rng, steps):
-    """Closed forms, both halves of the statement gated (relation "in", one interval each):
-    (i) ||x_q - x*|| / ||x*|| at the smallest eta stays >= 1e-4 (the spec's plateau
-    criterion); (ii) the limit is x_q: ||x-bar(eta_min) - x_q|| / ||x_q - x*|| <= 1e-3 (x_q
-    accounts for the limit to 0.1% of the bias), and the log-log slope of ||x-bar(eta) - x_q||
-    over the last decade of steps is 1 within 10 eta L tau (first-order Taylor remainder of the
-    closed form), i.e. the distance keeps shrinking in proportion to eta instead of levelling
-    off. Exact numbers (closed forms, rounding ~1e-14)."""
-    problem, proc = _biased_instance(rng)
-    q = proc.aggregation_weights()
-    x_q = weighted_minimizer(problem.A, problem.b, q)
-    points = [fedavg_fixed_point(problem.A, problem.b, q, step=s, local_steps=5) for s in steps]
-    scale = np.linalg.norm(problem.x_star)
-    rel = [float(np.linalg.norm(x - problem.x_star) / scale) for x in points]
-    to_xq = [float(np.linalg.norm(x - x_q)) for x in points]
-    bias_q = float(np.linalg.norm(x_q - problem.x_star))
-    slope = float(np.log(to_xq[-2] / to_xq[-1]) / np.log(steps[-2] / steps[-1]))
-    margin = 10 * steps[-2] * problem.L * 5
-    return Evidence(measured=[rel[-1], to_xq[-1] / bias_q, slope],
-                    theoretical=[[1e-4, np.inf], [0.0, 1e-3], [1 - margin, 1 + margin]],
-                    relation="in", tolerance=Tolerance.exact("closed forms"),
-                    details={"relative_bias_by_step": rel, "distance_to_x_q": to_xq,
-                             "distance_to_x_q_over_bias": to_xq[-1] / bias_q,
-                             "last_decade_slope": slope, "slope_margin": margin,
-                             "x_q_relative_bias": bias_q / scale})
+                    tolerance=Tolerance(1e-12, "exactness", "relative error after the plateau"),
+                    instance=dict(problem=problem, q=q, L=problem.L,
+                                  mu=float(problem.client_mu.min())))

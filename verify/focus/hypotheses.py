@@ -21,8 +21,6 @@ declare_hypotheses({
         "Case 3: m of N clients drawn without replacement, categorical weights w_i": True},
     "focus.assumption1.case3a_printed": {
         "Case 3a: uniform sampling of m of N clients without replacement": True},
-    "focus.eq33.consensus_limit_printed": {
-        "R primitive and row-stochastic, p its left Perron vector": True},
     "focus.eq5.pull_mean_printed": {
         **A1, "R(S_r) built as Sec. 3 defines it (server row first)": True},
     "focus.fig1.doubly_stochastic_formula": {
@@ -30,17 +28,11 @@ declare_hypotheses({
     "focus.fig9.sg_focus_most_accurate": {
         **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
         "arbitrary (passive and active) participation": True},
-    "focus.thm3.printed_bound": {
-        **A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     # statements that hold
     # other statements, lemmas and their corrected forms
     "focus.assumption1.moments_match_plans": {
         "the participation processes of Assumption 1's cases 2, 3, 3a": True},
     "focus.assumption1.case2_bernoulli_q": {"independent Bernoulli(p_i) participation": True},
-    "focus.cor1_2.uniform_bound": {
-        **SC, "uniform sampling (delta_q = 0)": True,
-        "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
-    "focus.cor3.homogeneous_exact": {**SC, "identical clients (sigma_G = 0)": True},
     "focus.cor3.rate_tightness": {**SC, "identical clients": True,
                                   "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     "focus.cor3.mc_below_worst_case": {**SC, "identical clients": True,
@@ -63,7 +55,6 @@ declare_hypotheses({
     "focus.matrices.push_column_stochastic": {"every participation set S": True},
     "focus.sec5_1.fixed_point": {"any step, tau and participation set": True},
     "focus.sec5_1.tracking_invariant": {"deterministic and stochastic gradients": True},
-    "focus.thm3.corrected_bound": {**A1, **SC, "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     # library guards: the statistics the decision rules use, against their definitions
     "focus.stats.holm_step_down": {"p-values in [0, 1], any dependence between the tests": True},
     "focus.stats.exact_law_fits": {"noiseless power laws and geometric sequences": True},

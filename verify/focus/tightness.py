@@ -20,7 +20,8 @@ from flbounds.pep.witness import fedavg_witness, focus_rounds_witness, witness_t
 from flbounds.tolerances import holm_se_multiplier
 from verify.pep_cells import solve_or_list
 
-from .bounds import cor3_rate, q_min_of, thm1a, thm1a_conditions, thm3_conditions
+from .bounds import q_min_of, thm1a, thm1a_conditions, thm3_conditions
+from .fedavg_limit import cor3_rate
 
 MU, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: [(0.5, 0.8), (0.2, 0.9), (0.5, 0.5), (0.1, 0.9)],

@@ -13,7 +13,8 @@ from flbounds.pep import fedavg_rate
 from flbounds.pep.envelope import envelope_evidence
 from flbounds.problems import Quadratic, random_quadratics
 
-from .bounds import cor3_rate, thm3_conditions
+from .bounds import thm3_conditions
+from .fedavg_limit import cor3_rate
 
 MU, L_SMOOTH, N_CLIENTS, TAU = 1.0, 2.0, 4, 3
 

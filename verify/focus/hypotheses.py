@@ -23,8 +23,6 @@ declare_hypotheses({
         "Case 3a: uniform sampling of m of N clients without replacement": True},
     "focus.eq5.pull_mean_printed": {
         **A1, "R(S_r) built as Sec. 3 defines it (server row first)": True},
-    "focus.fig1.doubly_stochastic_formula": {
-        "Figure 1's instance as printed (S = {1, 3})": True},
     "focus.fig9.sg_focus_most_accurate": {
         **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
         "arbitrary (passive and active) participation": True},
@@ -49,10 +47,6 @@ declare_hypotheses({
     "focus.exactness.ridge": {
         **A1, **SC, "step": "from Theorem 1(a)'s bound up to larger steps on purpose"},
     "focus.lemma3.descent": {**A1, **SC, "eta <= 1/(3L(tau-1)) and the proof's conditions": True},
-    "focus.matrices.average_row_stochastic": {"every participation set S": True},
-    "focus.matrices.mass_preservation": {"column-stochastic C_k": True},
-    "focus.matrices.pull_row_stochastic": {"every participation set S": True},
-    "focus.matrices.push_column_stochastic": {"every participation set S": True},
     "focus.sec5_1.fixed_point": {"any step, tau and participation set": True},
     "focus.sec5_1.tracking_invariant": {"deterministic and stochastic gradients": True},
     # library guards: the statistics the decision rules use, against their definitions

@@ -17,26 +17,14 @@ NOISE = {"A6: unbiased gradient noise with variance sigma^2": True}
 
 declare_hypotheses({
     # paper errors (expected violated): every hypothesis met
-    "focus.assumption1.case3_weights_are_q": {
-        "Case 3: m of N clients drawn without replacement, categorical weights w_i": True},
-    "focus.assumption1.case3a_printed": {
-        "Case 3a: uniform sampling of m of N clients without replacement": True},
-    "focus.eq5.pull_mean_printed": {
-        **A1, "R(S_r) built as Sec. 3 defines it (server row first)": True},
-    "focus.fig9.sg_focus_most_accurate": {
-        **A1, **SMOOTH, **NOISE, "high heterogeneity across clients": True,
-        "arbitrary (passive and active) participation": True},
     # statements that hold
     # other statements, lemmas and their corrected forms
     "focus.assumption1.moments_match_plans": {
         "the participation processes of Assumption 1's cases 2, 3, 3a": True},
-    "focus.assumption1.case2_bernoulli_q": {"independent Bernoulli(p_i) participation": True},
     "focus.cor3.rate_tightness": {**SC, "identical clients": True,
                                   "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
     "focus.cor3.mc_below_worst_case": {**SC, "identical clients": True,
                                        "eta <= min{1/(3L), 1/(4(tau-1)L)}": True},
-    "focus.eq5.average_mean": {**A1},
-    "focus.eq5.pull_mean_corrected": {**A1},
     "focus.eq6_7.fedavg_graph_form": {"any participation sequence": True},
     "focus.exactness.logistic": {
         **A1, **SMOOTH, "F strongly convex (L2-regularized logistic)": True,

@@ -47,8 +47,8 @@ def perron(*, R, p):
     return primitive and _perron_pair(R, p)
 
 
-@hypothesis("R_stochastic", "R is row stochastic with left eigenvector p for eigenvalue 1 (sum p = 1), "
-                 "as example (34) states")
+@hypothesis("R_stochastic", "R is row stochastic with left eigenvector p for eigenvalue 1 "
+                            "(sum p = 1), as example (34) states")
 def stochastic_pair(*, R, p):
     return _perron_pair(R, p)
 

@@ -22,6 +22,7 @@ from verify.pep_cells import solve_or_list
 
 from .bounds import q_min_of, thm1a, thm1a_conditions, thm3_conditions
 from .fedavg_limit import cor3_rate
+from .thm1 import THM1A
 
 MU, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: [(0.5, 0.8), (0.2, 0.9), (0.5, 0.5), (0.1, 0.9)],
@@ -80,6 +81,7 @@ def _thm1a_cell(n, p, tau, multiple):
 
 
 @claim("focus.thm1a.tightness", ref="Thm 1(a), eq. (23)", kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="Over every L-smooth mu-strongly convex f_i and every stored state, one FOCUS "
                  "round contracts E Psi by at most the printed 1 - eta mu N/2 (PEP, exact "
                  "expectation over the participating set).",
@@ -193,6 +195,7 @@ def cor3_rate_tightness(*, rng, sizes, taus, fractions):
 
 @claim("focus.thm1a.rounds_tightness", ref="Thm 1(a), eq. (23), from the proof's start",
        kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="From the proof's initialisation (every node at x_0, Psi_0 = ||x_0 - x*||^2), "
                  "the worst E||x_R - x*||^2 / ||x_0 - x*||^2 over the class is at most "
                  "(1 - eta mu N/2)^R, and FOCUS run on the best quadratic witness attains "
@@ -238,6 +241,7 @@ def rounds_tightness(*, rng, cases):
 
 @claim("focus.thm1a.mc_below_worst_case", ref="Thm 1(a), eq. (23), with the PEP rate",
        kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="On the Theorem 1 instance at the printed step, the Monte Carlo "
                  "E||x_r - x*||^2 stays below rho_PEP^r ||x_0 - x*||^2, where rho_PEP (the "
                  "exact one-round worst case of Psi over the class) is far below 1 - eta mu N/2.",

@@ -20,6 +20,8 @@ from flbounds.pep import gap_tolerance
 from flbounds.pep.pl import focus_pl_rate, printed_pl_step_and_rate
 from verify.pep_cells import solve_or_list
 
+from .thm1 import THM1B
+
 BETA, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: (0.5, 0.8), 3: (0.3, 0.6, 0.9), 4: (0.3, 0.5, 0.7, 0.9)}
 # Cells with N tau > 4 reach no solve whose multipliers pass the dual-residual check
@@ -46,6 +48,7 @@ def _cell(n, tau, multiple):
 
 
 @claim("focus.thm1b.tightness", ref="Thm 1(b), eq. (24)", kind="tightness", expected="holds",
+       result=THM1B, parts=("rate",),
        statement="Over every L-smooth f_i whose mean F is beta-PL, and every stored state, one "
                  "FOCUS round contracts E Phi by at most the printed 1 - eta beta N (relaxed "
                  "PEP: an upper bound on the class's worst case; exact expectation over the "

@@ -121,3 +121,20 @@ def sampling_bias(problem, q_hat) -> float:
                     "(q_hat = q / sum q: FedAvg skips empty rounds), as the claims do")
 def eq37(*, problem, q_hat, delta_q2):
     return at_most(sampling_bias(problem, q_hat), delta_q2)
+
+
+def class_instance(participation, mu, L, tau, step) -> dict:
+    """The values a worst case over a function class (PEP) reports: the participation's exact
+    q (a process, or Bernoulli probabilities p), the class constants, tau and the step. The
+    class itself meets A2-A3 by construction; there is no problem to evaluate them on."""
+    from flbounds.participation import Bernoulli
+
+    process = participation if hasattr(participation, "aggregation_weights") else \
+        Bernoulli(np.asarray(participation, dtype=float))
+    return dict(q=q_of(process), L=float(L), mu=float(mu), tau=int(tau), step=float(step))
+
+
+@hypothesis("heterogeneous", "heterogeneous clients: the f_i differ")
+def heterogeneous(*, problem):
+    A, b = np.asarray(problem.A), np.asarray(problem.b)
+    return not (np.allclose(A, A[0]) and np.allclose(b, b[0]))

@@ -32,17 +32,11 @@ from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import holm
 
-from .assumptions import a1, a2, a6, constants, noise
+from .assumptions import a1, a2, a6, constants, heterogeneous, noise
 
 N_CLIENTS, DIM, TAU, STEP, SIGMA, ALPHA = 10, 4, 3, 0.02, 0.5, 0.05
 EARLY = 100  # rounds of the speed window [0, EARLY)
 BASELINES = ("fedau", "mifa", "scaffold")
-
-
-@hypothesis("heterogeneous", "high heterogeneity across clients: the f_i differ")
-def heterogeneous(*, problem):
-    A, b = np.asarray(problem.A), np.asarray(problem.b)
-    return not (np.allclose(A, A[0]) and np.allclose(b, b[0]))
 
 
 @hypothesis("modes", "arbitrary participation of both kinds: passive (every client "

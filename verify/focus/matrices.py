@@ -1,4 +1,6 @@
-r"""Stochastic-matrix facts of FOCUS, Section 3 and Appendix C ([002]).
+r"""The stochastic matrices of [002]: Sec. 3 eqs. (4)-(5) (one round's pull, averaging and push
+matrices and their means under Assumption 1), App. C eqs. (33)-(36) (consensus limit, mass
+preservation) and App. D eqs. (41)-(45) (FedAvg's virtual matrices).
 
 Participation sets are enumerated exhaustively (all :math:`2^N` masks), so every check here is
 exact up to floating-point rounding of sums of 0/1 entries.
@@ -18,6 +20,7 @@ from flbounds.participation import (
     push_matrix,
     subset_distribution,
 )
+from flbounds.stats import mc_mean
 from flbounds.tolerances import EPS, summation_bound
 
 from .assumptions import a1
@@ -30,6 +33,14 @@ EQ4 = result(
                       "server row, as corrected)",
            "push": "C(S) = R(S)^T is column stochastic for every participation set S",
            "matrices": "R(S), A(S), C(S) as defined entrywise in Sec. 3"})
+
+
+EQ5 = result(
+    "focus.eq5", ref="Sec. 3, eq. (5)", kind="equation",
+    title="expected pull and averaging matrices under Assumption 1",
+    parts={"pull_mean": "E R(S_r) = [[1, 0], [q, I - diag(q)]]",
+           "average_mean": "E A(S_r) = [[0, q'], [0, I]]"},
+    hypotheses=(a1,))
 
 
 def _perron_pair(R, p) -> bool:
@@ -67,6 +78,13 @@ APP_C = result(
            "mass": "eqs. (35)-(36): for column-stochastic C_k, 1'(prod C_k) x_0 = 1' x_0"},
     hypotheses=(perron.only("eq33"), stochastic_pair.only("example34"),
                 column_stochastic.only("mass")))
+
+FIG6 = result("focus.fig6", ref="Figure 6", title="FL as a graph with pull and push rows",
+              not_checked="a drawing; the matrices are checked by the eq. (4) and App. C claims")
+
+FIG7 = result("focus.fig7", ref="Figure 7", title="equivalent FedAvg in terms of the server model",
+              not_checked="a drawing; the equivalent form is checked by "
+                          "focus.eq44.virtual_fedavg_matrices")
 
 APP_D = result(
     "focus.app_d", ref="App. D, eqs. (41)-(45)", kind="section",
@@ -242,3 +260,56 @@ def virtual_fedavg_matrices(*, rng):
                     tolerance=Tolerance.rounding(1e-15, "sums of 16 products of probabilities"),
                     instance=dict(q=proc.aggregation_weights(),
                                   empty_probability=proc.empty_probability()))
+
+
+P_EQ5 = np.array([0.3, 0.5, 0.7, 0.9])  # the spec's / audit's instance
+
+
+def _matrix_means(rng, n_draws):
+    """MC means of R(S)[i, 0] and A(S)[0, i] (matrices built literally, one per draw)."""
+    plan = Bernoulli(P_EQ5).plan(rng, n_draws)
+    pull = np.array([pull_matrix(s)[1:, 0] for s in plan])
+    avg = np.array([average_matrix(s)[0, 1:] if s.any() else np.zeros(s.size) for s in plan])
+    return mc_mean(pull), mc_mean(avg)
+
+
+@claim("focus.eq5.pull_mean_printed", ref="Sec. 3, eq. (5)", kind="statement",
+       expected="violated", result=EQ5, parts=("pull_mean",),
+       statement="E R(S_r) = [[1, 0], [q, I - diag(q)]]: the expected pull matrix has the "
+                 "averaging weights q_i in its first column.",
+       quick=dict(n_draws=20000), full=dict(n_draws=400000))
+def pull_mean_printed(*, rng, n_draws):
+    """R(S)[i, 0] = 1{i in S}, so E R(S)[i, 0] = p_i, not q_i (q_i <= p_i, and much smaller:
+    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The MC mean of the literally built
+    R(S) is compared with the printed q; it is ~100 SE away even at 2e4 draws, so `violated` is
+    certain. Counterexample: Bernoulli p = (0.3, 0.5, 0.7, 0.9)."""
+    pull, _ = _matrix_means(rng, n_draws)
+    q = Bernoulli(P_EQ5).aggregation_weights()
+    return Evidence(measured=pull.mean, theoretical=q, relation="==", instance=dict(q=q),
+                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5, "q": q})
+
+
+@claim("focus.eq5.pull_mean_corrected", ref="Sec. 3, eq. (5), corrected", kind="statement",
+       expected="holds", result=EQ5, parts=("pull_mean",),
+       statement="Corrected: E R(S_r) = [[1, 0], [p, I - diag(p)]] with p_i = P(i in S_r).",
+       quick=dict(n_draws=20000), full=dict(n_draws=400000))
+def pull_mean_corrected(*, rng, n_draws):
+    """Same draws as the printed check, compared with p: holds within 4 MC SE (audit: MC
+    0.3001/0.4997/0.6992/0.8999)."""
+    pull, _ = _matrix_means(rng, n_draws)
+    return Evidence(measured=pull.mean, theoretical=P_EQ5, relation="==",
+                    instance=dict(q=Bernoulli(P_EQ5).aggregation_weights()),
+                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5})
+
+
+@claim("focus.eq5.average_mean", ref="Sec. 3, eq. (5)", kind="statement", expected="holds",
+       result=EQ5, parts=("average_mean",),
+       statement="E A(S_r) = [[0, q^T], [0, I]]: the expected averaging row is q.",
+       quick=dict(n_draws=20000), full=dict(n_draws=400000))
+def average_mean(*, rng, n_draws):
+    """A(S)[0, i] = 1{i in S}/|S| (0 for an empty S, the skipped round), whose mean is q_i by
+    definition; the paper's A-bar is right. 4 MC SE."""
+    _, avg = _matrix_means(rng, n_draws)
+    q = Bernoulli(P_EQ5).aggregation_weights()
+    return Evidence(measured=avg.mean, theoretical=q, relation="==", instance=dict(q=q),
+                    tolerance=Tolerance.mc(avg.se), details={"q": q})

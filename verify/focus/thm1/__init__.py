@@ -53,6 +53,11 @@ def thm1a_proof_conditions(mu, L, n, tau, q_min):
             "1/(3mu) [Lemma 3]": 1 / (3 * mu)}
 
 
+def eq110_step(mu, L, n, q_min):
+    """The step the proof's (110) asks for, as printed: 2 q_min/(3N(8L^2/mu + mu/2))."""
+    return 2 * q_min / (3 * n * (8 * L**2 / mu + mu / 2))
+
+
 def thm1b_conditions(beta, L, n, tau, q_min):
     """Theorem 1(b)'s printed conditions plus the proof's 1/(4LN), 1/(2(tau-1)LN)."""
     return {"3q_min/(32N)": 3 * q_min / (32 * n), "q_min/(12 beta N)": q_min / (12 * beta * n),

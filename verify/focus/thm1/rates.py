@@ -28,7 +28,7 @@ from ..instances import (
     thm1b_step,
     thm1c_step,
 )
-from . import THM1A, THM1B, THM1C, thm1a, thm1b, thm1b_repaired, thm1c
+from . import THM1A, THM1B, THM1C, eq110_step, thm1a, thm1b, thm1b_repaired, thm1c
 
 P_THM1 = np.array([0.3, 0.5, 0.7, 0.9])
 TAU = 3
@@ -164,7 +164,7 @@ def step_condition_gap(*, rng):
     problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     printed = thm1a_step_printed(mu, L, n, TAU, q_min)
-    needed = 2 * q_min / (3 * n * (8 * L**2 / mu + mu / 2))
+    needed = eq110_step(mu, L, n, q_min)
     return Evidence(measured=printed, theoretical=needed, relation="<=",
                     instance=hypotheses_instance(problem, proc, printed),
                     tolerance=Tolerance.rounding(4 * EPS * needed, "a few ulp of the bounds"),

@@ -1,5 +1,6 @@
-r"""Expected mixing matrices and averaging weights under arbitrary participation ([002] Sec. 3,
-Assumption 1 and its cases, eq. (5)).
+r"""Assumption 1 of [002] (arbitrary client participation) and its cases: the averaging
+weights q each case prints, against the exact ones; the participation processes' exact moments
+against the plans they draw (a guard); and the attacks on the two cases found wrong.
 
 Notation: :math:`p_i = P(i \in S)` (inclusion), :math:`q_i = E[1\{i\in S\}/|S|]` (averaging
 weight, 0/0 := 0). Exact values come from :mod:`flbounds.participation`; Monte Carlo means use
@@ -8,26 +9,20 @@ independent rounds drawn from the claim's ``rng``, and tolerances are 4 MC stand
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from flbounds.falsify import Integers, Simplex, attack_surface
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import (
     Bernoulli,
+    Cyclic,
+    MarkovOnOff,
     UniformWithoutReplacement,
     WeightedWithoutReplacement,
-    average_matrix,
-    pull_matrix,
 )
-from flbounds.stats import mc_mean
-
-from .assumptions import a1
-
-EQ5 = result(
-    "focus.eq5", ref="Sec. 3, eq. (5)", kind="equation",
-    title="expected pull and averaging matrices under Assumption 1",
-    parts={"pull_mean": "E R(S_r) = [[1, 0], [q, I - diag(q)]]",
-           "average_mean": "E A(S_r) = [[0, q'], [0, I]]"},
-    hypotheses=(a1,))
+from flbounds.stats import holm, mc_mean
 
 
 @hypothesis("case2", "Case 2: independent Bernoulli(p_i) participation, p_i in (0, 1]")
@@ -62,56 +57,6 @@ P_EQ5 = np.array([0.3, 0.5, 0.7, 0.9])  # the spec's / audit's instance
 # Figure 4's "arbitrary" sampling weights in the reference notebook (np.random.seed(5), N = 16)
 NOTEBOOK_WEIGHTS = np.array([.0297, .1126, .0277, .1187, .0637, .0795, .0992, .0676, .0392,
                              .0253, .0116, .0957, .0577, .0215, .1138, .0363])
-
-
-def _matrix_means(rng, n_draws):
-    """MC means of R(S)[i, 0] and A(S)[0, i] (matrices built literally, one per draw)."""
-    plan = Bernoulli(P_EQ5).plan(rng, n_draws)
-    pull = np.array([pull_matrix(s)[1:, 0] for s in plan])
-    avg = np.array([average_matrix(s)[0, 1:] if s.any() else np.zeros(s.size) for s in plan])
-    return mc_mean(pull), mc_mean(avg)
-
-
-@claim("focus.eq5.pull_mean_printed", ref="Sec. 3, eq. (5)", kind="statement",
-       expected="violated", result=EQ5, parts=("pull_mean",),
-       statement="E R(S_r) = [[1, 0], [q, I - diag(q)]]: the expected pull matrix has the "
-                 "averaging weights q_i in its first column.",
-       quick=dict(n_draws=20000), full=dict(n_draws=400000))
-def pull_mean_printed(*, rng, n_draws):
-    """R(S)[i, 0] = 1{i in S}, so E R(S)[i, 0] = p_i, not q_i (q_i <= p_i, and much smaller:
-    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The MC mean of the literally built
-    R(S) is compared with the printed q; it is ~100 SE away even at 2e4 draws, so `violated` is
-    certain. Counterexample: Bernoulli p = (0.3, 0.5, 0.7, 0.9)."""
-    pull, _ = _matrix_means(rng, n_draws)
-    q = Bernoulli(P_EQ5).aggregation_weights()
-    return Evidence(measured=pull.mean, theoretical=q, relation="==", instance=dict(q=q),
-                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5, "q": q})
-
-
-@claim("focus.eq5.pull_mean_corrected", ref="Sec. 3, eq. (5), corrected", kind="statement",
-       expected="holds", result=EQ5, parts=("pull_mean",),
-       statement="Corrected: E R(S_r) = [[1, 0], [p, I - diag(p)]] with p_i = P(i in S_r).",
-       quick=dict(n_draws=20000), full=dict(n_draws=400000))
-def pull_mean_corrected(*, rng, n_draws):
-    """Same draws as the printed check, compared with p: holds within 4 MC SE (audit: MC
-    0.3001/0.4997/0.6992/0.8999)."""
-    pull, _ = _matrix_means(rng, n_draws)
-    return Evidence(measured=pull.mean, theoretical=P_EQ5, relation="==",
-                    instance=dict(q=Bernoulli(P_EQ5).aggregation_weights()),
-                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5})
-
-
-@claim("focus.eq5.average_mean", ref="Sec. 3, eq. (5)", kind="statement", expected="holds",
-       result=EQ5, parts=("average_mean",),
-       statement="E A(S_r) = [[0, q^T], [0, I]]: the expected averaging row is q.",
-       quick=dict(n_draws=20000), full=dict(n_draws=400000))
-def average_mean(*, rng, n_draws):
-    """A(S)[0, i] = 1{i in S}/|S| (0 for an empty S, the skipped round), whose mean is q_i by
-    definition; the paper's A-bar is right. 4 MC SE."""
-    _, avg = _matrix_means(rng, n_draws)
-    q = Bernoulli(P_EQ5).aggregation_weights()
-    return Evidence(measured=avg.mean, theoretical=q, relation="==", instance=dict(q=q),
-                    tolerance=Tolerance.mc(avg.se), details={"q": q})
 
 
 def _mc_weights(plan):
@@ -193,3 +138,103 @@ def case3_weights_are_q(*, rng):
                     tolerance=Tolerance.rounding(1e-12, "subset DP over 2^16 sets, sums of "
                                                  "<= 2^16 positive terms: << 1e-12"),
                     details={"max_abs_diff": float(np.max(np.abs(q - w)))})
+
+
+ALPHA = 1e-3  # family-wise level of the Holm rule over every (process, client, moment) cell
+DEPTH = 4  # the round sampled from each plan: Markov chains have made 4 transitions by then
+
+
+def _processes(rng, n):
+    rates = rng.uniform(0.15, 0.85, size=n)
+    m = int(rng.integers(1, n))
+    return {
+        "bernoulli": Bernoulli(rng.uniform(0.05, 0.9, size=n)),
+        "uniform_m_of_n": UniformWithoutReplacement(n, m),
+        "weighted_m_of_n": WeightedWithoutReplacement(rng.uniform(0.2, 3.0, size=n), m),
+        "markov_on_off": MarkovOnOff(rates, np.maximum(rng.uniform(0.3, 0.95, size=n),
+                                                       (2 * rates - 1) / rates + 0.05)),
+    }
+
+
+def _round_samples(process, rng, n_plans):
+    """Round DEPTH of ``n_plans`` independent plans: i.i.d. draws of one round's set."""
+    return np.array([process.plan(rng, DEPTH + 1)[DEPTH] for _ in range(n_plans)])
+
+
+def _pvalues(samples, exact):
+    """Two-sided z-test p-values of the sample means of ``samples`` (n, N) against ``exact``."""
+    n = samples.shape[0]
+    mean, se = samples.mean(axis=0), samples.std(axis=0, ddof=1) / math.sqrt(n)
+    z = np.divide(np.abs(mean - exact), se, out=np.where(mean == exact, 0.0, np.inf),
+                  where=se > 0)
+    return np.array([math.erfc(v / math.sqrt(2)) for v in z]), mean
+
+
+def _cyclic_gap(rng, n):
+    """Largest |exact - average over one period| of a round-robin (deterministic)."""
+    per_round = int(rng.integers(1, n + 1))
+    proc = Cyclic(n, per_round, offset=int(rng.integers(0, n)))
+    plan = proc.plan(None, proc.period).astype(float)
+    weights = plan / plan.sum(axis=1, keepdims=True)
+    return max(float(np.abs(plan.mean(axis=0) - proc.inclusion_probabilities()).max()),
+               float(np.abs(weights.mean(axis=0) - proc.aggregation_weights()).max()))
+
+
+@claim("focus.assumption1.moments_match_plans", ref="Assumption 1; Cases 2, 3, 3a",
+       kind="statement", expected="holds", result=ASSUMPTION1, parts=("definition",),
+       statement="For each participation process, q_i = E[1{i in S}/|S|; S nonempty] and "
+                 "pi_i = P(i in S) are the moments of the participating sets it draws.",
+       quick=dict(n_instances=3, n_plans=4000), full=dict(n_instances=12, n_plans=40000))
+def moments_match_plans(*, rng, n_instances, n_plans):
+    """Random N in 3..7; per instance a Bernoulli, a uniform and a weighted m-of-N, a Markov
+    on/off process (round 4 of each plan, so its transitions count) and a round-robin. For the
+    random processes each (process, client, moment) cell is a z-test of the plan frequency
+    against the exact value, Holm-Bonferroni at family-wise level 1e-3 over all cells
+    (``flbounds.stats.holm``); measured: the number of rejected cells. The round-robin is
+    deterministic: one period's average must equal its exact moments to rounding (1e-12),
+    counted as one more rejection if not."""
+    pvalues, cells, cyclic_gap = [], [], 0.0
+    for r in rng.spawn(n_instances):
+        n = int(r.integers(3, 8))
+        for name, proc in _processes(r, n).items():
+            sets = _round_samples(proc, r, n_plans).astype(float)
+            size = sets.sum(axis=1, keepdims=True)
+            weights = np.divide(sets, size, out=np.zeros_like(sets), where=size > 0)
+            for moment, samples, exact in (("pi", sets, proc.inclusion_probabilities()),
+                                           ("q", weights, proc.aggregation_weights())):
+                p, mean = _pvalues(samples, exact)
+                pvalues += p.tolist()
+                cells.append(dict(process=name, n=n, moment=moment, min_p=float(p.min()),
+                                  max_abs_dev=float(np.abs(mean - exact).max())))
+        cyclic_gap = max(cyclic_gap, _cyclic_gap(r, n))
+    decision = holm(np.array(pvalues), ALPHA)
+    rejected = int(decision.reject.sum()) + int(cyclic_gap > 1e-12)
+    return Evidence(measured=rejected, theoretical=0, relation="<=",
+                    tolerance=Tolerance.exact("a count of Holm rejections"),
+                    details={"family_size": decision.m, "alpha": ALPHA,
+                             "rule": "two-sided z-test per cell, Holm-Bonferroni",
+                             "cyclic_max_gap": cyclic_gap, "cells": cells})
+
+
+@attack_surface("focus.assumption1.case3_weights_are_q",
+                space={"w": Simplex(8, floor=1e-3), "n": Integers(2, 8), "m": Integers(1, 4)},
+                instance=lambda *, w, n, m: dict(w=np.asarray(w)[:n] / np.sum(w[:n]), m=m),
+                tolerance=0.0,
+                tolerance_why="the residual is divided by the claim's rounding tolerance 1e-12",
+                shrink=True,
+                fixed=[{"w": [.1, .2, .3, .4, 0, 0, 0, 0], "n": 4, "m": 2}])
+def weights_are_q(*, w, n, m):
+    """max_i |q_i - w_i| / 1e-12 for m-of-N successive sampling with weights w (exact q)."""
+    w = w[:n] / w[:n].sum()
+    return float(np.abs(WeightedWithoutReplacement(w, m).aggregation_weights() - w).max()) / 1e-12
+
+
+@attack_surface("focus.assumption1.case3a_printed",
+                space={"n": Integers(2, 16), "m": Integers(1, 16)},
+                instance=lambda *, n, m: dict(n_clients=n, m=m), tolerance=0.0,
+                tolerance_why="the residual is divided by a rounding tolerance of 1e-12",
+                shrink=True, fixed=[{"n": 8, "m": 2}])
+def case3a(*, n, m):
+    """max_i |q_i - 1/m| / 1e-12 for uniform m-of-N sampling (exact q)."""
+    q = UniformWithoutReplacement(n, m).aggregation_weights()
+    return float(np.abs(q - 1.0 / m).max()) / 1e-12

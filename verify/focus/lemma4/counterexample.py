@@ -18,9 +18,9 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
-from .instances import consistent_state, lemma4_step
-from .lemma4 import LEMMA4
-from .lemmas import ROUNDING, _expect
+from ..instances import consistent_state, lemma4_step
+from ..one_round import ROUNDING, _expect
+from . import LEMMA4
 
 
 def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):

@@ -2,7 +2,7 @@ r"""Lemmas 5 and 6 of [002] (SG-FOCUS descent and consensus, App. F.1-F.2), cond
 a round's state, with EXACT expectations.
 
 Over the participation set: the :math:`2^N` sets with their probabilities (as in
-:mod:`verify.focus.lemmas`). Over the gradient noise: on quadratics one round is affine in
+:mod:`verify.focus.one_round`). Over the gradient noise: on quadratics one round is affine in
 the noise vector :math:`\xi` (the :math:`\tau |S| d` draws of the participants), so each
 observable is a quadratic :math:`g(\xi)` and, for any zero-mean noise with covariance
 :math:`s^2 I` (:math:`s^2 = \sigma^2/d`, Assumption 6 with equality),
@@ -30,7 +30,7 @@ from flbounds.problems import Quadratic, random_quadratics
 from ..predicates import at_most, inv
 from .assumptions import a1, a2, a3, a6, constants, noise
 from .instances import RoundState, consistent_state, focus_round
-from .lemmas_fedavg import entrywise
+from .lemma1_2 import entrywise
 
 ROUNDING = 1e-10   # relative; sums of ~10^3 exact-expectation terms of O(1) numbers
 SIGMA = 0.5

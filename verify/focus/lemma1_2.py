@@ -56,6 +56,16 @@ LEMMA2 = result(
     hypotheses=(a1, a2, a5, eq37, lemma2_step))
 
 
+def lemma2_x_bound(*, step, tau, heterogeneity):
+    """Right side of (54): 8 eta^2 (tau-1)^2 (delta_q^2 + sigma_G^2)."""
+    return 8 * step**2 * (tau - 1) ** 2 * heterogeneity
+
+
+def lemma2_y_bound(*, step, tau, heterogeneity):
+    """Right side of (55): 8 eta^2 tau^2 (delta_q^2 + sigma_G^2)."""
+    return 8 * step**2 * tau**2 * heterogeneity
+
+
 def fedavg_instance(problem, q, delta_q2, sigma_g2, **more):
     """The values Lemmas 1-2 read: Case 3 weights q (sum 1, so q_hat = q), the problem and
     its constants, delta_q^2 and sigma_G^2."""
@@ -189,8 +199,10 @@ def _consensus_rows(rng, n_states, taus, n_steps):
                 heterogeneity = delta_q2 + sigma_g2
                 rows.append(dict(n_clients=shape[0], dim=shape[1], tau=tau, step=float(step),
                                  x_consensus=x_cons, y_consensus=y_cons,
-                                 bound_54=8 * step**2 * (tau - 1) ** 2 * heterogeneity,
-                                 bound_55=8 * step**2 * tau**2 * heterogeneity))
+                                 bound_54=lemma2_x_bound(step=step, tau=tau,
+                                                         heterogeneity=heterogeneity),
+                                 bound_55=lemma2_y_bound(step=step, tau=tau,
+                                                         heterogeneity=heterogeneity)))
     return rows, instances
 
 

@@ -66,6 +66,21 @@ LEMMA5 = result(
 
 
 
+def lemma5_rhs(*, mu, L, n, step, dist, gap, consensus, sigma, noise_terms=1.0):
+    """Right side of Lemma 5: (1 - eta mu N/2) dist - 2 eta N (1 - 2 eta N L) gap +
+    (16 eta L^2 N/mu) consensus + 2 eta^2 sigma^2 x ``noise_terms`` (1 as printed, N in the
+    corrected form)."""
+    return ((1 - step * mu * n / 2) * dist - 2 * step * n * (1 - 2 * step * n * L) * gap
+            + 16 * step * L**2 * n / mu * consensus + 2 * step**2 * noise_terms * sigma**2)
+
+
+def lemma6_rhs(*, q_min, n, step, consensus, grad, sigma):
+    """Right side of Lemma 6: (1 - q_min/3) consensus + (8 eta^2 N^2/q_min) grad +
+    (8 eta^2 N/q_min) sigma^2."""
+    return ((1 - q_min / 3) * consensus + 8 * step**2 * n**2 / q_min * grad
+            + 8 * step**2 * n / q_min * sigma**2)
+
+
 def _noisy_round(problem, state, mask, step, tau, xi):
     """The library's SG-FOCUS round with the participants' noise ``xi`` (tau, |S|, d)
     flattened (local step major, then participant)."""
@@ -135,10 +150,10 @@ def _lemma5_rows(rng, n_states, taus, n_steps, noise_factor, stored_noise=SIGMA)
                 lhs.append(_expect(problem, st, masks, probs, step, tau, SIGMA,
                                    lambda s: float(np.sum((s.x - problem.x_star) ** 2))))
                 gap = problem.loss(st.x) - problem.F_star
-                rhs.append((1 - step * mu * n / 2) * float(np.sum((st.x - problem.x_star) ** 2))
-                           - 2 * step * n * (1 - 2 * step * n * L) * gap
-                           + 16 * step * L**2 * n / mu * st.consensus_error()
-                           + 2 * step**2 * noise_factor(n) * SIGMA**2)
+                rhs.append(lemma5_rhs(mu=mu, L=L, n=n, step=step,
+                                      dist=float(np.sum((st.x - problem.x_star) ** 2)), gap=gap,
+                                      consensus=st.consensus_error(), sigma=SIGMA,
+                                      noise_terms=noise_factor(n)))
     return np.array(lhs), np.array(rhs), instances
 
 
@@ -151,7 +166,8 @@ def smallest_counterexample():
     mask = np.ones(3, dtype=bool)
     lhs = exact_noise_mean(problem, st, mask, step, 1, 1.0, lambda s: float(np.sum(s.x**2)))
     return dict(n_clients=3, dim=1, A_i=1.0, b_i=0.0, p=1.0, tau=1, step=step, sigma=1.0,
-                lhs=lhs, printed_rhs=2 * step**2,
+                lhs=lhs, printed_rhs=lemma5_rhs(mu=1.0, L=1.0, n=3, step=step, dist=0.0, gap=0.0,
+                                                consensus=0.0, sigma=1.0),
                 instance=constants(problem, Bernoulli(np.ones(3)), tau=1, step=step,
                                    stored_noise=0.0, **noise(1.0, 1)))
 
@@ -238,8 +254,8 @@ def sg_consensus(*, rng, n_states, taus):
                                lambda s: s.consensus_error()))
             grad = _expect(problem, st, masks, probs, step, tau, SIGMA,
                            lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
-            rhs.append((1 - q_min / 3) * st.consensus_error()
-                       + 8 * step**2 * n**2 / q_min * grad + 8 * step**2 * n / q_min * SIGMA**2)
+            rhs.append(lemma6_rhs(q_min=q_min, n=n, step=step, consensus=st.consensus_error(),
+                                  grad=grad, sigma=SIGMA))
     lhs, rhs = np.array(lhs), np.array(rhs)
     return Evidence(measured=lhs, theoretical=rhs, relation="<=", instance=instances,
                     tolerance=entrywise(lhs, rhs, ROUNDING),

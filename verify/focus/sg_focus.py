@@ -82,6 +82,16 @@ THM5 = result(
     hypotheses=(a1, a2, a4, a6, thm5_step_condition))
 
 
+def thm4_contraction(*, mu, n, step):
+    """Theorem 4's contraction per round, 1 - eta mu N/2."""
+    return 1 - step * mu * n / 2
+
+
+def thm5_contraction(*, beta, n, step):
+    """Theorem 5's contraction per round, 1 - eta beta N."""
+    return 1 - step * beta * n
+
+
 def thm4_floor(*, mu, n, q_min, step, sigma):
     """Theorem 4's printed floor 4(q_min + N^2) eta sigma^2/(mu N q_min)."""
     return 4 * (q_min + n**2) * step * sigma**2 / (mu * n * q_min)
@@ -271,7 +281,7 @@ def floor_bound(*, rng, n_runs, n_rounds):
     mu, n, sigma = float(problem.client_mu.min()), problem.n_clients, 0.1
     floor = thm4_floor(mu=mu, n=n, q_min=q_min, step=step, sigma=sigma)
     corrected = 4 * (q_min + 4 * n**2) * step * sigma**2 / (mu * n * q_min)
-    return _floor_evidence(out, rounds, 1 - step * mu * n / 2, floor,
+    return _floor_evidence(out, rounds, thm4_contraction(mu=mu, n=n, step=step), floor,
                            {"step": step, "printed_floor": floor, "corrected_floor": corrected},
                            sg_instance(problem, proc, step, sigma))
 
@@ -293,7 +303,7 @@ def thm5_floor_bound(*, rng, n_runs, n_rounds):
         lambda pb, q: thm5_step(pb.mu, pb.L, pb.n_clients, TAU, q), _optimality_gap)
     beta, L, n, sigma = problem.mu, problem.L, problem.n_clients, 0.1
     floor = thm5_floor(L=L, tau=TAU, beta=beta, q_min=q_min, step=step, sigma=sigma)
-    return _floor_evidence(out, rounds, 1 - step * beta * n, floor,
+    return _floor_evidence(out, rounds, thm5_contraction(beta=beta, n=n, step=step), floor,
                            {"step": step, "floor": floor},
                            sg_instance(problem, proc, step, sigma, beta=beta))
 

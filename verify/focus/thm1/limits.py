@@ -1,6 +1,6 @@
 r"""Theorem 1(a)-(b) of [002] read at the horizon where their bounds reach machine precision.
 
-The rate claims of :mod:`verify.focus.thm1` compare the Monte Carlo mean with the printed
+The rate claims of :mod:`verify.focus.thm1.rates` compare the Monte Carlo mean with the printed
 envelope over a few hundred rounds, where the envelope is still of order 1e-2 of its start:
 a FOCUS that converges to a point 1e-6 away from x* passes them. A linear rate also says
 where the iterates go: after R rounds E F(x_R) - F* <= rho^R Phi_0, so at the R where

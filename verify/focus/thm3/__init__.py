@@ -112,6 +112,14 @@ def cor3_rate(*, mu, L, tau, step):
     return (1 - step * mu / 2) ** tau
 
 
+def cor1_bound(*, step, tau, mu, L, sigma_g2):
+    """Corollary 1, eq. (68): 80 eta^2 kappa^2 L^2 (tau-1)^2 sigma_G^2 + 16 eta tau^2
+    sigma_G^2/mu (Corollary 2, eq. (69), is its tau = 1 value 16 eta sigma_G^2/mu)."""
+    kappa = L / mu
+    return (80 * step**2 * kappa**2 * L**2 * (tau - 1) ** 2 * sigma_g2
+            + 16 * step * tau**2 * sigma_g2 / mu)
+
+
 def thm3_instance(a, b, process, step, tau, delta_q2, sigma_g2):
     """The values Theorem 3's hypotheses read for f_i = (a/2)||x||^2 - b_i'x."""
     n, d = b.shape

@@ -10,7 +10,7 @@ import numpy as np
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
 
-from . import thm3_corrected, thm3_instance, thm3_printed
+from . import cor1_bound, thm3_corrected, thm3_instance, thm3_printed
 from .limits import THM3_B, THM3_P, THM3_STEP, _shared_limsup, heterogeneity_constants
 
 THM3_SPACE = {"a": Box(0.01, 10, log=True), "b": Box(-2, 2, shape=(2, 2)),
@@ -73,5 +73,5 @@ def uniform_bound(*, a, b, tau, step_frac):
     """Exact limsup under 2-of-4 uniform sampling (delta_q = 0) over Corollary 1's bound."""
     step = _thm3_step(a, tau, step_frac)
     lim, dq, sg = _shared_limsup(a, b, UniformWithoutReplacement(4, 2), step, tau)
-    value = thm3_printed(step, tau, a, a, 0.0, sg)  # delta_q = 0: Cor. 1 is (67) at kappa = 1
+    value = cor1_bound(step=step, tau=tau, mu=a, L=a, sigma_g2=sg)
     return lim / value if value > 0 else np.nan

@@ -32,7 +32,7 @@ from flbounds.theory.fedavg_limits import (
     virtual_phase_errors,
 )
 
-from . import COR1, COR2, COR3, THM3, thm3_corrected, thm3_instance, thm3_printed
+from . import COR1, COR2, COR3, THM3, cor1_bound, thm3_corrected, thm3_instance, thm3_printed
 
 THM3_B = np.array([[1.0, 0.5], [-1.0, -0.5]])
 THM3_P = np.array([0.9, 0.1])
@@ -135,8 +135,7 @@ def _uniform_rows(steps, tau, a=1.0):
         lim, dq, sg = _shared_limsup(a, b, proc, step, tau)
         out.append(dict(step=step, limsup=lim, delta_q2=dq, sigma_G2=sg,
                         instance=thm3_instance(a, b, proc, step, tau, dq, sg),
-                        bound=80 * step**2 * (tau - 1) ** 2 * a**2 * sg
-                        + 16 * step * tau**2 * sg / a))
+                        bound=cor1_bound(step=step, tau=tau, mu=a, L=a, sigma_g2=sg)))
     return out
 
 

@@ -39,6 +39,21 @@ ALG2 = result(
                 "(flbounds.algorithms.sg_focus); no claim states a property of the pseudocode "
                 "alone")
 
+@hypothesis("step", "eta <= min{2q/(3N(16L^2/mu + mu/2)), q^{3/2}/(4L sqrt(6N)), "
+                    "q^{3/2}/(8 sqrt2 L(tau-1)), mu/(128(tau-1)^2 L^2 N)}")
+def thm4_step_condition(*, step, q, mu, L, tau):
+    q = np.asarray(q, dtype=float)
+    return at_most(step, thm4_step(mu, L, q.size, tau, float(q.min())))
+
+
+@hypothesis("small_step", "eta sufficiently small, read as the condition of the formal "
+                          "version, Theorem 4: eta <= min{2q/(3N(16L^2/mu + mu/2)), "
+                          "q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1)), "
+                          "mu/(128(tau-1)^2 L^2 N)}")
+def thm2_small_step(*, step, q, mu, L, tau):
+    return thm4_step_condition.predicate(step=step, q=q, mu=mu, L=L, tau=tau)
+
+
 THM2 = result(
     "focus.thm2", ref="Theorem 2", title="SG-FOCUS (informal): rates with a noise floor",
     parts={"strongly_convex": "eq. (26), with A3 and a sufficiently small eta: Gamma_R <= "
@@ -49,14 +64,8 @@ THM2 = result(
            "nonconvex": "eq. (28): the general non-convex bound of Theorem 6",
            "linear_speedup": "remark after Thm 2 (Sec. 5): with eta = O(1/N) the variance "
                              "term shrinks as O(1/N)"},
-    hypotheses=(a1, a2, a6, a3.only("strongly_convex"), a4.only("pl")))
-
-
-@hypothesis("step", "eta <= min{2q/(3N(16L^2/mu + mu/2)), q^{3/2}/(4L sqrt(6N)), "
-                    "q^{3/2}/(8 sqrt2 L(tau-1)), mu/(128(tau-1)^2 L^2 N)}")
-def thm4_step_condition(*, step, q, mu, L, tau):
-    q = np.asarray(q, dtype=float)
-    return at_most(step, thm4_step(mu, L, q.size, tau, float(q.min())))
+    hypotheses=(a1, a2, a6, a3.only("strongly_convex"), a4.only("pl"),
+                thm2_small_step.only("strongly_convex")))
 
 
 @hypothesis("step", "eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
@@ -171,6 +180,8 @@ def _slope_evidence(x, samples, transients, rng, what):
 
 @claim("focus.thm2.floor_linear_in_step", ref="Thm 2 / Thm 4 (SG-FOCUS, 'O(eta) neighbourhood')",
        kind="statement", expected="holds", result=THM2, parts=("strongly_convex",),
+       outside={"small_step": "steps 4x and 16x Theorem 4's condition on purpose: the slope "
+                              "of the floor against eta needs a range of steps"},
        statement="SG-FOCUS converges linearly to a neighbourhood whose size is proportional to "
                  "eta (stationary E||x - x*||^2 = O(eta sigma^2)).",
        quick=dict(multipliers=(1, 4, 16), n_runs=12, burn=12, window=20),
@@ -203,6 +214,8 @@ def floor_linear_in_step(*, rng, multipliers, n_runs, burn, window):
 
 @claim("focus.thm2.floor_linear_in_variance", ref="Thm 2 / Thm 4 (SG-FOCUS)", kind="statement",
        expected="holds", result=THM2, parts=("strongly_convex",),
+       outside={"small_step": "step 2x Theorem 4's condition on purpose (a floor above the "
+                              "transient within the run length)"},
        statement="The SG-FOCUS error floor is proportional to sigma^2.",
        quick=dict(sigmas=(0.05, 0.1, 0.2), n_runs=12, burn=12, window=20),
        full=dict(sigmas=(0.01, 0.03, 0.1, 0.3, 1.0), n_runs=100, burn=12, window=40))

@@ -1,47 +1,34 @@
-"""Hypotheses: every claim that asserts a violation declares the hypotheses of what it
-targets, all met (a counterexample outside a result's hypotheses is not a violation)."""
+"""Hypotheses are predicates of results, evaluated by the ledger on every claim's instance.
+
+Every claim is attached to a part of a declared result; no claim carries hand-written
+hypothesis labels; an accusation (``violated``) rests on an instance where every hypothesis of
+the parts it checks is evaluated and true (the ledger refuses it otherwise:
+``flbounds.ledger.results.verdict_under``, tested in tests/flbounds/ledger/test_results.py).
+"""
 
 import pytest
 
-from flbounds.ledger import declare_hypotheses, get, select
-from flbounds.ledger.registry import undeclared_hypotheses
+import flbounds.ledger as ledger
+from flbounds.ledger import get, select
 
 
-def _violations():
-    return [c for c in select() if "violated" in (c.expected, c.expected_for("full"))]
+def test_every_claim_is_attached_to_a_part_of_a_declared_result():
+    assert [c.id for c in select() if not c.parts] == []
 
 
-def test_every_expected_violation_declares_hypotheses_all_met():
-    """Labels for a claim attached to no result; an attached claim's result predicates are
-    evaluated by the ledger on its instance instead (tests/flbounds/ledger/test_results.py)."""
-    empty = [c.id for c in _violations() if not c.hypotheses and not c.parts]
-    unmet = {c.id: c.hypotheses for c in _violations()
-             if not all(v is True for v in c.hypotheses.values())}
-    assert empty == [] and unmet == {}
+def test_no_hand_written_hypothesis_labels_remain():
+    assert [c.id for c in select() if c.hypotheses] == []
+    assert not hasattr(ledger, "declare_hypotheses")
 
 
-def test_hypotheses_tables_name_registered_claims():
-    assert undeclared_hypotheses() == []
+ACCUSATIONS = ["focus.thm6.printed_bound", "focus.thm1b.proof_step_113",
+               "focus.lemma4.rare_participation", "kvib.lemma5_1.printed_z",
+               "safari.thm4.proof_eta_s_power", "subtrunc.sec3c.unionfl_greedy_guarantee",
+               "fedals.remark42.case1_bound_printed"]
 
 
-@pytest.mark.parametrize("cid", ["focus.thm6.printed_bound", "focus.thm1b.proof_step_113",
-                                 "kvib.lemma5_1.printed_z"])
-def test_a_violated_result_carries_its_hypotheses_all_met(cid):
-    """Run-time entries (``Evidence.hypotheses``) merge with the declared ones."""
-    res = get(cid).check(seed=0)
-    assert res.verdict == "violated"
-    assert res.hypotheses and all(v is True for v in res.hypotheses.values())
-
-
-@pytest.mark.parametrize("table", [["focus.thm1b.proof_step_113"],
-                                   {"focus.thm1b.proof_step_113": {"x": 1.5}},
-                                   {"focus.thm1b.proof_step_113": "eta small"}])
-def test_bad_tables_are_refused(table):
-    with pytest.raises(ValueError, match="hypotheses|table"):
-        declare_hypotheses(table)
-
-
-def test_every_theorem_level_claim_declares_hypotheses():
-    bare = [c.id for c in select() if c.kind in ("statement", "tightness")
-            and not c.hypotheses and not c.parts]
-    assert bare == []
+@pytest.mark.parametrize("cid", ACCUSATIONS)
+def test_an_accusation_rests_on_hypotheses_evaluated_true(cid):
+    row = get(cid).check(seed=0)
+    assert row.verdict == "violated"
+    assert row.hypotheses and all(v is True for v in row.hypotheses.values()), row.hypotheses

@@ -28,7 +28,7 @@ def test_biased_safari_crosses_the_pep_envelope(monkeypatch, offset, verdict):
 
 @pytest.mark.parametrize("offset, verdict", [(0.0, "holds"), (1e-4, "violated")])
 def test_biased_fedavg_crosses_the_pep_envelope(monkeypatch, offset, verdict):
-    from verify.focus import tightness_mc
-    monkeypatch.setattr(tightness_mc, "fedavg", _offset(tightness_mc.fedavg, offset))
+    from verify.focus.thm3 import worst_case
+    monkeypatch.setattr(worst_case, "fedavg", _offset(worst_case.fedavg, offset))
     res = get("focus.cor3.mc_below_worst_case").check(seed=0)
     assert res.verdict == verdict, res.details

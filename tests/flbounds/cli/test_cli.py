@@ -79,8 +79,9 @@ def test_list_where_points_at_the_claim_function(capsys):
     decorated = "\n".join(source[int(line) - 1:int(line) + 12])
     assert '"focus.matrices.pull_row_stochastic"' in decorated
     assert row["paper"] == "focus" and row["title"].startswith("Exact and Linear")
-    assert row["hypotheses"] == {"every participation set S": True} and row["params"]["quick"]
-    assert row["hypotheses_state"] == "all met"
+    # attached to a result part (focus.eq4:pull): no hand-written labels; its result's
+    # predicates are evaluated on the instance when it runs
+    assert row["hypotheses"] == {} and row["params"]["quick"]
 
 
 def test_list_csv(capsys):

@@ -14,7 +14,7 @@ def test_admissible_step_is_the_claims_step_and_names_the_binding_term():
     thm = bounds.get("focus.thm1a")
     p = np.array([0.3, 0.5, 0.7, 0.9])
     value = thm.evaluate(mu=1.0, L=2.0, p=p, tau=3)
-    from verify.focus.bounds import q_min_of
+    from verify.focus.thm1 import q_min_of
     assert value.admissible_step == thm1a_step_printed(1.0, 2.0, 4, 3, q_min_of(p))
     assert value.binding == "q_min^{3/2}/(8L sqrt N)"
     assert value.value == pytest.approx(1 - value.step * 4 / 2)
@@ -23,13 +23,13 @@ def test_admissible_step_is_the_claims_step_and_names_the_binding_term():
 def test_step_above_the_conditions_is_flagged():
     value = bounds.get("focus.thm1b").evaluate(beta=1.0, L=2.0, p=[0.5, 0.5], tau=2, step=1.0)
     assert not value.within_conditions
-    from verify.focus.bounds import q_min_of
+    from verify.focus.thm1 import q_min_of
     assert value.admissible_step == thm1b_step(1.0, 2.0, 2, 2, q_min_of([0.5, 0.5]))
     assert value.corrected == pytest.approx(1 - 1.0 * 2 / 4)
 
 
 def test_thm3_calls_the_claims_formulas():
-    from verify.focus.fedavg_limit import thm3_corrected, thm3_printed
+    from verify.focus.thm3 import thm3_corrected, thm3_printed
     value = bounds.get("focus.thm3").evaluate(mu=0.5, L=2.0, tau=3, delta_q2=0.2, sigma_g2=1.0,
                                                step=0.01)
     assert value.value == thm3_printed(0.01, 3, 0.5, 2.0, 0.2, 1.0)

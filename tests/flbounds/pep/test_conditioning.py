@@ -113,8 +113,8 @@ def test_an_inaccurate_solve_inside_the_hypotheses_makes_thm4_an_error(monkeypat
 def test_fedavg_grid_lists_steps_beyond_the_printed_one_as_outside(monkeypatch):
     """Cells above 1x the Theorem 3 step never enter the verdict; one without an accurate
     solve is listed as unsolved; inside, an unsolved cell makes the claim an error."""
-    import verify.focus.tightness as module
-    from verify.focus.bounds import thm3_conditions
+    import verify.focus.thm3.worst_case as module
+    from verify.focus.thm3 import thm3_conditions
 
     real = module.fedavg_rate
 
@@ -140,7 +140,7 @@ def test_fedavg_grid_lists_steps_beyond_the_printed_one_as_outside(monkeypatch):
 
 
 def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeypatch):
-    import verify.focus.tightness as module
+    import verify.focus.thm1.worst_case as module
 
     real = module.focus_rate
 

@@ -50,7 +50,7 @@ def test_focus_moments_agree_with_scenarios_for_fixed_size_sampling():
 
 
 def test_focus_printed_step_and_rate_come_from_the_bound_registry():
-    from verify.focus.bounds import q_min_of, thm1a, thm1a_conditions
+    from verify.focus.thm1 import q_min_of, thm1a, thm1a_conditions
 
     p = np.array([0.3, 0.5, 0.7, 0.9])
     res = pep.focus_rate(1.0, 2.0, p, 3)

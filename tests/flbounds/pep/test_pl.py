@@ -64,7 +64,7 @@ def test_dropping_the_gradient_correction_changes_the_verdict(monkeypatch):
 
 
 def test_an_unsolved_cell_outside_the_hypotheses_is_listed_without_a_number(monkeypatch):
-    import verify.focus.tightness_pl as module
+    import verify.focus.thm1.worst_case_pl as module
     from flbounds.ledger import get
     from flbounds.pep.sdp import PEPSolveError
 

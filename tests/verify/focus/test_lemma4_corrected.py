@@ -2,8 +2,8 @@
 
 import pytest
 
-from verify.focus.lemma4_corrected import corrected_constant, printed_constant, rare_sides
-from verify.focus.lemmas import ROUNDING
+from verify.focus.lemma4.corrected import corrected_constant, printed_constant, rare_sides
+from verify.focus.one_round import ROUNDING
 
 WITNESSES = [(4, 0.02, 80), (6, 0.05, 20), (8, 0.1, 10)]
 

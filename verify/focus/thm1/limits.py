@@ -1,6 +1,6 @@
 r"""Theorem 1(a)-(b) of [002] read at the horizon where their bounds reach machine precision.
 
-The rate claims of :mod:`verify.focus.thm1` compare the Monte Carlo mean with the printed
+The rate claims of :mod:`verify.focus.thm1.rates` compare the Monte Carlo mean with the printed
 envelope over a few hundred rounds, where the envelope is still of order 1e-2 of its start:
 a FOCUS that converges to a point 1e-6 away from x* passes them. A linear rate also says
 where the iterates go: after R rounds E F(x_R) - F* <= rho^R Phi_0, so at the R where
@@ -28,15 +28,11 @@ from flbounds.algorithms import focus
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import mc_mean
 
-from .instances import thm1a_step_printed, thm1b_step
-from .thm1 import TAU, X0, _instance
+from ..instances import thm1a_step_printed, thm1b_step
+from . import THM1A, THM1B, thm1a, thm1b
+from .rates import P_THM1, TAU, X0, _instance, hypotheses_instance
 
 EPS = np.finfo(float).eps
-Q_MIN = "A1: q_min > 0 (every client can participate)"
-HYP_1B = ("A4: F PL with beta = lambda_min(mean A) > 0", "A2: every f_i L-smooth",
-          "eta <= Thm 1(b)'s bound (plus the proof's 1/(4LN), 1/(2(tau-1)LN))", Q_MIN)
-HYP_1A = ("A2-A3: every f_i L-smooth and mu-strongly convex (mu = min_i lambda_min(A_i) > 0)",
-          "eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), q_min^{3/2}/(8L sqrt N)}", Q_MIN)
 
 
 def _gap(problem, xs):
@@ -70,7 +66,7 @@ def _runs(problem, proc, rng, *, step, n_runs, n_rounds):
     return gaps, scale
 
 
-def _limit_evidence(problem, proc, rng, *, step, rate, phi0, decades, n_runs, hypotheses):
+def _limit_evidence(problem, proc, rng, *, step, rate, phi0, decades, n_runs, instance):
     """Run to the horizon where rate^R = 10^-decades and compare E gap_R with rate^R Phi_0."""
     n_rounds = int(np.ceil(decades * np.log(10) / -np.log(rate)))
     gaps, scale = _runs(problem, proc, rng, step=step, n_runs=n_runs, n_rounds=n_rounds)
@@ -86,7 +82,7 @@ def _limit_evidence(problem, proc, rng, *, step, rate, phi0, decades, n_runs, hy
                              "decades": decades, "phi0": phi0, "bound_at_R": bound,
                              "rounding_floor": floor, "max_gap": float(gaps.max()),
                              "gradient_scale": scale},
-                    hypotheses=hypotheses)
+                    instance=instance)
 
 
 @claim("focus.thm1b.limit_point", ref="Thm 1(b), eq. (24), at the horizon of machine precision",
@@ -95,7 +91,7 @@ def _limit_evidence(problem, proc, rng, *, step, rate, phi0, decades, n_runs, hy
                  "Phi_0; at R with (1 - eta beta N)^R = 1e-20 the iterates are at a minimizer "
                  "to that precision.",
        quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24),
-       hypotheses=dict.fromkeys(HYP_1B, True))
+       result=THM1B, parts=("rate",))
 def thm1b_limit_point(*, rng, n_runs, decades):
     """Quadratics (PL with beta = lambda_min(mean A)), Bernoulli p = (.3, .5, .7, .9),
     tau = 3, x_0 = (3, 3, 3), step = the printed condition plus the proof's 1/(4LN) and
@@ -107,12 +103,10 @@ def thm1b_limit_point(*, rng, n_runs, decades):
     problem, proc, q_min = _instance(rng)
     beta, L, n = problem.mu, problem.L, problem.n_clients
     step = thm1b_step(beta, L, n, TAU, q_min)
-    hyp = dict(zip(HYP_1B, (bool(beta > 0), True, bool(step <= thm1b_step(beta, L, n, TAU,
-                                                                          q_min)),
-                            bool(q_min > 0)), strict=True))
-    return _limit_evidence(problem, proc, rng, step=step, rate=1 - step * beta * n,
+    return _limit_evidence(problem, proc, rng, step=step,
+                           rate=thm1b(beta=beta, L=L, p=P_THM1, tau=TAU, step=step),
                            phi0=float(_gap(problem, X0)), decades=decades, n_runs=n_runs,
-                           hypotheses=hyp)
+                           instance=hypotheses_instance(problem, proc, step, beta=beta))
 
 
 @claim("focus.thm1a.limit_point", ref="Thm 1(a), eq. (23), at the horizon of machine precision",
@@ -121,7 +115,7 @@ def thm1b_limit_point(*, rng, n_runs, decades):
                  "(1 - eta mu N/2)^R Psi_0; at R with (1 - eta mu N/2)^R = 1e-20 the iterates "
                  "are at x* to that precision.",
        quick=dict(n_runs=8, decades=20), full=dict(n_runs=64, decades=24),
-       hypotheses=dict.fromkeys(HYP_1A, True))
+       result=THM1A, parts=("rate",))
 def thm1a_limit_point(*, rng, n_runs, decades):
     """Theorem 1 instance at the printed step (1.05e-3 here); Psi_0 = ||x_0 - x*||^2 (the
     proof's start, consensus part 0). Measured E (x_R - x*)' mean(A) (x_R - x*) / 2 against
@@ -131,10 +125,8 @@ def thm1a_limit_point(*, rng, n_runs, decades):
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     step = thm1a_step_printed(mu, L, n, TAU, q_min)
     lam_max = float(np.linalg.eigvalsh(problem.A.mean(axis=0))[-1])
-    hyp = dict(zip(HYP_1A, (bool(mu > 0), bool(step <= thm1a_step_printed(mu, L, n, TAU,
-                                                                          q_min)),
-                            bool(q_min > 0)), strict=True))
     psi0 = float(np.sum((X0 - problem.x_star) ** 2))
-    return _limit_evidence(problem, proc, rng, step=step, rate=1 - step * mu * n / 2,
+    return _limit_evidence(problem, proc, rng, step=step,
+                           rate=thm1a(mu=mu, L=L, p=P_THM1, tau=TAU, step=step),
                            phi0=0.5 * lam_max * psi0, decades=decades, n_runs=n_runs,
-                           hypotheses=hyp)
+                           instance=hypotheses_instance(problem, proc, step))

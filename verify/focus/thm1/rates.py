@@ -1,4 +1,5 @@
-r"""Theorem 1 of [002]: FOCUS's deterministic rates (strongly convex, PL, non-convex).
+r"""Theorem 1 of [002] on Monte Carlo runs: the rates (a), (b), (c), the proof steps (110) and
+(113), the repaired rate of (b) and the no-floor remark of (c) (results: :mod:`verify.focus.thm1`).
 
 Instance (spec section 8 / audit): N = 4 quadratic clients in d = 3, every f_i 1-strongly
 convex and at most 2-smooth (random rotations), Bernoulli p = (.3, .5, .7, .9) so
@@ -20,13 +21,15 @@ from flbounds.problems import NonconvexLogistic, ScalarPL, random_logistic, rand
 from flbounds.stats import holm_se_multiplier, linear_rate_fit, mc_mean
 from flbounds.tolerances import EPS
 
-from .instances import (
+from ..assumptions import constants
+from ..instances import (
     focus_squared_errors,
     thm1a_step_printed,
     thm1a_step_proof,
     thm1b_step,
     thm1c_step,
 )
+from . import THM1A, THM1B, THM1C, eq110_step, thm1a, thm1b, thm1b_repaired, thm1c
 
 P_THM1 = np.array([0.3, 0.5, 0.7, 0.9])
 TAU = 3
@@ -51,6 +54,12 @@ def _instance(rng):
     return problem, proc, float(proc.aggregation_weights().min())
 
 
+def hypotheses_instance(problem, proc, step, **more):
+    """The values Theorem 1's hypotheses read on a run: q, problem, L, mu (if any), tau, step;
+    beta (Theorem 1(b)) is the PL constant of F the claim evaluates the rate at."""
+    return constants(problem, proc, tau=TAU, step=step, **more)
+
+
 def _thm1a_runs(rng, n_runs, n_rounds):
     problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
@@ -61,14 +70,14 @@ def _thm1a_runs(rng, n_runs, n_rounds):
     for name, step in steps.items():
         errs = focus_squared_errors(problem, proc, rng, n_runs=n_runs, n_rounds=n_rounds,
                                     step=step, local_steps=TAU, x0=X0)
-        rate = 1 - step * mu * n / 2
+        rate = thm1a(mu=mu, L=L, p=P_THM1, tau=TAU, step=step)
         out[name] = dict(step=step, errs=errs, rate=rate,
                          bound=errs[0, 0] * rate ** np.arange(n_rounds + 1))
     return problem, q_min, out
 
 
 @claim("focus.thm1a.mc_below_bound", ref="Thm 1(a), eq. (23)", kind="statement",
-       expected="holds",
+       expected="holds", result=THM1A, parts=("rate",),
        statement="Strongly convex f_i, eta <= min{3mu/(27NL^2), 1/(3L(tau-1)), "
                  "q_min^{3/2}/(8L sqrt N)}: E||x_r - x*||^2 <= Psi_r <= (1 - eta mu N/2)^r Psi_0.",
        quick=dict(n_runs=60, n_rounds=1200), full=dict(n_runs=400, n_rounds=4000))
@@ -95,7 +104,10 @@ def mc_below_bound(*, rng, n_runs, n_rounds):
         zero.mean(axis=0)[1:] / runs["printed"]["bound"][1:])))
     theoretical = np.concatenate(theoretical)
     return Evidence(measured=np.concatenate(measured), theoretical=theoretical,
-                    relation="<=", tolerance=_mc_plus_ulp(np.concatenate(se), theoretical, n_runs),
+                    relation="<=", instance=[hypotheses_instance(problem, Bernoulli(P_THM1),
+                                                                 run["step"])
+                                             for run in runs.values()],
+                    tolerance=_mc_plus_ulp(np.concatenate(se), theoretical, n_runs),
                     details={"q_min": q_min, "mu": float(problem.client_mu.min()),
                              "L": problem.L, "steps": ratios},
                     worst_case=_worst_case(problem, runs["printed"]["step"]))
@@ -109,6 +121,7 @@ def _worst_case(problem, step):
 
 
 @claim("focus.thm1a.fitted_rate", ref="Thm 1(a), eq. (23)", kind="statement", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="The per-round contraction factor of E||x_r - x*||^2 is at most "
                  "1 - eta mu N / 2.",
        quick=dict(n_runs=60, n_rounds=1200), full=dict(n_runs=400, n_rounds=4000))
@@ -129,6 +142,7 @@ def fitted_rate(*, rng, n_runs, n_rounds):
     se = float(np.std(boot, ddof=1))
     mu_f = problem.mu
     return Evidence(measured=fit.rate, theoretical=run["rate"], relation="<=",
+                    instance=hypotheses_instance(problem, Bernoulli(P_THM1), run["step"]),
                     tolerance=Tolerance(4 * se, "4 bootstrap SE",
                                         "std of the fitted factor over 100 run-resamples"),
                     details={"step": run["step"], "fitted_rate": fit.rate,
@@ -138,7 +152,7 @@ def fitted_rate(*, rng, n_runs, n_rounds):
 
 
 @claim("focus.thm1a.step_condition_gap", ref="Thm 1(a) vs proof (E.5), eq. (110)",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM1A, parts=("proof_110",),
        statement="The printed step condition implies the proof's requirement (110): "
                  "eta <= 2 q_min / (3N(8L^2/mu + mu/2)).",
        quick=dict(), full=dict())
@@ -148,11 +162,12 @@ def step_condition_gap(*, rng):
     the printed bound 1.05e-3 exceeds (110)'s 5.4e-4, so a step allowed by the statement is not
     covered by the proof. A gap between statement and proof, not a counterexample to the
     statement (which holds numerically: focus.thm1a.mc_below_bound)."""
-    problem, _, q_min = _instance(rng)
+    problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     printed = thm1a_step_printed(mu, L, n, TAU, q_min)
-    needed = 2 * q_min / (3 * n * (8 * L**2 / mu + mu / 2))
+    needed = eq110_step(mu, L, n, q_min)
     return Evidence(measured=printed, theoretical=needed, relation="<=",
+                    instance=hypotheses_instance(problem, proc, printed),
                     tolerance=Tolerance.rounding(4 * EPS * needed, "a few ulp of the bounds"),
                     details={"q_min": q_min, "mu": mu, "L": L, "N": n, "tau": TAU})
 
@@ -177,8 +192,13 @@ def _pl_runs(rng, n_runs, n_rounds, step_fn):
     return problem, q_min, step, beta, gaps
 
 
+def _pl_instance(problem, step):
+    """Theorem 1(b)'s hypothesis values on the quadratic instance (beta = lambda_min(mean A))."""
+    return hypotheses_instance(problem, Bernoulli(P_THM1), step, beta=problem.mu)
+
+
 @claim("focus.thm1b.printed_rate", ref="Thm 1(b), eq. (24)", kind="statement",
-       expected="holds",
+       expected="holds", result=THM1B, parts=("rate",),
        statement="Under PL (beta) and eta <= min{3q_min/(32N), q_min/(12 beta N), q_min/(16L^2), "
                  "q_min^{3/2}/(8L sqrt N)}: E F(x_r) - F* <= (1 - eta beta N)^r Phi_0.",
        quick=dict(n_runs=60, n_rounds=600), full=dict(n_runs=400, n_rounds=3000))
@@ -191,15 +211,17 @@ def printed_rate(*, rng, n_runs, n_rounds):
     problem, q_min, step, beta, gaps = _pl_runs(
         rng, n_runs, n_rounds, lambda b, L, n, q: thm1b_step(b, L, n, TAU, q))
     stats = mc_mean(gaps)
-    bound = gaps[0, 0] * (1 - step * beta * problem.n_clients) ** np.arange(n_rounds + 1)
+    rate = thm1b(beta=beta, L=problem.L, p=P_THM1, tau=TAU, step=step)
+    bound = gaps[0, 0] * rate ** np.arange(n_rounds + 1)
     return Evidence(measured=stats.mean, theoretical=bound, relation="<=",
+                    instance=_pl_instance(problem, step),
                     tolerance=_mc_plus_ulp(stats.se, bound, n_runs),
                     details={"step": step, "beta": beta, "q_min": q_min,
                              "max_ratio_r_ge_1": float(np.max(stats.mean[1:] / bound[1:]))})
 
 
 @claim("focus.thm1b.proof_step_113", ref="Thm 1(b) proof (E.6), eq. (113)", kind="proof-step",
-       expected="violated",
+       expected="violated", result=THM1B, parts=("proof_113",),
        statement="In (113), -(eta N/2 - eta^2 N^2 L)||grad F||^2 <= -eta N ||grad F||^2 under "
                  "eta <= min{1/(4LN), 1/(2(tau-1)LN)}, i.e. eta N/2 - eta^2 N^2 L >= eta N.",
        quick=dict(), full=dict())
@@ -215,12 +237,13 @@ def proof_step_113(*, rng):
     steps = bound * np.geomspace(1e-3, 1.0, 7)
     available = steps * n / 2 - steps**2 * n**2 * L
     return Evidence(measured=available, theoretical=steps * n, relation=">=",
+                    instance=[_pl_instance(problem, float(s)) for s in steps],
                     tolerance=Tolerance.rounding(4 * EPS * float(steps.max()) * n, "few ulp"),
                     details={"steps": steps, "repaired_coefficient": steps * n / 4})
 
 
 @claim("focus.thm1b.repaired_rate", ref="Thm 1(b), corrected (audit Part A, claim 5)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=THM1B, parts=("repaired",),
        statement="Corrected: with the additional eta <= 3 q_min/(128 N), "
                  "E F(x_r) - F* <= (1 - eta beta N / 4)^r Phi_0.",
        quick=dict(n_runs=40, n_rounds=600), full=dict(n_runs=400, n_rounds=3000))
@@ -232,13 +255,15 @@ def repaired_rate(*, rng, n_runs, n_rounds):
         rng, n_runs, n_rounds,
         lambda b, L, n, q: min(thm1b_step(b, L, n, TAU, q), 3 * q / (128 * n)))
     stats = mc_mean(gaps)
-    bound = gaps[0, 0] * (1 - step * beta * problem.n_clients / 4) ** np.arange(n_rounds + 1)
+    rate = thm1b_repaired(beta=beta, L=problem.L, p=P_THM1, tau=TAU, step=step)
+    bound = gaps[0, 0] * rate ** np.arange(n_rounds + 1)
     return Evidence(measured=stats.mean, theoretical=bound, relation="<=",
+                    instance=_pl_instance(problem, step),
                     tolerance=_mc_plus_ulp(stats.se, bound, n_runs), details={"step": step})
 
 
 @claim("focus.thm1c.nonconvex_rate", ref="Thm 1(c), eq. (25) / (129)", kind="statement",
-       expected="holds",
+       expected="holds", result=THM1C, parts=("rate",),
        statement="Non-convex f_i, eta <= min{1/(2L(tau-1)), q_min^{3/2}/(8L sqrt N), "
                  "q_min/(16L sqrt(2N)), 1/(4LN)}: (1/R) sum_{r<R} E||grad F(x_r)||^2 <= "
                  "8 (F(x_0) - F*) / (eta N R).",
@@ -281,10 +306,12 @@ def nonconvex_rate(*, rng, n_runs, multiples):
         sq[k] = np.sum(grads.reshape(R, n, -1).mean(axis=1) ** 2, axis=1)
     stats = [mc_mean(sq[:, :h].mean(axis=1)) for h in horizons]
     means = np.array([s.mean for s in stats])
-    rhs = numerator / np.array(horizons)
+    rhs = np.array([thm1c(L=L, p=P_THM1, tau=TAU, R=h, gap0=problem.loss(x0) - f_low,
+                          step=step) for h in horizons])
     informative = rhs < baseline
     return Evidence(measured=means, theoretical=rhs, relation="<=",
                     tolerance=Tolerance.mc(np.array([s.se for s in stats])),
+                    instance=hypotheses_instance(problem, proc, step, f_low=0.0),
                     details={"step": step, "L": L, "q_min": q_min, "F_low": f_low, "x0": x0,
                              "horizons": horizons, "break_even_horizon": break_even,
                              "do_nothing_baseline": baseline,
@@ -300,7 +327,7 @@ def nonconvex_rate(*, rng, n_runs, multiples):
 
 
 @claim("focus.thm1b.printed_rate_scalar_pl", ref="Thm 1(b), eq. (24)", kind="statement",
-       expected="holds",
+       expected="holds", result=THM1B, parts=("rate",),
        statement="Theorem 1(b)'s printed rate on a PL but non-convex problem: f_i = x^2 + "
                  "3 sin^2 x + c_i x (sum c_i = 0), F = x^2 + 3 sin^2 x, beta = 1/32, L = 8.",
        quick=dict(n_runs=10, n_rounds=400), full=dict(n_runs=200, n_rounds=4000))
@@ -320,15 +347,19 @@ def printed_rate_scalar_pl(*, rng, n_runs, n_rounds):
                    x0=np.array([2.0]), init="gradient").x[:, 0]
         gaps[k] = xs**2 + 3 * np.sin(xs) ** 2 - problem.F_star
     stats = mc_mean(gaps)
-    bound = gaps[0, 0] * (1 - step * problem.beta * n) ** np.arange(n_rounds + 1)
+    rate = thm1b(beta=problem.beta, L=problem.L, p=P_THM1, tau=TAU, step=step)
+    bound = gaps[0, 0] * rate ** np.arange(n_rounds + 1)
     return Evidence(measured=stats.mean, theoretical=bound, relation="<=",
+                    instance=hypotheses_instance(problem, proc, step, beta=problem.beta),
                     tolerance=_mc_plus_ulp(stats.se, bound, n_runs),
                     details={"step": step, "q_min": q_min,
                              "max_ratio_r_ge_1": float(np.max(stats.mean[1:] / bound[1:]))})
 
 
 @claim("focus.thm1c.no_floor", ref="Thm 1(c) remark (exact convergence, no noise floor)",
-       kind="remark", expected="holds",
+       kind="remark", expected="holds", result=THM1C, parts=("no_floor",),
+       outside={"step": "10x and 100x Theorem 1(c)'s bound on purpose: exactness, not the "
+                        "rate"},
        statement="In the non-convex case FOCUS drives ||grad F|| to zero (no O(eta) floor, "
                  "unlike FedAvg) under arbitrary participation.",
        quick=dict(n_rounds=20000, multipliers=(10, 100)),
@@ -352,6 +383,8 @@ def no_floor(*, rng, n_rounds, multipliers):
         xf = fedavg(problem, plan, step=c * bound, local_steps=TAU, x0=x0).x[-1]
         fedavg_grad.append(float(np.linalg.norm(problem.gradient(xf)) / g0))
     return Evidence(measured=measured, theoretical=0.0, relation="<=",
+                    instance=[hypotheses_instance(problem, proc, c * bound, f_low=0.0)
+                              for c in multipliers],
                     tolerance=Tolerance(1e-10, "exactness", "relative gradient norm after R "
                                         "rounds; float64 floor ~1e-16"),
                     details={"step_bound": bound, "fedavg_relative_grad": fedavg_grad})

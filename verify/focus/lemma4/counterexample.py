@@ -18,9 +18,9 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
-from .instances import consistent_state, lemma4_step
-from .lemma4 import LEMMA4
-from .lemmas import ROUNDING, _expect
+from ..instances import consistent_state, lemma4_step
+from ..one_round import ROUNDING, _expect
+from . import LEMMA4, lemma4_rhs
 
 
 def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
@@ -56,7 +56,8 @@ def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int =
     """Both sides of eq. (97) as printed on the family of :func:`lemma4_parts`.
     Returns (LHS, RHS, q_min, step)."""
     lhs, consensus, grad, q_min, step = lemma4_parts(n_clients, p, empty_rounds, local_steps)
-    rhs = (1 - q_min / 3) * consensus + 16 / (3 * q_min) * step**2 * n_clients**2 * grad
+    rhs = lemma4_rhs(q_min=q_min, n=n_clients, step=step, consensus=consensus, grad=grad,
+                     constant=16 / (3 * q_min))
     return lhs, rhs, q_min, step
 
 

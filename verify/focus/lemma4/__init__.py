@@ -1,6 +1,10 @@
-r"""Lemma 4 of [002] (FOCUS consensus lemma): the result, its parts and its hypotheses.
+r"""Lemma 4 of [002] (FOCUS consensus lemma): the result, its parts, its hypotheses and its
+printed bound; the claims in :mod:`.consensus` (the statement on random states and the proof
+step (103) -> (104)), :mod:`.counterexample` (rare participation), :mod:`.corrected` (the
+repaired constant) and the attacks in :mod:`.attacks`.
 
-Statement (eq. (97)): under Assumptions 1-3, with
+Statement (eq. (97)): under Assumptions 1 and 2 (as printed; strong convexity is not
+assumed), with
 :math:`\eta \le \min\{q_{\min}^{3/2}/(8L\sqrt N),\ q_{\min}^{3/2}/(8L(\tau-1))\}`,
 
 .. math::
@@ -17,22 +21,8 @@ import numpy as np
 
 from flbounds.ledger import hypothesis, result
 
-from ..predicates import at_most, inv, positive_probabilities, smooth, strongly_convex
-
-
-@hypothesis("A1", "arbitrary participation: every client has q_i > 0")
-def a1(*, q):
-    return positive_probabilities(q)
-
-
-@hypothesis("A2", "every f_i is L-smooth")
-def a2(*, problem, L):
-    return smooth(problem, L)
-
-
-@hypothesis("A3", "every f_i is mu-strongly convex")
-def a3(*, problem, mu):
-    return strongly_convex(problem, mu)
+from ...predicates import at_most, inv, positive_probabilities
+from ..assumptions import a1, a2
 
 
 def step_limit(*, q, L, tau):
@@ -57,5 +47,11 @@ LEMMA4 = result(
     parts={"rate": "eq. (97): E consensus' <= (1 - q_min/3) consensus "
                    "+ 16 eta^2 N^2/(3 q_min) E||grad F(x_{r+1})||^2",
            "proof_104": "proof step (103) -> (104): 8/(q(1 - q^2/4)) <= 16/(3q)"},
-    hypotheses=(a1.only("rate"), a2.only("rate"), a3.only("rate"),
-                step_condition.only("rate"), q_range.only("proof_104")))
+    hypotheses=(a1.only("rate"), a2.only("rate"), step_condition.only("rate"),
+                q_range.only("proof_104")))
+
+
+def lemma4_rhs(*, q_min, n, step, consensus, grad, constant):
+    """Right side of Lemma 4, eq. (97), with gradient constant ``constant`` (16/(3 q_min) as
+    printed): (1 - q_min/3) consensus + constant eta^2 N^2 grad."""
+    return (1 - q_min / 3) * consensus + constant * step**2 * n**2 * grad

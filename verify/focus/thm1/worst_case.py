@@ -1,5 +1,9 @@
-r"""Tightness of [002]'s rates: the exact worst case over the function class (PEP) against the
-printed rate, on a grid of constants (``flbounds.pep``).
+r"""Tightness of Theorem 1(a) of [002]: the exact worst case over the function class (PEP)
+against the printed rate, on a grid of constants (``flbounds.pep``).
+
+The instances are function classes, not problems: a cell reports the constants its
+hypotheses read (``q``, ``L``, ``mu``, ``tau``, ``step``); A2-A3 hold by construction of the
+class and are not evaluated on a problem.
 
 ``holds`` when every worst case within the printed hypotheses is at most the printed rate (the
 tolerance is the SDP acceptance bound ``flbounds.pep.gap_tolerance``: primal-dual gap and
@@ -14,13 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.participation import Bernoulli, UniformWithoutReplacement
-from flbounds.pep import fedavg_rate, focus_rate, focus_rounds_rate, gap_tolerance
-from flbounds.pep.witness import fedavg_witness, focus_rounds_witness, witness_tolerance
+from flbounds.pep import focus_rate, focus_rounds_rate, gap_tolerance
+from flbounds.pep.witness import focus_rounds_witness, witness_tolerance
 from flbounds.tolerances import holm_se_multiplier
 from verify.pep_cells import solve_or_list
 
-from .bounds import cor3_rate, q_min_of, thm1a, thm1a_conditions, thm3_conditions
+from ..assumptions import class_instance
+from ..instances import focus_squared_errors, thm1a_step_printed
+from . import THM1A, q_min_of, thm1a, thm1a_conditions
+from .rates import TAU, X0, _instance, hypotheses_instance
 
 MU, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: [(0.5, 0.8), (0.2, 0.9), (0.5, 0.5), (0.1, 0.9)],
@@ -73,12 +79,13 @@ def _thm1a_cell(n, p, tau, multiple):
         return listed
     printed = thm1a(mu=MU, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step)
     return dict(constants=constants, within_hypotheses=multiple <= 1, worst=res.worst,
-                printed=printed,
+                printed=printed, instance=class_instance(p, MU, L_SMOOTH, tau, step),
                 ratio=res.worst / printed, gap=res.gap, solver=res.solver,
                 gram=res.gram_size, seconds=res.seconds)
 
 
 @claim("focus.thm1a.tightness", ref="Thm 1(a), eq. (23)", kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="Over every L-smooth mu-strongly convex f_i and every stored state, one FOCUS "
                  "round contracts E Psi by at most the printed 1 - eta mu N/2 (PEP, exact "
                  "expectation over the participating set).",
@@ -104,10 +111,13 @@ def thm1a_tightness(*, rng, sizes, taus, multiples):
     skipped = [dict(N=n, p=list(p), tau=tau, multiple=m) for n, p, tau, m in grid
                if _lyapunov_weight_gone(n, p, tau, m)]
     inside = [c for c in cells if c["within_hypotheses"]]
+    instances = [c.pop("instance") for c in inside]
+    for c in cells:
+        c.pop("instance", None)
     worst = np.array([c["worst"] for c in inside])
     printed = np.array([c["printed"] for c in inside])
     applicable, reason, witness = _witness_for_excess(inside, worst, printed)
-    return Evidence(measured=worst, theoretical=printed, relation="<=",
+    return Evidence(measured=worst, theoretical=printed, relation="<=", instance=instances,
                     tolerance=_gap_tolerance(worst), applicable=applicable, reason=reason,
                     details={"cells": cells, "witness": witness,
                              "skipped_lyapunov_weight_not_positive": skipped},
@@ -130,68 +140,9 @@ def _witness_for_excess(inside, worst, printed):
                    ), wit.as_dict()
 
 
-def _fedavg_cell(n, tau, fraction, process, within):
-    top = min(thm3_conditions(L_SMOOTH, tau).values())
-    step = fraction * top
-    within = within and fraction <= 1
-    constants = dict(N=n, tau=tau, step=step, fraction=fraction, participation=repr(process))
-    res, listed = solve_or_list(
-        lambda: fedavg_rate(MU, L_SMOOTH, n, tau, step, process, homogeneous=True), constants,
-        within)
-    if listed:
-        return listed
-    printed = cor3_rate(mu=MU, L=L_SMOOTH, tau=tau, step=step)
-    return dict(constants=dict(constants, empty_probability=res.params["empty_probability"]),
-                within_hypotheses=within, worst=res.worst, printed=printed,
-                ratio=res.worst / printed, gap=res.gap, solver=res.solver)
-
-
-@claim("focus.cor3.rate_tightness", ref="Cor. 3 / proof of Thm 3, eq. (66)", kind="tightness",
-       expected="holds",
-       statement="FedAvg with identical L-smooth mu-strongly convex clients: one round "
-                 "contracts E||x - x*||^2 by at most (1 - eta mu/2)^tau, the rate (66) gives "
-                 "with delta_q = sigma_G = 0, for every function in the class.",
-       quick=dict(sizes=(3,), taus=(1, 3), fractions=(0.25, 1.0, 3.0)),
-       full=dict(sizes=(2, 4, 6), taus=(1, 2, 3, 5),
-                 fractions=(0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0)))
-def cor3_rate_tightness(*, rng, sizes, taus, fractions):
-    """Within the hypotheses: m = N - 1 of N clients uniformly without replacement (never an
-    empty round). The same grid with Bernoulli(0.1) clients (P(S empty) >= 0.53) is reported in
-    details as outside: (44)'s W(S) needs |S| >= 1, and with many empty rounds the server model
-    contracts by P(empty) + (1 - P(empty)) (1 - eta mu)^{2 tau}, above (1 - eta mu/2)^tau once
-    P(empty) > 3/4 at small steps. The worst case is gradient descent's extremal quadratic; its
-    replay through flbounds.algorithms.fedavg is in details. Steps run from 0.1x to 5x the
-    admissible step of Theorem 3 (min{1/(3L), 1/(4(tau - 1)L)}); cells above 1x are outside
-    the hypotheses, listed in details (an outside cell whose SDP has no accurate solve is
-    listed as ``unsolved``), never a violation. The other FedAvg results of the five papers
-    are covered elsewhere or are not rates of this class: SAFARI's FedAvg (q = 1) is the
-    q = 1 row of safari.thm5.tightness / safari.thm4.tightness; K-Vib's Thm 4.1 (non-convex
-    FedAvg with unbiased sampling) enters through its one-round descent inequality
-    (kvib.thm4_1.descent_tightness); FedALS' FedAvg theorems (4.1, 4.3) bound a
-    generalisation error on sampled data, which no deterministic PEP over a function class
-    expresses. Tolerance: the SDP acceptance bound."""
-    cells = []
-    for n in sizes:
-        for tau in taus:
-            for f in fractions:
-                cells.append(_fedavg_cell(n, tau, f, UniformWithoutReplacement(n, n - 1), True))
-                cells.append(_fedavg_cell(n, tau, f, Bernoulli(np.full(n, 0.1)), False))
-    inside = [c for c in cells if c["within_hypotheses"]]
-    worst = np.array([c["worst"] for c in inside])
-    top = max(inside, key=lambda c: c["ratio"])["constants"]
-    witness = fedavg_witness(MU, L_SMOOTH, UniformWithoutReplacement(top["N"], top["N"] - 1),
-                             top["tau"], top["step"])
-    return Evidence(measured=worst, theoretical=np.array([c["printed"] for c in inside]),
-                    relation="<=", tolerance=_gap_tolerance(worst),
-                    details={"cells": cells, "witness": witness.as_dict(),
-                             "outside_max_ratio": max((c["ratio"] for c in cells
-                                                       if not c["within_hypotheses"]
-                                                       and "ratio" in c), default=None)},
-                    worst_case=_summary(cells))
-
-
 @claim("focus.thm1a.rounds_tightness", ref="Thm 1(a), eq. (23), from the proof's start",
        kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="From the proof's initialisation (every node at x_0, Psi_0 = ||x_0 - x*||^2), "
                  "the worst E||x_R - x*||^2 / ||x_0 - x*||^2 over the class is at most "
                  "(1 - eta mu N/2)^R, and FOCUS run on the best quadratic witness attains "
@@ -205,11 +156,12 @@ def rounds_tightness(*, rng, cases):
     |replayed - PEP| (<= 0): a FOCUS that does not attain its own worst case on the witness
     fails here. Tolerance: the SDP acceptance bound; for the replay, that plus the witness's
     fit residual (flbounds.pep.witness.witness_tolerance)."""
-    cells, worst, printed, mismatch, wtol = [], [], [], [], []
+    cells, worst, printed, mismatch, wtol, instances = [], [], [], [], [], []
     for n, rounds in cases:
         p = (0.5, 0.8, 0.9)[:n]
         step = min(thm1a_conditions(MU, L_SMOOTH, n, 2, q_min_of(p)).values())
         res = focus_rounds_rate(MU, L_SMOOTH, p, 2, step, rounds)
+        instances.append(class_instance(p, MU, L_SMOOTH, 2, step))
         wit = focus_rounds_witness(MU, L_SMOOTH, p, 2, step, rounds)
         cells.append(dict(N=n, R=rounds, step=step, worst=res.worst, printed=res.printed,
                           ratio=res.ratio, gram=res.gram_size, seconds=res.seconds,
@@ -228,7 +180,7 @@ def rounds_tightness(*, rng, cases):
                     tolerance=Tolerance(tol, "SDP acceptance bound (+ witness fit)",
                                         "gap and residuals <= 1e-6 relative; the replay also "
                                         "4 x the relative fit residual"),
-                    details={"cells": cells},
+                    instance=instances, details={"cells": cells},
                     worst_case=dict(worst=top["worst"], printed=top["printed"],
                                     ratio=top["ratio"], cell=dict(N=top["N"], R=top["R"]),
                                     tight=bool(abs(top["worst"] - top["printed"])
@@ -237,6 +189,7 @@ def rounds_tightness(*, rng, cases):
 
 @claim("focus.thm1a.mc_below_worst_case", ref="Thm 1(a), eq. (23), with the PEP rate",
        kind="tightness", expected="holds",
+       result=THM1A, parts=("rate",),
        statement="On the Theorem 1 instance at the printed step, the Monte Carlo "
                  "E||x_r - x*||^2 stays below rho_PEP^r ||x_0 - x*||^2, where rho_PEP (the "
                  "exact one-round worst case of Psi over the class) is far below 1 - eta mu N/2.",
@@ -250,9 +203,6 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     Tolerance: k_m MC SE per round, Holm over the family of the m = n_rounds rounds
     compared (flbounds.tolerances.holm_se_multiplier: the 4-SE level shared by m cells) +
     n ulp, plus the SDP accuracy carried to the r-th power (r * 1e-6 relative)."""
-    from .instances import focus_squared_errors, thm1a_step_printed
-    from .thm1 import TAU, X0, _instance
-
     problem, proc, q_min = _instance(rng)
     mu, L, n = float(problem.client_mu.min()), problem.L, problem.n_clients
     step = thm1a_step_printed(mu, L, n, TAU, q_min)
@@ -267,6 +217,7 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     k_m = holm_se_multiplier(n_rounds)  # round 0 is exact (every run starts at x_0)
     tol = k_m * se + n_runs * eps * envelope + envelope * r * gap_tolerance(res.worst) / res.worst
     return Evidence(measured=mean, theoretical=envelope, relation="<=",
+                    instance=hypotheses_instance(problem, proc, step),
                     tolerance=Tolerance(tol, f"{k_m:.3g} MC SE (Holm, family of {n_rounds}) + "
                                         "n ulp + SDP accuracy",
                                         "k_m std/sqrt(n), the 4-SE level shared by the rounds; "

@@ -20,6 +20,9 @@ from flbounds.pep import gap_tolerance
 from flbounds.pep.pl import focus_pl_rate, printed_pl_step_and_rate
 from verify.pep_cells import solve_or_list
 
+from ..assumptions import class_instance
+from . import THM1B
+
 BETA, L_SMOOTH = 1.0, 2.0
 P_SETS = {2: (0.5, 0.8), 3: (0.3, 0.6, 0.9), 4: (0.3, 0.5, 0.7, 0.9)}
 # Cells with N tau > 4 reach no solve whose multipliers pass the dual-residual check
@@ -39,13 +42,15 @@ def _cell(n, tau, multiple):
                                 within=multiple <= 1)
     if listed:
         return listed
-    return dict(constants=constants,
+    return dict(constants=constants, instance=dict(class_instance(p, BETA, L_SMOOTH, tau, step),
+                                                   beta=BETA),
                 within_hypotheses=multiple <= 1, worst=res.worst, printed=res.printed,
                 ratio=res.worst / res.printed, gap=res.gap, solver=res.solver,
                 gram=res.gram_size, seconds=res.seconds)
 
 
 @claim("focus.thm1b.tightness", ref="Thm 1(b), eq. (24)", kind="tightness", expected="holds",
+       result=THM1B, parts=("rate",),
        statement="Over every L-smooth f_i whose mean F is beta-PL, and every stored state, one "
                  "FOCUS round contracts E Phi by at most the printed 1 - eta beta N (relaxed "
                  "PEP: an upper bound on the class's worst case; exact expectation over the "
@@ -66,12 +71,15 @@ def thm1b_tightness(*, rng, sizes, taus, multiples):
     cells = [c for n in sizes for tau in taus for m in multiples
              if n * tau <= PL_MAX_GRADIENTS and (c := _cell(n, tau, m)) is not None]
     inside = [c for c in cells if c["within_hypotheses"]]
+    instances = [c.pop("instance") for c in inside]
+    for c in cells:
+        c.pop("instance", None)
     worst = np.array([c["worst"] for c in inside])
     printed = np.array([c["printed"] for c in inside])
     tol = np.array([gap_tolerance(w) for w in worst])
     excess = bool(np.any(worst > printed + tol))
     top = max(inside, key=lambda c: c["ratio"])
-    return Evidence(measured=worst, theoretical=printed, relation="<=",
+    return Evidence(measured=worst, theoretical=printed, relation="<=", instance=instances,
                     tolerance=Tolerance(tol, "SDP acceptance bound",
                                         "primal-dual gap and residuals <= 1e-6 relative"),
                     applicable=not excess,

@@ -40,10 +40,11 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.problems import Quadratic
 
-from .instances import lemma4_step
-from .lemma4 import LEMMA4
-from .lemma4_counterexample import lemma4_instance, lemma4_parts
-from .lemmas import ROUNDING, _lemma4
+from ..instances import lemma4_step
+from ..one_round import ROUNDING
+from . import LEMMA4, lemma4_rhs
+from .consensus import _lemma4
+from .counterexample import lemma4_instance, lemma4_parts
 
 #: The near-worst round found by the attack on this claim (``flbounds falsify
 #: focus.lemma4.corrected --budget 8000 --seed 3``: ratio 0.98918), rounded to 6 digits and
@@ -105,10 +106,10 @@ def printed_constant(q_min: float, n_clients: int) -> float:
 
 def rare_sides(n_clients, p, empty_rounds, constant=corrected_constant):
     """(LHS, RHS) of eq. (97) with gradient constant ``constant(q_min, N)`` on the reachable
-    rare-participation family of :func:`~verify.focus.lemma4_counterexample.lemma4_parts`."""
+    rare-participation family of :func:`~verify.focus.lemma4.counterexample.lemma4_parts`."""
     lhs, consensus, grad, q_min, step = lemma4_parts(n_clients, p, empty_rounds)
-    rhs = ((1 - q_min / 3) * consensus
-           + constant(q_min, n_clients) * step**2 * n_clients**2 * grad)
+    rhs = lemma4_rhs(q_min=q_min, n=n_clients, step=step, consensus=consensus, grad=grad,
+                     constant=constant(q_min, n_clients))
     return lhs, rhs
 
 

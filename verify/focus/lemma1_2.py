@@ -22,9 +22,55 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import fedavg
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import WeightedWithoutReplacement
 from flbounds.problems import shared_hessian_quadratics
+
+from ..predicates import at_most, inv
+from .assumptions import a1, a2, a3, a5, eq37
+
+
+@hypothesis("step", "eta <= 1/(3L)")
+def lemma1_step(*, step, L):
+    return at_most(step, 1 / (3 * L))
+
+
+@hypothesis("step", "eta <= 1/(4(tau-1)L)")
+def lemma2_step(*, step, L, tau):
+    return at_most(step, inv(4 * (tau - 1) * L))
+
+
+LEMMA1 = result(
+    "focus.lemma1", ref="Lemma 1", title="FedAvg descent lemma",
+    parts={"descent": "eqs. (49)/(53): ||x_bar - eta q'grad f(x) - x*||^2 <= (1 - eta mu/2)"
+                      "||x_bar - x*||^2 + (5 eta L^2/mu) sum_i q_i ||x_bar - x_i||^2 + "
+                      "(5 eta/mu) delta_q^2"},
+    hypotheses=(a1, a2, a3, a5, eq37, lemma1_step))
+
+LEMMA2 = result(
+    "focus.lemma2", ref="Lemma 2", title="FedAvg consensus error",
+    parts={"x": "eq. (54): sum_i q_i ||x_bar_k - x_{k,i}||^2 <= 8 eta^2 (tau-1)^2 "
+                "(delta_q^2 + sigma_G^2)",
+           "y": "eq. (55): sum_i q_i ||y_bar_k - y_{k,i}||^2 <= 8 eta^2 tau^2 "
+                "(delta_q^2 + sigma_G^2)"},
+    hypotheses=(a1, a2, a5, eq37, lemma2_step))
+
+
+def lemma2_x_bound(*, step, tau, heterogeneity):
+    """Right side of (54): 8 eta^2 (tau-1)^2 (delta_q^2 + sigma_G^2)."""
+    return 8 * step**2 * (tau - 1) ** 2 * heterogeneity
+
+
+def lemma2_y_bound(*, step, tau, heterogeneity):
+    """Right side of (55): 8 eta^2 tau^2 (delta_q^2 + sigma_G^2)."""
+    return 8 * step**2 * tau**2 * heterogeneity
+
+
+def fedavg_instance(problem, q, delta_q2, sigma_g2, **more):
+    """The values Lemmas 1-2 read: Case 3 weights q (sum 1, so q_hat = q), the problem and
+    its constants, delta_q^2 and sigma_G^2."""
+    return dict(q=q, q_hat=q, problem=problem, L=problem.L, mu=problem.mu, delta_q2=delta_q2,
+                sigma_g2=sigma_g2, **more)
 
 # relative rounding of sums of O(N d) products of O(1) numbers, with margin
 ROUNDING = 1e-12
@@ -99,7 +145,7 @@ def lemma1_sides(problem, q, delta_q2, X, step):
 
 
 @claim("focus.lemma1.fedavg_descent", ref="Lemma 1, eqs. (49)/(53)", kind="statement",
-       expected="holds",
+       expected="holds", result=LEMMA1, parts=("descent",),
        statement="eta <= 1/(3L): ||x_bar - eta q'grad f(x) - x*||^2 <= (1 - eta mu/2)"
                  "||x_bar - x*||^2 + (5 eta L^2/mu) sum_i q_i ||x_bar - x_i||^2 "
                  "+ (5 eta/mu) delta_q^2.",
@@ -110,10 +156,11 @@ def fedavg_descent(*, rng, n_states, taus, n_steps):
     reachable by FedAvg inside a round and free stacks. Assumptions 1-3 hold (Case 3
     weights, f_i L-smooth, F mu-strongly convex; A5 is what makes delta_q finite). Reported:
     the largest LHS/RHS. Tolerance: rounding, 1e-12 relative per entry."""
-    lhs, rhs, per_shape = [], [], []
+    lhs, rhs, per_shape, instances = [], [], [], []
     for shape in SHAPES:
-        problem, q, delta_q2, _ = _instance(rng, *shape)
+        problem, q, delta_q2, sigma_g2 = _instance(rng, *shape)
         for step in np.geomspace(1 / (100 * problem.L), 1 / (3 * problem.L), n_steps):
+            instances.append(fedavg_instance(problem, q, delta_q2, sigma_g2, step=float(step)))
             for tau in taus:
                 for X in _stacks(rng, problem, step, tau, n_states):
                     left, right = lemma1_sides(problem, q, delta_q2, X, step)
@@ -126,21 +173,21 @@ def fedavg_descent(*, rng, n_states, taus, n_steps):
                     tolerance=entrywise(lhs, rhs),
                     details={"max_ratio": float(np.max(lhs / rhs)), "n_states": int(lhs.size),
                              "instances": per_shape},
-                    hypotheses={"eta <= 1/(3L)": True, "A1 (sum q = 1)": True,
-                                "A2 L-smooth": True, "A3 mu-strongly convex": True,
-                                "A5 (delta_q finite)": True})
+                    instance=instances)
 
 
 def _consensus_rows(rng, n_states, taus, n_steps):
     """Per (shape, tau, step): the max over states of the x-consensus (phases 0..tau-1) and
     the y-consensus (phases 1..tau), with the bounds (54) and (55)."""
-    rows = []
+    rows, instances = [], []
     for shape in SHAPES:
         problem, q, delta_q2, sigma_g2 = _instance(rng, *shape)
         L = problem.L
         for tau in taus:
             top = np.inf if tau == 1 else 1 / (4 * (tau - 1) * L)
             for step in np.geomspace(1 / (100 * L), min(top, 1 / (3 * L)), n_steps):
+                instances.append(fedavg_instance(problem, q, delta_q2, sigma_g2, tau=tau,
+                                                 step=float(step)))
                 x_cons, y_cons = 0.0, 0.0
                 for _ in range(n_states):
                     start = problem.x_star + 10 ** rng.uniform(-3, 1) * rng.standard_normal(
@@ -152,24 +199,26 @@ def _consensus_rows(rng, n_states, taus, n_steps):
                 heterogeneity = delta_q2 + sigma_g2
                 rows.append(dict(n_clients=shape[0], dim=shape[1], tau=tau, step=float(step),
                                  x_consensus=x_cons, y_consensus=y_cons,
-                                 bound_54=8 * step**2 * (tau - 1) ** 2 * heterogeneity,
-                                 bound_55=8 * step**2 * tau**2 * heterogeneity))
-    return rows
+                                 bound_54=lemma2_x_bound(step=step, tau=tau,
+                                                         heterogeneity=heterogeneity),
+                                 bound_55=lemma2_y_bound(step=step, tau=tau,
+                                                         heterogeneity=heterogeneity)))
+    return rows, instances
 
 
-def _consensus_evidence(rows, measured_key, bound_key):
+def _consensus_evidence(rows_and_instances, measured_key, bound_key):
+    rows, instances = rows_and_instances
     measured = np.array([r[measured_key] for r in rows])
     bound = np.array([r[bound_key] for r in rows])
     ratio = np.divide(measured, bound, out=np.zeros_like(bound), where=bound > 0)
     return Evidence(measured=measured, theoretical=bound, relation="<=",
                     tolerance=entrywise(measured, bound, floor=1e-20),
                     details={"max_ratio": float(ratio.max()), "rows": rows},
-                    hypotheses={"eta <= 1/(4(tau-1)L)": True, "A1": True,
-                                "A2": True, "A5 (shared Hessian)": True})
+                    instance=instances)
 
 
 @claim("focus.lemma2.fedavg_consensus_x", ref="Lemma 2, eq. (54)", kind="statement",
-       expected="holds",
+       expected="holds", result=LEMMA2, parts=("x",),
        statement="eta <= 1/(4(tau-1)L): sum_i q_i ||x_bar_k - x_{k,i}||^2 <= "
                  "8 eta^2 (tau-1)^2 (delta_q^2 + sigma_G^2) for every k.",
        quick=dict(n_states=4, taus=(1, 2, 4), n_steps=3),
@@ -185,7 +234,7 @@ def fedavg_consensus_x(*, rng, n_states, taus, n_steps):
 
 
 @claim("focus.lemma2.fedavg_consensus_y", ref="Lemma 2, eq. (55)", kind="statement",
-       expected="holds",
+       expected="holds", result=LEMMA2, parts=("y",),
        statement="eta <= 1/(4(tau-1)L): sum_i q_i ||y_bar_k - y_{k,i}||^2 <= "
                  "8 eta^2 tau^2 (delta_q^2 + sigma_G^2) for every k.",
        quick=dict(n_states=4, taus=(1, 2, 4), n_steps=3),

@@ -34,6 +34,8 @@ from flbounds.participation import (
     subset_distribution,
 )
 
+from .assumption1 import ASSUMPTION1
+
 #: family-wise level of each claim's Holm rule, fixed before the draws
 ALPHA = 1e-3
 #: the relative bias of one client's inclusion probability each claim must detect ...
@@ -67,7 +69,7 @@ def _evidence(test, details):
 
 
 @claim("focus.draw_law.memoryless_processes", ref="Assumption 1, cases 2-3",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ASSUMPTION1, parts=("definition",),
        statement="Bernoulli, uniform and weighted m-of-N sampling and a process excluding "
                  "some clients draw each client, and each pair, with their exact "
                  "probabilities.",
@@ -91,7 +93,7 @@ def memoryless_processes(*, rng, processes):
 
 
 @claim("focus.draw_law.markov_on_off", ref="Assumption 1, case 1 (Markov participation)",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ASSUMPTION1, parts=("definition",),
        statement="A Markov on/off process starts from its stationary law (round 0 includes "
                  "client i w.p. its rate) and moves with P(on | on) = a_i and P(on | off) = "
                  "b_i.",
@@ -119,7 +121,7 @@ def markov_on_off(*, rng, n_rounds):
 
 
 @claim("focus.draw_law.cyclic", ref="Assumption 1 (deterministic participation)",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ASSUMPTION1, parts=("definition",),
        statement="A round-robin of per_round clients per round includes client i in round r "
                  "exactly when (i - offset - r per_round) mod N < per_round.",
        quick=dict(cases=((5, 2, 0), (6, 4, 3), (7, 3, 1))),

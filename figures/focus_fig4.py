@@ -26,7 +26,7 @@ from figures._common import band, plt, run_figure
 from flbounds.algorithms import fedau, fedavg, focus, mifa, proxskip, scaffold
 from flbounds.participation import Bernoulli, UniformWithoutReplacement, WeightedWithoutReplacement
 from flbounds.problems import random_ridge
-from verify.focus.weights import NOTEBOOK_WEIGHTS
+from verify.focus.assumption1 import NOTEBOOK_WEIGHTS
 
 #: the claims this figure illustrates (ids or dotted prefixes)
 CLAIMS = ("focus.fedavg.bias_persists", "focus.sec5_1.fixed_point")

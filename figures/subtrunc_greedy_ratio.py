@@ -7,7 +7,8 @@ import sys
 import numpy as np
 
 from figures._common import plt, run_figure
-from verify.subtrunc.greedy import greedy_ratio_sample, unionfl_ratio_sample
+from verify.subtrunc.sec3c.greedy_h import unionfl_ratio_sample
+from verify.subtrunc.sec3c.greedy_w import greedy_ratio_sample
 
 NAME = "subtrunc_greedy_ratio"
 #: the claims this figure illustrates (ids or dotted prefixes)

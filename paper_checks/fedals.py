@@ -13,6 +13,8 @@ import numpy as np
 
 from flbounds.algorithms.fedals import communication_cost
 from flbounds.ledger import Evidence, Tolerance, claim
+from verify.fedals.table2 import TABLE2
+from verify.fedals.table3 import TABLE3 as TABLE3_RESULT
 
 TABLE2_BILLIONS = {1: 2.344, 5: 0.473, 10: 0.239, 25: 0.099, 50: 0.052, 100: 0.029}
 
@@ -39,7 +41,7 @@ def resnet20_counts(shortcut: str = "conv") -> tuple[int, int]:
 
 
 @claim("fedals.table2.communication", ref="Table 2 (communication column)", kind="example",
-       expected="holds",
+       expected="holds", result=TABLE2, parts=("communication",),
        statement="Communication per client of FedALS for alpha = 1, 5, 10, 25, 50, 100 is "
                  "2.344B, 0.473B, 0.239B, 0.099B, 0.052B, 0.029B parameters.",
        quick=dict(n_steps=20000, local_steps=5), full=dict(n_steps=20000, local_steps=5))
@@ -58,6 +60,7 @@ def table2_communication(*, rng, n_steps, local_steps):
                 for a in alphas]
     return Evidence(measured=rounded, theoretical=[TABLE2_BILLIONS[a] for a in alphas],
                     relation="==", tolerance=Tolerance.exact("3-decimal values compared"),
+                    instance=dict(alphas=alphas, local_steps=local_steps),
                     details={"alphas": alphas, "counts": exact, "body_params": body,
                              "head_params": head, "option_a_body_params": body_a,
                              "option_a_billions": option_a,
@@ -68,6 +71,9 @@ def table2_communication(*, rng, n_steps, local_steps):
 # leading layer groups in phi; Table 1's non-iid FedAvg and FedALS columns for the same
 # setting. Datasets: SVHN, CIFAR-10, CIFAR-100.
 DATASETS = ("svhn", "cifar10", "cifar100")
+#: the settings the paper prints for the two tables (Sec. 7.1, 7.5 and the table captions)
+TABLE3_SETTING = dict(model="ResNet-20", split="noniid", local_steps=5, alpha=10)
+TABLE1_SETTING = dict(model="ResNet-20", split="noniid", local_steps=5, alpha=10)
 TABLE3 = {20: ((0.6991, 0.0160), (0.4383, 0.0423), (0.4781, 0.0123)),
           16: ((0.7112, 0.0471), (0.4687, 0.0111), (0.4782, 0.0087)),
           12: ((0.6760, 0.0474), (0.4125, 0.0283), (0.4249, 0.0143)),
@@ -79,7 +85,7 @@ TABLE1_NONIID = {"fedavg": ((0.7010, 0.0330), (0.4651, 0.0071), (0.4177, 0.0143)
 
 
 @claim("fedals.table3.intermediate_beats_l1", ref="Table 3, Sec. 7.5", kind="example",
-       expected="holds",
+       expected="holds", result=TABLE3_RESULT, parts=("intermediate_best",),
        statement="In Table 3 the intermediate split L = 16 is the most accurate row and beats "
                  "L = 1 on SVHN, CIFAR-10 and CIFAR-100.",
        quick={}, full={})
@@ -95,12 +101,14 @@ def table3_intermediate(*, rng):
         measured += [TABLE3[16][j][0] - TABLE3[1][j][0], TABLE3[16][j][0] - best_other]
     return Evidence(measured=np.round(measured, 4), theoretical=np.zeros(len(measured)),
                     relation=">=", tolerance=Tolerance.exact("printed 4-decimal values"),
+                    instance=dict(split=TABLE3_SETTING["split"], alphas=[TABLE3_SETTING["alpha"]],
+                                  local_steps=TABLE3_SETTING["local_steps"]),
                     details={"datasets": DATASETS,
                              "order": "per dataset [16 - 1, 16 - best other]"})
 
 
 @claim("fedals.table3.consistent_with_table1", ref="Table 3 vs Table 1, Sec. 7.5",
-       kind="example", expected="violated",
+       kind="example", expected="violated", result=TABLE3_RESULT, parts=("consistent_with_table1",),
        statement="Table 3 (same setting as Table 1: ResNet-20, non-iid, tau = 5, alpha = 10) "
                  "has L = 16 as the most effective phi/h split, so Table 1's FedALS (phi = all "
                  "convolutional layers, L = 19) is not more accurate than Table 3's L = 16.",
@@ -126,6 +134,7 @@ def table3_vs_table1(*, rng, n_repeats):
         l1.append(dict(fedavg_table1=f, l1_table3=c, diff=round(f - c, 4),
                        four_se=4 * float(np.hypot(sf, sc)) / np.sqrt(n_repeats)))
     return Evidence(measured=diffs, theoretical=np.zeros(len(diffs)), relation="<=",
+                    instance=dict(table1_setting=TABLE1_SETTING, table3_setting=TABLE3_SETTING),
                     tolerance=Tolerance(np.array(tols), "4 SE of a difference of means",
                                         "SE = printed std / sqrt(n_repeats), n = 10 (code)"),
                     details={"datasets": DATASETS, "tolerance": tols,

@@ -10,6 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from verify.safari.tables import (
+    TABLE1,
+    TABLE2,
+    TABLE3,
+    TABLE4,
+    TABLE5,
+    TABLE6,
+    TABLE7,
+    TABLE10,
+    TABLE11,
+)
 
 P_COLS = (10, 5, 2, 1)
 ROUND = Tolerance.rounding(0.01, "each entry is printed to 0.01; differences exact to 0.01")
@@ -55,7 +66,7 @@ def _pairs(measured, printed):
 
 
 @claim("safari.tables.table2_from_table5", ref="Tables 2 and 5", kind="example",
-       expected="holds",
+       expected="holds", parts=(TABLE2.part("improvement"), TABLE5.part("accuracy")),
        statement="Table 2's p = 1 column equals Table 5's q = 0.8 minus q = 1.0 (FedAvg), "
                  "for MNIST and CIFAR-10 and every s.")
 def table2_from_table5(*, rng):
@@ -69,7 +80,7 @@ def table2_from_table5(*, rng):
 
 
 @claim("safari.tables.table5_fedavg_is_table1", ref="Tables 1 and 5", kind="example",
-       expected="holds",
+       expected="holds", parts=(TABLE1.part("accuracy"), TABLE5.part("accuracy")),
        statement="Table 5's q = 1.0 (FedAvg) column equals Table 1's p = 1 column.")
 def table5_fedavg_is_table1(*, rng):
     """Entry-by-entry equality of printed numbers; tolerance 0.01."""
@@ -78,7 +89,8 @@ def table5_fedavg_is_table1(*, rng):
 
 
 @claim("safari.tables.server_size_rows_match_table2", ref="Tables 2, 3, 4", kind="example",
-       expected="holds",
+       expected="holds", parts=(TABLE2.part("improvement"), TABLE3.part("improvement"),
+                                TABLE4.part("improvement")),
        statement="Table 3's n_T = 1000 row equals Table 2's MNIST s = 4 row and Table 4's "
                  "n_T = 10000 row equals Table 2's CIFAR-10 s = 4 row (so Table 2 used "
                  "n_T = 1000 / 10000).")
@@ -98,6 +110,8 @@ def server_size_rows_match_table2(*, rng):
 
 @claim("safari.tables.m5_rows_match_table1_and_table2", ref="Tables 1, 2, 10, 11",
        kind="example", expected="holds",
+       parts=(TABLE1.part("accuracy"), TABLE2.part("improvement"), TABLE10.part("accuracy"),
+              TABLE11.part("accuracy")),
        statement="The m = 5 FedAvg rows of Tables 10/11 equal Table 1's s = 4 rows, and their "
                  "SAFARI - FedAvg differences equal Table 2's s = 4 rows where numeric and are "
                  "below 2 points where Table 2 prints '-'.")
@@ -127,7 +141,8 @@ def _mixed(meas, printed, dash):
 
 
 @claim("safari.tables.text_degradation_numbers", ref="Sec. 5, Table 1 text", kind="example",
-       expected="holds",
+       expected="holds", parts=(TABLE1.part("degradation"), TABLE3.part("improvement"),
+                                TABLE4.part("improvement")),
        statement="The text's numbers follow from Table 1: drops of 27.44 (MNIST) and 25 "
                  "(CIFAR-10) at p = 1 from s = 0 to 4; 92.69 -> 92.62 and 81.12 -> 77.78 at "
                  "p = 10; Table 3's 16.65 (n_T = 50) and 31.07 (n_T = 1000); Table 4's 23.86.")
@@ -140,7 +155,7 @@ def text_numbers(*, rng):
 
 
 @claim("safari.tables.gain_grows_with_server_size", ref="Tables 3-4 (text)", kind="remark",
-       expected="holds",
+       expected="holds", parts=(TABLE3.part("trend"), TABLE4.part("trend")),
        statement="The improvement grows with the server data size n_T at p = 2 and p = 1, on "
                  "MNIST and CIFAR-10.")
 def gain_grows(*, rng):
@@ -157,6 +172,7 @@ def gain_grows(*, rng):
 
 @claim("safari.tables.m_negative_effect_text", ref="App. B.5 text, Tables 10-11",
        kind="remark", expected="violated",
+       parts=(TABLE10.part("m_effect"), TABLE11.part("m_effect")),
        statement="'m has a negative effect on test accuracy in non-i.i.d. scenarios': FedAvg "
                  "accuracy at p = 1 does not increase from the smallest to the largest m.")
 def m_negative_effect(*, rng):
@@ -172,7 +188,7 @@ def m_negative_effect(*, rng):
 
 
 @claim("safari.tables.fmnist_fedavg_consistent", ref="Tables 6 and 7", kind="example",
-       expected="violated",
+       expected="violated", parts=(TABLE6.part("accuracy"), TABLE7.part("accuracy")),
        statement="Table 7's FedAvg accuracy (s = 90, M = 150) equals Table 6's s = 90 entry.")
 def fmnist_fedavg(*, rng):
     """Same setting, same std (0.38), different means: 80 vs 80.71. A difference of 0.71 is

@@ -8,22 +8,22 @@ register.
 
 from flbounds.ledger import paper
 
-paper("safari", source="000_e0ee0ed9d3888010",
+paper("safari", source="arXiv:2405.02745", venue="ICML 2024",
       title="Understanding Server-Assisted Federated Learning in the Presence of Incomplete "
             "Client Participation",
-      reference="H. Yang, P. Qiu, P. Khanduri, M. Fang, J. Liu (SAFARI)")
-paper("fedals", source="001_62dd516e80e93f02",
+      reference="Haibo Yang, Peiwen Qiu, Prashant Khanduri, Minghong Fang, Jia Liu")
+paper("fedals", source="arXiv:2404.11754", venue="2024",
       title="Improved Generalization Bounds for Communication Efficient Federated Learning",
-      reference="P. Gholami, H. Seferoglu (FedALS)")
-paper("focus", source="002_d5aeef3645e253f4",
+      reference="Peyman Gholami, Hulya Seferoglu")
+paper("focus", source="arXiv:2503.20117", venue="NeurIPS 2025",
       title="Exact and Linear Convergence for Federated Learning under Arbitrary Client "
             "Participation is Attainable",
-      reference="B. Ying, Z. Li, H. Yang (FOCUS)")
-paper("kvib", source="003_5c85167508cfaee9",
+      reference="Bicheng Ying, Zhe Li, Haibo Yang")
+paper("kvib", source="arXiv:2310.02698", venue="TMLR 2025",
       title="Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with Reduced "
             "Variance",
-      reference="D. Zeng, Z. Xu, Y. Pan, X. Luo, Q. Wang, X. Tang (K-Vib)")
-paper("subtrunc", source="004_e668539e51e13de2",
+      reference="Dun Zeng, Zenglin Xu, Yu Pan, Xu Luo, Qifan Wang, Xiaoying Tang")
+paper("subtrunc", source="arXiv:2408.13683", venue="2024; parts at CDC 2024",
       title="Submodular Maximization Approaches for Equitable Client Selection in Federated "
             "Learning",
-      reference="A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi (SubTrunc, UnionFL)")
+      reference="Andrés C. Castillo J., Ege C. Kaya, Lintao Ye, Abolfazl Hashemi")

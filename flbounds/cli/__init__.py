@@ -9,6 +9,7 @@ Each sub-command module defines ``HELP``, ``add_arguments(parser)`` and ``run(ar
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import warnings
@@ -34,8 +35,27 @@ def _module(name: str):
     return importlib.import_module(f"{__name__}.{COMMANDS[name]}")
 
 
+DESCRIPTION = """\
+Check, claim by claim, the theorems of federated-learning papers on partial client
+participation: every numbered result's parts, its hypotheses evaluated on each instance,
+its printed bound, worst cases and counterexamples."""
+EXAMPLES = """examples:
+  flbounds check --profile quick --workers 2    every claim, a table per paper
+  flbounds show focus.lemma4                    one result: parts, hypotheses, claims
+  flbounds check focus.lemma4 --json out.json   one result's claims, rows as JSON
+  flbounds bound focus.thm1a mu=1 L=2 p=0.3,0.5 tau=3
+  flbounds falsify focus.lemma4.rare_participation --budget 300
+  flbounds report                               the HTML ledger of the stored results
+
+exit codes: 0 every verdict as expected, 1 an unexpected verdict or an error, 2 usage"""
+
+
 def build_parser() -> Parser:
-    parser = Parser(prog="flbounds", description=__doc__.splitlines()[0])
+    from flbounds import __version__
+
+    parser = Parser(prog="flbounds", description=DESCRIPTION, epilog=EXAMPLES,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"flbounds {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in COMMANDS:
         module = _module(name)

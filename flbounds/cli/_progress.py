@@ -267,9 +267,10 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
 
 def summary_table(results, elapsed: float) -> str:
     """End-of-run summary: verdicts per paper, then every unexpected verdict and its reproducer."""
-    from flbounds.ledger.api.result import VERDICTS
+    from flbounds.ledger.api.result import shown_verdicts
     from flbounds.ledger.reports.report import by_paper, fmt
 
+    VERDICTS = shown_verdicts(results)
     head = ("paper", "claims", *VERDICTS, "as expected")
     rows = []
     for key, group in by_paper(results).items():

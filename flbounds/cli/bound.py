@@ -1,9 +1,12 @@
 """``flbounds bound ID key=value ... [--json]``: a printed bound at given constants.
 
 Prints the admissible step (the largest step meeting every printed condition, and which
-condition binds), the printed value at that step (or at ``step=``) and the corrected
-statement's value where the project has one. ``flbounds bound --list`` shows every bound and
-its constants. A missing, unknown or out-of-range constant is a one-line usage error.
+condition binds), the printed value at that step (or at ``step=``), the corrected
+statement's value where the project has one, and each hypothesis of the bound's result on
+the constants (holds / FAILS / not evaluated). A step above a printed condition or a failed
+hypothesis is said in a warning line; the exit code stays 0 (a calculator).
+``flbounds bound --list`` shows every bound and its constants. A missing, unknown or
+out-of-range constant is a one-line usage error.
 """
 
 from __future__ import annotations
@@ -68,8 +71,21 @@ def _show(thm, value) -> None:
     print(f"  printed:     {value.value:.10g}")
     if value.corrected is not None:
         print(f"  corrected:   {value.corrected:.10g}")
-    for h in thm.hypotheses:
-        print(f"  hypothesis:  {h}")
+    if value.result:
+        print(f"  hypotheses of {value.result_ref} ({value.result}):"
+              + ("" if value.hypotheses else " none declared"))
+        for label, ok in value.hypotheses.items():
+            print(f"    {_state(ok):<14} {label}" + (
+                "" if isinstance(ok, bool) else f"  ({ok.removeprefix('not evaluated: ')})"))
+    else:
+        print("  hypotheses:  not evaluated (no result declared for this bound)")
+    for line in value.warnings:
+        print(f"  WARNING:     {line}")
+
+
+def _state(ok) -> str:
+    """holds / FAILS / not evaluated, for one hypothesis of the bound's result."""
+    return "holds" if ok is True else "FAILS" if ok is False else "not evaluated"
 
 
 def _fmt(v):
@@ -97,7 +113,7 @@ def run(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps(dict(value.as_dict(), ref=thm.ref, hypotheses=list(thm.hypotheses))))
+        print(json.dumps(value.as_dict()))
     else:
         _show(thm, value)
     return 0

@@ -34,11 +34,21 @@ def claim_record(c, *, where: bool = False) -> dict:
                   source=declared.source if declared else "", ref=c.ref, kind=c.kind,
                   statement=c.statement, expected=c.expected,
                   expected_full=c.expected_for("full"), params=dict(quick=c.quick, full=c.full),
-                  hypotheses=c.hypotheses, hypotheses_state=hypotheses_state(c.hypotheses),
+                  hypotheses=c.hypotheses, hypotheses_state=_declared_state(c),
+                  parts=list(c.parts), outside=dict(c.outside),
                   reproducer=c.reproducer("quick", 0))
     if where:
         record["where"] = c.where
     return to_jsonable(record)
+
+
+def _declared_state(c) -> str:
+    """A claim attached to result parts: its hypotheses are predicates the ledger evaluates
+    on each run (``evaluated``), ``some left`` when it is outside some on purpose; a claim
+    with labels: whether they are all met."""
+    if c.parts:
+        return "some left" if c.outside else "evaluated"
+    return hypotheses_state(c.hypotheses)
 
 
 def run(args) -> int:
@@ -61,7 +71,9 @@ def print_table(records: list[dict]) -> None:
     """One heading per paper (key and title), then one line per claim (long refs cut;
     ``--format json`` or ``csv`` and ``flbounds show`` give them whole). The hypotheses
     column says whether the claim's declared hypotheses are all met or some are left on
-    purpose ("-": none declared; run-time refinements show in ``show`` and the report)."""
+    purpose, or, for a claim attached to result parts, that its result's predicates are
+    ``evaluated`` on each run ("-": none declared; the run-time table shows in ``show`` and
+    the report)."""
     id_width = max(len(r["id"]) for r in records)
     ref_width = min(REF_WIDTH, max(len(r["ref"]) for r in records))
     expected = [r["expected"] + ("" if r["expected_full"] == r["expected"]

@@ -1,8 +1,12 @@
 """``flbounds replay FILE``: re-evaluate stored attack witnesses.
 
 FILE is the ``--json`` output of ``flbounds falsify`` (a list of objects) or one such object.
-Each witness is rebuilt with its surface's space and the ratio recomputed on it; the exit code
-is 1 when a witness breaks its bound (ratio above the surface's threshold).
+Each witness is rebuilt with its surface's space, its result's hypotheses are evaluated on it,
+and the ratio is recomputed. The exit code is 0 when every witness reproduces what the toolkit
+expects of its claim: a bound expected to hold is not broken, and a paper error (a claim
+expected ``violated``) is broken again, by a witness inside the hypotheses; it is 1 when a
+witness breaks a bound expected to hold, no longer breaks one expected to fail, falls outside
+its result's hypotheses, or gives a ratio different from the stored one.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from pathlib import Path
 
 from ._common import UsageError
 
-HELP = "recompute the ratio of stored attack witnesses (exit 1 if one breaks its bound)"
+HELP = ("recompute stored attack witnesses (exit 1 if one does not reproduce its claim's "
+        "expected verdict)")
 
 
 def add_arguments(p) -> None:
@@ -50,8 +55,26 @@ def _prepare(rows):
     return out
 
 
+def _expected(surface) -> str:
+    """The verdict the toolkit expects of the attacked claim."""
+    from flbounds.ledger import get
+
+    return surface.expected or get(surface.claim_id).expected
+
+
+def _outside(surface, instance) -> str:
+    """Why the witness is outside its result's hypotheses ('' when inside)."""
+    validator = surface.effective_validator()
+    if validator is None:
+        return ""
+    verdict = validator(**instance)
+    if isinstance(verdict, str):
+        return verdict
+    return "" if verdict else "rejected by the surface's validator"
+
+
 def run(args) -> int:
-    broken = 0
+    unexpected = 0
     for row, surface, instance in _prepare(_load(args.file)):
         if instance is None:
             print(f"{row['id']}: no witness stored (no instance was accepted)")
@@ -60,8 +83,13 @@ def run(args) -> int:
         stored = row.get("best_ratio")
         same = isinstance(stored, float | int) and ratio == stored
         breaks = math.isfinite(ratio) and ratio > surface.threshold
-        broken += breaks
+        expected, outside = _expected(surface), _outside(surface, instance)
+        as_expected = same and not outside and breaks == (expected == "violated")
+        unexpected += not as_expected
+        verdict = (f"breaks the bound (> {surface.threshold!r})" if breaks
+                   else "within the bound")
         print(f"{row['id']}: ratio {ratio!r} (stored {stored!r}, "
-              f"{'identical' if same else 'DIFFERS'}); "
-              + (f"breaks the bound (> {surface.threshold!r})" if breaks else "within the bound"))
-    return 1 if broken else 0
+              f"{'identical' if same else 'DIFFERS'}); {verdict}; claim expected {expected}"
+              + (f"; outside the hypotheses: {outside}" if outside else "")
+              + ("" if as_expected else " -- UNEXPECTED"))
+    return 1 if unexpected else 0

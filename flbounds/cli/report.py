@@ -47,8 +47,10 @@ def run(args) -> int:
     md_path, html_path = _write(chosen, Path(out_dir), pngs)
     for line in chosen.lines:
         print(line)
-    print(f"wrote {md_path} and {html_path} ({len(chosen.results)} claims, "
-          f"{len(pngs)} figures)")
+    n_attacks = sum(r.id.startswith("attack:") for r in chosen.results)
+    attacks = f", {n_attacks} attacks" if n_attacks else ""
+    print(f"wrote {md_path} and {html_path} ({len(chosen.results) - n_attacks} claims"
+          f"{attacks}, {len(pngs)} figures)")
     return 0
 
 

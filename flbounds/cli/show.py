@@ -1,4 +1,6 @@
-"""``flbounds show ID``: one claim in full, with its latest stored result."""
+"""``flbounds show ID``: one claim in full with its latest stored result, or one numbered
+result: its parts, hypotheses, printed bounds and the claims of each part with their verdicts.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +8,26 @@ import json
 from pathlib import Path
 
 from flbounds.ledger import ResultStore
-from flbounds.ledger.api.registry import PROFILES, load_all, matches
+from flbounds.ledger.api import results as _results
+from flbounds.ledger.api.registry import PAPERS, PROFILES, load_all, matches
+from flbounds.ledger.api.result import to_jsonable
 from flbounds.ledger.reports.report import fmt
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
 from .list import claim_record
 
-HELP = "one claim: statement, paper, tolerance, hypotheses, file:line, latest result"
+HELP = ("a claim (statement, paper, tolerance, hypotheses, file:line, latest result) or a "
+        "result (parts, hypotheses, printed bound, claims per part with verdicts)")
 FORMATS = ("text", "json")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("claim_id", metavar="ID", help="a claim id (see 'flbounds list')")
+    p.add_argument("claim_id", metavar="ID",
+                   help="a claim id (see 'flbounds list') or a result id (focus.lemma4)")
     p.add_argument("--results", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
-                   help="results store to read the latest result from")
+                   help="results store to read the latest results from")
     p.add_argument("--run", action="store_true",
-                   help="run the claim now (nothing is stored) instead of reading the store")
+                   help="run the claim(s) now (nothing is stored) instead of reading the store")
     p.add_argument("--profile", choices=PROFILES, help="with --run (default: quick)")
     p.add_argument("--seed", type=non_negative_int, help="with --run (default: 0)")
     p.add_argument("--format", choices=FORMATS, default="text")
@@ -34,13 +40,16 @@ def find_claim(claim_id: str):
         return table[claim_id]
     close = [cid for cid in table if matches(cid, claim_id)]
     hint = f"; {len(close)} claims match it, e.g. {close[0]}" if close else ""
-    raise UsageError(f"unknown claim id {claim_id!r}{hint} (see 'flbounds list')")
+    raise UsageError(f"unknown claim or result id {claim_id!r}{hint} (see 'flbounds list')")
 
 
 def run(args) -> int:
     if not args.run and (args.profile is not None or args.seed is not None):
         raise UsageError("--profile and --seed choose the run of --run; without it, "
                          "show reads the latest stored result")
+    declared = _results.load_all()
+    if args.claim_id not in load_all() and args.claim_id in declared:
+        return show_result(declared[args.claim_id], args)
     c = find_claim(args.claim_id)
     attack = None
     if args.run:
@@ -85,7 +94,8 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
             f"kind        {record['kind']}",
             f"expected    {expected}",
             f"params      quick {_mapping(params['quick'])}; full {_mapping(params['full'])}",
-            f"hypotheses  {_hypotheses(record['hypotheses'])}",
+            f"hypotheses  {_declared(record)}",
+            f"parts       {', '.join(record['parts']) or '(attached to no result)'}",
             f"function    {record['where']}  ({qualname})",
             f"reproduce   {record['reproducer']}"]
 
@@ -111,6 +121,17 @@ def result_lines(r) -> list[str]:
     return lines
 
 
+def _declared(record: dict) -> str:
+    """A claim's hypotheses as declared: its labels, or its result's predicates (evaluated
+    on each run's instance) and those it is outside of on purpose."""
+    if not record["parts"]:
+        return _hypotheses(record["hypotheses"])
+    results = ", ".join(dict.fromkeys(q.split(":", 1)[0] for q in record["parts"]))
+    outside = "".join(f"; outside {k} on purpose: {v}" for k, v in record["outside"].items())
+    return (f"the predicates of {results} (flbounds show {results.split(', ')[0]}), "
+            f"evaluated on each run's instance{outside}")
+
+
 def _hypotheses(table: dict) -> str:
     if not table:
         return "(none recorded)"
@@ -120,3 +141,126 @@ def _hypotheses(table: dict) -> str:
 
 def _mapping(table: dict) -> str:
     return "{" + ", ".join(f"{k}={fmt(v)}" for k, v in table.items()) + "}"
+
+
+def show_result(res, args) -> int:
+    """Print (or ``--format json``) one result: :func:`result_record`."""
+    claims = res.claims()
+    if args.run:
+        profile, seed = args.profile or "quick", args.seed or 0
+        latest = {c.id: c.check(seed=seed, profile=profile) for c in claims}
+        origin, attacks = "this run (not stored)", {}
+    else:
+        stored = ResultStore(args.results).latest()
+        latest = {c.id: stored[c.id] for c in claims if c.id in stored}
+        attacks = {c.id: stored[f"attack:{c.id}"] for c in claims
+                   if f"attack:{c.id}" in stored}
+        origin = f"latest in {args.results}"
+    record = result_record(res, claims, latest, attacks)
+    if args.format == "json":
+        print(json.dumps(record, indent=1))
+    else:
+        print("\n".join(result_text(record, origin)))
+    return 0
+
+
+def result_record(res, claims, latest: dict, attacks: dict) -> dict:
+    """A result as a JSON-ready dict: identity, paper, parts (each with its claims and their
+    latest rows), hypotheses (wording, parts, the values read) and printed bounds."""
+    declared = PAPERS.get(res.paper_key)
+    paper = dict(key=res.paper_key, title=declared.title if declared else "",
+                 source=declared.source if declared else "",
+                 reference=declared.reference if declared else "")
+    parts = []
+    for pid, part in res.parts.items():
+        qualified = res.part(pid)
+        attached = [_claim_entry(c, latest.get(c.id), attacks.get(c.id))
+                    for c in claims if qualified in c.parts]
+        parts.append(dict(id=pid, text=part.text, unchecked=part.unchecked, claims=attached))
+    hypotheses = [dict(name=h.name, wording=h.wording,
+                       parts=list(h.parts) if h.parts is not None else list(res.parts),
+                       reads=list(h.needs)) for h in res.hypotheses]
+    bounds = [dict(id=b.id, ref=b.ref, quantity=b.quantity,
+                   constants=[c.name for c in b.constants], step=b.uses_step)
+              for b in res.bounds]
+    return to_jsonable(dict(id=res.id, ref=res.ref, title=res.title, kind=res.kind,
+                            paper=paper, where=res.where, module=res.module,
+                            statement=res.statement, not_checked=res.not_checked,
+                            parts=parts, hypotheses=hypotheses, bounds=bounds))
+
+
+def _claim_entry(c, row, attack_row) -> dict:
+    entry = dict(id=c.id, ref=c.ref, kind=c.kind, expected=c.expected,
+                 expected_full=c.expected_for("full"), outside=dict(c.outside), latest=None,
+                 attack=None)
+    if row is not None:
+        entry["latest"] = dict(verdict=row.verdict, expected=row.expected,
+                               as_expected=row.as_expected, profile=row.profile, seed=row.seed,
+                               hypotheses=row.hypotheses, attack=row.attack,
+                               worst_case=row.worst_case, reason=row.reason)
+    if attack_row is not None:
+        entry["attack"] = dict(attack_row.attack, verdict=attack_row.verdict)
+    return entry
+
+
+def result_text(record: dict, origin: str) -> list[str]:
+    """The lines ``flbounds show <result id>`` prints."""
+    paper = record["paper"]
+    cite = "; ".join(x for x in (paper["reference"], paper["source"]) if x)
+    lines = [f"{record['id']}  {record['ref']}: {record['title']}  ({record['kind']})",
+             f"paper       {paper['key']}: {paper['title']}" + (f" [{cite}]" if cite else ""),
+             f"declared    {record['where']}  ({record['module']})"]
+    if record["statement"]:
+        lines.append(f"statement   {record['statement']}")
+    if record["not_checked"]:
+        lines.append(f"not checked {record['not_checked']}")
+    lines += ["", "parts"]
+    width = max(len(p["id"]) for p in record["parts"])
+    for p in record["parts"]:
+        lines.append(f"  {p['id']:<{width}}  {p['text']}")
+    lines += ["", "hypotheses" + ("" if record["hypotheses"] else "  (none)")]
+    for h in record["hypotheses"]:
+        lines.append(f"  {h['name']}: {h['wording']}")
+        lines.append(f"      parts {', '.join(h['parts'])}; reads {', '.join(h['reads'])}")
+    lines += ["", "printed bound" + ("" if record["bounds"] else "  (none registered)")]
+    for b in record["bounds"]:
+        names = " ".join(b["constants"]) + (" [step]" if b["step"] else "")
+        lines.append(f"  {b['id']}  ({b['ref']}): {b['quantity']}")
+        lines.append(f"      constants {names}; flbounds bound {b['id']} ...")
+    lines += ["", f"claims per part (verdicts: {origin})"]
+    for p in record["parts"]:
+        lines.append(f"  {p['id']}")
+        if not p["claims"]:
+            why = p["unchecked"] or record["not_checked"] or "no claim and no reason given"
+            lines.append(f"    not checked: {why}")
+        for c in p["claims"]:
+            lines += _claim_lines(c)
+    return lines
+
+
+def _claim_lines(c: dict) -> list[str]:
+    expected = c["expected"]
+    if c["expected_full"] != expected:
+        expected = f"{expected} (quick), {c['expected_full']} (full)"
+    row = c["latest"]
+    if row is None:
+        verdict = "no result stored"
+    else:
+        mark = "as expected" if row["as_expected"] else f"UNEXPECTED, expected {row['expected']}"
+        verdict = f"{row['verdict']} ({mark}; {row['profile']}, seed {row['seed']})"
+    lines = [f"    {c['id']}  [{c['ref']}]", f"      expected {expected}; latest {verdict}"]
+    for name, why in c["outside"].items():
+        lines.append(f"      outside {name} on purpose: {why}")
+    if row is not None:
+        if row["hypotheses"]:  # by name: the wording is listed under "hypotheses" above
+            lines.append("      hypotheses " + _hypotheses(
+                {k.split(": ", 1)[0]: v for k, v in row["hypotheses"].items()}))
+        if row["attack"]:
+            lines.append(f"      attack     {_mapping(row['attack'])}")
+        if row["worst_case"]:
+            lines.append(f"      worst case {_mapping(row['worst_case'])}")
+        if row["verdict"] != "holds" and row["reason"]:
+            lines.append(f"      reason     {row['reason'].splitlines()[0]}")
+    if c["attack"]:
+        lines.append(f"      attack run {_mapping(c['attack'])}")
+    return lines

@@ -63,6 +63,8 @@ class AttackTask:
     ref = property(lambda self: self.claim.ref)
     kind = property(lambda self: self.claim.kind)
     statement = property(lambda self: self.claim.statement)
+    # its validator reads the attacked claim's result predicates (task_key's code version)
+    result_modules = property(lambda self: getattr(self.claim, "result_modules", ()))
 
     @property
     def module(self) -> str:

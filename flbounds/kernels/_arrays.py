@@ -6,7 +6,8 @@ about 3 s of a first run's compile time (``a.transpose(axes)`` does too, and bui
 ``np.sort`` and ``np.argsort`` compile numba's quicksort anew inside every kernel that calls
 them, about 1 s each. The kernels therefore copy rows with :func:`copy_into` (inlined in
 numba's IR, nothing to compile on its own) and sort with :func:`argsort_into` (compiled once,
-cached, shared by every caller). ``tests/test_kernel_arrays.py`` keeps these constructs out.
+cached, shared by every caller). ``tests/flbounds/kernels/test_arrays.py`` keeps these
+constructs out.
 """
 
 from numba import njit

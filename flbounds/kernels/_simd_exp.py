@@ -22,7 +22,7 @@ LLVM IR (:func:`_exp_nonpositive`):
 Every lane is the same sequence of IEEE operations (multiply, add, ``rint``, integer ops; no
 contraction, no reassociation), so the scalar :func:`expit` (one lane) and the vector weights
 :func:`logistic_weights` give the same bits for the same input, whatever the vector width;
-the result is within 2 ulp of ``math.exp`` (``tests/test_expit_bits.py``).
+the result is within 2 ulp of ``math.exp`` (``tests/flbounds/kernels/test_expit_bits.py``).
 """
 
 import math

@@ -12,8 +12,8 @@ Bits: every lane runs the scalar kernels' operations in their order: row i of
 (``fadd(s_j, fmul(At[r, i], z[r]))``, r increasing), then ``((s0 + s1) + (s2 + s3)) - b_i``
 (:func:`flbounds.kernels._simd.dot4_rows` for d % 4 = 0); the GD step is
 ``z - step * g``, FOCUS's push ``h - g_old``, the sum ``acc + z`` (``y + v``). No fast-math
-flags, no fused multiply-add. ``tests/test_kernel_bits.py`` checks the rounds built on these
-against the scalar reference loops.
+flags, no fused multiply-add. ``tests/flbounds/kernels/test_bits.py`` checks the rounds built on
+these against the scalar reference loops.
 """
 
 from llvmlite import ir

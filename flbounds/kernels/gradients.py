@@ -46,7 +46,7 @@ per problem was measured slower at N = 1e4 (``python -m benchmarks vec_kernels``
 the bytes a round reads from memory, which costs more than the in-cache transpose. The vector
 code itself is emitted by :mod:`flbounds.kernels._simd` (LLVM's loop vectorizer leaves loops
 over d = 16 or n = 20 outputs scalar); each lane there is the scalar expression, so the bits
-are those of the scalar loops the tests keep as reference (``tests/test_kernel_bits.py``).
+are those of the scalar loops the tests keep as reference (``tests/flbounds/kernels/test_bits.py``).
 """
 
 import math

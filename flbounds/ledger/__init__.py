@@ -55,7 +55,7 @@ def __getattr__(name: str):
     # the per-paper result lists of the coverage table (being replaced by declared results):
     # imported on first use, so that 'python -m flbounds.ledger.reports.coverage' runs a
     # module not imported yet
-    if name == "declare_results":
-        from .reports.coverage import declare_results
-        return declare_results
+    if name in ("declare_results", "cited_results"):
+        from .reports import coverage
+        return getattr(coverage, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

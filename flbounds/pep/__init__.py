@@ -12,7 +12,7 @@ Public functions return a frozen :class:`WorstCase` (``worst``, ``printed``, ``g
 solve time, solver). The library looks no paper's bound up: every step is an argument (there
 is no default step), and where the comparison is a theorem's printed rate, ``printed`` is the
 value the caller passes (``printed=``; None without one), e.g. from the theorem's bound
-(``flbounds.ledger.bounds.get(id)``, as ``flbounds bound`` shows it). :func:`gd_rate` reports
+(``flbounds.ledger.api.bounds.get(id)``, as ``flbounds bound`` shows it). :func:`gd_rate` reports
 gradient descent's classical rate, :func:`kvib_descent_rate` 1 (its metric is normalised by
 the inequality's right side).
 

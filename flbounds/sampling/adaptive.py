@@ -8,7 +8,10 @@ Every sampler exposes
   is the sampler's per-round cost in [003, Sec. 5] (:math:`p=\tilde p` for ISP, :math:`p=Kq`
   for multinomial RSP, :math:`K/N` for uniform subsets);
 * ``sample(rng) -> Draw`` and ``update(feedback)``; ``reveal(values)`` gives full-information
-  samplers (the oracle) every client's feedback before sampling and is a no-op otherwise.
+  samplers (the oracle) every client's feedback before sampling and is a no-op otherwise;
+* ``sample_many(rng, n_draws)``: the client counts of ``n_draws`` draws at the current state,
+  the same draws as that many calls of ``sample(rng)`` without an update in between (the
+  draw laws are checked on them: ``flbounds.draw_laws``).
 
 The estimator of a draw is :math:`d=\sum_j w_j z_{c_j}` with ``clients`` :math:`c` and
 ``weights`` :math:`w`; it is unbiased for :math:`\sum_i z_i` for every sampler here.
@@ -45,17 +48,34 @@ def check_feedback(feedback: Feedback) -> np.ndarray:
                           shape=feedback.draw.clients.shape, nonnegative=True)
 
 
+def isp_included(p: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Independent sampling's decisions: client i joins iff U_i < p_i (one draw, shape (N,),
+    or many, shape (n, N))."""
+    return uniforms < p
+
+
 def isp_draw(p: np.ndarray, uniforms: np.ndarray) -> Draw:
     """Independent sampling: client i joins iff U_i < p_i."""
-    clients = np.flatnonzero(uniforms < p)
+    clients = np.flatnonzero(isp_included(p, uniforms))
     probs = p[clients]
     return Draw(clients, np.ones(clients.size, dtype=np.int64), 1.0 / probs, probs)
 
 
+def multinomial_counts(q: np.ndarray, k: int, rng: np.random.Generator,
+                       n_draws: int) -> np.ndarray:
+    """Counts (n_draws, N) of ``n_draws`` rounds of K i.i.d. draws from q: the same numbers
+    as ``n_draws`` calls of :func:`multinomial_draw`."""
+    idx = rng.choice(q.size, size=(n_draws, k), p=q)
+    rows = np.repeat(np.arange(n_draws), k)
+    return np.bincount(rows * q.size + idx.ravel(),
+                       minlength=n_draws * q.size).reshape(n_draws, q.size)
+
+
 def multinomial_draw(q: np.ndarray, k: int, rng: np.random.Generator) -> Draw:
     """K i.i.d. draws from q, collapsed to distinct clients with counts; weights c/(K q)."""
-    idx = rng.choice(q.size, size=k, p=q)
-    clients, counts = np.unique(idx, return_counts=True)
+    every = multinomial_counts(q, k, rng, 1)[0]
+    clients = np.flatnonzero(every)
+    counts = every[clients]
     probs = q[clients]
     return Draw(clients, counts, counts / (k * probs), probs)
 
@@ -76,3 +96,18 @@ class SamplerBase:
 
     def inclusion_weights(self) -> np.ndarray:
         return self.probabilities()
+
+    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        """Client counts, shape (n_draws, N), of ``n_draws`` draws at the current state: the
+        draws of ``n_draws`` calls of ``sample(rng)`` with no update in between."""
+        n_draws = check_int(n_draws, "n_draws", minimum=1)
+        out = np.zeros((n_draws, self.n_clients), dtype=np.int64)
+        for t in range(n_draws):
+            draw = self.sample(rng)
+            out[t, draw.clients] = draw.counts
+        return out
+
+    def _isp_many(self, p: np.ndarray, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        """:meth:`sample_many` of an ISP sampler drawing with probabilities ``p``."""
+        n_draws = check_int(n_draws, "n_draws", minimum=1)
+        return isp_included(p, rng.random((n_draws, self.n_clients))).astype(np.int64)

@@ -15,7 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adaptive import Draw, Feedback, SamplerBase, check_feedback, check_sizes, multinomial_draw
+from flbounds.validation import check_int
+
+from .adaptive import (
+    Draw,
+    Feedback,
+    SamplerBase,
+    check_feedback,
+    check_sizes,
+    multinomial_counts,
+    multinomial_draw,
+)
 from .optimal import optimal_isp_probabilities
 
 
@@ -33,6 +43,10 @@ class _Multinomial(SamplerBase):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         return multinomial_draw(self.probabilities(), self.budget, rng)
+
+    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        n_draws = check_int(n_draws, "n_draws", minimum=1)
+        return multinomial_counts(self.probabilities(), self.budget, rng, n_draws)
 
 
 class Vrb(_Multinomial):

@@ -22,6 +22,9 @@ class UniformISP(SamplerBase):
     def sample(self, rng: np.random.Generator) -> Draw:
         return isp_draw(self.probabilities(), rng.random(self.n_clients))
 
+    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        return self._isp_many(self.probabilities(), rng, n_draws)
+
     def update(self, feedback: Feedback) -> None:
         check_feedback(feedback)
 
@@ -78,6 +81,9 @@ class OracleISP(SamplerBase):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         return isp_draw(self._p, rng.random(self.n_clients))
+
+    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        return self._isp_many(self._p, rng, n_draws)
 
     def update(self, feedback: Feedback) -> None:
         check_feedback(feedback)

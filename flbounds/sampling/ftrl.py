@@ -88,6 +88,9 @@ class KVib(SamplerBase):
     def sample(self, rng: np.random.Generator) -> Draw:
         return isp_draw(self.probabilities(), rng.random(self.n_clients))
 
+    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
+        return self._isp_many(self.probabilities(), rng, n_draws)
+
     def update(self, feedback: Feedback) -> None:
         values = check_feedback(feedback)
         np.add.at(self.omega, feedback.draw.clients, values**2 / feedback.draw.probs)

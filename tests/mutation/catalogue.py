@@ -102,7 +102,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "cyclic inclusion probabilities that forget the wrap-around of the window"),
     # ---------------------------------------------------------------- FOCUS tracking
     # the serial round (every claim's instance; the chunked rows of large rounds are checked
-    # bit for bit against it by tests/test_kernel_bits.py)
+    # bit for bit against it by tests/flbounds/kernels/test_bits.py)
     Mutant("focus.kernel.tracker_push", ("focus",), _K + "rounds.py",
            "state.y[p] += v[p]",
            "state.y[p] += 0.98 * v[p]",

@@ -14,11 +14,32 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import fedavg, fedavg_matrix, fedavg_virtual, focus, focus_matrix
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_logistic, random_quadratics
 
 AGREEMENT = 1e-12  # spec section 4, row 1
+
+ALG1 = result(
+    "focus.alg1", ref="Algorithm 1", title="FOCUS",
+    parts={"push_pull": "Sec. 4.2.1 eqs. (13)-(14), App. E (73)-(74): Algorithm 1 is push-pull "
+                        "over the time-varying graph, R(S_r) pulling and C(S_{r-1}) = "
+                        "R(S_{r-1})' pushing"})
+
+EQ6_7 = result(
+    "focus.eq6_7", ref="Sec. 4.1, eqs. (6)-(7)", kind="equation",
+    title="FedAvg in graph (matrix) form",
+    parts={"graph_form": "FedAvg (2a)-(2c) equals y_k = R_k x_k, y_k^+ = y_k - eta D_k grad "
+                         "f(y_k), x_{k+1} = A_k y_k^+ (6)-(7)",
+           "virtual_form": "App. D (41)-(43): and the virtual form with the rank-one "
+                           "W(S_r) = 1 w_S'"})
+
+FIG2 = result("focus.fig2", ref="Figure 2", title="FedAvg as a graph",
+              not_checked="a drawing; its matrices are checked by focus.eq6_7.fedavg_graph_form")
+
+FIG3 = result("focus.fig3", ref="Figure 3", title="FOCUS's push-pull illustration",
+              not_checked="a drawing; Algorithm 1's matrix form is checked by "
+                          "focus.eq73_74.fl_equals_push_pull")
 
 
 def _instance(rng, n_clients, dim, n_rounds):
@@ -32,7 +53,7 @@ def _instance(rng, n_clients, dim, n_rounds):
 
 
 @claim("focus.eq73_74.fl_equals_push_pull", ref="Alg. 1; Sec. 4.2.1 eqs. (13)-(14), (73)-(74)",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ALG1, parts=("push_pull",),
        statement="FOCUS (Algorithm 1) is push-pull over the time-varying graph: x_{k+1} = "
                  "R_k(x_k - eta D_k y_{k+1}), y_{k+1} = C_k(y_k + grad f(x_k) - grad f(x_{k-1})), "
                  "with R(S_r) pulling and C(S_{r-1}) = R(S_{r-1})^T pushing at k = r tau.",
@@ -59,7 +80,7 @@ def fl_equals_push_pull(*, rng, n_clients, dim, n_rounds, taus):
 
 
 @claim("focus.eq6_7.fedavg_graph_form", ref="Sec. 4.1 eqs. (6a)-(6c), (7); App. D (41)-(43)",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=EQ6_7, parts=("graph_form", "virtual_form"),
        statement="FedAvg (2a)-(2c) equals the decentralized recursion y_k = R_k x_k, y_k^+ = y_k - "
                  "eta D_k grad f(y_k), x_{k+1} = A_k y_k^+ (pull R(S_r), average A(S_r)), and the "
                  "virtual form with the rank-one W(S_r) = 1 w_S^T.",

@@ -13,7 +13,7 @@ import numpy as np
 
 from flbounds.algorithms import FocusState, focus, sg_focus
 
-from .bounds import (
+from .thm1 import (
     thm1a_conditions,
     thm1a_proof_conditions,
     thm1b_conditions,

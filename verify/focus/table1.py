@@ -20,9 +20,31 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds import algorithms
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
+
+from .assumptions import a1, constants, heterogeneous
+
+
+@hypothesis("fixed_step", "a fixed step, no decay (footnote 1)")
+def fixed_step(*, step_schedule):
+    return step_schedule == "constant"
+
+
+TABLE1 = result(
+    "focus.table1", ref="Table 1", title="which methods converge exactly under arbitrary "
+                                          "participation",
+    parts={"exact_convergence": "column 'Exact Converg.' (footnote 1): FOCUS converges exactly "
+                                "under arbitrary sampling with a fixed step; FedAvg, LocalSGD, "
+                                "FedAU, FedAWE and MIFA do not",
+           "scaffold_footnote3": "footnote 3: SCAFFOLD has no proof under arbitrary "
+                                 "participation, but may converge empirically",
+           "rates": ("the columns of rates and communication costs",
+                     "orders of complexity quoted from the cited papers; nothing to compute")},
+    hypotheses=(a1.only("exact_convergence", "scaffold_footnote3"),
+                heterogeneous.only("exact_convergence", "scaffold_footnote3"),
+                fixed_step.only("exact_convergence", "scaffold_footnote3")))
 
 EXACT, INEXACT = 1e-8, 1e-4
 P_TABLE1 = np.array([0.15, 0.3, 0.5, 0.6, 0.8, 0.95])
@@ -52,12 +74,17 @@ def _setup(rng, n_seeds, n_rounds):
     return problem, [process.plan(child, n_rounds) for child in rng.spawn(n_seeds)]
 
 
+def table1_instance(problem) -> dict:
+    """The values Table 1's hypotheses read on the shared instance."""
+    return constants(problem, Bernoulli(P_TABLE1), step=STEP, step_schedule="constant")
+
+
 def _interval(exact):
     return (0.0, EXACT) if exact else (INEXACT, np.inf)
 
 
 @claim("focus.table1.exact_convergence", ref="Table 1, column 'Exact Converg.' (footnote 1)",
-       kind="example", expected="holds",
+       kind="example", expected="holds", result=TABLE1, parts=("exact_convergence",),
        statement="Under arbitrary participation with a fixed step, FOCUS reaches x* exactly "
                  "while FedAvg, LocalSGD, FedAU, FedAWE and MIFA (with local steps) do not.",
        quick=dict(n_seeds=3, n_rounds=2000, local_steps=3),
@@ -82,13 +109,11 @@ def exact_convergence(*, rng, n_seeds, n_rounds, local_steps):
                                                              "advance: 1e-8 / 1e-4"),
                     details={"methods": table, "mifa_tau1_max_error": float(mifa_tau1.max()),
                              "step": STEP, "p": P_TABLE1, "local_steps": local_steps},
-                    hypotheses={"Assumption 1 (Case 2, p_i > 0)": True,
-                                "fixed step (no decay)": True,
-                                "heterogeneous f_i": True})
+                    instance=table1_instance(problem))
 
 
 @claim("focus.table1.scaffold_footnote3", ref="Table 1, footnote 3", kind="remark",
-       expected="holds",
+       expected="holds", result=TABLE1, parts=("scaffold_footnote3",),
        statement="SCAFFOLD has no proof under arbitrary participation, but empirically it may "
                  "converge exactly.",
        quick=dict(n_seeds=3, n_rounds=2000, local_steps=3),
@@ -101,4 +126,5 @@ def scaffold_footnote3(*, rng, n_seeds, n_rounds, local_steps):
     errors = run_errors("scaffold", problem, plans, local_steps)
     return Evidence(measured=errors, theoretical=np.tile(_interval(True), (errors.size, 1)),
                     relation="in", tolerance=Tolerance.exact("decision threshold 1e-8"),
+                    instance=table1_instance(problem),
                     details={"max_error": float(errors.max()), "step": STEP})

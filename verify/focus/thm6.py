@@ -33,10 +33,14 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import sg_focus
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import mc_mean
+
+from ..predicates import at_most, inv
+from .assumptions import a1, a2, a6, constants, noise
+from .sg_focus import THM2
 
 P_SG = np.array([0.3, 0.5, 0.7, 0.9])
 TAU = 3
@@ -49,6 +53,32 @@ def thm6_step(L, n, tau, q_min):
     return min(q_min**1.5 / (4 * L * np.sqrt(6 * n)),
                inv * q_min**1.5 / (8 * np.sqrt(2) * L * max(tau - 1, 1)),
                1 / (4 * L * n), inv / (4 * L * max(tau - 1, 1)), 3 / (4 * np.sqrt(2) * n))
+
+
+@hypothesis("step", "eta <= min{q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1)), 1/(4LN), "
+                    "1/(4L(tau-1))}")
+def step_condition(*, step, q, L, tau):
+    q = np.asarray(q, dtype=float)
+    q_min, n = float(q.min()), q.size
+    return at_most(step, min(q_min**1.5 / (4 * L * np.sqrt(6 * n)),
+                             q_min**1.5 * inv(8 * np.sqrt(2) * L * (tau - 1)),
+                             1 / (4 * L * n), inv(4 * L * (tau - 1))))
+
+
+@hypothesis("start", "every client starts at the server model (x_1 of (28); the proof's "
+                     "consensus error B_{-1} = 0)")
+def start_at_server(*, start_consensus):
+    return start_consensus == 0
+
+
+THM6 = result(
+    "focus.thm6", ref="Theorem 6", title="SG-FOCUS, general non-convex (Thm 2, eq. (28))",
+    parts={"bound": "(1/R) sum_{r<R} E||grad F(x_r)||^2 <= 8(F(x_1) - F*)/(eta N R) + "
+                    "(2LN + 8N^2/((N - 8L^2) q_min)) eta^2 sigma^2",
+           "repaired": "the bound the proof's own (a) and Lemma 6 support: [4(F(x_1) - F*)/"
+                       "(eta N R) + (2LN + 192 L^2/q_min^2) eta^2 sigma^2] / (1 - 192 L^2 "
+                       "eta^2 N/q_min^2)"},
+    hypotheses=(a1, a2, a6, step_condition, start_at_server))
 
 
 def thm6_printed(gap0, step, n, L, q_min, sigma, n_rounds):
@@ -91,19 +121,17 @@ def _cell(rng, L, offset, n_runs, n_rounds):
     runs = _averaged_grad_sq(problem, process, rng, step=step, n_runs=n_runs,
                              n_rounds=n_rounds, x0=x0)
     stats = mc_mean(runs)
+    instance = constants(problem, process, tau=TAU, step=step, start_consensus=0.0,
+                         **noise(SIGMA, problem.dim))
     return dict(L=L, N=n, q_min=q_min, step=step, gap0=gap0, mean=stats.mean, se=stats.se,
+                instance=instance,
                 N_minus_8L2=n - 8 * L**2,
                 printed=thm6_printed(gap0, step, n, L, q_min, SIGMA, n_rounds),
                 repaired=thm6_repaired(gap0, step, n, L, q_min, SIGMA, n_rounds))
 
 
-HYPOTHESES = {"A1 (Bernoulli, p_i > 0)": True, "A2 L-smooth": True,
-              "A6 unbiased, E||xi||^2 = sigma^2": True, "eta at Thm 6's bound": True,
-              "eta <= 3/(4 sqrt2 N) (proof)": True, "clients start at the server model": True}
-
-
 @claim("focus.thm6.printed_bound", ref="Thm 6 (App. F.5); Thm 2 eq. (28)", kind="statement",
-       expected="violated",
+       expected="violated", result=THM6, parts=("bound", THM2.part("nonconvex")),
        statement="(1/R) sum_r E||grad F(x_r)||^2 <= 8(F(x_1) - F*)/(eta N R) + (2LN + "
                  "8N^2/((N - 8L^2) q_min)) eta^2 sigma^2.",
        quick=dict(n_runs=30, n_rounds=400), full=dict(n_runs=200, n_rounds=3000))
@@ -113,12 +141,13 @@ def printed_bound(*, rng, n_runs, n_rounds):
     number, the left side a positive average. Every hypothesis of Theorem 6 holds (quadratics
     are L-smooth; non-convexity is not required). Tolerance: 4 MC SE of the left side."""
     cell = _cell(rng, 2.0, 0.0, n_runs, n_rounds)
+    instance = cell.pop("instance")
     return Evidence(measured=cell["mean"], theoretical=cell["printed"], relation="<=",
-                    tolerance=Tolerance.mc(cell["se"]), details=cell, hypotheses=HYPOTHESES)
+                    tolerance=Tolerance.mc(cell["se"]), details=cell, instance=instance)
 
 
 @claim("focus.thm6.repaired_bound", ref="Thm 6, repaired from its proof (F.5) and Lemma 6",
-       kind="statement", expected="holds",
+       kind="statement", expected="holds", result=THM6, parts=("repaired",),
        statement="(1/R) sum_r E||grad F(x_r)||^2 <= [4(F(x_1) - F*)/(eta N R) + (2LN + "
                  "192 L^2/q_min^2) eta^2 sigma^2] / (1 - 192 L^2 eta^2 N/q_min^2).",
        quick=dict(n_runs=30, n_rounds=400), full=dict(n_runs=200, n_rounds=3000))
@@ -128,9 +157,10 @@ def repaired_bound(*, rng, n_runs, n_rounds):
     4 MC SE per cell."""
     cells = [_cell(rng, L, offset, n_runs, n_rounds)
              for L in (0.25, 2.0) for offset in (0.0, 1.0)]
+    instances = [c.pop("instance") for c in cells]
     return Evidence(measured=np.array([c["mean"] for c in cells]),
                     theoretical=np.array([c["repaired"] for c in cells]), relation="<=",
                     tolerance=Tolerance.mc(np.array([c["se"] for c in cells])),
                     details={"cells": cells,
                              "ratio_to_repaired": [c["mean"] / c["repaired"] for c in cells]},
-                    hypotheses=HYPOTHESES)
+                    instance=instances)

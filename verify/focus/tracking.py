@@ -14,10 +14,28 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import fedavg, focus, sg_focus
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import Bernoulli, Cyclic, MarkovOnOff
 from flbounds.problems import random_logistic, random_quadratics
 from flbounds.tolerances import EPS
+
+
+@hypothesis("tau1_full", "tau = 1 and every client participates in every round")
+def tau1_full(*, tau, p):
+    return tau == 1 and bool(np.all(np.asarray(p) == 1))
+
+
+SEC5_1 = result(
+    "focus.sec5_1", ref="Sec. 5.1", kind="section",
+    title="why FOCUS converges exactly: tracking and the fixed point",
+    parts={"tracking": "the tracker stays the sum of the stored gradients, y_{r+1} = sum_i "
+                       "grad f_i(x_{k+1,i}) (App. E.2 eq. (80)), also with stochastic gradients",
+           "fixed_point": "x*, g_i = grad f_i(x*), y = 0 is a fixed point for every step, tau "
+                          "and participation set: arbitrary participation becomes an arbitrary "
+                          "gradient delay",
+           "tau1_gd": "with tau = 1 and full participation FOCUS is gradient descent on F with "
+                      "step eta N"},
+    hypotheses=(tau1_full.only("tau1_gd"),))
 
 
 def _processes(n_clients):
@@ -27,7 +45,7 @@ def _processes(n_clients):
 
 
 @claim("focus.sec5_1.tracking_invariant", ref="Sec. 5.1; App. E.2 eq. (80)", kind="statement",
-       expected="holds",
+       expected="holds", result=SEC5_1, parts=("tracking",),
        statement="The server tracker always equals the sum of the latest stored client "
                  "gradients, y_r = sum_i g_i, for deterministic and stochastic gradients (Alg. 2 "
                  "reuses the stored stochastic gradient).",
@@ -63,7 +81,7 @@ def tracking_invariant(*, rng, n_clients, dim, n_rounds, local_steps):
 
 
 @claim("focus.sec5_1.fixed_point", ref="Sec. 5.1 (exactness); Thm 1", kind="statement",
-       expected="holds",
+       expected="holds", result=SEC5_1, parts=("fixed_point",),
        statement="x = x*, g_i = grad f_i(x*), y = 0 is a fixed point of FOCUS for every step, "
                  "tau and participation set.",
        quick=dict(n_clients=6, dim=3, n_sets=40), full=dict(n_clients=16, dim=5, n_sets=400))
@@ -99,7 +117,7 @@ def fixed_point(*, rng, n_clients, dim, n_sets):
 
 
 @claim("focus.sec5_1.tau1_full_is_gd", ref="Sec. 5.1 (tau = 1 special case)", kind="remark",
-       expected="holds",
+       expected="holds", result=SEC5_1, parts=("tau1_gd",),
        statement="With tau = 1 and full participation FOCUS is gradient descent on F with step "
                  "eta N: x_{r+1} = x_r - eta N grad F(x_r).",
        quick=dict(n_clients=6, dim=3, n_rounds=100), full=dict(n_clients=16, dim=5,
@@ -119,5 +137,6 @@ def tau1_full_is_gd(*, rng, n_clients, dim, n_rounds):
     gd = np.array(gd)
     scale = np.abs(gd).max() + np.abs(quad.x_star).max()
     return Evidence(measured=float(np.abs(xs - gd).max()), theoretical=0.0, relation="==",
+                    instance=dict(tau=1, p=plan.mean(axis=0)),
                     tolerance=Tolerance.rounding(n_rounds * n_clients * EPS * scale,
                                                  "R N eps max|x|"))

@@ -41,8 +41,7 @@ def _thm41_value(*, M, L, T, sigma2, beta1, gamma, step, last=2.0):
 @bound("kvib.lemma_b5", ref="Lemma B.5 (step-size choice)",
        constants=(positive("r0"), nonnegative("b"), nonnegative("e"), positive("d"),
                   positive("T", "rounds")),
-       quantity="min over the lemma's step of r0/(T eta) + b eta + e eta^2",
-       hypotheses=("eta = min{(r0/(bT))^1/2, (r0/(eT))^1/3, 1/d}",))
+       quantity="min over the lemma's step of r0/(T eta) + b eta + e eta^2")
 def lemma_b5(*, r0, b, e, d, T):
     """2 (b r0/T)^1/2 + 2 e^1/3 (r0/T)^2/3 + d r0/T."""
     return 2 * np.sqrt(b * r0 / T) + 2 * np.cbrt(e) * (r0 / T) ** (2 / 3) + d * r0 / T
@@ -54,8 +53,6 @@ def lemma_b5(*, r0, b, e, d, T):
                   nonnegative("beta1", "mean sub-optimality Q(S^t)"),
                   positive("gamma", "gamma^t = (alpha (N-K)/K + N) W, constant here")),
        check=_thm41_check, quantity="min_t E||grad f(x_t)||^2",
-       hypotheses=("Assumptions 4.1-4.3", "eta = R eta_l eta_g <= 1/(8L)",
-                   "rho = (1 - 10 gamma eta^2)/16 > 0 (else the bound is vacuous: inf)"),
        steps=lambda L, **_: {"eta <= 1/(8L)": 1 / (8 * L)},
        corrected=lambda **c: _thm41_value(**c, last=16.0))
 def thm4_1(**c):
@@ -67,8 +64,7 @@ def thm4_1(**c):
        constants=(integer("T", "rounds"), positive("K", "expected sample size"),
                   nonnegative("Pi_star", "sum_i pi_*(i)"),
                   vector("V", "V_T(i), one per client")),
-       quantity="T_BFP (regret of the best fixed probability)",
-       hypotheses=("Assumption 5.1", "feedback approaches its limit from above, no capping"))
+       quantity="T_BFP (regret of the best fixed probability)")
 def thm5_1(*, T, K, Pi_star, V):
     """(T/K) (sum_i sqrt(V_T(i)/T)) (2 Pi_* + sum_i sqrt(V_T(i)/T))."""
     s = float(np.sum(np.sqrt(np.asarray(V) / T)))
@@ -86,8 +82,7 @@ _LEMMA21 = (probabilities("p", "inclusion probabilities p_i"),
 
 @bound("kvib.lemma2_1.isp", ref="Lemma 2.1, eq. (3), ISP side (an equality)",
        constants=_LEMMA21, check=_same_length,
-       quantity="V(S) under independent sampling: sum_i (1 - p_i) a_i^2 / p_i",
-       hypotheses=("independent (Poisson) sampling with P(i in S) = p_i",))
+       quantity="V(S) under independent sampling: sum_i (1 - p_i) a_i^2 / p_i")
 def lemma2_1_isp(*, p, a):
     """The exact ISP variance (``flbounds.sampling.isp_variance``)."""
     return isp_variance(p, a)
@@ -95,8 +90,7 @@ def lemma2_1_isp(*, p, a):
 
 @bound("kvib.lemma2_1.rsp", ref="Lemma 2.1, eq. (3), RSP side (an upper bound)",
        constants=_LEMMA21, check=_same_length,
-       quantity="RSP variance bound (N-K)/(N-1) sum_i a_i^2/p_i, K = sum p",
-       hypotheses=("uniform K-nice sampling (Lemma B.7 needs p_i >= (K-1)/(N-1))",))
+       quantity="RSP variance bound (N-K)/(N-1) sum_i a_i^2/p_i, K = sum p")
 def lemma2_1_rsp(*, p, a):
     """The RSP bound (``flbounds.sampling.rsp_bound``)."""
     return rsp_bound(p, a)

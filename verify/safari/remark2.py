@@ -4,7 +4,7 @@ The remark says Theorems 2-3 still hold when the server sample T is drawn from a
 distribution P' instead of the target P, as long as the mixture
 :math:`Q = \lambda_1\mathcal D + \lambda_2 P'` (client data and server data, weighted by their
 sample shares) is :math:`(\alpha, \beta)`-positively related to P. No proof is given
-(spec 000, Remark 2). Checked on the threshold family of :mod:`verify.safari.threshold_rates`:
+(spec 000, Remark 2). Checked on the threshold family of :mod:`verify.safari._thresholds`:
 P = U[0, 1], client data :math:`\mathcal D` = U[0.2, 0.6], realizable labels of
 :math:`t^* = 0.8` (outside supp D, so the rate must come from the server data), pooled ERM,
 error measured under P while the server samples come from P'.
@@ -16,9 +16,17 @@ from dataclasses import asdict
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.stats import loglog_slope
 from flbounds.theory.thresholds import excess_error, pooled_erm_errors, uniform
+
+from .assumptions import a1_noise_condition, a2_positive_relation
+
+REMARK2 = result(
+    "safari.remark2", ref="Remark 2", title="server data from P' != P",
+    parts={"extension": "Theorems 2-3 still hold when T ~ P' != P, as long as Q = lambda_1 D "
+                        "+ lambda_2 P' is (alpha, beta)-positively related to P"},
+    hypotheses=(a1_noise_condition, a2_positive_relation))
 
 TARGET_P = uniform(0.0, 1.0)
 CLIENT = uniform(0.2, 0.6)
@@ -55,7 +63,7 @@ def _slope(rng, server, sizes, n_reps, n_boot):
 
 
 @claim("safari.remark2.server_data_from_p_prime", ref="Remark 2 (T ~ P' != P)", kind="remark",
-       expected="holds",
+       expected="holds", result=REMARK2,
        statement="With server data from P' != P such that Q = lambda_1 D + lambda_2 P' is "
                  "(alpha, 1)-positively related to P, Theorem 2's rate still holds: eps_P of "
                  "pooled ERM falls like 1/(n_T + n_S) at constant shares.",
@@ -63,7 +71,8 @@ def _slope(rng, server, sizes, n_reps, n_boot):
        full=dict(sizes=[10, 30, 100, 300, 1000, 3000], n_reps=500, n_boot=1000))
 def server_data_from_p_prime(*, rng, sizes, n_reps, n_boot):
     """P' = U[0.1, 0.9], n_S = 4 n_T. The remark's condition is computed: alpha = sup_t
-    eps_P/eps_Q over all thresholds (beta = 1) is finite for P' (hypotheses). Measured: the
+    eps_P/eps_Q over all thresholds (beta = 1) is finite for P' (the ledger evaluates
+    Assumption 2 on it, and Assumption 1: realizable labels). Measured: the
     slope of E eps_P against n_T + n_S, in the window [-1.2, -0.8] (spec V3, a 1/n rate up to
     log factors). Negative control, which the same check must reject: P'' = U[0, 0.5] misses
     t* = 0.8, alpha is infinite, and eps_P stays near 0.8 - 0.6 (slope ~0, outside the
@@ -85,7 +94,4 @@ def server_data_from_p_prime(*, rng, sizes, n_reps, n_boot):
                     applicable=control_rejected,
                     reason="" if control_rejected else
                     "the negative control passed the window too: the check cannot tell",
-                    hypotheses={"Q = lambda_1 D + lambda_2 P' (alpha, 1)-positively related "
-                                "to P (alpha finite, computed)": bool(np.isfinite(alpha)),
-                                "realizable labels (Assumption 1 with beta_Q = 1)": True,
-                                "constant shares lambda_1, lambda_2 (n_S = 4 n_T)": True})
+                    instance=dict(flip=0.0, alpha=alpha))

@@ -18,10 +18,11 @@ from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
 from flbounds.selection.properties import exhaustive_margins
 
-from .bounds import aux_inequality_sides
+from ._common import ROUNDING, _scaled
 from .instances import distances, divfl_offset
-from .props import ROUNDING, _scaled
-from .theorem1_algebra import ETA, K, first_term_constant, zeta_expr
+from .prop3 import named_phi
+from .thm1 import aux_inequality_sides
+from .thm1.algebra import ETA, K, first_term_constant, printed_step_instance, zeta_expr
 
 N_MAX = 7
 PHIS = ("log1p", "identity", "sqrt")
@@ -35,6 +36,13 @@ def _objective(points, n, weights, lam, b, divfl=False):
                              offset=divfl_offset(d) if divfl else "phantom")
 
 
+def _prop3_instance(*, points, n, losses, phi, lam, b_frac, divfl):
+    """The values Prop 3's hypotheses read at a point of the exhaustive attack."""
+    weights = phi_values(losses[:n], PHIS[phi])
+    f = _objective(points, n, weights, lam, b_frac * weights.sum() + 1e-12, bool(divfl))
+    return dict(objective=f, phi=named_phi(PHIS[phi]), losses=losses[:n])
+
+
 def _margin_ratio(f) -> float:
     return 1.0 - min(_scaled(exhaustive_margins(f), f))
 
@@ -46,12 +54,12 @@ def _margin_ratio(f) -> float:
                 tolerance=ROUNDING.value, tolerance_why=MARGINS,
                 fixed=[{"points": [[0, 0], [0.1, 0], [1, 1], [2, 0], [0, 2], [1, 2], [2, 2]],
                         "n": 4, "losses": [3, 0, 1, 2, 1, 1, 1], "phi": 0, "lam": 1.0,
-                        "b_frac": 0.5, "divfl": 0}])
+                        "b_frac": 0.5, "divfl": 0}],
+                instance=_prop3_instance)
 def prop3_margins(*, points, n, losses, phi, lam, b_frac, divfl):
     """W = G + lam min(b, sum phi(f)) with phi(f) >= 0: 1 - min(DR, monotone) margin."""
-    weights = phi_values(losses[:n], PHIS[phi])
-    f = _objective(points, n, weights, lam, b_frac * weights.sum() + 1e-12, bool(divfl))
-    return _margin_ratio(f)
+    return _margin_ratio(_prop3_instance(points=points, n=n, losses=losses, phi=phi, lam=lam,
+                                         b_frac=b_frac, divfl=divfl)["objective"])
 
 
 @attack_surface("subtrunc.prop3.printed_phi_hypothesis",
@@ -62,21 +70,25 @@ def prop3_margins(*, points, n, losses, phi, lam, b_frac, divfl):
                 fixed=[{"points": [[0, 0], [0.1, 0], [5, 5], [5, 6]], "n": 2,
                         "losses": [3, 0, 0, 0], "shift": 1.0, "lam": 1.0, "b": 1.0}],
                 note="phi(x) = x - shift: nondecreasing, 1-Lipschitz, as the printed "
-                     "hypothesis allows; losses >= 0 (Assumption 2)")
+                     "hypothesis allows; losses >= 0 (Assumption 2)",
+                instance=lambda *, points, n, losses, shift, lam, b: dict(
+                    objective=_objective(points, n, losses[:n] - shift, lam, b),
+                    phi=lambda x, shift=shift: np.asarray(x) - shift, losses=losses[:n]))
 def prop3_printed(*, points, n, losses, shift, lam, b):
     """The same margins with the printed phi class (phi(f_i) may be negative)."""
     return _margin_ratio(_objective(points, n, losses[:n] - shift, lam, b))
 
 
-def _k_le_n(*, points, n, k, losses, lam, b):
-    return k <= n or "k > n"
+def _w_instance(*, points, n, k, losses, lam, b):
+    """The values Sec. III-C's hypotheses read (W of eq. (13), the budget k)."""
+    return dict(objective=_objective(points, n, phi_values(losses[:n], "log1p"), lam, b), k=k)
 
 
 @attack_surface("subtrunc.greedy.ratio_w",
                 space={"points": Box(-3, 3, shape=(8, 3)), "n": Integers(4, 8),
                        "k": Integers(2, 4), "losses": Box(0, 5, shape=8), "lam": Box(0, 5),
                        "b": Box(0.05, 2)},
-                validator=_k_le_n, tolerance=1e-9, budget={"quick": 150},
+                instance=_w_instance, tolerance=1e-9, budget={"quick": 150},
                 tolerance_why="rounding: ratio of float64 sums (as the claim)",
                 fixed=[{"points": np.eye(8, 3), "n": 6, "k": 3, "losses": np.ones(8),
                         "lam": 1.0, "b": 1.0}])
@@ -91,7 +103,8 @@ def greedy_ratio(*, points, n, k, losses, lam, b):
                 space={"k": Integers(1, 10_000), "x": Box(1e-6, 2.0, log=True)},
                 tolerance=1e-15, tolerance_why="rounding: a few ulp of a ratio of two "
                 "expressions evaluated with expm1/log1p (the margin -> 0 as x -> 0)",
-                fixed=[{"k": 1, "x": 0.5}, {"k": 100, "x": 1e-3}])
+                fixed=[{"k": 1, "x": 0.5}, {"k": 100, "x": 1e-3}],
+                instance=lambda *, k, x: dict(zeta=x / k, K=k))
 def aux_inequality(*, k, x):
     """zeta K (1 - zeta K) / (1 - (1 + zeta)^-K) with zeta K = x."""
     lhs, rhs = aux_inequality_sides(k, x)
@@ -100,7 +113,7 @@ def aux_inequality(*, k, x):
 
 @attack_surface("subtrunc.thm1.statement_from_eq24", space={"k": Integers(9, 5_000_000)},
                 tolerance=1e-12, tolerance_why="float evaluation of c(K) (as the claim)",
-                fixed=[{"k": 9}])
+                fixed=[{"k": 9}], instance=lambda *, k: printed_step_instance([k]))
 def first_term(*, k):
     """max of c(K) with zeta and with the corrected 2 zeta, over the printed 12."""
     return float(max(first_term_constant([k], 1)[0], first_term_constant([k], 2)[0])) / 12
@@ -116,16 +129,26 @@ def _zeta_k():
 
 @attack_surface("subtrunc.thm1.one_minus_zeta_k", space={"k": Integers(9, 10_000)},
                 tolerance=0.0, tolerance_why="exact: 9/(4 sqrt K) in float64, far from 1/3",
-                shrink=True, fixed=[{"k": k} for k in range(9, 16)])
+                shrink=True, fixed=[{"k": k} for k in range(9, 16)],
+                instance=lambda *, k: printed_step_instance([k]))
 def one_minus_zeta_k(*, k):
     """(1/3) / (1 - zeta K) at eta = 1/(L E sqrt K) (must be <= 1 for K >= 9)."""
     return (1 / 3) / (1 - float(_zeta_k()(k)))
 
 
+def _clusters(g, S):
+    """Eq. (9)'s nearest-representative clusters of the clients ``g`` around ``S``."""
+    if S.size == 0:
+        return dict(g=g, S=S, sigma=np.zeros(0, dtype=int), gamma=np.zeros(0, dtype=int))
+    dist = np.linalg.norm(g[:, None, :] - g[None, S, :], axis=-1)
+    sigma = S[np.argmin(dist, axis=1)]
+    return dict(g=g, S=S, sigma=sigma, gamma=np.bincount(sigma, minlength=len(g))[S])
+
+
 @attack_surface("subtrunc.eq9.triangle_bound",
                 space={"g": Box(-5, 5, shape=(8, 3)), "n": Integers(2, 8),
                        "pick": Box(0, 1, shape=8)},
-                validator=lambda *, g, n, pick: bool(np.any(pick[:n] > 0.5)) or "S empty",
+                instance=lambda *, g, n, pick: _clusters(g[:n], np.flatnonzero(pick[:n] > 0.5)),
                 tolerance=1e-9, tolerance_why="rounding relative to the right-hand side (as "
                 "the claim)",
                 fixed=[{"g": np.eye(8, 3), "n": 3, "pick": [1, 0, 0, 0, 0, 0, 0, 0]}])

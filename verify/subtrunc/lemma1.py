@@ -1,4 +1,5 @@
-r"""Lemma 1 of [004] (one round of Algorithm 1) with the selection bias measured per rule.
+r"""Lemma 1 of [004] (one round of Algorithm 1): the result, its parts, its hypotheses and its
+claims: eq. (27) with the selection bias measured per rule, and the proof's eqs. (31)/(32).
 
 One round from :math:`w_k` on heterogeneous least squares: all n clients run E local SGD
 steps (virtual iterates, Gaussian noise with :math:`E\|\xi\|^2 = \sigma^2`); the server
@@ -16,10 +17,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.selection import SelectionRule, select_clients
 
-from .toy_problems import random_least_squares
+from .assumptions import a1, a2, a3, gaussian_noise, noise, step_third
+from .toy_problems import CosineSum, random_least_squares
+
+LEMMA1 = result(
+    "subtrunc.lemma1", ref="Lemma 1", title="one-round descent, eq. (27), proof eqs. (28)-(43)",
+    parts={"eq27": "eq. (27): E f(w_{k+1}) <= E f(w_k) - (eta E/4) E||grad f(w_k)||^2 + "
+                   "eta^2 L E^2 (9 eta L E/4) (1/n) sum_i E||grad f_i(w_k)||^2 + eta^2 L E "
+                   "(eta L E/2 (1/n + 3E/4) + 1/n) sigma^2 + eta (1 + eta L E) E gamma",
+           "eq31": "proof, eqs. (31)/(32): E||sum_{t<tau} u_hat_t||^2 <= tau sum_{t<tau} "
+                   "E||u_t||^2 + tau sigma^2/n (and per client with sigma^2)"},
+    hypotheses=(a1, a2, a3.only("eq27"), noise, step_third))
+
+
+def cosine_instance(n_clients: int, step: float, local_steps: int = 2) -> dict:
+    """The values Lemma 1's hypotheses read for n identical clients f_i(w) = 1 + cos w
+    (1-smooth, nonnegative) with N(0, 1) gradient noise."""
+    problem = CosineSum(np.ones(n_clients), np.zeros((n_clients, 1)))
+    return dict(problem=problem, L=problem.L, step=step, local_steps=local_steps,
+                **gaussian_noise(1.0))
 
 RULES = (SelectionRule("random"), SelectionRule("divfl", sample_size=20),
          SelectionRule("subtrunc", lam=0.95, sample_size=20),
@@ -67,7 +86,7 @@ def lemma1_rhs(prob, w, *, local_steps, step, sigma2, gamma):
 
 
 @claim("subtrunc.lemma1.one_round", ref="Lemma 1, eq. (27)", kind="statement",
-       expected="holds",
+       expected="holds", result=LEMMA1, parts=("eq27",),
        statement="With eta L E <= 1/3, one round satisfies eq. (27) with gamma = "
                  "max_tau E||b_tau||^2, for any selection rule.",
        quick=dict(n_paths=1500, n_points=2, local_steps=5, k=5),
@@ -83,7 +102,7 @@ def lemma1_one_round(*, rng, n_paths, n_points, local_steps, k):
     r0 = rng.spawn(1)[0]
     prob = random_least_squares(r0, 20, 5)
     step = 1.0 / (3 * prob.L * local_steps)
-    lhs, rhs, tol, gammas = [], [], [], {}
+    lhs, rhs, tol, gammas, instances = [], [], [], {}, []
     for r in rng.spawn(n_points):
         w = r.normal(size=5) * 2
         for rule in RULES:
@@ -98,10 +117,88 @@ def lemma1_one_round(*, rng, n_paths, n_points, local_steps, k):
             tol.append(4 * f_next.std(ddof=1) / np.sqrt(n_paths)
                        + 4 * gamma_se * step * (1 + step * prob.L * local_steps) * local_steps)
             gammas.setdefault(rule.label(), []).append(float(gamma))
+            instances.append(dict(problem=prob, L=prob.L, step=step, local_steps=local_steps,
+                                  bias_sq=float(per_tau.max()), gamma=float(gamma),
+                                  **gaussian_noise(1.0)))
     lhs, rhs = np.array(lhs), np.array(rhs)
-    return Evidence(measured=lhs, theoretical=rhs, relation="<=",
+    return Evidence(measured=lhs, theoretical=rhs, relation="<=", instance=instances,
                     tolerance=Tolerance(np.array(tol), "4 MC SE (LHS) + 4 MC SE via gamma-hat",
                                         "4 std/sqrt(paths) of f(w_k+1) plus 4 SE of "
                                         "gamma-hat times its RHS coefficient"),
                     details={"gamma_hat_per_rule": gammas,
                              "min_slack_rhs_minus_lhs": float(np.min(rhs - lhs))})
+
+
+def eq31_closed_form(step: float, n_clients: int = 1) -> tuple[float, float, float]:
+    r"""Exact LHS and RHS of (31) on f = 1 + cos w, w_k = 0, tau = 2, sigma = 1 (spec V10).
+
+    With :math:`a = \eta`: LHS = :math:`(2 + 2a e^{-a^2/2} + (1 - e^{-2a^2})/2)/n`,
+    RHS = :math:`(2 + 1 - e^{-2a^2})/n`, and the Cauchy-Schwarz repair
+    :math:`\tau\sum E\|u_t\|^2 + \tau^2\sigma^2/n` = :math:`(4 + 1 - e^{-2a^2})/n`.
+    """
+    a = step
+    lhs = 2 + 2 * a * np.exp(-a * a / 2) + (1 - np.exp(-2 * a * a)) / 2
+    rhs = 2 + (1 - np.exp(-2 * a * a))
+    fixed = 4 + (1 - np.exp(-2 * a * a))
+    return lhs / n_clients, rhs / n_clients, fixed / n_clients
+
+
+def eq31_monte_carlo(rng, step, n_clients, n_paths):
+    """MC of E||u_hat_0 + u_hat_1||^2: every client runs local SGD from 0 with its own noise."""
+    xi0 = rng.normal(size=(n_paths, n_clients))
+    xi1 = rng.normal(size=(n_paths, n_clients))
+    u0 = xi0.mean(axis=1)  # -sin(0) = 0
+    u1 = (np.sin(step * xi0) + xi1).mean(axis=1)  # w_1 = -step xi0, grad = -sin(w_1)
+    sample = (u0 + u1) ** 2
+    return sample.mean(), sample.std(ddof=1) / np.sqrt(n_paths)
+
+
+@claim("subtrunc.eq31.noise_bound", ref="Lemma 1 proof, eqs. (31)/(32)", kind="proof-step",
+       expected="violated", result=LEMMA1, parts=("eq31",),
+       statement="E||sum_{t<tau} u_hat_t||^2 <= tau sum_{t<tau} E||u_t||^2 + tau sigma^2 / n "
+                 "(and (32) per client) under Assumptions 1-2 with eta L E <= 1/3.",
+       quick=dict(n_paths=200000, clients=(1, 2, 10)),
+       full=dict(n_paths=4000000, clients=(1, 2, 10)))
+def eq31_noise_bound(*, rng, n_paths, clients):
+    """Instance (audit part B #9): f_i(w) = 1 + cos w for n identical clients (1-smooth,
+    nonnegative, f* = 0), stochastic gradient -sin w + xi with xi ~ N(0, 1) (sigma^2 = 1),
+    w_k = 0, E = tau = 2, eta = 1/6 so eta L E = 1/3. The proof drops the cross terms
+    E<u_1, xi_0> = eta e^{-eta^2/2} > 0 created by negative curvature. Exact: LHS = 2.3558,
+    RHS = 2.0540 for n = 1 (both scale as 1/n). Measured: the MC LHS (tolerance 4 SE);
+    ``violated`` expected; (32) is the n = 1 case. The closed form is in ``details``."""
+    step = 1.0 / 6.0
+    lhs_mc, ses, rhs, exact = [], [], [], []
+    for n_clients, r in zip(clients, rng.spawn(len(clients)), strict=True):
+        mean, se = eq31_monte_carlo(r, step, n_clients, n_paths)
+        lhs, right, _ = eq31_closed_form(step, n_clients)
+        lhs_mc.append(mean)
+        ses.append(se)
+        rhs.append(right)
+        exact.append(lhs)
+    return Evidence(measured=lhs_mc, theoretical=rhs, relation="<=",
+                    instance=[cosine_instance(n, step) for n in clients],
+                    tolerance=Tolerance.mc(ses, k=4, what="E||u0 + u1||^2 over paths"),
+                    details={"clients": list(clients), "lhs_exact": exact, "rhs": rhs,
+                             "eta": step, "E": 2, "sigma2": 1.0,
+                             "gap_small_eta_0.01": float(np.subtract(
+                                 *eq31_closed_form(0.01)[:2]))})
+
+
+@claim("subtrunc.eq31.corrected", ref="Lemma 1 proof, eq. (31) (Cauchy-Schwarz repair)",
+       kind="proof-step", expected="holds", result=LEMMA1, parts=("eq31",),
+       statement="E||sum_{t<tau} u_hat_t||^2 <= tau sum E||u_t||^2 + tau^2 sigma^2 / n.",
+       quick=dict(n_paths=200000, steps=(0.01, 0.05, 1 / 6)),
+       full=dict(n_paths=2000000, steps=(0.01, 0.02, 0.05, 0.1, 1 / 6)))
+def eq31_corrected(*, rng, n_paths, steps):
+    """The valid replacement on the same instance (eta in (0, 1/6], n = 1): MC LHS within
+    4 SE of the closed form and below (4 + 1 - e^{-2 eta^2}). Expected ``holds``."""
+    lhs_mc, ses, bound = [], [], []
+    for step, r in zip(steps, rng.spawn(len(steps)), strict=True):
+        mean, se = eq31_monte_carlo(r, step, 1, n_paths)
+        lhs_mc.append(mean)
+        ses.append(se)
+        bound.append(eq31_closed_form(step)[2])
+    return Evidence(measured=lhs_mc, theoretical=bound, relation="<=",
+                    instance=[cosine_instance(1, step) for step in steps],
+                    tolerance=Tolerance.mc(ses, k=4, what="E||u0 + u1||^2 over paths"),
+                    details={"steps": list(steps)})

@@ -1,21 +1,42 @@
-r"""Proposition 2 of [004] (linear combination) as its own claim, with a negative control.
+r"""Proposition 2 of [004] (linear combination): the result, its hypotheses, its claim and a
+negative control.
 
 Prop. 2: if :math:`g_1, \dots, g_m` are submodular on :math:`2^N` and
 :math:`\alpha_1, \dots, \alpha_m \ge 0`, then :math:`f = \sum_j \alpha_j g_j` is submodular.
 Checked exhaustively (all :math:`2^n` subsets, local diminishing returns, as in
-:mod:`verify.subtrunc.props`) on combinations of the project's families, including
+:mod:`verify.subtrunc.prop1`) on combinations of the project's families, including
 non-monotone submodular terms (truncations of non-monotone modular functions are not
 submodular, so non-monotone terms are negated modular functions, which are modular).
 """
 
 from __future__ import annotations
 
-from flbounds.ledger import Evidence, Tolerance, claim
+import numpy as np
+
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.selection import FacilityLocation, LinearCombination, Modular
 from flbounds.selection.properties import exhaustive_margins
 
+from ._common import ROUNDING, _prop1_family, _scaled
+from ._predicates import submodular
 from .instances import random_dissim
-from .props import ROUNDING, _prop1_family, _scaled
+
+
+@hypothesis("g", "g_1, ..., g_n: 2^N -> R are submodular set functions")
+def terms_submodular(*, terms):
+    return all(submodular(g) for _, g in terms)
+
+
+@hypothesis("alpha", "alpha_1, ..., alpha_n >= 0")
+def weights_nonnegative(*, terms):
+    return bool(np.all(np.array([a for a, _ in terms]) >= 0))
+
+
+PROP2 = result(
+    "subtrunc.prop2", ref="Proposition 2", title="nonnegative linear combinations preserve "
+    "submodularity",
+    parts={"combination": "eq. (7): f(S) = sum_i alpha_i g_i(S) is submodular"},
+    hypotheses=(terms_submodular, weights_nonnegative))
 
 
 def _terms(r, n):
@@ -30,6 +51,7 @@ def _terms(r, n):
 
 
 @claim("subtrunc.prop2.linear_combination", ref="Prop 2", kind="statement", expected="holds",
+       result=PROP2,
        statement="sum_j alpha_j g_j is submodular for submodular g_j and alpha_j >= 0.",
        quick=dict(n_instances=30, n_max=9), full=dict(n_instances=300, n_max=12))
 def linear_combination(*, rng, n_instances, n_max):
@@ -37,17 +59,21 @@ def linear_combination(*, rng, n_instances, n_max):
     concave-of-modular, partition-matroid rank and modular functions of any sign, weights
     Exp(1). Measured: the smallest scaled DR margin over all instances. Tolerance: rounding
     (module of the Prop. 1 claims)."""
-    worst = 0.0
+    worst, instances = 0.0, []
     for r in rng.spawn(n_instances):
         n = int(r.integers(2, n_max + 1))
-        f = LinearCombination(_terms(r, n))
+        terms = _terms(r, n)
+        instances.append(dict(terms=terms))
+        f = LinearCombination(terms)
         worst = min(worst, _scaled(exhaustive_margins(f), f)[0])
     return Evidence(measured=worst, theoretical=0.0, relation=">=", tolerance=ROUNDING,
+                    instance=instances,
                     details={"min_dr_margin": worst, "n_instances": n_instances})
 
 
 @claim("subtrunc.prop2.control_negative_weight", ref="Prop 2 (negative control)",
-       kind="remark", expected="holds",
+       kind="remark", expected="holds", result=PROP2,
+       outside={"alpha": "negative control: weight -1, to show Prop 2 needs alpha >= 0"},
        statement="Prop 2 needs alpha >= 0: -G for a facility location G is supermodular and "
                  "not submodular.",
        quick=dict(n=5), full=dict(n=8))
@@ -59,6 +85,7 @@ def control_negative_weight(*, rng, n):
     f = LinearCombination([(-1.0, g)])
     dr_min = _scaled(exhaustive_margins(f), g)[0]
     return Evidence(measured=-dr_min, theoretical=1e-9, relation=">=",
+                    instance=dict(terms=[(-1.0, g)]),
                     tolerance=Tolerance.exact("a strict violation is required"),
                     details={"dr_min_of_minus_G": dr_min,
                              "dr_min_of_G": _scaled(exhaustive_margins(g), g)[0]})

@@ -1,40 +1,32 @@
-"""The numbered results of the SubTrunc / UnionFL paper (004), written from its text, for the
-coverage table (:mod:`flbounds.ledger.coverage`): every result, and why no claim checks it
-where none does; the sections of Sec. III whose claims (selection rules, their limits) have
-no number are listed too. Claims whose ref names no numbered result are mapped in
-``CLAIM_MAP``."""
+"""The coverage table's entries for [004], derived from the declared results (no hand-written
+list): each result's ``ref``, ``title`` and ``not_checked`` reason, in the paper's order.
+
+The coverage module (``flbounds.ledger.coverage``) still maps claims to results by their
+``ref`` field and, for refs that name no numbered result, by ``CLAIM_MAP``; this module goes
+once coverage reads the declared results and the claims' parts directly.
+"""
 
 from flbounds.ledger import declare_results
 
-DEFINITION = "a definition: nothing to check on its own; used by the claims of the results"
-ASSUMPTION = "an assumption: a hypothesis of Theorem 1 and Lemmas 1-3 (see their claims)"
-RESULTS = (
-    ("Definition 1", "marginal gain", DEFINITION),
-    ("Definition 2", "submodularity", DEFINITION),
-    ("Definition 3", "monotonicity", DEFINITION),
-    ("Section II", "concave transforms of submodular functions (before Prop 1)"),
-    ("Proposition 1", "truncation preserves monotone submodularity"),
-    ("Proposition 2", "nonnegative linear combinations preserve submodularity"),
-    ("Definition 4", "supermodularity", DEFINITION),
-    ("Section III-A", "SubTrunc's objective, eqs. (9)-(10), and the role of b and lambda"),
-    ("Proposition 3", "W is monotone submodular"),
-    ("Section III-B", "UnionFL's window objective, eq. (14), and the role of mu"),
-    ("Proposition 4", "the window penalty is supermodular; h_t submodular"),
-    ("Section III-C", "greedy and stochastic greedy maximization, eqs. (16)-(17)"),
-    ("Algorithm 1", "fairness-aware FL with SubTrunc / UnionFL selection"),
-    ("Table I", "client selection methods compared on non-iid MNIST and CIFAR-10"),
-    ("Definition 5", "L-smoothness", DEFINITION),
-    ("Assumption 1", "L-smooth client losses", ASSUMPTION),
-    ("Assumption 2", "nonnegative losses", ASSUMPTION),
-    ("Assumption 3", "bounded bias of the selected gradient", ASSUMPTION),
-    ("Theorem 1", "convergence of SubTrunc and UnionFL, eq. (19)"),
-    ("Table II", "effect of lambda (non-iid MNIST / CIFAR-10)"),
-    ("Table III", "effect of the window size"),
-    ("Table IV", "phi = identity vs ln(1 + x)"),
-    ("Lemma 1", "one-round descent, eq. (27), proof eqs. (28)-(43)"),
-    ("Lemma 2", "gradient error of the selection, eq. (44), proof eqs. (45)-(60)"),
-    ("Lemma 3", "local growth, eq. (61)"),
-)
+from . import assumptions as _a
+from .alg1 import ALG1
+from .lemma1 import LEMMA1
+from .lemma2 import LEMMA2
+from .lemma3 import LEMMA3
+from .prop1 import PROP1
+from .prop2 import PROP2
+from .prop3 import PROP3
+from .prop4 import PROP4
+from .sec2 import SEC2
+from .sec3a import SEC3A
+from .sec3b import SEC3B
+from .sec3c import SEC3C
+from .tables import TABLE1, TABLE2, TABLE3, TABLE4
+from .thm1 import THM1
+
+IN_PAPER_ORDER = (_a.DEF1, _a.DEF2, _a.DEF3, SEC2, PROP1, PROP2, _a.DEF4, SEC3A, PROP3, SEC3B,
+                  PROP4, SEC3C, ALG1, TABLE1, _a.DEF5, _a.ASSUMPTION1, _a.ASSUMPTION2,
+                  _a.ASSUMPTION3, THM1, TABLE2, TABLE3, TABLE4, LEMMA1, LEMMA2, LEMMA3)
 CLAIM_MAP = {
     "subtrunc.eq9.triangle_bound": ("Section III-A",),
     "subtrunc.greedy.stochastic": ("Section III-C",),
@@ -53,4 +45,6 @@ CLAIM_MAP = {
     "subtrunc.fl.participation_evens_with_window": ("Section III-B", "Table III"),
 }
 
-declare_results("subtrunc", RESULTS, claim_map=CLAIM_MAP)
+declare_results("subtrunc", [(r.ref, r.title, r.not_checked) if r.not_checked
+                             else (r.ref, r.title) for r in IN_PAPER_ORDER],
+                claim_map=CLAIM_MAP)

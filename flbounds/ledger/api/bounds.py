@@ -1,10 +1,10 @@
-r"""Printed bounds as functions of their constants, with their hypotheses.
+r"""Printed bounds as functions of their constants, judged by their result's hypotheses.
 
-A paper package declares, in ``verify/<paper>/bounds.py``::
+A paper package declares, beside the result (:func:`~flbounds.ledger.result`) whose bound
+it is, under the result's id or ``<result id>.<name>``::
 
     @bound("focus.thm1a", ref="Thm 1(a), eq. (23)", quantity="contraction of Psi per round",
            constants=(positive("mu"), positive("L"), probabilities("p"), integer("tau")),
-           hypotheses=("every f_i mu-strongly convex and L-smooth",),
            steps=thm1a_step_conditions)
     def thm1a(*, mu, L, p, tau, step):
         return 1 - step * mu * len(p) / 2
@@ -12,8 +12,9 @@ A paper package declares, in ``verify/<paper>/bounds.py``::
 ``steps(**constants)`` returns the printed step-size conditions as ``{name: largest step}``;
 the admissible step is their minimum and the binding condition the one attaining it.
 :meth:`PrintedBound.evaluate` validates the constants (``ValueError`` naming the constant),
-then returns a :class:`BoundValue`. Claims, the worst-case SDPs (``flbounds.pep``) and the
-``flbounds bound`` calculator all call the same function.
+evaluates the hypotheses of the bound's result on the constants and the step, and returns
+a :class:`BoundValue`. Claims, attacks, tightness checks and the ``flbounds bound``
+calculator all call the same function.
 
 The ``bounds`` modules live in the claim plugins, so loading the plugins (the claim registry's
 ``load_all``) registers them.
@@ -27,7 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .plugins import provide
+
 _BOUNDS: dict[str, PrintedBound] = {}
+#: relative slack of a step against a printed step condition (a step computed at the limit)
+_STEP_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -125,11 +130,42 @@ class BoundValue:
     within_conditions: bool = True
     corrected: float | None = None
     quantity: str = ""
+    ref: str = ""
+    result: str = ""
+    result_ref: str = ""
+    hypotheses: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         from .result import to_jsonable
 
-        return to_jsonable(self.__dict__)
+        return to_jsonable(dict(self.__dict__, warnings=self.warnings))
+
+    @property
+    def failed_conditions(self) -> list[str]:
+        """The printed step conditions ``step`` does not meet."""
+        return [name for name, top in self.conditions.items()
+                if self.step is not None and not self.step <= top * (1 + _STEP_RTOL)]
+
+    @property
+    def warnings(self) -> list[str]:
+        """Plain sentences for a value outside the statement: a step above a printed step
+        condition, a hypothesis of the bound's result false on the constants."""
+        where = self.result_ref or self.ref or self.id
+        out = []
+        failed = self.failed_conditions
+        if failed:
+            out.append(f"step {self.step:g} is outside the step condition of {where}: "
+                       + " and ".join(f"step <= {name}" for name in failed)
+                       + (" fails" if len(failed) == 1 else " fail")
+                       + f" (admissible step {self.admissible_step:.6g}); the printed value "
+                       "is not a bound there")
+        failed = [label.split(": ", 1)[0] for label, ok in self.hypotheses.items()
+                  if ok is False]
+        if failed:
+            out.append(f"outside the hypotheses of {where}: {', '.join(failed)} "
+                       f"{'fails' if len(failed) == 1 else 'fail'} on these constants; the "
+                       "printed value is not a bound there")
+        return out
 
 
 @dataclass(frozen=True)
@@ -140,7 +176,6 @@ class PrintedBound:
     ref: str
     quantity: str
     constants: tuple
-    hypotheses: tuple
     func: Callable
     steps: Callable | None = None
     corrected: Callable | None = None
@@ -149,6 +184,31 @@ class PrintedBound:
     @property
     def uses_step(self) -> bool:
         return self.steps is not None
+
+    def result(self):
+        """The declared result this bound is the printed bound of: the one whose id is the
+        bound's id or its longest dotted prefix (``None`` while none is declared)."""
+        from .results import declared_results
+
+        table = declared_results()
+        ids = [rid for rid in table if self.id == rid or self.id.startswith(rid + ".")]
+        return table[max(ids, key=len)] if ids else None
+
+    def judge(self, instance: dict) -> tuple:
+        """(the bound's result, its hypotheses on ``instance``: label -> True / False / a
+        text saying why it is not evaluated, as in a result row's ``hypotheses``)."""
+        res = self.result()
+        if res is None:
+            return None, {}
+        table = {}
+        for h in res.hypotheses:
+            try:
+                ok = h.evaluate(instance)
+            except Exception as exc:  # a calculator reports it, beside the printed value
+                ok = f"not evaluated: {type(exc).__name__}: {exc}"
+            table[h.label] = (f"not evaluated: the constants lack "
+                              f"{', '.join(h.missing(instance))}" if ok is None else ok)
+        return res, table
 
     def validate(self, values: dict) -> dict:
         """Check every constant (missing, unknown, out of range) before any work."""
@@ -185,26 +245,30 @@ class PrintedBound:
                 raise ValueError(f"step must be a number > 0, got {step!r}")
             step = float(step)
             extra = dict(step=step, admissible_step=top, binding=binding, conditions=conditions,
-                         within_conditions=bool(step <= top * (1 + 1e-12)))
+                         within_conditions=bool(step <= top * (1 + _STEP_RTOL)))
             args = dict(constants, step=step)
         else:
             if step is not None:
                 raise ValueError(f"{self.id} has no step size; drop step=")
             args = constants
         corrected = None if self.corrected is None else float(self.corrected(**args))
+        res, hypotheses = self.judge(args)
         return BoundValue(id=self.id, constants=constants, value=float(self.func(**args)),
-                          corrected=corrected, quantity=self.quantity, **extra)
+                          corrected=corrected, quantity=self.quantity, ref=self.ref,
+                          result=res.id if res else "", result_ref=res.ref if res else "",
+                          hypotheses=hypotheses, **extra)
 
 
-def bound(id: str, *, ref: str, quantity: str, constants, hypotheses=(), steps=None,
-          corrected=None, check=None):
-    """Register the decorated function as printed bound ``id`` (module docstring)."""
+def bound(id: str, *, ref: str, quantity: str, constants, steps=None, corrected=None,
+          check=None):
+    """Register the decorated function as printed bound ``id`` (module docstring); its
+    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`)."""
     def register(func):
         if id in _BOUNDS and _BOUNDS[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"bound id {id!r} registered twice")
         _BOUNDS[id] = PrintedBound(id=id, ref=ref, quantity=quantity,
-                                   constants=tuple(constants), hypotheses=tuple(hypotheses),
-                                   func=func, steps=steps, corrected=corrected, check=check)
+                                   constants=tuple(constants), func=func, steps=steps,
+                                   corrected=corrected, check=check)
         return func
     return register
 
@@ -215,6 +279,9 @@ def load_all() -> dict[str, PrintedBound]:
 
     load_claims()
     return dict(sorted(_BOUNDS.items()))
+
+
+provide("bounds", lambda: load_all())   # results lists a result's bounds through it
 
 
 def get(bound_id: str) -> PrintedBound:

@@ -5,7 +5,7 @@ A claim plugin declares each paper it checks once, at import, before its claims:
     from flbounds.ledger import paper
 
     paper("mypaper", title="A bound on averaged gradients", source="arXiv:2601.00001",
-          reference="A. Author and B. Author, 2026")
+          reference="A. Author, B. Author", venue="NeurIPS 2026")
 
 :data:`PAPERS` is the read-only table of declared papers (key -> :class:`Paper`). Reading it
 loads the claim plugins first, so it is complete wherever it is read.
@@ -36,14 +36,22 @@ class Paper(NamedTuple):
     title: str
     key: str
     reference: str = ""
+    venue: str = ""
 
     @property
     def label(self) -> str:
         """What results store in their ``paper`` field: the source, else the key."""
         return self.source or self.key
 
+    @property
+    def citation(self) -> str:
+        """How a reader cites the paper: authors. *Title.* Venue. Source."""
+        parts = [self.reference, f"*{self.title}.*", self.venue, self.source]
+        return " ".join(p if p.endswith((".", ".*")) else p + "." for p in parts if p)
 
-def paper(key: str, *, title: str, source: str = "", reference: str = "") -> Paper:
+
+def paper(key: str, *, title: str, source: str = "", reference: str = "",
+          venue: str = "") -> Paper:
     """Declare a paper; its claims then use ids ``key.<...>``.
 
     Parameters
@@ -55,7 +63,9 @@ def paper(key: str, *, title: str, source: str = "", reference: str = "") -> Pap
     source
         Where the text is: a file name, an arXiv id or a DOI.
     reference
-        Authors, venue, year: how a reader cites it.
+        The authors, as a reader cites them.
+    venue
+        Where and when it appeared (``"ICML 2024"``; an arXiv-only paper: its year).
 
     Returns
     -------
@@ -65,12 +75,13 @@ def paper(key: str, *, title: str, source: str = "", reference: str = "") -> Pap
     """
     if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
         raise ValueError(f"paper key must match {KEY_PATTERN.pattern!r}, got {key!r}")
-    for name, value in (("title", title), ("source", source), ("reference", reference)):
+    for name, value in (("title", title), ("source", source), ("reference", reference),
+                        ("venue", venue)):
         if not isinstance(value, str):
             raise ValueError(f"paper {name} must be a string, got {type(value).__name__}")
     if not title.strip():
         raise ValueError(f"paper title must not be empty (paper {key!r})")
-    declared = Paper(source=source, title=title, key=key, reference=reference)
+    declared = Paper(source=source, title=title, key=key, reference=reference, venue=venue)
     known = _PAPERS.get(key)
     if known is not None and known != declared:
         raise ValueError(f"paper {key!r} is already declared differently: {known}")

@@ -32,22 +32,29 @@ class PluginLoadWarning(UserWarning):
     """A registered plugin could not be imported; what it registers is absent."""
 
 
-#: the claim registry's loader, installed when :mod:`.registry` is imported; the modules the
-#: registry builds on (results, bounds) reach the plugins through :func:`load_claims`
-_CLAIM_LOADER: list[Callable[[], dict]] = []
+#: what the plugins registered, by table ("claims", "bounds"), each as its loader (import
+#: every claim plugin once, return the table), installed by the module that owns the table:
+#: a module that reads a table owned by one that imports it (results lists its claims and its
+#: printed bounds; the registry and the bounds import results) reads it here
+_TABLES: dict[str, Callable[[], dict]] = {}
 
 
-def set_claim_loader(load: Callable[[], dict]) -> None:
-    """Install ``load`` (import every claim plugin once, return the claims by id)."""
-    _CLAIM_LOADER[:] = [load]
+def provide(name: str, load: Callable[[], dict]) -> None:
+    """Install ``load`` as the loader of table ``name``."""
+    _TABLES[name] = load
+
+
+def table(name: str) -> dict:
+    """Import every claim plugin once (registering its papers, results, bounds and claims);
+    return table ``name`` (``"claims"``: claim id -> claim; ``"bounds"``: bound id -> bound)."""
+    if name not in _TABLES:
+        raise RuntimeError(f"no {name!r} table: flbounds.ledger.api is not imported")
+    return _TABLES[name]()
 
 
 def load_claims() -> dict:
-    """Import every claim plugin once (registering its papers, results, bounds and claims);
-    return the registered claims by id."""
-    if not _CLAIM_LOADER:
-        raise RuntimeError("no claim loader: flbounds.ledger.api.registry is not imported")
-    return _CLAIM_LOADER[0]()
+    """The registered claims by id, every claim plugin imported (:func:`table`)."""
+    return table("claims")
 
 
 def source_tree_pyproject() -> Path | None:

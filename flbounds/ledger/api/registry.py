@@ -43,14 +43,23 @@ from .plugins import (
     entry_point_module,
     entry_points,
     import_tree,
-    set_claim_loader,
+    provide,
     warn_failed,
 )
-from .result import KINDS, CheckResult, Evidence, check_hypotheses, to_jsonable
+from .result import (
+    KINDS,
+    CheckResult,
+    Evidence,
+    check_hypotheses,
+    reproduction_verdict,
+    to_jsonable,
+)
 from .taskkey import task_key
 
 PROFILES = ("quick", "full")
-EXPECTED = ("holds", "violated", "not-applicable")
+EXPECTED = ("holds", "violated", "not-applicable", "inconclusive")
+#: what a claim of kind ``reproduction`` may expect (a re-run never expects a paper error)
+EXPECTED_REPRODUCTION = ("reproduced", "not-reproduced", "not-applicable", "inconclusive")
 
 _REGISTRY: dict[str, Claim] = {}
 _FAILED: list[str] = []  # claim plugins whose import failed
@@ -79,6 +88,13 @@ class Claim:
     def results(self) -> list[str]:
         """Ids of the results whose parts this claim checks (declaration order)."""
         return list(dict.fromkeys(q.split(":", 1)[0] for q in self.parts))
+
+    @property
+    def result_modules(self) -> tuple[str, ...]:
+        """Modules declaring the results this claim is attached to: their predicates judge
+        its verdict, so they belong to its code version (:func:`task_key`)."""
+        table = _results.declared_results()
+        return tuple(dict.fromkeys(table[r].module for r in self.results if r in table))
 
     @property
     def paper_key(self) -> str:
@@ -129,7 +145,10 @@ class Claim:
         return np.random.default_rng(claim_seed_sequence(seed, self.id))
 
     def check(self, *, seed: int = 0, profile: str = "quick", **overrides) -> CheckResult:
-        """Run the claim once and return its :class:`CheckResult` (exceptions -> ``error``)."""
+        """Run the claim once and return its :class:`CheckResult` (exceptions -> ``error``).
+
+        A bad ``seed``, ``profile`` or override raises ``ValueError`` before any work."""
+        check_seed(seed)
         params = self.params(profile)
         unknown = set(overrides) - set(params)
         if unknown:
@@ -152,6 +171,10 @@ class Claim:
                 verdict, why = _results.verdict_under(verdict, judgement)
                 if why:
                     reason = f"{why}. {reason}" if reason else why
+            if ev.undecided and verdict == "inconclusive":
+                reason = f"{reason}. {ev.undecided}" if reason else ev.undecided
+            if self.kind == "reproduction":
+                verdict = reproduction_verdict(verdict)
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
                           relation=ev.relation, tolerance=ev.tolerance, verdict=verdict,
                           details=ev.details, reason=reason, traceback="",
@@ -195,7 +218,7 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         ``False`` or a short text. Nothing evaluates them; a claim attached to result parts
         may not have them.
     result, parts
-        The result (:func:`~flbounds.ledger.api.result`) and the ids of its parts this claim
+        The result (:func:`~flbounds.ledger.result`) and the ids of its parts this claim
         checks (every part when ``parts`` is empty); qualified ids ``"<result id>:<part>"``
         attach a claim to parts of several results. The ledger evaluates those parts'
         hypotheses on the instances of the claim's ``Evidence.instance``.
@@ -211,10 +234,13 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
                          f"flbounds.ledger.paper({key!r}, title=...) before its claims")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if expected not in EXPECTED:
-        raise ValueError(f"expected must be one of {EXPECTED}, got {expected!r}")
-    if expected_full is not None and expected_full not in EXPECTED:
-        raise ValueError(f"expected_full must be one of {EXPECTED}, got {expected_full!r}")
+    allowed = EXPECTED_REPRODUCTION if kind == "reproduction" else EXPECTED
+    if expected not in allowed:
+        raise ValueError(f"expected must be one of {allowed} for a claim of kind {kind!r}, "
+                         f"got {expected!r}")
+    if expected_full is not None and expected_full not in allowed:
+        raise ValueError(f"expected_full must be one of {allowed} for a claim of kind "
+                         f"{kind!r}, got {expected_full!r}")
     declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
     qualified = _results.resolve_parts(id, result, parts)
     outside = dict(outside or {})
@@ -291,7 +317,7 @@ def load_all() -> dict[str, Claim]:
     return dict(sorted(_REGISTRY.items()))
 
 
-set_claim_loader(lambda: load_all())   # looked up at call time (tests replace it)
+provide("claims", lambda: load_all())   # looked up at call time (tests replace it)
 
 
 def claims_loaded() -> bool:
@@ -364,10 +390,16 @@ def get(claim_id: str) -> Claim:
     return table[claim_id]
 
 
+def check_seed(seed) -> int:
+    """``seed`` as an int, else ``ValueError`` naming it (a non-negative integer)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
     """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result."""
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed)
     digest = hashlib.sha256(claim_id.encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=words)

@@ -17,8 +17,13 @@ import numpy as np
 from flbounds.tolerances import SE_RULE
 
 RELATIONS = ("<=", ">=", "==", "in")
-VERDICTS = ("holds", "violated", "not-applicable", "error")
-KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code", "tightness")
+#: every verdict a row can carry (docs/concepts/verdicts.md): ``inconclusive`` when a test could
+#: not decide; ``reproduced`` / ``not-reproduced`` for synthetic re-runs of empirical results
+VERDICTS = ("holds", "violated", "not-applicable", "inconclusive", "reproduced",
+            "not-reproduced", "error")
+#: ``reproduction``: a synthetic re-run of an empirical table or figure (never a paper error)
+KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code", "tightness",
+         "reproduction")
 
 
 @dataclass(frozen=True)
@@ -57,9 +62,13 @@ class Tolerance:
                    f"{se.size} cells (flbounds.stats.holm_se_multiplier)")
 
     @classmethod
-    def rounding(cls, value: float, derivation: str) -> Tolerance:
-        """Floating-point rounding bound, e.g. ``c * eps * kappa * scale``."""
-        return cls(float(value), "rounding", derivation)
+    def rounding(cls, value, derivation: str) -> Tolerance:
+        """Floating-point rounding bound, e.g. ``c * eps * kappa * scale``: a number, or an
+        array of them broadcastable against the measured numbers (one bound per cell)."""
+        arr = np.asarray(value, dtype=float)
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"value must be finite and >= 0, got {value!r}")
+        return cls(float(arr) if arr.ndim == 0 else arr, "rounding", derivation)
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,10 @@ class Evidence:
     applicable
         False when the instance falls outside the result's hypotheses; the verdict is then
         ``not-applicable`` whatever the numbers say, and ``reason`` says which hypothesis failed.
+    undecided
+        For a statistical test that failed to reject: why it cannot decide, with the smallest
+        effect it could have detected. When set and the relation fails, the verdict is
+        ``inconclusive``, never ``violated`` (a failed rejection accuses nobody).
     hypotheses
         Legacy labels for a claim attached to no result: text -> ``True``, ``False`` or a
         short text. Nothing evaluates them.
@@ -99,6 +112,7 @@ class Evidence:
     applicable: bool = True
     reason: str = ""
     hypotheses: dict = field(default_factory=dict)
+    undecided: str = ""
     attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
     worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
     instance: Any = None
@@ -128,10 +142,30 @@ class Evidence:
         return np.asarray(ok, dtype=bool)
 
     def verdict(self) -> str:
-        """``holds`` / ``violated`` / ``not-applicable``, derived from the numbers."""
+        """``holds`` / ``violated`` / ``not-applicable`` / ``inconclusive``, derived from the
+        numbers (a claim of kind ``reproduction`` reads them as ``reproduced`` /
+        ``not-reproduced``: :func:`reproduction_verdict`)."""
         if not self.applicable:
             return "not-applicable"
-        return "holds" if bool(np.all(self.satisfied())) else "violated"
+        if bool(np.all(self.satisfied())):
+            return "holds"
+        return "inconclusive" if self.undecided else "violated"
+
+
+#: the verdict columns every summary shows; the others only where a row has them
+CORE_VERDICTS = ("holds", "violated", "not-applicable", "error")
+
+
+def shown_verdicts(results) -> tuple[str, ...]:
+    """The verdict columns of a summary of ``results`` (rows with a ``verdict``)."""
+    present = {r.verdict for r in results}
+    return tuple(v for v in VERDICTS if v in CORE_VERDICTS or v in present)
+
+
+def reproduction_verdict(verdict: str) -> str:
+    """The verdict of a synthetic re-run of an empirical result: the numbers either show the
+    paper's effect (``reproduced``) or not (``not-reproduced``); neither accuses the paper."""
+    return {"holds": "reproduced", "violated": "not-reproduced"}.get(verdict, verdict)
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,12 @@ result's id (or ``<result id>.<name>``); :attr:`Result.bounds` finds them.
 from __future__ import annotations
 
 import inspect
+import os
+import pathlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 import numpy as np
 
@@ -73,10 +76,7 @@ class Hypothesis:
     @property
     def needs(self) -> tuple[str, ...]:
         """The instance values the predicate reads (its parameter names)."""
-        sig = inspect.signature(self.predicate)
-        return tuple(n for n, p in sig.parameters.items()
-                     if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                     and p.default is inspect.Parameter.empty)
+        return _signature(self.predicate)[0]
 
     @property
     def label(self) -> str:
@@ -84,7 +84,7 @@ class Hypothesis:
 
     def only(self, *parts: str) -> Hypothesis:
         """The same hypothesis, restricted to ``parts`` of the result it is given to."""
-        return replace(self, parts=tuple(parts))
+        return replace(self, parts=_part_ids(parts, f"hypothesis {self.name!r}: only"))
 
     def missing(self, instance: Mapping) -> list[str]:
         return [n for n in self.needs if n not in instance]
@@ -94,13 +94,34 @@ class Hypothesis:
         if not isinstance(instance, Mapping):
             raise ValueError(f"instance must be a mapping of named values, got "
                              f"{type(instance).__name__}")
-        if self.missing(instance):
+        needs, names, takes_all = _signature(self.predicate)
+        if any(n not in instance for n in needs):
             return None
-        sig = inspect.signature(self.predicate)
-        takes_all = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-        args = dict(instance) if takes_all else {
-            n: instance[n] for n in sig.parameters if n in instance}
-        return bool(np.all(self.predicate(**args)))
+        args = dict(instance) if takes_all else {n: instance[n] for n in names if n in instance}
+        value = self.predicate(**args)
+        if value is None:  # np.all(None) is False: a missing return must not read as "fails"
+            raise ValueError(f"hypothesis {self.name!r}: its predicate returned None, not a "
+                             "truth value")
+        if isinstance(value, bool | np.bool_):
+            return bool(value)
+        return bool(np.all(value))
+
+
+def _signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """(values the predicate needs, every keyword it takes, whether it takes ``**kw``), read
+    once per predicate (``inspect.signature`` costs ~50 us; an attack evaluates thousands)."""
+    try:
+        return _cached_signature(predicate)
+    except TypeError:  # an unhashable callable object
+        return _cached_signature.__wrapped__(predicate)
+
+
+@cache
+def _cached_signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    params = inspect.signature(predicate).parameters.values()
+    keywords = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (tuple(p.name for p in keywords if p.default is inspect.Parameter.empty),
+            tuple(p.name for p in keywords), any(p.kind is p.VAR_KEYWORD for p in params))
 
 
 def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
@@ -113,8 +134,17 @@ def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
     def make(predicate):
         if not callable(predicate):
             raise ValueError(f"hypothesis {name!r}: predicate must be callable")
-        return Hypothesis(name, wording, predicate, None if parts is None else tuple(parts))
+        return Hypothesis(name, wording, predicate, None if parts is None else _part_ids(
+            parts, f"hypothesis {name!r}: parts"))
     return make
+
+
+def _part_ids(parts, what: str) -> tuple[str, ...]:
+    """``parts`` as a tuple of part ids (one id may be given as a text)."""
+    parts = (parts,) if isinstance(parts, str) else tuple(parts)
+    if not all(isinstance(p, str) and _PART.fullmatch(p) for p in parts):
+        raise ValueError(f"{what} must be part ids (words), got {parts!r}")
+    return parts
 
 
 @dataclass(frozen=True)
@@ -141,6 +171,20 @@ class Result:
     module: str = ""
     statement: str = ""
     extra: dict = field(default_factory=dict)
+    file: str = ""  # where the result(...) declaration is
+    line: int = 0
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the declaration (relative to the working directory if inside)."""
+        if not self.file:
+            return f"{self.module}:?"
+        path = pathlib.Path(self.file).resolve()
+        try:
+            path = path.relative_to(pathlib.Path.cwd().resolve())
+        except ValueError:
+            pass
+        return f"{os.fspath(path)}:{self.line}"
 
     @property
     def paper_key(self) -> str:
@@ -164,11 +208,12 @@ class Result:
 
     @property
     def bounds(self) -> list:
-        """The printed bounds registered under this result's id (``flbounds bound``)."""
-        from .bounds import load_all as load_bounds
+        """The printed bounds registered under this result's id or ``<id>.<name>``
+        (``flbounds bound``), unless a result with a longer id claims them."""
+        from .plugins import table
 
-        return [b for bid, b in load_bounds().items()
-                if bid == self.id or bid.startswith(self.id + ".")]
+        return [b for b in table("bounds").values()
+                if getattr(b.result(), "id", None) == self.id]
 
     def claims(self) -> list:
         """The registered claims attached to a part of this result."""
@@ -214,6 +259,9 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     for name, value in (("ref", ref), ("title", title)):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"result {id!r}: {name} must be a non-empty text")
+    for name, value in (("not_checked", not_checked), ("statement", statement)):
+        if not isinstance(value, str):
+            raise ValueError(f"result {id!r}: {name} must be a text, got {value!r}")
     kind = kind or _kind_of(ref)
     if kind not in RESULT_KINDS:
         raise ValueError(f"result {id!r}: kind must be one of {RESULT_KINDS}, got {kind!r}")
@@ -221,9 +269,13 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     for pid, text in (parts or {"statement": title}).items():
         if not isinstance(pid, str) or not _PART.fullmatch(pid):
             raise ValueError(f"result {id!r}: part id must be a word, got {pid!r}")
-        text, why = (text, "") if isinstance(text, str) else tuple(text)
-        table[pid] = Part(pid, text, why)
-    hyps = tuple(hypotheses)
+        entry = (text, "") if isinstance(text, str) else text
+        if not (isinstance(entry, tuple | list) and len(entry) == 2
+                and all(isinstance(x, str) for x in entry) and entry[0].strip()):
+            raise ValueError(f"result {id!r}: parts[{pid!r}] must be a text or (text, reason "
+                             f"no claim checks it), got {text!r}")
+        table[pid] = Part(pid, *entry)
+    hyps = (hypotheses,) if isinstance(hypotheses, Hypothesis) else tuple(hypotheses)
     for h in hyps:
         if not isinstance(h, Hypothesis):
             raise ValueError(f"result {id!r}: hypotheses must be Hypothesis objects "
@@ -233,12 +285,16 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
             raise ValueError(f"result {id!r}: hypothesis {h.name!r} names unknown parts "
                              f"{sorted(unknown)}")
     names = [h.name for h in hyps]
-    if len(set(names)) != len(names):
-        raise ValueError(f"result {id!r}: two hypotheses share a name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"result {id!r}: hypotheses must have distinct names; "
+                         f"{', '.join(map(repr, twice))} given twice")
     caller = inspect.currentframe().f_back
     module = caller.f_globals.get("__name__", "") if caller else ""
     declared = Result(id=id, ref=ref, title=title, kind=kind, parts=table, hypotheses=hyps,
-                      not_checked=not_checked, module=module, statement=statement)
+                      not_checked=not_checked, module=module, statement=statement,
+                      file=caller.f_code.co_filename if caller else "",
+                      line=caller.f_lineno if caller else 0)
     known = _RESULTS.get(id)
     if known is not None and known.module != module:
         raise ValueError(f"result {id!r} declared twice ({known.module} and {module})")
@@ -272,7 +328,8 @@ def get(result_id: str) -> Result:
     """The declared result ``result_id`` (``ValueError`` if unknown)."""
     table = load_all()
     if result_id not in table:
-        raise ValueError(f"unknown result {result_id!r} (see 'flbounds list --results')")
+        raise ValueError(f"unknown result {result_id!r} (the declared results are listed "
+                         "in docs/coverage.md)")
     return table[result_id]
 
 
@@ -345,6 +402,7 @@ class Judgement:
 
 def judge(parts: Iterable[str], instances, outside: Mapping[str, str]) -> Judgement:
     """Evaluate the hypotheses of ``parts`` on ``instances`` (a mapping or a list of them)."""
+    parts = tuple(parts)  # read twice below: a generator would be empty the second time
     if instances is None:
         instances = []
     elif isinstance(instances, Mapping):

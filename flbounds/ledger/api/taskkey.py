@@ -36,9 +36,18 @@ _fixed_library: list[Path] | None = None
 
 
 def task_key(claim, profile: str, seed: int) -> str:
-    """Key of the task ``(claim, profile, seed)``: same claim, params, seed and code version."""
-    payload = json.dumps([claim.id, profile, to_jsonable(claim.params(profile)), int(seed),
-                          code_digest(claim.module)], sort_keys=True)
+    """Key of the task ``(claim, profile, seed)``: same claim, params, seed and code version.
+
+    The code version includes the modules declaring the results the claim is attached to
+    (``claim.result_modules``), which its own module need not import: their hypothesis
+    predicates decide its verdict.
+    """
+    key = [claim.id, profile, to_jsonable(claim.params(profile)), int(seed),
+           code_digest(claim.module)]
+    extra = sorted({m for m in getattr(claim, "result_modules", ()) if m != claim.module})
+    if extra:
+        key.append([code_digest(m) for m in extra])
+    payload = json.dumps(key, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
@@ -142,7 +151,8 @@ def _import_statements(source: bytes) -> list[ast.Import | ast.ImportFrom]:
     each place one may begin is cut out up to the end of its logical line and parsed alone.
     Candidates that do not parse (prose that starts with "from") are skipped. Text in a
     string that reads as an import counts as one: the closure can only grow, never miss a
-    module (``tests/test_worker_digests.py`` checks this against a full parse of the tree).
+    module (``tests/flbounds/ledger/test_worker_digests.py`` checks this against a full parse of
+    the tree).
     """
     found = []
     for match in _STATEMENT_START.finditer(source):

@@ -1,15 +1,19 @@
-r"""Coverage of a paper's numbered results by claims: result -> claim ids, or why none.
+r"""Coverage of the papers' numbered results by claims, part by part.
 
-A claim plugin declares, per paper, the list of the paper's numbered results (theorems,
-lemmas, corollaries, propositions, remarks, definitions, assumptions, examples, algorithms,
-tables, figures), written from the paper text, with :func:`declare_results`; a result no
-claim checks carries the reason. Claims are mapped to results from their ``ref`` field
-(``"Thm 1(a), eq. (23)"`` cites Theorem 1; ``"Tables 1-2"`` cites Tables 1 and 2), or, for
-a ref that names no numbered result (``"Sec. 3 text"``), from the paper's ``claim_map``.
+Every numbered result is declared once (:func:`flbounds.ledger.result`) with its parts;
+every claim is attached to the parts it checks (``claim(..., result=, parts=)``). The table
+lists, for every paper and every result (ordered by kind, then by the paper's numbering),
+every part with the claims attached to it, or the reason no claim checks it (the part's
+own reason, else the result's ``not_checked``).
 
 ``python -m flbounds.ledger.reports.coverage`` prints the table (Markdown) and writes it with
-``--out docs/coverage.md``; ``--check`` exits 1 when a claim maps to no listed result or a
-listed result has neither claims nor a reason.
+``--out docs/coverage.md``; ``--check`` exits 1 when a claim is attached to no part, a part
+has neither claims nor a reason, or a result (or part) has claims and a reason not to.
+
+Papers not yet migrated to declared results keep their older table, one row per result:
+the list a paper declares with :func:`declare_results` (``verify/<paper>/results.py``),
+claims mapped to it by their ``ref`` (``"Thm 1(a)"`` cites Theorem 1) or a ``claim_map``.
+A paper that declares such a list is shown that way, whatever results it also declares.
 """
 
 from __future__ import annotations
@@ -20,7 +24,131 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..api import results as _results
 from ..api.registry import PAPERS, load_all
+
+
+@dataclass(frozen=True)
+class PartRow:
+    """One part of a declared result and the ids of the claims attached to it."""
+
+    result: _results.Result
+    part: _results.Part
+    claims: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        """Why no claim checks this part: its own reason, else its result's."""
+        return self.part.unchecked or self.result.not_checked
+
+
+def paper_results(paper_key: str) -> list[_results.Result]:
+    """The declared results of ``paper_key``, by kind, then by number ("Lemma 2" before
+    "Lemma 10", "Theorem 1(a)" before "Theorem 1(b)")."""
+    kinds = _results.RESULT_KINDS
+    return sorted((r for r in _results.load_all().values() if r.paper_key == paper_key),
+                  key=lambda r: (kinds.index(r.kind), _natural(r.ref), r.id))
+
+
+def _natural(text: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
+
+
+def part_coverage(paper_key: str) -> list[PartRow]:
+    """Every part of every declared result of ``paper_key`` with its claims."""
+    attached: dict[str, list[str]] = {}
+    for claim in load_all().values():
+        for qualified in claim.parts:
+            attached.setdefault(qualified, []).append(claim.id)
+    return [PartRow(res, part, tuple(sorted(attached.get(res.part(pid), ()))))
+            for res in paper_results(paper_key) for pid, part in res.parts.items()]
+
+
+def by_part(paper_key: str) -> bool:
+    """True once the paper's table is built from declared results (no legacy list)."""
+    load_all()
+    return paper_key not in _RESULTS
+
+
+def problems() -> list[str]:
+    """What keeps the table from being complete: claims attached to no part, parts with
+    neither claims nor a reason, results or parts with claims and a reason not to."""
+    out = []
+    claims = load_all()
+    for key in PAPERS:
+        if not by_part(key):
+            out += _legacy_problems(key, claims)
+            continue
+        rows = part_coverage(key)
+        if not rows:
+            out.append(f"{key}: no results declared")
+            continue
+        out += [f"{c.id}: attached to no part of a result (claim(..., result=, parts=))"
+                for c in claims.values() if c.paper_key == key and not c.parts]
+        for row in rows:
+            where = row.result.part(row.part.id)
+            if not row.claims and not row.reason:
+                out.append(f"{where}: no claim and no reason")
+            if row.claims and row.part.unchecked:
+                out.append(f"{where}: has claims and a reason no claim checks it")
+        out += [f"{res.id}: has claims and a not_checked reason" for res in paper_results(key)
+                if res.not_checked and res.claims()]
+    out += [f"claim_map names unknown claim {cid!r}" for m in _CLAIM_MAPS.values()
+            for cid in m if cid not in claims]
+    return out
+
+
+def markdown() -> str:
+    """The coverage table of every paper, as Markdown."""
+    load_all()
+    keys = [key for key in PAPERS if by_part(key) and part_coverage(key)]
+    legacy = [key for key in PAPERS if not by_part(key)]
+    lines = ["# Coverage: every numbered result of the papers, part by part -> the claims "
+             "that check it", "",
+             "Generated by `python -m flbounds.ledger.reports.coverage --out docs/coverage.md` "
+             "from the results each paper declares (`flbounds.ledger.result`: parts, hypotheses) "
+             "and the parts each claim is attached to. A part without claims says why.", ""]
+    if keys:
+        lines += ["| paper | results | parts | parts checked / listed "
+                  "| not checked (reason given) | claims |", "|---|---|---|---|---|---|"]
+        for key in keys:
+            rows = part_coverage(key)
+            n_checked = sum(bool(r.claims) for r in rows)
+            n_claims = len({c for r in rows for c in r.claims})
+            lines.append(f"| `{key}` | {len({r.result.id for r in rows})} | {len(rows)} | "
+                         f"{n_checked} / {len(rows)} | {len(rows) - n_checked} | {n_claims} |")
+        lines.append("")
+    if legacy:
+        lines += _legacy_summary(legacy)
+    for key in PAPERS:
+        if key in keys:
+            lines += _paper_section(key)
+        elif key in legacy:
+            lines += _legacy_section(key)
+    return "\n".join(lines)
+
+
+def _paper_section(key: str) -> list[str]:
+    lines = [f"## {key}: {PAPERS[key].title}", "",
+             "| result | part | assertion | claims |", "|---|---|---|---|"]
+    shown = None
+    for row in part_coverage(key):
+        res = row.result
+        cell = (f"{_cell(res.ref)} (`{res.id}`): {_cell(res.title)}" if res.id != shown
+                else "")
+        shown = res.id
+        checked = ("<br>".join(f"`{c}`" for c in row.claims) if row.claims
+                   else f"not checked: {_cell(row.reason) or '(no reason given)'}")
+        lines.append(f"| {cell} | `{row.part.id}` | {_cell(row.part.text)} | {checked} |")
+    return lines + [""]
+
+
+def _cell(text: str) -> str:
+    """Text inside a Markdown table cell (a '|' would end the cell)."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+# --- papers still listed by result (verify/<paper>/results.py): delete with the last list ---
 
 KINDS = {"thm": "Theorem", "theorem": "Theorem", "lemma": "Lemma", "cor": "Corollary",
          "corollary": "Corollary", "corollaries": "Corollary", "prop": "Proposition",
@@ -136,40 +264,28 @@ def coverage(paper_key: str) -> list[CoverageRow]:
     return [CoverageRow(r, tuple(sorted(cited.get(r.name, ())))) for r in _RESULTS[paper_key]]
 
 
-def problems() -> list[str]:
-    """What keeps the table from being complete: claims that map to no listed result (or to
-    an unlisted one), results with neither claims nor a reason, reasons on covered results."""
+def _legacy_problems(key: str, claims: dict) -> list[str]:
+    """Claims that map to no listed result (or to an unlisted one), results with neither
+    claims nor a reason, reasons on covered results (a paper with a legacy list)."""
     out = []
-    claims = load_all()
-    for key in PAPERS:
-        if key not in _RESULTS:
-            out.append(f"{key}: no results declared")
-            continue
-        listed = {r.name for r in _RESULTS[key]}
-        for claim in (c for c in claims.values() if c.paper_key == key):
-            names = claim_results(claim)
-            if not names:
-                out.append(f"{claim.id}: ref {claim.ref!r} cites no numbered result")
-            out += [f"{claim.id}: cites {n!r}, not in {key}'s results" for n in names
-                    if n not in listed]
-        for row in coverage(key):
-            if not row.covered and not row.result.not_covered:
-                out.append(f"{key}: {row.result.name} has no claim and no reason")
-            if row.covered and row.result.not_covered:
-                out.append(f"{key}: {row.result.name} has claims but a 'not covered' reason")
-    out += [f"claim_map names unknown claim {cid!r}" for m in _CLAIM_MAPS.values()
-            for cid in m if cid not in claims]
+    listed = {r.name for r in _RESULTS[key]}
+    for claim in (c for c in claims.values() if c.paper_key == key):
+        names = claim_results(claim)
+        if not names:
+            out.append(f"{claim.id}: ref {claim.ref!r} cites no numbered result")
+        out += [f"{claim.id}: cites {n!r}, not in {key}'s results" for n in names
+                if n not in listed]
+    for row in coverage(key):
+        if not row.covered and not row.result.not_covered:
+            out.append(f"{key}: {row.result.name} has no claim and no reason")
+        if row.covered and row.result.not_covered:
+            out.append(f"{key}: {row.result.name} has claims but a 'not covered' reason")
     return out
 
 
-def markdown() -> str:
-    """The coverage table of every paper with declared results, as Markdown."""
-    load_all()
-    keys = [key for key in PAPERS if key in _RESULTS]
-    lines = ["# Coverage: every numbered result of the papers -> the claims that check it", "",
-             "Generated by `python -m flbounds.ledger.reports.coverage --out docs/coverage.md` "
-             "from each paper's declared results (`verify/<paper>/results.py`, written from the "
-             "paper text) and the claims' `ref` fields. A result without claims says why.", "",
+def _legacy_summary(keys: list[str]) -> list[str]:
+    lines = ["Papers still listed by result (`verify/<paper>/results.py`), their claims "
+             "mapped by their `ref` fields:", "",
              "| paper | results listed | with claims | without (reason given) | claims |",
              "|---|---|---|---|---|"]
     for key in keys:
@@ -177,17 +293,17 @@ def markdown() -> str:
         n_cov = sum(r.covered for r in rows)
         n_claims = len({c for r in rows for c in r.claims})
         lines.append(f"| `{key}` | {len(rows)} | {n_cov} | {len(rows) - n_cov} | {n_claims} |")
-    lines.append("")
-    for key in keys:
-        rows = coverage(key)
-        lines += [f"## {key}: {PAPERS[key].title}", "",
-                  "| result | what | claims |", "|---|---|---|"]
-        for row in rows:
-            cell = ("<br>".join(f"`{c}`" for c in row.claims) if row.covered
-                    else f"not covered: {row.result.not_covered}")
-            lines.append(f"| {row.result.name} | {row.result.what} | {cell} |")
-        lines.append("")
-    return "\n".join(lines)
+    return lines + [""]
+
+
+def _legacy_section(key: str) -> list[str]:
+    lines = [f"## {key}: {PAPERS[key].title}", "",
+             "| result | what | claims |", "|---|---|---|"]
+    for row in coverage(key):
+        cell = ("<br>".join(f"`{c}`" for c in row.claims) if row.covered
+                else f"not covered: {row.result.not_covered}")
+        lines.append(f"| {row.result.name} | {row.result.what} | {cell} |")
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..api.registry import EXPECTED, PAPERS, load_all
+from ..api.registry import EXPECTED, EXPECTED_REPRODUCTION, PAPERS, load_all
 
 BEGIN = "<!-- begin generated: python -m flbounds.ledger.reports.readme -->"
 END = "<!-- end generated -->"
@@ -20,15 +20,18 @@ END = "<!-- end generated -->"
 def counts_block() -> str:
     """Markdown table: claims per paper, split by the verdict the toolkit expects."""
     claims = list(load_all().values())
-    head = ["paper", "claims", *(f"expected {v}" for v in EXPECTED)]
+    present = {c.expected for c in claims}
+    shown = [v for v in dict.fromkeys(EXPECTED + EXPECTED_REPRODUCTION)
+             if v in ("holds", "violated", "not-applicable") or v in present]
+    head = ["paper", "claims", *(f"expected {v}" for v in shown)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for key in PAPERS:
         group = [c for c in claims if c.paper_key == key]
         cells = [f"`{key}`", str(len(group)),
-                 *(str(sum(c.expected == v for c in group)) for v in EXPECTED)]
+                 *(str(sum(c.expected == v for c in group)) for v in shown)]
         lines.append("| " + " | ".join(cells) + " |")
     total = ["**total**", f"**{len(claims)}**",
-             *(f"**{sum(c.expected == v for c in claims)}**" for v in EXPECTED)]
+             *(f"**{sum(c.expected == v for c in claims)}**" for v in shown)]
     lines.append("| " + " | ".join(total) + " |")
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ..api.registry import PAPERS
-from ..api.result import VERDICTS, CheckResult
+from ..api.result import VERDICTS, CheckResult, shown_verdicts
 from .format import fmt
 from .report_data import load_figure, payload, script_json, split_attacks
 
@@ -69,12 +69,13 @@ def _notes(r: CheckResult, attack: dict | None) -> list[str]:
 
 def _summary_markdown(results) -> list[str]:
     counts = summary_counts(results)
-    head = "| paper | " + " | ".join(VERDICTS) + " | as expected |"
-    lines = [head, "|" + "---|" * (len(VERDICTS) + 2)]
+    shown = shown_verdicts(results)
+    head = "| paper | " + " | ".join(shown) + " | as expected |"
+    lines = [head, "|" + "---|" * (len(shown) + 2)]
     for key, c in counts.items():
         ok = sum(r.as_expected for r in results if r.id.split(".", 1)[0] == key)
         total = sum(c.values())
-        lines.append(f"| {key} | " + " | ".join(str(c.get(v, 0)) for v in VERDICTS)
+        lines.append(f"| {key} | " + " | ".join(str(c.get(v, 0)) for v in shown)
                      + f" | {ok}/{total} |")
     return lines
 
@@ -91,7 +92,7 @@ def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
     data = payload(results, loaded)
     claims, _ = split_attacks(results)
     return _environment().get_template("ledger.html.j2").render(
-        summary=_summary_rows(claims), verdicts=VERDICTS, figures=loaded,
+        summary=_summary_rows(claims), verdicts=shown_verdicts(claims), figures=loaded,
         data_json=Markup(script_json(data)), n_claims=len(claims),
         n_unexpected=sum(not r.as_expected for r in claims))
 

@@ -5,7 +5,8 @@
   var DATA = JSON.parse(document.getElementById("ledger-data").textContent);
   var ROWS = DATA.rows, FIGS = DATA.figures, PAPERS = DATA.papers;
   var BY_ID = {};
-  var VERDICT_ORDER = {"error": 0, "violated": 1, "not-applicable": 2, "holds": 3};
+  var VERDICT_ORDER = {"error": 0, "violated": 1, "not-reproduced": 2, "inconclusive": 3,
+                       "not-applicable": 4, "reproduced": 5, "holds": 6};
   var SELECTS = ["paper", "kind", "verdict", "hyp_state", "attack_state", "tight_state"];
   var state = {q: "", unexpected: false, sort: "id", dir: 1, open: {}};
   SELECTS.forEach(function (k) { state[k] = ""; });

@@ -1,0 +1,144 @@
+r"""Lemma 2 of [004] (gradient error of the selection): the result, its parts and hypotheses,
+the claims on eq. (44) and the consensus step of its proof ((50)-(56)); the later proof
+steps (57)-(60) are in the sibling module ``steps``.
+
+One round from :math:`w_k` on the heterogeneous least squares of the Lemma 1 claim: all n
+clients run E local SGD steps (virtual iterates :math:`w^{(i)}_{k,\tau}`, noise with
+:math:`E\|\xi\|^2 = \sigma^2`); :math:`u_{k,\tau} = \frac1n\sum_i \nabla f_i(w^{(i)}_{k,\tau})`
+and :math:`\bar w_{k,\tau}` the mean local iterate. With :math:`\eta L E \le 1/3`,
+
+.. math:: \sum_{\tau<E} E\|\nabla f(w_k) - u_{k,\tau}\|^2 \le \eta^2L^2E^2\sum_\tau
+   E\|u_{k,\tau}\|^2 + \frac{9\eta^2L^2E^3}{2n}\sum_i\|\nabla f_i(w_k)\|^2
+   + \eta^2L^2E^2\Bigl(\frac1n + \frac{3E}{4}\Bigr)\sigma^2 .
+
+Both sides are expectations over the noise; each path gives one sample of
+(right side - left side) (the right side's :math:`E\|u\|^2` is a per-path quantity), and the
+claim compares the Monte Carlo mean of that difference with 0 within 4 standard errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.ledger import Evidence, Tolerance, claim, result
+
+from ..assumptions import a1, gaussian_noise, noise, step_third
+from ..toy_problems import random_least_squares
+
+N_CLIENTS, DIM, SIGMA2 = 20, 5, 1.0
+
+LEMMA2 = result(
+    "subtrunc.lemma2", ref="Lemma 2", title="gradient error of the selection, eq. (44), proof "
+    "eqs. (45)-(60)",
+    parts={"eq44": "eq. (44): sum_tau E||grad f(w_k) - u_tau||^2 <= eta^2 L^2 E^2 sum_tau "
+                   "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i E||grad f_i(w_k)||^2 + "
+                   "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2",
+           "step56": "proof, (50)-(56): sum_i E||w^(i)_tau - w_bar_tau||^2 <= eta^2 tau sum_i "
+                     "sum_{t<tau} (E||grad f_i(w^(i)_t)||^2 + sigma^2)",
+           "step57": "proof, (57) with Lemma 3: sum_i E||w^(i)_tau - w_bar_tau||^2 <= "
+                     "(9 eta^2 tau^2/8) sum_i (2 E||grad f_i(w_k)||^2 + sigma^2)",
+           "step59": "proof, (58)-(59): the per-step gradient error bound",
+           "step60": "proof, (60): summing (59) over tau gives (44), coefficient by "
+                     "coefficient"},
+    hypotheses=(a1.only("eq44", "step56", "step57", "step59"),
+                noise.only("eq44", "step56", "step57", "step59"),
+                step_third.only("eq44", "step56", "step57", "step59")))
+
+
+def eq44_rhs(*, step, L, E, n, u_sq, grad_sq, sigma2):
+    """Eq. (44)'s printed right side: eta^2 L^2 E^2 sum_tau ||u_tau||^2 + (9 eta^2 L^2 E^3/(2n))
+    sum_i ||grad f_i(w_k)||^2 + eta^2 L^2 E^2 (1/n + 3E/4) sigma^2 (``u_sq`` per path)."""
+    return (step**2 * L**2 * E**2 * u_sq + 9 * step**2 * L**2 * E**3 / (2 * n) * grad_sq
+            + step**2 * L**2 * E**2 * (1 / n + 3 * E / 4) * sigma2)
+
+
+def lemma2_instance(prob, step, local_steps) -> dict:
+    """The values Lemma 2's hypotheses read for a run of :func:`local_paths`."""
+    return dict(problem=prob, L=prob.L, step=step, local_steps=local_steps,
+                **gaussian_noise(SIGMA2))
+
+
+def local_paths(prob, w, *, local_steps, step, rng, n_paths):
+    """Virtual local SGD of all clients: iterates (paths, E + 1, n, d) and the full local
+    gradients at steps 0..E-1 (paths, E, n, d)."""
+    n, d = N_CLIENTS, w.size
+    iterates = np.empty((n_paths, local_steps + 1, n, d))
+    grads = np.empty((n_paths, local_steps, n, d))
+    iterates[:, 0] = w
+    for tau in range(local_steps):
+        grads[:, tau] = prob.gradients(iterates[:, tau])
+        noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(n_paths, n, d))
+        iterates[:, tau + 1] = iterates[:, tau] - step * (grads[:, tau] + noise)
+    return iterates, grads
+
+
+def _setup(rng, local_steps, scale):
+    prob = random_least_squares(rng.spawn(1)[0], N_CLIENTS, DIM)
+    return prob, scale / (3 * prob.L * local_steps)
+
+
+@claim("subtrunc.lemma2.gradient_error", ref="Lemma 2, eq. (44)", kind="statement",
+       expected="holds", result=LEMMA2, parts=("eq44",),
+       statement="eta L E <= 1/3: sum_tau E||grad f(w_k) - u_tau||^2 <= eta^2 L^2 E^2 sum_tau "
+                 "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i ||grad f_i(w_k)||^2 + "
+                 "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2.",
+       quick=dict(n_paths=400, n_points=3, local_steps=(2, 5), scales=(1.0, 0.3)),
+       full=dict(n_paths=20000, n_points=10, local_steps=(2, 5, 10), scales=(1.0, 0.3, 0.1)))
+def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
+    """n = 20 clients, d = 5, sigma^2 = 1, eta = scale/(3 L E) (scale 1: the boundary),
+    start points w ~ N(0, 4 I). Measured: per cell the MC mean of (LHS - RHS) per path;
+    theoretical 0 (<=). Tolerance: 4 MC SE of that mean. The ratio of the means is
+    reported."""
+    diffs, ses, ratios, instances = [], [], [], []
+    for E in local_steps:
+        for scale in scales:
+            prob, step = _setup(rng, E, scale)
+            instances.append(lemma2_instance(prob, step, E))
+            L = prob.L
+            for r in rng.spawn(n_points):
+                w = 2 * r.normal(size=DIM)
+                _, grads = local_paths(prob, w, local_steps=E, step=step, rng=r,
+                                       n_paths=n_paths)
+                u = grads.mean(axis=2)                               # (paths, E, d)
+                full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
+                lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
+                g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
+                rhs = eq44_rhs(step=step, L=L, E=E, n=N_CLIENTS,
+                               u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
+                d = lhs - rhs
+                diffs.append(d.mean())
+                ses.append(d.std(ddof=1) / np.sqrt(n_paths))
+                ratios.append(float(lhs.mean() / rhs.mean()))
+    return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
+                    tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
+                    instance=instances, details={"max_ratio_of_means": max(ratios)})
+
+
+@claim("subtrunc.lemma2.proof_step_56", ref="Lemma 2 proof, (50)-(56)", kind="proof-step",
+       expected="holds", result=LEMMA2, parts=("step56",),
+       statement="sum_i E||w^(i)_tau - w_bar_tau||^2 <= eta^2 tau sum_i sum_{t<tau} "
+                 "(E||grad f_i(w^(i)_t)||^2 + sigma^2).",
+       quick=dict(n_paths=400, n_points=3, local_steps=5),
+       full=dict(n_paths=20000, n_points=10, local_steps=10))
+def proof_step_56(*, rng, n_paths, n_points, local_steps):
+    """The consensus bound the proof reaches at (56) despite the garbled (54) (a dropped
+    square, mixed tau/t): checked for every tau = 1..E at eta = 1/(3 L E). Measured: MC
+    mean of (LHS - RHS) per path and tau. Tolerance: 4 MC SE."""
+    prob, step = _setup(rng, local_steps, 1.0)
+    diffs, ses = [], []
+    for r in rng.spawn(n_points):
+        w = 2 * r.normal(size=DIM)
+        iterates, grads = local_paths(prob, w, local_steps=local_steps, step=step, rng=r,
+                                      n_paths=n_paths)
+        for tau in range(1, local_steps + 1):
+            spread = iterates[:, tau] - iterates[:, tau].mean(axis=1, keepdims=True)
+            lhs = np.sum(spread**2, axis=(1, 2))
+            rhs = step**2 * tau * (np.sum(grads[:, :tau] ** 2, axis=(1, 2, 3))
+                                   + N_CLIENTS * tau * SIGMA2)
+            d = lhs - rhs
+            diffs.append(d.mean())
+            ses.append(d.std(ddof=1) / np.sqrt(n_paths))
+    return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
+                    tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
+                    instance=lemma2_instance(prob, step, local_steps),
+                    details={"step": step, "local_steps": local_steps})

@@ -24,7 +24,7 @@ from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information
 from .bounds import lemma_b5 as printed_lemma_b5
 from .bounds import thm41_rhs
 from .closed_forms import _lemma_b1_sum
-from .proof_gaps import _psi_min, _t1_coefficients
+from .thm4_1.proof_gaps import _psi_min, _t1_coefficients
 
 N_MAX = 8
 WEIGHTS = Box(1e-2, 1e2, log=True, shape=N_MAX)

@@ -24,7 +24,6 @@ declare_hypotheses({
         **ONLINE, "budgets K on a grid, same T and N": True},
     "kvib.code.no_square_root": {"the released sampler.py as shipped": True},
     "kvib.code.solver_off_by_one": {"the released sampler.py as shipped": True},
-    "kvib.example3_2.printed_numbers": {"Example 3.2's printed inputs": True},
     "kvib.fig2.variance_panels": {
         "FedProx Synthetic(0, 0), FedAvg with Algorithm 1": True,
         "samplers with App. F's hyper-parameters": True},
@@ -59,7 +58,6 @@ declare_hypotheses({
     "kvib.thm_d1.last_term_algebra": {**A51},
     "kvib.thm_d1.pmin_branch_ignored": {
         **A51, "p_min = min{K/(2N), G K/(sqrt6 sum_i sqrt(pi^2_{1:T}(i)))}": True},
-    "kvib.def2_1.unbiased_exact": {**ISP},
     # statements that hold
     "kvib.appC1.delta_star_closed_form": {**ISP, "a_i >= 0": True},
     "kvib.appC1.uncapped_bounds": {**ISP, "K max a <= sum a (no capping)": True},
@@ -68,14 +66,6 @@ declare_hypotheses({
     "kvib.corollary_b1_b2.uncapped_values": {"K a_max <= sum a": True, "0 <= p_min < K/N": True},
     "kvib.def_c1.gamma_range": {**ISP, "alpha_* in [0, 1]": True},
     "kvib.eq12.mixing_and_estimates": {**ISP, "theta in [0, 1]": True, **A51},
-    "kvib.eq5.rsp_optimum_bound": {**ISP, "p = K a/sum a feasible (<= 1)": True},
-    "kvib.lemma2_1.arbitrary_p": {**ISP, "a common p for ISP and RSP": True},
-    "kvib.lemma2_1.isp_le_rsp_bound": {**ISP, "p_i >= (K-1)/(N-1) (RSP constant admissible)": True},
-    "kvib.lemma2_1.isp_mc": {**ISP, "p = the optimal ISP probabilities": True},
-    "kvib.lemma2_1.isp_variance_exact": {**ISP, "independent inclusions": True},
-    "kvib.lemma2_2.compiled_optimum": {**ISP, "a_i >= 0, 1 <= K <= N": True},
-    "kvib.lemma2_2.closed_form": {**ISP, "a_i >= 0, 1 <= K <= N": True},
-    "kvib.lemma2_2.special_cases": {**ISP},
     "kvib.lemma5_1.corrected": {"a_i > 0, 0 <= p_min <= K/N": True},
     "kvib.lemmaD1.be_the_leader": {"FTRL over a fixed convex set K with regularizer R": True},
     "kvib.lemmaD2.corrected": {**A51, "FTRL over Delta(p_min), p_i^t < p_i^{t+1}": True},

@@ -24,7 +24,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import Avare, KVib, Mabs, UniformISP, UniformRSP, Vrb
 from flbounds.stats import holm
 
-from .fedprox_synthetic import fedprox_synthetic
+from ..fedprox_synthetic import fedprox_synthetic
 
 N, K, LOCAL_STEPS, STEP, ALPHA = 100, 10, 5, 0.1, 0.05
 

@@ -25,8 +25,8 @@ from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import holm
 
-from .fedprox_synthetic import fedprox_synthetic_split
-from .fig2 import LOCAL_STEPS, STEP, N, _makers
+from ..fedprox_synthetic import fedprox_synthetic_split
+from .panels import LOCAL_STEPS, STEP, N, _makers
 
 ALPHA = 0.05
 BASELINES = ("uniform_isp", "uniform_rsp", "vrb", "mabs", "avare")

@@ -21,10 +21,11 @@ from flbounds.sampling import (
 )
 from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
 
-from .bounds import lemma_b5 as printed_lemma_b5
-from .bounds import thm41_rhs
 from .closed_forms import _lemma_b1_sum
+from .lemma_b5 import lemma_b5_bound as printed_lemma_b5
+from .thm4_1 import thm41_rhs
 from .thm4_1.proof_gaps import _psi_min, _t1_coefficients
+from .thm_d1 import thm_d1_bound_value
 
 N_MAX = 8
 WEIGHTS = Box(1e-2, 1e2, log=True, shape=N_MAX)
@@ -259,5 +260,5 @@ def printed_last_term(*, base, decay, n, T, k_frac):
     if zbar <= 0:
         return np.nan  # the bound is +inf: not an instance of the statement's regime
     root = float(np.sum(np.sqrt(fb.squared_sums(T))))
-    bound = (22 * n * G / zbar + 2 * np.sqrt(6) * n * G / k) * root + 22 * n * G**2 / zbar
+    bound = thm_d1_bound_value(N=n, G=G, zbar=zbar, K=k, root=root)
     return regrets(tr.costs, fb, k).static / bound

@@ -14,7 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger import (
+    Evidence,
+    Tolerance,
+    bound,
+    claim,
+    hypothesis,
+    probabilities,
+    result,
+    vector,
+)
 from flbounds.sampling import (
     isp_variance,
     optimal_isp_probabilities,
@@ -45,6 +54,31 @@ LEMMA2_1 = result(
                          "optimal sampling procedure that minimizes the upper bound of "
                          "variance'"},
     hypotheses=(isp_hypothesis, rsp_constant.only("rsp", "isp_le_rsp")))
+
+
+def _same_length(*, p, a):
+    if p.size != a.size:
+        raise ValueError(f"p and a must have one entry per client, got {p.size} and {a.size}")
+
+
+_LEMMA21 = (probabilities("p", "inclusion probabilities p_i"),
+            vector("a", "a_i = lambda_i ||g_i||, one per client"))
+
+
+@bound("kvib.lemma2_1.isp", ref="Lemma 2.1, eq. (3), ISP side (an equality)",
+       constants=_LEMMA21, check=_same_length,
+       quantity="V(S) under independent sampling: sum_i (1 - p_i) a_i^2 / p_i")
+def lemma2_1_isp(*, p, a):
+    """The exact ISP variance (``flbounds.sampling.isp_variance``)."""
+    return isp_variance(p, a)
+
+
+@bound("kvib.lemma2_1.rsp", ref="Lemma 2.1, eq. (3), RSP side (an upper bound)",
+       constants=_LEMMA21, check=_same_length,
+       quantity="RSP variance bound (N-K)/(N-1) sum_i a_i^2/p_i, K = sum p")
+def lemma2_1_rsp(*, p, a):
+    """The RSP bound (``flbounds.sampling.rsp_bound``)."""
+    return rsp_bound(p, a)
 
 
 @claim("kvib.lemma2_1.isp_variance_exact", ref="Lemma 2.1 (ISP side, equality); Lemma B.7",

@@ -1,18 +1,41 @@
-"""TODO."""
+r"""Lemma B.6 of [003] (upper bound of the local drift, Reddi et al. 2020): the result, its
+parts, its hypotheses and its claims.
+
+Statement: under Assumptions 4.2 and 4.3, for all clients i and :math:`r\in[R]` (the proof
+uses :math:`\eta_l\le1/(8RL)` and :math:`(1+\frac1{R-1})^R\le5` for :math:`R>1`),
+:math:`\mathbb E\|x_i^{t,r}-x^t\|^2\le5R\eta_l^2(\sigma_l^2+6R\sigma_g^2+6R\|\nabla f(x^t)\|^2)`.
+Instances carry the problem, ``lam``, ``L``, ``sigma_g2``, ``sigma_l2``, ``local_noise``,
+``R`` and ``step`` (:math:`\eta_l`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.problems import Quadratic
 from flbounds.problems.generators import random_ridge
 
 from .drift import _ridge_minibatch_drift
+from .thm4_1 import a4_1, a4_2, a4_3, local_step_condition
+
+
+@hypothesis("R>1", "R > 1 local steps (the proof's (1 + 1/(R-1))^R <= 5)")
+def several_local_steps(*, R):
+    return bool(np.all(np.asarray(R) > 1))
+
+
+LEMMA_B6 = result(
+    "kvib.lemma_b6", ref="Lemma B.6", title="upper bound of the local drift",
+    parts={"per_client": "for all clients i and r in [R]: E||x_i^{t,r} - x^t||^2 <= 5 R eta_l^2"
+                         " (sigma_l^2 + 6 R sigma_g^2 + 6 R ||grad f(x^t)||^2)",
+           "averaged": "the lambda-average of that bound over the clients (the form eq. (31) "
+                       "of Theorem 4.1's proof uses)"},
+    hypotheses=(a4_1, a4_2, a4_3, local_step_condition, several_local_steps))
 
 
 @claim("kvib.lemma_b6.averaged", ref="Lemma B.6 (lambda-averaged form)", kind="statement",
-       expected="holds",
+       expected="not-applicable", result=LEMMA_B6, parts=("averaged",),
        statement="sum_i lambda_i E||x_i^{t,r} - x^t||^2 <= 5 R eta_l^2 (sigma_l^2 + 6 R "
                  "sigma_g^2 + 6 R ||grad f(x^t)||^2) for r <= R, eta_l <= 1/(8RL).",
        quick=dict(n_clients=10, n_runs=300, batch=2), full=dict(n_clients=30, n_runs=2000,
@@ -24,10 +47,15 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
     runs of the client-averaged drift minus the RHS; tolerance 4 MC standard errors of that
     mean (computed from the runs, ``Tolerance.mc``). The RHS is treated as exact (sigma_l^2 is
     the max over the visited points, which makes it larger, not smaller). Details: the largest
-    ratio mean/RHS and the largest relative SE."""
+    ratio mean/RHS and the largest relative SE.
+
+    Expected **not-applicable** (was ``holds`` before the hypotheses became predicates):
+    Assumption 4.3 bounds the dissimilarity for all x, and ridge clients with different
+    Hessians X_i'X_i/n + lam I have a dissimilarity that grows with ||x||, so predicate A4.3 is
+    false on the instance (the bound is still met at every cell: details)."""
     problem = random_ridge(rng, n_clients, 12, 4, lam=0.1, noise=0.5, heterogeneity=1.0)
     lam_w = np.full(n_clients, 1.0 / n_clients)
-    diffs, ses, ratios, rel_se = [], [], [], []
+    diffs, ses, ratios, rel_se, instances = [], [], [], [], []
     for c in (0.25, 1.0):
         for local_steps in (2, 5, 10):
             step = c / (8 * local_steps * problem.L)
@@ -37,6 +65,9 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
             sigma_g2 = float(lam_w @ np.sum((g - gbar) ** 2, axis=1))
             drift, sigma_l2 = _ridge_minibatch_drift(rng, problem, x, local_steps=local_steps,
                                                      step=step, batch=batch, n_runs=n_runs)
+            instances.append(dict(problem=problem, lam=lam_w, L=problem.L, sigma_g2=sigma_g2,
+                                  sigma_l2=sigma_l2, local_noise=sigma_l2, R=local_steps,
+                                  step=step))
             rhs = 5 * local_steps * step**2 * (sigma_l2 + 6 * local_steps * sigma_g2
                                                + 6 * local_steps * float(gbar @ gbar))
             mean = drift.mean(axis=1)
@@ -46,6 +77,7 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
             ratios.append(float(np.max(mean / rhs)))
             rel_se.append(float(np.max(se / mean)))
     return Evidence(measured=np.concatenate(diffs), theoretical=0.0, relation="<=",
+                    instance=instances,
                     tolerance=Tolerance.mc(np.concatenate(ses),
                                            what="client-averaged drift over runs"),
                     details={"max_ratio_mean_over_rhs": max(ratios),
@@ -53,7 +85,7 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
 
 
 @claim("kvib.lemma_b6.per_client", ref="Lemma B.6 as printed ('for all client i')",
-       kind="statement", expected="violated",
+       kind="statement", expected="violated", result=LEMMA_B6, parts=("per_client",),
        statement="For every client i and r <= R: E||x_i^{t,r} - x^t||^2 <= 5 R eta_l^2 "
                  "(sigma_l^2 + 6 R sigma_g^2 + 6 R ||grad f(x^t)||^2).",
        quick=dict(), full=dict())
@@ -80,7 +112,9 @@ def lemma_b6_per_client(*, rng):
     drift = float(np.sum((X[0] - x) ** 2))
     rhs = 5 * local_steps * step**2 * (6 * local_steps * sigma_g2
                                        + 6 * local_steps * float(gbar @ gbar))
-    return Evidence(measured=drift, theoretical=rhs, relation="<=",
+    instance = dict(problem=problem, lam=np.full(n, 1.0 / n), L=problem.L, sigma_g2=sigma_g2,
+                    sigma_l2=0.0, local_noise=0.0, R=local_steps, step=step)
+    return Evidence(measured=drift, theoretical=rhs, relation="<=", instance=instance,
                     tolerance=Tolerance.exact("deterministic GD"),
                     details={"instance": {"N": n, "c_1": 100.0, "R": local_steps, "eta_l": step},
                              "sigma_g2": sigma_g2})

@@ -1,4 +1,5 @@
-"""TODO."""
+r"""Theorem 5.1 of [003], its proof in App. D.1: the uncapped minimum of eqs. (39)-(40), the
+:math:`\Pi_*^2` typo of eq. (41) and its "average assumption" (spec section 6 items 11-12)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from flbounds.sampling.online import (
 )
 
 from ..proof_gaps_online import _uncapped_budget
+from . import THM5_1
 
 
 @claim("kvib.thm5_1.proof_uncapped_minimum", ref="Proof of Thm 5.1, App. D.1, eqs. (39)-(40)",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM5_1, parts=("eq39_40",),
        statement="min_{p in P_K} sum_i pi(i)^2/p_i = (sum_i pi(i))^2/K.", quick=dict(),
        full=dict())
 def thm51_proof_minimum(*, rng):
@@ -26,11 +28,12 @@ def thm51_proof_minimum(*, rng):
     pi = np.array([1.0, 3.0, 6.0])
     return Evidence(measured=optimal_isp_objective(pi, 2), theoretical=pi.sum() ** 2 / 2,
                     relation="==", tolerance=Tolerance.rounding(1e-12, "a few ulp"),
-                    details={"instance": {"pi": pi, "K": 2}})
+                    instance=dict(pi=pi, budget=2.0), details={"instance": {"pi": pi, "K": 2}})
 
 
 @claim("kvib.thm5_1.proof_pi_star_squared_printed", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
        "('Pi_*^2 = sum_i pi_*^2(i)')", kind="proof-step", expected="violated",
+       result=THM5_1, parts=("eq41_square",),
        statement="Pi_*^2 = sum_i pi_*(i)^2, where Pi_* = sum_i pi_*(i).",
        quick=dict(), full=dict())
 def pi_star_squared_printed(*, rng):
@@ -45,11 +48,13 @@ def pi_star_squared_printed(*, rng):
     pi_star = fb.lam * fb.base
     return Evidence(measured=float(pi_star.sum() ** 2), theoretical=float(np.sum(pi_star**2)),
                     relation="==", tolerance=Tolerance.rounding(1e-15, "two flops"),
+                    instance=dict(feedback=fb, n_rounds=100),
                     details={"pi_star": pi_star})
 
 
 @claim("kvib.thm5_1.proof_pi_star_squared_corrected", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
        "(corrected: Pi_*^2 = (sum_i pi_*(i))^2)", kind="proof-step", expected="holds",
+       result=THM5_1, parts=("eq41_square",),
        statement="For feedback approaching its limit from above: Pi_*^2 <= "
                  "((1/T) sum_t Pi_t)^2 <= (1/T) sum_t Pi_t^2 <= (K/T) sum_t min_p l_t(p).",
        quick=dict(n_instances=30, max_rounds=2000), full=dict(n_instances=500,
@@ -63,10 +68,11 @@ def pi_star_squared_corrected(*, rng, n_instances, max_rounds):
     last is an equality in rounds without capping, eq. 39, and an inequality otherwise, since
     capping only raises the minimum). Expected **holds**. Tolerance: rounding of sums of T
     terms (1e-9 relative)."""
-    worst = -np.inf
+    worst, instances = -np.inf, []
     for _ in range(n_instances):
         fb = Assumption51Feedback.generate(rng, int(rng.integers(2, 101)))
         t = int(rng.integers(1, max_rounds + 1))
+        instances.append(dict(feedback=fb, n_rounds=t))
         k = _uncapped_budget(rng, fb)
         totals = fb.block(1, t + 1).sum(axis=1)
         mean, mean_sq = float(totals.mean()), float(np.mean(totals**2))
@@ -74,13 +80,13 @@ def pi_star_squared_corrected(*, rng, n_instances, max_rounds):
         opt = fb.sum_optimal_costs(t, k)
         worst = max(worst, pi_star**2 / mean**2 - 1, mean**2 / mean_sq - 1,
                     mean_sq / (k / t * opt) - 1)
-    return Evidence(measured=worst, theoretical=0.0, relation="<=",
+    return Evidence(measured=worst, theoretical=0.0, relation="<=", instance=instances,
                     tolerance=Tolerance.rounding(1e-9, "sums of T terms"))
 
 
 @claim("kvib.thm5_1.proof_average_from_above", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
        "('the average assumption'); Sec. 5.2 ('sum_t Pi_t >= Pi_* as FL converges')",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM5_1, parts=("eq41_average",),
        statement="Under Assumption 5.1, Pi_* <= (1/T) sum_{t<=T} Pi_t.",
        quick=dict(n_rounds=4), full=dict(n_rounds=4))
 def proof_average_from_above(*, rng, n_rounds):
@@ -95,4 +101,5 @@ def proof_average_from_above(*, rng, n_rounds):
     mean = float(fb.block(1, n_rounds + 1).sum(axis=1).mean())
     return Evidence(measured=float(np.sum(fb.lam * fb.base)), theoretical=mean, relation="<=",
                     tolerance=Tolerance.rounding(1e-15, "a few flops"),
+                    instance=dict(feedback=fb, n_rounds=n_rounds),
                     details={"T": n_rounds, "mean_Pi_t": mean})

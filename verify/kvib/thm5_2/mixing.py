@@ -1,4 +1,5 @@
-"""TODO."""
+r"""Theorem 5.2 of [003]: the mixing strategy eq. (12) and the unbiased estimates of the proof
+sketch (recipe V13)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from flbounds.sampling.online import (
     Assumption51Feedback,
 )
 
+from . import THM5_2
+
 
 @claim("kvib.eq12.mixing_and_estimates", ref="eq. (12); Thm 5.2 sketch (App. D.3)",
        kind="statement", expected="holds",
+       result=THM5_2, parts=("mixing",),
        statement="p~ = (1-theta) p + theta K/N has sum K and theta K/N <= p~ <= 1; "
                  "E[pi~^2] = pi^2, E[l~(p)] = l(p); pi~^2 <= G^2 N/(theta K); "
                  "1/p~ - 1/p <= theta N/K.",
@@ -39,7 +43,8 @@ def mixing_and_estimates(*, rng, n_clients, k, n_draws):
     ell_err = abs(ell.mean() - np.sum(pi**2 / q))
     ell_se = ell.std(ddof=1) / np.sqrt(n_draws)
     measured = np.r_[det, bound_gap, over, mean_err / (4 * se), ell_err / (4 * ell_se)]
-    return Evidence(measured=measured, theoretical=np.r_[np.zeros(5), np.ones(n_clients + 1)],
+    return Evidence(instance=dict(feedback=fb, n_rounds=1, budget=k, n_clients=n_clients),
+                    measured=measured, theoretical=np.r_[np.zeros(5), np.ones(n_clients + 1)],
                     relation="<=",
                     tolerance=Tolerance(1e-12, "rounding; MC entries pre-scaled",
                                         "entries 6+ are |mean - exact| / (4 SE), gate 1"))

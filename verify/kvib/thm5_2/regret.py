@@ -15,6 +15,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
+from . import THM5_2, regret_instances
+
 FOUR_THIRDS = -4.0 / 3.0
 
 
@@ -44,6 +46,7 @@ def kvib_regret_grid(rng, fb, *, ks, rounds, n_seeds, g_rule="max", variant="pap
 
 
 @claim("kvib.thm5_2.k_exponent", ref="Thm 5.2; Fig. 3(b)", kind="statement", expected="holds",
+       result=THM5_2, parts=("k_rate",),
        statement="E[Regret_S(T)] = O~(N^{1/3} T^{2/3} K^{-4/3}): at fixed N, T the log-log "
                  "slope of the regret in K is at most -1.1 (theory -4/3).",
        quick=dict(n_clients=100, n_rounds=8000, ks=(2, 4, 8, 16), n_seeds=5),
@@ -63,7 +66,8 @@ def k_exponent(*, rng, n_clients, n_rounds, ks, n_seeds):
     fb = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
     reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
     fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(measured=[fit.slope, fit.ci_high], theoretical=(-2.0, -1.1), relation="in",
+    return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
+                    measured=[fit.slope, fit.ci_high], theoretical=(-2.0, -1.1), relation="in",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope "
                                         "(seeds resampled with replacement)"),
@@ -79,6 +83,7 @@ _SETTINGS = {"quantile": ("quantile", "max", "paper"), "uniform": ("uniform", "m
 
 @claim("kvib.thm5_2.k_exponent_settings", ref="Thm 5.2 (robustness; audit part B item 4)",
        kind="statement", expected="holds",
+       result=THM5_2, parts=("k_rate",),
        statement="With the theory's gamma (G = max feedback) the K-slope stays <= -1.1 for "
                  "quantile and near-homogeneous feedback and for the code variant "
                  "p ~ omega + gamma.",
@@ -91,17 +96,21 @@ def k_exponent_settings(*, rng, n_clients, n_rounds, ks, n_seeds):
     slope must be <= -1.1. Measured: those CI upper ends. Details: point slopes and the
     code-variant vs paper regret ratio (spec V12(vii), informational). The practical-G setting
     is outside the hypothesis and is the remark ``kvib.sec6.k_exponent_practical_g``."""
-    fits, means = {}, {}
+    fits, means, feedbacks = {}, {}, []
     fb_log = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
     for name, (profile, g_rule, variant) in _SETTINGS.items():
         fb = fb_log if profile == "lognormal" else Assumption51Feedback.generate(
             rng, n_clients, profile=profile)
+        feedbacks.append(fb)
         reg, _, _ = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
                                      g_rule=g_rule, variant=variant)
         fits[name] = loglog_slope(ks, reg, rng=rng)
         means[name] = reg.mean(0)
     paper, _, _ = kvib_regret_grid(rng, fb_log, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
-    return Evidence(measured=[f.ci_high for f in fits.values()], theoretical=-1.1,
+    instances = [c for f in feedbacks
+                 for c in regret_instances(f, ks=ks, rounds=(n_rounds,), G=f.G)]
+    return Evidence(instance=instances,
+                    measured=[f.ci_high for f in fits.values()], theoretical=-1.1,
                     relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of each slope"),
@@ -135,6 +144,7 @@ def k_exponent_practical_g(*, rng, n_clients, n_rounds, ks, n_seeds):
 
 @claim("kvib.thm5_2.sublinear", ref="Thm 5.2 (Regret_S/T -> 0)", kind="statement",
        expected="holds",
+       result=THM5_2, parts=("t_rate",),
        statement="Regret_S(T)/T is strictly decreasing in T (theta, gamma at their T-dependent "
                  "theory values).",
        quick=dict(n_clients=100, k=8, rounds=(1000, 2000, 4000, 8000), n_seeds=4),
@@ -147,7 +157,8 @@ def sublinear(*, rng, n_clients, k, rounds, n_seeds):
     reg, _, _ = kvib_regret_grid(rng, fb, ks=(k,), rounds=rounds, n_seeds=n_seeds)
     per_round = reg / np.asarray(rounds, dtype=float)
     diffs = np.diff(boot_means(rng, per_round), axis=1)
-    return Evidence(measured=np.quantile(diffs, 0.975, axis=0), theoretical=0.0, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=(k,), rounds=rounds, G=fb.G),
+                    measured=np.quantile(diffs, 0.975, axis=0), theoretical=0.0, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of each difference"),
                     details={"rounds": rounds, "regret_over_T": per_round.mean(0),
@@ -155,6 +166,7 @@ def sublinear(*, rng, n_clients, k, rounds, n_seeds):
 
 
 @claim("kvib.thm5_2.t_exponent", ref="Thm 5.2 (T^{2/3})", kind="statement", expected="holds",
+       result=THM5_2, parts=("t_rate",),
        statement="The local log-log slope of Regret_S in T between the two largest horizons is "
                  "at most 2/3 + 0.1.",
        quick=dict(n_clients=100, k=8, rounds=(8000, 16000, 32000), n_seeds=4),
@@ -172,7 +184,8 @@ def t_exponent(*, rng, n_clients, k, rounds, n_seeds):
     boot = boot_means(rng, reg)
     upper = float(np.quantile(np.log(boot[:, -1] / boot[:, -2]) / span, 0.975))
     fit = loglog_slope(rounds, reg, rng=rng)
-    return Evidence(measured=upper, theoretical=2 / 3 + 0.1, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=(k,), rounds=rounds, G=fb.G),
+                    measured=upper, theoretical=2 / 3 + 0.1, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap; spec margin",
                                         "97.5% bootstrap quantile; 0.1 above 2/3 for "
                                         "pre-asymptotics"),
@@ -183,6 +196,7 @@ def t_exponent(*, rng, n_clients, k, rounds, n_seeds):
 
 @claim("kvib.thm5_2.explicit_bound", ref="Thm 5.2 proof, App. D.3 eqs. (52)-(54)",
        kind="proof-step", expected="holds",
+       result=THM5_2, parts=("explicit",),
        statement="E[Regret_S] <= theta G^2 N^2 T/K + (22 N^{3/2} G/(zbar sqrt(theta K)) + "
                  "2 sqrt6 N^{3/2} G/sqrt(theta K^3)) sum_i sqrt(pi^2_{1:T}(i)) + "
                  "22 G^2 N^2/(zbar theta K).",
@@ -211,7 +225,8 @@ def explicit_bound(*, rng, n_clients, n_rounds, ks, n_seeds):
                       + 22 * G**2 * n**2 / (z * theta * k))
     upper = reg.mean(0) + 4 * reg.std(0, ddof=1) / np.sqrt(n_seeds)
     ratio = upper / np.asarray(bounds)
-    return Evidence(measured=ratio, theoretical=1.0, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
+                    measured=ratio, theoretical=1.0, relation="<=",
                     tolerance=Tolerance.exact("mean + 4 SE already in the measured ratio"),
                     details={"mean_regret": reg.mean(0), "bound": bounds, "zbar": zbar,
                              "margin": 1 / ratio})
@@ -230,6 +245,7 @@ def deterministic_feedback(n_clients: int) -> Assumption51Feedback:
 
 @claim("kvib.thm5_2.n_exponent", ref="Thm 5.2 (N^{1/3}); App. D.3 normalisation",
        kind="statement", expected="holds",
+       result=THM5_2, parts=("n_rate",),
        statement="Regret_S/(N^2 G^2) grows in N no faster than N^{1/3} (the upper end of the "
                  "95% seed-bootstrap CI of the log-log N-slope is <= 1/3).",
        quick=dict(ns=(50, 100, 200, 400), n_rounds=4000, k=8, n_seeds=4),
@@ -247,13 +263,16 @@ def n_exponent(*, rng, ns, n_rounds, k, n_seeds):
     like :math:`N^{1/3}`; the unnormalised slope is in details. Expected **holds**."""
     vals = np.empty((n_seeds, len(ns)))
     raw = np.empty((n_seeds, len(ns)))
+    instances = []
     for j, n in enumerate(ns):
         fb = deterministic_feedback(n)
         reg, _, G = kvib_regret_grid(rng, fb, ks=(k,), rounds=(n_rounds,), n_seeds=n_seeds)
+        instances += regret_instances(fb, ks=(k,), rounds=(n_rounds,), G=G)
         vals[:, j] = reg[:, 0] / (n**2 * G**2)
         raw[:, j] = reg[:, 0]
     fit = loglog_slope(ns, vals, rng=rng)
-    return Evidence(measured=fit.ci_high, theoretical=1 / 3, relation="<=",
+    return Evidence(instance=instances,
+                    measured=fit.ci_high, theoretical=1 / 3, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope"),
                     details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],

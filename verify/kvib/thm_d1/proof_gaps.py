@@ -1,4 +1,5 @@
-"""TODO."""
+r"""Theorem D.1 of [003], its proof in App. D.2: the last term of eq. (51) and the
+:math:`p_{\min}` branch (spec section 6 item 13)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from flbounds.sampling.online import (
 )
 
 from ..proof_gaps_online import _ftrl_instance, _pmin_terms
+from . import THM_D1
 
 
 @claim("kvib.thm_d1.last_term_algebra", ref="Thm D.1 proof, App. D.2 eq. (50) -> eq. (51)",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM_D1, parts=("eq50_51",),
        statement="(22 N G/zbar) sum_{i=1}^N (sqrt(pi^2_{1:T}(i)) + G) = (22 N G/zbar) sum_i "
                  "sqrt(pi^2_{1:T}(i)) + 22 N G^2/zbar.",
        quick=dict(n_clients=4, k=2.0, n_rounds=50), full=dict(n_clients=4, k=2.0, n_rounds=50))
@@ -37,6 +39,8 @@ def last_term_algebra(*, rng, n_clients, k, n_rounds):
     symbolic = sp.summation(g, (i, 1, N))
     printed = 22 * n * G**2 / zbar
     return Evidence(measured=constant, theoretical=printed, relation="==",
+                    instance=dict(feedback=fb, n_rounds=n_rounds, budget=k, n_clients=n,
+                                  gamma=G * G, G=G),
                     tolerance=Tolerance.rounding(1e-9 * printed, "cancellation of two sums"),
                     details={"G": G, "zbar": zbar, "ratio": constant / printed,
                              "sympy_sum_of_G": str(symbolic)})
@@ -44,7 +48,7 @@ def last_term_algebra(*, rng, n_clients, k, n_rounds):
 
 @claim("kvib.thm_d1.pmin_branch_ignored", ref="Thm D.1 proof, App. D.2 after eq. (50) "
        "('p_min = min{K/(2N), GK/(sqrt6 sum_i sqrt(pi^2_{1:T}(i)))}')", kind="proof-step",
-       expected="violated",
+       expected="violated", result=THM_D1, parts=("pmin",),
        statement="With p_min = min{K/(2N), GK/(sqrt6 sum_i sqrt(pi^2_{1:T}(i)))}, eq. (50)'s "
                  "terms N G^2/p_min + 6 N p_min (sum_i sqrt(pi^2_{1:T}(i)))^2/K^2 are at most "
                  "2 sqrt6 N G sum_i sqrt(pi^2_{1:T}(i))/K.",
@@ -65,11 +69,13 @@ def pmin_branch_ignored(*, rng):
     printed = 2 * np.sqrt(6) * n * G * root / k
     return Evidence(measured=_pmin_terms(n, k, G, root, p_min), theoretical=printed,
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "a few flops"),
+                    instance=dict(feedback=fb, n_rounds=t, budget=k, n_clients=n),
                     details={"p_min": p_min, "K_over_2N": k / (2 * n), "G": G, "root_sum": root})
 
 
 @claim("kvib.thm_d1.pmin_both_branches", ref="Thm D.1 proof, App. D.2 after eq. (50) "
        "(both branches of p_min)", kind="proof-step", expected="holds",
+       result=THM_D1, parts=("pmin",),
        statement="With that p_min, N G^2/p_min + 6 N p_min (sum_i sqrt(pi^2_{1:T}(i)))^2/K^2 <= "
                  "2 sqrt6 N G sum_i sqrt(pi^2_{1:T}(i))/K + 2 N^2 G^2/K.",
        quick=dict(n_instances=2000), full=dict(n_instances=200000))
@@ -80,14 +86,18 @@ def pmin_both_branches(*, rng, n_instances):
     Random N in [2, 1000], K in [1, N], G and the root sum in their feasible range
     (:math:`G\le\sum_i\sqrt{\pi^2_{1:T}}\le NG\sqrt T`). Measured: max LHS/RHS - 1 (<= 0).
     Expected **holds**. Tolerance: a few ulp."""
-    worst = -np.inf
+    worst, sizes = -np.inf, []
     for _ in range(n_instances):
         n = int(rng.integers(2, 1001))
         k = float(rng.uniform(1, n))
+        sizes.append((k, n))
         G, t = 10.0 ** rng.uniform(-3, 3), float(rng.integers(1, 10**6))
         root = G * 10.0 ** rng.uniform(0, np.log10(n * np.sqrt(t)))
         p_min = min(k / (2 * n), G * k / (np.sqrt(6) * root))
         rhs = 2 * np.sqrt(6) * n * G * root / k + 2 * n**2 * G**2 / k
         worst = max(worst, _pmin_terms(n, k, G, root, p_min) / rhs - 1)
+    budgets, n_clients = np.array(sizes).T
+    # the constants are drawn, not a feedback sequence: Assumption 5.1 is not evaluated here
     return Evidence(measured=worst, theoretical=0.0, relation="<=",
+                    instance=dict(budget=budgets, n_clients=n_clients),
                     tolerance=Tolerance.rounding(1e-12, "a few ulp of the ratio"))

@@ -86,3 +86,14 @@ def isp_hypothesis(*, p, budget):
                  "with it; its p^t > 0 with sum p^t = K is what the claims measure)")
 def budget_of_sampler(*, budget, n_clients):
     return budget_in_range(budget, n_clients)
+
+
+@hypothesis("A5.1", "the online problem of Sec. 5: feedback under Assumption 5.1 (pi_t in "
+                    "[0, G], |pi_t - pi_*| <= O(1/sqrt t)) over the T rounds")
+def online_feedback(*, feedback, n_rounds):
+    return assumption_5_1(feedback, n_rounds)
+
+
+@hypothesis("K", "budgets K in [1, N] (Remark 2.1)")
+def online_budgets(*, budget, n_clients):
+    return budget_in_range(budget, n_clients)

@@ -49,6 +49,6 @@ def _gamma_regrets(rng, n_clients, budget, n_rounds, n_seeds):
             regrets[s, j] = static_regret(run.costs, fb, budget)
     # uniform ISP's inclusion weights are fixed, so its cost sequence (and regret) is exact
     uniform = run_online(UniformISP(n_clients, budget), fb, n_rounds, rng.spawn(1)[0])
-    return mc_mean(regrets), static_regret(uniform.costs, fb, budget), gamma0
+    return mc_mean(regrets), static_regret(uniform.costs, fb, budget), gamma0, fb
 
 

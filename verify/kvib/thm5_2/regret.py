@@ -15,6 +15,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
+from ..fig3 import FIG3
+from ..sec6 import SEC6
 from . import THM5_2, regret_instances
 
 FOUR_THIRDS = -4.0 / 3.0
@@ -122,6 +124,7 @@ def k_exponent_settings(*, rng, n_clients, n_rounds, ks, n_seeds):
 
 @claim("kvib.sec6.k_exponent_practical_g", ref="Sec. 6 practical G (mean first-round "
        "feedback); Thm 5.2 rate", kind="remark", expected="holds",
+       parts=(SEC6.part("practical_g"), FIG3.part("regret_k")),
        statement="With the Sec. 6 practical rule (G = mean first-round feedback in gamma) the "
                  "K-slope of K-Vib's regret is still <= -1.1.",
        quick=dict(n_clients=100, n_rounds=4000, ks=(2, 4, 8, 16), n_seeds=4),
@@ -135,7 +138,9 @@ def k_exponent_practical_g(*, rng, n_clients, n_rounds, ks, n_seeds):
     reg, _, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
                                  g_rule="mean")
     fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(measured=fit.ci_high, theoretical=-1.1, relation="<=",
+    return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
+                                      n_clients=n_clients),
+                    measured=fit.ci_high, theoretical=-1.1, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope"),
                     details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],

@@ -1,5 +1,6 @@
-r"""K-Vib App. C.1 closed forms and the auxiliary lemmas of App. B.1 / D.2 ([003], recipes V7,
-V8; spec section 6 item 10)."""
+r"""Helpers shared by K-Vib results (no claims here): the uncapped random instances of App. C.1
+(:mod:`verify.kvib.app_c1`) and the sum of Lemma B.1 (:mod:`verify.kvib.lemma_b1`, and its
+attack)."""
 
 from __future__ import annotations
 

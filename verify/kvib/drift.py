@@ -1,5 +1,5 @@
-r"""K-Vib Lemma B.6 (local drift) and the capped regime of Theorem 5.1 ([003], recipe V9;
-spec section 6 items 11 and 12)."""
+r"""Helper of Lemma B.6 (:mod:`verify.kvib.lemma_b6`, no claims here): Monte Carlo local drift
+of minibatch SGD on ridge clients ([003], recipe V9)."""
 
 from __future__ import annotations
 

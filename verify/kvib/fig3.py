@@ -33,8 +33,6 @@ FIG3 = result(
                 fig3c_theta.only("gamma", "beats_uniform")))
 
 
-
-
 @claim("kvib.fig3c.gamma_sensitivity", ref="Fig. 3(c); App. F (theta = 0.3, gamma varied)",
        kind="remark", expected="violated",
        result=FIG3, parts=("gamma",),

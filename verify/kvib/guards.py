@@ -1,4 +1,6 @@
-r"""K-Vib's compiled paths against their literal counterparts ([003] Lemma 2.2, Algorithm 2).
+r"""Helpers of the K-Vib guards of the compiled paths (no claims here; the claims are
+``kvib.lemma2_2.compiled_optimum`` in :mod:`verify.kvib.lemma2_2` and ``kvib.alg2.compiled_loop``
+in :mod:`verify.kvib.alg2`).
 
 The online experiments run K-Vib through a compiled loop (:func:`flbounds.sampling.online.
 kvib_online`) and sum per-round optima with a compiled water-filling; the sampler class

@@ -1,6 +1,6 @@
-r"""K-Vib online-learning claims besides Thm 5.2: Thm 5.1 (T_BFP), Thm D.1 (full-information
-FTRL), eq. (12) mixing and importance weighting, and the baseline remarks of Sec. 6 / App. F
-([003], recipes V10, V11, V12(vi), V13)."""
+r"""Helpers of the K-Vib baseline remarks (no claims here): the static regrets of K-Vib, Vrb
+and Mabs and their bootstrap slopes, used by :mod:`verify.kvib.fig6` ([003], recipe
+V12(vi))."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-r"""K-Vib App. B.2 (arbitrary sampling, Lemma B.7) and Algorithm 2's printed probability line
-([003]; spec section 6 items 2 and 6)."""
+r"""Helper of Lemma B.7 (:mod:`verify.kvib.lemma_b7`, no claims here): the pair-inclusion
+matrix of a sampling design."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-r"""K-Vib online-learning proofs: App. D.1 (Theorem 5.1) and Theorem D.1 / eq. (51) ([003];
-spec section 6 items 12 and 13: the :math:`\Pi_*^2` typo, the "average from above" step, the
-:math:`22N^2G^2/\bar z` last term and the ignored :math:`p_{\min}=K/(2N)` branch).
-
-Already encoded elsewhere and not repeated here: the uncapped minimum of eqs. (39)-(40)
-(``kvib.thm5_1.proof_uncapped_minimum``, ``kvib.thm5_1.capped_regime``), Theorem 5.1 on
-decreasing feedback (``kvib.thm5_1.tbfp_bound``) and Theorem D.1 with the corrected last term
-(``kvib.thm_d1.full_information``).
+r"""Helpers of Theorems 5.1 and D.1 (no claims here; the claims are in
+:mod:`verify.kvib.thm5_1` and :mod:`verify.kvib.thm_d1`): feedback approaching its limit
+from below, an uncapped budget, a deterministic FTRL run and the p_min terms of eq. (50).
 """
 
 from __future__ import annotations
@@ -32,12 +27,6 @@ def _uncapped_budget(rng, fb: Assumption51Feedback) -> float:
     pi1, pis = fb.values(1), fb.lam * fb.base
     k_max = min(pi1.sum() / pi1.max(), pis.sum() / pis.max())
     return float(rng.uniform(1.0, max(k_max, 1.0)))
-
-
-# ----------------------------------------------------------------------------- App. D.1
-
-
-# ----------------------------------------------------------------------------- Thm D.1
 
 
 def _ftrl_instance(n_clients: int, k: float, n_rounds: int):

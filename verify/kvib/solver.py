@@ -1,5 +1,6 @@
-r"""K-Vib optimal probabilities: Lemma 2.2, Lemma B.8 (floor), Corollaries B.1/B.2, Lemma 5.1,
-and the released code's solver ([003], recipes V1, V2 and spec section 6 items 4-6)."""
+r"""Helpers of the K-Vib probability results (no claims here): the released code's solver,
+an independent bisection solver and Lemma 5.1's pieces, used by :mod:`verify.kvib.lemma_b8`,
+:mod:`verify.kvib.lemma5_1` and :mod:`verify.kvib.released_code`."""
 
 from __future__ import annotations
 

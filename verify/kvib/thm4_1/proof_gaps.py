@@ -28,7 +28,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.problems import Quadratic
 from flbounds.sampling import optimal_factor
 
-from . import THM4_1
+from . import THM4_1, thm41_rhs
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -246,7 +246,7 @@ def last_term_printed(*, rng):
     bounded minimiser (< 1e-9 relative)."""
     M, L, T = 1.0, 1.0, 100.0
     best = _psi_min(2 * M, 0.0, 0.0, T, 1 / (8 * L))
-    printed = 2 * L * M / T
+    printed = thm41_rhs(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, gamma=1.0)  # = 2LM/T here
     return Evidence(measured=best, theoretical=printed, relation="<=",
                     instance=dict(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, beta2=1.0),
                     tolerance=Tolerance.rounding(1e-9 * printed, "bounded minimiser"),
@@ -275,8 +275,7 @@ def last_term_corrected(*, rng, n_instances):
     with np.errstate(divide="ignore"):
         eta = np.minimum(np.minimum(np.sqrt(r0 / (b * T)), np.cbrt(r0 / (e * T))), 1 / d)
     psi = r0 / (T * eta) + b * eta + e * eta**2
-    rhs = (np.sqrt(2 * M * (4 * b1 + 5 * L * s2) / T) + np.cbrt(5 * s2 * b2) * (2 * M / T)
-           ** (2 / 3) + 16 * L * M / T)
+    rhs = thm41_rhs(M=M, L=L, T=T, sigma2=s2, beta1=b1, gamma=b2, last=16.0)
     return Evidence(measured=float(np.max(psi / rhs - 1)), theoretical=0.0, relation="<=",
                     instance=dict(M=M, L=L, T=T, sigma2=s2, beta1=b1, beta2=b2),
                     tolerance=Tolerance.rounding(1e-12, "a few ulp of the ratio"))

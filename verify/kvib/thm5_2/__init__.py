@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import hypothesis, result
+from flbounds.ledger import bound, hypothesis, integer, nonnegative, positive, result
 
 from ..conditions import assumption_5_1, budget_in_range
 
@@ -57,3 +57,26 @@ def regret_instances(fb, *, ks, rounds, G):
     """The values Theorem 5.2's hypotheses read, one per cell (K, T) of a regret grid."""
     return [dict(feedback=fb, n_rounds=t, budget=k, n_clients=fb.n_clients, G=G)
             for k in ks for t in rounds]
+
+
+def explicit_bound_value(*, N, T, K, G, zbar, root):
+    r"""App. D.3's explicit bound (eqs. (52)-(54)) at the theory's :math:`\theta=(N/(TK))^{1/3}`:
+    :math:`\theta G^2N^2T/K+(\frac{22N^{3/2}G}{\bar z\sqrt{\theta K}}+\frac{2\sqrt6N^{3/2}G}
+    {\sqrt{\theta K^3}})\sum_i\sqrt{\pi^2_{1:T}(i)}+\frac{22G^2N^2}{\bar z\theta K}` (the last
+    term as printed, Theorem D.1's with :math:`G^2\to G^2N/(\theta K)`)."""
+    theta = (N / (T * K)) ** (1 / 3)
+    return (theta * G**2 * N**2 * T / K
+            + (22 * N**1.5 * G / (zbar * np.sqrt(theta * K))
+               + 2 * np.sqrt(6) * N**1.5 * G / np.sqrt(theta * K**3)) * root
+            + 22 * G**2 * N**2 / (zbar * theta * K))
+
+
+@bound("kvib.thm5_2", ref="Thm 5.2, explicit bound of App. D.3 (eqs. (52)-(54))",
+       constants=(integer("N", "clients"), integer("T", "rounds"),
+                  positive("K", "expected sample size"), positive("G", "largest feedback"),
+                  positive("zbar", "min_t z_t"),
+                  nonnegative("root", "sum_i sqrt(pi^2_{1:T}(i))")),
+       quantity="E Regret_S(T) of K-Vib (theta = (N/(TK))^{1/3}, gamma = G^2 N/(K theta))")
+def thm5_2_bound(*, N, T, K, G, zbar, root):
+    """App. D.3's explicit bound (:func:`explicit_bound_value`)."""
+    return explicit_bound_value(N=N, T=T, K=K, G=G, zbar=zbar, root=root)

@@ -17,7 +17,7 @@ from flbounds.stats import loglog_slope
 
 from ..fig3 import FIG3
 from ..sec6 import SEC6
-from . import THM5_2, regret_instances
+from . import THM5_2, explicit_bound_value, regret_instances
 
 FOUR_THIRDS = -4.0 / 3.0
 
@@ -221,13 +221,8 @@ def explicit_bound(*, rng, n_clients, n_rounds, ks, n_seeds):
     reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
     n, t = n_clients, n_rounds
     root = float(np.sum(np.sqrt(fb.squared_sums(t))))
-    bounds = []
-    for k, z in zip(ks, zbar, strict=True):
-        theta = (n / (t * k)) ** (1 / 3)
-        bounds.append(theta * G**2 * n**2 * t / k
-                      + (22 * n**1.5 * G / (z * np.sqrt(theta * k))
-                         + 2 * np.sqrt(6) * n**1.5 * G / np.sqrt(theta * k**3)) * root
-                      + 22 * G**2 * n**2 / (z * theta * k))
+    bounds = [explicit_bound_value(N=n, T=t, K=k, G=G, zbar=z, root=root)
+              for k, z in zip(ks, zbar, strict=True)]
     upper = reg.mean(0) + 4 * reg.std(0, ddof=1) / np.sqrt(n_seeds)
     ratio = upper / np.asarray(bounds)
     return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),

@@ -91,6 +91,7 @@ EXAMPLES = {
     "kvib.lemma_b5": dict(r0=2, b=1, e=1, d=8, T=100),
     "kvib.thm_d1": dict(N=4, G=1, zbar=1, K=2, root=3),
     "kvib.thm5_2": dict(N=100, T=1000, K=4, G=0.1, zbar=3, root=30),
+    "kvib.lemma_b6": dict(R=5, eta_l=0.025, sigma_l2=0, sigma_g2=99, grad2=1),
     "kvib.lemma2_1.isp": dict(p=[0.25, 0.75, 1.0], a=[1, 3, 6]),
     "kvib.lemma2_1.rsp": dict(p=[0.25, 0.75, 1.0], a=[1, 3, 6]),
     "fedals.thm4_1": dict(mu=1, L=4, G=[0.1, 0.2], D=[0.05, 0.05], w=[0.5, 0.5]),

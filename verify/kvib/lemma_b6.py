@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger import (
+    Evidence,
+    Tolerance,
+    bound,
+    claim,
+    hypothesis,
+    integer,
+    nonnegative,
+    positive,
+    result,
+)
 from flbounds.problems import Quadratic
 from flbounds.problems.generators import random_ridge
 
@@ -32,6 +42,17 @@ LEMMA_B6 = result(
            "averaged": "the lambda-average of that bound over the clients (the form eq. (31) "
                        "of Theorem 4.1's proof uses)"},
     hypotheses=(a4_1, a4_2, a4_3, local_step_condition, several_local_steps))
+
+
+@bound("kvib.lemma_b6", ref="Lemma B.6 (local drift)",
+       constants=(integer("R", "local steps"), positive("eta_l", "local step size"),
+                  nonnegative("sigma_l2", "local variance"),
+                  nonnegative("sigma_g2", "global variance"),
+                  nonnegative("grad2", "||grad f(x^t)||^2")),
+       quantity="E||x_i^{t,r} - x^t||^2, r <= R")
+def drift_bound(*, R, eta_l, sigma_l2, sigma_g2, grad2):
+    """5 R eta_l^2 (sigma_l^2 + 6 R sigma_g^2 + 6 R ||grad f(x^t)||^2)."""
+    return 5 * R * eta_l**2 * (sigma_l2 + 6 * R * sigma_g2 + 6 * R * grad2)
 
 
 @claim("kvib.lemma_b6.averaged", ref="Lemma B.6 (lambda-averaged form)", kind="statement",
@@ -68,8 +89,8 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
             instances.append(dict(problem=problem, lam=lam_w, L=problem.L, sigma_g2=sigma_g2,
                                   sigma_l2=sigma_l2, local_noise=sigma_l2, R=local_steps,
                                   step=step))
-            rhs = 5 * local_steps * step**2 * (sigma_l2 + 6 * local_steps * sigma_g2
-                                               + 6 * local_steps * float(gbar @ gbar))
+            rhs = drift_bound(R=local_steps, eta_l=step, sigma_l2=sigma_l2, sigma_g2=sigma_g2,
+                              grad2=float(gbar @ gbar))
             mean = drift.mean(axis=1)
             se = drift.std(axis=1, ddof=1) / np.sqrt(n_runs)
             diffs.append(mean - rhs)
@@ -110,8 +131,8 @@ def lemma_b6_per_client(*, rng):
     for _ in range(local_steps):
         X = X - step * problem.client_gradients(X)
     drift = float(np.sum((X[0] - x) ** 2))
-    rhs = 5 * local_steps * step**2 * (6 * local_steps * sigma_g2
-                                       + 6 * local_steps * float(gbar @ gbar))
+    rhs = drift_bound(R=local_steps, eta_l=step, sigma_l2=0.0, sigma_g2=sigma_g2,
+                      grad2=float(gbar @ gbar))
     instance = dict(problem=problem, lam=np.full(n, 1.0 / n), L=problem.L, sigma_g2=sigma_g2,
                     sigma_l2=0.0, local_noise=0.0, R=local_steps, step=step)
     return Evidence(measured=drift, theoretical=rhs, relation="<=", instance=instance,

@@ -97,3 +97,8 @@ def online_feedback(*, feedback, n_rounds):
 @hypothesis("K", "budgets K in [1, N] (Remark 2.1)")
 def online_budgets(*, budget, n_clients):
     return budget_in_range(budget, n_clients)
+
+
+@hypothesis("weights", "0 < a_1 <= ... <= a_N (sorted for notation)")
+def positive_sorted_weights(*, a):
+    return positive(a)

@@ -17,7 +17,7 @@ from flbounds.sampling import (
     optimal_isp_objective,
 )
 
-from .conditions import positive_weights
+from .conditions import positive_sorted_weights
 from .instances import random_weights
 from .lemma_b8 import budget_range, floor_feasible
 
@@ -36,11 +36,11 @@ def positive_floor(*, p_min):
 COR_B1 = result(
     "kvib.cor_b1", ref="Corollary B.1", title="uncapped optimal value without a floor",
     parts={"value": "l1 = 0, l2 = N and min Omega = (sum_i a_i)^2/K"},
-    hypotheses=(positive_weights, budget_range, uncapped))
+    hypotheses=(positive_sorted_weights, budget_range, uncapped))
 COR_B2 = result(
     "kvib.cor_b2", ref="Corollary B.2", title="uncapped optimal value with a floor",
     parts={"value": "l2 = N and Omega* <= ... <= K (sum_i a_i)^2/(K - N p_min)^2"},
-    hypotheses=(positive_weights, budget_range, floor_feasible, uncapped, positive_floor))
+    hypotheses=(positive_sorted_weights, budget_range, floor_feasible, uncapped, positive_floor))
 
 
 @claim("kvib.corollary_b1_b2.uncapped_values", ref="Corollaries B.1 and B.2",

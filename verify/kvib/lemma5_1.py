@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim, result
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.tolerances import EPS
 
-from .conditions import positive_weights
+from .conditions import positive
 from .lemma_b8 import budget_range, floor_feasible
 from .solver import _lemma51_parts, _slsqp_argmin_value, bisection_probabilities
+
+
+@hypothesis("weights", "0 < a_1^t <= ... <= a_N^t, a_i^t = pi^2_{1:t-1}(i) + gamma")
+def ftrl_weights(*, a):
+    return positive(a)
+
 
 LEMMA5_1 = result(
     "kvib.lemma5_1", ref="Lemma 5.1", title="closed-form solution of the FTRL step (eq. (11))",
@@ -27,7 +33,7 @@ LEMMA5_1 = result(
            "interval": ("the indices: p_min sum a/z_t < a_i^t < sum a/z_t on (l1, l2)",
                         "the interval is read on sqrt(a) in the corrected claim; its printed "
                         "form follows from the printed z_t")},
-    hypotheses=(positive_weights, budget_range, floor_feasible))
+    hypotheses=(ftrl_weights, budget_range, floor_feasible))
 
 
 @claim("kvib.lemma5_1.printed_z", ref="Lemma 5.1 (eq. 11) as printed", kind="statement",

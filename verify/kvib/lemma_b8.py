@@ -19,7 +19,7 @@ from flbounds.sampling import (
 )
 from flbounds.tolerances import EPS
 
-from .conditions import positive_weights
+from .conditions import positive_sorted_weights
 from .instances import random_budget, random_weights
 from .solver import bisection_probabilities
 
@@ -40,7 +40,7 @@ LEMMA_B8 = result(
                        "(i > l2), sqrt(y) = sum_{l1<i<=l2} a_i/(K - N + l2 - l1 p_min)",
            "eq27": "eq. (27): Omega* = sum_{i<=l1} a_i^2/p_min + (sum_{l1<i<=l2} a_i)^2/"
                    "(K - N + l2 - l1 p_min) + sum_{i>=N-l2} a_i^2 (as printed)"},
-    hypotheses=(positive_weights, budget_range, floor_feasible))
+    hypotheses=(positive_sorted_weights, budget_range, floor_feasible))
 
 
 @claim("kvib.lemma_b8.floor_solution", ref="Lemma B.8, eqs. (25)-(27) (indices corrected)",

@@ -86,3 +86,17 @@ def test_violated_needs_every_hypothesis_evaluated():
     assert verdict.failed == () and verdict.unevaluated
     full = judge(("kvib.lemma_b6:per_client",), dict(inst, problem=problem), {})
     assert full.failed == () and full.unevaluated == ()
+
+
+def test_attack_surfaces_reject_points_outside_the_result_hypotheses():
+    """The App. C.1 surface has no validator: a point with a client capped at p = 1 is
+    rejected by the claim's own 'uncapped' predicate."""
+    from flbounds.falsify import get_surface
+
+    surface = get_surface("kvib.appC1.uncapped_bounds")
+    assert surface.validator is None and surface.instance is not None
+    check = surface.effective_validator()
+    inside = dict(a=np.r_[1.0, 1.5, 2.0, np.ones(5)], n=3, k_frac=0.5)
+    outside = dict(a=np.r_[1.0, 1.0, 100.0, np.ones(5)], n=3, k_frac=0.5)
+    assert check(**inside) is True
+    assert "uncapped" in check(**outside)

@@ -8,10 +8,10 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import isp_variance, optimal_isp_probabilities
 from flbounds.sampling.exact import isp_moments
+from verify.kvib.example3_2 import EXAMPLE3_2, G
 
-#: the three update vectors of Example 3.2 (N = 3, lambda omitted)
-G = np.array([[np.sqrt(2) / 2, np.sqrt(2) / 2], [1.0, -2 * np.sqrt(2)],
-              [2 * np.sqrt(7), 2 * np.sqrt(2)]])
+#: the values Example 3.2's hypothesis reads (its printed inputs)
+INSTANCE = dict(g=G, budget=2, n_clients=3)
 #: printed numbers are given to one decimal: half a unit of the last digit
 PRINT_ROUNDING = 0.05
 
@@ -25,6 +25,7 @@ def _rsp_full_participation():
 
 
 @claim("kvib.example3_2.printed_numbers", ref="Example 3.2", kind="example", expected="violated",
+       result=EXAMPLE3_2, parts=("norms", "rsp_full"),
        statement="[||g_1||^2, ||g_2||^2, ||g_3||^2] = [1, 3, 6]; RSP full participation gives "
                  "d = (6.4, 5.9) with ||d - sum g||^2 = 0.6.", quick=dict(), full=dict())
 def example32_printed(*, rng):
@@ -36,14 +37,14 @@ def example32_printed(*, rng):
     _, d, sq = _rsp_full_participation()
     measured = np.concatenate([np.sum(G * G, axis=1), d, [sq]])
     printed = np.array([1.0, 3.0, 6.0, 6.4, 5.9, 0.6])
-    return Evidence(measured=measured, theoretical=printed, relation="==",
+    return Evidence(measured=measured, theoretical=printed, relation="==", instance=INSTANCE,
                     tolerance=Tolerance.rounding(PRINT_ROUNDING, "printed to one decimal"),
                     details={"norms_squared": np.sum(G * G, axis=1), "d": d,
                              "squared_error": sq, "error": np.sqrt(sq)})
 
 
 @claim("kvib.example3_2.corrected", ref="Example 3.2 (corrected values)", kind="example",
-       expected="holds",
+       expected="holds", result=EXAMPLE3_2, parts=("norms", "isp_p", "size", "rsp_full"),
        statement="||g|| = (1, 3, 6); ISP p* = (0.25, 0.75, 1) with variance 6 and "
                  "P(|S|=1) = P(|S|=3) = 3/16; RSP at K=3 gives d = (6.41, 0.79), error 0.60.",
        quick=dict(), full=dict())
@@ -60,6 +61,6 @@ def example32_corrected(*, rng):
                                           mom.size_probs[1], mom.size_probs[3]], d, [np.sqrt(sq)]])
     expected = np.array([1, 3, 6, 0.25, 0.75, 1, 6, 6, 3 / 16, 3 / 16, 6.41, 0.79, 0.60])
     tol = np.r_[np.full(10, 1e-12), np.full(3, 5e-3)]
-    return Evidence(measured=measured, theoretical=expected, relation="==",
+    return Evidence(measured=measured, theoretical=expected, relation="==", instance=INSTANCE,
                     tolerance=Tolerance(tol, "rounding / two decimals",
                                         "closed forms to 1e-12; values quoted to 2 decimals"))

@@ -81,3 +81,19 @@ def test_kernel_mutant_gets_its_own_numba_cache(tmp_path):
     copy_tree(tmp_path / "tree")
     assert clean.startswith(env["NUMBA_CACHE_DIR"]) and mutated != clean
     assert _cache_dir(tmp_path / "tree", env) == clean
+
+
+DRAW_LAW_CLAIMS = {"kvib": ["kvib.draw_law"], "focus": ["focus.draw_law"]}
+
+
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.id.startswith("draw.")],
+                         ids=lambda m: m.id)
+def test_a_planted_one_percent_draw_bias_fails_a_draw_law_claim(mutant, tmp_path):
+    """A 1% relative bias in one client's inclusion (or in a Markov chain's first round), at
+    a draw site of a sampler or participation process, is caught by the draw-law claims
+    alone (each sized for power 0.9 at that bias; seed 0 catches every one)."""
+    paper = mutant.papers[0]
+    outcome = run_mutant(mutant, paper, Path(tmp_path), claims=DRAW_LAW_CLAIMS[paper],
+                         timeout=900)
+    assert outcome.status == "killed", outcome
+    assert all(".draw_law." in k for k in outcome.killers)

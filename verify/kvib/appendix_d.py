@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Tolerance
 from flbounds.sampling import optimal_isp_probabilities
 from flbounds.sampling.online import Assumption51Feedback
 
@@ -75,59 +75,6 @@ def _paths(rng, n_paths, n_rounds):
         yield _random_path(rng, n, n_rounds, budget, floor_fraction=(k % 3) / 2)
 
 
-@claim("kvib.lemmaD1.be_the_leader", ref="Lemma D.1 (App. D.2; Kalai and Vempala 2005)",
-       kind="statement", expected="holds",
-       statement="FTRL p^t = argmin sum_{tau<t} l_tau + R ensures sum_t l_t(p^t) - sum_t l_t(p) "
-                 "<= sum_t (l_t(p^t) - l_t(p^{t+1})) + R(p) - R(p^1) for every p in K.",
-       quick=dict(n_paths=12, n_rounds=40, n_comparators=8),
-       full=dict(n_paths=300, n_rounds=400, n_comparators=32))
-def be_the_leader(*, rng, n_paths, n_rounds, n_comparators):
-    """Random N in 3..11, K in 1..N-1, floors 0, K/(4N), K/(2N). Comparators in
-    Delta(p_min): the best fixed p in hindsight (water-filling of pi^2_{1:T}), uniform K/N and
-    random convex combinations of the iterates (Delta(p_min) is convex). Tolerance: rounding
-    1e-10 of the largest cumulative loss."""
-    lhs, rhs, scale = [], [], 0.0
-    for path in _paths(rng, n_paths, n_rounds):
-        n = path.p.shape[1]
-        played = path.losses(path.p[:-1])
-        stability = float(np.sum(played - path.losses(path.p[1:])))
-        comparators = [optimal_isp_probabilities(np.sqrt(np.sum(path.feedback**2, axis=0)),
-                                                 path.budget, p_min=path.p_min),
-                       np.full(n, path.budget / n)]
-        comparators += [rng.dirichlet(np.ones(len(path.p))) @ path.p
-                        for _ in range(n_comparators)]
-        for p in comparators:
-            lhs.append(float(played.sum() - path.losses(p).sum()))
-            rhs.append(stability + path.regularizer(p) - path.regularizer(path.p[0]))
-        scale = max(scale, float(played.sum()))
-    return Evidence(measured=np.array(lhs), theoretical=np.array(rhs), relation="<=",
-                    tolerance=Tolerance.rounding(ROUNDING * scale, "1e-10 x largest cumulative "
-                                                                   "loss"),
-                    details={"n_comparisons": len(lhs),
-                             "max_slack_used": float(np.max(np.array(lhs) - np.array(rhs)))})
-
-
-@claim("kvib.lemmaD1.remark_stability_pmin", ref="Remark after Lemma D.1 (App. D.2)",
-       kind="remark", expected="holds",
-       statement="sum_t (l_t(p^t) - l_t(p^{t+1})) <= sum_t sum_i pi_t^2(i) (1/p_min - 1): the "
-                 "stability is restricted by p_min.",
-       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
-def remark_stability_pmin(*, rng, n_paths, n_rounds):
-    """Paths with a positive floor (K/(4N) or K/(2N)); the remark's bound per path.
-    Tolerance: rounding 1e-10 of the largest bound."""
-    lhs, rhs = [], []
-    for path in _paths(rng, n_paths, n_rounds):
-        if path.p_min == 0:
-            continue
-        lhs.append(float(np.sum(path.losses(path.p[:-1]) - path.losses(path.p[1:]))))
-        rhs.append(float(np.sum(path.feedback**2) * (1 / path.p_min - 1)))
-    lhs, rhs = np.array(lhs), np.array(rhs)
-    return Evidence(measured=lhs, theoretical=rhs, relation="<=",
-                    tolerance=Tolerance.rounding(ROUNDING * float(rhs.max()),
-                                                 "1e-10 x largest bound"),
-                    details={"max_ratio": float(np.max(lhs / rhs)), "n_paths": int(lhs.size)})
-
-
 def lemma_d2_sides(path, corrected=False):
     """(LHS, RHS, scale) of eq. (47) for every (t, i) with p_i^t < p_i^{t+1}, t = 1..T;
     ``scale`` sums the magnitudes of the terms differenced on each side (both sides are
@@ -167,54 +114,3 @@ def _has_middle(path):
     return bool(np.all(path.z > 0))
 
 
-@claim("kvib.lemmaD2.printed", ref="Lemma D.2, eq. (47) (App. D.2)", kind="statement",
-       expected="violated",
-       statement="If p_i^t < p_i^{t+1}: 0 <= 1/p_i^t - 1/p_i^{t+1} <= (1/min(z_t, z_{t+1})) "
-                 "(c_t/sqrt(pi^2_{1:t-1}(i) + gamma) - c_{t+1}/sqrt(pi^2_{1:t}(i) + gamma)).",
-       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
-def lemma_d2_printed(*, rng, n_paths, n_rounds):
-    """The smallest counterexample (details) and random FTRL paths (Assumption 5.1 feedback).
-    The proof's case 2 divides by min(z_t, z_{t+1}) as if z never grew. Tolerance:
-    rounding 1e-10 relative."""
-    example_path, example = smallest_counterexample()
-    lhs, rhs, scale = [], [], []
-    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
-        if _has_middle(path):
-            for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path), strict=True):
-                acc.append(part)
-    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
-    return Evidence(measured=lhs, theoretical=rhs, relation="<=",
-                    tolerance=_terms_tolerance(scale),
-                    details={"smallest_counterexample": example,
-                             "n_rising_pairs": int(lhs.size),
-                             "n_violations": int(np.sum(lhs > rhs))},
-                    hypotheses={"FTRL over Delta(p_min)": True,
-                                "counterexample feedback positive and sorted in "
-                                "every round (the proof's simplification)": True,
-                                "random paths: Assumption 5.1 feedback": True})
-
-
-@claim("kvib.lemmaD2.corrected", ref="Lemma D.2, corrected (water levels lambda_t = c_t/z_t)",
-       kind="statement", expected="holds",
-       statement="If p_i^t < p_i^{t+1}: 0 <= 1/p_i^t - 1/p_i^{t+1} <= (c_t/z_t)/sqrt(pi^2_{1:t-1}"
-                 "(i) + gamma) - (c_{t+1}/z_{t+1})/sqrt(pi^2_{1:t}(i) + gamma).",
-       quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
-def lemma_d2_corrected(*, rng, n_paths, n_rounds):
-    """Same paths and counterexample as kvib.lemmaD2.printed; also checks the lower bound 0.
-    Paths where some round has no middle client (z_t = 0, no water level) are skipped and
-    counted. Tolerance: rounding 1e-10 relative."""
-    example_path, _ = smallest_counterexample()
-    lhs, rhs, scale, skipped = [], [], [], 0
-    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
-        if not _has_middle(path):
-            skipped += 1
-            continue
-        for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path, corrected=True),
-                             strict=True):
-            acc.append(part)
-    lhs, rhs, scale = (np.concatenate(v) for v in (lhs, rhs, scale))
-    interval = np.stack([np.zeros_like(rhs), rhs], axis=-1)
-    return Evidence(measured=lhs, theoretical=interval, relation="in",
-                    tolerance=_terms_tolerance(scale),
-                    details={"n_rising_pairs": int(lhs.size), "paths_skipped": skipped,
-                             "max_ratio": float(np.max(lhs / np.maximum(rhs, 1e-300)))})

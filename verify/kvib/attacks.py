@@ -1,10 +1,11 @@
 r"""Attack surfaces of K-Vib's variance and sampling bounds ([003]).
 
 Each surface maximises measured/bound of one claim over instances that meet the claim's
-hypotheses, with the library calls the claim itself makes (:mod:`flbounds.sampling`) and the
-claim modules' own helpers. Weights are searched on a log scale (1e-2 .. 1e2), the number of
-clients N in 2..8 (vectors are cut to their first N entries) and the budget K as a real number,
-as in the claims' random instances.
+hypotheses (``instance=``: the attacked claim's result predicates reject a point, the same
+judgement the claim's own evidence gets), with the library calls the claim itself makes
+(:mod:`flbounds.sampling`) and the claim modules' own helpers. Weights are searched on a log
+scale (1e-2 .. 1e2), the number of clients N in 2..8 (vectors are cut to their first N
+entries) and the budget K as a real number, as in the claims' random instances.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from flbounds.sampling import (
 )
 from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
 
-from .bounds import lemma_b5 as printed_lemma_b5
-from .bounds import thm41_rhs
 from .closed_forms import _lemma_b1_sum
-from .proof_gaps import _psi_min, _t1_coefficients
+from .lemma_b5 import lemma_b5_bound as printed_lemma_b5
+from .thm4_1 import thm41_rhs
+from .thm4_1.proof_gaps import _psi_min, _t1_coefficients
+from .thm_d1 import thm_d1_bound_value
 
 N_MAX = 8
 WEIGHTS = Box(1e-2, 1e2, log=True, shape=N_MAX)
@@ -48,15 +50,12 @@ def _regime_p(n, k, w):
     return floor + (k - n * floor) * w[:n] / w[:n].sum()
 
 
-def _in_regime(*, a, n, k_frac, w):
-    p = _regime_p(n, _budget(n, k_frac), w)
-    return bool(np.all(p <= 1)) or "p_i > 1"
-
-
 @_surface("kvib.lemma2_1.isp_le_rsp_bound",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "w": Simplex(N_MAX)},
-                validator=_in_regime, tolerance=1e-12, tolerance_why=SUMS,
+                instance=lambda *, a, n, k_frac, w: dict(p=_regime_p(n, _budget(n, k_frac), w),
+                                                         budget=_budget(n, k_frac)),
+                tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5,
                         "w": [1 / 3, 1 / 3, 1 / 3, 0, 0, 0, 0, 0]}],
                 note="p on Lemma B.7's admissible set p_i >= (K-1)/(N-1); fixed: uniform "
@@ -67,14 +66,10 @@ def isp_le_rsp(*, a, n, k_frac, w):
     return isp_variance(p, a[:n]) / rsp_bound(p, a[:n])
 
 
-def _uncapped(*, a, n, k_frac):
-    k = _budget(n, k_frac)
-    return bool(k * a[:n].max() <= a[:n].sum()) or "K max a > sum a (capped clients)"
-
-
 @_surface("kvib.appC1.uncapped_bounds",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
-                validator=_uncapped, tolerance=1e-12, tolerance_why=SUMS,
+                instance=lambda *, a, n, k_frac: dict(a=a[:n], budget=_budget(n, k_frac)),
+                tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
 def uncapped_bounds(*, a, n, k_frac):
     """max of delta_*/((N-K)/(NK) (sum a)^2) and alpha_*/((sum a)^2/(N sum a^2))."""
@@ -86,6 +81,7 @@ def uncapped_bounds(*, a, n, k_frac):
 
 @_surface("kvib.def_c1.gamma_range",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
+                instance=lambda *, a, n, k_frac: dict(a=a[:n], budget=_budget(n, k_frac)),
                 tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
 def alpha_at_most_one(*, a, n, k_frac):
@@ -94,6 +90,7 @@ def alpha_at_most_one(*, a, n, k_frac):
 
 
 @_surface("kvib.lemma_b1.sum_bound", space={"c": Box(0, 1, shape=40)},
+                instance=lambda *, c: dict(c=c),
                 tolerance=0.0, tolerance_why="a float sum far from the bound",
                 fixed=[{"c": np.ones(40)}])
 def lemma_b1(*, c):
@@ -104,6 +101,9 @@ def lemma_b1(*, c):
 @_surface("kvib.sec3.optimal_variance_monotone_in_k",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "dk": Box(0, 1)},
+                instance=lambda *, a, n, k_frac, dk: dict(
+                    a=a[:n], budget=np.array([_budget(n, k_frac),
+                                              _budget(n, k_frac) + dk * (n - _budget(n, k_frac))])),
                 tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 3, 6, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.0, "dk": 0.5}])
 def variance_monotone(*, a, n, k_frac, dk):
@@ -114,14 +114,12 @@ def variance_monotone(*, a, n, k_frac, dk):
     return high / low if low > 0 else (0.0 if high <= 0 else np.inf)
 
 
-def _b2_floor(*, a, n, k_frac, floor_frac):
-    return _uncapped(a=a, n=n, k_frac=k_frac)
-
-
 @_surface("kvib.corollary_b1_b2.uncapped_values",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
                        "floor_frac": Box(0, 0.999)},
-                validator=_b2_floor, tolerance=1e-12, tolerance_why=SUMS,
+                instance=lambda *, a, n, k_frac, floor_frac: dict(
+                    a=a[:n], budget=_budget(n, k_frac), p_min=floor_frac * _budget(n, k_frac) / n),
+                tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5,
                         "floor_frac": 0.5}])
 def corollary_b2(*, a, n, k_frac, floor_frac):
@@ -132,13 +130,17 @@ def corollary_b2(*, a, n, k_frac, floor_frac):
 
 
 def _feasible_eq5(*, a, n, k_frac):
+    """Eq. (5)'s p = K a/sum a is a probability vector (a condition of the comparison this
+    surface attacks, not a hypothesis of Section 3)."""
     k = _budget(n, k_frac)
     return bool(np.all(k * a[:n] / a[:n].sum() <= 1)) or "p = K a/sum a exceeds 1"
 
 
 @_surface("kvib.eq5.rsp_optimum_bound",
                 space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
-                validator=_feasible_eq5, tolerance=1e-12, tolerance_why=SUMS,
+                validator=_feasible_eq5,
+                instance=lambda *, a, n, k_frac: dict(a=a[:n], budget=_budget(n, k_frac)),
+                tolerance=1e-12, tolerance_why=SUMS,
                 fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
 def eq5_bound(*, a, n, k_frac):
     """ISP / RSP bound at p = K a/sum a (eq. 5)."""
@@ -155,6 +157,11 @@ T1_FIXED = [{"R": 2, "L": 1.0, "step_frac": 1.0, "eta_g": 1.0, "sigma_g2": 1.0,
 FLOPS = "rounding: a few flops per side, relative error < 1e-14"
 
 
+def _t1_instance(*, R, L, step_frac, eta_g, sigma_g2, grad2):
+    """The values Theorem 4.1's eq. (31)-(32) predicates read at a point."""
+    return dict(R=R, L=L, step=step_frac / (8 * R * L), eta_g=eta_g)
+
+
 def _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, sigma_g_factor):
     step = step_frac / (8 * R * L)  # hypothesis eta_l <= 1/(8RL)
     eta = R * step * eta_g
@@ -164,6 +171,7 @@ def _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, sigma_g_factor):
 
 
 @_surface("kvib.thm4_1.sigma2_constant_printed", space=T1_SPACE, fixed=T1_FIXED,
+                instance=_t1_instance,
                 tolerance=1e-12, tolerance_why=FLOPS, shrink=True,
                 note="sigma_l = 0, so only the sigma_g^2 constant is attacked")
 def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
@@ -173,6 +181,7 @@ def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
 
 
 @_surface("kvib.thm4_1.sigma2_constant_corrected", space=T1_SPACE, fixed=T1_FIXED,
+                instance=_t1_instance,
                 tolerance=1e-12, tolerance_why=FLOPS)
 def sigma2_corrected(*, R, L, step_frac, eta_g, sigma_g2, grad2):
     """The same with the proof's sigma^2 = 6 sigma_g^2."""
@@ -194,6 +203,7 @@ def _b5_psi(r0, b, e, d, T):
 
 
 @_surface("kvib.lemma_b5.step_size", space=B5_SPACE, tolerance=1e-12,
+                instance=lambda **point: point,
                 tolerance_why=ULP,
                 fixed=[{"r0": 1.0, "b": 1.0, "e": 1.0, "d": 1.0, "T": 100.0}])
 def lemma_b5(*, r0, b, e, d, T):
@@ -207,11 +217,17 @@ LAST_SPACE = {"M": LOG4, "L": LOG4, "s2": Box(0, 1e4), "b1": LOG4, "b2": LOG4,
 LAST_FIXED = [{"M": 1.0, "L": 1.0, "s2": 0.0, "b1": 1e-4, "b2": 1.0, "T": 100.0}]
 
 
+def _last_instance(*, M, L, s2, b1, b2, T):
+    """The values the tuning predicate of Theorem 4.1's last step reads at a point."""
+    return dict(M=M, L=L, T=T, sigma2=s2, beta1=b1, beta2=b2)
+
+
 def _last_rhs(M, L, s2, b1, b2, T, last):
     return thm41_rhs(M=M, L=L, T=T, sigma2=s2, beta1=b1, gamma=b2, last=last)
 
 
 @_surface("kvib.thm4_1.last_term_printed", space=LAST_SPACE, fixed=LAST_FIXED,
+                instance=_last_instance,
                 tolerance=1e-9, tolerance_why="bounded minimiser of Psi (< 1e-9 relative, as "
                 "the claim)", shrink=True)
 def last_term_printed(*, M, L, s2, b1, b2, T):
@@ -221,6 +237,7 @@ def last_term_printed(*, M, L, s2, b1, b2, T):
 
 
 @_surface("kvib.thm4_1.last_term_corrected", space=LAST_SPACE, fixed=LAST_FIXED,
+                instance=_last_instance,
                 tolerance=1e-12, tolerance_why=ULP)
 def last_term_corrected(*, M, L, s2, b1, b2, T):
     """Psi at Lemma B.5's step over the corrected right side (last term 16LM/T)."""
@@ -229,11 +246,19 @@ def last_term_corrected(*, M, L, s2, b1, b2, T):
 
 
 @_surface("kvib.app_d2.floor_inequality", space={"x": Box(1e-9, 0.5)},
+                instance=lambda *, x: dict(x=x),
                 tolerance=1e-14, tolerance_why="a few ulp at values <= 4 (as the claim)",
                 fixed=[{"x": x} for x in (1e-3, 0.25, 0.5)])
 def floor_inequality(*, x):
     """(1/(1-x)^2 - 1) over 6x on (0, 1/2]."""
     return (1 / (1 - x) ** 2 - 1) / (6 * x)
+
+
+def _d1_instance(*, base, decay, n, T, k_frac):
+    """The values Theorem D.1's predicates read at a point (gamma = G^2, as the run)."""
+    fb = _feedback(base, decay, n)
+    return dict(feedback=fb, n_rounds=T, budget=_budget(n, k_frac) * 0.999, n_clients=n,
+                gamma=fb.G**2, G=fb.G)
 
 
 def _feedback(base, decay, n):
@@ -245,7 +270,7 @@ def _feedback(base, decay, n):
           space={"base": Box(1e-3, 1e3, log=True, shape=N_MAX), "decay": Box(0, 1, shape=N_MAX),
                  "n": Integers(2, N_MAX), "T": Integers(1, 40), "k_frac": Box(0, 1)},
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
-          budget={"quick": 300, "full": 5000},
+          budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
           fixed=[{"base": 2.0 ** np.arange(N_MAX), "decay": np.full(N_MAX, 0.5), "n": 4,
                   "T": 10, "k_frac": 0.5}],
           note="full-information FTRL (gamma = G^2); K in [1, N) (k_frac scaled by 0.999); "
@@ -259,5 +284,5 @@ def printed_last_term(*, base, decay, n, T, k_frac):
     if zbar <= 0:
         return np.nan  # the bound is +inf: not an instance of the statement's regime
     root = float(np.sum(np.sqrt(fb.squared_sums(T))))
-    bound = (22 * n * G / zbar + 2 * np.sqrt(6) * n * G / k) * root + 22 * n * G**2 / zbar
+    bound = thm_d1_bound_value(N=n, G=G, zbar=zbar, K=k, root=root)
     return regrets(tr.costs, fb, k).static / bound

@@ -32,6 +32,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling import Avare, Feedback, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 from flbounds.sampling.incremental import KVibIncremental
 
+from .alg1 import ALG1
+
 #: family-wise level of each claim's Holm rule, fixed before the draws
 ALPHA = 1e-3
 #: the relative bias of one client's inclusion probability each claim must detect ...
@@ -97,7 +99,7 @@ def _judge(counts, inclusion, pairwise, extra=None):
 
 
 @claim("kvib.draw_law.isp_samplers", ref="Sec. 2.2, ISP; Algorithm 2 line 4", kind="algorithm",
-       expected="holds",
+       expected="holds", result=ALG1, parts=("line3",),
        statement="Uniform ISP, K-Vib (both forms) and the full-information oracle include "
                  "each client independently with their stated probabilities p~_i.",
        quick=dict(samplers=tuple(ISP)), full=dict(samplers=tuple(ISP)))
@@ -118,7 +120,7 @@ def isp_samplers(*, rng, samplers):
 
 
 @claim("kvib.draw_law.isp_compiled_round", ref="Sec. 2.2, ISP; Algorithm 2 line 4",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ALG1, parts=("line3",),
        statement="The compiled round of the ISP samplers (the batched and looped runs) "
                  "includes each client independently with the probabilities it computes.",
        quick=dict(samplers=("uniform_isp", "kvib", "oracle")),
@@ -150,7 +152,7 @@ def isp_compiled_round(*, rng, samplers):
 
 
 @claim("kvib.draw_law.multinomial_samplers", ref="Sec. 2.2, RSP; App. D baselines",
-       kind="algorithm", expected="holds",
+       kind="algorithm", expected="holds", result=ALG1, parts=("line3",),
        statement="Vrb, Mabs and Avare draw K clients i.i.d. from their stated q: a client's "
                  "share of the draws is q_i, its inclusion 1 - (1 - q_i)^K, and the pairwise "
                  "inclusions follow.",
@@ -176,7 +178,7 @@ def multinomial_samplers(*, rng, samplers):
 
 
 @claim("kvib.draw_law.uniform_rsp", ref="Sec. 2.2, RSP (uniform)", kind="algorithm",
-       expected="holds",
+       expected="holds", result=ALG1, parts=("line3",),
        statement="Uniform RSP draws K of N clients without replacement: inclusion K/N, "
                  "pairwise K(K-1)/(N(N-1)).",
        quick=dict(bias=0.03), full=dict(bias=BIAS))

@@ -1,7 +1,9 @@
-"""The numbered results of the K-Vib paper (003), written from its text, for the coverage
-table (:mod:`flbounds.ledger.coverage`): every result, and why no claim checks it where none
-does; the unnumbered appendix sections that claims check are listed too. Claims whose ref
-names no numbered result (or cites another paper's numbering) are mapped in ``CLAIM_MAP``."""
+"""The coverage table's list of the K-Vib paper's (003) numbered results
+(:mod:`flbounds.ledger.coverage`), kept only until the coverage table reads the declared
+results: every entry below is now declared with ``result(...)`` in its home module
+(``verify/kvib/<result>.py`` or a folder), with its parts, hypotheses and claims; the reasons
+given here repeat those of :mod:`verify.kvib.unchecked`. Claims whose ref names no numbered
+result (or cites another paper's numbering) are mapped in ``CLAIM_MAP``."""
 
 from flbounds.ledger import declare_results
 

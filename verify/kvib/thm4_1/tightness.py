@@ -14,6 +14,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
 from flbounds.pep.descent import kvib_descent_rate
 
+from . import THM4_1
+
 L_SMOOTH = 1.0
 
 
@@ -28,7 +30,7 @@ def _cell(R, multiple, gamma=1.0):
 
 
 @claim("kvib.thm4_1.descent_tightness", ref="Thm 4.1 proof, App. C.2 eq. (36)",
-       kind="tightness", expected="holds",
+       kind="tightness", expected="holds", result=THM4_1, parts=("descent",),
        statement="Over every L-smooth f (identical clients, full-batch local steps, full "
                  "participation), one FedAvg round with eta = R eta_l eta_g <= 1/(8L) meets "
                  "(1 - 10 gamma eta^2)/16 ||grad f(x)||^2 <= 2 (f(x) - f(x+))/eta (PEP).",
@@ -47,7 +49,12 @@ def descent_tightness(*, rng, local_steps, multiples):
     tol = np.array([gap_tolerance(w) for w in worst])
     excess = bool(np.any(worst > 1 + tol))
     top = max(inside, key=lambda c: c["ratio"])
+    # the instance: the PEP cells inside the step condition (the class of L-smooth f is the
+    # SDP's, so Assumptions 4.1-4.3 are not evaluated on a single problem here)
+    instance = [dict(L=L_SMOOTH, R=c["constants"]["R"], eta_g=1.0,
+                     step=c["constants"]["step"] / c["constants"]["R"]) for c in inside]
     return Evidence(measured=worst, theoretical=np.ones_like(worst), relation="<=",
+                    instance=instance,
                     tolerance=Tolerance(tol, "SDP acceptance bound",
                                         "primal-dual gap and residuals <= 1e-6 relative"),
                     applicable=not excess,

@@ -25,8 +25,9 @@ from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import holm
 
-from .fedprox_synthetic import fedprox_synthetic_split
-from .fig2 import LOCAL_STEPS, STEP, N, _makers
+from ..fedprox_synthetic import fedprox_synthetic_split
+from . import FIG2
+from .panels import LOCAL_STEPS, STEP, K, N, _makers
 
 ALPHA = 0.05
 BASELINES = ("uniform_isp", "uniform_rsp", "vrb", "mabs", "avare")
@@ -56,13 +57,12 @@ def _seed_losses(child, n_rounds, cap):
 
 
 @claim("kvib.fig2.test_loss_panel", ref="Fig. 2 (test-loss panel), Sec. 6.1", kind="remark",
-       expected="not-applicable", expected_full="not-applicable",
+       expected="not-applicable",
+       result=FIG2, parts=("test_loss",), expected_full="not-applicable",
        statement="On FedProx Synthetic(0, 0), FedAvg with K-Vib reaches a lower test loss "
                  "faster (lower mean test loss over the run) than with uniform ISP/RSP, Vrb, "
                  "Mabs and Avare.",
-       quick=dict(n_seeds=4, n_rounds=15, cap=50), full=dict(n_seeds=8, n_rounds=100, cap=200),
-       hypotheses={"FedProx Synthetic(0, 0), N = 100, K = 10, 90/10 split": True,
-                   "samplers with App. F's hyper-parameters (Sec. 6's practical G)": True})
+       quick=dict(n_seeds=4, n_rounds=15, cap=50), full=dict(n_seeds=8, n_rounds=100, cap=200))
 def test_loss_panel(*, rng, n_seeds, n_rounds, cap):
     """Module docstring: the rule (two Holm families of 5). Measured: the number of
     baselines K-Vib beats significantly; theoretical 5 (>=); not-applicable unless that
@@ -82,7 +82,8 @@ def test_loss_panel(*, rng, n_seeds, n_rounds, cap):
              for b, lo, hi in zip(BASELINES, better.reject, worse.reject, strict=True)]
     n_better, n_worse = int(better.reject.sum()), int(worse.reject.sum())
     decided = n_better == better.m or n_worse > 0
-    return Evidence(measured=n_better if n_worse == 0 else -n_worse, theoretical=better.m,
+    return Evidence(instance=dict(n_clients=N, budget=K, synthetic=(0.0, 0.0)),
+                    measured=n_better if n_worse == 0 else -n_worse, theoretical=better.m,
                     relation=">=", tolerance=Tolerance.exact("a count of Holm rejections"),
                     details={"cells": cells, "family_size": better.m, "alpha": ALPHA,
                              "kvib_mean_test_loss": float(kvib.mean()),

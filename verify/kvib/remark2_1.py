@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.sampling import Feedback, KVib
 from flbounds.sampling.online import Assumption51Feedback
+
+from .conditions import budget_of_sampler
+
+REMARK2_1 = result(
+    "kvib.remark2_1", ref="Remark 2.1", title="constraints on the sampling probability",
+    parts={"constraints": "p_i^t > 0 and sum_i p_i^t = K for every t, with K = E|S^t| in "
+                          "[1, N]"},
+    hypotheses=(budget_of_sampler,))
 
 
 def _run(rng, n_clients, budget, n_rounds, variant, silent):
@@ -33,6 +41,7 @@ def _run(rng, n_clients, budget, n_rounds, variant, silent):
 
 
 @claim("kvib.remark2_1.constraints", ref="Remark 2.1", kind="remark", expected="holds",
+       result=REMARK2_1,
        statement="Every round, p_i^t > 0 for all i and sum_i p_i^t = K, with 1 <= K <= N.",
        quick=dict(n_clients=30, budgets=(1, 3, 30), n_rounds=200, silent=5),
        full=dict(n_clients=200, budgets=(1, 10, 50, 200), n_rounds=3000, silent=20))
@@ -41,8 +50,9 @@ def constraints(*, rng, n_clients, budgets, n_rounds, silent):
     Measured: the smallest probability (relation >= a positive floor: 0 is the violation,
     reported against the theory's mixing floor theta K/N) and the largest |sum p - K|
     (<= rounding). Tolerance: rounding, 8 N eps K for the sum."""
-    low, floor, err, cells = [], [], [], []
+    low, floor, err, cells, instances = [], [], [], [], []
     for budget in budgets:
+        instances.append(dict(budget=float(budget), n_clients=n_clients))
         for variant in ("paper", "code"):
             mins, errors = _run(rng, n_clients, float(budget), n_rounds, variant, silent)
             theta = KVib(n_clients, float(budget), n_rounds, G=1.0).theta
@@ -54,7 +64,7 @@ def constraints(*, rng, n_clients, budgets, n_rounds, silent):
     eps = np.finfo(float).eps
     measured = np.concatenate([low, -np.array(err)])
     bound = np.concatenate([floor, -8 * n_clients * eps * np.array(budgets, float).repeat(2)])
-    return Evidence(measured=measured, theoretical=bound, relation=">=",
+    return Evidence(measured=measured, theoretical=bound, relation=">=", instance=instances,
                     tolerance=Tolerance.rounding(1e-15, "min p vs the mixing floor theta K/N, "
                                                         "|sum - K| vs 8 N eps K"),
                     details={"cells": cells})

@@ -15,6 +15,10 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_regret
 from flbounds.stats import loglog_slope
 
+from ..fig3 import FIG3
+from ..sec6 import SEC6
+from . import THM5_2, explicit_bound_value, regret_instances
+
 FOUR_THIRDS = -4.0 / 3.0
 
 
@@ -44,6 +48,7 @@ def kvib_regret_grid(rng, fb, *, ks, rounds, n_seeds, g_rule="max", variant="pap
 
 
 @claim("kvib.thm5_2.k_exponent", ref="Thm 5.2; Fig. 3(b)", kind="statement", expected="holds",
+       result=THM5_2, parts=("k_rate",),
        statement="E[Regret_S(T)] = O~(N^{1/3} T^{2/3} K^{-4/3}): at fixed N, T the log-log "
                  "slope of the regret in K is at most -1.1 (theory -4/3).",
        quick=dict(n_clients=100, n_rounds=8000, ks=(2, 4, 8, 16), n_seeds=5),
@@ -63,7 +68,8 @@ def k_exponent(*, rng, n_clients, n_rounds, ks, n_seeds):
     fb = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
     reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
     fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(measured=[fit.slope, fit.ci_high], theoretical=(-2.0, -1.1), relation="in",
+    return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
+                    measured=[fit.slope, fit.ci_high], theoretical=(-2.0, -1.1), relation="in",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope "
                                         "(seeds resampled with replacement)"),
@@ -79,6 +85,7 @@ _SETTINGS = {"quantile": ("quantile", "max", "paper"), "uniform": ("uniform", "m
 
 @claim("kvib.thm5_2.k_exponent_settings", ref="Thm 5.2 (robustness; audit part B item 4)",
        kind="statement", expected="holds",
+       result=THM5_2, parts=("k_rate",),
        statement="With the theory's gamma (G = max feedback) the K-slope stays <= -1.1 for "
                  "quantile and near-homogeneous feedback and for the code variant "
                  "p ~ omega + gamma.",
@@ -91,17 +98,21 @@ def k_exponent_settings(*, rng, n_clients, n_rounds, ks, n_seeds):
     slope must be <= -1.1. Measured: those CI upper ends. Details: point slopes and the
     code-variant vs paper regret ratio (spec V12(vii), informational). The practical-G setting
     is outside the hypothesis and is the remark ``kvib.sec6.k_exponent_practical_g``."""
-    fits, means = {}, {}
+    fits, means, feedbacks = {}, {}, []
     fb_log = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
     for name, (profile, g_rule, variant) in _SETTINGS.items():
         fb = fb_log if profile == "lognormal" else Assumption51Feedback.generate(
             rng, n_clients, profile=profile)
+        feedbacks.append(fb)
         reg, _, _ = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
                                      g_rule=g_rule, variant=variant)
         fits[name] = loglog_slope(ks, reg, rng=rng)
         means[name] = reg.mean(0)
     paper, _, _ = kvib_regret_grid(rng, fb_log, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
-    return Evidence(measured=[f.ci_high for f in fits.values()], theoretical=-1.1,
+    instances = [c for f in feedbacks
+                 for c in regret_instances(f, ks=ks, rounds=(n_rounds,), G=f.G)]
+    return Evidence(instance=instances,
+                    measured=[f.ci_high for f in fits.values()], theoretical=-1.1,
                     relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of each slope"),
@@ -113,6 +124,7 @@ def k_exponent_settings(*, rng, n_clients, n_rounds, ks, n_seeds):
 
 @claim("kvib.sec6.k_exponent_practical_g", ref="Sec. 6 practical G (mean first-round "
        "feedback); Thm 5.2 rate", kind="remark", expected="holds",
+       parts=(SEC6.part("practical_g"), FIG3.part("regret_k")),
        statement="With the Sec. 6 practical rule (G = mean first-round feedback in gamma) the "
                  "K-slope of K-Vib's regret is still <= -1.1.",
        quick=dict(n_clients=100, n_rounds=4000, ks=(2, 4, 8, 16), n_seeds=4),
@@ -126,7 +138,9 @@ def k_exponent_practical_g(*, rng, n_clients, n_rounds, ks, n_seeds):
     reg, _, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
                                  g_rule="mean")
     fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(measured=fit.ci_high, theoretical=-1.1, relation="<=",
+    return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
+                                      n_clients=n_clients),
+                    measured=fit.ci_high, theoretical=-1.1, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope"),
                     details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],
@@ -135,6 +149,7 @@ def k_exponent_practical_g(*, rng, n_clients, n_rounds, ks, n_seeds):
 
 @claim("kvib.thm5_2.sublinear", ref="Thm 5.2 (Regret_S/T -> 0)", kind="statement",
        expected="holds",
+       result=THM5_2, parts=("t_rate",),
        statement="Regret_S(T)/T is strictly decreasing in T (theta, gamma at their T-dependent "
                  "theory values).",
        quick=dict(n_clients=100, k=8, rounds=(1000, 2000, 4000, 8000), n_seeds=4),
@@ -147,7 +162,8 @@ def sublinear(*, rng, n_clients, k, rounds, n_seeds):
     reg, _, _ = kvib_regret_grid(rng, fb, ks=(k,), rounds=rounds, n_seeds=n_seeds)
     per_round = reg / np.asarray(rounds, dtype=float)
     diffs = np.diff(boot_means(rng, per_round), axis=1)
-    return Evidence(measured=np.quantile(diffs, 0.975, axis=0), theoretical=0.0, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=(k,), rounds=rounds, G=fb.G),
+                    measured=np.quantile(diffs, 0.975, axis=0), theoretical=0.0, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of each difference"),
                     details={"rounds": rounds, "regret_over_T": per_round.mean(0),
@@ -155,6 +171,7 @@ def sublinear(*, rng, n_clients, k, rounds, n_seeds):
 
 
 @claim("kvib.thm5_2.t_exponent", ref="Thm 5.2 (T^{2/3})", kind="statement", expected="holds",
+       result=THM5_2, parts=("t_rate",),
        statement="The local log-log slope of Regret_S in T between the two largest horizons is "
                  "at most 2/3 + 0.1.",
        quick=dict(n_clients=100, k=8, rounds=(8000, 16000, 32000), n_seeds=4),
@@ -172,7 +189,8 @@ def t_exponent(*, rng, n_clients, k, rounds, n_seeds):
     boot = boot_means(rng, reg)
     upper = float(np.quantile(np.log(boot[:, -1] / boot[:, -2]) / span, 0.975))
     fit = loglog_slope(rounds, reg, rng=rng)
-    return Evidence(measured=upper, theoretical=2 / 3 + 0.1, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=(k,), rounds=rounds, G=fb.G),
+                    measured=upper, theoretical=2 / 3 + 0.1, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap; spec margin",
                                         "97.5% bootstrap quantile; 0.1 above 2/3 for "
                                         "pre-asymptotics"),
@@ -183,6 +201,7 @@ def t_exponent(*, rng, n_clients, k, rounds, n_seeds):
 
 @claim("kvib.thm5_2.explicit_bound", ref="Thm 5.2 proof, App. D.3 eqs. (52)-(54)",
        kind="proof-step", expected="holds",
+       result=THM5_2, parts=("explicit",),
        statement="E[Regret_S] <= theta G^2 N^2 T/K + (22 N^{3/2} G/(zbar sqrt(theta K)) + "
                  "2 sqrt6 N^{3/2} G/sqrt(theta K^3)) sum_i sqrt(pi^2_{1:T}(i)) + "
                  "22 G^2 N^2/(zbar theta K).",
@@ -202,16 +221,12 @@ def explicit_bound(*, rng, n_clients, n_rounds, ks, n_seeds):
     reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
     n, t = n_clients, n_rounds
     root = float(np.sum(np.sqrt(fb.squared_sums(t))))
-    bounds = []
-    for k, z in zip(ks, zbar, strict=True):
-        theta = (n / (t * k)) ** (1 / 3)
-        bounds.append(theta * G**2 * n**2 * t / k
-                      + (22 * n**1.5 * G / (z * np.sqrt(theta * k))
-                         + 2 * np.sqrt(6) * n**1.5 * G / np.sqrt(theta * k**3)) * root
-                      + 22 * G**2 * n**2 / (z * theta * k))
+    bounds = [explicit_bound_value(N=n, T=t, K=k, G=G, zbar=z, root=root)
+              for k, z in zip(ks, zbar, strict=True)]
     upper = reg.mean(0) + 4 * reg.std(0, ddof=1) / np.sqrt(n_seeds)
     ratio = upper / np.asarray(bounds)
-    return Evidence(measured=ratio, theoretical=1.0, relation="<=",
+    return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
+                    measured=ratio, theoretical=1.0, relation="<=",
                     tolerance=Tolerance.exact("mean + 4 SE already in the measured ratio"),
                     details={"mean_regret": reg.mean(0), "bound": bounds, "zbar": zbar,
                              "margin": 1 / ratio})
@@ -230,6 +245,7 @@ def deterministic_feedback(n_clients: int) -> Assumption51Feedback:
 
 @claim("kvib.thm5_2.n_exponent", ref="Thm 5.2 (N^{1/3}); App. D.3 normalisation",
        kind="statement", expected="holds",
+       result=THM5_2, parts=("n_rate",),
        statement="Regret_S/(N^2 G^2) grows in N no faster than N^{1/3} (the upper end of the "
                  "95% seed-bootstrap CI of the log-log N-slope is <= 1/3).",
        quick=dict(ns=(50, 100, 200, 400), n_rounds=4000, k=8, n_seeds=4),
@@ -247,13 +263,16 @@ def n_exponent(*, rng, ns, n_rounds, k, n_seeds):
     like :math:`N^{1/3}`; the unnormalised slope is in details. Expected **holds**."""
     vals = np.empty((n_seeds, len(ns)))
     raw = np.empty((n_seeds, len(ns)))
+    instances = []
     for j, n in enumerate(ns):
         fb = deterministic_feedback(n)
         reg, _, G = kvib_regret_grid(rng, fb, ks=(k,), rounds=(n_rounds,), n_seeds=n_seeds)
+        instances += regret_instances(fb, ks=(k,), rounds=(n_rounds,), G=G)
         vals[:, j] = reg[:, 0] / (n**2 * G**2)
         raw[:, j] = reg[:, 0]
     fit = loglog_slope(ns, vals, rng=rng)
-    return Evidence(measured=fit.ci_high, theoretical=1 / 3, relation="<=",
+    return Evidence(instance=instances,
+                    measured=fit.ci_high, theoretical=1 / 3, relation="<=",
                     tolerance=Tolerance(0.0, "seed bootstrap",
                                         "gate on the 97.5% bootstrap quantile of the slope"),
                     details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],

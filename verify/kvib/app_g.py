@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.sampling import Feedback, KVib, isp_draw
 from flbounds.sampling.incremental import KVibIncremental
 from flbounds.sampling.online import Assumption51Feedback
+
+from .conditions import budget_of_sampler
+
+APP_G = result(
+    "kvib.app_g", ref="Appendix G", kind="section", title="efficient implementation of K-Vib",
+    parts={"update": "keeping omega sorted and moving each updated entry by binary search gives "
+                     "K-Vib's probabilities with O(log N) comparisons per update"},
+    hypotheses=(budget_of_sampler,))
 
 
 def compare_runs(rng, n_clients, budget, n_rounds, variant):
@@ -43,6 +51,7 @@ def compare_runs(rng, n_clients, budget, n_rounds, variant):
 
 @claim("kvib.appG.incremental_update", ref="App. G (efficient implementation)",
        kind="algorithm", expected="holds",
+       result=APP_G,
        statement="Keeping the cumulative weights sorted and moving each updated weight by binary "
                  "search gives K-Vib's probabilities with O(log N) comparisons per update.",
        quick=dict(n_clients=(10, 200), n_rounds=100),
@@ -63,7 +72,8 @@ def incremental_update(*, rng, n_clients, n_rounds):
             cells.append(dict(n_clients=n, variant=variant, probability_gap=gap,
                               mismatched_rounds=mismatched, max_comparisons=comps,
                               log2_bound=limit[2]))
-    return Evidence(measured=np.array(measured, dtype=float),
+    return Evidence(instance=[dict(n_clients=n, budget=float(max(1, n // 10))) for n in n_clients],
+                    measured=np.array(measured, dtype=float),
                     theoretical=np.array(bound, dtype=float), relation="<=",
                     tolerance=Tolerance.exact("bounds listed per column (rounding: 64 N eps "
                                               "for two water-filling orders of summation)"),

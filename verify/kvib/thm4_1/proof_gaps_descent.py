@@ -28,6 +28,8 @@ from flbounds.sampling import (
     optimal_isp_variance,
 )
 
+from . import THM4_1
+
 
 def _isp_outcomes(n: int):
     """All (A, B) indicator pairs of two ISP draws over n clients: array (4^n, 2n)."""
@@ -92,6 +94,7 @@ def _bound_a_gradient_coefficient():
 
 @claim("kvib.thm4_1.eq33_no_factor_two", ref="Thm 4.1 proof, App. C.2 eq. (33), second "
        "inequality; Def. 4.1", kind="proof-step", expected="violated",
+       result=THM4_1, parts=("eq33",),
        statement="E||X - Z||^2 <= Q(S^t) + E||Y - Z||^2 with Q(S^t) = E||X - Y||^2 (Def. 4.1) "
                  "for the two unbiased ISP estimates X (p^t) and Y (optimal p*).",
        quick=dict(), full=dict())
@@ -112,6 +115,7 @@ def eq33_no_factor_two(*, rng):
     lhs, rhs = res["E_X_minus_Z_sq"], res["Q"] + res["E_Y_minus_Z_sq"]
     support = res["law"] > 1e-12
     return Evidence(measured=lhs, theoretical=rhs, relation="<=",
+                    instance=dict(p=p, p_star=p_star, budget=1.0, a=np.linalg.norm(z, axis=1)),
                     tolerance=Tolerance.rounding(3 * res["lp_error"], "LP primal feasibility "
                                                  "1e-7 x outcomes x max value, 3 expectations"),
                     details={"z": z.ravel(), "p": p, "p_star": p_star,
@@ -124,7 +128,7 @@ def eq33_no_factor_two(*, rng):
 
 
 @claim("kvib.thm4_1.eq33_factor_two", ref="Thm 4.1 proof, App. C.2 eq. (33) (corrected: "
-       "factor 2)", kind="proof-step", expected="holds",
+       "factor 2)", kind="proof-step", expected="holds", result=THM4_1, parts=("eq33",),
        statement="E||X - Z||^2 <= 2 Q(S^t) + 2 E||Y - Z||^2 for every joint law of (S^t, S*).",
        quick=dict(n_instances=20), full=dict(n_instances=400))
 def eq33_factor_two(*, rng, n_instances):
@@ -146,6 +150,8 @@ def eq33_factor_two(*, rng, n_instances):
         gaps.append(res["E_X_minus_Z_sq"] - 2 * (res["Q"] + res["E_Y_minus_Z_sq"]))
         lp_error = max(lp_error, res["lp_error"])
     return Evidence(measured=max(gaps), theoretical=0.0, relation="<=",
+                    instance=[dict(p=p, p_star=ps, budget=float(p.sum()),
+                                   a=np.linalg.norm(z, axis=1)) for z, p, ps in instances],
                     tolerance=Tolerance.rounding(5 * lp_error, "LP primal feasibility "
                                                  "1e-7 x outcomes x max value, 5 weights"),
                     details={"gap_on_eq33_instance": gaps[0]})
@@ -156,6 +162,7 @@ def eq33_factor_two(*, rng, n_instances):
 
 @claim("kvib.thm4_1.bound_a_factor_six", ref="Thm 4.1 proof, App. C.2, bound on (A) before "
        "eq. (34)", kind="proof-step", expected="violated",
+       result=THM4_1, parts=("bound_a_algebra",),
        statement="gamma eta_l^2 (5 R sigma_l^2 + 30 R^2 (sigma_g^2 + ||grad f||^2)) = "
                  "5 R^2 gamma eta_l^2 (sigma^2 + ||grad f||^2), "
                  "sigma^2 = sigma_l^2/R + 6 sigma_g^2.",
@@ -172,14 +179,16 @@ def bound_a_factor_six(*, rng):
     so the proof's :math:`\rho>0` needs :math:`\eta<1/\sqrt{60\max_t\gamma^t}`. Exact
     (symbolic)."""
     coeff, remainder = _bound_a_gradient_coefficient()
+    R, gamma, step = sp.symbols("R gamma eta_l", positive=True)
     return Evidence(measured=float(coeff), theoretical=1.0, relation="==",
+                    instance=dict(R=R, gamma=gamma, step=step),
                     tolerance=Tolerance.exact("sympy, exact rationals"),
                     details={"gradient_coefficient": str(coeff),
                              "remainder_minus_sigma2": str(remainder)})
 
 
 @claim("kvib.thm4_1.bound_a_measured", ref="Thm 4.1 proof, App. C.2, bound on (A) (factor 6 "
-       "kept)", kind="proof-step", expected="holds",
+       "kept)", kind="proof-step", expected="holds", result=THM4_1, parts=("bound_a",),
        statement="(A) = delta_*^t + ||sum_i lambda_i g_i||^2 <= 5 R^2 gamma^t eta_l^2 "
                  "(sigma^2 + 6 ||grad f(x^t)||^2), sigma^2 = sigma_l^2/R + 6 sigma_g^2.",
        quick=dict(n_instances=40), full=dict(n_instances=2000))
@@ -194,7 +203,7 @@ def bound_a_measured(*, rng, n_instances):
     (:math:`\sigma^2+\|\nabla f\|^2`) too. Expected **holds**; the printed one also held in
     every instance, so the dropped 6 (``kvib.thm4_1.bound_a_factor_six``) is an algebra slip
     that Lemma B.6's slack hides. Tolerance: rounding."""
-    worst, worst_printed = 0.0, 0.0
+    worst, worst_printed, instances = 0.0, 0.0, []
     for _ in range(n_instances):
         n, dim = int(rng.integers(3, 31)), 5
         k = float(rng.integers(1, n))
@@ -212,9 +221,12 @@ def bound_a_measured(*, rng, n_instances):
         grad2 = float(np.sum(problem.gradient(x) ** 2))
         sigma2 = 6 * float(lam @ np.sum((grads - grads.mean(0)) ** 2, axis=1))
         scale = 5 * local_steps**2 * gamma * step**2
+        instances.append(dict(problem=problem, L=problem.L, lam=lam, sigma_g2=sigma2 / 6,
+                              sigma_l2=0.0, local_noise=0.0, R=local_steps, eta_g=1.0,
+                              step=step))
         worst = max(worst, term_a / (scale * (sigma2 + 6 * grad2)))
         worst_printed = max(worst_printed, term_a / (scale * (sigma2 + grad2)))
-    return Evidence(measured=worst, theoretical=1.0, relation="<=",
+    return Evidence(measured=worst, theoretical=1.0, relation="<=", instance=instances,
                     tolerance=Tolerance.rounding(1e-12, "a few ulp of the ratio"),
                     details={"max_over_printed_bound": worst_printed})
 
@@ -224,6 +236,7 @@ def bound_a_measured(*, rng, n_instances):
 
 @claim("kvib.thm4_1.eta_g_range_needs_l_le_1", ref="Thm 4.1 proof, App. C.2 eq. (35) -> (36) "
        "('1 <= eta_g <= max(sqrt(1/L), 1)')", kind="proof-step", expected="violated",
+       result=THM4_1, parts=("eq35_36",),
        statement="For 1 <= eta_g <= max(sqrt(1/L), 1), L eta_g^2 Q(S^t) <= Q(S^t).",
        quick=dict(), full=dict())
 def eta_g_range_needs_l_le_1(*, rng):
@@ -243,5 +256,6 @@ def eta_g_range_needs_l_le_1(*, rng):
     a = np.abs(z.ravel())
     q = isp_variance(p, a) - isp_variance(p_star, a)
     return Evidence(measured=problem.L * eta_g**2 * q, theoretical=q, relation="<=",
+                    instance=dict(problem=problem, L=problem.L, eta_g=eta_g, Q=q),
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"L": problem.L, "eta_g": eta_g, "Q": q})

@@ -34,6 +34,8 @@ from flbounds.problems.generators import shared_hessian_quadratics
 from flbounds.sampling import KVib, optimal_isp_probabilities
 from flbounds.sampling.adaptive import SamplerBase, check_feedback, isp_draw
 
+from . import THM4_1
+
 TERMS = ("descent", "sampling_Q", "heterogeneity", "gamma")
 
 
@@ -88,11 +90,17 @@ def _descent_sums(rng, *, n_clients, k, n_rounds, local_steps, n_seeds, q_units)
                           0.625 * sigma2 * eta**2 * float(gam.sum())])
             rho = min(rho, float(np.min(1 - 10 * gam * eta**2) / 16))
         out[name] = (np.array(lhs), np.array(terms), rho)
-    return out, {"eta_times_8L": eta * 8 * problem.L, "sigma2": sigma2, "G": G,
+    instance = dict(problem=problem, L=problem.L, lam=np.full(n, 1.0 / n), sigma_g2=sigma2 / 6,
+                    sigma_l2=0.0, local_noise=0.0, R=local_steps, eta_g=1.0, step=step,
+                    budget=k, n_clients=n)
+    return out, {"instance": instance, "eta_times_8L": eta * 8 * problem.L, "sigma2": sigma2,
+                 "G": G,
                  "poor_p_range": [float(poor.min()), float(poor.max())]}
 
 
 def _evidence(out, info, what):
+    info = dict(info)
+    instance = info.pop("instance")
     diffs, se, ratios, shares, rhos = [], [], {}, {}, {}
     for name, (lhs, terms, rho) in out.items():
         rhs = terms.sum(axis=1)
@@ -102,7 +110,7 @@ def _evidence(out, info, what):
         ratios[name] = float(lhs.mean() / rhs.mean())
         shares[name] = dict(zip(TERMS, (terms.mean(0) / rhs.mean()).tolist(), strict=True))
         rhos[name] = rho
-    return Evidence(measured=diffs, theoretical=0.0, relation="<=",
+    return Evidence(measured=diffs, theoretical=0.0, relation="<=", instance=instance,
                     tolerance=Tolerance.mc(se, what=f"seed mean of LHS - RHS ({what})"),
                     details={"lhs_over_rhs": ratios, "shares": shares, "rho_min": rhos, **info})
 
@@ -113,6 +121,7 @@ _FULL = dict(n_clients=100, k=10, n_rounds=400, local_steps=5, n_seeds=20)
 
 @claim("kvib.thm4_1.descent_chain", ref="Thm 4.1 proof, App. C.2 eq. (36) summed over t, Q in "
        "gradient units", kind="proof-step", expected="holds", quick=_QUICK, full=_FULL,
+       result=THM4_1, parts=("descent",),
        statement="sum_t (1 - 10 gamma^t eta^2)/16 E||grad f(x^t)||^2 <= 2(f(x^0) - E f(x^T))/eta"
                  " + sum_t (Q_t/eta^2 + 5/4 L sigma^2) eta + 5/8 sigma^2 eta^2 sum_t gamma^t.")
 def descent_chain(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
@@ -132,6 +141,7 @@ def descent_chain(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
 
 @claim("kvib.thm4_1.descent_printed", ref="Thm 4.1 proof, App. C.2 eq. (36) as printed "
        "(Q of d^t, Def. 4.1), summed over t", kind="proof-step", expected="holds",
+       result=THM4_1, parts=("descent",),
        quick=_QUICK, full=_FULL,
        statement="sum_t (1 - 10 gamma^t eta^2)/16 E||grad f(x^t)||^2 <= 2(f(x^0) - E f(x^T))/eta"
                  " + sum_t (Q(S^t) + 5/4 L sigma^2) eta + 5/8 sigma^2 eta^2 sum_t gamma^t.")

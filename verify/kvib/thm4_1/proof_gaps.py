@@ -28,6 +28,8 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.problems import Quadratic
 from flbounds.sampling import optimal_factor
 
+from . import THM4_1, thm41_rhs
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -57,7 +59,7 @@ def _sampling_term_exponents():
 
 
 @claim("kvib.thm4_1.sampling_term_exponent_printed", ref="Thm 4.1, eq. (7) vs App. C.2 last step",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM4_1, parts=("sampling_term",),
        statement="The proof's last step (Lemma B.5 tuning of eta) yields the statement's term "
                  "O((M (sigma^2 beta_2)^2 / T)^{2/3}), i.e. exponent 4/3 of sigma^2 beta_2.",
        quick=dict(n_grid=5), full=dict(n_grid=21))
@@ -77,6 +79,7 @@ def sampling_term_exponent_printed(*, rng, n_grid):
     mins = [_psi_min(2.0, 0.0, 0.625 * si, 1e4, 1e12) for si in s]
     slope = float(np.polyfit(np.log(s), np.log(mins), 1)[0])
     return Evidence(measured=slope, theoretical=4 / 3, relation="==",
+                    instance=dict(M=1.0, T=1e4, s=s),
                     tolerance=Tolerance.rounding(1e-6, "bounded minimiser in log eta"),
                     details={"sympy_min_value": str(value),
                              "sympy_exponents_s_M_T": [str(x) for x in exps],
@@ -85,6 +88,7 @@ def sampling_term_exponent_printed(*, rng, n_grid):
 
 @claim("kvib.thm4_1.sampling_term_exponent_corrected", ref="Thm 4.1 proof, App. C.2 last step "
        "(corrected: (sigma^2 beta_2)^{1/3} (M/T)^{2/3})", kind="proof-step", expected="holds",
+       result=THM4_1, parts=("sampling_term",),
        statement="min_eta [2M/(T eta) + 5/8 sigma^2 beta_2 eta^2] <= (5 sigma^2 beta_2)^{1/3} "
                  "(2M/T)^{2/3}, and it scales as (sigma^2 beta_2)^{1/3}.",
        quick=dict(n_instances=200), full=dict(n_instances=5000))
@@ -95,18 +99,22 @@ def sampling_term_exponent_corrected(*, rng, n_instances):
     slope from sympy's exact derivation. Expected **holds**: the ratio is exactly
     :math:`3/2^{5/3}\approx0.945` and the exponent exactly 1/3. Tolerance as above (minimiser)."""
     _, exps = _sampling_term_exponents()
-    worst = 0.0
+    worst, instances = 0.0, []
     for _ in range(n_instances):
         M, T, s = 10.0 ** rng.uniform(-3, 3), 10.0 ** rng.uniform(0, 6), 10.0 ** rng.uniform(-4, 4)
+        instances.append((M, T, s))
         best = _psi_min(2 * M, 0.0, 0.625 * s, T, 1e50)
         worst = max(worst, best / ((5 * s) ** (1 / 3) * (2 * M / T) ** (2 / 3)))
+    M, T, s = np.array(instances).T
     return Evidence(measured=[worst, abs(float(exps[0]) - 1 / 3)], theoretical=[1.0, 0.0],
+                    instance=dict(M=M, T=T, s=s),
                     relation="<=", tolerance=Tolerance.rounding(1e-6, "bounded minimiser"),
                     details={"max_ratio": worst, "exact_ratio": 3 / 2 ** (5 / 3)})
 
 
 @claim("kvib.thm4_1.rho_positive_not_implied", ref="Thm 4.1 statement vs App. C.2 "
        "(rho = min_t (1 - 10 gamma^t eta^2)/16 > 0)", kind="proof-step", expected="violated",
+       result=THM4_1, parts=("rho",),
        statement="The proof's step size (Lemma B.5 with d = 8L, hence eta = R eta_l eta_g <= "
                  "1/(8L), the statement's condition) makes 1 - 10 gamma^t eta^2 > 0, so the "
                  "proof may divide by rho.",
@@ -140,7 +148,10 @@ def rho_positive_not_implied(*, rng, n_rounds):
     eta = min(np.sqrt(r0 / (b * n_rounds)) if b > 0 else np.inf,
               np.cbrt(r0 / (e * n_rounds)) if e > 0 else np.inf, 1 / d)
     value = 10 * gamma * eta**2
-    return Evidence(measured=value, theoretical=1.0, relation="<=",
+    instance = dict(problem=problem, L=problem.L, lam=lam, sigma_g2=sigma2 / 6, sigma_l2=0.0,
+                    local_noise=0.0, R=local_steps, eta_g=1.0, step=eta / local_steps,
+                    budget=k, n_clients=2)
+    return Evidence(measured=value, theoretical=1.0, relation="<=", instance=instance,
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"L": problem.L, "sigma2": sigma2, "M": M, "eta_lemma_b5": eta,
                              "alpha_star": alpha, "gamma0": gamma, "rho": (1 - value) / 16,
@@ -155,6 +166,7 @@ def _t1_coefficients(R, L, step, sigma_l2, sigma_g2, grad2):
 
 @claim("kvib.thm4_1.sigma2_constant_printed", ref="Thm 4.1 statement (sigma^2 = sigma_l^2/R + "
        "sigma_g^2) vs App. C.2 eqs. (31)-(32)", kind="proof-step", expected="violated",
+       result=THM4_1, parts=("eq31_32",),
        statement="The proof supports the sigma^2 of Thm 4.1's statement (sigma_l^2/R + "
                  "sigma_g^2): eq. (31) implies eq. (32), T_1 <= 15/16 ||grad f||^2 + 10 L^2 "
                  "sigma^2 eta^2/eta_g^2, with that sigma^2.",
@@ -178,6 +190,7 @@ def sigma2_constant_printed(*, rng):
     lhs = _t1_coefficients(R, L, step, 0.0, 1.0, 0.0)
     rhs = 10 * L**2 * (0.0 / R + 1.0) * eta**2 / eta_g**2
     return Evidence(measured=lhs / rhs, theoretical=1.0, relation="<=",
+                    instance=dict(R=R, L=L, step=step, eta_g=eta_g),
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"eq31_rhs": lhs, "eq32_rhs_statement_sigma2": rhs,
                              "eq32_rhs_proof_sigma2": 10 * L**2 * 6.0 * eta**2 / eta_g**2})
@@ -185,7 +198,7 @@ def sigma2_constant_printed(*, rng):
 
 @claim("kvib.thm4_1.sigma2_constant_corrected", ref="Thm 4.1 proof, App. C.2 eqs. (31)-(32) "
        "(sigma^2 = sigma_l^2/R + 6 sigma_g^2, 2 sigma_l^2/R kept)", kind="proof-step",
-       expected="holds",
+       expected="holds", result=THM4_1, parts=("eq31_32",),
        statement="For eta_l <= 1/(8RL), eta_g >= 1: eq. (31)'s RHS <= 15/16 ||grad f||^2 + "
                  "10 L^2 sigma^2 eta^2/eta_g^2 + 2 sigma_l^2/R with sigma^2 = sigma_l^2/R + "
                  "6 sigma_g^2.",
@@ -198,7 +211,7 @@ def sigma2_constant_corrected(*, rng, n_instances):
     LHS/RHS - 1 (<= 0). Expected **holds** (the :math:`\|\nabla f\|^2` coefficient is
     :math:`60/64` at the extreme step, the :math:`\sigma` terms match term by term).
     Tolerance: a few ulp of the ratio."""
-    worst = -np.inf
+    worst, instances = -np.inf, []
     for _ in range(n_instances):
         R = int(rng.integers(1, 101))
         L = 10.0 ** rng.uniform(-3, 3)
@@ -209,12 +222,15 @@ def sigma2_constant_corrected(*, rng, n_instances):
         lhs = _t1_coefficients(R, L, step, sl2, sg2, g2)
         rhs = 15 / 16 * g2 + 10 * L**2 * (sl2 / R + 6 * sg2) * eta**2 / eta_g**2 + 2 * sl2 / R
         worst = max(worst, lhs / rhs - 1)
+        instances.append((R, L, step, eta_g))
+    R, L, step, eta_g = np.array(instances).T
     return Evidence(measured=worst, theoretical=0.0, relation="<=",
+                    instance=dict(R=R, L=L, step=step, eta_g=eta_g),
                     tolerance=Tolerance.rounding(1e-12, "a few ulp of the ratio"))
 
 
 @claim("kvib.thm4_1.last_term_printed", ref="Thm 4.1 proof, App. C.2 last display (2LM/T)",
-       kind="proof-step", expected="violated",
+       kind="proof-step", expected="violated", result=THM4_1, parts=("last_step",),
        statement="Tuning eta <= 1/(8L) in Psi(eta) = 2M/(T eta) + b eta + e eta^2 gives "
                  "Psi <= (2M(4 beta_1 + 5 L sigma^2)/T)^{1/2} + (5 sigma^2 beta_2)^{1/3} "
                  "(2M/T)^{2/3} + 2LM/T.",
@@ -230,8 +246,9 @@ def last_term_printed(*, rng):
     bounded minimiser (< 1e-9 relative)."""
     M, L, T = 1.0, 1.0, 100.0
     best = _psi_min(2 * M, 0.0, 0.0, T, 1 / (8 * L))
-    printed = 2 * L * M / T
+    printed = thm41_rhs(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, gamma=1.0)  # = 2LM/T here
     return Evidence(measured=best, theoretical=printed, relation="<=",
+                    instance=dict(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, beta2=1.0),
                     tolerance=Tolerance.rounding(1e-9 * printed, "bounded minimiser"),
                     details={"min_psi": best, "printed_rhs": printed,
                              "corrected_rhs": 16 * L * M / T})
@@ -239,6 +256,7 @@ def last_term_printed(*, rng):
 
 @claim("kvib.thm4_1.last_term_corrected", ref="Thm 4.1 proof, App. C.2 last display "
        "(corrected: 16LM/T)", kind="proof-step", expected="holds",
+       result=THM4_1, parts=("last_step",),
        statement="Lemma B.5's eta (r0 = 2M, b = beta_1 + 5/4 L sigma^2, e = 5/8 sigma^2 beta_2, "
                  "d = 8L) gives Psi(eta) <= (2M(4 beta_1 + 5 L sigma^2)/T)^{1/2} + "
                  "(5 sigma^2 beta_2)^{1/3} (2M/T)^{2/3} + 16 LM/T.",
@@ -257,7 +275,7 @@ def last_term_corrected(*, rng, n_instances):
     with np.errstate(divide="ignore"):
         eta = np.minimum(np.minimum(np.sqrt(r0 / (b * T)), np.cbrt(r0 / (e * T))), 1 / d)
     psi = r0 / (T * eta) + b * eta + e * eta**2
-    rhs = (np.sqrt(2 * M * (4 * b1 + 5 * L * s2) / T) + np.cbrt(5 * s2 * b2) * (2 * M / T)
-           ** (2 / 3) + 16 * L * M / T)
+    rhs = thm41_rhs(M=M, L=L, T=T, sigma2=s2, beta1=b1, gamma=b2, last=16.0)
     return Evidence(measured=float(np.max(psi / rhs - 1)), theoretical=0.0, relation="<=",
+                    instance=dict(M=M, L=L, T=T, sigma2=s2, beta1=b1, beta2=b2),
                     tolerance=Tolerance.rounding(1e-12, "a few ulp of the ratio"))

@@ -22,14 +22,26 @@ import numpy as np
 
 from flbounds.algorithms.batched_sampler import fedavg_sampler_batched
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import KVib, OracleISP, UniformISP, multinomial_estimate
 from flbounds.sampling.exact import all_masks, design_moments, uniform_subset_design
 from flbounds.sampling.incremental import KVibIncremental
 from flbounds.tolerances import EPS
 
+from .alg1 import ALG1
+from .conditions import budget_of_sampler
+
 LOCAL_STEPS = 2
+
+DEF2_1 = result(
+    "kvib.def2_1", ref="Definition 2.1", title="unbiased client sampling and its variance",
+    parts={"unbiased": "E_{S^t}[d^t] = E[sum_{i in S^t} lambda_i g_i^t/p_i^t] = "
+                       "sum_i lambda_i g_i^t, with E|S^t| = K",
+           "variance": ("eq. (2): V(S^t) := E||sum_{i in S^t} lambda_i g_i^t/p_i^t - "
+                        "sum_i lambda_i g_i^t||^2",
+                        "a definition; its ISP closed form is kvib.lemma2_1:isp")},
+    hypotheses=(budget_of_sampler,))
 
 
 def _forcing_uniforms(masks, p):
@@ -55,7 +67,8 @@ def _enumerate(problem, sampler, x, step):
                                    diagnostics=False)
     d = trace.x[:, 0] - trace.x[:, 1]
     drawn = (trace.sizes[:, 0] == masks.sum(axis=1)) | (probs == 0)
-    return probs @ d, float(probs @ masks.sum(axis=1)), z.sum(axis=0), bool(np.all(drawn))
+    return (probs @ d, float(probs @ masks.sum(axis=1)), z.sum(axis=0), bool(np.all(drawn)),
+            p)
 
 
 def _warm(problem, sampler, rng, step, n_rounds=5):
@@ -98,15 +111,14 @@ def _rsp_errors(rng, n_clients, k):
                  "the optimal and the uniform one), and for uniform K-subsets and multinomial "
                  "draws.",
        quick=dict(n_instances=2, n_clients=8, k=3), full=dict(n_instances=8, n_clients=10, k=4),
-       hypotheses={"ISP with p_i > 0 and sum_i p_i = K (Remark 2.1)": True,
-                   "estimator weights 1/p_i of the probabilities the draw used": True})
+       result=DEF2_1, parts=("unbiased", ALG1.part("line12")))
 def unbiased_exact(*, rng, n_instances, n_clients, k):
     """Per instance: a ridge problem (N clients, d = 4), samplers warmed up by 5 rounds of
     the library's loop, then all 2^N draws at a fresh model. Measured: the largest relative
     error of E[d] (to sum lambda_i g_i) and of E|S| (to K), per sampler, and the RSP errors.
     Also required: every replicate drew exactly its forced subset. Expected **holds**.
     Tolerance: sums of 2^N products of N factors, 1e3 * 2^N eps relative."""
-    errors, per_sampler = [], {}
+    errors, per_sampler, instances = [], {}, []
     for _ in range(n_instances):
         problem = random_ridge(rng, n_clients, 12, 4, lam=1.0, heterogeneity=3.0)
         step = 1.0 / (8 * LOCAL_STEPS * problem.L)
@@ -115,13 +127,15 @@ def unbiased_exact(*, rng, n_instances, n_clients, k):
                                  axis=1).mean() / n_clients)
         for name, sampler in _samplers(n_clients, k, G).items():
             _warm(problem, sampler, rng, step)
-            mean, size, target, drawn = _enumerate(problem, sampler, x, step)
+            mean, size, target, drawn, p = _enumerate(problem, sampler, x, step)
+            instances.append(dict(p=p, budget=k, n_clients=n_clients))
             err = [float(np.abs(mean - target).max() / np.abs(target).max()),
                    abs(size - k) / k, 0.0 if drawn else np.inf]
             per_sampler[name] = max(per_sampler.get(name, 0.0), max(err))
             errors.extend(err)
         errors.extend(_rsp_errors(rng, n_clients, k))
-    return Evidence(measured=np.array(errors), theoretical=0.0, relation="==",
+
+    return Evidence(measured=np.array(errors), theoretical=0.0, relation="==", instance=instances,
                     tolerance=Tolerance.rounding(1e3 * 2**n_clients * EPS, "2^N-term sums"),
                     details={"worst_relative_error_per_isp_sampler": per_sampler,
                              "n_enumerated_draws": 2**n_clients})

@@ -1,0 +1,73 @@
+r"""Corollaries B.1 and B.2 of [003] (the uncapped optimal values of Lemma B.8): the two
+results, their parts, their hypotheses and the claim that checks both.
+
+B.1: if :math:`Ka_N\le\sum_ia_i` and :math:`p_{\min}=0`, then :math:`l_1=0`, :math:`l_2=N`
+and :math:`\min\Omega=(\sum_ia_i)^2/K`. B.2: if :math:`Ka_N\le\sum_ia_i` and
+:math:`p_{\min}>0`, then :math:`l_2=N` and
+:math:`\Omega^*\le K(\sum_ia_i)^2/(K-Np_{\min})^2`. Instances carry ``a``, ``budget`` and
+``p_min`` (B.2's floor; B.1 is the same instance without a floor).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.sampling import (
+    optimal_isp_objective,
+)
+
+from .conditions import positive_sorted_weights
+from .instances import random_weights
+from .lemma_b8 import budget_range, floor_feasible
+
+
+@hypothesis("uncapped", "K a_N <= sum_i a_i")
+def uncapped(*, a, budget):
+    a = np.asarray(a, dtype=float)
+    return bool(budget * a.max() <= a.sum() * (1 + 1e-12))
+
+
+@hypothesis("floor", "p_min > 0")
+def positive_floor(*, p_min):
+    return bool(p_min > 0)
+
+
+COR_B1 = result(
+    "kvib.cor_b1", ref="Corollary B.1", title="uncapped optimal value without a floor",
+    parts={"value": "l1 = 0, l2 = N and min Omega = (sum_i a_i)^2/K"},
+    hypotheses=(positive_sorted_weights, budget_range, uncapped))
+COR_B2 = result(
+    "kvib.cor_b2", ref="Corollary B.2", title="uncapped optimal value with a floor",
+    parts={"value": "l2 = N and Omega* <= ... <= K (sum_i a_i)^2/(K - N p_min)^2"},
+    hypotheses=(positive_sorted_weights, budget_range, floor_feasible, uncapped, positive_floor))
+
+
+@claim("kvib.corollary_b1_b2.uncapped_values", ref="Corollaries B.1 and B.2",
+       kind="statement", expected="holds", parts=(COR_B1.part("value"), COR_B2.part("value")),
+       statement="If K a_max <= sum a: with p_min = 0 the optimum is (sum a)^2/K; with "
+                 "0 < p_min < K/N it is at most K (sum a)^2/(K - N p_min)^2.",
+       quick=dict(n_instances=300), full=dict(n_instances=10000))
+def corollary_b1_b2(*, rng, n_instances):
+    """B.1 is an equality (rounding tolerance); B.2 an inequality that must hold on every
+    instance. Measured: max relative error of B.1 and max of (value - B.2 bound)/bound."""
+    err_b1, excess_b2, used, instances = 0.0, -np.inf, 0, []
+    for _ in range(n_instances):
+        a = random_weights(rng)
+        n = a.size
+        k = float(rng.uniform(1, n))
+        if k * a.max() > a.sum():
+            k = a.sum() / a.max() * rng.uniform(0.5, 1.0)
+        if k <= 0.05:
+            continue
+        used += 1
+        err_b1 = max(err_b1, abs(optimal_isp_objective(a, k) - a.sum() ** 2 / k)
+                     / (a.sum() ** 2 / k))
+        p_min = float(rng.uniform(0, k / n)) * 0.999
+        instances.append(dict(a=a, budget=k, p_min=p_min))
+        bound = k * a.sum() ** 2 / (k - n * p_min) ** 2
+        excess_b2 = max(excess_b2, (optimal_isp_objective(a, k, p_min=p_min) - bound) / bound)
+    return Evidence(measured=[err_b1, excess_b2], theoretical=[0.0, 0.0], relation="<=",
+                    instance=instances,
+                    tolerance=Tolerance.rounding(1e-12, "sums of N <= 200 terms"),
+                    details={"instances_used": used})

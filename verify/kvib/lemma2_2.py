@@ -1,0 +1,131 @@
+r"""Lemma 2.2 of [003] (optimal sampling probability, Chen et al. 2020): the result, its parts,
+its hypotheses and its claims.
+
+Statement: with :math:`a_i=\lambda_i\|g_i^t\|`, :math:`0<a_1\le\dots\le a_N`, :math:`0<K\le N`
+and :math:`l` the largest integer with :math:`0<K+l-N\le\sum_{i\le l}a_i/a_l`, eq. (4)
+:math:`p_i^*=(K+l-N)a_i/\sum_{j\le l}a_j` (:math:`i\le l`), 1 otherwise, solves
+:math:`\min_p\sum_ia_i^2/p_i` (over :math:`\sum p=K`, :math:`0<p\le1`); for RSP the optimum is
+eq. (5), :math:`p_i^*=Ka_i/\sum_ja_j`. Instances carry ``a`` (one vector, or rows of vectors
+sharing one budget) and ``budget``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.sampling import (
+    optimal_isp_objective,
+    optimal_isp_probabilities,
+)
+from flbounds.tolerances import EPS
+
+from .conditions import positive
+from .guards import ROUNDING, _feedback
+from .instances import random_budget, random_weights
+from .printed_formulas import lemma22_printed_formula
+from .sec3 import SEC3
+
+
+@hypothesis("weights", "0 < a_1 <= ... <= a_N, a_i = lambda_i ||g_i^t|| (sorted for notation)")
+def positive_weights(*, a):
+    return positive(a)
+
+
+@hypothesis("budget", "0 < K <= N")
+def budget_range(*, a, budget):
+    return bool(0 < budget <= np.shape(a)[-1] * (1 + 1e-12))
+
+
+LEMMA2_2 = result(
+    "kvib.lemma2_2", ref="Lemma 2.2", title="optimal ISP sampling probability (eq. (4))",
+    parts={"optimum": "eq. (4) is a solution of min_p sum_i a_i^2/p_i over sum p = K, 0 < p <= 1",
+           "rsp": ("eq. (5): the optimal RSP probability is p_i = K a_i/sum_j a_j",
+                   "eq. (5) is the minimiser of eq. (3)'s RSP bound, checked as kvib.sec3:eq5"),
+           "conclusion": ("'the optimal client sampling in FL uses ISP with eq. (4)'",
+                          "a conclusion drawn from Lemma 2.1 and eq. (4); see kvib.sec3")},
+    hypotheses=(positive_weights, budget_range))
+
+
+@claim("kvib.lemma2_2.compiled_optimum", ref="Lemma 2.2; Sec. 5.1 (dynamic regret)",
+       kind="statement", expected="holds", result=LEMMA2_2, parts=("optimum",),
+       statement="min_{p in P_K} sum_i pi_t(i)^2/p_i is attained by water-filling (Lemma 2.2): "
+                 "the compiled per-round optimum of the regret claims equals it.",
+       quick=dict(n_instances=6, n_rounds=200), full=dict(n_instances=40, n_rounds=2000))
+def compiled_optimum(*, rng, n_instances, n_rounds):
+    """Random N in 8..40, K in [N/4, 3N/4] (large enough that rounds have capped clients).
+    Measured: the largest relative difference between sum_t min_p l_t(p) as the regret claims
+    compute it (compiled water-filling) and the same sum from the Python solver
+    (``optimal_isp_objective``) round by round. Tolerance: rounding."""
+    worst, n_capped_rounds, instances = 0.0, 0, []
+    for r in rng.spawn(n_instances):
+        n = int(r.integers(8, 41))
+        k = float(r.integers(n // 4, 3 * n // 4 + 1))
+        fb = _feedback(r, n)
+        fast = fb.sum_optimal_costs(n_rounds, k)
+        values = [fb.values(t) for t in range(1, n_rounds + 1)]
+        slow = sum(optimal_isp_objective(v, k) for v in values)
+        n_capped_rounds += sum(int(k * v.max() > v.sum()) for v in values)
+        worst = max(worst, abs(fast - slow) / slow)
+        instances.append(dict(a=np.stack(values), budget=k))
+    return Evidence(measured=worst, theoretical=0.0, relation="<=", tolerance=ROUNDING,
+                    instance=instances,
+                    details={"n_instances": n_instances, "rounds_with_capping": n_capped_rounds})
+
+
+@claim("kvib.lemma2_2.closed_form", ref="Lemma 2.2, eq. (4)", kind="statement", expected="holds",
+       result=LEMMA2_2, parts=("optimum",),
+       statement="With l the largest integer with 0 < K+l-N <= sum_{i<=l} a_(i)/a_(l), "
+                 "p_(i) = (K+l-N) a_(i)/sum_{j<=l} a_(j) (i <= l), 1 otherwise, minimizes "
+                 "sum a_i^2/p_i over {0 < p <= 1, sum p = K}.",
+       quick=dict(n_instances=400, n_random=200), full=dict(n_instances=20000, n_random=1000))
+def lemma22_closed_form(*, rng, n_instances, n_random):
+    r"""[003, Lemma 2.2]. The printed formula (evaluated literally by
+    :func:`lemma22_printed_formula`) is compared with the water-filling solver and with random
+    feasible points (Dirichlet times K, rejected if any entry exceeds 1).
+
+    Expected **holds** (audit part B item 1: the formula is right, the off-by-one is only in the
+    released code). Measured: max |printed - water-filling|, max |sum p - K|, and the largest
+    relative amount by which any random feasible q beats the formula (must be <= 0).
+    Tolerance: rounding of sums over N <= 200 terms, 1e3 N eps relative.
+    """
+    dev, sum_err, beaten, instances = 0.0, 0.0, -np.inf, []
+    for _ in range(n_instances):
+        a = random_weights(rng)
+        n = a.size
+        k = random_budget(rng, n)
+        instances.append(dict(a=a, budget=k))
+        p = lemma22_printed_formula(a, k)
+        dev = max(dev, float(np.abs(p - optimal_isp_probabilities(a, k)).max()))
+        sum_err = max(sum_err, abs(p.sum() - k) / k)
+        best = np.sum(a * a / p)
+        q = k * rng.dirichlet(np.ones(n), size=n_random // 10 + 1)
+        q = q[np.all(q <= 1, axis=1)]
+        if q.size:
+            beaten = max(beaten, float(((best - np.sum(a * a / q, axis=1)) / best).max()))
+    tol = 1e3 * 200 * EPS
+    return Evidence(measured=[dev, sum_err, max(beaten, 0.0)], theoretical=[0.0, 0.0, 0.0],
+                    relation="==", tolerance=Tolerance.rounding(tol, "1e3 N eps, N <= 200"),
+                    instance=instances,
+                    details={"max_abs_dev_vs_waterfilling": dev, "max_rel_sum_error": sum_err,
+                             "max_rel_improvement_by_random_q": beaten})
+
+
+@claim("kvib.lemma2_2.special_cases", ref="Lemma 2.2; Sec. 3 ('RSP is a special case of ISP')",
+       kind="statement", expected="holds",
+       result=LEMMA2_2, parts=("optimum", SEC3.part("rsp_special_case"), SEC3.part("asymptotic")),
+       statement="(1,3,6) with K=2 gives (0.25,0.75,1); K=1 gives a/sum(a) (the RSP optimum "
+                 "eq. (5)); K=N gives all ones.",
+       quick=dict(n_instances=200), full=dict(n_instances=5000))
+def lemma22_special_cases(*, rng, n_instances):
+    """Regression instance of spec V1 plus the two limits of Sec. 3; exact up to rounding."""
+    worst = float(np.abs(optimal_isp_probabilities([1.0, 3.0, 6.0], 2)
+                         - np.array([0.25, 0.75, 1.0])).max())
+    instances = [dict(a=np.array([1.0, 3.0, 6.0]), budget=2.0)]
+    for _ in range(n_instances):
+        a = random_weights(rng)
+        instances += [dict(a=a, budget=1.0), dict(a=a, budget=float(a.size))]
+        worst = max(worst, float(np.abs(optimal_isp_probabilities(a, 1) - a / a.sum()).max()),
+                    float(np.abs(optimal_isp_probabilities(a, a.size) - 1.0).max()))
+    return Evidence(measured=worst, theoretical=0.0, relation="==", instance=instances,
+                    tolerance=Tolerance.rounding(1e3 * 200 * EPS, "1e3 N eps, N <= 200"))

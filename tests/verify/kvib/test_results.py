@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from flbounds.ledger import get
-from flbounds.ledger.registry import load_all
-from flbounds.ledger.results import judge
-from flbounds.ledger.results import load_all as load_results
+from flbounds.ledger.api.registry import load_all
+from flbounds.ledger.api.results import judge
+from flbounds.ledger.api.results import load_all as load_results
 from flbounds.problems import Quadratic
 from flbounds.problems.generators import random_ridge, shared_hessian_quadratics
 

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.stats import binom, binomtest
 from scipy.stats import t as student_t
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance
 from flbounds.stats import clopper_pearson, holm, linear_rate_fit, loglog_slope, mc_mean
 
 FIT_ROUNDING = 1e-9  # noiseless fits of <= 40 points: float64 error ~1e-13 on slopes ~1
@@ -37,7 +37,7 @@ COVER_C = 2.0  # interval half-width in standard errors
 COVER_ALPHA = 1e-6  # level of the exact binomial test of the coverage count
 
 
-#: the metadata of the guard claims every paper registers (:func:`declare_stats_guards`)
+#: the metadata of the guard claims every paper registers (attached to its own result parts)
 HOLM_CLAIM = dict(
     kind="algorithm", expected="holds",
     statement="The family-wise decision rule of the multi-cell Monte Carlo claims is Holm's "
@@ -185,12 +185,3 @@ def exact_law_fits(*, rng, n_laws):
 def mc_se_coverage(*, rng, n_batches, n):
     """Exact coverage law of mean +- 2 se (:func:`coverage_evidence`)."""
     return coverage_evidence(rng, n_batches, n)
-
-
-def declare_stats_guards(paper: str, *, holm_ref: str, fit_ref: str, coverage_ref: str) -> None:
-    """Register ``<paper>.stats.holm_step_down``, ``.exact_law_fits`` and ``.mc_se_coverage``:
-    the same checks in every paper whose verdicts rest on them, each with that paper's
-    ``ref`` (so a paper's quick claims catch a wrong :mod:`flbounds.stats`)."""
-    claim(f"{paper}.stats.holm_step_down", ref=holm_ref, **HOLM_CLAIM)(holm_step_down)
-    claim(f"{paper}.stats.exact_law_fits", ref=fit_ref, **FIT_CLAIM)(exact_law_fits)
-    claim(f"{paper}.stats.mc_se_coverage", ref=coverage_ref, **COVERAGE_CLAIM)(mc_se_coverage)

@@ -8,11 +8,11 @@ import sys
 
 from flbounds.ledger.api.registry import PAPERS
 from flbounds.ledger.api.result import to_jsonable
-from flbounds.ledger.reports.report_data import hypotheses_state
 
 from ._common import select_claims
 
-HELP = "list claims: id, paper, ref, kind, hypotheses (all met / some left), expected verdict"
+HELP = ("list claims: id, paper, ref, kind, hypotheses (evaluated / some left on purpose), "
+        "expected verdict")
 FORMATS = ("table", "json", "csv")
 REF_WIDTH = 40
 CSV_FIELDS = ("id", "paper", "title", "ref", "kind", "hypotheses_state", "expected",
@@ -34,7 +34,7 @@ def claim_record(c, *, where: bool = False) -> dict:
                   source=declared.source if declared else "", ref=c.ref, kind=c.kind,
                   statement=c.statement, expected=c.expected,
                   expected_full=c.expected_for("full"), params=dict(quick=c.quick, full=c.full),
-                  hypotheses=c.hypotheses, hypotheses_state=_declared_state(c),
+                  hypotheses_state=_declared_state(c),
                   parts=list(c.parts), outside=dict(c.outside),
                   reproducer=c.reproducer("quick", 0))
     if where:
@@ -43,12 +43,9 @@ def claim_record(c, *, where: bool = False) -> dict:
 
 
 def _declared_state(c) -> str:
-    """A claim attached to result parts: its hypotheses are predicates the ledger evaluates
-    on each run (``evaluated``), ``some left`` when it is outside some on purpose; a claim
-    with labels: whether they are all met."""
-    if c.parts:
-        return "some left" if c.outside else "evaluated"
-    return hypotheses_state(c.hypotheses)
+    """A claim's hypotheses are its results' predicates, which the ledger evaluates on each
+    run (``evaluated``); ``some left`` when it is outside some on purpose."""
+    return "some left" if c.outside else "evaluated"
 
 
 def run(args) -> int:
@@ -70,10 +67,9 @@ def run(args) -> int:
 def print_table(records: list[dict]) -> None:
     """One heading per paper (key and title), then one line per claim (long refs cut;
     ``--format json`` or ``csv`` and ``flbounds show`` give them whole). The hypotheses
-    column says whether the claim's declared hypotheses are all met or some are left on
-    purpose, or, for a claim attached to result parts, that its result's predicates are
-    ``evaluated`` on each run ("-": none declared; the run-time table shows in ``show`` and
-    the report)."""
+    column says that the claim's result predicates are ``evaluated`` on each run, or ``some
+    left`` when it is outside some on purpose (the run-time table shows in ``show`` and the
+    report)."""
     id_width = max(len(r["id"]) for r in records)
     ref_width = min(REF_WIDTH, max(len(r["ref"]) for r in records))
     expected = [r["expected"] + ("" if r["expected_full"] == r["expected"]

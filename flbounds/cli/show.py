@@ -122,10 +122,8 @@ def result_lines(r) -> list[str]:
 
 
 def _declared(record: dict) -> str:
-    """A claim's hypotheses as declared: its labels, or its result's predicates (evaluated
-    on each run's instance) and those it is outside of on purpose."""
-    if not record["parts"]:
-        return _hypotheses(record["hypotheses"])
+    """A claim's hypotheses: its results' predicates (evaluated on each run's instance) and
+    those it is outside of on purpose."""
     results = ", ".join(dict.fromkeys(q.split(":", 1)[0] for q in record["parts"]))
     outside = "".join(f"; outside {k} on purpose: {v}" for k, v in record["outside"].items())
     return (f"the predicates of {results} (flbounds show {results.split(', ')[0]}), "

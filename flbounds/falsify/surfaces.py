@@ -68,8 +68,8 @@ class Surface:
         come from an instance that meets every hypothesis."""
         if self.instance is None:
             return self.validator
+        from flbounds.ledger.api.judge import judge
         from flbounds.ledger.api.registry import get
-        from flbounds.ledger.api.results import judge
 
         claim = get(self.claim_id)
         if not claim.parts:

@@ -27,7 +27,6 @@ from .api import (
     bounds,
     claim,
     claim_seed_sequence,
-    declare_hypotheses,
     hypothesis,
     integer,
     load_all,
@@ -46,16 +45,7 @@ from .engine.tasks import get
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Hypothesis", "Paper", "Part",
            "PluginLoadWarning", "Result", "ResultStore", "Tolerance", "bound", "bounds", "claim",
-           "claim_seed_sequence", "declare_hypotheses", "declare_results", "get", "hypothesis",
+           "claim_seed_sequence", "get", "hypothesis",
            "integer", "load_all", "nonnegative", "paper", "positive", "probabilities",
            "probability", "result", "run_claims", "select", "vector"]
 
-
-def __getattr__(name: str):
-    # the per-paper result lists of the coverage table (being replaced by declared results):
-    # imported on first use, so that 'python -m flbounds.ledger.reports.coverage' runs a
-    # module not imported yet
-    if name in ("declare_results", "cited_results"):
-        from .reports import coverage
-        return getattr(coverage, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,5 @@ its printed bound, its claims and attacks):
   (``closed_form.py``)
 
 Shared: ``_predicates.py`` (hypotheses several results state), ``_local_sgd.py``,
-``_scaffold.py``, ``instances.py``, ``mlp*.py``; ``_coverage.py`` derives the coverage table's
-entries from the declared results.
+``_scaffold.py``, ``instances.py``, ``mlp*.py``.
 """

@@ -5,8 +5,7 @@ definition (:mod:`verify.stats_checks`).
 Each guard is attached to the parts whose verdicts rest on the rule it checks (Holm: Figure
 9's comparisons and Assumption 1's moment test; the fits and standard errors: Theorem 1(a)'s
 Monte Carlo rate). A guard has no instance of the paper's hypotheses: they are reported as not
-evaluated, which a guard expected to hold never needs. (``declare_stats_guards`` takes no
-parts, so the three claims are registered here with the same metadata and functions.)
+evaluated, which a guard expected to hold never needs.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from .remark6 import REMARK6
 from .tables import TABLE5
 from .thm1 import THM1
 
-# the same guards as verify.stats_checks.declare_stats_guards registers, attached to parts
+# the shared guards of verify.stats_checks, attached to the parts whose verdicts use them
 claim("safari.stats.holm_step_down", ref="Table 5 (decision rule of the q sweep)",
       result=TABLE5, parts=("every_q",), **HOLM_CLAIM)(holm_step_down)
 claim("safari.stats.exact_law_fits", ref="Thm 5; Remark 6 (fitted rates and slopes)",

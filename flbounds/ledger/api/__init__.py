@@ -17,7 +17,6 @@ from .registry import (
     Claim,
     claim,
     claim_seed_sequence,
-    declare_hypotheses,
     get,
     load_all,
     select,
@@ -27,6 +26,6 @@ from .results import Hypothesis, Part, Result, hypothesis, result
 
 __all__ = ["PAPERS", "CheckResult", "Claim", "Evidence", "Hypothesis", "Paper", "Part",
            "PluginLoadWarning", "Result", "Tolerance", "bound", "bounds", "claim",
-           "claim_seed_sequence", "declare_hypotheses", "get", "hypothesis", "integer", "load_all",
+           "claim_seed_sequence", "get", "hypothesis", "integer", "load_all",
            "nonnegative", "paper", "positive", "probabilities", "probability", "result", "select",
            "vector"]

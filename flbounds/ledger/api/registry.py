@@ -31,13 +31,14 @@ import platform
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
 
 from . import papers as _papers
 from . import results as _results
+from .judge import claim_hypotheses, judge, verdict_under
 from .plugins import (
     CLAIMS_GROUP,
     entry_point_module,
@@ -50,7 +51,6 @@ from .result import (
     KINDS,
     CheckResult,
     Evidence,
-    check_hypotheses,
     reproduction_verdict,
     to_jsonable,
 )
@@ -64,7 +64,6 @@ EXPECTED_REPRODUCTION = ("reproduced", "not-reproduced", "not-applicable", "inco
 _REGISTRY: dict[str, Claim] = {}
 _FAILED: list[str] = []  # claim plugins whose import failed
 _LOADED = False
-_PENDING_HYPOTHESES: dict[str, dict] = {}  # declare_hypotheses entries awaiting their claim
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,6 @@ class Claim:
     quick: dict = field(default_factory=dict)
     full: dict = field(default_factory=dict)
     expected_full: str | None = None
-    hypotheses: dict = field(default_factory=dict)
     parts: tuple[str, ...] = ()
     outside: dict = field(default_factory=dict)
 
@@ -159,18 +157,9 @@ class Claim:
             ev = self.func(rng=self.rng(seed), **params)
             if not isinstance(ev, Evidence):
                 raise TypeError(f"claim {self.id} returned {type(ev).__name__}, not Evidence")
-            verdict, reason, hypotheses = ev.verdict(), ev.reason, {**self.hypotheses,
-                                                                   **ev.hypotheses}
-            if self.parts:
-                if ev.hypotheses:
-                    raise ValueError(f"claim {self.id} is attached to result parts: its "
-                                     "hypotheses are predicates evaluated on "
-                                     "Evidence.instance, not labels in Evidence.hypotheses")
-                judgement = _results.judge(self.parts, ev.instance, self.outside)
-                hypotheses = judgement.table
-                verdict, why = _results.verdict_under(verdict, judgement)
-                if why:
-                    reason = f"{why}. {reason}" if reason else why
+            judgement = judge(self.parts, ev.instance, self.outside)
+            verdict, why = verdict_under(ev.verdict(), judgement)
+            reason = f"{why}. {ev.reason}" if why and ev.reason else why or ev.reason
             if ev.undecided and verdict == "inconclusive":
                 reason = f"{reason}. {ev.undecided}" if reason else ev.undecided
             if self.kind == "reproduction":
@@ -178,12 +167,12 @@ class Claim:
             fields = dict(measured=ev.measured, theoretical=ev.theoretical,
                           relation=ev.relation, tolerance=ev.tolerance, verdict=verdict,
                           details=ev.details, reason=reason, traceback="",
-                          hypotheses=hypotheses, attack=ev.attack,
+                          hypotheses=judgement.table, attack=ev.attack,
                           worst_case=ev.worst_case)
         except Exception as exc:  # a failing claim is a result, not a crash of the run
             fields = dict(measured=None, theoretical=None, relation="", tolerance={},
                           verdict="error", details={}, reason=f"{type(exc).__name__}: {exc}",
-                          traceback=traceback.format_exc(), hypotheses=dict(self.hypotheses))
+                          traceback=traceback.format_exc(), hypotheses={})
         elapsed = time.perf_counter() - start
         row = dict(id=self.id, paper=self.paper, ref=self.ref, kind=self.kind,
                    statement=self.statement, expected=self.expected_for(profile),
@@ -195,7 +184,7 @@ class Claim:
 
 def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
           quick: dict | None = None, full: dict | None = None,
-          expected_full: str | None = None, hypotheses: dict | None = None,
+          expected_full: str | None = None,
           result: _results.Result | None = None, parts=(), outside: dict | None = None):
     """Register the decorated function as claim ``id`` (see the module docstring).
 
@@ -213,10 +202,6 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         decide, which then reports ``not-applicable`` at quick size).
     quick, full
         Keyword parameters of the function per profile (``full`` defaults to ``quick``).
-    hypotheses
-        Legacy labels, for a claim attached to no result: hypothesis text -> ``True``,
-        ``False`` or a short text. Nothing evaluates them; a claim attached to result parts
-        may not have them.
     result, parts
         The result (:func:`~flbounds.ledger.result`) and the ids of its parts this claim
         checks (every part when ``parts`` is empty); qualified ids ``"<result id>:<part>"``
@@ -241,15 +226,13 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     if expected_full is not None and expected_full not in allowed:
         raise ValueError(f"expected_full must be one of {allowed} for a claim of kind "
                          f"{kind!r}, got {expected_full!r}")
-    declared_hypotheses = check_hypotheses(hypotheses or {}, f"claim {id!r}: hypotheses")
     qualified = _results.resolve_parts(id, result, parts)
     outside = dict(outside or {})
-    if qualified and declared_hypotheses:
-        raise ValueError(f"claim {id!r}: a claim attached to result parts takes no hypothesis "
-                         "labels; its result's predicates are evaluated instead")
-    if outside and not qualified:
-        raise ValueError(f"claim {id!r}: outside= needs result parts to be outside of")
-    known = {h.name for _, h in _results.claim_hypotheses(qualified)}
+    if not qualified:
+        raise ValueError(f"claim {id!r}: attach it to the parts it checks: result= (a "
+                         "flbounds.ledger.result) and parts=, or qualified parts "
+                         "'<result id>:<part>'")
+    known = {h.name for _, h in claim_hypotheses(qualified)}
     unknown = sorted(set(outside) - known)
     if unknown:
         raise ValueError(f"claim {id!r}: outside names unknown hypotheses {unknown} "
@@ -258,49 +241,16 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         raise ValueError(f"claim {id!r}: outside maps hypothesis names to a reason (text)")
 
     def register(func):
-        declared = {**_PENDING_HYPOTHESES.pop(id, {}), **declared_hypotheses}
-        if qualified and declared:
-            raise ValueError(f"claim {id!r}: declare_hypotheses labels a claim attached to "
-                             "result parts; its result's predicates are evaluated instead")
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
         q = dict(quick or {})
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
                               quick=q, full=dict(full) if full is not None else q,
-                              hypotheses=declared, parts=qualified, outside=outside)
+                              parts=qualified, outside=outside)
         return func
 
     return register
-
-
-def declare_hypotheses(table: dict) -> None:
-    """Declare, for claims registered elsewhere, their result's hypotheses and how the
-    claim's instance stands towards each (``claim id -> {hypothesis: True | False | text}``).
-
-    Lets a paper keep one reviewed table of hypotheses beside its claim modules; entries
-    given in a claim's own decorator win over the table's. A claim not yet registered gets
-    its entries when it registers.
-    """
-    if not isinstance(table, dict):
-        raise ValueError(f"table must be a dict of claim id -> hypotheses, got "
-                         f"{type(table).__name__}")
-    for cid, hyp in table.items():
-        checked = check_hypotheses(hyp, f"claim {cid!r}: hypotheses")
-        if cid in _REGISTRY:
-            old = _REGISTRY[cid]
-            if old.parts:
-                raise ValueError(f"claim {cid!r} is attached to result parts; its result's "
-                                 "predicates are evaluated instead of labels")
-            _REGISTRY[cid] = replace(old, hypotheses={**checked, **old.hypotheses})
-        else:
-            _PENDING_HYPOTHESES[cid] = {**_PENDING_HYPOTHESES.get(cid, {}), **checked}
-
-
-def undeclared_hypotheses() -> list[str]:
-    """Claim ids of :func:`declare_hypotheses` tables that no claim registered (typos)."""
-    load_all()
-    return sorted(_PENDING_HYPOTHESES)
 
 
 def load_all() -> dict[str, Claim]:

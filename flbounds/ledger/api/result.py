@@ -94,14 +94,11 @@ class Evidence:
         For a statistical test that failed to reject: why it cannot decide, with the smallest
         effect it could have detected. When set and the relation fails, the verdict is
         ``inconclusive``, never ``violated`` (a failed rejection accuses nobody).
-    hypotheses
-        Legacy labels for a claim attached to no result: text -> ``True``, ``False`` or a
-        short text. Nothing evaluates them.
     instance
         The instance the numbers were computed on, as the named values its result's
         hypothesis predicates read (a mapping), or a list of such instances (a grid, the
         seeds of a Monte Carlo run): the ledger evaluates every hypothesis of the claim's
-        parts on each (:func:`flbounds.ledger.api.results.judge`).
+        parts on each (:func:`flbounds.ledger.api.judge.judge`).
     """
 
     measured: Any
@@ -111,7 +108,6 @@ class Evidence:
     details: dict = field(default_factory=dict)
     applicable: bool = True
     reason: str = ""
-    hypotheses: dict = field(default_factory=dict)
     undecided: str = ""
     attack: dict = field(default_factory=dict)  # adversarial search summary (flbounds.falsify)
     worst_case: dict = field(default_factory=dict)  # PEP worst case: value, printed, ratio, gap
@@ -120,7 +116,6 @@ class Evidence:
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
-        check_hypotheses(self.hypotheses, "hypotheses")
 
     def satisfied(self) -> np.ndarray:
         """Elementwise truth of ``measured <relation> theoretical`` within the tolerance."""
@@ -212,17 +207,6 @@ class CheckResult:
     def from_dict(cls, row: dict) -> CheckResult:
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in row.items() if k in names})
-
-
-def check_hypotheses(hypotheses, name: str) -> dict:
-    """Validate a hypotheses table (text -> ``True``/``False``/short text); return a copy."""
-    if not isinstance(hypotheses, dict):
-        raise ValueError(f"{name} must be a dict, got {type(hypotheses).__name__}")
-    for key, value in hypotheses.items():
-        if not isinstance(key, str) or not isinstance(value, bool | np.bool_ | str):
-            raise ValueError(f"{name}: {key!r} -> {value!r}; keys must be text and values "
-                             "True, False or a short text")
-    return {k: bool(v) if isinstance(v, np.bool_) else v for k, v in hypotheses.items()}
 
 
 def to_jsonable(value):

@@ -81,7 +81,8 @@ def test_list_where_points_at_the_claim_function(capsys):
     assert row["paper"] == "focus" and row["title"].startswith("Exact and Linear")
     # attached to a result part (focus.eq4:pull): no hand-written labels; its result's
     # predicates are evaluated on the instance when it runs
-    assert row["hypotheses"] == {} and row["params"]["quick"]
+    assert row["hypotheses_state"] == "evaluated" and row["parts"] == ["focus.eq4:pull"]
+    assert "hypotheses" not in row and row["params"]["quick"]
 
 
 def test_list_csv(capsys):

@@ -121,7 +121,7 @@ def test_show_a_migrated_result_of_the_papers(tmp_path, capsys):
     assert main(["show", "focus.lemma4", "--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("focus.lemma4  Lemma 4: FOCUS consensus lemma")
-    assert "verify/focus/lemma4.py:" in out
+    assert "verify/focus/lemma4/__init__.py:" in out
     assert "focus.lemma4.rare_participation" in out.split("claims per part", 1)[1]
 
 

@@ -1,6 +1,6 @@
 """The coverage table per part: built from declared results and the parts claims attach to;
 ``--check`` finds unattached claims, parts without claims or reason, and reasons on checked
-results; a paper with a legacy result list keeps its older table."""
+results."""
 
 import pytest
 
@@ -14,11 +14,9 @@ def _claim(cid, **attach):
 
 
 @pytest.fixture
-def testpaper(ledger_sandbox, monkeypatch):
+def testpaper(ledger_sandbox):
     """Three results of ``testpaper``: a lemma with a checked, an unchecked (with reason) and
     a bare part; a theorem checked by two claims; a figure not checked at all."""
-    monkeypatch.setattr(coverage, "_RESULTS", dict(coverage._RESULTS))
-    monkeypatch.setattr(coverage, "_CLAIM_MAPS", dict(coverage._CLAIM_MAPS))
     lemma = result("testpaper.lemma10", ref="Lemma 10", title="a late lemma",
                    parts={"rate": "x' <= x | y", "tight": ("equality", "no instance attains"),
                           "constant": "c = 2"})
@@ -44,16 +42,13 @@ def test_rows_list_every_part_with_its_claims_or_reason(testpaper):
     assert rows[0].claims == ("testpaper.thm1.a", "testpaper.thm1.b")
     assert rows[1].claims == ("testpaper.thm1.a",)  # a qualified part of another result
     assert rows[3].reason == "no instance attains" and rows[5].reason == "a picture"
-    assert coverage.by_part("testpaper")
 
 
 def test_check_names_what_is_unaccounted_for(testpaper):
     assert _problems() == ["testpaper.lemma10:constant: no claim and no reason"]
-    _claim("testpaper.lemma10.loose")
     _claim("testpaper.fig1.drawn", parts="testpaper.fig1:statement")
     _claim("testpaper.lemma10.tight", result=testpaper, parts="tight")
     assert _problems() == [
-        "testpaper.lemma10.loose: attached to no part of a result (claim(..., result=, parts=))",
         "testpaper.lemma10:tight: has claims and a reason no claim checks it",
         "testpaper.lemma10:constant: no claim and no reason",
         "testpaper.fig1: has claims and a not_checked reason"]
@@ -70,15 +65,5 @@ def test_markdown_has_a_summary_and_a_row_per_part(testpaper):
     assert "`testpaper.thm1.a`<br>`testpaper.thm1.b`" in section
 
 
-def test_a_paper_with_a_legacy_list_keeps_its_old_table(testpaper):
-    coverage.declare_results("testpaper", [("Lemma 1", "one lemma")])
-    assert not coverage.by_part("testpaper")
-    assert "testpaper: Lemma 1 has no claim and no reason" not in _problems()  # Lemma 1 cited
-    text = coverage.markdown()
-    assert "| Lemma 1 | one lemma | `testpaper.lemma10.rate`<br>" in text
-    assert "| `testpaper` | 1 | 1 | 0 | 3 |" in text
-
-
-def test_a_paper_without_results_is_reported(ledger_sandbox, monkeypatch):
-    monkeypatch.setattr(coverage, "_RESULTS", {})
+def test_a_paper_without_results_is_reported(ledger_sandbox):
     assert "testpaper: no results declared" in coverage.problems()

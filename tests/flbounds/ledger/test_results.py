@@ -14,8 +14,9 @@ import flbounds.ledger.api.results as results
 from flbounds.falsify.search import search, validator_rejects
 from flbounds.falsify.spaces import Box, Space
 from flbounds.falsify.surfaces import Surface
-from flbounds.ledger import Evidence, Tolerance, claim, declare_hypotheses, hypothesis
-from flbounds.ledger.api.results import judge, result, verdict_under
+from flbounds.ledger import Evidence, Tolerance, claim, hypothesis
+from flbounds.ledger.api.judge import judge, verdict_under
+from flbounds.ledger.api.results import result
 
 RATE = "testpaper.lemma1:rate"
 CONSTANT = "testpaper.lemma1:constant"
@@ -193,17 +194,21 @@ def test_claim_with_no_parts_checks_every_part_and_qualified_ids_attach(lemma1):
     assert registry.get("testpaper.lemma1.q").parts == (CONSTANT,)
 
 
-def test_labels_are_refused_on_an_attached_claim(lemma1):
-    with pytest.raises(ValueError, match="hypothesis labels"):
+def test_hypothesis_labels_are_gone_from_the_api(lemma1):
+    import flbounds.ledger as ledger
+
+    assert not hasattr(ledger, "declare_hypotheses")
+    with pytest.raises(TypeError, match="hypotheses"):
         claim("testpaper.lemma1.x", ref="-", kind="statement", statement="-",
               expected="holds", result=lemma1, hypotheses={"step <= 1/L": True})
-    claim("testpaper.lemma1.y", ref="-", kind="statement", statement="-",
-          expected="holds", result=lemma1)(
-        lambda *, rng: evidence(0.0, GOOD, hypotheses={"step <= 1/L": True}))
-    with pytest.raises(ValueError, match="attached to result parts"):
-        declare_hypotheses({"testpaper.lemma1.y": {"step <= 1/L": True}})
-    row = registry.get("testpaper.lemma1.y").check(seed=0)
-    assert row.verdict == "error" and "Evidence.instance" in row.reason
+    with pytest.raises(TypeError, match="hypotheses"):
+        Evidence(0.0, 1.0, "<=", Tolerance.exact(), hypotheses={"step <= 1/L": True})
+
+
+def test_a_claim_must_attach_to_parts(lemma1):
+    with pytest.raises(ValueError, match="attach it to the parts it checks"):
+        claim("testpaper.lemma1.bare", ref="-", kind="statement", statement="-",
+              expected="holds")
 
 
 @pytest.mark.parametrize("kw, match", [
@@ -213,7 +218,7 @@ def test_labels_are_refused_on_an_attached_claim(lemma1):
     (dict(result=None, parts=("rate",)), r"part 'rate' needs result="),
     (dict(outside={"nosuch": "why"}), r"outside names unknown hypotheses \['nosuch'\]"),
     (dict(outside={"step": ""}), r"outside maps hypothesis names to a reason"),
-    (dict(result=None, outside={"step": "why"}), r"outside= needs result parts"),
+    (dict(result=None, outside={"step": "why"}), r"attach it to the parts it checks"),
     (dict(result="testpaper.lemma1"), r"result must be a Result"),
 ])
 def test_claim_declaration_errors_name_the_argument(lemma1, kw, match):
@@ -304,9 +309,15 @@ def test_attack_surface_instance_rejects_points_where_a_hypothesis_fails(lemma1)
     assert own.effective_validator()(step=2.0) == "step: eta <= 1/L"
 
 
-def test_attack_surface_instance_needs_an_attached_claim(lemma1):
-    claim("testpaper.lemma1.free", ref="Lemma 1", kind="statement", statement="-",
-          expected="holds")(lambda *, rng: None)
+def _unattached(cid):
+    """A claim built without parts (claim() refuses one; a hand-built Claim can lack them)."""
+    return registry.Claim(id=cid, ref="-", kind="statement", statement="-", expected="holds",
+                          func=lambda *, rng: None)
+
+
+def test_attack_surface_instance_needs_an_attached_claim(lemma1, monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "testpaper.lemma1.free",
+                        _unattached("testpaper.lemma1.free"))
     surface = Surface(claim_id="testpaper.lemma1.free", ratio=lambda *, step: step,
                       space=Space.of({"step": Box(0.01, 4.0)}),
                       instance=lambda *, step: {"step": step})
@@ -323,9 +334,7 @@ def test_the_task_key_follows_the_module_that_declares_the_result(lemma1, monkey
     exec("R = result('testpaper.lemma5', ref='Lemma 5', title='t', hypotheses=(a1,))", elsewhere)
     claim("testpaper.lemma5.x", ref="-", kind="statement", statement="-", expected="holds",
           parts="testpaper.lemma5:statement")(lambda *, rng: None)
-    claim("testpaper.free", ref="-", kind="statement", statement="-",
-          expected="holds")(lambda *, rng: None)
-    attached, free = registry.get("testpaper.lemma5.x"), registry.get("testpaper.free")
+    attached, free = registry.get("testpaper.lemma5.x"), _unattached("testpaper.free")
     assert attached.result_modules == ("some_results_module",) and free.result_modules == ()
     digests = {__name__: "a", "some_results_module": "b"}
     monkeypatch.setattr(taskkey, "code_digest", lambda module: digests[module])

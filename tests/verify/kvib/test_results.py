@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from flbounds.ledger import get
+from flbounds.ledger.api.judge import judge
 from flbounds.ledger.api.registry import load_all
-from flbounds.ledger.api.results import judge
 from flbounds.ledger.api.results import load_all as load_results
 from flbounds.problems import Quadratic
 from flbounds.problems.generators import random_ridge, shared_hessian_quadratics
@@ -26,7 +26,6 @@ def test_every_claim_is_attached_to_a_part_and_has_no_labels():
     claims = _kvib_claims()
     assert len(claims) >= 96
     assert [c.id for c in claims if not c.parts] == []
-    assert [c.id for c in claims if c.hypotheses] == []
 
 
 def test_every_result_has_claims_or_a_reason():

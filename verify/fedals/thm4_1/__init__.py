@@ -76,7 +76,8 @@ THM41 = result(
 THMA2 = result(
     "fedals.thmA2", ref="Theorem A.2",
     title="stability-based generalization bound behind Thm 4.1, App. A",
-    parts={"bound": "Theorem 4.1's bound, restated for the proof",
+    parts={"bound": ("Theorem 4.1's bound, restated for the proof",
+                     "the same inequality as fedals.thm4_1:bound, checked there"),
            "proof_16": "(16): the L-smoothness step R(x) - R(y) <= g'(x - y) + (L/2)||x - y||^2 "
                        "per draw",
            "proof_18_20": "(18)-(20): Cauchy-Schwarz on the sample means",

@@ -19,27 +19,26 @@ import pytest
 
 import flbounds.ledger.api.papers as papers
 import flbounds.ledger.api.registry as registry
+import flbounds.ledger.api.results as results
 from flbounds.ledger import (
-    Evidence,
     PluginLoadWarning,
-    Tolerance,
     claim,
     load_all,
     paper,
 )
 from flbounds.ledger.api.figures import load_figures
 from flbounds.ledger.api.plugins import CLAIMS_GROUP, entry_points
-from flbounds.ledger.api.registry import Claim
 
 ROOT = Path(__file__).resolve().parents[3]
 BROKEN_MODULE = '''
-from flbounds.ledger import Evidence, Tolerance, claim, paper
+from flbounds.ledger import Evidence, Tolerance, claim, paper, result
 
 paper("brokenpaper", title="Half-registered")
+LEMMA = result("brokenpaper.lemma", ref="Lemma 1", title="a lemma")
 
 
 @claim("brokenpaper.lemma1", ref="Lemma 1", kind="statement", statement="-",
-       expected="holds")
+       expected="holds", result=LEMMA)
 def lemma1(*, rng):
     """Registered before the module fails."""
     return Evidence(0.0, 0.0, "==", Tolerance.exact())
@@ -209,11 +208,12 @@ def test_failed_plugin_is_rolled_back(monkeypatch, tmp_path):
     monkeypatch.setattr(registry, "_FAILED", [])
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_DECLARED_BY", {})
+    monkeypatch.setattr(results, "_RESULTS", {})
     fake = EntryPoint("half", "half_plugin", CLAIMS_GROUP)
     monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
     with pytest.warns(PluginLoadWarning, match=r"plugin 'half' .*RuntimeError.*claims are absent"):
         table = registry.load_all()
-    assert table == {} and papers._PAPERS == {}
+    assert table == {} and papers._PAPERS == {} and results._RESULTS == {}
 
 
 def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
@@ -223,6 +223,8 @@ def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
     (tmp_path / "dep_plugin.py").write_text(
         "import base_plugin  # noqa: F401\n" + BROKEN_MODULE.replace(
             'paper("brokenpaper", title="Half-registered")', "").replace(
+            'LEMMA = result("brokenpaper.lemma", ref="Lemma 1", title="a lemma")',
+            "from base_plugin import LEMMA").replace(
             "brokenpaper.lemma1", "basepaper.lemma2"), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "_LOADED", False)
@@ -230,12 +232,14 @@ def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
     monkeypatch.setattr(registry, "_FAILED", [])
     monkeypatch.setattr(papers, "_PAPERS", {})
     monkeypatch.setattr(papers, "_DECLARED_BY", {})
+    monkeypatch.setattr(results, "_RESULTS", {})
     fake = [EntryPoint("a_dep", "dep_plugin", CLAIMS_GROUP),
             EntryPoint("b_base", "base_plugin", CLAIMS_GROUP)]
     monkeypatch.setattr(registry, "entry_points", lambda group: fake)
     with pytest.warns(PluginLoadWarning, match=r"plugin 'a_dep' .*RuntimeError"):
         table = registry.load_all()
     assert list(table) == ["basepaper.lemma1"] and list(papers._PAPERS) == ["basepaper"]
+    assert list(results._RESULTS) == ["basepaper.lemma"]
 
 
 def test_claim_needs_a_declared_paper():
@@ -257,24 +261,6 @@ def test_paper_declaration_rules(monkeypatch):
             paper(bad, title="T")
     with pytest.raises(ValueError, match="title"):
         paper("other", title="  ")
-
-
-def test_hypotheses_pass_through_and_are_validated():
-    def instance(*, rng):
-        """Meets one hypothesis, leaves one on purpose."""
-        return Evidence(1.0, 1.0, "==", Tolerance.exact(),
-                        hypotheses={"step <= 1/L": "left on purpose: 10x the limit"})
-
-    c = Claim(id="focus.test.hyp", ref="-", kind="statement", statement="-",
-              expected="holds", func=instance,
-              hypotheses={"mu > 0": True, "step <= 1/L": True})
-    row = c.check(seed=0).to_dict()
-    assert row["hypotheses"] == {"mu > 0": True, "step <= 1/L": "left on purpose: 10x the limit"}
-    with pytest.raises(ValueError, match="hypotheses"):
-        Evidence(1.0, 1.0, "==", Tolerance.exact(), hypotheses={"mu > 0": 1.5})
-    with pytest.raises(ValueError, match="hypotheses"):
-        claim("focus.test.bad_hyp", ref="-", kind="statement", statement="-",
-              expected="holds", hypotheses=["mu > 0"])
 
 
 def test_figures_are_found_through_their_entry_point():

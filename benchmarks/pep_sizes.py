@@ -100,7 +100,7 @@ def rows(profile):
                         lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
     for r in range(1, (4 if profile == "full" else 3) + 1):
         out.append(_row("safari thm4 R rounds (2^R round types)", 1, 3, r,
-                        lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 0.01, r)))
+                        lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 2 * 0.01 / 3, 0.01, r)))
     for n in range(2, (4 if profile == "full" else 3) + 1):
         out.append(_row("focus PL one round (2^N patterns)", n, 2, 1,
                         lambda n=n: focus_pl_rate(

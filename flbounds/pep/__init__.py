@@ -22,10 +22,11 @@ the inequality's right side).
   class's worst case, :mod:`flbounds.pep.pl`).
 - :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
   deterministic part (:mod:`flbounds.pep.descent`).
-- :func:`safari_rate` (SAFARI Thm 5, one round) and :func:`safari_nonconvex_rate` (Thm 4, R
-  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`);
-  :func:`safari_hetero_rate` (Thm 5, one round, heterogeneous clients with
-  :math:`\sigma_G^2 \le s`: a relaxation, an upper bound; :mod:`flbounds.pep.server_hetero`).
+- :func:`safari_rate` (SAFARI, one strongly convex round, optionally under a constraint on
+  the round's state) and :func:`safari_nonconvex_rate` (R non-convex rounds), identical
+  clients without noise (:mod:`flbounds.pep.server_steps`); :func:`safari_hetero_rate` (one
+  round, heterogeneous clients with :math:`\sigma_G^2 \le s`: a relaxation, an upper bound;
+  :mod:`flbounds.pep.server_hetero`). Both steps are arguments.
 - :func:`~flbounds.pep.witness.fedavg_witness` and
   :func:`~flbounds.pep.witness.focus_rounds_witness` (quadratic clients fitted to an optimal
   Gram matrix, :func:`~flbounds.pep.witness.quadratic_instance`, then replayed through

@@ -16,6 +16,7 @@ import numpy as np
 
 from flbounds import pep
 from flbounds.ledger import bounds
+from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
 from verify.safari.pep_conditions import (
     one_round_bound,
     thm4_client_step,
@@ -27,7 +28,8 @@ from verify.safari.pep_conditions import (
 def _focus_row(p, tau):
     thm = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p, dtype=float),
                                              tau=tau)
-    res = pep.focus_rate(1.0, 2.0, p, tau, thm.step, printed=thm.value)
+    res = pep.focus_rate(1.0, 2.0, p, tau, thm.step, printed=thm.value,
+                         consensus_weight=thm1a_lyapunov_weight(1.0, 2.0, len(p), thm.step))
     how = " (certified upper bound)" if res.status.startswith("certified") else ""
     return (f"FOCUS Thm 1(a), one round of Psi{how}",
             f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step "
@@ -87,7 +89,8 @@ def _safari_hetero_row():
 
 def _relaxed_rows():
     thm = bounds.get("focus.thm1b").evaluate(beta=1.0, L=2.0, p=np.array([0.5, 0.8]), tau=2)
-    pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value)
+    pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value,
+                           consensus_weight=thm1b_consensus_weight(2.0, thm.step))
     kv = pep.kvib_descent_rate(1.0, 3, 1 / 8)
     return [("FOCUS Thm 1(b), one round of Phi under PL (relaxation: upper bound)",
              f"beta=1 L=2 p=0.5,0.8 tau=2, step {pl.params['step']:.3g}", pl.printed,

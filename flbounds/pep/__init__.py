@@ -18,8 +18,9 @@ the inequality's right side).
 
 - :func:`gd_rate` (the sanity case), :func:`fedavg_rate`, :func:`focus_rate` (one-round
   Lyapunov contraction), :func:`focus_rounds_rate` (R rounds from the proof's start).
-- :func:`focus_pl_rate`: FOCUS Thm 1(b) under PL, a relaxation (an upper bound on the PL
-  class's worst case, :mod:`flbounds.pep.pl`).
+- :func:`focus_pl_rate`: one FOCUS round under PL, a relaxation (an upper bound on the PL
+  class's worst case, :mod:`flbounds.pep.pl`). FOCUS's Lyapunov weight is an argument
+  (``consensus_weight``) of both, like the step.
 - :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
   deterministic part (:mod:`flbounds.pep.descent`).
 - :func:`safari_rate` (SAFARI, one strongly convex round, optionally under a constraint on
@@ -44,10 +45,10 @@ from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
-from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
+from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
-           "gd_contraction", "gd_rate", "kvib_descent_rate", "lyapunov_weight",
-           "moments_from_subsets", "participation_moments", "safari_hetero_rate",
-           "safari_nonconvex_rate", "safari_rate", "solve"]
+           "gd_contraction", "gd_rate", "kvib_descent_rate", "moments_from_subsets",
+           "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",
+           "solve"]

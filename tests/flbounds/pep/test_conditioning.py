@@ -147,11 +147,11 @@ def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeyp
 
     real = module.focus_rate
 
-    def flaky(mu, L_, p, tau, step):
+    def flaky(mu, L_, p, tau, step, **kw):
         top = min(module.thm1a_conditions(mu, L_, len(p), tau, module.q_min_of(p)).values())
         if step > 2 * top:
             raise PEPSolveError("no accurate solve (planted)")
-        return real(mu, L_, p, tau, step)
+        return real(mu, L_, p, tau, step, **kw)
 
     monkeypatch.setattr(module, "focus_rate", flaky)
     claim = get("focus.thm1a.tightness")

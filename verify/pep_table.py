@@ -17,6 +17,7 @@ import numpy as np
 from flbounds import pep
 from flbounds.ledger import bounds
 from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
+from verify.kvib.pep_conditions import eq36_descent_rate
 from verify.safari.pep_conditions import (
     one_round_bound,
     thm4_client_step,
@@ -91,7 +92,7 @@ def _relaxed_rows():
     thm = bounds.get("focus.thm1b").evaluate(beta=1.0, L=2.0, p=np.array([0.5, 0.8]), tau=2)
     pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value,
                            consensus_weight=thm1b_consensus_weight(2.0, thm.step))
-    kv = pep.kvib_descent_rate(1.0, 3, 1 / 8)
+    kv = eq36_descent_rate(1.0, 3, 1 / 8)
     return [("FOCUS Thm 1(b), one round of Phi under PL (relaxation: upper bound)",
              f"beta=1 L=2 p=0.5,0.8 tau=2, step {pl.params['step']:.3g}", pl.printed,
              pl.worst),

@@ -9,6 +9,25 @@ the theorems' constants into those arguments (:mod:`.thm5.tightness`,
 :mod:`.thm5.tightness_hetero`, :mod:`.thm4.tightness`, ``verify.pep_table``,
 ``figures.safari_pep``).
 
+Why these SDPs are the deterministic, homogeneous case: the theorems carry additive floors from
+gradient noise (:math:`\sigma^2, \sigma_s^2`) and heterogeneity (:math:`\sigma_G^2`); a PEP
+normalised by the initial distance or gap computes a *rate*, so with
+:math:`\sigma = \sigma_s = \sigma_G = 0` (then :math:`\delta = \bar\delta = 0`) each theorem
+reduces to a pure rate the PEP bounds over the whole class. Theorem 5's q-condition, in the
+proof's linear form :math:`qN \le (1-q)D` (:math:`G_3 = \|\nabla F(x_r)\|^2`,
+:math:`G_4 = F(x_r) - F^\star`), is linear in the Gram matrix and the function values: the
+library's ``state_constraint``. With heterogeneous clients (``safari_hetero_rate``) the right
+side is affine in :math:`(\|x_r - x^\star\|^2, \sigma_G^2)`, so the SDP normalises both, and
+:math:`G_4` over the sampled clients is constrained for every drawable set. With
+:math:`\sigma_G = 0` Theorem 4's q-condition holds for every :math:`q` once
+:math:`2L\eta_s \le 1/2` (:func:`thm4_q_condition_trivial`). Theorem 4 with
+:math:`\sigma_G > 0` is not built: its q-condition bounds :math:`\sigma_G^2` by
+:math:`G_1, G_2`, maxima over the rounds, so "q-condition holds" is a disjunction over the
+rounds (not a convex constraint on the Gram matrix); the audit's min reading would be a
+conjunction, expressible, but at :math:`N K 2^R` gradients, and the heterogeneous violation of
+Theorem 4 (``safari.thm4.printed_bound``) lives in the :math:`\sigma_G` floor after
+:math:`10^5` rounds, which no PEP of a few rounds reaches.
+
 References
 ----------
 [000] Server-assisted FL under incomplete client participation, Theorems 4-5, Appendix A

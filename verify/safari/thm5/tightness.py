@@ -3,7 +3,7 @@ r"""Tightness of [000] Theorem 5: the exact worst case over the function class (
 4's SDP is in :mod:`verify.safari.thm4.tightness`).
 
 Both SDPs are the deterministic, homogeneous case (no gradient noise, sigma_G = 0: every floor
-of Theorems 4-5 vanishes and the theorem is a pure rate; see ``flbounds.pep.server_steps`` for why a
+of Theorems 4-5 vanishes and the theorem is a pure rate; see ``verify.safari.pep_conditions`` for why a
 normalised PEP cannot carry the floors). ``holds`` when every worst case within the hypotheses
 is at most the printed rate, up to the SDP acceptance bound (``flbounds.pep.gap_tolerance``:
 primal-dual gap and residuals below 1e-6 relative). Cells outside the hypotheses (steps above

@@ -3,18 +3,19 @@ r"""Tightness of [000] Theorem 5: the exact worst case over the function class (
 4's SDP is in :mod:`verify.safari.thm4.tightness`).
 
 Both SDPs are the deterministic, homogeneous case (no gradient noise, sigma_G = 0: every floor
-of Theorems 4-5 vanishes and the theorem is a pure rate; see ``verify.safari.pep_conditions`` for why a
-normalised PEP cannot carry the floors). ``holds`` when every worst case within the hypotheses
-is at most the printed rate, up to the SDP acceptance bound (``flbounds.pep.gap_tolerance``:
-primal-dual gap and residuals below 1e-6 relative). Cells outside the hypotheses (steps above
-the admissible one; for Theorem 5, constants at which the q-condition admits no state but the
-optimum) are computed and reported in ``details`` only. ``violated`` needs a replayed witness
-meeting every hypothesis (``flbounds.pep.server_steps_witness``, through
-``verify.safari.pep_conditions.thm5_witness``). The steps (eta_c coupled to eta_s) and the
-q-condition as the SDP's state constraint come from :mod:`verify.safari.pep_conditions`.
-Each cell inside the hypotheses is an instance of the claim (mu, L, the steps): the ledger
-evaluates the step condition and the coupling on it; the class-level hypotheses (smoothness,
-strong convexity, the q-condition) are constraints of the SDP and are not evaluated on a problem.
+of Theorems 4-5 vanishes and the theorem is a pure rate; see ``verify.safari.pep_conditions``
+for why a normalised PEP cannot carry the floors). ``holds`` when every worst case within the
+hypotheses is at most the printed rate, up to the SDP acceptance bound
+(``flbounds.pep.gap_tolerance``: primal-dual gap and residuals below 1e-6 relative). Cells
+outside the hypotheses (steps above the admissible one; for Theorem 5, constants at which the
+q-condition admits no state but the optimum) are computed and reported in ``details`` only.
+``violated`` needs a replayed witness meeting every hypothesis
+(``flbounds.pep.server_steps_witness``, through ``verify.safari.pep_conditions.thm5_witness``).
+The steps (eta_c coupled to eta_s) and the q-condition as the SDP's state constraint come from
+:mod:`verify.safari.pep_conditions`. Each cell inside the hypotheses is an instance of the claim
+(mu, L, the steps): the ledger evaluates the step condition and the coupling on it; the
+class-level hypotheses (smoothness, strong convexity, the q-condition) are constraints of the
+SDP and are not evaluated on a problem.
 """
 
 from __future__ import annotations

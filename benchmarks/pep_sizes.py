@@ -39,7 +39,8 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import lyapunov_weight, scenario_focus_rate
+from flbounds.pep.tracking import scenario_focus_rate
+from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
 
 NAME = "pep_sizes"
 
@@ -51,6 +52,20 @@ def _p(n):
 def _printed_step(theorem, p, tau, **constants):
     """The printed step of FOCUS Theorem 1(a) or 1(b) (``flbounds bound focus.thm1a``)."""
     return bounds.get(theorem).evaluate(L=2.0, p=np.asarray(p), tau=tau, **constants).step
+
+
+def _focus_rate(n, tau):
+    """One FOCUS round at Theorem 1(a)'s printed step and its proof's Lyapunov weight."""
+    step = _printed_step("focus.thm1a", _p(n), tau, mu=1.0)
+    return focus_rate(1.0, 2.0, _p(n), tau, step,
+                      consensus_weight=thm1a_lyapunov_weight(1.0, 2.0, n, step))
+
+
+def _focus_pl_rate(n):
+    """One FOCUS round under PL at Theorem 1(b)'s printed step and its proof's weight."""
+    step = _printed_step("focus.thm1b", _p(n), 2, beta=1.0)
+    return focus_pl_rate(1.0, 2.0, _p(n), 2, step,
+                         consensus_weight=thm1b_consensus_weight(2.0, step))
 
 
 def _row(kind, n, tau, rounds, fn):
@@ -74,20 +89,20 @@ def rows(profile):
     for tau in (3, 5):
         for n in range(2, big + 1):
             out.append(_row("focus one round (moments)", n, tau, 1,
-                            lambda n=n, tau=tau: focus_rate(
-                                1.0, 2.0, _p(n), tau, _printed_step("focus.thm1a", _p(n), tau,
-                                                                    mu=1.0))))
+                            lambda n=n, tau=tau: _focus_rate(n, tau)))
     if profile == "full":
         for name, p, mults in (("p 0.2..0.95", np.linspace(0.2, 0.95, 8), (1, 5)),
                                ("p 0.95", np.full(8, 0.95), (1, 3))):
             top = _printed_step("focus.thm1a", p, 5, mu=1.0)
             for m in mults:
                 out.append(_row(f"focus one round, {name}, {m}x step", 8, 5, 1,
-                                lambda p=p, m=m, top=top: focus_rate(1.0, 2.0, p, 5, m * top)))
+                                lambda p=p, m=m, top=top: focus_rate(
+                                    1.0, 2.0, p, 5, m * top, consensus_weight=thm1a_lyapunov_weight(
+                                        1.0, 2.0, len(p), m * top))))
     for n in range(2, (6 if profile == "full" else 4) + 1):
         # focus_rate's step and consensus weight, computed outside the timed solve
         step = _printed_step("focus.thm1a", _p(n), 3, mu=1.0)
-        weight = lyapunov_weight(1.0, 2.0, n, step)
+        weight = thm1a_lyapunov_weight(1.0, 2.0, n, step)
         out.append(_row("focus one round (2^N scenarios)", n, 3, 1,
                         lambda n=n, step=step, weight=weight: scenario_focus_rate(
                             1.0, 2.0, _p(n), 3, step, weight)))
@@ -100,11 +115,10 @@ def rows(profile):
                         lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
     for r in range(1, (4 if profile == "full" else 3) + 1):
         out.append(_row("safari thm4 R rounds (2^R round types)", 1, 3, r,
-                        lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 0.01, r)))
+                        lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 2 * 0.01 / 3, 0.01, r)))
     for n in range(2, (4 if profile == "full" else 3) + 1):
         out.append(_row("focus PL one round (2^N patterns)", n, 2, 1,
-                        lambda n=n: focus_pl_rate(
-                            1.0, 2.0, _p(n), 2, _printed_step("focus.thm1b", _p(n), 2, beta=1.0))))
+                        lambda n=n: _focus_pl_rate(n)))
     return out
 
 

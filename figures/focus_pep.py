@@ -22,6 +22,7 @@ from flbounds.pep import focus_rate
 from flbounds.problems import random_quadratics
 from flbounds.stats import linear_rate_fit
 from verify.focus.instances import focus_squared_errors, thm1a_step_printed
+from verify.focus.pep_conditions import thm1a_lyapunov_weight
 
 NAME = "focus_pep"
 CLAIMS = ("focus.thm1a.tightness", "focus.thm1a.mc_below_worst_case")
@@ -43,7 +44,8 @@ def compute(profile="quick", seed=0):
     printed, worst, measured = (np.empty(steps.size) for _ in range(3))
     for k, step in enumerate(steps):
         printed[k] = 1 - step * mu * n / 2
-        worst[k] = focus_rate(mu, L, P, TAU, step).worst
+        worst[k] = focus_rate(mu, L, P, TAU, step,
+                              consensus_weight=thm1a_lyapunov_weight(mu, L, len(P), step)).worst
         n_rounds = int(np.ceil(16 / (step * n * mu)))
         errs = focus_squared_errors(problem, proc, rng, n_runs=cfg["n_runs"],
                                     n_rounds=n_rounds, step=step, local_steps=TAU, x0=X0)

@@ -4,10 +4,10 @@ One FedAvg round of R = 3 full-batch local steps (eta_l = eta/R, eta_g = 1), ide
 clients, full participation (Q = sigma = 0, gamma = 1), L = 1. Plotted against eta = R eta_l
 eta_g: the ratio of eq. (36)'s left side (1 - 10 gamma eta^2)/16 ||grad f(x)||^2 to its descent
 term 2 (f(x) - f(x+))/eta. The printed inequality says the ratio is at most 1; the PEP worst
-case over every L-smooth f (``flbounds.pep.kvib_descent_rate``); the largest ratio over sampled
-states of the L-smooth non-convex f(x) = -cos(x) (Monte Carlo over x uniform on [-pi, pi]).
-Steps beyond 1/(8L) are outside the theorem (right of the grey line); the left side turns
-negative at eta = 1/sqrt(10).
+case over every L-smooth f (``verify.kvib.pep_conditions.eq36_descent_rate``); the largest
+ratio over sampled states of the L-smooth non-convex f(x) = -cos(x) (Monte Carlo over x
+uniform on [-pi, pi]). Steps beyond 1/(8L) are outside the theorem (right of the grey line);
+the left side turns negative at eta = 1/sqrt(10).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from figures._common import run_figure
-from flbounds.pep import kvib_descent_rate
+from verify.kvib.pep_conditions import eq36_descent_rate
 
 NAME = "kvib_pep"
 CLAIMS = ("kvib.thm4_1.descent_tightness",)
@@ -42,7 +42,7 @@ def compute(profile="quick", seed=0):
     cfg = PROFILES[profile]
     rng = np.random.default_rng(seed)
     steps = np.array(cfg["multiples"]) / (8 * L_SMOOTH)
-    worst = np.array([kvib_descent_rate(L_SMOOTH, R_LOCAL, s).worst for s in steps])
+    worst = np.array([eq36_descent_rate(L_SMOOTH, R_LOCAL, s).worst for s in steps])
     sampled = np.array([_sampled_ratio(rng, s, cfg["n_states"]) for s in steps])
     return {"steps": steps, "printed": np.ones_like(steps), "pep_worst": worst,
             "sampled_max": sampled, "admissible_step": np.array(1 / (8 * L_SMOOTH))}

@@ -7,7 +7,8 @@ the per-round q-condition (proof's linear form, printed constants) admits a stat
 x*; above it the theorem is vacuous on this class (``safari.thm5.tightness``). Curves, as
 contraction gaps 1 - rho per round: the printed eta_bar = 2 eta_s L mu/(L + mu); the PEP
 worst case over every L-smooth mu-strongly convex F meeting the q-condition
-(``flbounds.pep.safari_rate``); the per-round factor of the Monte Carlo mean of
+(``flbounds.pep.safari_rate``, the coupled steps and the q-condition as its state constraint
+from ``verify.safari.pep_conditions``); the per-round factor of the Monte Carlo mean of
 ||x_r - x*||^2 (``flbounds.algorithms.safari``).
 """
 
@@ -21,9 +22,9 @@ from figures._common import contraction_gaps, run_figure
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import bounds
 from flbounds.pep import safari_rate
-from flbounds.pep.server_steps import thm5_steps
 from flbounds.problems import Quadratic, random_quadratics
 from flbounds.stats import linear_rate_fit
+from verify.safari.pep_conditions import thm5_state_constraint, thm5_steps
 
 NAME = "safari_pep"
 CLAIMS = ("safari.thm5.tightness",)
@@ -56,7 +57,9 @@ def compute(profile="quick", seed=0):
         thm5 = bounds.get("safari.thm5").evaluate(  # R = 1, ||x_0 - x*||^2 = 1, no noise
             mu=1.0, L=2.0, local_steps=K, n_sampled=1, q=Q, R=1, dist0=1.0, sigma2=0.0,
             sigma_s2=0.0, sigma_G2=0.0, step=step).value
-        res = safari_rate(1.0, 2.0, Q, K, step, printed=thm5)
+        eta_c, _ = thm5_steps(1.0, 2.0, K, step)
+        res = safari_rate(1.0, 2.0, Q, K, eta_c, step, printed=thm5,
+                          state_constraint=thm5_state_constraint(1.0, 2.0, Q, K, step))
         printed[k], worst[k] = res.printed, res.worst
         measured[k] = _mc_rate(problem, rng, step, cfg["n_runs"])
     return {"steps": steps, "printed": printed, "pep_worst": worst, "mc_rate": measured,

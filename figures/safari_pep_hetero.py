@@ -7,7 +7,8 @@ N = 3 clients, each L-smooth mu-strongly convex (mu = 1, L = 2), q = 0.5, K = 2,
 (``flbounds.pep.safari_hetero_rate``, Assumption 5 at the evaluated points) with full
 participation and with client 3 never sampled (1 of clients 1-2 per client round); and, for the
 biased case, the best 1-D quadratic instance replayed through ``flbounds.algorithms.safari``
-(a lower bound, ``flbounds.pep.server_hetero_witness``).
+(a lower bound, ``flbounds.pep.server_hetero_witness``). Steps, q-condition and (83) from
+``verify.safari.pep_conditions``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ import numpy as np
 
 from figures._common import run_figure
 from flbounds.pep import safari_hetero_rate
-from flbounds.pep.server_hetero_witness import safari_hetero_witness
+from verify.safari.pep_conditions import (
+    one_round_bound,
+    thm5_hetero_witness,
+    thm5_state_constraint,
+    thm5_steps,
+)
 
 NAME = "safari_pep_hetero"
 CLAIMS = ("safari.thm5.hetero_tightness",)
@@ -31,12 +37,15 @@ BIASED = dict(n_sampled=1, eligible=[0, 1])
 def compute(profile="quick", seed=0):
     ss = np.array(PROFILES[profile]["ss"])
     one_round, full, biased, witness = (np.empty(ss.size) for _ in range(4))
+    eta_c, _ = thm5_steps(MU, L, K, STEP)
+    kw = dict(state_constraint=thm5_state_constraint(MU, L, Q, K, STEP))
     for k, s in enumerate(ss):
-        res = safari_hetero_rate(MU, L, Q, K, STEP, N, sigma_g2_ratio=s)
-        one_round[k], full[k] = res.params["one_round"], res.worst
-        biased[k] = safari_hetero_rate(MU, L, Q, K, STEP, N, sigma_g2_ratio=s, **BIASED).worst
-        witness[k] = safari_hetero_witness(MU, L, Q, K, STEP, N, sigma_g2_ratio=s,
-                                           **BIASED).replayed
+        res = safari_hetero_rate(MU, L, Q, K, eta_c, STEP, N, sigma_g2_ratio=s, **kw)
+        one_round[k], full[k] = one_round_bound(MU, L, Q, K, STEP, s), res.worst
+        biased[k] = safari_hetero_rate(MU, L, Q, K, eta_c, STEP, N, sigma_g2_ratio=s, **kw,
+                                       **BIASED).worst
+        witness[k] = thm5_hetero_witness(MU, L, Q, K, STEP, N, sigma_g2_ratio=s,
+                                         **BIASED).replayed
     return {"s": ss, "one_round": one_round, "pep_full": full, "pep_biased": biased,
             "witness_biased": witness, "q": np.array(Q), "local_steps": np.array(K)}
 

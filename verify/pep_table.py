@@ -16,12 +16,21 @@ import numpy as np
 
 from flbounds import pep
 from flbounds.ledger import bounds
+from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
+from verify.kvib.pep_conditions import eq36_descent_rate
+from verify.safari.pep_conditions import (
+    one_round_bound,
+    thm4_client_step,
+    thm5_state_constraint,
+    thm5_steps,
+)
 
 
 def _focus_row(p, tau):
     thm = bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=np.asarray(p, dtype=float),
                                              tau=tau)
-    res = pep.focus_rate(1.0, 2.0, p, tau, thm.step, printed=thm.value)
+    res = pep.focus_rate(1.0, 2.0, p, tau, thm.step, printed=thm.value,
+                         consensus_weight=thm1a_lyapunov_weight(1.0, 2.0, len(p), thm.step))
     how = " (certified upper bound)" if res.status.startswith("certified") else ""
     return (f"FOCUS Thm 1(a), one round of Psi{how}",
             f"mu=1 L=2 p={','.join(f'{x:g}' for x in p)} tau={tau}, printed step "
@@ -54,8 +63,11 @@ def _safari_rows():
     thm4 = bounds.get("safari.thm4").evaluate(
         L=2.0, local_steps=3, n_sampled=1, q=0.5, R=2, delta_f=1.0, sigma2=0.0, sigma_s2=0.0,
         sigma_G2=0.0, step=step4).value
-    s5 = pep.safari_rate(1.0, 2.0, 0.5, 3, 0.02, printed=thm5)
-    s4 = pep.safari_nonconvex_rate(2.0, 0.5, 3, step4, 2, printed=thm4)
+    eta_c5, _ = thm5_steps(1.0, 2.0, 3, 0.02)
+    s5 = pep.safari_rate(1.0, 2.0, 0.5, 3, eta_c5, 0.02, printed=thm5,
+                         state_constraint=thm5_state_constraint(1.0, 2.0, 0.5, 3, 0.02))
+    s4 = pep.safari_nonconvex_rate(2.0, 0.5, 3, thm4_client_step(3, step4), step4, 2,
+                                   printed=thm4)
     return [("SAFARI Thm 5, one round, identical clients, q-condition imposed",
              "mu=1 L=2 q=0.5 K=3 eta_s=0.02", s5.printed, s5.worst),
             ("SAFARI Thm 4, 2 rounds, identical clients (upper bound: F* relaxed)",
@@ -65,18 +77,22 @@ def _safari_rows():
 
 
 def _safari_hetero_row():
-    res = pep.safari_hetero_rate(1.0, 2.0, 0.5, 2, 0.1 / 3, 3, n_sampled=1, eligible=[0, 1],
-                             sigma_g2_ratio=1.0)
+    step = 0.1 / 3
+    eta_c, _ = thm5_steps(1.0, 2.0, 2, step)
+    res = pep.safari_hetero_rate(1.0, 2.0, 0.5, 2, eta_c, step, 3, n_sampled=1, eligible=[0, 1],
+                                 sigma_g2_ratio=1.0,
+                                 state_constraint=thm5_state_constraint(1.0, 2.0, 0.5, 2, step))
     return ("SAFARI Thm 5, one round (83), 3 heterogeneous clients, client 3 never sampled "
             "(upper bound: A5 at evaluated points)",
             "mu=1 L=2 q=0.5 K=2 eta_s=0.0333 m=1, dist0^2 <= 1, sigma_G^2 <= 1",
-            res.params["one_round"], res.worst)
+            one_round_bound(1.0, 2.0, 0.5, 2, step, 1.0), res.worst)
 
 
 def _relaxed_rows():
     thm = bounds.get("focus.thm1b").evaluate(beta=1.0, L=2.0, p=np.array([0.5, 0.8]), tau=2)
-    pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value)
-    kv = pep.kvib_descent_rate(1.0, 3, 1 / 8)
+    pl = pep.focus_pl_rate(1.0, 2.0, (0.5, 0.8), 2, thm.step, printed=thm.value,
+                           consensus_weight=thm1b_consensus_weight(2.0, thm.step))
+    kv = eq36_descent_rate(1.0, 3, 1 / 8)
     return [("FOCUS Thm 1(b), one round of Phi under PL (relaxation: upper bound)",
              f"beta=1 L=2 p=0.5,0.8 tau=2, step {pl.params['step']:.3g}", pl.printed,
              pl.worst),

@@ -13,19 +13,21 @@ solve time, solver). The library looks no paper's bound up: every step is an arg
 is no default step), and where the comparison is a theorem's printed rate, ``printed`` is the
 value the caller passes (``printed=``; None without one), e.g. from the theorem's bound
 (``flbounds.ledger.api.bounds.get(id)``, as ``flbounds bound`` shows it). :func:`gd_rate` reports
-gradient descent's classical rate, :func:`kvib_descent_rate` 1 (its metric is normalised by
-the inequality's right side).
+gradient descent's classical rate.
 
 - :func:`gd_rate` (the sanity case), :func:`fedavg_rate`, :func:`focus_rate` (one-round
   Lyapunov contraction), :func:`focus_rounds_rate` (R rounds from the proof's start).
-- :func:`focus_pl_rate`: FOCUS Thm 1(b) under PL, a relaxation (an upper bound on the PL
-  class's worst case, :mod:`flbounds.pep.pl`).
-- :func:`kvib_descent_rate`: K-Vib's one-round descent inequality (eq. (36)), its
-  deterministic part (:mod:`flbounds.pep.descent`).
-- :func:`safari_rate` (SAFARI Thm 5, one round) and :func:`safari_nonconvex_rate` (Thm 4, R
-  rounds), the deterministic homogeneous case (:mod:`flbounds.pep.server_steps`);
-  :func:`safari_hetero_rate` (Thm 5, one round, heterogeneous clients with
-  :math:`\sigma_G^2 \le s`: a relaxation, an upper bound; :mod:`flbounds.pep.server_hetero`).
+- :func:`focus_pl_rate`: one FOCUS round under PL, a relaxation (an upper bound on the PL
+  class's worst case, :mod:`flbounds.pep.pl`). FOCUS's Lyapunov weight is an argument
+  (``consensus_weight``) of both, like the step.
+- :func:`fedavg_descent_rate`: one FedAvg round's weighted squared gradient against its
+  decrease over L-smooth non-convex :math:`f` (a one-round descent inequality's
+  deterministic part, weights the caller's; :mod:`flbounds.pep.descent`).
+- :func:`safari_rate` (SAFARI, one strongly convex round, optionally under a constraint on
+  the round's state) and :func:`safari_nonconvex_rate` (R non-convex rounds), identical
+  clients without noise (:mod:`flbounds.pep.server_steps`); :func:`safari_hetero_rate` (one
+  round, heterogeneous clients with :math:`\sigma_G^2 \le s`: a relaxation, an upper bound;
+  :mod:`flbounds.pep.server_hetero`). Both steps are arguments.
 - :func:`~flbounds.pep.witness.fedavg_witness` and
   :func:`~flbounds.pep.witness.focus_rounds_witness` (quadratic clients fitted to an optimal
   Gram matrix, :func:`~flbounds.pep.witness.quadratic_instance`, then replayed through
@@ -34,7 +36,7 @@ the inequality's right side).
   :mod:`flbounds.pep.server_steps_witness` and :mod:`flbounds.pep.server_hetero_witness`.
 """
 
-from .descent import kvib_descent_rate
+from .descent import fedavg_descent_rate
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
@@ -43,10 +45,10 @@ from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
-from .tracking import focus_rate, focus_rounds_rate, lyapunov_weight
+from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
-           "gd_contraction", "gd_rate", "kvib_descent_rate", "lyapunov_weight",
-           "moments_from_subsets", "participation_moments", "safari_hetero_rate",
-           "safari_nonconvex_rate", "safari_rate", "solve"]
+           "gd_contraction", "gd_rate", "fedavg_descent_rate", "moments_from_subsets",
+           "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",
+           "solve"]

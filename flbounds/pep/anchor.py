@@ -8,9 +8,10 @@ at that point is pinned at zero. Left free, these symmetries are directions alon
 Gram matrix and the function values are unbounded: the primal feasible set has a lineality
 space, the dual slack matrix cannot be positive definite (no strictly feasible dual), and the
 interior-point solvers stop at ``optimal_inaccurate`` on badly scaled instances. Measured on
-SAFARI Theorem 4 at q = 0, K = 1, R = 3 and a quarter of the printed step: free start and free
-:math:`F^\star`, Clarabel and SCS ``optimal_inaccurate`` (gap 2.8e-5); start at the origin and
-:math:`F^\star = 0`, Clarabel ``optimal``, gap 2.4e-7, same value to 1e-7 relative.
+SAFARI's non-convex rounds (``safari_nonconvex_rate``) at q = 0, K = 1, R = 3 and a quarter of
+the step of ``safari.thm4.tightness``'s grid: free start and free :math:`F^\star`, Clarabel
+and SCS ``optimal_inaccurate`` (gap 2.8e-5); start at the origin and :math:`F^\star = 0`,
+Clarabel ``optimal``, gap 2.4e-7, same value to 1e-7 relative.
 
 Fresh zero objects are made per problem: PEPit caches a point's value after a solve, so the
 shared ``PEPit.null_point`` would carry a stale vector from one problem to the next.

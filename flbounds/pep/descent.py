@@ -1,43 +1,38 @@
-r"""K-Vib's one-round descent inequality (Theorem 4.1's proof, eq. (36) of [003]) over the
-L-smooth non-convex class.
+r"""One FedAvg round's descent over the L-smooth non-convex class: how large can a weighted
+:math:`\|\nabla f(x)\|^2` be against the round's decrease :math:`f(x) - f(x^+)`?
 
-Eq. (36), for FedAvg with unbiased client sampling, :math:`\eta = R\eta_l\eta_g`:
+The round: identical clients with full-batch local steps and full participation, so it is
+:math:`R` local gradient steps of :math:`\eta_l` from :math:`x`, the server moving
+:math:`\eta_g` times the change. The SDP computes
 
-.. math:: \tfrac1{16}(1-10\gamma\eta^2)\|\nabla f(x^t)\|^2 \le
-   \tfrac{2(f(x^t) - E f(x^{t+1}))}{\eta} + (Q(S^t) + \tfrac54 L\sigma^2)\eta
-   + \tfrac58\gamma\sigma^2\eta^2 .
+.. math:: \sup_{f, x} \; w_g \|\nabla f(x)\|^2 \quad \text{s.t.} \quad
+          w_d \,(f(x) - f(x^+)) \le 1
 
-What the PEP certifies: the deterministic descent part. The sampling terms (:math:`Q(S^t)`, the
-excess variance of the sampler, and :math:`\sigma^2 = \sigma_l^2/R + 6\sigma_g^2`) are additive
-constants fixed by the sampler and the data, not by the function class; they are set to zero
-by taking identical clients (:math:`\sigma_g = 0`), full-batch local steps
-(:math:`\sigma_l = 0`) and full participation (:math:`Q = 0`, :math:`\gamma = NW = 1` with
-:math:`\lambda_i = 1/N`; the round is then :math:`R` local gradient steps of
-:math:`\eta_l` scaled by :math:`\eta_g`). The sampling terms remain checked by Monte Carlo
-(``kvib.thm4_1.descent_chain``). The SDP computes
-
-.. math:: \sup_f \frac{\tfrac1{16}(1-10\gamma\eta^2)\|\nabla f(x)\|^2}
-                      {2(f(x) - f(x^+))/\eta}
-
-over every L-smooth :math:`f` and every :math:`x` (normalising the denominator to 1): eq. (36)
-holds on the class iff the value is at most 1 (``printed`` = 1).
+over every L-smooth :math:`f` (``gradient_weight`` :math:`w_g`, any sign; ``descent_weight``
+:math:`w_d > 0`): a one-round inequality :math:`w_g\|\nabla f(x)\|^2 \le w_d(f(x) - f(x^+))`
+holds on the class iff the value is at most 1. Such descent inequalities appear in
+non-convex FedAvg analyses (e.g. K-Vib's eq. (36) of [003], whose weights are the caller's,
+``verify.kvib.pep_conditions``); sampling and noise terms, additive constants of the sampler
+and the data, are outside this class.
 
 References
 ----------
-[003] K-Vib, Theorem 4.1 and Appendix C.2, eq. (36).
+[003] K-Vib, Appendix C.2 (where such a descent step is used).
 """
 
 from __future__ import annotations
 
-from flbounds.validation import check_int, check_positive
+from flbounds.validation import check_finite, check_int, check_positive
 
 from .anchor import origin
 from .result import WorstCase, make_result
 from .sdp import solve
 
 
-def kvib_descent_rate(L, local_steps, step, *, step_global=1.0, gamma=1.0) -> WorstCase:
-    r"""Worst ratio of eq. (36)'s left side to its descent term (module docstring).
+def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient_weight=1.0,
+                        descent_weight=1.0, printed=None) -> WorstCase:
+    r"""Worst :math:`w_g\|\nabla f(x)\|^2` with :math:`w_d(f(x) - f(x^+)) \le 1` over L-smooth
+    :math:`f` (module docstring).
 
     Parameters
     ----------
@@ -45,37 +40,42 @@ def kvib_descent_rate(L, local_steps, step, *, step_global=1.0, gamma=1.0) -> Wo
         Smoothness (> 0).
     local_steps : int
         :math:`R \ge 1` local steps.
-    step : float
-        :math:`\eta = R\eta_l\eta_g > 0` (the theorem: :math:`\eta \le 1/(8L)`).
+    step_local : float
+        :math:`\eta_l > 0`.
     step_global : float
         :math:`\eta_g > 0`.
-    gamma : float
-        :math:`\gamma^t > 0` (1 at full participation with equal weights).
+    gradient_weight : float
+        :math:`w_g` (finite, any sign).
+    descent_weight : float
+        :math:`w_d > 0`.
+    printed : float, optional
+        The value to report beside the worst case (1 for an inequality normalised as above);
+        None: none.
 
     Returns
     -------
     WorstCase
-        ``printed`` is 1: the inequality holds on the class iff ``worst <= 1``.
+        ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
     from PEPit.functions import SmoothFunction
 
     L = check_positive(L, "L")
     R = check_int(local_steps, "local_steps", minimum=1)
-    eta = check_positive(step, "step")
+    eta_l = check_positive(step_local, "step_local")
     eta_g = check_positive(step_global, "step_global")
-    gamma = check_positive(gamma, "gamma")
-    eta_l = eta / (R * eta_g)
+    w_g = check_finite(gradient_weight, "gradient_weight")
+    w_d = check_positive(descent_weight, "descent_weight")
     problem = PEP()
     func = problem.declare_function(SmoothFunction, L=L)
     x = origin()  # translation symmetry (.anchor)
     x_next = _round(func, x, eta_l, eta_g, R)
-    problem.set_initial_condition((2 / eta) * (func(x) - func(x_next)) <= 1)
-    problem.set_performance_metric((1 - 10 * gamma * eta**2) / 16 * func.gradient(x) ** 2)
-    return make_result(solve(problem), printed=1.0,
-                       metric="(1 - 10 gamma eta^2)/16 ||grad f(x)||^2 / (2 (f(x) - f(x+))/eta)",
-                       params=dict(L=L, local_steps=R, step=eta, step_local=eta_l,
-                                   step_global=eta_g, gamma=gamma))
+    problem.set_initial_condition(w_d * (func(x) - func(x_next)) <= 1)
+    problem.set_performance_metric(w_g * func.gradient(x) ** 2)
+    return make_result(solve(problem), printed=printed,
+                       metric="w_g ||grad f(x)||^2 / (w_d (f(x) - f(x+)))",
+                       params=dict(L=L, local_steps=R, step_local=eta_l, step_global=eta_g,
+                                   gradient_weight=w_g, descent_weight=w_d))
 
 
 def _round(func, x, eta_l, eta_g, R):
@@ -86,4 +86,4 @@ def _round(func, x, eta_l, eta_g, R):
     return x + eta_g * (z - x)
 
 
-__all__ = ["kvib_descent_rate"]
+__all__ = ["fedavg_descent_rate"]

@@ -1,20 +1,21 @@
-r"""FOCUS under the PL inequality (Theorem 1(b) of [002]): a relaxed one-round worst case.
+r"""FOCUS (Algorithm 1 of [002]) under the PL inequality: a relaxed one-round worst case.
 
-The class of Theorem 1(b) is "every :math:`f_i` L-smooth, :math:`F = \frac1N\sum_i f_i`
-:math:`\beta`-PL". PL is not an interpolable class (no finite set of conditions on sampled
-points characterises it), so the SDP here is a *relaxation*: each :math:`f_i` ranges over
+The class is "every :math:`f_i` L-smooth, :math:`F = \frac1N\sum_i f_i` :math:`\beta`-PL".
+PL is not an interpolable class (no finite set of conditions on sampled points characterises
+it), so the SDP here is a *relaxation*: each :math:`f_i` ranges over
 PEPit's L-smooth (non-convex) class, and at every point where the whole :math:`F` is evaluated
 (the pulled model and the next server model of every participation pattern) the PL inequality
 :math:`F(v) - F^\star \le \|\nabla F(v)\|^2/(2\beta)` and :math:`F(v) \ge F^\star` are imposed,
 with :math:`x^\star` a stationary point of :math:`F` and :math:`F^\star = F(x^\star)`. Every
 instance of the class meets these constraints (PL makes every stationary point a global
 minimiser), so the relaxed supremum is an UPPER bound on the class's worst case:
-"relaxed worst <= printed" certifies the printed rate over the whole class; a relaxed worst
+"relaxed worst <= printed" certifies a printed rate over the whole class; a relaxed worst
 above it proves nothing by itself.
 
-Lyapunov function: the one-state form of the proof's :math:`\Phi` (Thm 1(b), (24)),
+Lyapunov function: a one-state function of the form used in FOCUS's PL analysis (Appendix E.6
+of [002], with its own weight),
 
-.. math:: \Phi = F(x) - F^\star + c \sum_i \|x - z_i\|^2, \qquad c = 1 - 4\eta L^2,
+.. math:: \Phi = F(x) - F^\star + c \sum_i \|x - z_i\|^2, \qquad c > 0 \text{ (the caller's)},
 
 with the same state as :func:`flbounds.pep.focus_rate` (pulled model :math:`x`, stored points
 :math:`z_i`, tracker :math:`y = \sum_i \nabla f_i(z_i)`). :math:`F(x^+)` is a function value at
@@ -23,7 +24,8 @@ moment shortcut): N <= 4 is practical.
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Theorem 1(b), eq. (24), Appendix E.6.
+[002] Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.6 (the Lyapunov
+function's form).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .anchor import minimizer
 from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
 from .sdp import solve_first
-from .tracking import _process
+from .tracking import _process, required_weight
 
 
 def _mean_value_and_gradient(funcs, v):
@@ -55,10 +57,10 @@ def _impose_pl(problem, funcs, v, f_star, beta):
     return gap
 
 
-def focus_pl_rate(beta, L, p, local_steps, step=None, *, printed=None, consensus_weight=None,
+def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None, printed=None,
                   participation=None) -> WorstCase:
     r"""Relaxed worst :math:`E[\Phi_{r+1}]/\Phi_r` of one FOCUS round under PL (module
-    docstring): an upper bound on the worst case over Theorem 1(b)'s class.
+    docstring): an upper bound on the worst case over the class.
 
     Parameters
     ----------
@@ -71,13 +73,11 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, printed=None, consensus
     local_steps : int
         :math:`\tau \ge 1`.
     step : float
-        :math:`\eta > 0`, required (Theorem 1(b)'s admissible step is its bound's,
-        ``flbounds bound focus.thm1b``).
+        :math:`\eta > 0`, required.
+    consensus_weight : float
+        :math:`c > 0` of :math:`\Phi`, required.
     printed : float, optional
-        The rate to report beside the worst case (e.g. Theorem 1(b)'s
-        :math:`1 - \eta\beta N`); None: none.
-    consensus_weight : float, optional
-        :math:`c > 0`; default :math:`1 - 4\eta L^2`.
+        The rate to report beside the worst case; None: none.
     participation : process of ``flbounds.participation``, optional
         Replaces Bernoulli(p).
 
@@ -99,11 +99,7 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, printed=None, consensus
     process = _process(p, participation)
     n = process.n_clients
     step = required_step(step)
-    c = 1 - 4 * step * L**2 if consensus_weight is None else \
-        check_positive(consensus_weight, "consensus_weight")
-    if not c > 0:
-        raise ValueError(f"step={step} makes the consensus weight 1 - 4 step L^2 <= 0 "
-                         "(pass consensus_weight)")
+    c = required_weight(consensus_weight)
     masks, probs = subset_distribution(process)
 
     def build(form, scale):

@@ -15,7 +15,7 @@ Clarabel (interior point, default tolerances 1e-8) is fast and accurate on most 
 on the FOCUS Lyapunov PEP it often stops at ``optimal_inaccurate`` (the local-step
 displacements are O(eta) while the state is O(1), a badly scaled Gram matrix). It is then
 re-run with tolerances 1e-7, and SCS (``eps = 1e-8``) is the last resort. Every accepted solve
-has residuals below 1e-7 and a gap below the tolerance; on the Theorem 1(a) instance the three
+has residuals below 1e-7 and a gap below the tolerance; on a FOCUS one-round instance the three
 accepted answers agree to 4e-7 relative, so :data:`GAP_REL` = 1e-6 is the accuracy a claim may
 rely on (``tolerance`` of the tightness claims), not the (smaller) reported gap. Where no
 setting gives an accurate solve (FOCUS at p_min <= 0.3, N >= 5), :mod:`.certify` turns the
@@ -23,11 +23,12 @@ solver's multipliers into a rigorous upper bound instead.
 
 Scale. The PEPs are homogeneous (points times a, function values times a^2 keep every class),
 so bounding the initial condition by s instead of 1 multiplies the optimal value by s. The
-solvers' absolute tolerances and regularisation are not scale free: on SAFARI Theorem 4 at a
-quarter of the printed step (gradients of size 1/sqrt(eta) for a unit initial gap) Clarabel and
-SCS stop at ``optimal_inaccurate``; with the initial gap bounded by eta every entry is O(1) and
-Clarabel returns ``optimal`` (same value to 1e-8 relative). Builders pass that ``scale`` to
-:func:`solve`, which divides the values and the gap by it before the acceptance test.
+solvers' absolute tolerances and regularisation are not scale free: on SAFARI's non-convex
+rounds at a quarter of the step of ``safari.thm4.tightness``'s grid (gradients of size
+1/sqrt(eta) for a unit initial gap) Clarabel and SCS stop at ``optimal_inaccurate``; with the
+initial gap bounded by eta every entry is O(1) and Clarabel returns ``optimal`` (same value to
+1e-8 relative). Builders pass that ``scale`` to :func:`solve`, which divides the values and
+the gap by it before the acceptance test.
 """
 
 from __future__ import annotations

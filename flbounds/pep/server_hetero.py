@@ -1,41 +1,34 @@
-r"""SAFARI (Algorithm 1 of [000]) with heterogeneous clients: Theorem 5's one round as a PEP.
+r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of [000]) with heterogeneous clients: one
+strongly convex round as a PEP.
 
-Clients :math:`f_1, \dots, f_N`, each L-smooth and mu-strongly convex (Theorem 5 asks it of
-every :math:`F_i`), :math:`F = \frac1N \sum_i f_i`, :math:`x^\star = \arg\min F`. A round is,
-with probability :math:`q`, a client round (every sampled client runs :math:`K` gradient steps
-with :math:`\eta_c` from :math:`x_r`, the server averages over the sampled set :math:`S`) and
+Clients :math:`f_1, \dots, f_N`, each L-smooth and mu-strongly convex,
+:math:`F = \frac1N \sum_i f_i`, :math:`x^\star = \arg\min F`. A round is, with probability
+:math:`q`, a client round (every sampled client runs :math:`K` gradient steps with
+:math:`\eta_c` from :math:`x_r`, the server averages over the sampled set :math:`S`) and
 otherwise one server step :math:`x_r - \eta_s \nabla F(x_r)`. The sampled set is SAFARI's:
 ``n_sampled`` clients uniformly without replacement from ``eligible`` (a strict subset of the
 clients is biased participation). The expectation over the coin and over :math:`S` is exact
 (:mod:`flbounds.pep.moments`).
 
-Heterogeneity (Assumption 5): :math:`\|\nabla f_i(x) - \nabla F(x)\|^2 \le \sigma_G^2` for every
-client and every :math:`x`. Theorem 5's right side is affine in :math:`(\|x_r - x^\star\|^2,
-\sigma_G^2)`; both scale alike under :math:`x \mapsto tx`, so the SDP normalises
-:math:`\|x_r - x^\star\|^2 \le 1` and :math:`\sigma_G^2 \le s` (``sigma_g2_ratio``), and the
-family of values over :math:`s \ge 0` is equivalent to the affine inequality over the class.
-Assumption 5 is imposed at every point where a gradient is taken (:math:`x^\star`, :math:`x_r`
-and every local iterate), with every client's gradient evaluated there; at other points it is
-not, so the SDP value is an UPPER bound on the class's worst case: "worst <= printed"
-certifies the printed inequality at these constants, an excess needs a replayed witness.
+Bounded heterogeneity: :math:`\|\nabla f_i(x) - \nabla F(x)\|^2 \le \sigma_G^2` for every
+client and every :math:`x`. A bound affine in :math:`(\|x_r - x^\star\|^2, \sigma_G^2)` scales
+like both under :math:`x \mapsto tx`, so the SDP normalises :math:`\|x_r - x^\star\|^2 \le 1`
+and :math:`\sigma_G^2 \le s` (``sigma_g2_ratio``), and the family of values over
+:math:`s \ge 0` is equivalent to the affine inequality over the class. The heterogeneity bound
+is imposed at every point where a gradient is taken (:math:`x^\star`, :math:`x_r` and every
+local iterate), with every client's gradient evaluated there; at other points it is not, so
+the SDP value is an UPPER bound on the class's worst case: "worst <= printed" certifies a
+printed inequality at these constants, an excess needs a replayed witness.
 
-The q-condition of Theorem 5 carries no :math:`\sigma_G` term, but its :math:`G_4 =
-\frac1m\sum_{i \in S}[f_i(x_r) - f_i(x^\star)]` now depends on the sampled clients: it is
-imposed, in the proof's linear form :math:`aG_3 - bG_4 \le 0`
-(:func:`flbounds.pep.server_steps.q_condition_coefficients`), for every set :math:`S` that can
-be drawn, so every state in the SDP meets the hypothesis whatever the draw.
-
-Printed values at these constants (noise :math:`\sigma = \sigma_s = 0`): ``printed`` is the
-caller's (Theorem 5 at :math:`R = 1` is :math:`(1 - \bar\eta) + \bar\delta(s)`), and
-``params['one_round']`` the inequality (83) the proof iterates,
-:math:`(1 - \bar\eta) + \delta(s)` with
-:math:`\delta = 4q\eta_c^2K^2 s + 60 q \eta_c^2 K^2 L \eta_c (1 + K\eta_c L) s`
-(:math:`\bar\delta = \delta/\bar\eta`).
+An optional constraint on the round's state (``state_constraint=(a, b)``) reads
+:math:`a\|\nabla F(x_r)\|^2 - b\,G(S) \le 0` with :math:`G(S) = \frac1m\sum_{i \in S}
+[f_i(x_r) - f_i(x^\star)]`, which depends on the sampled clients: it is imposed for every set
+:math:`S` that can be drawn, so every state in the SDP meets it whatever the draw (with
+identical clients it is :func:`flbounds.pep.server_steps.safari_rate`'s).
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1, Theorem 5,
-Assumption 5, Appendix A (eqs. (76)-(83)).
+[000] Server-assisted FL under incomplete client participation, Algorithm 1.
 """
 
 from __future__ import annotations
@@ -52,7 +45,7 @@ from .moments import moments_from_subsets
 from .result import WorstCase, make_result
 from .rounds import point_sum, weighted_gram
 from .sdp import solve_first
-from .server_steps import check_round_args, q_condition_coefficients, thm5_steps
+from .server_steps import check_round_args
 
 
 def sampled_sets(n_clients, n_sampled=None, eligible=None):
@@ -76,17 +69,10 @@ def sampled_sets(n_clients, n_sampled=None, eligible=None):
     return masks, np.full(len(subsets), 1.0 / len(subsets))
 
 
-def one_round_bound(mu, L, q, local_steps, step_server, s):
-    r"""The proof's one-round inequality (83) at :math:`\|x_r - x^\star\|^2 = 1`,
-    :math:`\sigma_G^2 = s`, no noise: :math:`(1 - \bar\eta) + \delta(s)`."""
-    eta_c, eta_bar = thm5_steps(mu, L, local_steps, step_server)
-    K = local_steps
-    delta = q * s * (4 * eta_c**2 * K**2 + 60 * eta_c**3 * K**2 * L * (1 + K * eta_c * L))
-    return 1 - eta_bar + delta
-
-
-def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q_condition):
-    mu, L, q, K, step = check_round_args(mu, L, q, local_steps, step_server, q_condition)
+def _check_args(mu, L, q, local_steps, step_client, step_server, n_clients, sigma_g2_ratio,
+                state_constraint):
+    mu, L, q, K, eta_c, step, constraint = check_round_args(mu, L, q, local_steps, step_client,
+                                                            step_server, state_constraint)
     n = check_int(n_clients, "n_clients", minimum=1)
     try:
         s = float(sigma_g2_ratio)
@@ -94,7 +80,7 @@ def _check_args(mu, L, q, local_steps, step_server, n_clients, sigma_g2_ratio, q
         s = float("nan")
     if not (np.isfinite(s) and s >= 0):
         raise ValueError(f"sigma_g2_ratio must be a finite number >= 0, got {sigma_g2_ratio!r}")
-    return mu, L, q, K, step, n, s
+    return mu, L, q, K, eta_c, step, constraint, n, s
 
 
 def _local_runs(funcs, x, eta_c, K):
@@ -120,9 +106,10 @@ def _heterogeneity(problem, funcs, points, s):
             problem.add_constraint((g - mean) ** 2 <= s)
 
 
-def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, printed=None,
-                       n_sampled=None, eligible=None, sigma_g2_ratio=0.0, q_condition="printed",
-                       drop_heterogeneity=False, drop_server_step=False) -> WorstCase:
+def safari_hetero_rate(mu, L, q, local_steps, step_client, step_server, n_clients, *,
+                       printed=None, n_sampled=None, eligible=None, sigma_g2_ratio=0.0,
+                       state_constraint=None, drop_heterogeneity=False,
+                       drop_server_step=False) -> WorstCase:
     r"""Worst :math:`E\|x_{r+1} - x^\star\|^2` of one SAFARI round over heterogeneous clients,
     with :math:`\|x_r - x^\star\|^2 \le 1` and :math:`\sigma_G^2 \le s` (module docstring).
 
@@ -133,9 +120,11 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, printed
     q : float
         Probability of a client round, in [0, 1].
     local_steps : int
-        :math:`K \ge 1`; :math:`\eta_c = 4L\eta_s/(K(L+\mu))` as Theorem 5 couples them.
+        :math:`K \ge 1`.
+    step_client : float
+        :math:`\eta_c > 0`, the clients' local step.
     step_server : float
-        :math:`\eta_s > 0` (the theorem asks :math:`\eta_s \le 2/(L+\mu)`; not enforced).
+        :math:`\eta_s > 0`, the server step (no bound enforced).
     n_clients : int
         :math:`N \ge 1`.
     n_sampled : int, optional
@@ -145,27 +134,25 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, printed
     sigma_g2_ratio : float
         :math:`s = \sigma_G^2 / \|x_r - x^\star\|^2 \ge 0`.
     printed : float, optional
-        The bound to report beside the worst case (e.g. Theorem 5 at R = 1 with
-        :math:`\sigma_G^2 = s`, no noise, :math:`\|x_0 - x^\star\|^2 = 1`); None: none.
-    q_condition : {"printed", "corrected", None}
-        Impose the per-round q-condition (every drawable set), printed or corrected constants.
+        The bound to report beside the worst case (at :math:`\|x_r - x^\star\|^2 = 1`,
+        :math:`\sigma_G^2 = s`); None: none.
+    state_constraint : (float, float), optional
+        ``(a, b)``: only states with :math:`a\|\nabla F(x_r)\|^2 - b\,G(S) \le 0` for every
+        drawable set :math:`S` (module docstring); None: every state.
     drop_heterogeneity, drop_server_step : bool
-        Deliberately wrong problems (no Assumption 5; server rounds leave x unchanged) for the
-        tests that show the tightness claim catches them.
+        Deliberately wrong problems (no heterogeneity bound; server rounds leave x unchanged)
+        for the tests that show a tightness claim catches them.
 
     Returns
     -------
     WorstCase
-        An upper bound on the class's worst case; ``printed`` is the caller's ``printed``,
-        ``params['one_round']`` the proof's inequality (83).
+        An upper bound on the class's worst case; ``printed`` is the caller's ``printed``.
     """
-    mu, L, q, K, step, n, s = _check_args(mu, L, q, local_steps, step_server, n_clients,
-                                          sigma_g2_ratio, q_condition)
+    mu, L, q, K, eta_c, step, constraint, n, s = _check_args(
+        mu, L, q, local_steps, step_client, step_server, n_clients, sigma_g2_ratio,
+        state_constraint)
     masks, probs = sampled_sets(n, n_sampled, eligible)
-    eta_c, eta_bar = thm5_steps(mu, L, K, step)
-    coefficients = None if q_condition is None else q_condition_coefficients(
-        mu, L, q, eta_bar, q_condition == "corrected")
-    round_ = _Round(q, K, step, eta_c, masks, probs, coefficients, s, drop_heterogeneity,
+    round_ = _Round(q, K, step, eta_c, masks, probs, constraint, s, drop_heterogeneity,
                     drop_server_step)
     if s == 0.0 and n > 1 and not drop_heterogeneity:
         # sigma_G = 0 uniformly in x: every f_i is F plus a constant, the round is
@@ -173,21 +160,19 @@ def safari_hetero_rate(mu, L, q, local_steps, step_server, n_clients, *, printed
         # in this SDP (every gradient pair forced equal), where the solvers stop inaccurate
         from .server_steps import safari_rate
 
-        homogeneous = safari_rate(mu, L, q, K, step, q_condition=q_condition,
+        homogeneous = safari_rate(mu, L, q, K, eta_c, step, state_constraint=constraint,
                                   drop_server_step=drop_server_step)
         info = _info_of(homogeneous)
     else:
         info = _solve_round(round_, mu, L, n)
-    one_round = one_round_bound(mu, L, q, K, step, s)
     return make_result(info, printed=printed,
                        metric="E||x_{r+1} - x*||^2, ||x_r - x*||^2 <= 1, sigma_G^2 <= s "
                               "(one SAFARI round, heterogeneous clients; upper bound)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
-                                   step_client=eta_c, eta_bar=eta_bar, n_clients=n,
+                                   step_client=eta_c, n_clients=n,
                                    n_sampled=int(masks[0].sum()),
                                    eligible=np.flatnonzero(masks.any(axis=0)).tolist(),
-                                   sigma_g2_ratio=s, q_condition=q_condition,
-                                   one_round=one_round))
+                                   sigma_g2_ratio=s, state_constraint=constraint))
 
 
 @dataclass(frozen=True)
@@ -200,7 +185,7 @@ class _Round:
     eta_c: float
     masks: np.ndarray
     probs: np.ndarray
-    coefficients: tuple | None
+    constraint: tuple | None
     s: float
     drop_heterogeneity: bool
     drop_server_step: bool
@@ -219,9 +204,9 @@ class _Round:
         ends, inner = _local_runs(funcs, x, self.eta_c, self.K)
         if not self.drop_heterogeneity and n > 1:
             _heterogeneity(problem, funcs, [x_star, x, *inner], self.s * scale)
-        if self.coefficients is not None:
-            _impose_q_condition(problem, funcs, x, x_star, grad_F, self.masks, self.probs,
-                                self.coefficients)
+        if self.constraint is not None:
+            _impose_state_constraint(problem, funcs, x, x_star, grad_F, self.masks, self.probs,
+                                     self.constraint)
         x_server = x if self.drop_server_step else x - self.step * grad_F
         metric = (1 - self.q) * (x_server - x_star) ** 2
         if self.q > 0:
@@ -249,9 +234,10 @@ def _info_of(result):
                      gram_size=result.gram_size, n_constraints=result.n_constraints)
 
 
-def _impose_q_condition(problem, funcs, x, x_star, grad_F, masks, probs, coefficients):
-    r""":math:`aG_3 - bG_4(S) \le 0` for every set :math:`S` of positive probability."""
-    a, b, _ = coefficients
+def _impose_state_constraint(problem, funcs, x, x_star, grad_F, masks, probs, constraint):
+    r""":math:`a\|\nabla F(x)\|^2 - bG(S) \le 0` for every set :math:`S` of positive
+    probability."""
+    a, b = constraint
     g3 = grad_F**2
     for mask, prob in zip(masks, probs, strict=True):
         if prob <= 0:
@@ -261,4 +247,4 @@ def _impose_q_condition(problem, funcs, x, x_star, grad_F, masks, probs, coeffic
         problem.add_constraint(a * g3 - b * g4 <= 0)
 
 
-__all__ = ["one_round_bound", "safari_hetero_rate", "sampled_sets"]
+__all__ = ["safari_hetero_rate", "sampled_sets"]

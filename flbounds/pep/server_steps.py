@@ -1,54 +1,41 @@
-r"""SAFARI (Algorithm 1 of [000]): worst cases of its mixed client/server rounds.
+r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of [000]): worst cases of its mixed rounds.
 
-A SAFARI round is, with probability :math:`q`, a FedAvg client round (each sampled client runs
+A round is, with probability :math:`q`, a FedAvg client round (each sampled client runs
 :math:`K` local steps with :math:`\eta_c` from :math:`x_r`, the server averages) and otherwise
 one server step :math:`x_{r+1} = x_r - \eta_s \nabla F(x_r)`. The expectation over the coin is
-exact (a weighted sum over the two branches, or over the :math:`2^R` coin sequences).
+exact (a weighted sum over the two branches, or over the :math:`2^R` coin sequences). Both
+steps are arguments: the library couples neither to the other.
 
 What the classes express (and what they do not)
 ------------------------------------------------
-The theorems carry additive floors from gradient noise (:math:`\sigma^2, \sigma_s^2`) and from
-heterogeneity (:math:`\sigma_G^2`, uniform in :math:`x`); a PEP normalised by the initial
-distance or gap computes a *rate*, so both SDPs here are the deterministic, homogeneous case
-(:math:`\sigma = \sigma_s = \sigma_G = 0`, every client the same :math:`F`; then
-:math:`\delta = \bar\delta = 0` and the sampled set does not matter), where each theorem reduces
-to a pure rate that the PEP bounds over the whole class:
+A PEP normalised by the initial distance or gap computes a *rate*, so both SDPs here are the
+deterministic, homogeneous case (no gradient noise, every client the same :math:`F`; the
+sampled set does not matter); additive floors from noise or heterogeneity are outside them.
 
-- :func:`safari_rate` (Theorem 5, strongly convex): the worst one-round
+- :func:`safari_rate` (strongly convex): the worst one-round
   :math:`E\|x_{r+1} - x^\star\|^2 / \|x_r - x^\star\|^2` over L-smooth mu-strongly convex
-  :math:`F`, against the printed per-round factor :math:`1 - \bar\eta`,
-  :math:`\bar\eta = 2\eta_s L\mu/(L+\mu)`, :math:`\eta_c = 4L\eta_s/(K(L+\mu))`. The theorem's
-  per-round q-condition is a hypothesis on the state (through :math:`G_3 = \|\nabla F(x_r)\|^2`
-  and :math:`G_4 = F(x_r) - F^\star` here); in the proof's linear form
-  :math:`qN \le (1-q)D` it is linear in the Gram matrix and function values, so it is imposed
-  as a constraint of the SDP: the supremum runs only over states meeting it.
-- :func:`safari_nonconvex_rate` (Theorem 4): the worst
+  :math:`F`. An optional constraint on the round's state,
+  :math:`a\|\nabla F(x_r)\|^2 - b\,(F(x_r) - F^\star) \le 0` (``state_constraint=(a, b)``), is
+  linear in the Gram matrix and the function values, so it is imposed as a constraint of the
+  SDP: the supremum runs only over states meeting it.
+- :func:`safari_nonconvex_rate`: the worst
   :math:`\frac1R\sum_{r=1}^R E\|\nabla F(x_r)\|^2 / (F(x_0) - F^\star)` over L-smooth
-  (non-convex) :math:`F`, against the printed :math:`2/(R\eta_s)` (with
-  :math:`\delta = 0`). :math:`F^\star` is relaxed to a free scalar below every computed value
-  (any instance meets it with its true infimum), so the SDP value is an *upper* bound on the
-  class's worst case: "worst <= printed" certifies the printed bound. With
-  :math:`\sigma_G = 0` the q-condition holds for every :math:`q` (its numerator is
-  :math:`\le 0` once :math:`2L\eta_s \le 1/2`, checked).
+  (non-convex) :math:`F`. :math:`F^\star` is relaxed to a free scalar below every computed
+  value (any instance meets it with its true infimum), so the SDP value is an *upper* bound
+  on the class's worst case: "worst <= printed" certifies a printed bound.
 
-Heterogeneous clients (:math:`\sigma_G > 0`) for Theorem 5 are in
-:mod:`flbounds.pep.server_hetero` (:func:`~flbounds.pep.server_hetero.safari_hetero_rate`): the
-right side is affine in :math:`(\|x_r - x^\star\|^2, \sigma_G^2)`, so the SDP normalises both
-(:math:`\sigma_G^2 \le s`, Assumption 5 imposed at the evaluated points, a relaxation).
-Theorem 4 with :math:`\sigma_G > 0` is not built: its q-condition bounds :math:`\sigma_G^2` by
-:math:`G_1, G_2`, maxima over the rounds, so "q-condition holds" is a disjunction over the
-rounds (not a convex constraint on the Gram matrix); the audit's min reading would be a
-conjunction, expressible, but at :math:`N K 2^R` gradients, and the heterogeneous violation of
-Theorem 4 (``safari.thm4.printed_bound``) lives in the :math:`\sigma_G` floor after
-:math:`10^5` rounds, which no PEP of a few rounds reaches.
+Heterogeneous clients for one strongly convex round are in :mod:`flbounds.pep.server_hetero`
+(:func:`~flbounds.pep.server_hetero.safari_hetero_rate`). Which steps, constraints and printed
+values a paper's theorem asks for is the caller's (e.g. ``verify.safari.pep_conditions``).
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5,
-Appendix A (eqs. (28), (50), (76)-(81)).
+[000] Server-assisted FL under incomplete client participation, Algorithm 1.
 """
 
 from __future__ import annotations
+
+import math
 
 from flbounds.validation import check_int, check_positive
 
@@ -59,18 +46,32 @@ from .rounds import gd_steps
 from .sdp import solve, solve_first
 
 
-def check_round_args(mu, L, q, local_steps, step_server, q_condition):
-    """Validated ``(mu, L, q, K, step_server)`` of a strongly convex SAFARI round."""
+def check_round_args(mu, L, q, local_steps, step_client, step_server, state_constraint):
+    """Validated ``(mu, L, q, K, step_client, step_server, state_constraint)`` of a strongly
+    convex SAFARI round."""
     mu, L = check_class(mu, L)
     if not mu > 0:
         raise ValueError(f"mu must be > 0, got {mu}")
     q = _check_q(q)
     K = check_int(local_steps, "local_steps", minimum=1)
+    eta_c = check_positive(step_client, "step_client")
     step = check_positive(step_server, "step_server")
-    if q_condition not in ("printed", "corrected", None):
-        raise ValueError(f"q_condition must be 'printed', 'corrected' or None, got "
-                         f"{q_condition!r}")
-    return mu, L, q, K, step
+    return mu, L, q, K, eta_c, step, check_state_constraint(state_constraint)
+
+
+def check_state_constraint(state_constraint):
+    r"""None, or ``(a, b)`` as two finite floats: the constraint
+    :math:`a\|\nabla F(x)\|^2 - b\,(F(x) - F^\star) \le 0` on a round's state."""
+    if state_constraint is None:
+        return None
+    try:
+        a, b = (float(v) for v in state_constraint)
+    except (TypeError, ValueError):
+        a = b = float("nan")
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"state_constraint must be None or a pair (a, b) of finite numbers, "
+                         f"got {state_constraint!r}")
+    return a, b
 
 
 def _check_q(q):
@@ -80,29 +81,9 @@ def _check_q(q):
     return q
 
 
-def thm5_steps(mu, L, local_steps, step_server):
-    r"""(:math:`\eta_c`, :math:`\bar\eta`) Theorem 5 couples to :math:`\eta_s`."""
-    eta_c = 4 * L * step_server / (local_steps * (L + mu))
-    return eta_c, eta_c * local_steps * mu / 2
-
-
-def q_condition_coefficients(mu, L, q, eta_bar, corrected=False):
-    r"""Coefficients ``(a, b, d)`` of Theorem 5's q-condition in the proof's linear form.
-
-    :math:`qN \le (1-q)D` with :math:`N = \alpha G_3 - 4G_4/\mu`, :math:`D = dG_3` is
-    :math:`a G_3 - b G_4 \le 0` with :math:`a = q\alpha - (1-q)d`, :math:`b = 4q/\mu`; the proof
-    also needs :math:`d > 0` (printed constants ``c = 4``, ``e = L + mu``; corrected ``16``,
-    ``L mu``, as ``verify.safari.closed_forms.thm5_q_condition``).
-    """
-    c, e = (16.0, L * mu) if corrected else (4.0, L + mu)
-    alpha = c * eta_bar / mu**2 * (1 + 30 * L * eta_bar / mu * (1 + 2 * L * eta_bar / mu))
-    d = 1 / e - (L + mu) ** 2 * eta_bar / (4 * L**2 * mu**2)
-    return q * alpha - (1 - q) * d, 4 * q / mu, d
-
-
-def safari_rate(mu, L, q, local_steps, step_server, *, printed=None, q_condition="printed",
-                drop_server_step=False) -> WorstCase:
-    r"""Worst one-round :math:`E\|x_{r+1}-x^\star\|^2/\|x_r-x^\star\|^2` of SAFARI (Theorem 5).
+def safari_rate(mu, L, q, local_steps, step_client, step_server, *, printed=None,
+                state_constraint=None, drop_server_step=False) -> WorstCase:
+    r"""Worst one-round :math:`E\|x_{r+1}-x^\star\|^2/\|x_r-x^\star\|^2` of SAFARI.
 
     Parameters
     ----------
@@ -112,19 +93,19 @@ def safari_rate(mu, L, q, local_steps, step_server, *, printed=None, q_condition
         Probability of a client round, in [0, 1].
     local_steps : int
         :math:`K \ge 1`.
+    step_client : float
+        :math:`\eta_c > 0`, the clients' local step.
     step_server : float
-        :math:`\eta_s > 0`; the theorem asks :math:`\eta_s \le 2/(L+\mu)` (not enforced here:
-        the claims record steps beyond it as outside the hypotheses).
+        :math:`\eta_s > 0`, the server step (no bound enforced: callers decide which steps
+        are admissible).
     printed : float, optional
-        The per-round factor to report beside the worst case (e.g. Theorem 5's
-        :math:`1 - \bar\eta` with zero noise, zero heterogeneity,
-        :math:`\|x_0 - x^\star\|^2 = 1`, R = 1); None: none.
-    q_condition : {"printed", "corrected", None}
-        Impose the per-round q-condition (proof's linear form, printed or corrected
-        constants) on the state, or nothing.
+        The per-round factor to report beside the worst case; None: none.
+    state_constraint : (float, float), optional
+        ``(a, b)``: only states with :math:`a\|\nabla F(x_r)\|^2 - b\,(F(x_r) - F^\star)
+        \le 0` (a constraint of the SDP); None: every state.
     drop_server_step : bool
         A deliberately wrong round (server rounds leave :math:`x` unchanged), for the tests
-        that show the tightness claim catches it.
+        that show a tightness claim catches it.
 
     Returns
     -------
@@ -134,16 +115,16 @@ def safari_rate(mu, L, q, local_steps, step_server, *, printed=None, q_condition
     from PEPit import PEP
     from PEPit.functions import SmoothStronglyConvexFunction
 
-    mu, L, q, K, step = check_round_args(mu, L, q, local_steps, step_server, q_condition)
-    eta_c, eta_bar = thm5_steps(mu, L, K, step)
+    mu, L, q, K, eta_c, step, constraint = check_round_args(mu, L, q, local_steps, step_client,
+                                                            step_server, state_constraint)
     problem = PEP()
     func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
     x_star = anchored_minimizer([func])
     x = problem.set_initial_point()
     problem.set_initial_condition((x - x_star) ** 2 <= 1)
     grad = func.gradient(x)
-    if q_condition is not None:
-        a, b, _ = q_condition_coefficients(mu, L, q, eta_bar, q_condition == "corrected")
+    if constraint is not None:
+        a, b = constraint
         problem.add_constraint(a * grad**2 - b * (func(x) - func(x_star)) <= 0)
     x_server = x if drop_server_step else x - step * grad
     metric = (1 - q) * (x_server - x_star) ** 2
@@ -153,23 +134,13 @@ def safari_rate(mu, L, q, local_steps, step_server, *, printed=None, q_condition
     return make_result(solve(problem), printed=printed,
                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
-                                   step_client=eta_c, eta_bar=eta_bar,
-                                   q_condition=q_condition))
+                                   step_client=eta_c, state_constraint=constraint))
 
 
-def thm4_q_condition_trivial(L, step_server):
-    r"""With :math:`\sigma_G = 0` Theorem 4's q-condition reads :math:`qX \le (1-q)D` with
-    :math:`X = -4G_2(1/(2K^2) - 2L\eta^p/K^2)` and :math:`D = (1 - L\eta_s)G_1`: it holds for
-    every q and every trajectory iff :math:`2L\eta_s^p \le 1/2` and :math:`L\eta_s \le 1`, for
-    the printed (p = 2) and the proof's (p = 1) power alike."""
-    return 2 * L * step_server <= 0.5 and 2 * L * step_server**2 <= 0.5 and L * step_server <= 1
-
-
-def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *, printed=None,
-                          drop_server_step=False) -> WorstCase:
-    r"""Worst :math:`\frac1R\sum_{r=1}^R E\|\nabla F(x_r)\|^2/(F(x_0)-F^\star)` of SAFARI
-    (Theorem 4, :math:`\eta_c = 2\eta_s/K`) over L-smooth :math:`F`, exact over the
-    :math:`2^R` coin sequences.
+def safari_nonconvex_rate(L, q, local_steps, step_client, step_server, n_rounds, *,
+                          printed=None, drop_server_step=False) -> WorstCase:
+    r"""Worst :math:`\frac1R\sum_{r=1}^R E\|\nabla F(x_r)\|^2/(F(x_0)-F^\star)` of R SAFARI
+    rounds over L-smooth :math:`F`, exact over the :math:`2^R` coin sequences.
 
     Parameters
     ----------
@@ -179,13 +150,15 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *, printed=N
         Probability of a client round, in [0, 1].
     local_steps : int
         :math:`K \ge 1`.
+    step_client : float
+        :math:`\eta_c > 0`, the clients' local step.
     step_server : float
-        :math:`\eta_s > 0` (the theorem: :math:`\eta_s \le 1/(8\sqrt{30}L)`).
+        :math:`\eta_s > 0`, the server step.
     n_rounds : int
         :math:`R \ge 1` (the SDP has :math:`\sim 2^R K` gradients: R <= 6 is quick).
     printed : float, optional
-        The bound to report beside the worst case (e.g. Theorem 4's :math:`2/(R\eta_s)` with
-        zero noise and heterogeneity, :math:`F(x_0) - F^\star = 1`); None: none.
+        The bound to report beside the worst case (at :math:`F(x_0) - F^\star = 1`); None:
+        none.
     drop_server_step : bool
         Deliberately wrong round, for the tests.
 
@@ -201,9 +174,9 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *, printed=N
     L = check_positive(L, "L")
     q = _check_q(q)
     K = check_int(local_steps, "local_steps", minimum=1)
+    eta_c = check_positive(step_client, "step_client")
     step = check_positive(step_server, "step_server")
     R = check_int(n_rounds, "n_rounds", minimum=1)
-    eta_c = 2 * step / K
 
     def build(pinned, scale):
         problem = PEP()
@@ -226,8 +199,7 @@ def safari_nonconvex_rate(L, q, local_steps, step_server, n_rounds, *, printed=N
     return make_result(info, printed=printed,
                        metric="(1/R) sum_{r=1}^R E||grad F(x_r)||^2 / (F(x_0) - F*)",
                        params=dict(L=L, q=q, local_steps=K, step_server=step, step_client=eta_c,
-                                   n_rounds=R,
-                                   q_condition_trivial=thm4_q_condition_trivial(L, step)))
+                                   n_rounds=R))
 
 
 def _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step):
@@ -264,5 +236,4 @@ def _round(func, x, client, K, eta_c, step, drop_server_step, visited):
     return x
 
 
-__all__ = ["q_condition_coefficients", "safari_nonconvex_rate", "safari_rate",
-           "thm4_q_condition_trivial", "thm5_steps"]
+__all__ = ["check_state_constraint", "safari_nonconvex_rate", "safari_rate"]

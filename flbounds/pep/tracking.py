@@ -4,15 +4,17 @@ case from the proof's initialisation.
 State between rounds (as in ``verify/focus``'s one-round checks): the model :math:`x` the
 clients pull, the clients' last models :math:`z_i` where their stored gradients
 :math:`g_i = \nabla f_i(z_i)` were taken, and the tracker :math:`y = \sum_i g_i` (the tracking
-invariant of ``flbounds.algorithms.focus``). The Lyapunov function is the one-state form of the
-proof's :math:`\Psi` (Thm 1(a), proof E.5)
+invariant of ``flbounds.algorithms.focus``). The Lyapunov function is a one-state function of
+the form used in FOCUS's analysis (the proof of Theorem 1(a) of [002], proof E.5, with its own
+weight)
 
-.. math:: \Psi = \|x - x^\star\|^2 + c \sum_i \|x - z_i\|^2, \qquad c = 1 - 8\eta L^2 N/\mu,
+.. math:: \Psi = \|x - x^\star\|^2 + c \sum_i \|x - z_i\|^2, \qquad c > 0
 
-which equals :math:`\|x_0 - x^\star\|^2` at the proof's initialisation (every node at
-:math:`x_0`, stored gradients :math:`\nabla f_i(x_0)`) and bounds :math:`\|x - x^\star\|^2`, so a
-one-round worst ratio :math:`\rho = \sup E[\Psi^+]/\Psi` gives
-:math:`E\|x_r - x^\star\|^2 \le \rho^r \|x_0 - x^\star\|^2` for the runs of ``thm1a`` claims.
+given by the caller (``consensus_weight``), which equals :math:`\|x_0 - x^\star\|^2` at the
+proof's initialisation (every node at :math:`x_0`, stored gradients :math:`\nabla f_i(x_0)`)
+and bounds :math:`\|x - x^\star\|^2`, so a one-round worst ratio
+:math:`\rho = \sup E[\Psi^+]/\Psi` gives :math:`E\|x_r - x^\star\|^2 \le \rho^r \|x_0 -
+x^\star\|^2` for runs started there.
 The supremum is over every L-smooth mu-strongly convex :math:`f_i` (any dimension) and every
 state, with the exact expectation over the participating set (moments, see
 :mod:`flbounds.pep.moments`). Everything is expressed in PEPit; a hand-assembled SDP was not
@@ -41,7 +43,8 @@ quadratic class
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Theorem 1(a), Lemmas 3-4, Appendix E.5.
+[002] Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.5 (the Lyapunov
+function's form).
 """
 
 from __future__ import annotations
@@ -73,13 +76,13 @@ def _process(p, participation):
     return Bernoulli(p)
 
 
-def lyapunov_weight(mu, L, n_clients, step):
-    r"""The proof's consensus weight :math:`1 - 8\eta L^2 N/\mu` (must be > 0)."""
-    c = 1 - 8 * step * L**2 * n_clients / mu
-    if not c > 0:
-        raise ValueError(f"step={step} makes the Lyapunov weight 1 - 8 step L^2 N / mu = {c:.3g}"
-                         " <= 0: Psi is no longer a Lyapunov function (pass consensus_weight)")
-    return c
+def required_weight(weight, name="consensus_weight") -> float:
+    """``weight`` as a float > 0; ``ValueError`` naming it when it is None (the library has no
+    default Lyapunov weight: a proof's weight lives with its theorem)."""
+    if weight is None:
+        raise ValueError(f"{name} is required: flbounds.pep has no default Lyapunov weight "
+                         "(pass one, e.g. a proof's weight at this step)")
+    return check_positive(weight, name)
 
 
 def _expected_psi(x, x_star, y, z, V, Z, step, c, pair):
@@ -100,8 +103,8 @@ def _expected_psi(x, x_star, y, z, V, Z, step, c, pair):
     return total
 
 
-def focus_rate(mu, L, p, local_steps, step=None, *, printed=None, participation=None,
-               consensus_weight=None, function_class="smooth-strongly-convex") -> WorstCase:
+def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, printed=None,
+               participation=None, function_class="smooth-strongly-convex") -> WorstCase:
     r"""Worst :math:`E[\Psi_{r+1}]/\Psi_r` of one FOCUS round (module docstring).
 
     Parameters
@@ -113,15 +116,13 @@ def focus_rate(mu, L, p, local_steps, step=None, *, printed=None, participation=
     local_steps : int
         :math:`\tau \ge 1`.
     step : float
-        :math:`\eta > 0`, required (Theorem 1(a)'s printed step is its bound's,
-        ``flbounds bound focus.thm1a``).
+        :math:`\eta > 0`, required.
+    consensus_weight : float
+        :math:`c > 0` of :math:`\Psi`, required.
     printed : float, optional
-        The rate to report beside the worst case (e.g. Theorem 1(a)'s :math:`1 - \eta\mu N/2`);
-        None: none.
+        The rate to report beside the worst case; None: none.
     participation : process of ``flbounds.participation``, optional
         Replaces Bernoulli(p) (``p`` then only fixes N).
-    consensus_weight : float, optional
-        :math:`c > 0`; default the proof's :math:`1 - 8\eta L^2 N/\mu`.
     function_class : {"smooth-strongly-convex", "quadratic"}
         The class the supremum runs over.
 
@@ -137,8 +138,7 @@ def focus_rate(mu, L, p, local_steps, step=None, *, printed=None, participation=
     process = _process(p, participation)
     n = process.n_clients
     step = required_step(step)
-    c = lyapunov_weight(mu, L, n, step) if consensus_weight is None else \
-        check_positive(consensus_weight, "consensus_weight")
+    c = required_weight(consensus_weight)
     pair = participation_moments(process, n).pair
 
     def build(form):
@@ -216,8 +216,7 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
 
     The SDP grows like :math:`N \tau 2^{N(R-1)}` gradients (one local run per client and per
     reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``).
-    ``printed`` is the caller's (e.g. Theorem 1(a)'s :math:`(1 - \eta\mu N/2)^R`, with
-    :math:`\Psi_0 = \|x_0 - x^\star\|^2`), None without one.
+    ``printed`` is the caller's (at :math:`\|x_0 - x^\star\|^2 = 1`), None without one.
     """
     from PEPit import PEP
 
@@ -298,5 +297,5 @@ def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participa
     return solve(problem)
 
 
-__all__ = ["focus_rate", "focus_rounds_rate", "lyapunov_weight", "round_problem",
+__all__ = ["focus_rate", "focus_rounds_rate", "required_weight", "round_problem",
            "scenario_focus_rate"]

@@ -293,12 +293,13 @@ def test_pep_sizes_scenario_row_uses_focus_rates_step_and_weight():
     from benchmarks.pep_sizes import _printed_step
     from flbounds.ledger import bounds
     from flbounds.pep import focus_rate
-    from flbounds.pep.tracking import lyapunov_weight
+    from verify.focus.pep_conditions import thm1a_lyapunov_weight
     p = np.linspace(0.3, 0.9, 2)
     step = _printed_step("focus.thm1a", p, 3, mu=1.0)
-    one = focus_rate(1.0, 2.0, p, 3, step)
+    weight = thm1a_lyapunov_weight(1.0, 2.0, 2, step)
+    one = focus_rate(1.0, 2.0, p, 3, step, consensus_weight=weight)
     assert step == bounds.get("focus.thm1a").evaluate(mu=1.0, L=2.0, p=p, tau=3).step
-    assert one.params["consensus_weight"] == lyapunov_weight(1.0, 2.0, 2, step)
+    assert one.params["consensus_weight"] == weight
 
 
 def test_check_approaches_from_the_optimum_itself():

@@ -9,10 +9,11 @@ from flbounds.participation import Bernoulli
 from flbounds.pep.certify import certify, leaf_bounds, solve_certified
 from flbounds.pep.moments import participation_moments
 from flbounds.pep.sdp import gap_tolerance, solve
-from flbounds.pep.tracking import lyapunov_weight, round_problem, scenario_focus_rate
+from flbounds.pep.tracking import round_problem, scenario_focus_rate
 
 MU, L, TAU, STEP = 1.0, 2.0, 2, 0.01
 P = (0.5, 0.8)
+C = 0.36  # the Lyapunov weight (1 - 8 STEP L^2 N/MU at these constants)
 
 
 def _pair():
@@ -20,7 +21,7 @@ def _pair():
 
 
 def _solved(form="common"):
-    c = lyapunov_weight(MU, L, len(P), STEP)
+    c = C
     problem, funcs, initial = round_problem(MU, L, TAU, STEP, c, _pair(), form=form)
     info = solve(problem)  # accurate at this step (the checked solve accepts it)
     return problem, leaf_bounds(funcs, initial, L), info
@@ -29,7 +30,7 @@ def _solved(form="common"):
 @pytest.fixture(scope="module")
 def exact():
     """The worst case from the heterogeneous 2^N-scenario form (independent formulation)."""
-    c = lyapunov_weight(MU, L, len(P), STEP)
+    c = C
     return scenario_focus_rate(MU, L, P, TAU, STEP, c).worst
 
 
@@ -44,7 +45,7 @@ def test_certificate_brackets_the_exact_value(exact):
 
 
 def test_focus_rate_agrees_with_the_scenario_form(exact):
-    res = pep.focus_rate(MU, L, P, TAU, STEP)
+    res = pep.focus_rate(MU, L, P, TAU, STEP, consensus_weight=C)
     assert res.worst >= exact - gap_tolerance(exact)
     assert res.worst - exact <= 1e-5
     assert res.status == "optimal"  # an accurate solve says so
@@ -56,7 +57,7 @@ def test_focus_rate_says_when_its_value_is_a_certified_bound(exact, monkeypatch)
 
     monkeypatch.setattr(module, "_accurate", lambda *args: False)
     monkeypatch.setattr(tracking, "MAX_ALTERNATIVE", 0)
-    res = pep.focus_rate(MU, L, P, TAU, STEP)
+    res = pep.focus_rate(MU, L, P, TAU, STEP, consensus_weight=C)
     assert res.status.startswith("certified") and res.as_dict()["status"] == res.status
     assert res.worst >= exact - gap_tolerance(exact)
 
@@ -84,7 +85,7 @@ def test_wrong_multipliers_still_bound_from_above(exact):
 def test_solve_certified_refuses_a_bracket_it_cannot_close(monkeypatch):
     from flbounds.pep import certify as module
 
-    c = lyapunov_weight(MU, L, len(P), STEP)
+    c = C
     build = lambda: round_problem(MU, L, TAU, STEP, c, _pair())  # noqa: E731
     monkeypatch.setattr(module, "_accurate", lambda *args: False)
     res = solve_certified(build, L)
@@ -103,7 +104,7 @@ def test_bad_input_is_refused():
         certify(problem, *bounds, multipliers=np.full(n, np.nan))
     with pytest.raises(ValueError, match="point_bounds"):
         certify(problem, {}, bounds[1])
-    c = lyapunov_weight(MU, L, len(P), STEP)
+    c = C
     _, funcs, initial = round_problem(MU, L, TAU, STEP, c, _pair())
     with pytest.raises(ValueError, match="L must"):
         leaf_bounds(funcs, initial, 0.0)
@@ -115,7 +116,7 @@ def test_bad_input_is_refused():
 
 
 def test_leaf_bounds_refuse_a_smaller_smoothness_constant():
-    c = lyapunov_weight(MU, L, len(P), STEP)
+    c = C
     _, funcs, initial = round_problem(MU, L, TAU, STEP, c, _pair())
     with pytest.raises(ValueError, match="smoothness"):
         leaf_bounds(funcs, initial, L / 2)

@@ -36,7 +36,7 @@ def _free_thm4(q, K, step, R):
 def test_anchored_and_scaled_thm4_sdp_agrees_with_the_free_one(q, K, R):
     """Where the unpinned, unscaled SDP solves accurately, both give the same worst case."""
     free = _free_thm4(q, K, TOP, R)
-    pinned = safari_nonconvex_rate(L, q, K, TOP, R)
+    pinned = safari_nonconvex_rate(L, q, K, 2 * TOP / K, TOP, R)
     assert pinned.worst == pytest.approx(free.worst,
                                          abs=gap_tolerance(free.worst) + free.gap + pinned.gap)
 
@@ -46,7 +46,7 @@ def test_the_small_step_thm4_cell_now_solves_accurately():
     printed = bounds.get("safari.thm4").evaluate(
         L=L, local_steps=1, n_sampled=1, q=1e-300, R=3, delta_f=1.0, sigma2=0.0, sigma_s2=0.0,
         sigma_G2=0.0, step=0.25 * TOP).value
-    res = safari_nonconvex_rate(L, 0.0, 1, 0.25 * TOP, 3, printed=printed)
+    res = safari_nonconvex_rate(L, 0.0, 1, 2 * 0.25 * TOP, 0.25 * TOP, 3, printed=printed)
     assert res.solver == "CLARABEL"
     assert 0 < res.worst <= res.printed
 
@@ -147,11 +147,11 @@ def test_thm1a_outside_cell_without_a_solve_is_listed_inside_is_an_error(monkeyp
 
     real = module.focus_rate
 
-    def flaky(mu, L_, p, tau, step):
+    def flaky(mu, L_, p, tau, step, **kw):
         top = min(module.thm1a_conditions(mu, L_, len(p), tau, module.q_min_of(p)).values())
         if step > 2 * top:
             raise PEPSolveError("no accurate solve (planted)")
-        return real(mu, L_, p, tau, step)
+        return real(mu, L_, p, tau, step, **kw)
 
     monkeypatch.setattr(module, "focus_rate", flaky)
     claim = get("focus.thm1a.tightness")

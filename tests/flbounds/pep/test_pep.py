@@ -42,7 +42,7 @@ def test_fedavg_empty_rounds_enter_exactly():
 def test_focus_moments_agree_with_scenario_sum():
     """The O(N^2) moment form and the 2^N scenario sum are the same SDP objective."""
     p = [0.3, 0.5, 0.7]
-    res = pep.focus_rate(1.0, 2.0, p, 2, _thm1a(p, 2).step)
+    res = pep.focus_rate(1.0, 2.0, p, 2, _thm1a(p, 2).step, consensus_weight=0.5)
     scen = scenario_focus_rate(1.0, 2.0, p, 2, res.params["step"],
                                res.params["consensus_weight"])
     assert abs(res.worst - scen.worst) <= 1e-6
@@ -50,25 +50,28 @@ def test_focus_moments_agree_with_scenario_sum():
 
 def test_focus_moments_agree_with_scenarios_for_fixed_size_sampling():
     proc = UniformWithoutReplacement(3, 2)
-    res = pep.focus_rate(1.0, 2.0, [0.5, 0.5, 0.5], 2, 0.004, participation=proc)
+    res = pep.focus_rate(1.0, 2.0, [0.5, 0.5, 0.5], 2, 0.004, consensus_weight=0.5,
+                         participation=proc)
     scen = scenario_focus_rate(1.0, 2.0, [0.5] * 3, 2, 0.004, res.params["consensus_weight"],
                                participation=proc)
     assert abs(res.worst - scen.worst) <= 1e-6
 
 
-def test_focus_takes_the_step_and_reports_the_callers_printed_rate():
-    """The library has no default step and computes no printed rate: Theorem 1(a)'s are its
-    bound's, passed in."""
+def test_focus_takes_the_step_and_weight_and_reports_the_callers_printed_rate():
+    """The library has no default step or Lyapunov weight and computes no printed rate:
+    Theorem 1(a)'s step and rate are its bound's, its proof's weight 1 - 8 eta L^2 N/mu."""
     p = np.array([0.3, 0.5, 0.7, 0.9])
     thm = _thm1a(p, 3)
-    res = pep.focus_rate(1.0, 2.0, p, 3, thm.step, printed=thm.value)
+    weight = 1 - 8 * thm.step * 2.0**2 * 4 / 1.0
+    res = pep.focus_rate(1.0, 2.0, p, 3, thm.step, printed=thm.value, consensus_weight=weight)
     assert res.params["step"] == thm.step and res.printed == thm.value
+    assert res.params["consensus_weight"] == weight
     assert res.worst <= res.printed
-    assert pep.focus_rate(1.0, 2.0, [0.5, 0.8], 1, 0.01).printed is None
+    assert pep.focus_rate(1.0, 2.0, [0.5, 0.8], 1, 0.01, consensus_weight=0.5).printed is None
 
 
 def test_focus_rounds_one_round_below_lyapunov_bound():
-    one = pep.focus_rate(1.0, 2.0, [0.5, 0.8], 2, 0.01)
+    one = pep.focus_rate(1.0, 2.0, [0.5, 0.8], 2, 0.01, consensus_weight=0.36)
     rounds = pep.focus_rounds_rate(1.0, 2.0, [0.5, 0.8], 2, 0.01, 1)
     # from the proof's start Psi_0 = ||x_0 - x*||^2 and ||x_1 - x*||^2 <= Psi_1
     assert rounds.worst <= one.worst + pep.gap_tolerance(one.worst)
@@ -96,7 +99,12 @@ def test_unbounded_problem_raises_not_a_number():
     (lambda: pep.focus_rate(1.0, 2.0, [0.5, 1.5], 2), "p"),
     (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 1.0), "step"),
     (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2), "step"),
-    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01, printed=float("nan")), "printed"),
+    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01, consensus_weight=0.5,
+                            printed=float("nan")), "printed"),
+    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01), "consensus_weight"),
+    (lambda: pep.focus_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01, consensus_weight=0.0),
+     "consensus_weight"),
+    (lambda: pep.focus_pl_rate(1.0, 2.0, [0.5, 0.5], 2, 0.01), "consensus_weight"),
     (lambda: pep.focus_rounds_rate(1.0, 2.0, [0.5, 0.5], 2, None, 1), "step"),
     (lambda: pep.focus_pl_rate(1.0, 2.0, [0.5, 0.5], 2), "step"),
 ])

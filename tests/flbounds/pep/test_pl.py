@@ -23,7 +23,8 @@ def test_one_client_is_gradient_descent_under_pl(step):
 
 def test_printed_rate_and_step_are_the_callers():
     value = bounds.get("focus.thm1b").evaluate(beta=BETA, L=L, p=[0.5, 0.8], tau=2)
-    res = focus_pl_rate(BETA, L, (0.5, 0.8), 2, value.step, printed=value.value)
+    res = focus_pl_rate(BETA, L, (0.5, 0.8), 2, value.step, printed=value.value,
+                        consensus_weight=1 - 4 * value.step * L**2)
     assert res.params["step"] == value.step
     assert res.printed == pytest.approx(1 - value.step * BETA * 2)
 
@@ -35,7 +36,9 @@ def test_printed_rate_and_step_are_the_callers():
     (lambda: focus_pl_rate(BETA, L, (0.5,), 0), "local_steps"),
     (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=-0.1), "step"),
     (lambda: focus_pl_rate(BETA, L, (0.5,), 1), "step"),
-    (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=0.2), "consensus weight"),
+    (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=0.2), "consensus_weight"),
+    (lambda: focus_pl_rate(BETA, L, (0.5,), 1, step=0.2, consensus_weight=-0.6),
+     "consensus_weight"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):

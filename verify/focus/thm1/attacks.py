@@ -65,7 +65,10 @@ def _thm1_pep_ratio() -> float | None:
     except ImportError:
         return None
     step = _thm1_step()
-    worst = focus_rate(THM1_MU, THM1_L, THM1_P, THM1_TAU, step,
+    from verify.focus.pep_conditions import thm1a_lyapunov_weight
+
+    weight = thm1a_lyapunov_weight(THM1_MU, THM1_L, len(THM1_P), step)
+    worst = focus_rate(THM1_MU, THM1_L, THM1_P, THM1_TAU, step, consensus_weight=weight,
                        function_class="quadratic").worst
     return worst / thm1a(mu=THM1_MU, L=THM1_L, p=THM1_P, tau=THM1_TAU, step=step)
 

@@ -29,6 +29,7 @@ from ..instances import (
     thm1b_step,
     thm1c_step,
 )
+from ..pep_conditions import thm1a_lyapunov_weight
 from . import THM1A, THM1B, THM1C, eq110_step, thm1a, thm1b, thm1b_repaired, thm1c
 
 P_THM1 = np.array([0.3, 0.5, 0.7, 0.9])
@@ -119,7 +120,8 @@ def _worst_case(problem, step):
     mu = float(problem.client_mu.min())
     printed = bounds.get("focus.thm1a").evaluate(mu=mu, L=problem.L, p=np.asarray(P_THM1),
                                                  tau=TAU, step=step).value
-    res = focus_rate(mu, problem.L, P_THM1, TAU, step, printed=printed)
+    res = focus_rate(mu, problem.L, P_THM1, TAU, step, printed=printed,
+                     consensus_weight=thm1a_lyapunov_weight(mu, problem.L, len(P_THM1), step))
     return res.as_dict()
 
 

@@ -25,6 +25,7 @@ from verify.pep_cells import solve_or_list
 
 from ..assumptions import class_instance
 from ..instances import focus_squared_errors, thm1a_step_printed
+from ..pep_conditions import thm1a_lyapunov_weight
 from . import THM1A, q_min_of, thm1a, thm1a_conditions
 from .rates import TAU, X0, _instance, hypotheses_instance
 
@@ -73,7 +74,9 @@ def _thm1a_cell(n, p, tau, multiple):
     if 1 - 8 * step * L_SMOOTH**2 * n / MU <= 0:
         return None  # the proof's Lyapunov weight is no longer positive
     constants = dict(N=n, p=list(p), tau=tau, step=step, multiple=multiple)
-    res, listed = solve_or_list(lambda: focus_rate(MU, L_SMOOTH, p, tau, step), constants,
+    res, listed = solve_or_list(lambda: focus_rate(
+        MU, L_SMOOTH, p, tau, step,
+        consensus_weight=thm1a_lyapunov_weight(MU, L_SMOOTH, len(p), step)), constants,
                                 within=multiple <= 1)
     if listed:
         return listed
@@ -210,7 +213,8 @@ def mc_below_worst_case(*, rng, n_runs, n_rounds):
     step = thm1a_step_printed(mu, L, n, TAU, q_min)
     p = proc.inclusion_probabilities()
     printed = bounds.get("focus.thm1a").evaluate(mu=mu, L=L, p=p, tau=TAU, step=step).value
-    res = focus_rate(mu, L, p, TAU, step, printed=printed)
+    res = focus_rate(mu, L, p, TAU, step, printed=printed,
+                     consensus_weight=thm1a_lyapunov_weight(mu, L, len(p), step))
     errs = focus_squared_errors(problem, proc, rng, n_runs=n_runs, n_rounds=n_rounds,
                                 step=step, local_steps=TAU, x0=X0)
     r = np.arange(n_rounds + 1)

@@ -21,6 +21,7 @@ from flbounds.pep.pl import focus_pl_rate
 from verify.pep_cells import solve_or_list
 
 from ..assumptions import class_instance
+from ..pep_conditions import thm1b_consensus_weight
 from . import THM1B
 
 BETA, L_SMOOTH = 1.0, 2.0
@@ -38,9 +39,11 @@ def _cell(n, tau, multiple):
     step = multiple * top
     if not 1 - 4 * step * L_SMOOTH**2 > 0:
         return None  # the proof's consensus weight is no longer positive
+    weight = thm1b_consensus_weight(L_SMOOTH, step)
     constants = dict(N=n, p=list(p), tau=tau, step=step, multiple=multiple)
     printed = thm.evaluate(beta=BETA, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step).value
     res, listed = solve_or_list(lambda: focus_pl_rate(BETA, L_SMOOTH, p, tau, step,
+                                                      consensus_weight=weight,
                                                       printed=printed),
                                 constants, within=multiple <= 1)
     if listed:

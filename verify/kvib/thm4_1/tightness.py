@@ -1,5 +1,6 @@
 r"""K-Vib's one-round descent inequality (eq. (36), proof of Theorem 4.1) over the whole
-L-smooth class (``flbounds.pep.descent``).
+L-smooth class (``flbounds.pep.descent``, with eq. (36)'s weights from
+``verify.kvib.pep_conditions``).
 
 Certified part: the deterministic descent step (identical clients, full-batch local steps, full
 participation: Q = sigma = 0, gamma = 1). The sampling terms of eq. (36) are constants of the
@@ -12,8 +13,8 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.descent import kvib_descent_rate
 
+from ..pep_conditions import eq36_descent_rate
 from . import THM4_1
 
 L_SMOOTH = 1.0
@@ -21,7 +22,7 @@ L_SMOOTH = 1.0
 
 def _cell(R, multiple, gamma=1.0):
     step = multiple / (8 * L_SMOOTH)
-    res = kvib_descent_rate(L_SMOOTH, R, step, gamma=gamma)
+    res = eq36_descent_rate(L_SMOOTH, R, step, gamma=gamma)
     rho = (1 - 10 * gamma * step**2) / 16
     return dict(constants=dict(R=R, step=step, multiple=multiple, gamma=gamma),
                 within_hypotheses=bool(multiple <= 1 and rho > 0), rho=rho, worst=res.worst,

@@ -11,9 +11,10 @@ import numpy as np
 
 from flbounds.ledger import Evidence, bounds, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.server_steps import safari_nonconvex_rate, thm4_q_condition_trivial
+from flbounds.pep.server_steps import safari_nonconvex_rate
 from verify.pep_cells import solve_or_list
 
+from ..pep_conditions import thm4_client_step, thm4_q_condition_trivial
 from ..thm5.tightness import L_SMOOTH, _gap_tolerance, _summary
 from . import THM4, step_condition, step_limit
 
@@ -27,13 +28,14 @@ def _thm4_cell(q, K, R, multiple):
     top = step_limit(L=L_SMOOTH, local_steps=K) * K / 2   # eta_s with eta_c = 2 eta_s/K
     step = multiple * top
     trivial = thm4_q_condition_trivial(L_SMOOTH, step)
-    within = step_condition.evaluate(dict(step_client=2 * step / K, L=L_SMOOTH,
+    eta_c = thm4_client_step(K, step)
+    within = step_condition.evaluate(dict(step_client=eta_c, L=L_SMOOTH,
                                           local_steps=K)) and trivial
     constants = dict(q=q, K=K, R=R, step_server=step, multiple=multiple)
     printed = bounds.get("safari.thm4").evaluate(
         L=L_SMOOTH, local_steps=K, n_sampled=1, q=max(q, 1e-300), R=R, delta_f=1.0, sigma2=0.0,
         sigma_s2=0.0, sigma_G2=0.0, step=step).value
-    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, step, R,
+    res, listed = solve_or_list(lambda: safari_nonconvex_rate(L_SMOOTH, q, K, eta_c, step, R,
                                                               printed=printed),
                                 constants, within=within)
     if listed:

@@ -3,16 +3,19 @@ r"""Tightness of [000] Theorem 5: the exact worst case over the function class (
 4's SDP is in :mod:`verify.safari.thm4.tightness`).
 
 Both SDPs are the deterministic, homogeneous case (no gradient noise, sigma_G = 0: every floor
-of Theorems 4-5 vanishes and the theorem is a pure rate; see ``flbounds.pep.server_steps`` for why a
-normalised PEP cannot carry the floors). ``holds`` when every worst case within the hypotheses
-is at most the printed rate, up to the SDP acceptance bound (``flbounds.pep.gap_tolerance``:
-primal-dual gap and residuals below 1e-6 relative). Cells outside the hypotheses (steps above
-the admissible one; for Theorem 5, constants at which the q-condition admits no state but the
-optimum) are computed and reported in ``details`` only. ``violated`` needs a replayed witness
-meeting every hypothesis (``flbounds.pep.server_steps_witness``). Each cell inside the
-hypotheses is an instance of the claim (mu, L, the steps): the ledger evaluates the step
-condition and the coupling on it; the class-level hypotheses (smoothness, strong convexity,
-the q-condition) are constraints of the SDP and are not evaluated on a problem.
+of Theorems 4-5 vanishes and the theorem is a pure rate; see ``verify.safari.pep_conditions``
+for why a normalised PEP cannot carry the floors). ``holds`` when every worst case within the
+hypotheses is at most the printed rate, up to the SDP acceptance bound
+(``flbounds.pep.gap_tolerance``: primal-dual gap and residuals below 1e-6 relative). Cells
+outside the hypotheses (steps above the admissible one; for Theorem 5, constants at which the
+q-condition admits no state but the optimum) are computed and reported in ``details`` only.
+``violated`` needs a replayed witness meeting every hypothesis
+(``flbounds.pep.server_steps_witness``, through ``verify.safari.pep_conditions.thm5_witness``).
+The steps (eta_c coupled to eta_s) and the q-condition as the SDP's state constraint come from
+:mod:`verify.safari.pep_conditions`. Each cell inside the hypotheses is an instance of the claim
+(mu, L, the steps): the ledger evaluates the step condition and the coupling on it; the
+class-level hypotheses (smoothness, strong convexity, the q-condition) are constraints of the
+SDP and are not evaluated on a problem.
 """
 
 from __future__ import annotations
@@ -23,15 +26,16 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, bounds, claim
 from flbounds.pep import gap_tolerance
-from flbounds.pep.server_steps import (
-    q_condition_coefficients,
-    safari_rate,
-    thm5_steps,
-)
-from flbounds.pep.server_steps_witness import safari_witness
+from flbounds.pep.server_steps import safari_rate
 
 from ..alg1 import ALG1
 from ..assumptions import optimisation_instance
+from ..pep_conditions import (
+    q_condition_coefficients,
+    thm5_state_constraint,
+    thm5_steps,
+    thm5_witness,
+)
 from . import THM5, client_step, step_condition
 
 MU, L_SMOOTH = 1.0, 2.0
@@ -77,13 +81,14 @@ def thm5_hypotheses(q, K, step, corrected=False):
 def _thm5_cell(q, K, fraction):
     step = fraction * 2 / (L_SMOOTH + MU)
     within, why = thm5_hypotheses(q, K, step)
-    free = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None,
-                       printed=thm5_printed(q, K, step))
+    eta_c, _ = thm5_steps(MU, L_SMOOTH, K, step)
+    free = safari_rate(MU, L_SMOOTH, q, K, eta_c, step, printed=thm5_printed(q, K, step))
     cell = dict(constants=dict(q=q, K=K, step_server=step, fraction=fraction),
                 within_hypotheses=within, outside_because=why, printed=free.printed,
                 worst_without_q_condition=free.worst)
     if within:
-        res = safari_rate(MU, L_SMOOTH, q, K, step, printed=free.printed)
+        res = safari_rate(MU, L_SMOOTH, q, K, eta_c, step, printed=free.printed,
+                          state_constraint=thm5_state_constraint(MU, L_SMOOTH, q, K, step))
         cell.update(worst=res.worst, ratio=res.worst / res.printed, gap=res.gap,
                     solver=res.solver)
     return cell
@@ -133,8 +138,9 @@ def _thm5_witness(inside, worst, printed):
     if not excess:
         return True, "", None
     c = inside[excess[0]]["constants"]
-    wit = safari_witness(MU, L_SMOOTH, c["q"], c["K"], c["step_server"])
-    if wit.meets_q_condition and wit.replayed > printed[excess[0]] + gap_tolerance(wit.replayed):
+    wit = thm5_witness(MU, L_SMOOTH, c["q"], c["K"], c["step_server"])
+    top = printed[excess[0]] + gap_tolerance(wit.replayed)
+    if wit.meets_state_constraint and wit.replayed > top:
         return True, "", wit.as_dict()
     return False, ("worst case above the printed rate, but no replayed 1-D quadratic meeting "
                    "the q-condition breaks it"), wit.as_dict()
@@ -169,7 +175,8 @@ def _safari_errors(rng, q, K, step, n_runs, n_rounds):
        quick=dict(q=0.5, K=3, step=0.02, n_runs=8, n_rounds=300),
        full=dict(q=0.5, K=3, step=0.02, n_runs=64, n_rounds=600))
 def thm5_mc_below_worst_case(*, rng, q, K, step, n_runs, n_rounds):
-    """rho_PEP is the worst case WITHOUT the q-condition (safari_rate(..., q_condition=None)),
+    """rho_PEP is the worst case WITHOUT the q-condition (safari_rate without a state
+    constraint),
     which bounds E[||x+||^2 | x] <= rho ||x||^2 at every state, so the envelope needs no
     hypothesis on the trajectory; at eta_s = 0.02 it equals the q-conditioned value. A biased
     run (an error floor of 3e-8) crosses it after about 280 rounds, while the printed envelope
@@ -184,8 +191,8 @@ def thm5_mc_below_worst_case(*, rng, q, K, step, n_runs, n_rounds):
     constants and the steps."""
     from verify.pep_envelope import envelope_evidence
 
-    res = safari_rate(MU, L_SMOOTH, q, K, step, q_condition=None,
-                      printed=thm5_printed(q, K, step))
+    eta_c, _ = thm5_steps(MU, L_SMOOTH, K, step)
+    res = safari_rate(MU, L_SMOOTH, q, K, eta_c, step, printed=thm5_printed(q, K, step))
     errs, instance = _safari_errors(rng, q, K, step, n_runs, n_rounds)
     evidence = envelope_evidence(errs, res.worst,
                                  details={"step_server": step, "rho_printed": res.printed},

@@ -5,7 +5,10 @@ the heterogeneity ratio s = sigma_G^2 / ||x_r - x*||^2, q, K, N, the participati
 The SDP imposes Assumption 5 only at the points where a gradient is taken, so its value is an
 upper bound on the class's worst case: ``holds`` certifies the printed inequality over the
 class at every cell; an excess becomes ``violated`` only through a replayed witness meeting
-every hypothesis (``flbounds.pep.server_hetero_witness``), else ``not-applicable``.
+every hypothesis (``flbounds.pep.server_hetero_witness``, through
+``verify.safari.pep_conditions.thm5_hetero_witness``), else ``not-applicable``. The coupled
+steps, the q-condition as the SDP's state constraint and the proof's (83) come from
+:mod:`verify.safari.pep_conditions`.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.pep import gap_tolerance
 from flbounds.pep.server_hetero import safari_hetero_rate
-from flbounds.pep.server_hetero_witness import safari_hetero_witness
 
+from ..pep_conditions import one_round_bound, thm5_hetero_witness, thm5_state_constraint, thm5_steps
 from . import THM5
 from .tightness import L_SMOOTH, MU, cell_instance, thm5_hypotheses, thm5_printed
 
@@ -39,10 +42,12 @@ def _cell(q, K, n, pattern, fraction, s):
     within, why = thm5_hypotheses(q, K, step)
     if not within:
         return dict(constants=constants, within_hypotheses=False, outside_because=why)
-    res = safari_hetero_rate(MU, L_SMOOTH, q, K, step, n, n_sampled=n_sampled,
+    eta_c, _ = thm5_steps(MU, L_SMOOTH, K, step)
+    res = safari_hetero_rate(MU, L_SMOOTH, q, K, eta_c, step, n, n_sampled=n_sampled,
                              eligible=eligible, sigma_g2_ratio=s,
+                             state_constraint=thm5_state_constraint(MU, L_SMOOTH, q, K, step),
                              printed=thm5_printed(q, K, step, sigma_G2=s))
-    one_round = res.params["one_round"]
+    one_round = one_round_bound(MU, L_SMOOTH, q, K, step, s)
     return dict(constants=constants, within_hypotheses=True, worst=res.worst,
                 one_round=one_round, thm5_r1=res.printed, ratio=res.worst / one_round,
                 ratio_thm5_r1=res.worst / res.printed, gap=res.gap, solver=res.solver,
@@ -54,10 +59,10 @@ def _witness(inside):
     for c in inside:
         if c["worst"] > c["one_round"] + gap_tolerance(c["worst"]):
             k = c["constants"]
-            wit = safari_hetero_witness(MU, L_SMOOTH, k["q"], k["K"], k["step_server"],
-                                        k["n_clients"], n_sampled=k["n_sampled"],
-                                        eligible=k["eligible"], sigma_g2_ratio=k["s"])
-            breaks = wit.meets_q_condition and \
+            wit = thm5_hetero_witness(MU, L_SMOOTH, k["q"], k["K"], k["step_server"],
+                                      k["n_clients"], n_sampled=k["n_sampled"],
+                                      eligible=k["eligible"], sigma_g2_ratio=k["s"])
+            breaks = wit.meets_state_constraint and \
                 wit.replayed > c["one_round"] + gap_tolerance(wit.replayed)
             if breaks:
                 return True, "", dict(constants=k, **wit.as_dict())

@@ -34,9 +34,9 @@ def _tour_commands() -> list[list[str]]:
             if line.startswith("flbounds ")]
 
 
-def test_tour_has_six_commands_that_parse():
+def test_tour_has_seven_commands_that_parse():
     commands = _tour_commands()
-    assert len(commands) == 6
+    assert len(commands) == 7
     parser = build_parser()
     for argv in commands:
         args = parser.parse_args(argv)
@@ -44,6 +44,10 @@ def test_tour_has_six_commands_that_parse():
             from flbounds.ledger import select
 
             select(args.patterns)  # every pattern names claims that exist
+        if args.command == "show":
+            from flbounds.ledger.api.results import get as get_result
+
+            get_result(args.claim_id)  # a declared result
         if args.command == "figures":
             from flbounds.ledger.api.figures import select_figures
 

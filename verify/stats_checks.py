@@ -185,3 +185,13 @@ def exact_law_fits(*, rng, n_laws):
 def mc_se_coverage(*, rng, n_batches, n):
     """Exact coverage law of mean +- 2 se (:func:`coverage_evidence`)."""
     return coverage_evidence(rng, n_batches, n)
+
+
+def law_evidence(test, details: dict) -> Evidence:
+    """Evidence of a draw-law test (:class:`flbounds.draw_laws.LawTest`): the smallest
+    Holm-adjusted p-value against the family's level, fixed before the draws (a rejection is
+    ``violated``), with the test's summary (most extreme cell, detectable bias) in the details."""
+    return Evidence(measured=test.min_adjusted, theoretical=test.alpha, relation=">=",
+                    tolerance=Tolerance.exact("a p-value against the level fixed before the "
+                                              "draws"),
+                    details={**details, **test.summary()})

@@ -34,6 +34,7 @@ from flbounds.participation import (
     subset_distribution,
 )
 
+from ..stats_checks import law_evidence
 from .assumption1 import ASSUMPTION1
 
 #: family-wise level of each claim's Holm rule, fixed before the draws
@@ -61,13 +62,6 @@ def exact_law(process):
     return process.inclusion_probabilities(), m.T @ (probs[:, None] * m)
 
 
-def _evidence(test, details):
-    return Evidence(measured=test.min_adjusted, theoretical=ALPHA, relation=">=",
-                    tolerance=Tolerance.exact("a p-value against the level fixed before the "
-                                              "draws"),
-                    details={**details, **test.summary()})
-
-
 @claim("focus.draw_law.memoryless_processes", ref="Assumption 1, cases 2-3",
        kind="algorithm", expected="holds", result=ASSUMPTION1, parts=("definition",),
        statement="Bernoulli, uniform and weighted m-of-N sampling and a process excluding "
@@ -89,7 +83,7 @@ def memoryless_processes(*, rng, processes):
         rows[name] = {**test.summary(), "rounds": n, "inclusion": inclusion.tolist()}
         if worst is None or test.min_adjusted < worst.min_adjusted:
             worst = test
-    return _evidence(worst, {"processes": rows})
+    return law_evidence(worst, {"processes": rows})
 
 
 @claim("focus.draw_law.markov_on_off", ref="Assumption 1, case 1 (Markov participation)",
@@ -115,7 +109,7 @@ def markov_on_off(*, rng, n_rounds):
     test = law_test(names + t_names, np.r_[first, t_succ],
                     np.r_[np.full(N, float(chains)), t_trials], np.r_[RATES, t_prob],
                     alpha=ALPHA, power=POWER)
-    return _evidence(test, {"chains": chains, "rounds": n_rounds,
+    return law_evidence(test, {"chains": chains, "rounds": n_rounds,
                             "stay_on": base.stay_on.tolist(),
                             "switch_on": base.switch_on.tolist()})
 

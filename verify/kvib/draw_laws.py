@@ -28,10 +28,11 @@ import numpy as np
 
 from flbounds.draw_laws import inclusion_cells, law_test, trials_to_detect
 from flbounds.kernels.isp_round import IspRound, isp_sampler_round
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import claim
 from flbounds.sampling import Avare, Feedback, KVib, Mabs, OracleISP, UniformISP, UniformRSP, Vrb
 from flbounds.sampling.incremental import KVibIncremental
 
+from ..stats_checks import law_evidence
 from .alg1 import ALG1
 
 #: family-wise level of each claim's Holm rule, fixed before the draws
@@ -81,14 +82,6 @@ def _multinomial_law(q, k):
     return 1 - miss, pair
 
 
-def _evidence(test, details):
-    summary = test.summary()
-    return Evidence(measured=test.min_adjusted, theoretical=ALPHA, relation=">=",
-                    tolerance=Tolerance.exact("a p-value against the level fixed before the "
-                                              "draws"),
-                    details={**details, **summary})
-
-
 def _judge(counts, inclusion, pairwise, extra=None):
     names, succ, prob = inclusion_cells(counts > 0, inclusion, pairwise)
     trials = np.full(succ.size, counts.shape[0], dtype=float)
@@ -116,7 +109,7 @@ def isp_samplers(*, rng, samplers):
         rows[name] = {**test.summary(), "draws": n, "p": p.tolist()}
         if worst is None or test.min_adjusted < worst.min_adjusted:
             worst = test
-    return _evidence(worst, {"samplers": rows})
+    return law_evidence(worst, {"samplers": rows})
 
 
 @claim("kvib.draw_law.isp_compiled_round", ref="Sec. 2.2, ISP; Algorithm 2 line 4",
@@ -148,7 +141,7 @@ def isp_compiled_round(*, rng, samplers):
                       "p_equals_python": bool(np.allclose(out.p[0], p, rtol=1e-12))}
         if worst is None or test.min_adjusted < worst.min_adjusted:
             worst = test
-    return _evidence(worst, {"samplers": rows})
+    return law_evidence(worst, {"samplers": rows})
 
 
 @claim("kvib.draw_law.multinomial_samplers", ref="Sec. 2.2, RSP; App. D baselines",
@@ -174,7 +167,7 @@ def multinomial_samplers(*, rng, samplers):
         rows[name] = {**test.summary(), "draws": n, "q": q.tolist()}
         if worst is None or test.min_adjusted < worst.min_adjusted:
             worst = test
-    return _evidence(worst, {"samplers": rows})
+    return law_evidence(worst, {"samplers": rows})
 
 
 @claim("kvib.draw_law.uniform_rsp", ref="Sec. 2.2, RSP (uniform)", kind="algorithm",
@@ -191,4 +184,4 @@ def uniform_rsp(*, rng, bias):
     n_cells = N + N * (N - 1) // 2
     n = trials_to_detect(inclusion, bias, alpha_cell=ALPHA / n_cells, power=POWER)
     test = _judge(sampler.sample_many(rng, n), inclusion, pairwise)
-    return _evidence(test, {"draws": n, "designed_bias": bias})
+    return law_evidence(test, {"draws": n, "designed_bias": bias})

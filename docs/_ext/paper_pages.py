@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 VERDICT_WORD = {"holds": "holds", "violated": "**violated** (a paper error)",
-                "not-applicable": "not applicable"}
+                "not-applicable": "not applicable", "inconclusive": "inconclusive",
+                "reproduced": "reproduced", "not-reproduced": "not reproduced"}
 
 
 def _results_module():
@@ -48,6 +49,13 @@ def paper_page(key: str, paper, results: list, claims: list) -> str:
                   "on an instance where every hypothesis of the result is evaluated and "
                   "true.", ""]
         lines += [f"- {_claim_line(c)}, {c.ref}: {c.statement}" for c in violated]
+        lines.append("")
+    reruns = [c for c in claims if c.kind == "reproduction"]
+    if reruns:
+        lines += ["## Synthetic re-runs of empirical results", "",
+                  "Tables and figures the paper measured on its own data, re-run on synthetic "
+                  "stand-ins: not reproducing an effect here is not a paper error.", ""]
+        lines += [f"- {_claim_line(c)}, {c.ref}: {c.statement}" for c in reruns]
         lines.append("")
     lines += ["## Results", ""]
     by_part: dict[str, list] = {}

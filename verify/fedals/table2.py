@@ -34,16 +34,19 @@ TABLE2 = result(
                 noniid_split.only("interior_optimum", "alpha10_vs_1", "gap")))
 
 
-@claim("fedals.table2.interior_optimum", ref="Table 2, Sec. 7.4", kind="remark",
-       expected="violated", result=TABLE2, parts=("interior_optimum",),
+@claim("fedals.table2.interior_optimum", ref="Table 2, Sec. 7.4", kind="reproduction",
+       expected="not-reproduced", result=TABLE2, parts=("interior_optimum",),
        statement="Accuracy first rises with alpha and peaks at an interior alpha (alpha = 10 "
                  "in Table 2), above both alpha = 1 and the largest alpha.",
        quick=dict(QUICK, alphas=(1, 5, 10, 25, 100)), full=dict(FULL, alphas=(1, 5, 10, 25, 100)))
 def interior_optimum(*, rng, n_seeds, n_steps, n_test, alphas):
     """alpha* = the interior alpha with the best mean accuracy (chosen on the same data, which
     favours the paper). Holds when acc(alpha*) exceeds acc(1) and acc(alpha_max) (both lower
-    limits > 0); violated when either difference is significantly negative. Measured: the
-    two decisive t-limits; theoretical 0 (>=)."""
+    limits > 0); not-reproduced when either difference is significantly negative. Measured: the
+    two decisive t-limits; theoretical 0 (>=).
+
+    A synthetic re-run of an empirical result (kind ``reproduction``): not reproducing the paper's
+    effect here is not a paper error."""
     res = alpha_sweep(rng, local_steps=TAU,
                       split="noniid", alphas=list(alphas), n_seeds=n_seeds,
                       n_steps=n_steps, n_test=n_test)

@@ -40,8 +40,8 @@ TABLE3 = result(
                 same_setting.only("consistent_with_table1")))
 
 
-@claim("fedals.table3.intermediate_split", ref="Table 3, Sec. 7.5", kind="remark",
-       expected="violated", result=TABLE3, parts=("intermediate_best",),
+@claim("fedals.table3.intermediate_split", ref="Table 3, Sec. 7.5", kind="reproduction",
+       expected="not-reproduced", result=TABLE3, parts=("intermediate_best",),
        statement="Putting an intermediate number of leading layers in phi (the averaged-less-"
                  "often part) beats putting only the first layer there.",
        quick=QUICK, full=FULL)
@@ -49,11 +49,14 @@ def intermediate_split(*, rng, n_seeds, n_steps, n_test):
     """The MLP has 3 layers: phi = the first layer (L = 1), the two hidden layers (L = 2,
     the intermediate split, also the default of the other FedALS claims) or everything
     (L = 3, every layer averaged every alpha tau steps). alpha = 10, tau = 5, non-iid.
-    Holds when acc(L = 2) - acc(L = 1) has a lower limit > 0; violated on an upper limit
+    Holds when acc(L = 2) - acc(L = 1) has a lower limit > 0; not-reproduced on an upper limit
     < 0 (module rule). The paper's own Table 3 is inconsistent with its Tables 1-2 (spec
     s.7 item 17), so only this qualitative reading is checked. L = 3 is reported. Quick
     (seed 0): 0.650 / 0.611 / 0.539 for L = 1 / 2 / 3, upper limit of L2 - L1 -0.005:
-    violated (on this task averaging more of the network more often helps)."""
+    not-reproduced (on this task averaging more of the network more often helps).
+
+    A synthetic re-run of an empirical result (kind ``reproduction``): not reproducing the paper's
+    effect here is not a paper error."""
     seed = int(rng.integers(2**63))   # one task, model and plan for every split (paired)
     runs = {L: alpha_sweep(np.random.default_rng(seed), local_steps=TAU,
                            split="noniid", alphas=[10],

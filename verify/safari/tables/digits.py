@@ -107,7 +107,7 @@ def no_gain_iid(*, rng, n_seeds, n_rounds):
 
 
 @claim("safari.digits.literal_single_server_step", ref="Alg. 1 line 11; Tables 1-2 (spec V8)",
-       kind="algorithm", expected="violated",
+       kind="reproduction", expected="not-reproduced",
        parts=(ALG1.part("server_round"), TABLE2.part("improvement")),
        statement="With Algorithm 1 as printed (one server SGD step per server round: one "
                  "minibatch of 16 at lr 0.1), SAFARI improves on FedAvg at p = 1, s = 4, "
@@ -116,7 +116,7 @@ def no_gain_iid(*, rng, n_seeds, n_rounds):
 def literal_single_server_step(*, rng, n_seeds, n_rounds):
     """Companion of the digits claims, which run one epoch of server SGD per server round.
     Measured: the lower end of the paired 95% t-interval of the gain (points), >= 0 required.
-    Expected `violated`, from the computation: with a single step of 16 samples, the ~20-30
+    Expected `not-reproduced`, from the computation: with a single step of 16 samples, the ~20-30
     server rounds of a 100-150 round run apply ~500 sample-gradients at lr 0.1 in total, far too
     little to teach the 4 classes only the server holds, and every server round replaces a
     client round; the measured gain is nil or negative (quick, 3 seeds: mean -0.1 points, 95%
@@ -125,7 +125,10 @@ def literal_single_server_step(*, rng, n_seeds, n_rounds):
     that the printed pseudocode, at this scale and with the experiments' lr, does not
     reproduce the tables' gain; the paper's experiments may have used more server steps or
     many more rounds (not stated, spec 7.A.20), so this is a finding about the literal
-    pseudocode, not about the paper's tables."""
+    pseudocode, not about the paper's tables.
+
+    A synthetic re-run of an empirical result (kind ``reproduction``): not reproducing the paper's
+    effect here is not a paper error."""
     g = _gains(rng, [(1, 4, 200)], n_seeds, n_rounds, server_steps=1)[:, 0]
     lo, hi = _t_interval(g)
     return Evidence(measured=lo, theoretical=0.0, relation=">=", tolerance=CI_TOL,

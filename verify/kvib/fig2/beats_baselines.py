@@ -7,25 +7,33 @@ run: the cumulative cost :math:`\sum_t \ell_t(w^t) = \sum_t\sum_i \pi_t^2(i)/w_i
 (:math:`w` the sampler's inclusion weights), i.e. the regret plus a constant common to all
 samplers at the same K.
 
-Rule: for each budget K and each baseline, a one-sided paired t-test over seeds (same seed
-child for both samplers) of H0: mean(cost_baseline - cost_KVib) <= 0. The
-3 x len(ks) p-values go through Holm's rule at alpha = 0.05. "K-Vib beats them" holds when
-every hypothesis is rejected.
+Rule, fixed before the data: for each budget K and each baseline, two one-sided paired
+t-tests over seeds (same seed child for both samplers) of the difference
+d = cost_baseline - cost_KVib: H0: mean(d) <= 0 (rejected: K-Vib is better) and H0: mean(d) >= 0
+(rejected: K-Vib is worse). The 2 x 3 x len(ks) p-values go through Holm's rule at
+alpha = 0.05. The paper's effect is shown when every "K-Vib better" hypothesis is rejected;
+it is contradicted when some "K-Vib worse" hypothesis is rejected (a baseline significantly
+better at some K); otherwise the test cannot decide (``inconclusive``, with the smallest mean
+difference each cell could detect at power 0.8).
+
+The paper compares the samplers on FL training curves of real data (Figs. 2, 4); this is a
+synthetic stand-in (kind ``reproduction``): not reproducing the effect is not a paper error.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import ttest_1samp
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import claim
 from flbounds.sampling import Avare, KVib, Mabs, Vrb
 from flbounds.sampling.online import Assumption51Feedback, run_online
-from flbounds.stats import holm
 
 from ..sec6 import SEC6
+from ._paired import compare
 
 ALPHA = 0.05
+#: the power at which the smallest detectable difference is reported
+POWER = 0.8
 
 
 def _makers(n, n_rounds, G):
@@ -36,26 +44,26 @@ def _makers(n, n_rounds, G):
 
 
 @claim("kvib.sec6.beats_baselines", ref="Sec. 6.1, Figs. 2-3 ('K-Vib outperforms Vrb, Mabs "
-       "and Avare')", kind="remark", expected="violated",
+       "and Avare')", kind="reproduction", expected="not-reproduced",
        result=SEC6, parts=("beats_baselines",),
        statement="K-Vib attains a lower cumulative sampling cost (regret) than Vrb, Mabs and "
                  "Avare at every budget K.",
        quick=dict(n_clients=50, n_rounds=300, ks=(2, 5), n_seeds=4),
        full=dict(n_clients=100, n_rounds=2000, ks=(2, 5, 10), n_seeds=8))
 def beats_baselines(*, rng, n_clients, n_rounds, ks, n_seeds):
-    """Module docstring gives the setting and the Holm rule (family size 3 x len(ks), in
-    details). Measured: the number of rejections; theoretical: the family size. Tolerance:
-    exact (a count); the statistical error is the family-wise level 0.05. Avare is the
-    baselines addendum's reconstruction (the paper gives hyper-parameters only).
+    """Module docstring gives the setting and the two-sided Holm rule (family size
+    2 x 3 x len(ks), in details). Measured: the number of "K-Vib better" rejections;
+    theoretical: their number of cells. Tolerance: exact (a count); the statistical error is
+    the family-wise level 0.05. Avare is the baselines addendum's reconstruction (the paper
+    gives hyper-parameters only).
 
-    Expected violated on this problem: K-Vib beats Mabs, ties or loses to Vrb, and the
+    Expected not-reproduced on this problem: K-Vib beats Mabs, ties or loses to Vrb, and the
     reconstructed Avare's cost is about 2.5x lower (N = 100, T = 2000: 10739 vs 4444 at
-    K = 2); its theory mixing theta = (N/(TK))^{1/3} keeps a large uniform share at these
-    horizons. The paper's comparison is on FL training curves (Figs. 2, 4), not this
-    cost."""
+    K = 2), significantly at both profiles; its theory mixing theta = (N/(TK))^{1/3} keeps a
+    large uniform share at these horizons."""
     fb = Assumption51Feedback.generate(rng, n_clients)
     makers = _makers(n_clients, n_rounds, fb.G)
-    cells, pvalues = [], []
+    cells, diffs = [], []
     for k in ks:
         costs = {name: [] for name in makers}
         for child in rng.spawn(n_seeds):
@@ -65,17 +73,10 @@ def beats_baselines(*, rng, n_clients, n_rounds, ks, n_seeds):
                 costs[name].append(float(run_online(make(k), fb, n_rounds, child).costs.sum()))
         kvib = np.array(costs["kvib"])
         for name in ("vrb", "mabs", "avare"):
-            diff = np.array(costs[name]) - kvib
-            p = float(ttest_1samp(diff, 0.0, alternative="greater").pvalue)
-            pvalues.append(p)
-            cells.append(dict(K=k, baseline=name, pvalue=p, kvib_cost=float(kvib.mean()),
+            cells.append(dict(label=f"K={k} {name}", K=k, baseline=name,
+                              kvib_cost=float(kvib.mean()),
                               baseline_cost=float(np.mean(costs[name]))))
-    decision = holm(pvalues, ALPHA)
-    for cell, adj, rej in zip(cells, decision.adjusted, decision.reject, strict=True):
-        cell.update(holm_adjusted=float(adj), kvib_better=bool(rej))
-    return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
-                                      n_clients=n_clients),
-                    measured=int(decision.reject.sum()), theoretical=decision.m, relation=">=",
-                    tolerance=Tolerance.exact("a count of Holm rejections"),
-                    details={"cells": cells, "family_size": decision.m, "alpha": ALPHA,
-                             "rule": "one-sided paired t-test per (K, baseline), Holm"})
+            diffs.append(np.array(costs[name]) - kvib)
+    return compare(cells, diffs, alpha=ALPHA, power=POWER,
+                   instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
+                                 n_clients=n_clients), details={})

@@ -7,27 +7,30 @@ local GD steps of 0.1, :math:`\eta_g = 1`, Sec. 6's practical G (mean first-roun
 for K-Vib and the bandits. Each seed draws one problem; every sampler then runs on it with
 its own generator (spawned per sampler from the seed).
 
-Rule, fixed in advance: for each baseline (uniform ISP, uniform RSP, Vrb, Mabs, Avare
-(reconstructed)), a one-sided paired t-test over seeds of H0: mean(excess_baseline -
-excess_KVib) <= 0, with excess = the run's dynamic regret; Holm over the 5 baselines at
-alpha = 0.05. "K-Vib has the smallest variance" holds when all 5 are rejected. The mean
-per-round variance of every sampler is in the details (the variance panel).
+Rule, fixed in advance (:mod:`verify.kvib.fig2._paired`): for each baseline (uniform ISP,
+uniform RSP, Vrb, Mabs, Avare (reconstructed)), two one-sided paired t-tests over seeds of
+d = excess_baseline - excess_KVib, with excess = the run's dynamic regret; Holm over the
+2 x 5 hypotheses at alpha = 0.05. "K-Vib has the smallest variance" is shown when every
+"K-Vib better" hypothesis is rejected, contradicted when a baseline is significantly better,
+undecided otherwise. The mean per-round variance of every sampler is in the details (the
+variance panel). A re-run of an empirical figure at a smaller scale (kind ``reproduction``):
+not reproducing it is not a paper error.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import ttest_1samp
 
 from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import claim
 from flbounds.sampling import Avare, KVib, Mabs, UniformISP, UniformRSP, Vrb
-from flbounds.stats import holm
 
 from ..fedprox_synthetic import fedprox_synthetic
 from . import FIG2
+from ._paired import compare
 
 N, K, LOCAL_STEPS, STEP, ALPHA = 100, 10, 5, 0.1, 0.05
+POWER = 0.8  # at which the smallest detectable difference of an undecided cell is reported
 
 
 def _makers(n_rounds, G):
@@ -52,35 +55,30 @@ def _seed_runs(child, n_rounds, cap):
 
 
 @claim("kvib.fig2.variance_panels", ref="Fig. 2 (variance and regret panels), Sec. 6.1",
-       kind="remark", expected="violated",
+       kind="reproduction", expected="inconclusive",
        result=FIG2, parts=("variance",),
        statement="In FedAvg on FedProx Synthetic(0, 0), K-Vib's estimates have a smaller "
                  "excess variance (dynamic regret) than uniform ISP/RSP, Vrb, Mabs and Avare.",
        quick=dict(n_seeds=3, n_rounds=15, cap=50), full=dict(n_seeds=6, n_rounds=100,
                                                              cap=200))
 def variance_panels(*, rng, n_seeds, n_rounds, cap):
-    """Module docstring: setting and the Holm rule (family of 5). Measured: the number of
-    rejections; theoretical 5. Tolerance: exact (a count); family-wise level 0.05.
+    """Module docstring: setting and the two-sided Holm rule (family of 2 x 5). Measured:
+    the number of "K-Vib better" rejections; theoretical 5. Tolerance: exact (a count);
+    family-wise level 0.05.
 
-    Expected violated: K-Vib's excess variance is significantly below Vrb's, Mabs's and
-    Avare's but not below uniform ISP's or RSP's (4 seeds x 30 rounds, seed 0: 0.087 vs
-    0.082 and 0.081); at these horizons the theory mixing theta = (N/(TK))^{1/3} (0.69 at
-    T = 30) keeps K-Vib close to uniform."""
+    Expected inconclusive: K-Vib's excess variance is not shown below every baseline's (at
+    these horizons the theory mixing theta = (N/(TK))^{1/3} keeps K-Vib close to uniform, and
+    the reconstructed Avare's mean is close to K-Vib's), and no baseline is significantly
+    better; the reason states the smallest difference each undecided cell could detect."""
     runs = [_seed_runs(child, n_rounds, cap) for child in rng.spawn(n_seeds)]
     kvib = np.array([r["kvib"][0] for r in runs])
-    cells, pvalues = [], []
+    cells, diffs = [], []
     for name in ("uniform_isp", "uniform_rsp", "vrb", "mabs", "avare"):
         excess = np.array([r[name][0] for r in runs])
-        p = float(ttest_1samp(excess - kvib, 0.0, alternative="greater").pvalue)
-        pvalues.append(p)
-        cells.append(dict(baseline=name, pvalue=p, dynamic_regret=float(excess.mean()),
+        cells.append(dict(label=name, baseline=name, dynamic_regret=float(excess.mean()),
                           mean_variance=float(np.mean([r[name][1] for r in runs]))))
-    decision = holm(pvalues, ALPHA)
-    for cell, adj, rej in zip(cells, decision.adjusted, decision.reject, strict=True):
-        cell.update(holm_adjusted=float(adj), kvib_better=bool(rej))
-    return Evidence(instance=dict(n_clients=N, budget=K, synthetic=(0.0, 0.0)),
-                    measured=int(decision.reject.sum()), theoretical=decision.m, relation=">=",
-                    tolerance=Tolerance.exact("a count of Holm rejections"),
-                    details={"cells": cells, "family_size": decision.m, "alpha": ALPHA,
-                             "kvib_dynamic_regret": float(kvib.mean()),
-                             "kvib_mean_variance": float(np.mean([r["kvib"][1] for r in runs]))})
+        diffs.append(excess - kvib)
+    return compare(cells, diffs, alpha=ALPHA, power=POWER,
+                   instance=dict(n_clients=N, budget=K, synthetic=(0.0, 0.0)),
+                   details={"kvib_dynamic_regret": float(kvib.mean()),
+                            "kvib_mean_variance": float(np.mean([r["kvib"][1] for r in runs]))})

@@ -58,7 +58,9 @@ def test_no_library_module_is_named_after_a_paper():
 
 
 def _readme_python_blocks():
-    text = (ROOT / "README.md").read_text()
+    """The python examples of the README and of the guides it links (docs/guide/)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+    text = "\n".join(page.read_text() for page in pages)
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 

@@ -3,7 +3,7 @@
 - :mod:`.api`, the plugin API: :func:`paper`, :func:`result` (a numbered result with its
   parts and :func:`hypothesis` predicates), :func:`bound` (its printed bound), :func:`claim`,
   :class:`Evidence` and :class:`Tolerance`; a package registers its claim modules under the
-  entry-point group ``flbounds.claims`` (see ``README.md``, "Checking your own paper");
+  entry-point group ``flbounds.claims`` (see ``docs/guide/plugins.md``);
 - :mod:`.engine`: the runner, the worker pool and Dask, the results store and its leases;
 - :mod:`.reports`: the HTML ledger, the Markdown table, the coverage table.
 

@@ -1,6 +1,6 @@
 """Claims as plugins: a package outside flbounds registers a paper and its claims.
 
-The end-to-end tests build the README's example package ("Checking your own paper") with
+The end-to-end tests build the plugin guide's example package (docs/guide/plugins.md) with
 pip, offline and without build isolation, into a temporary directory (``--target``), so the
 environment is left as it was; the CLI runs in a subprocess that has that directory on its
 path.
@@ -57,8 +57,9 @@ def can_build_wheels() -> bool:
 
 
 def readme_files() -> dict[str, str]:
-    """The files of the README's plugin example: ``<!-- plugin:NAME -->`` + a code block."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The files of the plugin guide's example (docs/guide/plugins.md, linked from the
+    README): ``<!-- plugin:NAME -->`` + a code block."""
+    text = (ROOT / "docs" / "guide" / "plugins.md").read_text(encoding="utf-8")
     found = re.findall(r"<!-- plugin:(\S+) -->\n```\w*\n(.*?)```", text, flags=re.S)
     return dict(found)
 
@@ -74,7 +75,7 @@ def pip_install(package: Path, target: Path) -> None:
 
 @pytest.fixture(scope="module")
 def plugin_site(tmp_path_factory):
-    """A directory holding the installed README example (distribution and entry points)."""
+    """A directory holding the installed plugin-guide example (distribution and entry points)."""
     files = readme_files()
     assert set(files) == {"pyproject.toml", "mypaper_claims.py"}
     package = tmp_path_factory.mktemp("mypaper-claims")

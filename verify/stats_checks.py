@@ -187,11 +187,20 @@ def mc_se_coverage(*, rng, n_batches, n):
     return coverage_evidence(rng, n_batches, n)
 
 
-def law_evidence(test, details: dict) -> Evidence:
-    """Evidence of a draw-law test (:class:`flbounds.draw_laws.LawTest`): the smallest
-    Holm-adjusted p-value against the family's level, fixed before the draws (a rejection is
-    ``violated``), with the test's summary (most extreme cell, detectable bias) in the details."""
-    return Evidence(measured=test.min_adjusted, theoretical=test.alpha, relation=">=",
+def law_evidence(families: dict, key: str, details: dict) -> Evidence:
+    """Evidence of one or more draw-law tests (:class:`flbounds.draw_laws.LawTest`, one per
+    sampler or process, each Holm over its own cells at the level fixed before the draws):
+    ``families`` maps a name to ``(test, extra details)``. The families combine by Bonferroni,
+    so the claim keeps that level: measured is the smallest Holm-adjusted p-value times the
+    number of families (capped at 1), against the level (a rejection is ``violated``); the
+    details list every family (under ``key``) with its summary and its combined p-value."""
+    k = len(families)
+    alpha = next(iter(families.values()))[0].alpha
+    rows = {name: {**test.summary(), **extra,
+                   "combined_pvalue": min(1.0, k * test.min_adjusted)}
+            for name, (test, extra) in families.items()}
+    worst = min(rows, key=lambda name: rows[name]["combined_pvalue"])
+    return Evidence(measured=rows[worst]["combined_pvalue"], theoretical=alpha, relation=">=",
                     tolerance=Tolerance.exact("a p-value against the level fixed before the "
                                               "draws"),
-                    details={**details, **test.summary()})
+                    details={**details, key: rows, "families": k, "most_extreme": worst})

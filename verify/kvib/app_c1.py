@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.sampling import (
     isp_variance,
     optimal_factor,
@@ -21,22 +21,10 @@ from flbounds.sampling import (
 )
 
 from .closed_forms import _uncapped_instance
-from .conditions import positive_weights
+from .conditions import budget_below_n, positive_weights, uncapped
 from .def_c1 import DEF_C1
 from .instances import random_budget, random_weights
 from .printed_formulas import lemma22_split
-
-
-@hypothesis("K", "1 <= K < N (Remark 2.1; the uniform variance is 0 at K = N)")
-def budget_below_n(*, a, budget):
-    return bool(1 <= budget < np.shape(a)[-1])
-
-
-@hypothesis("uncapped", "K max_i a_i <= sum_i a_i (no client capped at p = 1)")
-def uncapped(*, a, budget):
-    a = np.asarray(a, dtype=float)
-    return bool(budget * a.max() <= a.sum() * (1 + 1e-12))
-
 
 APP_C1 = result(
     "kvib.app_c1", ref="Appendix C.1", kind="section",

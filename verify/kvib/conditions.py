@@ -102,3 +102,14 @@ def online_budgets(*, budget, n_clients):
 @hypothesis("weights", "0 < a_1 <= ... <= a_N (sorted for notation)")
 def positive_sorted_weights(*, a):
     return positive(a)
+
+
+@hypothesis("K", "1 <= K < N (the uniform ISP variance delta_U is 0 at K = N)")
+def budget_below_n(*, a, budget):
+    return bool(1 <= budget < np.shape(a)[-1])
+
+
+@hypothesis("uncapped", "K max_i a_i <= sum_i a_i (no client capped at p = 1)")
+def uncapped(*, a, budget):
+    a = np.asarray(a, dtype=float)
+    return bool(budget * a.max() <= a.sum() * (1 + 1e-12))

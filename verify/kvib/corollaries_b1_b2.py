@@ -17,15 +17,9 @@ from flbounds.sampling import (
     optimal_isp_objective,
 )
 
-from .conditions import positive_sorted_weights
+from .conditions import positive_sorted_weights, uncapped
 from .instances import random_weights
 from .lemma_b8 import budget_range, floor_feasible
-
-
-@hypothesis("uncapped", "K a_N <= sum_i a_i")
-def uncapped(*, a, budget):
-    a = np.asarray(a, dtype=float)
-    return bool(budget * a.max() <= a.sum() * (1 + 1e-12))
 
 
 @hypothesis("floor", "p_min > 0")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.sampling import (
     optimal_factor,
     optimal_isp_variance,
@@ -21,21 +21,9 @@ from flbounds.sampling import (
 from flbounds.sampling.exact import isp_moments
 from flbounds.tolerances import EPS
 
-from .conditions import positive_weights
+from .conditions import budget_below_n, positive_weights, uncapped
 from .instances import random_budget, random_weights
 from .thm4_1 import THM4_1
-
-
-@hypothesis("K", "1 <= K < N (delta_U > 0)")
-def budget_below_n(*, a, budget):
-    return bool(1 <= budget < np.shape(a)[-1])
-
-
-@hypothesis("uncapped", "K max_i a_i <= sum_i a_i (no client capped at p = 1)")
-def uncapped(*, a, budget):
-    a = np.asarray(a, dtype=float)
-    return bool(budget * a.max() <= a.sum() * (1 + 1e-12))
-
 
 DEF_C1 = result(
     "kvib.def_c1", ref="Definition C.1", title="the optimal factor alpha_* (eqs. (28)-(29))",

@@ -81,6 +81,7 @@ class Claim:
     expected_full: str | None = None
     parts: tuple[str, ...] = ()
     outside: dict = field(default_factory=dict)
+    corrects: str | None = None
 
     @property
     def results(self) -> list[str]:
@@ -185,7 +186,8 @@ class Claim:
 def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
           quick: dict | None = None, full: dict | None = None,
           expected_full: str | None = None,
-          result: _results.Result | None = None, parts=(), outside: dict | None = None):
+          result: _results.Result | None = None, parts=(), outside: dict | None = None,
+          corrects: str | None = None):
     """Register the decorated function as claim ``id`` (see the module docstring).
 
     Parameters
@@ -210,6 +212,11 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     outside
         Hypothesis name -> why the claim tests outside it on purpose. Such a hypothesis is
         reported, not enforced; the claim can then not come out ``violated``.
+    corrects
+        Id of the claim that checks the printed statement this claim's corrected statement
+        replaces (for example a counterexample claim expected ``violated``). The findings
+        page links the two; an id that names no registered claim fails when the plugins
+        are loaded.
     """
     key = id.split(".", 1)[0] if isinstance(id, str) else None
     if key is None or "." not in id:
@@ -239,6 +246,10 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
                          f"(hypotheses of its parts: {sorted(known)})")
     if not all(isinstance(v, str) and v.strip() for v in outside.values()):
         raise ValueError(f"claim {id!r}: outside maps hypothesis names to a reason (text)")
+    if corrects is not None and (not isinstance(corrects, str) or "." not in corrects
+                                 or corrects == id):
+        raise ValueError(f"claim {id!r}: corrects must be the id of another claim, "
+                         f"got {corrects!r}")
 
     def register(func):
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
@@ -247,7 +258,7 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
                               quick=q, full=dict(full) if full is not None else q,
-                              parts=qualified, outside=outside)
+                              parts=qualified, outside=outside, corrects=corrects)
         return func
 
     return register
@@ -264,7 +275,17 @@ def load_all() -> dict[str, Claim]:
         _LOADED = True  # before importing: a plugin that reads the registry must not recurse
         for ep in entry_points(CLAIMS_GROUP):
             _load_plugin(ep)
+        _check_corrects()
     return dict(sorted(_REGISTRY.items()))
+
+
+def _check_corrects() -> None:
+    """Every ``corrects=`` names a registered claim (checked once all plugins are in)."""
+    dangling = sorted(f"{c.id} -> {c.corrects}" for c in _REGISTRY.values()
+                      if c.corrects is not None and c.corrects not in _REGISTRY)
+    if dangling:
+        raise ValueError("claims correct unknown claims (corrects= must name a registered "
+                         "claim): " + ", ".join(dangling))
 
 
 provide("claims", lambda: load_all())   # looked up at call time (tests replace it)

@@ -220,12 +220,26 @@ def test_a_claim_must_attach_to_parts(lemma1):
     (dict(outside={"step": ""}), r"outside maps hypothesis names to a reason"),
     (dict(result=None, outside={"step": "why"}), r"attach it to the parts it checks"),
     (dict(result="testpaper.lemma1"), r"result must be a Result"),
+    (dict(corrects="testpaper.lemma1.bad"), r"corrects must be the id of another claim"),
+    (dict(corrects="nodot"), r"corrects must be the id of another claim"),
 ])
 def test_claim_declaration_errors_name_the_argument(lemma1, kw, match):
     kw = {"result": lemma1, **kw}
     with pytest.raises(ValueError, match=match):
         claim("testpaper.lemma1.bad", ref="-", kind="statement", statement="-",
               expected="holds", **kw)
+
+
+def test_corrects_must_name_a_registered_claim(lemma1, monkeypatch):
+    from flbounds.ledger.api import registry
+
+    claim("testpaper.lemma1.fixed", ref="-", kind="statement", statement="-",
+          expected="holds", result=lemma1, corrects="testpaper.lemma1.nosuch")(lambda: None)
+    assert registry._REGISTRY["testpaper.lemma1.fixed"].corrects == "testpaper.lemma1.nosuch"
+    with pytest.raises(ValueError, match=r"testpaper.lemma1.fixed -> testpaper.lemma1.nosuch"):
+        registry._check_corrects()
+    del registry._REGISTRY["testpaper.lemma1.fixed"]
+    registry._check_corrects()
 
 
 def _declare(**kw):

@@ -22,6 +22,7 @@ COMMANDS = {
     "check": "check",
     "figures": "figures",
     "report": "report",
+    "findings": "findings",
     "show": "show",
     "falsify": "falsify",
     "replay": "replay",
@@ -46,6 +47,7 @@ EXAMPLES = """examples:
   flbounds bound focus.thm1a mu=1 L=2 p=0.3,0.5 tau=3
   flbounds falsify focus.lemma4.rare_participation --budget 300
   flbounds report                               the HTML ledger of the stored results
+  flbounds findings focus                       what fails in a paper, and by how much
 
 exit codes: 0 every verdict as expected, 1 an unexpected verdict or an error, 2 usage"""
 

@@ -1,4 +1,5 @@
-"""``flbounds report``: the Markdown and HTML ledger from stored results.
+"""``flbounds report``: the Markdown and HTML ledger from stored results, and the findings
+page beside it (``findings.md``, ``findings.html``: :mod:`flbounds.ledger.reports.findings`).
 
 The report shows one (profile, seed): the latest complete run's unless ``--profile`` /
 ``--seed`` choose another, and says which, with the code versions its rows come from.
@@ -12,12 +13,14 @@ from pathlib import Path
 from flbounds.ledger import ResultStore
 from flbounds.ledger.api.registry import PROFILES
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.reports import findings_render
+from flbounds.ledger.reports.findings import collect
 from flbounds.ledger.reports.provenance import select_rows
 from flbounds.ledger.reports.report import html_page, markdown
 
 from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int
 
-HELP = "Markdown + HTML ledger from stored results"
+HELP = "Markdown + HTML ledger and findings page from stored results"
 
 
 def add_arguments(p) -> None:
@@ -45,13 +48,27 @@ def run(args) -> int:
     figure_dir = args.results / "figures"
     pngs = sorted(figure_dir.glob("*.png")) if figure_dir.is_dir() else []
     md_path, html_path = _write(chosen, Path(out_dir), pngs)
+    found_md, found_html = _write_findings(chosen, Path(out_dir))
     for line in chosen.lines:
         print(line)
     n_attacks = sum(r.id.startswith("attack:") for r in chosen.results)
     attacks = f", {n_attacks} attacks" if n_attacks else ""
     print(f"wrote {md_path} and {html_path} ({len(chosen.results) - n_attacks} claims"
           f"{attacks}, {len(pngs)} figures)")
+    print(f"wrote {found_md} and {found_html} (what fails and by how much, per paper)")
     return 0
+
+
+def _write_findings(chosen, out_dir: Path) -> tuple[Path, Path]:
+    """``findings.md`` and ``findings.html`` beside the ledger (claim ids link into it)."""
+    found = collect(chosen.results, provenance=chosen.lines)
+    md_path, html_path = out_dir / "findings.md", out_dir / "findings.html"
+    try:
+        write_text(output_file(md_path, "--out"), findings_render.markdown(found))
+        write_text(output_file(html_path, "--out"), findings_render.html(found))
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    return md_path, html_path
 
 
 def _write(chosen, out_dir: Path, pngs) -> tuple[Path, Path]:

@@ -49,6 +49,57 @@ class Paper(NamedTuple):
         parts = [self.reference, f"*{self.title}.*", self.venue, self.source]
         return " ".join(p if p.endswith((".", ".*")) else p + "." for p in parts if p)
 
+    @property
+    def plain_citation(self) -> str:
+        """:attr:`citation` without the Markdown emphasis (terminals, HTML attributes)."""
+        return self.citation.replace("*", "")
+
+    @property
+    def authors(self) -> list[str]:
+        """The authors, as listed in ``reference`` (comma or "and" separated)."""
+        names = re.split(r",\s*|\s+and\s+", self.reference)
+        return [n.strip() for n in names if n.strip() and not YEAR.fullmatch(n.strip())]
+
+    @property
+    def year(self) -> str:
+        """The first four-digit year in the venue (else in the reference), or ''."""
+        found = YEAR.search(self.venue) or YEAR.search(self.reference)
+        return found.group(0) if found else ""
+
+    @property
+    def arxiv(self) -> str:
+        """The arXiv identifier of ``source`` (``2405.02745``), or ''."""
+        found = ARXIV.search(self.source)
+        return found.group(1) if found else ""
+
+    @property
+    def short(self) -> str:
+        """The short form a table cites: ``Yang et al., ICML 2024`` (first author's surname;
+        both surnames for two authors; the venue, else the year)."""
+        surnames = [_surname(a) for a in self.authors]
+        if not surnames:
+            who = self.title
+        elif len(surnames) == 1:
+            who = surnames[0]
+        elif len(surnames) == 2:
+            who = f"{surnames[0]} and {surnames[1]}"
+        else:
+            who = f"{surnames[0]} et al."
+        venue = self.venue.split(";", 1)[0].strip() or self.year
+        return f"{who}, {venue}" if venue else who
+
+
+#: a four-digit year, and an arXiv identifier (new style, optional version)
+YEAR = re.compile(r"\b(19|20)\d{2}\b")
+ARXIV = re.compile(r"(?:arxiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
+
+
+def _surname(name: str) -> str:
+    """The last word of ``name`` that is not an initial (``Castillo`` in ``Andrés C.
+    Castillo J.``)."""
+    words = [w for w in name.split() if not re.fullmatch(r"[A-Z]\.(-?[A-Z]\.)*", w)]
+    return words[-1] if words else name
+
 
 def paper(key: str, *, title: str, source: str = "", reference: str = "",
           venue: str = "") -> Paper:

@@ -13,6 +13,7 @@ from pathlib import Path
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
 from flbounds.ledger.engine.store import StoreError
 
@@ -86,7 +87,7 @@ def run(args) -> int:
     summary_to = sys.stdout
     if json_target is not None:
         try:
-            write_text(json_target, json.dumps([r.to_dict() for r in results], indent=1))
+            write_text(json_target, json.dumps([public_row(r) for r in results], indent=1))
         except OutputError as exc:
             raise UsageError(str(exc)) from None
         if json_target.kind == "stdout":

@@ -78,7 +78,7 @@ def _write(chosen, out_dir: Path, pngs) -> tuple[Path, Path]:
                       "\n" + "".join(f"{line}\n" for line in chosen.lines))
     block = "<p class='provenance'>" + "<br>".join(html.escape(x) for x in chosen.lines) \
         + "</p>"
-    page = html_page(chosen.results, pngs)
+    page = html_page(chosen.results, pngs, findings="findings.html")
     page = _after_first(page, "</h1>", block) if "</h1>" in page \
         else _after_first(page, "<body>", block)
     try:

@@ -12,6 +12,7 @@ import math
 import sys
 from typing import NamedTuple
 
+from ..api.registry import PAPERS
 from ..api.result import VERDICTS, CheckResult
 
 _STRINGS = ("id", "paper", "ref", "kind", "statement", "relation", "expected", "reproducer",
@@ -80,6 +81,16 @@ def _defaults(row: dict) -> dict:
                   versions={})
     filled.update(row)
     return filled
+
+
+def public_row(result: CheckResult) -> dict:
+    """``result`` as a JSON-ready row for readers (``flbounds check --json``): the stored
+    fields plus ``citation``, the paper as a reader cites it (authors, title, venue, arXiv
+    id; '' for an undeclared paper). Readers of such rows ignore the extra field."""
+    row = result.to_dict()
+    declared = PAPERS.get(result.id.removeprefix("attack:").split(".", 1)[0])
+    row["citation"] = declared.plain_citation if declared is not None else ""
+    return row
 
 
 def report_skipped(source: str, skipped: Skipped) -> None:

@@ -11,8 +11,9 @@ from functools import cache
 
 from markupsafe import Markup
 
-from .findings import SEARCH_WITNESS, WITNESS_KEYS, Entry, Findings, PaperFindings
+from .findings import Entry, Findings, PaperFindings
 from .format import fmt
+from .margins import SEARCH_WITNESS, WITNESS_KEYS
 
 __all__ = ["html", "markdown", "text", "compact"]
 

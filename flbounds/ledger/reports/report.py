@@ -42,7 +42,9 @@ def markdown(results: list[CheckResult]) -> str:
     lines = ["# flbounds ledger", ""]
     lines += _summary_markdown(results)
     for key, rows in by_paper(results).items():
-        lines += ["", f"## {key}: {PAPERS.get(key, ('', key))[1]}", "",
+        declared = PAPERS.get(key)
+        cite = [declared.citation, ""] if declared is not None else []
+        lines += ["", f"## {key}: {PAPERS.get(key, ('', key))[1]}", "", *cite,
                   "| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
         for r in rows:
             cells = [c.replace("|", "\\|").replace("\n", " ") for c in _row(r)]
@@ -80,8 +82,11 @@ def _summary_markdown(results) -> list[str]:
     return lines
 
 
-def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
-    """The ledger as one self-contained page (inline CSS and JavaScript, figures as data URIs).
+def html_page(results: list[CheckResult], figures: list[Path] = (),
+              findings: str = "") -> str:
+    """The ledger as one self-contained page (inline CSS and JavaScript, figures as data URIs);
+    ``findings``: the address of the findings page beside it, linked from the header ('' for
+    none).
 
     The template ``templates/ledger.html.j2`` renders the summary and the gallery; the table
     and the per-claim panels are drawn in the browser from an embedded JSON blob
@@ -94,7 +99,7 @@ def html_page(results: list[CheckResult], figures: list[Path] = ()) -> str:
     return _environment().get_template("ledger.html.j2").render(
         summary=_summary_rows(claims), verdicts=shown_verdicts(claims), figures=loaded,
         data_json=Markup(script_json(data)), n_claims=len(claims),
-        n_unexpected=sum(not r.as_expected for r in claims))
+        n_unexpected=sum(not r.as_expected for r in claims), findings=findings)
 
 
 @cache
@@ -109,7 +114,9 @@ def _environment():
 def _summary_rows(claims) -> list[dict]:
     rows = []
     for key, group in by_paper(claims).items():
+        declared = PAPERS.get(key)
         rows.append({"paper": key, "title": PAPERS.get(key, ("", key))[1],
+                     "citation": declared.plain_citation if declared is not None else "",
                      "counts": {v: sum(r.verdict == v for r in group) for v in VERDICTS},
                      "total": len(group), "ok": sum(r.as_expected for r in group)})
     return rows

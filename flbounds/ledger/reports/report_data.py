@@ -18,9 +18,10 @@ import logging
 from pathlib import Path
 from typing import NamedTuple
 
-from ..api.registry import PAPERS, matches
+from ..api.registry import PAPERS, load_all, matches
 from ..api.result import CheckResult
 from .format import fmt
+from .margins import margin
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +81,41 @@ def attack_state(attack: dict) -> str:
     return str(attack.get("verdict") or "searched")
 
 
-def claim_row(r: CheckResult, attack: dict | None, figure_names: list[str]) -> dict:
-    """One claim as the page's JSON row (short forms for the table, full values for the panel)."""
+#: verdicts whose row says by how much the comparison fails
+FAILING = ("violated", "not-reproduced", "inconclusive")
+
+
+def citation(key: str) -> str:
+    """The declared paper's citation (authors, title, venue, arXiv id), else ''."""
+    declared = PAPERS.get(key)
+    return declared.plain_citation if declared is not None else ""
+
+
+def correction_links() -> tuple[dict[str, str], dict[str, list[str]]]:
+    """``corrects`` (corrected claim -> printed claim) and its inverse (printed claim ->
+    the claims correcting it), from the registry."""
+    corrects = {c.id: c.corrects for c in load_all().values() if c.corrects is not None}
+    corrected_by: dict[str, list[str]] = {}
+    for cid, target in corrects.items():
+        corrected_by.setdefault(target, []).append(cid)
+    return corrects, corrected_by
+
+
+def claim_row(r: CheckResult, attack: dict | None, figure_names: list[str],
+              links: tuple[dict, dict] = ({}, {})) -> dict:
+    """One claim as the page's JSON row (short forms for the table, full values for the
+    panel): by how much it fails (``margin``), the printed claim it corrects and the claims
+    correcting it (``links``: :func:`correction_links`), its paper's ``citation``."""
     extra = {name: dict(getattr(r, name, None) or {}) for name in OPTIONAL_DICTS}
     if attack and not extra["attack"]:
         extra["attack"] = attack
+    found = margin(r.measured, r.theoretical, r.relation, (r.tolerance or {}).get("value", 0.0)) \
+        if r.verdict in FAILING else None
     row = {
-        "id": r.id, "paper": paper_key(r.id), "ref": r.ref, "kind": r.kind,
+        "id": r.id, "paper": paper_key(r.id), "citation": citation(paper_key(r.id)),
+        "margin": found.text if found is not None else "",
+        "corrects": links[0].get(r.id, ""), "corrected_by": links[1].get(r.id, []),
+        "ref": r.ref, "kind": r.kind,
         "statement": r.statement, "verdict": r.verdict, "expected": r.expected,
         "unexpected": not r.as_expected, "measured": r.measured,
         "theoretical": r.theoretical, "relation": r.relation,
@@ -113,9 +142,12 @@ def payload(results, figures: list[Figure]) -> dict:
     """Everything the page shows, as one JSON-ready dict."""
     claims, attacks = split_attacks(results)
     claims = sorted(claims, key=lambda r: r.id)
-    rows = [claim_row(r, attacks.get(r.id), figures_for(r.id, figures)) for r in claims]
+    links = correction_links()
+    rows = [claim_row(r, attacks.get(r.id), figures_for(r.id, figures), links)
+            for r in claims]
     return {"rows": rows,
             "papers": {k: v[1] for k, v in PAPERS.items()},
+            "citations": {k: v.plain_citation for k, v in PAPERS.items()},
             # the images themselves are in the page's gallery once, not repeated here
             "figures": {f.name: {"title": f.title, "claims": list(f.claims)} for f in figures}}
 

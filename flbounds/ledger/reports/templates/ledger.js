@@ -148,13 +148,20 @@
     return "<dl>" + pairs.filter(function (p) { return p[1] !== "" && p[1] !== undefined && p[1] !== null; })
       .map(function (p) { return "<dt>" + esc(p[0]) + "</dt><dd>" + p[1] + "</dd>"; }).join("") + "</dl>";
   }
+  function claimLink(id) {
+    return '<a class="claim-jump" href="#' + esc(encodeURIComponent(id)) + '">' + esc(id) + "</a>" +
+      (BY_ID[id] ? " (" + esc(BY_ID[id].verdict) + ")" : " (no row shown)");
+  }
   function section(title, body) { return "<h4>" + esc(title) + "</h4>" + body; }
 
   function panel(r) {
     var tol = r.tolerance || {}, out = ['<div class="panel">'];
     out.push('<p class="stmt">' + esc(r.statement) + "</p>");
-    out.push(dl([["reference", esc(r.ref)], ["paper", esc(r.paper) + (PAPERS[r.paper] ? ": " + esc(PAPERS[r.paper]) : "")],
+    out.push(dl([["reference", esc(r.ref)], ["paper", esc(r.paper) + (r.citation ? ": " + esc(r.citation) : PAPERS[r.paper] ? ": " + esc(PAPERS[r.paper]) : "")],
       ["kind", esc(r.kind)], ["verdict", esc(r.verdict) + (r.unexpected ? ' <strong class="bad">(expected ' + esc(r.expected) + ")</strong>" : " (as expected)")],
+      ["by how much", r.margin ? esc(r.margin) : ""],
+      ["corrects", r.corrects ? "the printed statement " + claimLink(r.corrects) : ""],
+      ["corrected by", (r.corrected_by || []).length ? r.corrected_by.map(claimLink).join(", ") : ""],
       ["reason", r.reason ? esc(r.reason) : ""]]));
     out.push(section("measured " + (r.relation || "") + " theoretical",
       '<div class="cmp"><div>measured' + valueHtml(r.measured) + '</div><div class="rel">' + esc(r.relation || "—") +

@@ -67,8 +67,10 @@ def verdict_words(e: Entry) -> str:
 def summary_line(p: PaperFindings) -> str:
     """One sentence of counts for a paper."""
     n_corr = sum(len(f.corrections) for f in p.failures) + len(p.corrections)
-    parts = [f"{len(p.failures)} printed statement{_s(len(p.failures))} fail",
-             f"{p.corrected_hold} of {n_corr} corrected statement{_s(n_corr)} hold",
+    n_fail = len(p.failures)
+    parts = [f"{n_fail} printed statement{_s(n_fail)} fail{_verb_s(n_fail)}",
+             f"{p.corrected_hold} of {n_corr} corrected statement{_s(n_corr)} "
+             f"hold{_verb_s(p.corrected_hold)}",
              f"{len(p.code_defects)} code defect{_s(len(p.code_defects))} reproduced",
              f"{p.not_reproduced} of {len(p.reproductions)} synthetic re-run"
              f"{_s(len(p.reproductions))} not reproduced"]
@@ -85,11 +87,15 @@ def holds_line(p: PaperFindings) -> str:
         return f"{n} printed statement{_s(n)} expected to hold (ratios need a run)."
     rest = sum(e.tightness is None for e in p.holds)
     tail = f"; {rest} of them record no ratio to a printed bound" if 0 < rest < n else ""
-    return f"{n} printed statement{_s(n)} hold{'s' if n == 1 else ''}{tail}."
+    return f"{n} printed statement{_s(n)} hold{_verb_s(n)}{tail}."
 
 
 def _s(n: int) -> str:
     return "" if n == 1 else "s"
+
+
+def _verb_s(n: int) -> str:
+    return "s" if n == 1 else ""
 
 
 # ----- text and Markdown ------------------------------------------------------------------

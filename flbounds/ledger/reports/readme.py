@@ -1,7 +1,8 @@
-"""The README's generated numbers: claim counts per paper and per expected verdict.
+"""The README's generated tables: what the toolkit finds per paper, and the claim counts per
+paper and per expected verdict.
 
-``python -m flbounds.ledger.reports.readme`` rewrites the block between the markers below in
-``README.md`` from the registry; ``--check`` only reports (exit 1) when the block is stale.
+``python -m flbounds.ledger.reports.readme`` rewrites the blocks between the markers below in
+``README.md`` from the registry; ``--check`` only reports (exit 1) when a block is stale.
 A test runs the check, so a claim added without regenerating the README fails the suite.
 """
 
@@ -12,9 +13,45 @@ import sys
 from pathlib import Path
 
 from ..api.registry import EXPECTED, EXPECTED_REPRODUCTION, PAPERS, load_all
+from .findings import Findings, collect
 
 BEGIN = "<!-- begin generated: python -m flbounds.ledger.reports.readme -->"
 END = "<!-- end generated -->"
+FINDINGS_BEGIN = "<!-- begin generated findings: python -m flbounds.ledger.reports.readme -->"
+FINDINGS_END = "<!-- end generated findings -->"
+#: where the documentation's page of each paper is generated (docs/_ext/paper_pages.py)
+PAPER_PAGE = "docs/papers/{key}.md"
+
+
+def findings_block(found: Findings | None = None) -> str:
+    """Markdown table, one row per paper: its citation (short form, title, arXiv id) and, by
+    the verdicts the toolkit expects, how many printed statements fail, how many corrected
+    statements hold, the authors' code defects reproduced and the synthetic re-runs not
+    reproduced; the paper key links to the paper's documentation page.
+
+    Parameters
+    ----------
+    found
+        Findings to tabulate (default: :func:`~flbounds.ledger.reports.findings.collect`
+        of the registry, every declared paper).
+
+    Returns
+    -------
+    str
+        The table, without the markers.
+    """
+    found = collect() if found is None else found
+    head = ["paper", "citation", "printed statements that fail",
+            "corrected statements that hold", "authors' code defects",
+            "re-runs not reproduced"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in found.papers:
+        where = f", arXiv:{p.arxiv}" if p.arxiv else ""
+        cells = [f"[`{p.key}`]({PAPER_PAGE.format(key=p.key)})",
+                 f"{p.short}: *{p.title}*{where}", str(len(p.failures)),
+                 str(p.corrected_hold), str(len(p.code_defects)), str(p.not_reproduced)]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
 
 
 def counts_block() -> str:
@@ -37,11 +74,17 @@ def counts_block() -> str:
 
 
 def render(text: str) -> str:
-    """``text`` with the generated block replaced by a fresh one."""
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"README has no generated block ({BEGIN} ... {END})")
-    return text[:start] + BEGIN + "\n" + counts_block() + "\n" + text[end:]
+    """``text`` with the generated blocks (counts, findings) replaced by fresh ones."""
+    text = _replace_block(text, BEGIN, END, counts_block)
+    return _replace_block(text, FINDINGS_BEGIN, FINDINGS_END, findings_block)
+
+
+def _replace_block(text: str, begin: str, end: str, block) -> str:
+    start = text.find(begin)
+    stop = text.find(end, start + len(begin)) if start >= 0 else -1
+    if start < 0 or stop < 0:
+        raise ValueError(f"README has no generated block ({begin} ... {end})")
+    return text[:start] + begin + "\n" + block() + "\n" + text[stop:]
 
 
 def main(argv: list[str] | None = None) -> int:

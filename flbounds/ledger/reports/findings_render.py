@@ -15,7 +15,7 @@ from .findings import Entry, Findings, PaperFindings
 from .format import fmt
 from .margins import SEARCH_WITNESS, WITNESS_KEYS
 
-__all__ = ["html", "markdown", "text", "compact"]
+__all__ = ["compact", "html", "markdown", "paper_markdown", "text"]
 
 #: longest counterexample shown inline (characters); the ledger's panel has the rest
 MAX_WITNESS = 320
@@ -101,10 +101,11 @@ def _verb_s(n: int) -> str:
 # ----- text and Markdown ------------------------------------------------------------------
 
 class _Style:
-    def __init__(self, md: bool, ledger: str):
-        self.md, self.ledger = md, ledger
+    def __init__(self, md: bool, ledger: str, shift: int = 0):
+        self.md, self.ledger, self.shift = md, ledger, shift
 
     def heading(self, level: int, title: str) -> list[str]:
+        level += self.shift
         if self.md:
             return ["#" * level + " " + title, ""]
         rule = "=" if level <= 2 else "-"
@@ -130,6 +131,15 @@ def text(findings: Findings) -> str:
 def markdown(findings: Findings, ledger: str = "ledger.html") -> str:
     """The findings as Markdown; claim ids link to ``ledger#<id>`` ('' for no links)."""
     return _render(findings, _Style(md=True, ledger=ledger))
+
+
+def paper_markdown(p: PaperFindings, ledger: str = "", level: int = 2) -> str:
+    """One paper's findings as Markdown sections (what fails, corrections, what holds, code,
+    re-runs) headed at ``level``, without the paper's own heading and citation: what a
+    paper's documentation page includes."""
+    lines = _paper_lines(p, _Style(md=True, ledger=ledger, shift=level - 3))
+    body = lines[lines.index(f"Paper key `{p.key}`. {summary_line(p)}") + 1:]
+    return "\n".join([summary_line(p), *body]).rstrip() + "\n"
 
 
 def _render(findings: Findings, st: _Style) -> str:

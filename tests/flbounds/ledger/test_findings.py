@@ -206,3 +206,31 @@ def test_counterexample_prefers_the_named_witness():
     assert counterexample({}, {"witness": {"p": 0.1}}) == {
         "witness of the adversarial search": {"p": 0.1}}
     assert counterexample({"big": list(range(100)), "q": 0.5}) == {"q": 0.5}
+
+
+# --- the documentation's paper pages ------------------------------------------------------
+
+def test_docs_paper_page_shows_stored_findings_else_expected_verdicts(plugin, tmp_path):
+    import importlib
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "docs" / "_ext"))
+    try:
+        paper_pages = importlib.import_module("paper_pages")
+    finally:
+        sys.path.pop(0)
+    record = tmp_path / "findings.json"
+    record.write_text(json.dumps(collect(plugin, provenance=["Rows: stored."]).to_dict()))
+    found, origin = paper_pages.findings_by_paper(paper_pages.stored_findings(record))[
+        "testpaper"]
+    assert "from a stored run" in origin and "Rows: stored." in origin
+    from flbounds.ledger import PAPERS
+
+    page = paper_pages.paper_page("testpaper", PAPERS["testpaper"], [], [], found, origin)
+    assert "## Findings" in page and "1.5x the printed bound" in page
+    assert f"corrected by `{CORRECTED}`" in page and "### What holds, and how tight" in page
+    expected, origin = paper_pages.findings_by_paper(None)["testpaper"]
+    assert "Verdicts the toolkit expects" in origin and expected.failures[0].printed.margin is None
+    with pytest.raises(ValueError, match="FLBOUNDS_FINDINGS: cannot read"):
+        paper_pages.stored_findings(tmp_path / "missing.json")

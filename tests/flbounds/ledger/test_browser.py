@@ -226,3 +226,24 @@ def test_screenshot(browser, ledger, tmp_path):
     _open(browser, f"{page.as_uri()}?q={claim}#{claim}")
     browser.save_screenshot(str(target.with_name(target.stem + "-panel" + target.suffix)))
     assert target.stat().st_size > 0
+
+
+def test_panel_says_by_how_much_and_links_the_corrected_claim(browser, ledger_sandbox,
+                                                              tmp_path):
+    """A printed claim that fails by 1.5x and its corrected companion (the sandbox plugin of
+    test_findings): the panel says by how much; its 'corrected by' link opens the other."""
+    from flbounds.ledger.api import registry
+    from tests.flbounds.ledger.test_findings import CORRECTED, PRINTED, declare_plugin
+
+    declare_plugin()
+    rows = [registry.get(cid).check(seed=0) for cid in sorted(registry._REGISTRY)
+            if cid.startswith("testpaper.")]
+    _, page = write_reports(rows, tmp_path)
+    _open(browser, page.as_uri() + "#" + PRINTED)
+    panel = browser.find_element(By.CSS_SELECTOR, f'tr.panel-row[data-panel="{PRINTED}"]')
+    assert "1.5x the printed bound" in panel.text and "arXiv:0000.00000" in panel.text
+    _click(browser, panel.find_element(By.CSS_SELECTOR, "a.claim-jump"))
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_elements(
+        By.CSS_SELECTOR, f'tr.panel-row[data-panel="{CORRECTED}"]'))
+    other = browser.find_element(By.CSS_SELECTOR, f'tr.panel-row[data-panel="{CORRECTED}"]')
+    assert "the printed statement " + PRINTED in other.text

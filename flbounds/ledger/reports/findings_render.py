@@ -7,6 +7,8 @@ printed statement and its corrected statement link to each other.
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from functools import cache
 
 from markupsafe import Markup
@@ -123,9 +125,16 @@ class _Style:
         return "  " * depth + ("- " if self.md else "* " if depth == 0 else "- ")
 
 
-def text(findings: Findings) -> str:
-    """The findings as plain terminal text."""
-    return _render(findings, _Style(md=False, ledger=""))
+def text(findings: Findings, width: int = 100) -> str:
+    """The findings as plain terminal text, lines wrapped at ``width`` columns (bullets keep
+    their indentation)."""
+    out = []
+    for line in _render(findings, _Style(md=False, ledger="")).splitlines():
+        bullet = re.match(r"\s*[*-] ", line)
+        indent = " " * (bullet.end() if bullet else 0)
+        out += textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
+                             break_on_hyphens=False) or [""]
+    return "\n".join(out) + "\n"
 
 
 def markdown(findings: Findings, ledger: str = "ledger.html") -> str:

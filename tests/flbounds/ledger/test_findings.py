@@ -234,3 +234,13 @@ def test_docs_paper_page_shows_stored_findings_else_expected_verdicts(plugin, tm
     assert "Verdicts the toolkit expects" in origin and expected.failures[0].printed.margin is None
     with pytest.raises(ValueError, match="FLBOUNDS_FINDINGS: cannot read"):
         paper_pages.stored_findings(tmp_path / "missing.json")
+
+
+def test_json_rows_carry_the_citation(plugin):
+    from flbounds.ledger.engine.rows import parse_row, public_row
+
+    row = public_row(plugin[0])
+    assert row["paper"] == "arXiv:0000.00000"
+    assert row["citation"] == "T. Tester, 2026. A paper the tests declare. arXiv:0000.00000."
+    back, problem = parse_row(json.dumps(row))
+    assert problem == "" and back == plugin[0]  # readers ignore the extra field

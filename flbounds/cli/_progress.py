@@ -200,10 +200,21 @@ def _is_terminal(stream) -> bool:
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
+def inlined(dispatcher) -> bool:
+    """True for an ``@njit(inline="always")`` kernel: numba inlines it into each kernel that
+    calls it, in that caller's cache entry, so it has a cache index of its own only when
+    Python calls it directly (most never are, and stay without one after every run)."""
+    options = getattr(dispatcher, "targetoptions", None) or {}
+    return options.get("inline") == "always"
+
+
 def uncached_kernels(dispatchers) -> list[str]:
-    """Names of ``@njit(cache=True)`` dispatchers that have no on-disk cache index yet."""
+    """Names of ``@njit(cache=True)`` dispatchers that have no on-disk cache index yet;
+    inlined kernels (:func:`inlined`) are not counted: they are cached inside their callers."""
     missing = []
     for dispatcher in dispatchers:
+        if inlined(dispatcher):
+            continue
         cache = getattr(dispatcher, "_cache", None)
         index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
         if index is not None and not os.path.exists(index):
@@ -212,6 +223,7 @@ def uncached_kernels(dispatchers) -> list[str]:
 
 
 def _library_kernels():
+    """The library's kernels that numba compiles and caches on their own (not inlined)."""
     import importlib
     import pkgutil
 
@@ -222,8 +234,8 @@ def _library_kernels():
     found = []
     for info in pkgutil.iter_modules(kernels.__path__):
         module = importlib.import_module(f"{kernels.__name__}.{info.name}")
-        found += [v for v in vars(module).values()
-                  if isinstance(v, CPUDispatcher) and v.__module__ == module.__name__]
+        found += [v for v in vars(module).values() if isinstance(v, CPUDispatcher)
+                  and v.__module__ == module.__name__ and not inlined(v)]
     return found
 
 
@@ -238,9 +250,9 @@ def numba_first_run_notice() -> str | None:
     # quick run; a first run is one where a large share has no cache yet
     if len(missing) < max(1, len(kernels) // 4):
         return None
-    return (f"first run: {len(missing)} of the library's {len(kernels)} numba kernels are not "
-            "cached yet; those the selected claims use compile on first use, once, shared by "
-            "the workers, and are kept for later runs")
+    return (f"first run: {len(missing)} of the library's {len(kernels)} compiled numba kernels "
+            "are not cached yet; those the selected claims use compile on first use, once, "
+            "shared by the workers, and are kept for later runs")
 
 
 def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume: bool = False,

@@ -189,6 +189,30 @@ def test_broken_plugin_is_one_warning_and_absent(plugin_site, broken_site, tmp_p
     assert "1 claim plugin(s) failed to load, their claims were not checked: broken" in proc.stdout
 
 
+SPAWNED_WORKER = """
+from flbounds.ledger.engine.workers import WorkerPool
+pool = WorkerPool(1, fork=False)   # a fresh interpreter, as a replacement worker is
+pool.start()
+pool.submit(("mypaper.lemma1.rate", "quick", 0))
+replies = []
+while not replies:
+    replies = pool.wait(None)
+pool.close()
+print(replies[0][1]["row"]["verdict"])
+"""
+
+
+def test_broken_plugin_in_a_spawned_worker_is_one_line(plugin_site, broken_site, tmp_path):
+    path = [str(plugin_site), str(broken_site), str(ROOT)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path + [os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", SPAWNED_WORKER], capture_output=True,
+                          text=True, timeout=300, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "holds", proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "_load_plugin" not in proc.stderr, proc.stderr
+    assert re.match(r"flbounds: warning: worker \d+: plugin 'broken' .*RuntimeError", lines[0])
+
+
 def test_builtin_plugins_load_without_warnings():
     proc = cli("list", "safari.thm1")
     assert proc.returncode == 0 and proc.stderr == "" and "safari.thm1" in proc.stdout

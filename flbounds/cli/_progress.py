@@ -179,8 +179,11 @@ class ProgressBar:
         print(line + (f"\n  {note}" if note else ""), file=self.stream, flush=True)
 
     def claim_done(self, done: int, total: int, result, elapsed: float) -> None:
-        """The runner's ``progress`` callback (``run_claims(..., progress=bar.claim_done)``)."""
-        self.done = done - 1  # resumed tasks count as done without a call
+        """The runner's ``progress`` callback (``run_claims(..., progress=bar.claim_done)``).
+
+        The runner calls it for each task this run finishes, not for those resumed from the
+        store: they were counted as done when the bar started (``done``), so the count goes on
+        from there; the runner's ``done`` counts resumed tasks as it meets them."""
         note = "" if result.as_expected else (f"UNEXPECTED {result.id}: {result.verdict} "
                                               f"(expected {result.expected})")
         self.advance(result.id, f"{result.verdict} {result.elapsed_s:.1f}s", note=note)

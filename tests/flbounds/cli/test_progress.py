@@ -191,3 +191,14 @@ def test_resumed_claims_count_as_done_and_leave_the_eta(tmp_path):
     fresh = claims_progress(claims, tmp_path, "quick", resume=False, quiet=True)
     fresh.close()
     assert fresh.done == 0 and len(fresh.eta._left) == len(claims)
+
+
+def test_resumed_run_progress_starts_after_the_stored_tasks(tmp_path, capsys):
+    from flbounds.ledger import select
+
+    ids = [c.id for c in select(["focus.matrices"])]
+    assert main(["check", *ids[:2], "--results", str(tmp_path), "--quiet"]) == 0
+    assert main(["check", "focus.matrices", "--results", str(tmp_path), "--resume"]) == 0
+    progress = [line.split("]")[0] + "]" for line in capsys.readouterr().err.splitlines()
+                if line.startswith("[")]
+    assert progress == ["[3/5]", "[4/5]", "[5/5]"]

@@ -58,6 +58,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+def results_store(directory, *, write: bool = False):
+    """The :class:`~flbounds.ledger.ResultStore` in ``directory``, checked before any work:
+    a damaged store (or, with ``write``, one this run cannot write) is a usage error with the
+    way out, the same for every command."""
+    from flbounds.ledger import ResultStore
+    from flbounds.ledger.engine.store import StoreError
+
+    store = ResultStore(directory)
+    try:
+        store.check_usable() if write else store.check_readable()
+    except StoreError as exc:
+        raise UsageError(f"--results: {exc}") from None
+    return store
+
+
 def select_claims(patterns):
     """The claims matching ``patterns``; an unmatched pattern is a usage error."""
     from flbounds.ledger import select

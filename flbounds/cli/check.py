@@ -14,7 +14,6 @@ from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
-from flbounds.ledger.engine.store import StoreError
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -25,6 +24,7 @@ from ._common import (
     UsageError,
     non_negative_int,
     positive_int,
+    results_store,
     scheduler_client,
     select_claims,
 )
@@ -64,12 +64,10 @@ def _check_outputs(args):
     """Every path the run will write, checked before any work; returns the ``--json`` target."""
     try:
         output_folder(args.results, "--results")
-        ResultStore(args.results).check_usable()
+        results_store(args.results, write=True)
         return output_file(args.json, "--json") if args.json is not None else None
     except OutputError as exc:
         raise UsageError(str(exc)) from None
-    except StoreError as exc:
-        raise UsageError(f"--results: {exc}") from None
 
 
 def run(args) -> int:

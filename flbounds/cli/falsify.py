@@ -26,6 +26,7 @@ from ._common import (
     UsageError,
     non_negative_int,
     positive_int,
+    results_store,
     scheduler_client,
 )
 
@@ -72,6 +73,7 @@ def run(args) -> int:
     ids = select_surfaces(args.patterns)
     try:    # every output path checked before any work (as for 'check')
         output_folder(args.results, "--results")
+        results_store(args.results, write=True)
         json_target = output_file(args.json, "--json") if args.json is not None else None
     except OutputError as exc:
         raise UsageError(str(exc)) from None

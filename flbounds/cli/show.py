@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from flbounds.ledger import ResultStore
 from flbounds.ledger.api import results as _results
 from flbounds.ledger.api.registry import PAPERS, PROFILES, load_all, matches
 from flbounds.ledger.api.result import to_jsonable
 from flbounds.ledger.reports.report import fmt
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
+from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, results_store
 from .list import claim_record
 
 HELP = ("a claim (statement, paper, tolerance, hypotheses, file:line, latest result) or a "
@@ -56,7 +55,7 @@ def run(args) -> int:
         latest = c.check(seed=args.seed or 0, profile=args.profile or "quick")
         origin = "this run (not stored)"
     else:
-        stored = ResultStore(args.results).latest()
+        stored = results_store(args.results).latest()
         latest, origin = stored.get(c.id), f"latest in {args.results}"
         attack = stored.get(f"attack:{c.id}")
     record = claim_record(c, where=True)
@@ -149,7 +148,7 @@ def show_result(res, args) -> int:
         latest = {c.id: c.check(seed=seed, profile=profile) for c in claims}
         origin, attacks = "this run (not stored)", {}
     else:
-        stored = ResultStore(args.results).latest()
+        stored = results_store(args.results).latest()
         latest = {c.id: stored[c.id] for c in claims if c.id in stored}
         attacks = {c.id: stored[f"attack:{c.id}"] for c in claims
                    if f"attack:{c.id}" in stored}

@@ -81,12 +81,12 @@ def run(args) -> int:
     finally:
         if pool is not None:
             pool.close(kill=True)    # a no-op after a run; stops the workers after an error
-    summary_to = sys.stdout
+    summary_to, unwritten = sys.stdout, None
     if json_target is not None:
         try:
             write_text(json_target, json.dumps([r.to_dict() for r in results], indent=1))
-        except OutputError as exc:
-            raise UsageError(str(exc)) from None
+        except OutputError as exc:   # the results are stored: the summary still comes
+            unwritten = exc
         if json_target.kind == "stdout":
             summary_to = sys.stderr     # keep standard output pure JSON
     failed = failed_plugins()
@@ -95,6 +95,9 @@ def run(args) -> int:
         if failed:  # a run that silently skipped a broken plugin's claims is not a success
             print(f"{len(failed)} claim plugin(s) failed to load, their claims were not "
                   f"checked: {', '.join(failed)}")
+    if unwritten is not None:
+        raise UsageError(f"{unwritten} (the results are stored in {str(args.results)!r}; "
+                         "'flbounds show' and 'flbounds report' read them)")
     return 0 if all(r.as_expected for r in results) and not failed else 1
 
 

@@ -59,7 +59,10 @@ def select_surfaces(patterns) -> list[str]:
     none)."""
     from flbounds.falsify import surfaces
 
-    ids = list(surfaces())
+    try:
+        ids = list(surfaces())
+    except ValueError as exc:    # a plugin's attack on an unknown claim id
+        raise UsageError(str(exc)) from None
     for pattern in patterns:
         if not any(matches(cid, pattern) for cid in ids):
             raise UsageError(f"no attacked claim matches pattern {pattern!r} "

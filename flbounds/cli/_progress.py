@@ -280,10 +280,14 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
     return bar
 
 
-def summary_table(results, elapsed: float) -> str:
-    """End-of-run summary: verdicts per paper, then every unexpected verdict and its reproducer."""
+def summary_table(results, elapsed: float, *, verbose: bool = False) -> str:
+    """End-of-run summary: verdicts per paper, then every unexpected verdict with its margin
+    (:func:`~flbounds.cli._margin.margin`) and reproducer; the traceback of each claim that
+    raised with ``verbose`` (else a pointer to ``-v``)."""
     from flbounds.ledger.api.result import shown_verdicts
     from flbounds.ledger.reports.report import by_paper, fmt
+
+    from ._margin import margin, traceback_lines
 
     VERDICTS = shown_verdicts(results)
     head = ("paper", "claims", *VERDICTS, "as expected")
@@ -310,5 +314,12 @@ def summary_table(results, elapsed: float) -> str:
         out.append(f"  UNEXPECTED {r.id}: {r.verdict} (expected {r.expected}); measured "
                    f"{fmt(r.measured)} {r.relation} {fmt(r.theoretical)}"
                    + (f"; {r.reason.splitlines()[0]}" if r.reason else ""))
+        if margin(r):
+            out.append(f"    margin: {margin(r)}")
         out.append(f"    reproduce: {r.reproducer}")
+    raised = [r for r in results if getattr(r, "traceback", "")]
+    for r in raised if verbose else ():
+        out += [f"  traceback of {r.id}:", *traceback_lines(r, "    ")]
+    if raised and not verbose:
+        out.append(f"  {len(raised)} claim(s) raised: -v prints their tracebacks")
     return "\n".join(out)

@@ -48,6 +48,8 @@ def add_arguments(p) -> None:
                    help="time limit per task (0: none; default: "
                         + ", ".join(f"{k} {v:g}" for k, v in DEFAULT_TIMEOUT_S.items()) + ")")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="the summary prints the traceback of each claim that raised")
 
 
 def _seconds(text: str) -> float:
@@ -91,7 +93,7 @@ def run(args) -> int:
             summary_to = sys.stderr     # keep standard output pure JSON
     failed = failed_plugins()
     with contextlib.redirect_stdout(summary_to):
-        print_summary(results, time.perf_counter() - start)
+        print_summary(results, time.perf_counter() - start, verbose=args.verbose)
         if failed:  # a run that silently skipped a broken plugin's claims is not a success
             print(f"{len(failed)} claim plugin(s) failed to load, their claims were not "
                   f"checked: {', '.join(failed)}")
@@ -121,5 +123,5 @@ def _check(args, timeout, pool):
     return results, start
 
 
-def print_summary(results, elapsed: float) -> None:
-    print(summary_table(results, elapsed))
+def print_summary(results, elapsed: float, *, verbose: bool = False) -> None:
+    print(summary_table(results, elapsed, verbose=verbose))

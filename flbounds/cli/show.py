@@ -13,6 +13,7 @@ from flbounds.ledger.api.result import to_jsonable
 from flbounds.ledger.reports.report import fmt
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, results_store
+from ._margin import traceback_lines
 from .list import claim_record
 
 HELP = ("a claim (statement, paper, tolerance, hypotheses, file:line, latest result) or a "
@@ -29,7 +30,10 @@ def add_arguments(p) -> None:
                    help="run the claim(s) now (nothing is stored) instead of reading the store")
     p.add_argument("--profile", choices=PROFILES, help="with --run (default: quick)")
     p.add_argument("--seed", type=non_negative_int, help="with --run (default: 0)")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text for reading (default) or json (the record and latest rows)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="the traceback of a claim that raised")
 
 
 def find_claim(claim_id: str):
@@ -72,7 +76,7 @@ def run(args) -> int:
               f"            or: flbounds show {c.id} --run")
     else:
         print(f"result      {origin}, profile {latest.profile}, seed {latest.seed}")
-        print("\n".join(result_lines(latest)))
+        print("\n".join(result_lines(latest, verbose=args.verbose)))
     if attack is not None:
         print(f"attack      {_mapping(getattr(attack, 'attack', None) or {})} "
               f"(row {attack.id}, {attack.verdict})")
@@ -99,8 +103,9 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
             f"reproduce   {record['reproducer']}"]
 
 
-def result_lines(r) -> list[str]:
-    """A result's verdict, numbers, relation, tolerance and provenance, one per line."""
+def result_lines(r, *, verbose: bool = False) -> list[str]:
+    """A result's verdict, numbers, relation, tolerance and provenance, one per line; the
+    traceback of a claim that raised with ``verbose`` (else a pointer to ``-v``)."""
     mark = "as expected" if r.as_expected else f"UNEXPECTED, expected {r.expected}"
     tol = r.tolerance or {}
     lines = [f"verdict     {r.verdict} ({mark})",
@@ -117,6 +122,10 @@ def result_lines(r) -> list[str]:
     if r.reason:
         lines.append(f"reason      {r.reason.splitlines()[0]}")
     lines.append(f"elapsed     {r.elapsed_s:.2f}s; reproduce: {r.reproducer}")
+    if getattr(r, "traceback", "") and verbose:
+        lines += ["traceback", *traceback_lines(r, "  ")]
+    elif getattr(r, "traceback", ""):
+        lines.append("traceback   the claim raised: -v prints the traceback")
     return lines
 
 
@@ -157,7 +166,7 @@ def show_result(res, args) -> int:
     if args.format == "json":
         print(json.dumps(record, indent=1))
     else:
-        print("\n".join(result_text(record, origin)))
+        print("\n".join(result_text(record, origin, verbose=args.verbose)))
     return 0
 
 
@@ -194,14 +203,16 @@ def _claim_entry(c, row, attack_row) -> dict:
         entry["latest"] = dict(verdict=row.verdict, expected=row.expected,
                                as_expected=row.as_expected, profile=row.profile, seed=row.seed,
                                hypotheses=row.hypotheses, attack=row.attack,
-                               worst_case=row.worst_case, reason=row.reason)
+                               worst_case=row.worst_case, reason=row.reason,
+                               traceback=getattr(row, "traceback", "") or "")
     if attack_row is not None:
         entry["attack"] = dict(attack_row.attack, verdict=attack_row.verdict)
     return entry
 
 
-def result_text(record: dict, origin: str) -> list[str]:
-    """The lines ``flbounds show <result id>`` prints."""
+def result_text(record: dict, origin: str, *, verbose: bool = False) -> list[str]:
+    """The lines ``flbounds show <result id>`` prints (``verbose``: with the traceback of
+    each claim that raised)."""
     paper = record["paper"]
     cite = "; ".join(x for x in (paper["reference"], paper["source"]) if x)
     lines = [f"{record['id']}  {record['ref']}: {record['title']}  ({record['kind']})",
@@ -231,11 +242,11 @@ def result_text(record: dict, origin: str) -> list[str]:
             why = p["unchecked"] or record["not_checked"] or "no claim and no reason given"
             lines.append(f"    not checked: {why}")
         for c in p["claims"]:
-            lines += _claim_lines(c)
+            lines += _claim_lines(c, verbose)
     return lines
 
 
-def _claim_lines(c: dict) -> list[str]:
+def _claim_lines(c: dict, verbose: bool = False) -> list[str]:
     expected = c["expected"]
     if c["expected_full"] != expected:
         expected = f"{expected} (quick), {c['expected_full']} (full)"
@@ -258,6 +269,10 @@ def _claim_lines(c: dict) -> list[str]:
             lines.append(f"      worst case {_mapping(row['worst_case'])}")
         if row["verdict"] != "holds" and row["reason"]:
             lines.append(f"      reason     {row['reason'].splitlines()[0]}")
+        if row.get("traceback"):
+            lines += (["      traceback"] + ["        " + t for t in
+                                             row["traceback"].rstrip().splitlines()]
+                      if verbose else ["      traceback  the claim raised: -v prints it"])
     if c["attack"]:
         lines.append(f"      attack run {_mapping(c['attack'])}")
     return lines

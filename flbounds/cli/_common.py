@@ -74,13 +74,42 @@ def results_store(directory, *, write: bool = False):
 
 
 def select_claims(patterns):
-    """The claims matching ``patterns``; an unmatched pattern is a usage error."""
+    """The claims matching ``patterns``: claim ids, dotted prefixes, globs, and the name of a
+    claim plugin (its entry point, module or distribution: every claim it registers, of
+    every paper it declares); an unmatched pattern is a usage error."""
     from flbounds.ledger import select
+    from flbounds.ledger.api.registry import load_all, matches
 
+    table = load_all()
+    plugins = plugin_claims(table) if patterns else {}
+    others = [p for p in patterns if p not in plugins]
     try:
-        return select(patterns)
+        select(others) if others else None   # raises naming a pattern that matches nothing
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if not patterns:
+        return list(table.values())
+    chosen = set().union(*(plugins.get(p, ()) for p in patterns))
+    return [c for cid, c in table.items()
+            if cid in chosen or any(matches(cid, p) for p in patterns)]
+
+
+def plugin_claims(table) -> dict[str, set[str]]:
+    """Claim ids by the names of the plugin that registered them: its entry point's name,
+    the module it names and its distribution's name (``-`` and ``_`` alike)."""
+    from flbounds.ledger.api import registry
+    from flbounds.ledger.api.plugins import CLAIMS_GROUP, entry_point_module
+
+    out: dict[str, set[str]] = {}
+    for ep in registry.entry_points(CLAIMS_GROUP):
+        root = entry_point_module(ep)
+        ids = {cid for cid, c in table.items()
+               if c.module == root or c.module.startswith(root + ".")}
+        dist = getattr(ep, "dist", None)
+        names = {ep.name, root} | ({dist.name, dist.name.replace("-", "_")} if dist else set())
+        for name in names:
+            out.setdefault(name, set()).update(ids)
+    return out
 
 
 def scheduler_client(address):

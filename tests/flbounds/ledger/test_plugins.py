@@ -126,6 +126,9 @@ def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     assert all(r["verdict"] == r["expected"] for r in rows.values())
     rate, large = rows["mypaper.lemma1.rate"], rows["mypaper.lemma1.large_step"]
     assert rate["verdict"] == "holds" and rate["paper"] == "arXiv:2601.00001"
+    # the plugin's own version beside flbounds' (installed, not a checkout: no commit)
+    assert rate["versions"]["mypaper-claims"] == "0.1.0" and "flbounds" in rate["versions"]
+    assert not any(k.endswith(" commit") for k in rate["versions"])
     assert rate["hypotheses"] == {"step: eta <= 1/L": True}
     # f grew (4 > 1): a counterexample, but on an instance outside the lemma's hypothesis
     assert large["measured"] > large["theoretical"]
@@ -316,3 +319,24 @@ def test_figure_entry_points_name_a_module_or_a_package(monkeypatch, tmp_path):
     with pytest.warns(PluginLoadWarning):
         chosen = figures_mod.select_figures(["my_"])
     assert list(chosen) == ["my_fig"]
+
+
+def test_rows_record_a_plugin_checkouts_commit(monkeypatch, tmp_path):
+    """A plugin run from its own git checkout: its rows record that commit beside flbounds'
+    (the built-in plugins share flbounds' checkout: nothing added)."""
+    from flbounds.ledger.engine import tasks
+
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    (repo / "gitplug_mod.py").write_text("X = 1\n", encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "gitplug_mod.py"], ["commit", "-qm", "plugin"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    monkeypatch.syspath_prepend(str(repo))
+    fake = EntryPoint("gitplug", "gitplug_mod", CLAIMS_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    assert tasks.plugin_versions.__wrapped__("gitplug_mod") == {"gitplug commit": head}
+    monkeypatch.undo()
+    assert tasks.plugin_versions.__wrapped__("verify.focus.lemma4") == {}

@@ -58,6 +58,19 @@ def positive_int(text: str) -> int:
     return value
 
 
+def aligned(head, rows, *, right=()) -> list[str]:
+    """A header row, a rule and ``rows`` in columns as wide as their widest cell (the columns
+    numbered in ``right`` aligned right); trailing blanks dropped."""
+    cells = [tuple(str(c) for c in head), *(tuple(str(c) for c in r) for r in rows)]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+
+    def line(row):
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    return [line(cells[0]), line(tuple("-" * w for w in widths)), *map(line, cells[1:])]
+
+
 def results_store(directory, *, write: bool = False):
     """The :class:`~flbounds.ledger.ResultStore` in ``directory``, checked before any work:
     a damaged store (or, with ``write``, one this run cannot write) is a usage error with the

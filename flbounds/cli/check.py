@@ -31,11 +31,19 @@ from ._common import (
 from ._progress import claims_progress, summary_table
 
 HELP = "run claims and compare verdicts with expectations"
+EXAMPLES = """examples:
+  flbounds check --profile quick --workers 2     every claim; a summary per paper
+  flbounds check focus.lemma4                    one result's claims
+  flbounds check kvib --json kvib.json           one paper, its rows as JSON
+  flbounds check --resume                        finish an interrupted run
+  flbounds check focus.thm1a -v                  with the traceback of a claim that raised
+
+exit codes: 0 every verdict as expected, 1 an unexpected verdict or an error, 2 usage"""
 
 
 def add_arguments(p) -> None:
     p.add_argument("patterns", nargs="*", metavar="PATTERN",
-                   help="claim ids, dotted prefixes (e.g. 'focus') or globs")
+                   help="claim ids, dotted prefixes (e.g. 'focus'), globs or a plugin's name")
     p.add_argument("--profile", choices=PROFILES, default="quick", help=PROFILE_HELP)
     p.add_argument("--seed", type=non_negative_int, default=0, help=SEED_HELP)
     p.add_argument("--workers", type=positive_int, default=1, help=WORKERS_HELP)

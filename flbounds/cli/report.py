@@ -17,6 +17,10 @@ from flbounds.ledger.reports.report import html_page, markdown
 from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int, results_store
 
 HELP = "Markdown + HTML ledger from stored results"
+EXAMPLES = """examples:
+  flbounds report                             ledger.md and ledger.html in flbounds-results
+  flbounds report --out site/ledger           elsewhere (missing folders are made)
+  flbounds report --profile full --seed 0     the rows of another run"""
 
 
 def add_arguments(p) -> None:

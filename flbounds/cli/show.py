@@ -14,10 +14,16 @@ from flbounds.ledger.reports.report import fmt
 
 from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, results_store
 from ._margin import traceback_lines
-from .list import claim_record
+from .list import citation, claim_record
 
 HELP = ("a claim (statement, paper, tolerance, hypotheses, file:line, latest result) or a "
         "result (parts, hypotheses, printed bound, claims per part with verdicts)")
+EXAMPLES = """examples:
+  flbounds show focus.lemma4                             a result: parts, hypotheses, claims
+  flbounds show focus.lemma4.rare_participation          a claim, its latest stored result
+  flbounds show focus.lemma4.rare_participation --run    run it now (nothing is stored)
+  flbounds show focus.lemma4.rare_participation -v       with the traceback if it raised
+  flbounds show kvib.thm4_1 --format json"""
 FORMATS = ("text", "json")
 
 
@@ -88,11 +94,10 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
     expected = record["expected"]
     if record["expected_full"] != expected:
         expected = f"{expected} (quick), {record['expected_full']} (full)"
-    source = f" [{record['source']}]" if record["source"] else ""
     params = record["params"]
     return [record["id"],
             f"statement   {record['statement']}",
-            f"paper       {record['paper']}: {record['title']}{source}",
+            f"paper       {record['paper']}: {record['citation']}",
             f"ref         {record['ref']}",
             f"kind        {record['kind']}",
             f"expected    {expected}",
@@ -176,7 +181,8 @@ def result_record(res, claims, latest: dict, attacks: dict) -> dict:
     declared = PAPERS.get(res.paper_key)
     paper = dict(key=res.paper_key, title=declared.title if declared else "",
                  source=declared.source if declared else "",
-                 reference=declared.reference if declared else "")
+                 reference=declared.reference if declared else "",
+                 citation=citation(declared) if declared else res.paper_key)
     parts = []
     for pid, part in res.parts.items():
         qualified = res.part(pid)
@@ -214,9 +220,8 @@ def result_text(record: dict, origin: str, *, verbose: bool = False) -> list[str
     """The lines ``flbounds show <result id>`` prints (``verbose``: with the traceback of
     each claim that raised)."""
     paper = record["paper"]
-    cite = "; ".join(x for x in (paper["reference"], paper["source"]) if x)
     lines = [f"{record['id']}  {record['ref']}: {record['title']}  ({record['kind']})",
-             f"paper       {paper['key']}: {paper['title']}" + (f" [{cite}]" if cite else ""),
+             f"paper       {paper['key']}: {paper['citation']}",
              f"declared    {record['where']}  ({record['module']})"]
     if record["statement"]:
         lines.append(f"statement   {record['statement']}")

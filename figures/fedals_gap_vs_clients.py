@@ -42,7 +42,7 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 def plot(data: dict):
     K = data["K"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.0), sharey=True, layout="constrained")
     titles = (r"iid ($\zeta = 0$)", r"non-iid ($\zeta = 1$)")
     for ax, key, title in zip(axes, ("zeta0", "zeta1"), titles, strict=True):
         gap, se, bound, first = data[key].T
@@ -59,7 +59,7 @@ def plot(data: dict):
         ax.set_xlabel(r"number of clients $K$")
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("generalization error")
-    axes[0].legend()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3)
     fig.suptitle(r"FedALS Thm 4.1 on ridge/sphere ($d = 5$, $n = 40$, $\lambda = 0.1$, "
                  r"$\kappa = 11$)")
     return fig

@@ -114,7 +114,8 @@ def cli(*args, sites=(), cwd=None):
 def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     listed = cli("list", "mypaper", sites=[plugin_site], cwd=tmp_path)
     assert listed.returncode == 0 and listed.stderr == ""
-    assert "mypaper: A note on gradient steps" in listed.stdout
+    assert listed.stdout.startswith(
+        "mypaper: A. Author, 2026. A note on gradient steps. arXiv:2601.00001.\n")
     assert "mypaper.lemma1.rate" in listed.stdout
     assert "mypaper.lemma1.large_step" in listed.stdout
 

@@ -1,6 +1,8 @@
 """Shared plumbing of the figure scripts: arguments, the Agg backend, saving plot and data.
 
-Every figure writes four files named after it: ``<name>.png`` and ``<name>.pdf`` (the plot),
+Every figure is drawn and saved in the one style of :mod:`figures._style` (fonts, sizes, 300
+dpi) and writes four files named after it: ``<name>.png`` (300 dpi) and ``<name>.pdf``
+(vector) (the plot),
 ``<name>.npz`` (the plotted numbers) and ``<name>.json`` (parameters, seed, versions, the
 claims it illustrates and how long it took; ``flbounds figures`` reads the durations back
 for its ETA and ``flbounds report`` reads the claims to place the figure beside them).
@@ -22,6 +24,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from figures._style import DPI, caption, figure_style  # noqa: E402
+
 DEFAULT_OUT = Path("flbounds-results") / "figures"
 #: file suffixes a figure writes, in the order returned by :func:`save`
 SUFFIXES = (".png", ".pdf", ".npz", ".json")
@@ -42,7 +46,7 @@ def save(fig, data: dict, out_dir: Path, name: str, meta: dict | None = None) ->
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     png, pdf, npz, meta_path = (out_dir / f"{name}{suffix}" for suffix in SUFFIXES)
-    fig.savefig(png, dpi=120, bbox_inches="tight")
+    fig.savefig(png, dpi=DPI, bbox_inches="tight")
     fig.savefig(pdf, bbox_inches="tight")
     plt.close(fig)
     np.savez(npz, **{k: np.asarray(v) for k, v in data.items()})
@@ -72,10 +76,12 @@ def contraction_gaps(data: dict, *, printed: str, mc: str, xlabel: str, title: s
     ax.loglog(s, 1 - data["mc_rate"], "s:", label=mc)
     if vline is not None:
         ax.axvline(vline, color="grey", lw=0.8)
+    # within one decade numbers label the minor ticks: 2 and 5 per decade stay readable
+    ax.xaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title(title)
+    ax.legend()
     return fig
 
 
@@ -99,7 +105,8 @@ def metadata(module, name: str, args, data: dict, elapsed_s: float) -> dict:
     # the docstring's first line, without reST markup (:math:`x` -> x, ``x`` -> x)
     title = re.sub(r":math:`([^`]*)`|``([^`]*)``", lambda m: m.group(1) or m.group(2),
                    doc.splitlines()[0]) if doc else name
-    return {"name": name, "title": title,
+    claims = tuple(getattr(module, "CLAIMS", ()))
+    return {"name": name, "title": caption(title, claims),
             "claims": list(getattr(module, "CLAIMS", ())),
             "profile": args.profile, "seed": args.seed,
             "parameters": {"profile": args.profile, "seed": args.seed, **_scalars(data)},
@@ -121,7 +128,8 @@ def run_figure(module, argv) -> list[Path]:
     name = getattr(module, "NAME", Path(module.__file__).stem)
     start = time.perf_counter()
     log.debug("%s: computing (profile %s, seed %d)", name, args.profile, args.seed)
-    data = module.compute(args.profile, args.seed)
-    fig = module.plot(data)
-    meta = metadata(module, name, args, data, time.perf_counter() - start)
-    return save(fig, data, args.out, name, meta)
+    with figure_style():
+        data = module.compute(args.profile, args.seed)
+        fig = module.plot(data)
+        meta = metadata(module, name, args, data, time.perf_counter() - start)
+        return save(fig, data, args.out, name, meta)

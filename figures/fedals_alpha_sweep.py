@@ -48,7 +48,7 @@ def plot(data: dict):
     for ax in axes:
         ax.set_xscale("log")
         ax.set_xticks(a, [str(v) for v in a])
-        ax.set_xlabel("α = τ_φ / τ_h")
+        ax.set_xlabel(r"$\alpha = \tau_\phi / \tau_h$")
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle(f"FedALS, label-skew MLP (mean ± 2 SE over {data['noniid_acc'].shape[1]} seeds)")

@@ -42,9 +42,9 @@ def plot(data: dict):
         for j in range(vals.shape[1]):
             ax.plot(depth, vals[:, j], ".", alpha=0.3, color="C0" if split == "noniid" else "C1")
     ax.set_yscale("log")
-    ax.set_xticks(depth, ["layer 1 (φ)", "layer 2 (φ)", "layer 3 (h)"])
+    ax.set_xticks(depth, [r"layer 1 ($\phi$)", r"layer 2 ($\phi$)", r"layer 3 ($h$)"])
     ax.set_ylabel("consensus distance per parameter")
-    ax.set_title("FedAvg τ = 50: consensus distance by depth")
+    ax.set_title(r"FedAvg, $\tau = 50$: consensus distance by depth")
     ax.grid(alpha=0.3)
     ax.legend()
     return fig

@@ -42,25 +42,26 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 def plot(data: dict):
     K = data["K"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for ax, key, title in zip(axes, ("zeta0", "zeta1"), ("iid (ζ = 0)", "non-iid (ζ = 1)"),
-                              strict=True):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.0), sharey=True, layout="constrained")
+    titles = (r"iid ($\zeta = 0$)", r"non-iid ($\zeta = 1$)")
+    for ax, key, title in zip(axes, ("zeta0", "zeta1"), titles, strict=True):
         gap, se, bound, first = data[key].T
-        ax.errorbar(K, gap, yerr=2 * se, fmt="o-", label="true gap E Δ (±2 SE)")
+        ax.errorbar(K, gap, yerr=2 * se, fmt="o-", label=r"true gap $E\,\Delta$ ($\pm 2$ SE)")
         ax.plot(K, bound, "s-", label="Thm 4.1 bound")
-        ax.plot(K, first, "^--", label="first term κ G / K² ('sole iid term')")
-        ax.plot(K, gap[0] / K, ":", color="gray", label="1/K reference")
-        ax.plot(K, gap[0] / K ** 2, "-.", color="gray", label="1/K² reference")
+        ax.plot(K, first, "^--", label=r"first term $\kappa G / K^2$ ('sole iid term')")
+        ax.plot(K, gap[0] / K, ":", color="gray", label=r"$1/K$ reference")
+        ax.plot(K, gap[0] / K ** 2, "-.", color="gray", label=r"$1/K^2$ reference")
         sel = K >= 2
         slope = slope_from_means(K[sel], gap[sel], np.random.default_rng(0))[0]
         ax.set_title(f"{title}: fitted slope of gap {slope:.2f}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("number of clients K")
+        ax.set_xlabel(r"number of clients $K$")
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("generalization error")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("FedALS Thm 4.1 on ridge/sphere (d=5, n=40, λ=0.1, κ=11)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    fig.suptitle(r"FedALS Thm 4.1 on ridge/sphere ($d = 5$, $n = 40$, $\lambda = 0.1$, "
+                 r"$\kappa = 11$)")
     return fig
 
 

@@ -44,18 +44,19 @@ def plot(data: dict):
     z = data["zeta"]
     for K, color in ((4, "C0"), (16, "C1")):
         gap, gse, bound, bse, D = data[f"K{K}"].T
-        axes[0].errorbar(z, bound, yerr=2 * bse, fmt="s-", color=color, label=f"bound, K={K}")
-        axes[0].errorbar(z, gap, yerr=2 * gse, fmt="o--", color=color, label=f"true gap, K={K}")
-        axes[1].plot(z, D, "o-", color=color, label=f"K={K}")
+        axes[0].errorbar(z, bound, yerr=2 * bse, fmt="s-", color=color, label=rf"bound, $K = {K}$")
+        axes[0].errorbar(z, gap, yerr=2 * gse, fmt="o--", color=color,
+                         label=rf"true gap, $K = {K}$")
+        axes[1].plot(z, D, "o-", color=color, label=rf"$K = {K}$")
     axes[0].set_yscale("log")
-    axes[0].set_xlabel("heterogeneity ζ")
+    axes[0].set_xlabel(r"heterogeneity $\zeta$")
     axes[0].set_ylabel("generalization error")
-    axes[0].legend(fontsize=8)
-    axes[0].set_title("Thm 4.1 bound vs true gap (±2 SE)")
-    axes[1].set_xlabel("heterogeneity ζ")
-    axes[1].set_ylabel("non-iidness D_k (mean over k)")
-    axes[1].set_title("D_k > 0 even at ζ = 0 (sampling floor)")
-    axes[1].legend(fontsize=8)
+    axes[0].legend()
+    axes[0].set_title(r"Thm 4.1 bound vs true gap ($\pm 2$ SE)")
+    axes[1].set_xlabel(r"heterogeneity $\zeta$")
+    axes[1].set_ylabel(r"non-iidness $D_k$ (mean over $k$)")
+    axes[1].set_title(r"$D_k > 0$ even at $\zeta = 0$ (sampling floor)")
+    axes[1].legend()
     for ax in axes:
         ax.grid(alpha=0.3)
     return fig

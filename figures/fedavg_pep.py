@@ -3,7 +3,7 @@ r"""FedAvg, identical clients: printed rate, exact worst case (PEP), Monte Carlo
 N = 4 identical quadratic clients in d = 3 (spectrum in [1, 2], common minimizer), 3 of 4
 clients per round uniformly without replacement (never an empty round), tau = 3. Steps:
 fractions of Theorem 3's largest step min{1/(3L), 1/(4(tau-1)L)}. Curves, as contraction gaps
-1 - rho per round: (1 - eta mu/2)^tau, the rate eq. (66) of [002] gives with
+1 - rho per round: (1 - eta mu/2)^tau, the rate FOCUS eq. (66) gives with
 delta_q = sigma_G = 0 (Cor. 3's setting); the PEP worst case over every L-smooth mu-strongly
 convex client function (``flbounds.pep.fedavg_rate(..., homogeneous=True)``); the per-round
 factor of the Monte Carlo mean of ||x_r - x*||^2.
@@ -56,7 +56,7 @@ def plot(data):
     return contraction_gaps(
         data, printed=r"(66): $1-(1-\eta\mu/2)^\tau$", mc="Monte Carlo (one quadratic)",
         xlabel=r"step $\eta$ (right end: Theorem 3's largest step)",
-        title="FedAvg, identical clients, N = 4, 3 per round, tau = 3")
+        title=r"FedAvg, identical clients, $N = 4$, 3 per round, $\tau = 3$")
 
 
 def main(argv=None):

@@ -1,4 +1,4 @@
-r"""[002] Figure 4: FOCUS vs FedAvg, FedAU, MIFA, SCAFFOLD, ProxSkip on federated ridge.
+r"""Figure 4: FOCUS vs FedAvg, FedAU, MIFA, SCAFFOLD, ProxSkip on federated ridge.
 
 The paper's configuration: N = 16 clients, d = 100, K = 100 samples per client,
 lambda = 0.01, tau = 5, one step size for all methods, three scenarios (full, uniform 4 of 16,
@@ -84,14 +84,13 @@ def plot(data):
         ax.set_yscale("log")
         ax.set_ylim(1e-16, 1e4)
         ax.set_xlim(0, rounds[-1])
-        ax.set_title(scen, fontsize=10)
+        ax.set_title(scen)
         ax.set_xlabel("communication cost per model size")
     axes[0].set_ylabel(r"relative error $\|x_r - x^\star\| / \|x^\star\|$")
-    axes[0].legend(loc="lower left", fontsize=8, title="x2 cost: SCAFFOLD, ProxSkip",
-                   title_fontsize=7)
+    axes[0].legend(loc="lower left", title=r"$\times 2$ cost: SCAFFOLD, ProxSkip")
     steps = ", ".join(f"{s:.3g}" for s in np.atleast_1d(data["steps"]))
     fig.suptitle(f"{data['title']}; step per panel: {steps}; median, 20-80% band over "
-                 "participation seeds", fontsize=10)
+                 "participation seeds")
     return fig
 
 

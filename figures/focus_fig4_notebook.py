@@ -1,4 +1,4 @@
-r"""[002] Figure 4 as released (reference notebook ``figures/focus.ipynb``), not as described.
+r"""Figure 4 as released (reference notebook ``figures/focus.ipynb``), not as described.
 
 The notebook differs from the paper's text (spec 002 section 5.1, item 20 of section 7):
 8000 x 50 least-squares data with rows scaled by U(0.5, 1), x_o ~ N(0, I), b = A x_o +

@@ -1,4 +1,4 @@
-r"""FOCUS vs FedAvg: stationary error floors against the step size ([002] Sec. 1, Thm 1, Thm 3-4).
+r"""FOCUS vs FedAvg: stationary error floors against the step size (Sec. 1, Thm 1, Thm 3-4).
 
 Heterogeneous quadratics (N = 8, d = 3, mu = 1, L = 4), Bernoulli participation
 p = (.1, .2, .3, .5, .6, .8, .9, .95). Curves:
@@ -87,8 +87,8 @@ def plot(data):
     ax.loglog(steps, data["focus_exact"], "v-", label=r"FOCUS $\tau=5$ (exact gradients)")
     ax.set_xlabel(r"step size $\eta$")
     ax.set_ylabel(r"stationary $E\|x_r - x^\star\|^2$")
-    ax.set_title("Error floors vs step: N = 8, Bernoulli p in [0.1, 0.95]")
-    ax.legend(fontsize=7, loc="center right")
+    ax.set_title(r"Error floors vs step: $N = 8$, Bernoulli $p_i \in [0.1, 0.95]$")
+    ax.legend(loc="center right")
     return fig
 
 

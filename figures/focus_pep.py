@@ -58,7 +58,7 @@ def plot(data):
     return contraction_gaps(
         data, printed=r"printed $\eta\mu N/2$", mc="Monte Carlo (Thm 1 instance)",
         xlabel=r"step $\eta$ (vertical line: Theorem 1(a)'s largest step)",
-        title="FOCUS, N = 4, tau = 3, p = (.3,.5,.7,.9), mu = 1, L = 2",
+        title=r"FOCUS, $N = 4$, $\tau = 3$, $p = (.3, .5, .7, .9)$, $\mu = 1$, $L = 2$",
         vline=float(data["admissible_step"]))
 
 

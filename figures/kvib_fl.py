@@ -61,14 +61,14 @@ def plot(data: dict):
         label = rf"{name} ($\beta_1$ {np.median(data[f'beta1_{j}']):.2g})"
         band(ax, t, data[f"loss_{j}"], label=label)
         band(ax2, t, data[f"grad_{j}"], label=name)
-    ax.set_xlabel("round t")
+    ax.set_xlabel(r"round $t$")
     ax.set_ylabel(r"training loss $f(x^t)$")
-    ax2.set_xlabel("round t")
+    ax2.set_xlabel(r"round $t$")
     ax2.set_ylabel(r"$\|\nabla f(x^t)\|^2$")
     ax2.set_yscale("log")
-    ax.set_title("FedAvg on Synthetic(0,0), N=100, K=10")
+    ax.set_title(r"FedAvg on Synthetic(0,0), $N = 100$, $K = 10$")
     ax2.set_title("squared gradient norm (median, 20-80%)")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 

@@ -44,7 +44,7 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 def plot(data: dict):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4.4))
-    ax.scatter(data["rsp_exact"], data["isp"], s=8, label="vs exact RSP (q ∝ ||z||)")
+    ax.scatter(data["rsp_exact"], data["isp"], s=8, label=r"vs exact RSP ($q \propto \|z\|$)")
     ax.scatter(data["rsp_bound"], data["isp"], s=8, marker="x", label="vs RSP bound (min)")
     lo = max(min(data["isp"][data["isp"] > 0].min(), data["rsp_exact"].min()), 1e-6)
     hi = max(data["rsp_bound"].max(), data["rsp_exact"].max())
@@ -53,15 +53,16 @@ def plot(data: dict):
     ax.set_yscale("log")
     ax.set_xlabel(r"RSP variance")
     ax.set_ylabel(r"$\mathbb{V}_{\rm ISP}(p^*)$")
-    ax.set_title(f"{np.mean(data['isp'] <= data['rsp_exact']):.0%} of instances: ISP <= exact RSP")
-    ax.legend(fontsize=8)
+    share = np.mean(data["isp"] <= data["rsp_exact"])
+    ax.set_title(rf"{share:.0%} of instances: ISP $\leq$ exact RSP")
+    ax.legend()
     ax2.plot(data["ks"] / 100, data["ratio"], marker=".")
     ax2.axhline(1.0, color="0.5", linewidth=1)
     for k in (10, 30):
         ax2.axvline(k / 100, color="0.8", linewidth=1)
-    ax2.set_xlabel(r"$K/N$ (N = 100, d = 1000)")
+    ax2.set_xlabel(r"$K/N$ ($N = 100$, $d = 1000$)")
     ax2.set_ylabel(r"$\mathbb{V}_{\rm ISP}(p^*)\,/\,\mathbb{V}_{\rm RSP}(q^*)$")
-    ax2.set_title("Example 3.1 setting (K = 10, 30 marked)")
+    ax2.set_title(r"Example 3.1 setting ($K = 10$, 30 marked)")
     return fig
 
 

@@ -51,15 +51,15 @@ def compute(profile="quick", seed=0):
 def plot(data):
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     s = data["steps"]
-    ax.semilogx(s, data["printed"], "--", label="eq. (36): ratio <= 1")
-    ax.semilogx(s, data["pep_worst"], "o-", label="PEP worst case (every L-smooth f)")
+    ax.semilogx(s, data["printed"], "--", label=r"eq. (36): ratio $\leq 1$")
+    ax.semilogx(s, data["pep_worst"], "o-", label=r"PEP worst case (every $L$-smooth $f$)")
     ax.semilogx(s, data["sampled_max"], "s:", label=r"max over sampled $x$, $f = -\cos$")
     ax.axvline(float(data["admissible_step"]), color="grey", lw=0.8)
     ax.set_yscale("log")
     ax.set_xlabel(r"$\eta = R\eta_l\eta_g$ (grey: $1/(8L)$)")
     ax.set_ylabel("left side / descent term")
-    ax.set_title("K-Vib eq. (36), one round, R = 3, Q = sigma = 0", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title(r"K-Vib eq. (36), one round, $R = 3$, $Q = \sigma = 0$")
+    ax.legend()
     return fig
 
 

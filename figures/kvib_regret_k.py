@@ -68,8 +68,8 @@ def plot(data: dict):
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(r"budget $K$")
     ax.set_ylabel(r"$\mathrm{Regret}_S(T)$")
-    ax.set_title(f"Regret vs K (N={int(data['n_clients'])}, T={int(data['n_rounds'])})")
-    ax.legend(fontsize=7)
+    ax.set_title(rf"Regret vs $K$ ($N = {int(data['n_clients'])}$, $T = {int(data['n_rounds'])}$)")
+    ax.legend()
     return fig
 
 

@@ -43,18 +43,18 @@ def plot(data: dict):
     for k in data["ks"]:
         reg = data[f"regret_K{k}"]
         fit = loglog_slope(t, reg, rng=rng, n_boot=500)
-        band(ax, t, reg, label=f"K={k}: slope {fit.slope:.2f}")
-        band(ax2, t, reg / t, label=f"K={k}")
+        band(ax, t, reg, label=rf"$K = {k}$: slope {fit.slope:.2f}")
+        band(ax2, t, reg / t, label=rf"$K = {k}$")
     ref = data[f"regret_K{data['ks'][0]}"].mean(0)[0] * (t / t[0]) ** (2 / 3)
     ax.plot(t, ref, "k--", linewidth=1, label=r"$T^{2/3}$")
     for a in (ax, ax2):
         a.set_xscale("log")
         a.set_yscale("log")
         a.set_xlabel(r"horizon $T$")
-        a.legend(fontsize=8)
+        a.legend()
     ax.set_ylabel(r"$\mathrm{Regret}_S(T)$")
     ax2.set_ylabel(r"$\mathrm{Regret}_S(T)/T$")
-    ax.set_title("K-Vib static regret vs T")
+    ax.set_title(r"K-Vib static regret vs $T$")
     ax2.set_title("average regret per round")
     return fig
 

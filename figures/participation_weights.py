@@ -51,7 +51,7 @@ def plot(data: dict):
     ax.set_xlabel("nominal weight")
     ax.set_ylabel(r"exact $q_i = E[1\{i\in S\}/|S|;\ S\neq\emptyset]$")
     ax.set_title("Aggregation weights: exact vs nominal")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 

@@ -62,11 +62,11 @@ def plot(data: dict):
     ]
     for ax, (title, rows, cells) in zip(axes, tables, strict=True):
         ax.axis("off")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
         tab = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, loc="center",
                        cellLoc="center")
         tab.scale(1, 1.3)
-    fig.suptitle(f"Digits replication (M=10, m=5; {data['fedavg'].shape[0]} seeds)")
+    fig.suptitle(rf"Digits replication ($M = 10$, $m = 5$; {data['fedavg'].shape[0]} seeds)")
     fig.tight_layout()
     return fig
 

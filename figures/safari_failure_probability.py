@@ -59,7 +59,7 @@ def plot(data: dict):
     ax.set_xlabel("samples per client $n$")
     ax.set_ylabel(r"$P[R_P > (1-\omega)/8]$  (ERM, target $f_2$)")
     ax.set_title(fr"FL fails for every $n$ ($M={M}, m={m}$)")
-    ax.legend(fontsize=8)
+    ax.legend()
     x = data["n_T"]
     bx.semilogy(x, data["vs_nT"], "o", label="MC ($n=10$)")
     ref = data["vs_nT"][0] * (1 - data["p_x2"]) ** x
@@ -67,7 +67,7 @@ def plot(data: dict):
     bx.set_xlabel("server samples $n_T$")
     bx.set_ylabel("failure probability")
     bx.set_title(f"SA-FL: geometric fall (fitted slope {float(data['slope']):.3f})")
-    bx.legend(fontsize=8)
+    bx.legend()
     fig.tight_layout()
     return fig
 

@@ -85,7 +85,7 @@ def plot(data: dict):
     ax.set_xlabel("client-round probability $q$")
     ax.set_ylabel(r"tail average of $\|\nabla F(x_r)\|^2$")
     ax.set_title("SAFARI floor vs $q$ (4 of 10 clients excluded)")
-    ax.legend(fontsize=7)
+    ax.legend()
     x = data["eta_s"]
     band(bx, x, data["mc_eta"], label="measured floor, $q=0.8$")
     bx.plot(x, data["closed_eta"], "o", markerfacecolor="none", label="closed form")
@@ -97,7 +97,7 @@ def plot(data: dict):
     bx.set_xlabel(r"server step $\eta_s$ ($\eta_c = 2\eta_s/K$)")
     bx.set_ylabel(r"$\|\nabla F\|^2$")
     bx.set_title(r"The floor does not vanish as $\eta_s \to 0$")
-    bx.legend(fontsize=8)
+    bx.legend()
     fig.tight_layout()
     return fig
 

@@ -70,7 +70,7 @@ def plot(data):
     return contraction_gaps(
         data, printed=r"Theorem 5: $\bar\eta = 2\eta_s L\mu/(L+\mu)$",
         mc="Monte Carlo (one quadratic)", xlabel=r"server step $\eta_s$",
-        title="SAFARI, identical clients, N = 4, m = 2, q = 0.5, K = 3")
+        title=r"SAFARI, identical clients, $N = 4$, $m = 2$, $q = 0.5$, $K = 3$")
 
 
 def main(argv=None):

@@ -60,10 +60,10 @@ def plot(data):
     ax.plot(x, data["pep_biased"], "s-", label="PEP, client 3 never sampled")
     ax.plot(x, data["witness_biased"], "x:", label="replayed 1-D quadratics (biased)")
     ax.set_xscale("log")
-    ax.set_xlabel(r"$s = \sigma_G^2 / \|x_r - x^\star\|^2$ (s = 0 drawn at $10^{-3}$)")
+    ax.set_xlabel(r"$s = \sigma_G^2 / \|x_r - x^\star\|^2$ ($s = 0$ drawn at $10^{-3}$)")
     ax.set_ylabel(r"worst $E\|x_{r+1} - x^\star\|^2$")
-    ax.set_title("SAFARI Thm 5, one round, N = 3, q = 0.5, K = 2")
-    ax.legend(fontsize=8)
+    ax.set_title(r"SAFARI Thm 5, one round, $N = 3$, $q = 0.5$, $K = 2$")
+    ax.legend()
     fig.tight_layout()
     return fig
 

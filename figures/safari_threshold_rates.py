@@ -54,7 +54,7 @@ def plot(data: dict):
         ax.set_title(fr"$t^*={target}$ " + ("(inside supp $\\mathcal{D}$)" if target < 0.6
                                            else "(outside supp $\\mathcal{D}$)"))
     axes[0].set_ylabel(r"excess error $\epsilon_P(\hat h)$")
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     fig.tight_layout()
     return fig
 

@@ -1,4 +1,4 @@
-"""Per-client test accuracy distributions under each selection rule ([004], Table I setting)."""
+"""Per-client test accuracy distributions under each selection rule (Table I setting)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Client dissimilarity vs SubTrunc's lam and vs UnionFL's window, with 95% intervals ([004])."""
+"""Client dissimilarity vs SubTrunc's lam and vs UnionFL's window, with 95% intervals."""
 
 from __future__ import annotations
 
@@ -59,9 +59,8 @@ def plot(data: dict):
     axes[2].set(xlabel="window $|u_t|$ (UnionFL, $\\mu=1$)",
                 ylabel="Gini of participation counts")
     for ax in axes:
-        ax.legend(fontsize=8)
-    fig.suptitle("mean over seeds with 95% t-intervals (paired data splits and plans)",
-                 fontsize=9)
+        ax.legend()
+    fig.suptitle("mean over seeds with 95% t-intervals (paired data splits and plans)")
     return fig
 
 

@@ -1,4 +1,4 @@
-"""Greedy/OPT ratios on SubTrunc's W and UnionFL's h_t against the 1 - 1/e line ([004])."""
+"""Greedy/OPT ratios on SubTrunc's W and UnionFL's h_t against the 1 - 1/e line."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def plot(data: dict):
     ax_w.axvline(1 - np.exp(-1), color="k", ls="--", label="$1-1/e$")
     ax_w.set(xlabel="greedy $W(S)$ / OPT", ylabel="instances", yscale="log",
              title=f"SubTrunc $W$ (min {data['w_phantom'].min():.3f})")
-    ax_w.legend(fontsize=8, loc="upper left")
+    ax_w.legend(loc="upper left")
     low = min(0.0, float(np.min(data["unionfl_forced"])))
     bins_h = np.linspace(low, 1.0, 41)
     ax_h.hist(data["unionfl_forced"], bins=bins_h, alpha=0.7,
@@ -45,7 +45,7 @@ def plot(data: dict):
     ax_h.axvline(1 - np.exp(-1), color="k", ls="--", label="$1-1/e$")
     ax_h.set(xlabel="greedy $h_t(S)$ / OPT", ylabel="instances", yscale="log",
              title=f"UnionFL $h_t$ (min {data['unionfl_forced'].min():.3f})")
-    ax_h.legend(fontsize=8, loc="upper left")
+    ax_h.legend(loc="upper left")
     return fig
 
 

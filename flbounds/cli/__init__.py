@@ -3,7 +3,8 @@
 Exit codes: 0 every verdict as expected; 1 an unexpected verdict or an error; 2 usage (unknown
 claim or figure, bad option, unreachable scheduler), always with a one-line message.
 
-Each sub-command module defines ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
+Each sub-command module defines ``HELP``, ``EXAMPLES`` (the end of its ``--help``),
+``add_arguments(parser)`` and ``run(args) -> int``;
 :data:`COMMANDS` lists them in the order ``flbounds --help`` shows.
 """
 
@@ -61,7 +62,9 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in COMMANDS:
         module = _module(name)
-        module.add_arguments(sub.add_parser(name, help=module.HELP))
+        module.add_arguments(sub.add_parser(
+            name, help=module.HELP, description=module.HELP, epilog=module.EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
 

@@ -179,8 +179,11 @@ class ProgressBar:
         print(line + (f"\n  {note}" if note else ""), file=self.stream, flush=True)
 
     def claim_done(self, done: int, total: int, result, elapsed: float) -> None:
-        """The runner's ``progress`` callback (``run_claims(..., progress=bar.claim_done)``)."""
-        self.done = done - 1  # resumed tasks count as done without a call
+        """The runner's ``progress`` callback (``run_claims(..., progress=bar.claim_done)``).
+
+        The runner calls it for each task this run finishes, not for those resumed from the
+        store: they were counted as done when the bar started (``done``), so the count goes on
+        from there; the runner's ``done`` counts resumed tasks as it meets them."""
         note = "" if result.as_expected else (f"UNEXPECTED {result.id}: {result.verdict} "
                                               f"(expected {result.expected})")
         self.advance(result.id, f"{result.verdict} {result.elapsed_s:.1f}s", note=note)
@@ -200,10 +203,21 @@ def _is_terminal(stream) -> bool:
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
+def inlined(dispatcher) -> bool:
+    """True for an ``@njit(inline="always")`` kernel: numba inlines it into each kernel that
+    calls it, in that caller's cache entry, so it has a cache index of its own only when
+    Python calls it directly (most never are, and stay without one after every run)."""
+    options = getattr(dispatcher, "targetoptions", None) or {}
+    return options.get("inline") == "always"
+
+
 def uncached_kernels(dispatchers) -> list[str]:
-    """Names of ``@njit(cache=True)`` dispatchers that have no on-disk cache index yet."""
+    """Names of ``@njit(cache=True)`` dispatchers that have no on-disk cache index yet;
+    inlined kernels (:func:`inlined`) are not counted: they are cached inside their callers."""
     missing = []
     for dispatcher in dispatchers:
+        if inlined(dispatcher):
+            continue
         cache = getattr(dispatcher, "_cache", None)
         index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
         if index is not None and not os.path.exists(index):
@@ -212,6 +226,7 @@ def uncached_kernels(dispatchers) -> list[str]:
 
 
 def _library_kernels():
+    """The library's kernels that numba compiles and caches on their own (not inlined)."""
     import importlib
     import pkgutil
 
@@ -222,8 +237,8 @@ def _library_kernels():
     found = []
     for info in pkgutil.iter_modules(kernels.__path__):
         module = importlib.import_module(f"{kernels.__name__}.{info.name}")
-        found += [v for v in vars(module).values()
-                  if isinstance(v, CPUDispatcher) and v.__module__ == module.__name__]
+        found += [v for v in vars(module).values() if isinstance(v, CPUDispatcher)
+                  and v.__module__ == module.__name__ and not inlined(v)]
     return found
 
 
@@ -238,9 +253,9 @@ def numba_first_run_notice() -> str | None:
     # quick run; a first run is one where a large share has no cache yet
     if len(missing) < max(1, len(kernels) // 4):
         return None
-    return (f"first run: {len(missing)} of the library's {len(kernels)} numba kernels are not "
-            "cached yet; those the selected claims use compile on first use, once, shared by "
-            "the workers, and are kept for later runs")
+    return (f"first run: {len(missing)} of the library's {len(kernels)} compiled numba kernels "
+            "are not cached yet; those the selected claims use compile on first use, once, "
+            "shared by the workers, and are kept for later runs")
 
 
 def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume: bool = False,
@@ -265,10 +280,14 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
     return bar
 
 
-def summary_table(results, elapsed: float) -> str:
-    """End-of-run summary: verdicts per paper, then every unexpected verdict and its reproducer."""
+def summary_table(results, elapsed: float, *, verbose: bool = False) -> str:
+    """End-of-run summary: verdicts per paper, then every unexpected verdict with its margin
+    (:func:`~flbounds.cli._margin.margin`) and reproducer; the traceback of each claim that
+    raised with ``verbose`` (else a pointer to ``-v``)."""
     from flbounds.ledger.api.result import shown_verdicts
     from flbounds.ledger.reports.report import by_paper, fmt
+
+    from ._margin import margin, traceback_lines
 
     VERDICTS = shown_verdicts(results)
     head = ("paper", "claims", *VERDICTS, "as expected")
@@ -295,5 +314,12 @@ def summary_table(results, elapsed: float) -> str:
         out.append(f"  UNEXPECTED {r.id}: {r.verdict} (expected {r.expected}); measured "
                    f"{fmt(r.measured)} {r.relation} {fmt(r.theoretical)}"
                    + (f"; {r.reason.splitlines()[0]}" if r.reason else ""))
+        if margin(r):
+            out.append(f"    margin: {margin(r)}")
         out.append(f"    reproduce: {r.reproducer}")
+    raised = [r for r in results if getattr(r, "traceback", "")]
+    for r in raised if verbose else ():
+        out += [f"  traceback of {r.id}:", *traceback_lines(r, "    ")]
+    if raised and not verbose:
+        out.append(f"  {len(raised)} claim(s) raised: -v prints their tracebacks")
     return "\n".join(out)

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 
-from ._common import UsageError
+from ._common import UsageError, aligned
 
 HELP = "a printed bound or rate at given constants (--list: every bound)"
+EXAMPLES = """examples:
+  flbounds bound --list                                 every bound and its constants
+  flbounds bound focus.thm1a mu=1 L=2 p=0.3,0.5 tau=3    the admissible step and the rate
+  flbounds bound focus.thm1a mu=1 L=2 p=0.3,0.5 tau=3 step=0.01 --json"""
 
 
 def add_arguments(p) -> None:
@@ -50,11 +54,10 @@ def _parse(thm, items):
 
 
 def _list(bounds) -> int:
-    table = bounds.load_all()
-    width = max(len(b) for b in table)
-    for bid, thm in table.items():
-        names = " ".join(c.name for c in thm.constants) + (" [step]" if thm.uses_step else "")
-        print(f"{bid:<{width}}  {thm.ref:<44}  {names}")
+    rows = [(bid, thm.ref, " ".join(c.name for c in thm.constants)
+             + (" [step]" if thm.uses_step else ""))
+            for bid, thm in bounds.load_all().items()]
+    print("\n".join(aligned(("bound", "ref", "constants"), rows)))
     return 0
 
 

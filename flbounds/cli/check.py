@@ -15,7 +15,6 @@ from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
-from flbounds.ledger.engine.store import StoreError
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -26,17 +25,26 @@ from ._common import (
     UsageError,
     non_negative_int,
     positive_int,
+    results_store,
     scheduler_client,
     select_claims,
 )
 from ._progress import claims_progress, summary_table
 
 HELP = "run claims and compare verdicts with expectations"
+EXAMPLES = """examples:
+  flbounds check --profile quick --workers 2     every claim; a summary per paper
+  flbounds check focus.lemma4                    one result's claims
+  flbounds check kvib --json kvib.json           one paper, its rows as JSON
+  flbounds check --resume                        finish an interrupted run
+  flbounds check focus.thm1a -v                  with the traceback of a claim that raised
+
+exit codes: 0 every verdict as expected, 1 an unexpected verdict or an error, 2 usage"""
 
 
 def add_arguments(p) -> None:
     p.add_argument("patterns", nargs="*", metavar="PATTERN",
-                   help="claim ids, dotted prefixes (e.g. 'focus') or globs")
+                   help="claim ids, dotted prefixes (e.g. 'focus'), globs or a plugin's name")
     p.add_argument("--profile", choices=PROFILES, default="quick", help=PROFILE_HELP)
     p.add_argument("--seed", type=non_negative_int, default=0, help=SEED_HELP)
     p.add_argument("--workers", type=positive_int, default=1, help=WORKERS_HELP)
@@ -49,6 +57,8 @@ def add_arguments(p) -> None:
                    help="time limit per task (0: none; default: "
                         + ", ".join(f"{k} {v:g}" for k, v in DEFAULT_TIMEOUT_S.items()) + ")")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="the summary prints the traceback of each claim that raised")
 
 
 def _seconds(text: str) -> float:
@@ -65,12 +75,10 @@ def _check_outputs(args):
     """Every path the run will write, checked before any work; returns the ``--json`` target."""
     try:
         output_folder(args.results, "--results")
-        ResultStore(args.results).check_usable()
+        results_store(args.results, write=True)
         return output_file(args.json, "--json") if args.json is not None else None
     except OutputError as exc:
         raise UsageError(str(exc)) from None
-    except StoreError as exc:
-        raise UsageError(f"--results: {exc}") from None
 
 
 def run(args) -> int:
@@ -84,20 +92,23 @@ def run(args) -> int:
     finally:
         if pool is not None:
             pool.close(kill=True)    # a no-op after a run; stops the workers after an error
-    summary_to = sys.stdout
+    summary_to, unwritten = sys.stdout, None
     if json_target is not None:
         try:
             write_text(json_target, json.dumps([public_row(r) for r in results], indent=1))
-        except OutputError as exc:
-            raise UsageError(str(exc)) from None
+        except OutputError as exc:   # the results are stored: the summary still comes
+            unwritten = exc
         if json_target.kind == "stdout":
             summary_to = sys.stderr     # keep standard output pure JSON
     failed = failed_plugins()
     with contextlib.redirect_stdout(summary_to):
-        print_summary(results, time.perf_counter() - start)
+        print_summary(results, time.perf_counter() - start, verbose=args.verbose)
         if failed:  # a run that silently skipped a broken plugin's claims is not a success
             print(f"{len(failed)} claim plugin(s) failed to load, their claims were not "
                   f"checked: {', '.join(failed)}")
+    if unwritten is not None:
+        raise UsageError(f"{unwritten} (the results are stored in {str(args.results)!r}; "
+                         "'flbounds show' and 'flbounds report' read them)")
     return 0 if all(r.as_expected for r in results) and not failed else 1
 
 
@@ -121,5 +132,5 @@ def _check(args, timeout, pool):
     return results, start
 
 
-def print_summary(results, elapsed: float) -> None:
-    print(summary_table(results, elapsed))
+def print_summary(results, elapsed: float, *, verbose: bool = False) -> None:
+    print(summary_table(results, elapsed, verbose=verbose))

@@ -24,12 +24,19 @@ from ._common import (
     SEED_HELP,
     WORKERS_HELP,
     UsageError,
+    aligned,
     non_negative_int,
     positive_int,
+    results_store,
     scheduler_client,
 )
 
 HELP = "adversarial search (CMA-ES) for instances that break bound claims"
+EXAMPLES = """examples:
+  flbounds falsify --list                      the attackable claims
+  flbounds falsify focus.lemma4.rare_participation --budget 300
+  flbounds falsify kvib --json attacks.json    a paper's attacks, witnesses as JSON
+  flbounds replay attacks.json                 re-evaluate those witnesses"""
 #: seconds between two live progress lines of one attack
 PROGRESS_EVERY = 2.0
 
@@ -51,6 +58,8 @@ def add_arguments(p) -> None:
     p.add_argument("--json", type=Path, metavar="PATH",
                    help="write one object per claim (id, ratios, evaluations, witness)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--list", action="store_true",
+                   help="list the attackable claims (matching PATTERN) and exit")
 
 
 def select_surfaces(patterns) -> list[str]:
@@ -58,11 +67,14 @@ def select_surfaces(patterns) -> list[str]:
     none)."""
     from flbounds.falsify import surfaces
 
-    ids = list(surfaces())
+    try:
+        ids = list(surfaces())
+    except ValueError as exc:    # a plugin's attack on an unknown claim id
+        raise UsageError(str(exc)) from None
     for pattern in patterns:
         if not any(matches(cid, pattern) for cid in ids):
             raise UsageError(f"no attacked claim matches pattern {pattern!r} "
-                             "(see 'flbounds falsify --help'; 'flbounds falsify' runs all)")
+                             "(see 'flbounds falsify --list'; 'flbounds falsify' runs all)")
     return [cid for cid in ids if not patterns or any(matches(cid, p) for p in patterns)]
 
 
@@ -70,8 +82,11 @@ def run(args) -> int:
     from flbounds.falsify.task import PROGRESS, attack_task, budget_profile
 
     ids = select_surfaces(args.patterns)
+    if args.list:
+        return list_surfaces(ids)
     try:    # every output path checked before any work (as for 'check')
         output_folder(args.results, "--results")
+        results_store(args.results, write=True)
         json_target = output_file(args.json, "--json") if args.json is not None else None
     except OutputError as exc:
         raise UsageError(str(exc)) from None
@@ -99,6 +114,22 @@ def run(args) -> int:
             raise UsageError(str(exc)) from None
     print_table(rows, time.perf_counter() - start)
     return 0 if all(r["verdict"] == r["expected"] for r in rows) else 1
+
+
+def list_surfaces(ids: list[str]) -> int:
+    """The attackable claims: id, expected verdict of the attack, budgets, search method."""
+    from flbounds.falsify import get_surface
+    from flbounds.ledger import get
+
+    rows = []
+    for cid in ids:
+        surface = get_surface(cid)
+        rows.append((cid, surface.expected or get(cid).expected, surface.budget["quick"],
+                     surface.budget["full"], surface.method))
+    print("\n".join(aligned(("attackable claim", "expected", "budget quick", "budget full",
+                             "method"), rows, right=(2, 3))))
+    print(f"{len(rows)} attackable claims; 'flbounds falsify ID' attacks one")
+    return 0
 
 
 class _LiveProgress:

@@ -21,6 +21,10 @@ from ._common import DEFAULT_RESULTS, SEED_HELP, UsageError, non_negative_int
 from ._progress import Eta, ProgressBar, numba_first_run_notice
 
 HELP = "draw the papers' figures"
+EXAMPLES = """examples:
+  flbounds figures                         every figure, quick profile
+  flbounds figures focus_contraction       one figure (PNG 300 dpi, PDF, data, record)
+  flbounds figures kvib --out figs -v      a paper's figures with their debug log"""
 log = logging.getLogger("flbounds.figures")
 
 

@@ -19,6 +19,9 @@ from ._common import UsageError
 
 HELP = ("recompute stored attack witnesses (exit 1 if one does not reproduce its claim's "
         "expected verdict)")
+EXAMPLES = """examples:
+  flbounds replay attacks.json    re-evaluate the witnesses of 'flbounds falsify --json'
+  flbounds falsify focus.lemma4 --json attacks.json && flbounds replay attacks.json"""
 
 
 def add_arguments(p) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from flbounds.ledger import ResultStore
 from flbounds.ledger.api.registry import PROFILES
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.reports import findings_render
@@ -18,9 +17,13 @@ from flbounds.ledger.reports.findings import collect
 from flbounds.ledger.reports.provenance import select_rows
 from flbounds.ledger.reports.report import html_page, markdown
 
-from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int
+from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int, results_store
 
 HELP = "Markdown + HTML ledger and findings page from stored results"
+EXAMPLES = """examples:
+  flbounds report                             ledger and findings pages in flbounds-results
+  flbounds report --out site/ledger           elsewhere (missing folders are made)
+  flbounds report --profile full --seed 0     the rows of another run"""
 
 
 def add_arguments(p) -> None:
@@ -37,7 +40,7 @@ def run(args) -> int:
         output_folder(out_dir, "--out")
     except OutputError as exc:
         raise UsageError(str(exc)) from None
-    store = ResultStore(args.results)
+    store = results_store(args.results)
     if not (store.path.exists() or store.legacy_path.exists()):
         raise UsageError(f"no results in {str(args.results)!r}: run 'flbounds check' first")
     try:

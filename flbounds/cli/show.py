@@ -7,17 +7,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from flbounds.ledger import ResultStore
 from flbounds.ledger.api import results as _results
 from flbounds.ledger.api.registry import PAPERS, PROFILES, load_all, matches
 from flbounds.ledger.api.result import to_jsonable
 from flbounds.ledger.reports.report import fmt
 
-from ._common import DEFAULT_RESULTS, UsageError, non_negative_int
-from .list import claim_record
+from ._common import DEFAULT_RESULTS, UsageError, non_negative_int, results_store
+from ._margin import traceback_lines
+from .list import citation, claim_record
 
 HELP = ("a claim (statement, paper, tolerance, hypotheses, file:line, latest result) or a "
         "result (parts, hypotheses, printed bound, claims per part with verdicts)")
+EXAMPLES = """examples:
+  flbounds show focus.lemma4                             a result: parts, hypotheses, claims
+  flbounds show focus.lemma4.rare_participation          a claim, its latest stored result
+  flbounds show focus.lemma4.rare_participation --run    run it now (nothing is stored)
+  flbounds show focus.lemma4.rare_participation -v       with the traceback if it raised
+  flbounds show kvib.thm4_1 --format json"""
 FORMATS = ("text", "json")
 
 
@@ -30,7 +36,10 @@ def add_arguments(p) -> None:
                    help="run the claim(s) now (nothing is stored) instead of reading the store")
     p.add_argument("--profile", choices=PROFILES, help="with --run (default: quick)")
     p.add_argument("--seed", type=non_negative_int, help="with --run (default: 0)")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text for reading (default) or json (the record and latest rows)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="the traceback of a claim that raised")
 
 
 def find_claim(claim_id: str):
@@ -56,7 +65,7 @@ def run(args) -> int:
         latest = c.check(seed=args.seed or 0, profile=args.profile or "quick")
         origin = "this run (not stored)"
     else:
-        stored = ResultStore(args.results).latest()
+        stored = results_store(args.results).latest()
         latest, origin = stored.get(c.id), f"latest in {args.results}"
         attack = stored.get(f"attack:{c.id}")
     record = claim_record(c, where=True)
@@ -73,7 +82,7 @@ def run(args) -> int:
               f"            or: flbounds show {c.id} --run")
     else:
         print(f"result      {origin}, profile {latest.profile}, seed {latest.seed}")
-        print("\n".join(result_lines(latest)))
+        print("\n".join(result_lines(latest, verbose=args.verbose)))
     if attack is not None:
         print(f"attack      {_mapping(getattr(attack, 'attack', None) or {})} "
               f"(row {attack.id}, {attack.verdict})")
@@ -85,11 +94,10 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
     expected = record["expected"]
     if record["expected_full"] != expected:
         expected = f"{expected} (quick), {record['expected_full']} (full)"
-    source = f" [{record['source']}]" if record["source"] else ""
     params = record["params"]
     return [record["id"],
             f"statement   {record['statement']}",
-            f"paper       {record['paper']}: {record['title']}{source}",
+            f"paper       {record['paper']}: {record['citation']}",
             f"ref         {record['ref']}",
             f"kind        {record['kind']}",
             f"expected    {expected}",
@@ -100,8 +108,9 @@ def claim_lines(record: dict, qualname: str) -> list[str]:
             f"reproduce   {record['reproducer']}"]
 
 
-def result_lines(r) -> list[str]:
-    """A result's verdict, numbers, relation, tolerance and provenance, one per line."""
+def result_lines(r, *, verbose: bool = False) -> list[str]:
+    """A result's verdict, numbers, relation, tolerance and provenance, one per line; the
+    traceback of a claim that raised with ``verbose`` (else a pointer to ``-v``)."""
     mark = "as expected" if r.as_expected else f"UNEXPECTED, expected {r.expected}"
     tol = r.tolerance or {}
     lines = [f"verdict     {r.verdict} ({mark})",
@@ -118,6 +127,10 @@ def result_lines(r) -> list[str]:
     if r.reason:
         lines.append(f"reason      {r.reason.splitlines()[0]}")
     lines.append(f"elapsed     {r.elapsed_s:.2f}s; reproduce: {r.reproducer}")
+    if getattr(r, "traceback", "") and verbose:
+        lines += ["traceback", *traceback_lines(r, "  ")]
+    elif getattr(r, "traceback", ""):
+        lines.append("traceback   the claim raised: -v prints the traceback")
     return lines
 
 
@@ -149,7 +162,7 @@ def show_result(res, args) -> int:
         latest = {c.id: c.check(seed=seed, profile=profile) for c in claims}
         origin, attacks = "this run (not stored)", {}
     else:
-        stored = ResultStore(args.results).latest()
+        stored = results_store(args.results).latest()
         latest = {c.id: stored[c.id] for c in claims if c.id in stored}
         attacks = {c.id: stored[f"attack:{c.id}"] for c in claims
                    if f"attack:{c.id}" in stored}
@@ -158,7 +171,7 @@ def show_result(res, args) -> int:
     if args.format == "json":
         print(json.dumps(record, indent=1))
     else:
-        print("\n".join(result_text(record, origin)))
+        print("\n".join(result_text(record, origin, verbose=args.verbose)))
     return 0
 
 
@@ -168,7 +181,8 @@ def result_record(res, claims, latest: dict, attacks: dict) -> dict:
     declared = PAPERS.get(res.paper_key)
     paper = dict(key=res.paper_key, title=declared.title if declared else "",
                  source=declared.source if declared else "",
-                 reference=declared.reference if declared else "")
+                 reference=declared.reference if declared else "",
+                 citation=citation(declared) if declared else res.paper_key)
     parts = []
     for pid, part in res.parts.items():
         qualified = res.part(pid)
@@ -195,18 +209,19 @@ def _claim_entry(c, row, attack_row) -> dict:
         entry["latest"] = dict(verdict=row.verdict, expected=row.expected,
                                as_expected=row.as_expected, profile=row.profile, seed=row.seed,
                                hypotheses=row.hypotheses, attack=row.attack,
-                               worst_case=row.worst_case, reason=row.reason)
+                               worst_case=row.worst_case, reason=row.reason,
+                               traceback=getattr(row, "traceback", "") or "")
     if attack_row is not None:
         entry["attack"] = dict(attack_row.attack, verdict=attack_row.verdict)
     return entry
 
 
-def result_text(record: dict, origin: str) -> list[str]:
-    """The lines ``flbounds show <result id>`` prints."""
+def result_text(record: dict, origin: str, *, verbose: bool = False) -> list[str]:
+    """The lines ``flbounds show <result id>`` prints (``verbose``: with the traceback of
+    each claim that raised)."""
     paper = record["paper"]
-    cite = "; ".join(x for x in (paper["reference"], paper["source"]) if x)
     lines = [f"{record['id']}  {record['ref']}: {record['title']}  ({record['kind']})",
-             f"paper       {paper['key']}: {paper['title']}" + (f" [{cite}]" if cite else ""),
+             f"paper       {paper['key']}: {paper['citation']}",
              f"declared    {record['where']}  ({record['module']})"]
     if record["statement"]:
         lines.append(f"statement   {record['statement']}")
@@ -232,11 +247,11 @@ def result_text(record: dict, origin: str) -> list[str]:
             why = p["unchecked"] or record["not_checked"] or "no claim and no reason given"
             lines.append(f"    not checked: {why}")
         for c in p["claims"]:
-            lines += _claim_lines(c)
+            lines += _claim_lines(c, verbose)
     return lines
 
 
-def _claim_lines(c: dict) -> list[str]:
+def _claim_lines(c: dict, verbose: bool = False) -> list[str]:
     expected = c["expected"]
     if c["expected_full"] != expected:
         expected = f"{expected} (quick), {c['expected_full']} (full)"
@@ -259,6 +274,10 @@ def _claim_lines(c: dict) -> list[str]:
             lines.append(f"      worst case {_mapping(row['worst_case'])}")
         if row["verdict"] != "holds" and row["reason"]:
             lines.append(f"      reason     {row['reason'].splitlines()[0]}")
+        if row.get("traceback"):
+            lines += (["      traceback"] + ["        " + t for t in
+                                             row["traceback"].rstrip().splitlines()]
+                      if verbose else ["      traceback  the claim raised: -v prints it"])
     if c["attack"]:
         lines.append(f"      attack run {_mapping(c['attack'])}")
     return lines

@@ -164,10 +164,19 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
 
 
 def surfaces() -> dict[str, Surface]:
-    """Every registered surface, by claim id (imports the claim packages first)."""
+    """Every registered surface, by claim id (imports the claim packages first).
+
+    Raises ``ValueError`` naming every surface registered on a claim id that no plugin
+    registered (checked once the plugins are loaded, as ``claim(corrects=)`` is): an attack
+    on a misspelt id would otherwise never run."""
     from flbounds.ledger.api.registry import load_all
 
-    load_all()
+    claims = load_all()
+    dangling = sorted(f"{cid} (in {surface.module})" for cid, surface in _SURFACES.items()
+                      if cid not in claims)
+    if dangling:
+        raise ValueError("attack surfaces registered on unknown claims (attack_surface's "
+                         "claim_id must name a registered claim): " + ", ".join(dangling))
     return dict(sorted(_SURFACES.items()))
 
 

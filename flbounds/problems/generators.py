@@ -1,6 +1,6 @@
 """Random problem generators; every one takes an explicit ``rng``."""
 
-
+import warnings
 
 import numpy as np
 from scipy.special import expit
@@ -70,15 +70,24 @@ def random_quadratics(rng, n_clients, dim, *, mu, L, heterogeneity=1.0):
     return Quadratic(0.5 * (A + A.transpose(0, 2, 1)), _offsets(rng, n_clients, dim, h))
 
 
-def shared_hessian_quadratics(rng, n_clients, dim, *, mu, L, spread=1.0):
+def shared_hessian_quadratics(rng, n_clients, dim, *, mu, L, heterogeneity=None, spread=None):
     r""":class:`Quadratic` with one Hessian :math:`A_i = A` for all clients.
 
     :math:`A = Q \mathrm{diag}(\mu, L, \lambda_3, \dots) Q^\top`, :math:`Q` random orthogonal,
-    :math:`\lambda_j` uniform on :math:`[\mu, L]`; :math:`b_i = \bar b + s \xi_i`.
-    Parameters as in :func:`random_quadratics`, ``spread`` is :math:`s \ge 0`.
+    :math:`\lambda_j` uniform on :math:`[\mu, L]`; :math:`b_i = \bar b + h \xi_i`.
+    Parameters as in :func:`random_quadratics` (``heterogeneity`` is :math:`h \ge 0`,
+    default 1); ``spread``, the former name of ``heterogeneity``, still works with a
+    ``DeprecationWarning``.
     """
+    if spread is not None:
+        if heterogeneity is not None:
+            raise ValueError("spread: the former name of heterogeneity; give only one of them")
+        warnings.warn("shared_hessian_quadratics(spread=) is now heterogeneity=, as in "
+                      "random_quadratics", DeprecationWarning, stacklevel=2)
+        heterogeneity = spread
+    heterogeneity = 1.0 if heterogeneity is None else heterogeneity
     n_clients, dim, mu, L = _sizes_and_spectrum(rng, n_clients, dim, mu, L)
-    s = check_nonnegative(spread, "spread")
+    s = check_nonnegative(heterogeneity, "heterogeneity")
     spectrum = np.concatenate([[mu, L][:dim], rng.uniform(mu, L, size=max(dim - 2, 0))])
     Q = _orthogonal(rng, dim)
     A = (Q * spectrum) @ Q.T

@@ -74,7 +74,9 @@ def test_run_figure_writes_plot_data_and_record(tmp_path):
     meta = json.loads(paths[3].read_text())
     assert meta["claims"] == ["focus.matrices"] and meta["seed"] == 3
     assert meta["profile"] == "quick" and meta["parameters"]["n_clients"] == 4
-    assert meta["title"] == "A fake figure for the tests." and meta["elapsed_s"] >= 0
+    # the caption cites the paper of the figure's claims (no "[002]")
+    assert meta["title"] == ("A fake figure for the tests. Bicheng Ying, Zhe Li, Haibo Yang, "
+                             "NeurIPS 2025, arXiv:2503.20117.") and meta["elapsed_s"] >= 0
     assert {"flbounds", "numpy", "matplotlib"} <= set(meta["versions"])
 
 
@@ -99,3 +101,51 @@ def test_figures_command_progress_logging_and_failures(tmp_path, monkeypatch, ca
     assert main(["figures", "--out", str(tmp_path), "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "computing" not in captured.out
+
+
+def test_figures_are_300_dpi_png_and_vector_pdf_in_one_style(tmp_path):
+    from PIL import Image
+
+    from figures._style import DPI, RC
+
+    png, pdf, _, _ = _fake_figure().main(["--out", str(tmp_path)])
+    assert DPI == 300
+    with Image.open(png) as image:
+        assert [round(v) for v in image.info["dpi"]] == [300, 300]
+    text = pdf.read_bytes()
+    assert b"/Subtype /Image" not in text          # vector: no raster inside
+    assert b"/FontFile2" in text                   # TrueType fonts (pdf.fonttype 42)
+    assert RC["legend.fontsize"] >= 9 and RC["axes.labelsize"] >= 11
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_sources_leave_fonts_to_the_style_and_cite_no_file(name):
+    """No script sets its own (small) font size; no caption names a paper by its file
+    number ('[002]'); no title or label writes an ASCII '<=' (the math symbol instead)."""
+    import inspect
+    import re
+
+    source = inspect.getsource(importlib.import_module(f"figures.{name}"))
+    assert "fontsize=" not in source
+    assert not re.search(r"\[00[0-4]\]", source)
+    for call in re.findall(r"(?:set_title|suptitle|set_[xy]label|label=|title=)\(?([^\n]*)",
+                           source):
+        quoted = re.findall(r"\"([^\"]*)\"", call)
+        assert not any("<=" in q or ">=" in q for q in quoted), (name, call)
+
+
+def test_focus_contraction_panels_both_have_a_y_label_and_a_legend():
+    import numpy as np
+
+    import figures.focus_contraction as figure
+    from figures._style import figure_style
+
+    shape = (2, 2, 3)
+    data = {"taus": np.array([1, 3, 10]), "p_mins": np.array([0.1, 0.2]),
+            "multipliers": np.array([1, 30]), "measured": np.full(shape, 0.99),
+            "theoretical": np.full(shape, 0.995), "gd": np.full(shape, 0.98)}
+    with figure_style():
+        fig = figure.plot(data)
+    for ax in fig.axes:
+        assert "1 - \\rho" in ax.get_ylabel() and ax.get_legend() is not None
+        assert "<=" not in ax.get_title()

@@ -92,7 +92,7 @@ def entrywise(lhs, rhs, rel=None, floor=0.0):
 def _instance(rng, n_clients, dim, mu, L):
     """Shared-Hessian quadratics, weighted participation (sum q = 1), exact delta_q^2,
     sigma_G^2."""
-    problem = shared_hessian_quadratics(rng, n_clients, dim, mu=mu, L=L, spread=1.0)
+    problem = shared_hessian_quadratics(rng, n_clients, dim, mu=mu, L=L, heterogeneity=1.0)
     weights = rng.uniform(0.2, 1.0, size=n_clients)
     q = WeightedWithoutReplacement(weights, max(1, n_clients // 2)).aggregation_weights()
     b = np.asarray(problem.b)

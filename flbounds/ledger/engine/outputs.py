@@ -2,9 +2,12 @@
 
 :func:`output_file` and :func:`output_folder` check a path a command will write (``--json``,
 ``--results``, ``--out``) and raise :class:`OutputError` (a ``ValueError`` whose message
-starts with the option) for a missing folder, a file where a folder is expected, a folder
-where a file is expected, or no write permission. Permission is probed by creating (and at
-once removing) a file, so read-only file systems and root's bypass of mode bits are caught.
+starts with the option) for a file where a folder is expected, a folder where a file is
+expected, or no write permission. Missing folders are no error for either: they are created
+when the output is written (the nearest existing one must be writable). Permission is
+probed by creating (and at once removing) a file, so read-only file systems and root's
+bypass of mode bits are caught; a device is probed by an empty write, so one that refuses
+every write (``/dev/full``) is caught before the work, not after it.
 
 :func:`write_text` writes through symlinks (the target is written, the link kept), streams
 into pipes, terminals and device files (``-`` is standard output), and replaces a regular
@@ -50,7 +53,7 @@ def output_file(path: str | os.PathLike, option: str) -> Target:
     try:   # the kernel follows the links (also /dev/stdout -> /proc/self/fd/1 -> pipe:[n])
         info = os.stat(text)
     except FileNotFoundError:
-        _writable_folder(real.parent, option, creating=False)
+        _writable_folder(real.parent, option, creating=True)
         return Target("file", real, option)
     except OSError as exc:
         raise OutputError(f"{option}: cannot use {text!r}: {exc.strerror}") from None
@@ -64,6 +67,8 @@ def output_file(path: str | os.PathLike, option: str) -> Target:
     if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
         if not os.access(text, os.W_OK):
             raise OutputError(f"{option}: no write permission for {text!r}")
+        if stat.S_ISCHR(info.st_mode):
+            _probe_device(text, option)
         return Target("stream", Path(text), option)
     raise OutputError(f"{option}: {text!r} is not a file, pipe or device")
 
@@ -93,6 +98,24 @@ def _writable_folder(folder: Path, option: str, *, creating: bool) -> None:
                           f"{exc.strerror}") from None
     os.close(fd)
     os.unlink(probe)
+
+
+def _probe_device(text: str, option: str) -> None:
+    """An empty write: nothing reaches a terminal or ``/dev/null``, but a device that
+    refuses every write (``/dev/full``: no space left) says so now. (A pipe is not probed:
+    opening one blocks until it has a reader.)"""
+    try:
+        fd = os.open(text, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise OutputError(f"{option}: cannot use {text!r}: {exc.strerror}") from None
+    try:
+        os.write(fd, b"")
+    except BlockingIOError:
+        pass
+    except OSError as exc:
+        raise OutputError(f"{option}: cannot write {text}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def _is_stdout(info: os.stat_result) -> bool:
@@ -128,6 +151,7 @@ def _replace(path: Path, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

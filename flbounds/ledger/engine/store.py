@@ -115,6 +115,8 @@ class ResultStore:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             conn.text_factory = bytes   # decode ourselves: a bad byte is one bad row
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(damaged(self.path, exc)) from None
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot use results store {str(self.path)!r}: {exc}") from None
         return conn
@@ -129,6 +131,14 @@ class ResultStore:
                 raise StoreError(f"no read and write permission for {str(self.path)!r}")
             conn = self._open(create=False)
             conn.close()
+
+    def check_readable(self) -> None:
+        """Raise :class:`StoreError` when the store exists but SQLite cannot read it (a
+        missing store is an empty one)."""
+        if self.path.is_dir():
+            raise StoreError(f"results store {str(self.path)!r} is a folder; expected a file")
+        if self.path.exists():
+            self._open(create=False).close()
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -154,9 +164,15 @@ class ResultStore:
             conn.execute("DELETE FROM leases WHERE task_key = ?", (result.task_key,))
 
     def begin_run(self, profile: str, seed: int, n_tasks: int) -> str:
-        """Record a new run (status ``running``); return its id."""
+        """Record a new run (status ``running``); return its id. Runs still recorded as
+        ``running`` whose process is gone (killed with their parent) are marked
+        ``interrupted`` first."""
         run_id = uuid.uuid4().hex[:12]
         with self.transaction() as conn:
+            stale = [(_text(rid),) for rid, host, pid in conn.execute(
+                "SELECT run_id, host, pid FROM runs WHERE status = 'running'")
+                if not holder_alive(_text(host), pid, None)]
+            conn.executemany("UPDATE runs SET status = 'interrupted' WHERE run_id = ?", stale)
             conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
                          (run_id, profile, int(seed), n_tasks, time.time(), None, "running",
                           socket.gethostname(), os.getpid()))
@@ -259,6 +275,13 @@ class ResultStore:
             conn.execute("INSERT INTO meta VALUES ('imported_jsonl', ?)",
                          (f"{len(rows)} rows, {skipped.count} skipped, {time.time()}",))
         report_skipped(str(self.legacy_path), skipped)
+
+
+def damaged(path: Path, exc: Exception) -> str:
+    """The message for a results store SQLite cannot read, with the way out."""
+    return (f"results store {str(path)!r} is damaged or not a results database ({exc}); "
+            f"move it aside (mv {str(path)!r} {str(path) + '.damaged'!r}) and run "
+            "'flbounds check' again to start a new one")
 
 
 def read_jsonl(path: Path, skipped: Skipped) -> tuple[list[CheckResult], Skipped]:

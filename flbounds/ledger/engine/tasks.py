@@ -50,9 +50,11 @@ def execute(task_id: str, profile: str, seed: int) -> dict:
     # a pool worker limits BLAS once for its life (the limit costs tens of ms per call)
     limit = contextlib.nullcontext() if _blas_limited else threadpool_limits(
         limits=1, user_api="blas")
+    task = get(task_id)
     with limit:
-        row = get(task_id).check(seed=seed, profile=profile).to_dict()
-    row.update(git_commit=source_commit() or "", started=started, finished=_utc_now())
+        row = task.check(seed=seed, profile=profile).to_dict()
+    row.update(git_commit=source_commit() or "", started=started, finished=_utc_now(),
+               versions={**row.get("versions", {}), **plugin_versions(task.module)})
     return row
 
 
@@ -80,6 +82,12 @@ def source_commit() -> str | None:
     root = Path(flbounds.__file__).resolve().parent.parent
     if not (root / ".git").exists():
         return None
+    return _git_head(root)
+
+
+def _git_head(root: Path) -> str | None:
+    """``git rev-parse HEAD`` in ``root`` (``+dirty`` when tracked files differ from it);
+    ``None`` outside a checkout or without git."""
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
                               capture_output=True, text=True, timeout=20)
@@ -112,5 +120,53 @@ def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0)
             params=c.params(profile), seed=seed, elapsed_s=0.0, versions={}, profile=profile,
             task_key=task_key(c, profile, seed)).to_dict()
     row.update(reason=reason, traceback="", elapsed_s=float(elapsed_s),
-               git_commit=source_commit() or "", finished=_utc_now())
+               git_commit=source_commit() or "", finished=_utc_now(),
+               versions={**(row.get("versions") or {}),
+                         **plugin_versions(getattr(c, "module", ""))})
     return row
+
+
+@cache
+def plugin_versions(module: str) -> dict[str, str]:
+    """The version of the plugin whose claims live in ``module`` (its distribution's name ->
+    version) and, when its sources are a git checkout other than flbounds', that checkout's
+    commit (``<name> commit``); empty for flbounds' own plugins (``git_commit`` and the
+    ``flbounds`` version cover them) and for a module no plugin names."""
+    from ..api.plugins import CLAIMS_GROUP, entry_point_module
+
+    for ep in registry.entry_points(CLAIMS_GROUP):
+        root = entry_point_module(ep)
+        if not (module == root or module.startswith(root + ".")):
+            continue
+        dist = getattr(ep, "dist", None)
+        name = dist.name if dist is not None else ep.name
+        out = {name: dist.version} if dist is not None and dist.name != "flbounds" else {}
+        commit = _checkout_commit(root)
+        if commit is not None:
+            out[f"{name} commit"] = commit
+        return out
+    return {}
+
+
+def _checkout_commit(module: str) -> str | None:
+    """The commit of the git checkout that tracks ``module``'s sources, unless it is
+    flbounds' own (``git_commit`` records that one); None for installed sources."""
+    import importlib.util
+
+    import flbounds
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    origin = Path(getattr(spec, "origin", None) or "").resolve()
+    own = Path(flbounds.__file__).resolve().parent.parent
+    if not origin.is_file() or origin.is_relative_to(own):
+        return None
+    try:        # tracked by the checkout around it (not merely inside one, as a venv may be)
+        tracked = subprocess.run(["git", "-C", str(origin.parent), "ls-files",
+                                  "--error-unmatch", origin.name], capture_output=True,
+                                 timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return _git_head(origin.parent) if tracked else None

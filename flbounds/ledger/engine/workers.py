@@ -30,7 +30,9 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 
+from ..api.plugins import PluginLoadWarning
 from ..api.registry import claims_loaded, load_all
 from ..api.taskkey import adopt_digests, sources_fixed
 from .tasks import execute, limit_blas_for_process
@@ -327,6 +329,7 @@ def worker_main(parent: int) -> None:
 
 
     numba.set_num_threads(1)   # workers share the cores already
+    warnings.showwarning = _show_warning
     load_all()                 # import the claims before any task's clock starts
     limit_blas_for_process()
     with sources_fixed():      # a worker serves one run: its code is what it imported
@@ -336,6 +339,19 @@ def worker_main(parent: int) -> None:
     channel.close()
     sys.stderr.flush()
     os._exit(0)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A plugin that failed to load in a (replacement) worker: one line on stderr, among the
+    progress lines, saying it comes from a worker; other warnings as usual."""
+    if issubclass(category, PluginLoadWarning):
+        print(f"flbounds: warning: worker {os.getpid()}: {message}", file=sys.stderr,
+              flush=True)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
 
 
 def _serve(channel) -> None:

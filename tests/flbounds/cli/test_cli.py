@@ -63,11 +63,22 @@ def test_module_entry_point_lists_claims():
     assert proc.returncode == 0 and "safari.thm1" in proc.stdout
 
 
-def test_list_names_papers_by_key_and_title(capsys):
-    assert main(["list", "focus.matrices"]) == 0
+def test_list_names_papers_by_key_and_citation_with_a_header_row(capsys):
+    assert main(["list", "focus.matrices", "kvib.lemma2_1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("focus: Exact and Linear Convergence for Federated Learning")
+    assert out.startswith("focus: Bicheng Ying, Zhe Li, Haibo Yang. Exact and Linear "
+                          "Convergence for Federated Learning")
+    assert "NeurIPS 2025. arXiv:2503.20117." in out.splitlines()[0]
+    assert "\nkvib: Dun Zeng, " in out and "TMLR 2025. arXiv:2310.02698." in out
     assert "002_d5aeef3645e253f4" not in out and "focus.matrices.pull_row_stochastic" in out
+    lines = out.splitlines()
+    header = lines[1]
+    assert header.split() == ["claim", "ref", "kind", "hypotheses", "expected"]
+    assert set(lines[2].strip()) == {"-", " "}
+    rows = [line for line in lines if line.startswith("  ") and "." in line.split()[0]]
+    for column in ("ref", "kind", "hypotheses", "expected"):   # aligned across papers
+        start = header.index(column)
+        assert all(row[start - 2:start] == "  " and row[start] != " " for row in rows), column
 
 
 def test_list_where_points_at_the_claim_function(capsys):
@@ -140,3 +151,62 @@ def test_version_and_a_help_for_users(capsys):
     out = capsys.readouterr().out
     assert "examples:" in out and "flbounds show" in out and "exit codes" in out
     assert "sub-command" not in out  # not the module's developer docstring
+
+
+def _examples():
+    from flbounds.cli import COMMANDS, _module
+
+    for name in COMMANDS:
+        for line in _module(name).EXAMPLES.splitlines():
+            if line.startswith("  flbounds "):
+                command = line.strip().split("  ", 1)[0]
+                yield name, command.split(" && ")[0]
+
+
+@pytest.mark.parametrize("name, command", list(_examples()))
+def test_every_subcommand_help_ends_with_examples_that_parse(name, command, capsys):
+    import shlex
+
+    from flbounds.cli import build_parser
+
+    argv = shlex.split(command.split(" > ")[0])[1:]      # without a shell redirection
+    args = build_parser().parse_args(argv)          # a usage error raises
+    if getattr(args, "patterns", None) and args.command in ("list", "check"):
+        from flbounds.cli._common import select_claims
+
+        if args.patterns != ["mypaper"]:            # the plugin guide's example
+            assert select_claims(args.patterns)
+    if args.command == "show":
+        from flbounds.ledger import load_all
+        from flbounds.ledger.api.results import load_all as results
+
+        assert args.claim_id in load_all() or args.claim_id in results()
+
+
+def test_help_of_each_subcommand_shows_its_examples():
+    from flbounds.cli import COMMANDS
+
+    for name in COMMANDS:
+        proc = run_cli(name, "--help")
+        examples = proc.stdout.split("\nexamples:\n", 1)[-1]
+        assert proc.returncode == 0 and f"  flbounds {name}" in examples, name
+    listed = run_cli("list", "--help").stdout
+    assert "--format {table,json,csv}" in listed and "table for reading" in listed
+
+
+def test_bound_list_has_a_header_row(capsys):
+    assert main(["bound", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["bound", "ref", "constants"] and set(lines[1]) == {"-", " "}
+    start = lines[0].index("constants")
+    assert all(line[start - 2:start] == "  " for line in lines[2:])
+
+
+def test_falsify_lists_the_attackable_claims(capsys):
+    assert main(["falsify", "--list", "kvib"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["attackable", "claim", "expected"]
+    assert "kvib.lemma2_1.isp_le_rsp_bound" in "\n".join(lines)
+    assert lines[-1].endswith("attackable claims; 'flbounds falsify ID' attacks one")
+    assert main(["falsify", "no.such.claim"]) == 2
+    assert "see 'flbounds falsify --list'" in capsys.readouterr().err

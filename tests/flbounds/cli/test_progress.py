@@ -103,6 +103,45 @@ def test_uncached_kernels(tmp_path):
     assert uncached_kernels([kernel("f")]) == []
 
 
+INLINE_PROBE = """
+from numba import njit
+
+@njit(cache=True, inline="always")
+def helper(x):
+    return 2.0 * x
+
+@njit(cache=True)
+def caller(x):
+    return helper(x) + 1.0
+"""
+
+
+def test_inlined_kernels_are_cached_in_their_callers_and_not_counted(tmp_path):
+    """An ``inline="always"`` kernel called only from kernels never gets a cache index of its
+    own (the notice once counted 34 such kernels as 'not cached yet' after every run)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "inline_probe.py").write_text(INLINE_PROBE)
+    code = ("import os, inline_probe as m; from flbounds.cli._progress import uncached_kernels; "
+            "assert m.caller(1.0) == 3.0; "
+            "print(os.path.exists(m.helper._cache._cache_file._index_path), "
+            "uncached_kernels([m.helper, m.caller]))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, check=True, cwd=tmp_path)
+    assert proc.stdout.split() == ["False", "[]"]
+
+
+def test_library_kernels_counted_are_the_compiled_ones():
+    from flbounds.cli._progress import _library_kernels, inlined
+
+    kernels = _library_kernels()
+    assert kernels and not any(inlined(k) for k in kernels)
+
+
 def test_check_command_progress_and_summary(tmp_path, capsys):
     assert main(["check", "focus.matrices", "--results", str(tmp_path)]) == 0
     captured = capsys.readouterr()
@@ -152,3 +191,14 @@ def test_resumed_claims_count_as_done_and_leave_the_eta(tmp_path):
     fresh = claims_progress(claims, tmp_path, "quick", resume=False, quiet=True)
     fresh.close()
     assert fresh.done == 0 and len(fresh.eta._left) == len(claims)
+
+
+def test_resumed_run_progress_starts_after_the_stored_tasks(tmp_path, capsys):
+    from flbounds.ledger import select
+
+    ids = [c.id for c in select(["focus.matrices"])]
+    assert main(["check", *ids[:2], "--results", str(tmp_path), "--quiet"]) == 0
+    assert main(["check", "focus.matrices", "--results", str(tmp_path), "--resume"]) == 0
+    progress = [line.split("]")[0] + "]" for line in capsys.readouterr().err.splitlines()
+                if line.startswith("[")]
+    assert progress == ["[3/5]", "[4/5]", "[5/5]"]

@@ -55,7 +55,8 @@ def test_show_a_result_lists_parts_hypotheses_bound_and_claims(lemma1, tmp_path,
     assert main(["show", "testpaper.lemma1", "--results", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("testpaper.lemma1  Lemma 1: a test lemma  (lemma)")
-    assert "paper       testpaper: A paper the tests declare [T. Tester, 2026; arXiv" in out
+    assert ("paper       testpaper: T. Tester, 2026. A paper the tests declare. "
+            "arXiv:0000.00000." in out)
     assert "declared    tests/flbounds/cli/test_show.py:" in out
     assert "  rate      x' <= (1 - eta mu) x" in out and "  constant  c = 2" in out
     assert "  step: eta <= 1/L\n      parts rate; reads step, L" in out
@@ -141,3 +142,11 @@ def test_list_and_show_say_an_attached_claims_hypotheses_are_evaluated(lemma1, t
             "purpose\n") in capsys.readouterr().out
     assert main(["show", "testpaper.lemma1", "--results", str(tmp_path)]) == 0
     assert "outside step on purpose: a large step on purpose" in capsys.readouterr().out
+
+
+def test_show_a_claim_cites_its_paper(capsys, tmp_path):
+    assert main(["show", "focus.matrices.pull_row_stochastic", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert ("paper       focus: Bicheng Ying, Zhe Li, Haibo Yang. Exact and Linear "
+            "Convergence" in out and "NeurIPS 2025. arXiv:2503.20117." in out)
+    assert "002_d5aeef3645e253f4" not in out

@@ -166,3 +166,25 @@ def test_tight_marks_an_attack_within_1e3_of_the_pep_worst_case(pep, tight):
     row = AttackTask(surface=surface, claim=get(HOLDS)).check(seed=0, profile="budget=400")
     assert row.attack["best_ratio"] > 0.999 and row.attack["tight"] is tight
     assert ("pep_error" in row.attack) == (pep is not None and tight is None)
+
+
+def test_an_attack_on_an_unknown_claim_id_fails_clearly(monkeypatch, capsys):
+    import sys
+
+    from flbounds.falsify import Box, attack_surface
+
+    surfaces_module = sys.modules["flbounds.falsify.surfaces"]  # not the function
+
+    monkeypatch.setattr(surfaces_module, "_SURFACES", dict(surfaces_module._SURFACES))
+
+    @attack_surface("kvib.lemma2_1.no_such_claim", space={"a": Box(0.0, 1.0)})
+    def misspelt(*, a):
+        return a
+
+    with pytest.raises(ValueError, match=r"unknown claims .*kvib\.lemma2_1\.no_such_claim "
+                                         r"\(in tests\.flbounds\.falsify"):
+        surfaces()
+    assert main(["falsify", "kvib"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flbounds: error: attack surfaces registered on unknown claims")
+    assert err.count("\n") == 1

@@ -247,3 +247,22 @@ def test_panel_says_by_how_much_and_links_the_corrected_claim(browser, ledger_sa
         By.CSS_SELECTOR, f'tr.panel-row[data-panel="{CORRECTED}"]'))
     other = browser.find_element(By.CSS_SELECTOR, f'tr.panel-row[data-panel="{CORRECTED}"]')
     assert "the printed statement " + PRINTED in other.text
+
+
+def test_panel_of_an_error_row_shows_no_null_and_no_empty_tolerance(browser, tmp_path):
+    """A task that timed out measured nothing: its panel says so instead of printing
+    ``measured null`` / ``theoretical null`` and an empty tolerance section."""
+    from tests.ledger_rows import make_result
+
+    row = make_result("focus.timed.out", verdict="error", expected="holds", measured=None,
+                      theoretical=None, relation=None, tolerance={}, details={},
+                      reason="timed out after 900 s")
+    page = write_reports([row, make_result("focus.fine.one")], tmp_path, [])[1]
+    _open(browser, page.as_uri() + "#focus.timed.out")
+    text = browser.find_element(By.CSS_SELECTOR,
+                                "tr.panel-row[data-panel='focus.timed.out']").text
+    assert "null" not in text and "timed out after 900 s" in text
+    assert "nothing measured" in text and "TOLERANCE" not in text.upper()
+    _open(browser, page.as_uri() + "#focus.fine.one")
+    fine = browser.find_element(By.CSS_SELECTOR, "tr.panel-row[data-panel='focus.fine.one']")
+    assert "TOLERANCE" in fine.text.upper() and "closed forms" in fine.text

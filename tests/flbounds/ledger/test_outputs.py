@@ -21,7 +21,6 @@ def _one_line_usage_error(capsys, option):
 
 
 @pytest.mark.parametrize("make, option", [
-    (lambda t: ["check", FAST, "--json", str(t / "missing" / "a.json")], "--json"),
     (lambda t: ["check", FAST, "--json", str(t)], "--json"),
     (lambda t: ["check", FAST, "--json", str(t / "file.txt" / "a.json")], "--json"),
     (lambda t: ["check", FAST, "--json", str(t / "newdir") + os.sep], "--json"),
@@ -82,6 +81,39 @@ def test_devices_and_pipes_are_streamed_not_replaced(tmp_path):
     write_text(output_file(fifo, "--json"), "through the pipe")
     assert reader.communicate(timeout=60)[0] == "through the pipe"
     assert fifo.exists() and not fifo.is_file()
+
+
+def test_missing_folders_are_made_for_every_output_option(tmp_path, capsys):
+    """--json follows the rule of --results and --out: missing folders are created."""
+    out = tmp_path / "new" / "deeper" / "run.json"
+    assert main(["check", FAST, "--results", str(tmp_path / "r" / "s"), "--json", str(out),
+                 "--quiet"]) == 0
+    assert [r["id"] for r in json.loads(out.read_text())] == [FAST]
+    assert (tmp_path / "r" / "s" / "results.sqlite").is_file()
+    assert main(["report", "--results", str(tmp_path / "r" / "s"),
+                 "--out", str(tmp_path / "html" / "x")]) == 0
+    assert (tmp_path / "html" / "x" / "ledger.html").is_file()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_device_is_refused_before_any_work(tmp_path, capsys):
+    assert main(["check", FAST, "--json", "/dev/full", "--results", str(tmp_path / "r")]) == 2
+    _one_line_usage_error(capsys, "--json: cannot write /dev/full")
+    assert not (tmp_path / "r").exists()        # nothing ran, nothing was stored
+
+
+def test_a_failed_json_write_after_the_run_still_prints_the_summary(tmp_path, capsys,
+                                                                     monkeypatch):
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(outputs.os, "replace", full_disk)
+    assert main(["check", FAST, "--json", str(tmp_path / "a.json"), "--results",
+                 str(tmp_path / "r"), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "1 claims in" in captured.out and "all as expected" in captured.out
+    assert captured.err.startswith("flbounds: error: --json: cannot write")
+    assert "the results are stored in" in captured.err
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -114,7 +114,8 @@ def cli(*args, sites=(), cwd=None):
 def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     listed = cli("list", "mypaper", sites=[plugin_site], cwd=tmp_path)
     assert listed.returncode == 0 and listed.stderr == ""
-    assert "mypaper: A note on gradient steps" in listed.stdout
+    assert listed.stdout.startswith(
+        "mypaper: A. Author, 2026. A note on gradient steps. arXiv:2601.00001.\n")
     assert "mypaper.lemma1.rate" in listed.stdout
     assert "mypaper.lemma1.large_step" in listed.stdout
 
@@ -126,6 +127,9 @@ def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     assert all(r["verdict"] == r["expected"] for r in rows.values())
     rate, large = rows["mypaper.lemma1.rate"], rows["mypaper.lemma1.large_step"]
     assert rate["verdict"] == "holds" and rate["paper"] == "arXiv:2601.00001"
+    # the plugin's own version beside flbounds' (installed, not a checkout: no commit)
+    assert rate["versions"]["mypaper-claims"] == "0.1.0" and "flbounds" in rate["versions"]
+    assert not any(k.endswith(" commit") for k in rate["versions"])
     assert rate["hypotheses"] == {"step: eta <= 1/L": True}
     # f grew (4 > 1): a counterexample, but on an instance outside the lemma's hypothesis
     assert large["measured"] > large["theoretical"]
@@ -187,6 +191,30 @@ def test_broken_plugin_is_one_warning_and_absent(plugin_site, broken_site, tmp_p
                sites=[plugin_site, broken_site], cwd=tmp_path)
     assert proc.returncode == 1
     assert "1 claim plugin(s) failed to load, their claims were not checked: broken" in proc.stdout
+
+
+SPAWNED_WORKER = """
+from flbounds.ledger.engine.workers import WorkerPool
+pool = WorkerPool(1, fork=False)   # a fresh interpreter, as a replacement worker is
+pool.start()
+pool.submit(("mypaper.lemma1.rate", "quick", 0))
+replies = []
+while not replies:
+    replies = pool.wait(None)
+pool.close()
+print(replies[0][1]["row"]["verdict"])
+"""
+
+
+def test_broken_plugin_in_a_spawned_worker_is_one_line(plugin_site, broken_site, tmp_path):
+    path = [str(plugin_site), str(broken_site), str(ROOT)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path + [os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", SPAWNED_WORKER], capture_output=True,
+                          text=True, timeout=300, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "holds", proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "_load_plugin" not in proc.stderr, proc.stderr
+    assert re.match(r"flbounds: warning: worker \d+: plugin 'broken' .*RuntimeError", lines[0])
 
 
 def test_builtin_plugins_load_without_warnings():
@@ -292,3 +320,24 @@ def test_figure_entry_points_name_a_module_or_a_package(monkeypatch, tmp_path):
     with pytest.warns(PluginLoadWarning):
         chosen = figures_mod.select_figures(["my_"])
     assert list(chosen) == ["my_fig"]
+
+
+def test_rows_record_a_plugin_checkouts_commit(monkeypatch, tmp_path):
+    """A plugin run from its own git checkout: its rows record that commit beside flbounds'
+    (the built-in plugins share flbounds' checkout: nothing added)."""
+    from flbounds.ledger.engine import tasks
+
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    (repo / "gitplug_mod.py").write_text("X = 1\n", encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "gitplug_mod.py"], ["commit", "-qm", "plugin"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    monkeypatch.syspath_prepend(str(repo))
+    fake = EntryPoint("gitplug", "gitplug_mod", CLAIMS_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    assert tasks.plugin_versions.__wrapped__("gitplug_mod") == {"gitplug commit": head}
+    monkeypatch.undo()
+    assert tasks.plugin_versions.__wrapped__("verify.focus.lemma4") == {}

@@ -73,12 +73,31 @@ def test_check_and_report_survive_a_damaged_store(tmp_path, good_row, capsys):
 
 
 def test_a_file_that_is_not_a_database_is_a_usage_error(tmp_path, capsys):
+    """Every command that reads or writes the store says the same, with the way out, and
+    exits 2 (``report`` once asked to run 'check', which refused the store; ``show`` said
+    'none stored' and exited 0)."""
     (tmp_path / "results.sqlite").write_text("not a database")
-    assert main(["check", FAST, "--results", str(tmp_path)]) == 2
-    assert main(["report", "--results", str(tmp_path)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) >= 2 and all(line.startswith("flbounds:") for line in err)
+    for argv in (["check", FAST], ["report"], ["show", FAST], ["show", "focus.lemma4"],
+                 ["falsify", "focus.lemma4", "--budget", "10"]):
+        assert main([*argv, "--results", str(tmp_path)]) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("flbounds: error: --results: results store")
+        assert "damaged or not a results database" in err[0] and "move it aside (mv " in err[0]
+        assert "run 'flbounds check' first" not in err[0]
     assert (tmp_path / "results.sqlite").read_text() == "not a database"
+
+
+def test_a_run_killed_with_its_parent_is_marked_interrupted_by_the_next_run(store):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()                     # a pid no live process holds (on this host)
+    with store.transaction() as conn:
+        conn.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?)",
+                     ("killed", "quick", 0, 3, time.time(), None, "running",
+                      socket.gethostname(), gone.pid))
+    run_id = store.begin_run("quick", 0, 1)
+    with sqlite3.connect(store.path) as conn:
+        status = dict(conn.execute("SELECT run_id, status FROM runs").fetchall())
+    assert status == {"killed": "interrupted", run_id: "running"}
 
 
 def _insert_lease(store, key, run_id, host, pid, expires):

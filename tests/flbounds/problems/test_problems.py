@@ -241,6 +241,24 @@ def test_random_quadratics_constants_are_exact():
     assert (one.mu, one.L) == (pytest.approx(2.0), pytest.approx(2.0))
 
 
+def test_heterogeneity_is_one_keyword_and_spread_still_works_deprecated():
+    """random_quadratics and shared_hessian_quadratics name the spread of the b_i alike."""
+    new = shared_hessian_quadratics(np.random.default_rng(1), 3, 4, mu=0.5, L=2.0,
+                                    heterogeneity=0.25)
+    with pytest.warns(DeprecationWarning, match="heterogeneity="):
+        old = shared_hessian_quadratics(np.random.default_rng(1), 3, 4, mu=0.5, L=2.0,
+                                        spread=0.25)
+    np.testing.assert_array_equal(new.b, old.b)
+    default = shared_hessian_quadratics(np.random.default_rng(1), 3, 4, mu=0.5, L=2.0)
+    assert not np.array_equal(default.b, new.b)
+    with pytest.raises(ValueError, match="spread"):
+        shared_hessian_quadratics(np.random.default_rng(1), 3, 4, mu=0.5, L=2.0,
+                                  heterogeneity=0.25, spread=0.25)
+    with pytest.raises(ValueError, match="heterogeneity"):
+        shared_hessian_quadratics(np.random.default_rng(1), 3, 4, mu=0.5, L=2.0,
+                                  heterogeneity=-1.0)
+
+
 def test_ridge_constants_sandwich_hessians():
     ridge = random_ridge(np.random.default_rng(3), 4, 6, 3, lam=0.0)
     n = ridge.features.shape[1]

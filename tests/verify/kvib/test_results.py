@@ -57,7 +57,7 @@ def test_lemma_2_1_comparison_needs_the_rsp_constant():
 
 def test_theorem_4_1_step_condition_and_assumption_4_3():
     rng = np.random.default_rng(0)
-    shared = shared_hessian_quadratics(rng, 4, 3, mu=0.1, L=1.0, spread=0.5)
+    shared = shared_hessian_quadratics(rng, 4, 3, mu=0.1, L=1.0, heterogeneity=0.5)
     lam = np.full(4, 0.25)
     g = shared.client_gradients(np.zeros((4, 3)))
     sigma_g2 = float(lam @ np.sum((g - lam @ g) ** 2, axis=1))

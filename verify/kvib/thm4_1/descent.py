@@ -65,7 +65,7 @@ def _descent_sums(rng, *, n_clients, k, n_rounds, local_steps, n_seeds, q_units)
     ||grad f||^2); "printed" uses Q of d^t = sum lambda_i g_i / p_i as Def. 4.1 defines it.
     """
     n, dim = n_clients, 10
-    problem = shared_hessian_quadratics(rng, n, dim, mu=0.1, L=1.0, spread=0.01)
+    problem = shared_hessian_quadratics(rng, n, dim, mu=0.1, L=1.0, heterogeneity=0.01)
     step = 1.0 / (8 * local_steps * problem.L)
     eta = local_steps * step
     g = problem.client_gradients(np.zeros((n, dim)))

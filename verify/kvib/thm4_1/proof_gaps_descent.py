@@ -209,7 +209,7 @@ def bound_a_measured(*, rng, n_instances):
         k = float(rng.integers(1, n))
         local_steps = int(rng.integers(1, 11))
         problem = shared_hessian_quadratics(rng, n, dim, mu=0.1, L=1.0,
-                                            spread=float(rng.uniform(0.01, 3.0)))
+                                            heterogeneity=float(rng.uniform(0.01, 3.0)))
         step = 1.0 / (8 * local_steps * problem.L)
         x = problem.x_star + rng.standard_normal(dim) * rng.uniform(0.0, 3.0)
         lam = np.full(n, 1.0 / n)

@@ -163,11 +163,14 @@
       ["corrects", r.corrects ? "the printed statement " + claimLink(r.corrects) : ""],
       ["corrected by", (r.corrected_by || []).length ? r.corrected_by.map(claimLink).join(", ") : ""],
       ["reason", r.reason ? esc(r.reason) : ""]]));
-    out.push(section("measured " + (r.relation || "") + " theoretical",
-      '<div class="cmp"><div>measured' + valueHtml(r.measured) + '</div><div class="rel">' + esc(r.relation || "—") +
-      "</div><div>theoretical" + valueHtml(r.theoretical) + "</div></div>"));
-    out.push(section("tolerance", dl([["name", esc(tol.name || "")], ["value", tol.value === undefined ? "" : valueHtml(tol.value)],
-      ["derivation", esc(tol.derivation || "")]])));
+    var none = function (v) { return v === null || v === undefined; };
+    if (none(r.measured) && none(r.theoretical)) out.push(section("measured", '<span class="muted">nothing measured' +
+      (r.verdict === "error" ? ": the check did not finish (see the reason)" : "") + "</span>"));
+    else out.push(section("measured " + (r.relation || "") + " theoretical",
+      '<div class="cmp"><div>measured ' + (none(r.measured) ? "—" : valueHtml(r.measured)) + '</div><div class="rel">' + esc(r.relation || "—") +
+      "</div><div>theoretical " + (none(r.theoretical) ? "—" : valueHtml(r.theoretical)) + "</div></div>"));
+    if (tol.name || !none(tol.value)) out.push(section("tolerance", dl([["name", esc(tol.name || "")],
+      ["value", none(tol.value) ? "" : valueHtml(tol.value)], ["derivation", esc(tol.derivation || "")]])));
     if (Object.keys(r.hypotheses || {}).length) out.push(section("hypotheses (" + esc(r.hyp_state) + ")", kvTable(r.hypotheses, hypValue)));
     if (Object.keys(r.attack || {}).length) out.push(section("adversarial search", kvTable(r.attack)));
     if (Object.keys(r.worst_case || {}).length) out.push(section("worst case (PEP)", kvTable(r.worst_case)));

@@ -23,6 +23,11 @@ from ._common import DEFAULT_RESULTS, RESULTS_HELP, UsageError, non_negative_int
 HELP = ("per paper: printed statements that fail and by how much, corrected statements, "
         "tightness of what holds, code defects, synthetic re-runs")
 FORMATS = ("text", "markdown", "json")
+EXAMPLES = """examples:
+  flbounds findings                           every paper of the latest complete run
+  flbounds findings focus kvib                two papers
+  flbounds findings --format markdown         the page as Markdown (report writes it too)
+  flbounds findings --format json             the findings as data"""
 
 
 def add_arguments(p) -> None:

@@ -4,16 +4,17 @@ rule marks 2-thread cells, the tables have their columns. No timing is asserted.
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
 
 from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
+from benchmarks import _peers_record, peers
 from benchmarks import _peers_report as report
 from benchmarks import _peers_run as run
 from benchmarks import _roofline as roofline
-from benchmarks import peers
 
 TINY = run.Settings(sizes=(10,), work=30, loop_work=10, min_block=1e-4, repeats=2,
                     kinds=("ridge",))
@@ -166,7 +167,7 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     assert len(data["summary"]) == len(run.ALGORITHMS) * len(run.FRACTIONS)
     assert "### Missed targets" in markdown
     assert "Columns: `flbounds_rounds_s`" in markdown and "1/(N L) for FOCUS" in markdown
-    section = report.readme_section(data, "PEERS-test.md")
+    section = report.readme_section(data)
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\n## Benchmarks\n\ntext\n\n## Layout\n")
     report.update_readme(readme, section)
@@ -174,6 +175,28 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     text = readme.read_text()
     assert text.count(report.BEGIN) == 1 and "FedAvg roofline wall / CPU" in text
     assert text.index(report.END) < text.index("## Layout")
+    assert "benchmarks/results/peers.json" in text and "PEERS-" not in text
+    _check_the_record(data, tmp_path / "results")
+
+
+def _check_the_record(data, folder):
+    """--record appends one run per call to peers.json: dated, with host and commit, the
+    summary's ratios and every timing as numbers, units and the targets."""
+    from benchmarks import _peers_record, _results
+
+    for _ in range(2):
+        path = _peers_record.append(data, folder)
+    stored = json.loads(path.read_text())
+    assert path.name == "peers.json" and len(stored["runs"]) == 2
+    assert {t["column"] for t in stored["targets"]} >= {"ratio_min", "roofline_cpu_1t"}
+    run = stored["runs"][-1]
+    assert set(run) >= {"date", "host", "commit", "profile", "machine", "tables"}
+    assert run["host"]["cores"] == os.cpu_count()
+    summary, timings = run["tables"]["summary"], run["tables"]["timings"]
+    assert len(summary) == len(data["summary"]) and timings
+    assert all(isinstance(e["ratio_min"], float) for e in summary)
+    assert set(stored["units"]) >= {"ratio_min", "rounds_s_median"}
+    assert _results.load_all(folder)["peers"] == stored
 
 
 def test_without_jax_the_column_says_not_installed():
@@ -341,13 +364,13 @@ def test_the_machine_line_names_the_cpu_generation(monkeypatch, tmp_path):
 
 
 def test_the_readme_table_needs_a_complete_run(tmp_path, monkeypatch, capsys):
-    """--readme from a partial run would replace the README's table with a few cells: a usage
+    """--record from a partial run would replace the README's table with a few cells: a usage
     error before any work, and nothing written."""
     monkeypatch.setattr(peers, "spawn", lambda *a, **k: pytest.fail("work started"))
     monkeypatch.setattr(peers, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(peers, "README", tmp_path / "README.md")
     with pytest.raises(SystemExit) as err:
-        peers.main(["--readme", "--sizes", "100", "--kinds", "ridge", "--threads", "1",
+        peers.main(["--record", "--sizes", "100", "--kinds", "ridge", "--threads", "1",
                     "--out", str(tmp_path / "out")])
     assert err.value.code == 2
     message = capsys.readouterr().err
@@ -363,17 +386,21 @@ def test_readme_only_refuses_an_incomplete_stored_run(tmp_path, capsys):
     (out / "peers.json").write_text(json.dumps({"children": [{"threads": 1, "rows": rows}],
                                                 "machine": {}, "profile": "quick"}))
     with pytest.raises(SystemExit) as err:
-        peers.main(["--readme-only", "--out", str(out)])
+        peers.main(["--record-only", "--out", str(out)])
     assert err.value.code == 2
     assert "not a complete run" in capsys.readouterr().err
 
 
-def test_a_second_run_of_the_day_keeps_the_first_record(tmp_path):
-    first = peers.dated_copy("2026-01-01", tmp_path)
-    assert first.name == "PEERS-2026-01-01.md"
-    first.write_text("first")
-    second = peers.dated_copy("2026-01-01", tmp_path)
-    assert second.name == "PEERS-2026-01-01-2.md" and first.read_text() == "first"
+def test_a_report_row_becomes_numbers():
+    row = _peers_record.as_data({"ratio_2t": "1.83-1.84 vs jax", "wall_per_cpu": "1.00 / 0.98",
+                                 "spread": "6% (noisy)", "max_diff": "8.9e-16 <= 1.5e-10",
+                                 "peak_MiB": "XLA (untraced)", "ratio_min": 2.5})
+    assert row == {"ratio_2t": [1.83, 1.84], "peer_2t": "jax", "wall_per_cpu": [1.0, 0.98],
+                   "spread": 0.06, "noisy": True, "max_diff": 8.9e-16, "tolerance": 1.5e-10,
+                   "peak_MiB": None, "ratio_min": 2.5}
+    busy = _peers_record.as_data({"ratio_2t": report.BUSY, "roofline_2t": report.BUSY})
+    assert busy["ratio_2t"] is None and busy["roofline_2t"] is None
+    assert busy["note_2t"] == report.BUSY
 
 
 def test_a_run_without_jax_says_its_ratios_are_against_numpy_only():

@@ -87,26 +87,118 @@ class Constant:
 
 
 def positive(name, description=""):
+    """A constant of a printed bound that must be a number > 0.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "positive", description)
 
 
 def nonnegative(name, description=""):
+    """A constant of a printed bound that must be a number >= 0.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "nonnegative", description)
 
 
 def probability(name, description=""):
+    """A constant of a printed bound that must be a probability in (0, 1].
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "probability", description)
 
 
 def probabilities(name, description=""):
+    """A constant of a printed bound that must be a vector of probabilities in (0, 1].
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "probabilities", description)
 
 
 def vector(name, description=""):
+    """A constant of a printed bound that must be a vector of numbers >= 0.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "vector", description)
 
 
 def integer(name, description="", low=1):
+    """A constant of a printed bound that must be an integer >= ``low``.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+    low : int
+        The smallest value allowed.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "integer", description, low)
 
 
@@ -262,7 +354,32 @@ class PrintedBound:
 def bound(id: str, *, ref: str, quantity: str, constants, steps=None, corrected=None,
           check=None):
     """Register the decorated function as printed bound ``id`` (module docstring); its
-    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`)."""
+    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`).
+
+    Parameters
+    ----------
+    id : str
+        The result's id or ``<result id>.<name>`` (``focus.thm1a``).
+    ref : str
+        The paper's numbering of the bound (``"Thm 1(a), eq. (23)"``).
+    quantity : str
+        What the bound bounds, in words.
+    constants : iterable of Constant
+        The constants it depends on (:func:`positive`, :func:`integer`, ...), validated
+        before every evaluation.
+    steps : callable, optional
+        ``steps(**constants) -> {condition: largest step}``: the printed step-size
+        conditions; the admissible step is their minimum.
+    corrected : callable, optional
+        The corrected bound where the printed one fails, same keywords.
+    check : callable, optional
+        Further validation of the constants together (``ValueError`` naming the problem).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the function and returns it unchanged.
+    """
     def register(func):
         if id in _BOUNDS and _BOUNDS[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"bound id {id!r} registered twice")

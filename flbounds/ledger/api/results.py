@@ -65,8 +65,19 @@ _RESULTS: dict[str, Result] = {}
 class Hypothesis:
     """A hypothesis of a result: a name, the paper's wording, and a predicate on an instance.
 
-    ``predicate`` takes keyword-only arguments (the values of the instance it needs) and
-    returns a truth value. ``parts`` restricts it to some parts of a result (``None``: all).
+    Usually made with the :func:`hypothesis` decorator.
+
+    Parameters
+    ----------
+    name : str
+        Short and stable (``"A2"``, ``"step"``); a claim's ``outside`` names it.
+    wording : str
+        The hypothesis as the paper states it, in the project's notation.
+    predicate : callable
+        Takes keyword-only arguments (the values of the instance it needs) and returns a
+        truth value (an array is true when all its entries are).
+    parts : tuple of str, optional
+        The parts of the result it applies to (None: all).
     """
 
     name: str
@@ -126,7 +137,30 @@ def _cached_signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool
 
 
 def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
-    """Decorator: turn a predicate into a :class:`Hypothesis` called ``name``."""
+    """Decorator: turn a predicate into a :class:`Hypothesis` called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The hypothesis' short name.
+    wording : str
+        The paper's wording of it.
+    parts : iterable of str, optional
+        The parts of the result it applies to (None: every part).
+
+    Returns
+    -------
+    callable
+        The decorator; applied to a predicate it returns the :class:`Hypothesis`.
+
+    Examples
+    --------
+    >>> @hypothesis("A3", "every f_i is mu-strongly convex")
+    ... def strongly_convex(*, mu):
+    ...     return mu > 0
+    >>> strongly_convex.evaluate({"mu": 0.5})
+    True
+    """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"hypothesis name must be a non-empty text, got {name!r}")
     if not isinstance(wording, str) or not wording.strip():
@@ -150,8 +184,17 @@ def _part_ids(parts, what: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Part:
-    """One separate assertion of a result: its short id, its text, and, when no claim can
-    check it, the reason (shown by the coverage table)."""
+    """One separate assertion of a result (made by :func:`result` from its ``parts``).
+
+    Attributes
+    ----------
+    id : str
+        Its short id (a word), unique within the result.
+    text : str
+        The assertion.
+    unchecked : str
+        Why no claim can check it (shown by the coverage table); empty when checked.
+    """
 
     id: str
     text: str
@@ -160,7 +203,25 @@ class Part:
 
 @dataclass(frozen=True)
 class Result:
-    """A numbered result of a paper (see the module docstring)."""
+    """A numbered result of a paper (see the module docstring), made by :func:`result`.
+
+    Attributes
+    ----------
+    id, ref, title, kind, not_checked, statement
+        As the arguments of :func:`result`.
+    parts : dict of str to Part
+        The separate assertions of the statement, by id.
+    hypotheses : tuple of Hypothesis
+        The statement's hypotheses.
+    module : str
+        The module that declared the result.
+    extra : dict
+        Anything else the declaring module attaches.
+    file : str
+        Where the declaration is.
+    line : int
+        Its line.
+    """
 
     id: str
     ref: str
@@ -250,6 +311,12 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
         Why no claim checks this result at all (a drawing, a notation table).
     statement
         The statement as printed, in the project's notation (optional).
+
+    Returns
+    -------
+    Result
+        The declared result; claims attach to its parts (``claim(..., result=R,
+        parts=(...))``).
     """
     from . import papers as _papers
 

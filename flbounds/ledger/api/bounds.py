@@ -86,8 +86,7 @@ class Constant:
                 "integer": f"an integer >= {self.low:g}"}[self.kind]
 
 
-def positive(name, description=""):
-    """A constant of a printed bound that must be a number > 0.
+_CONSTANT_DOC = """A constant of a printed bound that must be {what}.
 
     Parameters
     ----------
@@ -102,82 +101,25 @@ def positive(name, description=""):
     Constant
         The declaration, for ``@bound(..., constants=(...))``.
     """
+
+
+def positive(name, description=""):
     return Constant(name, "positive", description)
 
 
 def nonnegative(name, description=""):
-    """A constant of a printed bound that must be a number >= 0.
-
-    Parameters
-    ----------
-    name : str
-        The keyword the bound's function takes (and ``flbounds bound`` reads as
-        ``name=value``).
-    description : str
-        What the constant is, shown by ``flbounds bound --list``.
-
-    Returns
-    -------
-    Constant
-        The declaration, for ``@bound(..., constants=(...))``.
-    """
     return Constant(name, "nonnegative", description)
 
 
 def probability(name, description=""):
-    """A constant of a printed bound that must be a probability in (0, 1].
-
-    Parameters
-    ----------
-    name : str
-        The keyword the bound's function takes (and ``flbounds bound`` reads as
-        ``name=value``).
-    description : str
-        What the constant is, shown by ``flbounds bound --list``.
-
-    Returns
-    -------
-    Constant
-        The declaration, for ``@bound(..., constants=(...))``.
-    """
     return Constant(name, "probability", description)
 
 
 def probabilities(name, description=""):
-    """A constant of a printed bound that must be a vector of probabilities in (0, 1].
-
-    Parameters
-    ----------
-    name : str
-        The keyword the bound's function takes (and ``flbounds bound`` reads as
-        ``name=value``).
-    description : str
-        What the constant is, shown by ``flbounds bound --list``.
-
-    Returns
-    -------
-    Constant
-        The declaration, for ``@bound(..., constants=(...))``.
-    """
     return Constant(name, "probabilities", description)
 
 
 def vector(name, description=""):
-    """A constant of a printed bound that must be a vector of numbers >= 0.
-
-    Parameters
-    ----------
-    name : str
-        The keyword the bound's function takes (and ``flbounds bound`` reads as
-        ``name=value``).
-    description : str
-        What the constant is, shown by ``flbounds bound --list``.
-
-    Returns
-    -------
-    Constant
-        The declaration, for ``@bound(..., constants=(...))``.
-    """
     return Constant(name, "vector", description)
 
 
@@ -200,6 +142,13 @@ def integer(name, description="", low=1):
         The declaration, for ``@bound(..., constants=(...))``.
     """
     return Constant(name, "integer", description, low)
+
+
+for _declare, _what in ((positive, "a number > 0"), (nonnegative, "a number >= 0"),
+                        (probability, "a probability in (0, 1]"),
+                        (probabilities, "a vector of probabilities in (0, 1]"),
+                        (vector, "a vector of numbers >= 0")):
+    _declare.__doc__ = _CONSTANT_DOC.format(what=_what)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """Least-squares fit of log y = intercept + slope log x, with a bootstrap CI on slope."""
+    """Least-squares fit of log y = intercept + slope log x, with a bootstrap CI on slope.
+
+    Attributes
+    ----------
+    slope, intercept : float
+        The fitted line.
+    ci_low, ci_high : float
+        The bootstrap confidence interval of the slope.
+    r2 : float
+        The coefficient of determination.
+    n : int
+        The number of points fitted.
+    """
 
     slope: float
     intercept: float
@@ -52,7 +64,17 @@ class SlopeFit:
 
 @dataclass(frozen=True)
 class MeanSE:
-    """Monte Carlo mean and its standard error std(ddof=1) / sqrt(n) (arrays or floats)."""
+    """Monte Carlo mean and its standard error std(ddof=1) / sqrt(n) (arrays or floats).
+
+    Attributes
+    ----------
+    mean : float or numpy.ndarray
+        The sample mean.
+    se : float or numpy.ndarray
+        Its standard error.
+    n : int
+        The number of samples.
+    """
 
     mean: float | np.ndarray
     se: float | np.ndarray
@@ -61,7 +83,19 @@ class MeanSE:
 
 @dataclass(frozen=True)
 class RateFit:
-    """Fit of log e_k = const + slope k; ``rate = exp(slope)`` is the per-step factor."""
+    """Fit of log e_k = const + slope k; ``rate = exp(slope)`` is the per-step factor.
+
+    Attributes
+    ----------
+    slope : float
+        The fitted slope of log e_k.
+    rate : float
+        exp(slope), the per-step contraction factor.
+    n_used : int
+        The number of points fitted.
+    r2 : float
+        The coefficient of determination.
+    """
 
     slope: float
     rate: float
@@ -264,6 +298,12 @@ def quantile_lower_bound(samples, p: float, *, confidence: float = 0.99) -> floa
     p : float
         Quantile level in (0, 1).
     confidence : float, default 0.99
+        The probability that the bound is below the quantile.
+
+    Returns
+    -------
+    float
+        The order statistic, or -inf.
     """
     x = np.sort(as_float_array(samples, "samples").ravel())
     if x.size == 0:
@@ -321,8 +361,19 @@ def _check_window(window) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class HolmResult:
-    """Holm-Bonferroni decisions: ``reject[i]`` for hypothesis i, the adjusted p-values
-    (monotone, capped at 1), the level ``alpha`` and the family size ``m``."""
+    """Holm-Bonferroni decisions (:func:`holm`).
+
+    Attributes
+    ----------
+    reject : numpy.ndarray of bool
+        ``reject[i]`` for hypothesis i, in input order.
+    adjusted : numpy.ndarray
+        The adjusted p-values (monotone, capped at 1), in input order.
+    alpha : float
+        The family-wise level.
+    m : int
+        The family size.
+    """
 
     reject: np.ndarray
     adjusted: np.ndarray
@@ -378,7 +429,24 @@ def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
     interval is a parametric bootstrap.
 
     Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
-    Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.
+
+    Parameters
+    ----------
+    x : array_like
+        Positive abscissae.
+    y : array_like
+        Positive Monte Carlo means, one per x.
+    rng : numpy.random.Generator
+        The bootstrap's randomness.
+    n_boot : int
+        Bootstrap replicates.
+    y_se : array_like, optional
+        The standard errors of ``y``.
+
+    Returns
+    -------
+    slope, ci_low, ci_high : float
+        The slope and its 95% interval; without ``y_se`` the interval is the point itself.
     """
     lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     slope = float(np.polyfit(lx, ly, 1)[0])

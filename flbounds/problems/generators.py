@@ -105,8 +105,25 @@ def _data_sizes(rng, n_clients, n_samples, dim, heterogeneity):
 def random_ridge(rng, n_clients, n_samples, dim, *, lam, noise=0.1, heterogeneity=1.0):
     r""":class:`Ridge` with Gaussian features :math:`a \sim N(h m_i, I)` and targets
     :math:`y = a^\top w_i + \sigma \varepsilon`, :math:`w_i = \bar w + h \delta_i`
-    (:math:`m_i, \bar w, \delta_i, \varepsilon` standard normal, :math:`\sigma` = ``noise``,
-    :math:`h` = ``heterogeneity``)."""
+    (:math:`m_i, \bar w, \delta_i, \varepsilon` standard normal).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of every draw.
+    n_clients, n_samples, dim : int
+        N, samples per client and d, each at least 1.
+    lam : float
+        The L2 regularisation :math:`\lambda`.
+    noise : float
+        :math:`\sigma \ge 0`.
+    heterogeneity : float
+        :math:`h \ge 0`.
+
+    Returns
+    -------
+    Ridge
+    """
     n_clients, n_samples, dim, h = _data_sizes(rng, n_clients, n_samples, dim, heterogeneity)
     noise = check_nonnegative(noise, "noise")
     features, signal = _client_data(rng, n_clients, n_samples, dim, h)
@@ -116,7 +133,23 @@ def random_ridge(rng, n_clients, n_samples, dim, *, lam, noise=0.1, heterogeneit
 
 def random_logistic(rng, n_clients, n_samples, dim, *, lam, heterogeneity=1.0):
     r""":class:`LogisticL2` with features as in :func:`random_ridge` and labels
-    :math:`y = +1` with probability :math:`\sigma(a^\top w_i)`, else :math:`-1`."""
+    :math:`y = +1` with probability :math:`\sigma(a^\top w_i)`, else :math:`-1`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of every draw.
+    n_clients, n_samples, dim : int
+        N, samples per client and d, each at least 1.
+    lam : float
+        The L2 regularisation :math:`\lambda`.
+    heterogeneity : float
+        :math:`h \ge 0`.
+
+    Returns
+    -------
+    LogisticL2
+    """
     n_clients, n_samples, dim, h = _data_sizes(rng, n_clients, n_samples, dim, heterogeneity)
     features, margins = _client_data(rng, n_clients, n_samples, dim, h)
     labels = np.where(rng.random(margins.shape) < expit(margins), 1.0, -1.0)
@@ -124,7 +157,21 @@ def random_logistic(rng, n_clients, n_samples, dim, *, lam, heterogeneity=1.0):
 
 
 def random_scalar_pl(rng, n_clients, *, scale=1.0):
-    r""":class:`ScalarPL` with :math:`c = s(z - \bar z)`, :math:`z \sim N(0, I_N)`."""
+    r""":class:`ScalarPL` with :math:`c = s(z - \bar z)`, :math:`z \sim N(0, I_N)`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the draw.
+    n_clients : int
+        N, at least 1.
+    scale : float
+        :math:`s \ge 0`.
+
+    Returns
+    -------
+    ScalarPL
+    """
     check_rng(rng)
     n_clients = check_int(n_clients, "n_clients", minimum=1)
     z = check_nonnegative(scale, "scale") * rng.standard_normal(n_clients)

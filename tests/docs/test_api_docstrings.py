@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
 from api_pages import ALIASES, PACKAGES  # noqa: E402
 
 #: public names still lacking Parameters / Returns (lower it when you document more)
-MOST_LACKING = 33
+MOST_LACKING = 2
 CHECKS = ("GL08", "PR01", "RT01")
 
 

@@ -55,6 +55,10 @@ def random_quadratics(rng, n_clients, dim, *, mu, L, heterogeneity=1.0):
     mu, L : float, 0 < mu <= L (mu == L if dim == 1)
     heterogeneity : float, >= 0
         :math:`h`, spread of the :math:`b_i`.
+
+    Returns
+    -------
+    Quadratic
     """
     n_clients, dim, mu, L = _sizes_and_spectrum(rng, n_clients, dim, mu, L)
     h = check_nonnegative(heterogeneity, "heterogeneity")
@@ -75,7 +79,18 @@ def shared_hessian_quadratics(rng, n_clients, dim, *, mu, L, spread=1.0):
 
     :math:`A = Q \mathrm{diag}(\mu, L, \lambda_3, \dots) Q^\top`, :math:`Q` random orthogonal,
     :math:`\lambda_j` uniform on :math:`[\mu, L]`; :math:`b_i = \bar b + s \xi_i`.
-    Parameters as in :func:`random_quadratics`, ``spread`` is :math:`s \ge 0`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_clients, dim : int, >= 1
+    mu, L : float, 0 < mu <= L (mu == L if dim == 1)
+    spread : float, >= 0
+        :math:`s`, spread of the :math:`b_i`.
+
+    Returns
+    -------
+    Quadratic
     """
     n_clients, dim, mu, L = _sizes_and_spectrum(rng, n_clients, dim, mu, L)
     s = check_nonnegative(spread, "spread")

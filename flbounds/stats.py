@@ -22,20 +22,9 @@ from scipy.stats import beta, binom
 from flbounds.tolerances import holm_se_multiplier
 from flbounds.validation import as_float_array, check_int, check_rng
 
-__all__ = [
-    "HolmResult",
-    "MeanSE",
-    "RateFit",
-    "SlopeFit",
-    "clopper_pearson",
-    "holm",
-    "holm_se_multiplier",
-    "linear_rate_fit",
-    "loglog_slope",
-    "mc_mean",
-    "quantile_lower_bound",
-    "slope_from_means",
-]
+__all__ = ["HolmResult", "MeanSE", "RateFit", "SlopeFit", "clopper_pearson", "holm",
+           "holm_se_multiplier", "linear_rate_fit", "loglog_slope", "mc_mean",
+           "quantile_lower_bound", "slope_from_means"]
 
 
 @dataclass(frozen=True)
@@ -44,14 +33,8 @@ class SlopeFit:
 
     Attributes
     ----------
-    slope, intercept : float
-        The fitted line.
-    ci_low, ci_high : float
-        The bootstrap confidence interval of the slope.
-    r2 : float
-        The coefficient of determination.
-    n : int
-        The number of points fitted.
+    slope, intercept, ci_low, ci_high, r2, n
+        The line, the bootstrap interval of its slope, R^2 and the number of points.
     """
 
     slope: float
@@ -68,12 +51,8 @@ class MeanSE:
 
     Attributes
     ----------
-    mean : float or numpy.ndarray
-        The sample mean.
-    se : float or numpy.ndarray
-        Its standard error.
-    n : int
-        The number of samples.
+    mean, se, n
+        The sample mean, its standard error and the number of samples.
     """
 
     mean: float | np.ndarray
@@ -87,14 +66,8 @@ class RateFit:
 
     Attributes
     ----------
-    slope : float
-        The fitted slope of log e_k.
-    rate : float
-        exp(slope), the per-step contraction factor.
-    n_used : int
-        The number of points fitted.
-    r2 : float
-        The coefficient of determination.
+    slope, rate, n_used, r2
+        The slope of log e_k, exp(slope), the number of points fitted and R^2.
     """
 
     slope: float
@@ -140,7 +113,7 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
                  mean: str = "geometric") -> SlopeFit:
     r"""Slope of :math:`\log y` on :math:`\log x` with a percentile bootstrap interval.
 
-    Two input forms:
+    Two input forms (the bootstrap: Efron and Tibshirani 1993, chapters 9 and 13):
 
     * ``y`` of shape (n,): the fit uses the n pairs; the bootstrap resamples pairs
       :math:`(x_k, y_k)` with replacement (resamples with constant x are dropped).
@@ -168,12 +141,6 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
     Returns
     -------
     SlopeFit
-        ``slope``, ``intercept`` (of log y), ``ci_low``, ``ci_high``, ``r2`` and ``n`` (the
-        number of x points).
-
-    References
-    ----------
-    Efron and Tibshirani (1993), chapters 9 and 13.
     """
     if mean not in ("geometric", "arithmetic"):
         raise ValueError(f"mean must be 'geometric' or 'arithmetic', got {mean!r}")
@@ -298,12 +265,6 @@ def quantile_lower_bound(samples, p: float, *, confidence: float = 0.99) -> floa
     p : float
         Quantile level in (0, 1).
     confidence : float, default 0.99
-        The probability that the bound is below the quantile.
-
-    Returns
-    -------
-    float
-        The order statistic, or -inf.
     """
     x = np.sort(as_float_array(samples, "samples").ravel())
     if x.size == 0:
@@ -365,14 +326,8 @@ class HolmResult:
 
     Attributes
     ----------
-    reject : numpy.ndarray of bool
-        ``reject[i]`` for hypothesis i, in input order.
-    adjusted : numpy.ndarray
-        The adjusted p-values (monotone, capped at 1), in input order.
-    alpha : float
-        The family-wise level.
-    m : int
-        The family size.
+    reject, adjusted, alpha, m
+        Per hypothesis (input order) the decision and the adjusted p-value; level, family size.
     """
 
     reject: np.ndarray
@@ -429,24 +384,7 @@ def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
     interval is a parametric bootstrap.
 
     Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
-
-    Parameters
-    ----------
-    x : array_like
-        Positive abscissae.
-    y : array_like
-        Positive Monte Carlo means, one per x.
-    rng : numpy.random.Generator
-        The bootstrap's randomness.
-    n_boot : int
-        Bootstrap replicates.
-    y_se : array_like, optional
-        The standard errors of ``y``.
-
-    Returns
-    -------
-    slope, ci_low, ci_high : float
-        The slope and its 95% interval; without ``y_se`` the interval is the point itself.
+    Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.
     """
     lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     slope = float(np.polyfit(lx, ly, 1)[0])

@@ -4,17 +4,17 @@ rule marks 2-thread cells, the tables have their columns. No timing is asserted.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
 
 from benchmarks import _peer_jax as pj
 from benchmarks import _peer_numpy as pn
-from benchmarks import _peers_record, peers
 from benchmarks import _peers_report as report
 from benchmarks import _peers_run as run
 from benchmarks import _roofline as roofline
+from benchmarks import peers
+from tests.benchmarks.test_results import check_the_record
 
 TINY = run.Settings(sizes=(10,), work=30, loop_work=10, min_block=1e-4, repeats=2,
                     kinds=("ridge",))
@@ -176,27 +176,7 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     assert text.count(report.BEGIN) == 1 and "FedAvg roofline wall / CPU" in text
     assert text.index(report.END) < text.index("## Layout")
     assert "benchmarks/results/peers.json" in text and "PEERS-" not in text
-    _check_the_record(data, tmp_path / "results")
-
-
-def _check_the_record(data, folder):
-    """--record appends one run per call to peers.json: dated, with host and commit, the
-    summary's ratios and every timing as numbers, units and the targets."""
-    from benchmarks import _peers_record, _results
-
-    for _ in range(2):
-        path = _peers_record.append(data, folder)
-    stored = json.loads(path.read_text())
-    assert path.name == "peers.json" and len(stored["runs"]) == 2
-    assert {t["column"] for t in stored["targets"]} >= {"ratio_min", "roofline_cpu_1t"}
-    run = stored["runs"][-1]
-    assert set(run) >= {"date", "host", "commit", "profile", "machine", "tables"}
-    assert run["host"]["cores"] == os.cpu_count()
-    summary, timings = run["tables"]["summary"], run["tables"]["timings"]
-    assert len(summary) == len(data["summary"]) and timings
-    assert all(isinstance(e["ratio_min"], float) for e in summary)
-    assert set(stored["units"]) >= {"ratio_min", "rounds_s_median"}
-    assert _results.load_all(folder)["peers"] == stored
+    check_the_record(data, tmp_path / "results")  # --record's data, from this run's tables
 
 
 def test_without_jax_the_column_says_not_installed():
@@ -389,18 +369,6 @@ def test_readme_only_refuses_an_incomplete_stored_run(tmp_path, capsys):
         peers.main(["--record-only", "--out", str(out)])
     assert err.value.code == 2
     assert "not a complete run" in capsys.readouterr().err
-
-
-def test_a_report_row_becomes_numbers():
-    row = _peers_record.as_data({"ratio_2t": "1.83-1.84 vs jax", "wall_per_cpu": "1.00 / 0.98",
-                                 "spread": "6% (noisy)", "max_diff": "8.9e-16 <= 1.5e-10",
-                                 "peak_MiB": "XLA (untraced)", "ratio_min": 2.5})
-    assert row == {"ratio_2t": [1.83, 1.84], "peer_2t": "jax", "wall_per_cpu": [1.0, 0.98],
-                   "spread": 0.06, "noisy": True, "max_diff": 8.9e-16, "tolerance": 1.5e-10,
-                   "peak_MiB": None, "ratio_min": 2.5}
-    busy = _peers_record.as_data({"ratio_2t": report.BUSY, "roofline_2t": report.BUSY})
-    assert busy["ratio_2t"] is None and busy["roofline_2t"] is None
-    assert busy["note_2t"] == report.BUSY
 
 
 def test_a_run_without_jax_says_its_ratios_are_against_numpy_only():

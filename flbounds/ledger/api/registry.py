@@ -70,14 +70,10 @@ _LOADED = False
 class Claim:
     """A registered claim: identity, expected verdict and the quick/full parameter sets.
 
-    Made by :func:`claim` (the decorator), read through :func:`get` and :func:`select`.
-
     Attributes
     ----------
-    id, ref, kind, statement, expected, expected_full, quick, full, parts, outside, corrects
-        As the arguments of :func:`claim` (``parts`` qualified as ``"<result id>:<part>"``).
-    func : callable
-        The claim function: keyword parameters of the profile in, :class:`Evidence` out.
+    id, ref, kind, statement, expected, expected_full, quick, full, parts, outside, corrects, func
+        As :func:`claim`'s arguments (``parts`` qualified), ``func`` the decorated function.
     """
 
     id: str
@@ -231,7 +227,6 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
     Returns
     -------
     callable
-        The decorator: it registers the function it decorates and returns it unchanged.
     """
     key = id.split(".", 1)[0] if isinstance(id, str) else None
     if key is None or "." not in id:
@@ -288,7 +283,6 @@ def load_all() -> dict[str, Claim]:
     Returns
     -------
     dict of str to Claim
-        Every registered claim by id, sorted by id.
     """
     global _LOADED
     if not _LOADED:
@@ -361,20 +355,7 @@ def matches(claim_id: str, pattern: str) -> bool:
 def select(patterns: list[str] | tuple[str, ...] = ()) -> list[Claim]:
     """The registered claims matching any of ``patterns`` (all claims when none is given).
 
-    Parameters
-    ----------
-    patterns : sequence of str
-        Exact ids, dotted prefixes (``focus`` matches ``focus.thm1a.rate``) or globs.
-
-    Returns
-    -------
-    list of Claim
-        Sorted by id.
-
-    Raises
-    ------
-    ValueError
-        Naming the first pattern that matches no claim.
+    Raises ``ValueError`` naming the first pattern that matches no claim.
     """
     table = load_all()
     if not patterns:
@@ -402,21 +383,7 @@ def check_seed(seed) -> int:
 
 
 def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
-    """The seed sequence of a claim: keyed by (root seed, claim id), so a claim's random
-    numbers never depend on which other claims run, their order or the worker count.
-
-    Parameters
-    ----------
-    seed : int
-        The run's root seed (non-negative).
-    claim_id : str
-        The claim's id.
-
-    Returns
-    -------
-    numpy.random.SeedSequence
-        Replicates use ``.spawn`` on it.
-    """
+    """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result."""
     check_seed(seed)
     digest = hashlib.sha256(claim_id.encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))

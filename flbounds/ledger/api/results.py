@@ -65,19 +65,13 @@ _RESULTS: dict[str, Result] = {}
 class Hypothesis:
     """A hypothesis of a result: a name, the paper's wording, and a predicate on an instance.
 
-    Usually made with the :func:`hypothesis` decorator.
-
     Parameters
     ----------
-    name : str
-        Short and stable (``"A2"``, ``"step"``); a claim's ``outside`` names it.
-    wording : str
-        The hypothesis as the paper states it, in the project's notation.
-    predicate : callable
-        Takes keyword-only arguments (the values of the instance it needs) and returns a
-        truth value (an array is true when all its entries are).
-    parts : tuple of str, optional
-        The parts of the result it applies to (None: all).
+    name, wording : str
+        Its short, stable name (a claim's ``outside`` names it) and the paper's wording.
+    predicate, parts
+        Keyword-only arguments (the instance's values it needs) -> a truth value; the parts
+        of the result it applies to (a tuple of part ids; None: all).
     """
 
     name: str
@@ -141,25 +135,12 @@ def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
 
     Parameters
     ----------
-    name : str
-        The hypothesis' short name.
-    wording : str
-        The paper's wording of it.
-    parts : iterable of str, optional
-        The parts of the result it applies to (None: every part).
+    name, wording, parts
+        As :class:`Hypothesis`'s (``parts``: an iterable of part ids).
 
     Returns
     -------
     callable
-        The decorator; applied to a predicate it returns the :class:`Hypothesis`.
-
-    Examples
-    --------
-    >>> @hypothesis("A3", "every f_i is mu-strongly convex")
-    ... def strongly_convex(*, mu):
-    ...     return mu > 0
-    >>> strongly_convex.evaluate({"mu": 0.5})
-    True
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"hypothesis name must be a non-empty text, got {name!r}")
@@ -184,17 +165,8 @@ def _part_ids(parts, what: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Part:
-    """One separate assertion of a result (made by :func:`result` from its ``parts``).
-
-    Attributes
-    ----------
-    id : str
-        Its short id (a word), unique within the result.
-    text : str
-        The assertion.
-    unchecked : str
-        Why no claim can check it (shown by the coverage table); empty when checked.
-    """
+    """One separate assertion of a result: its short id, its text, and, when no claim can
+    check it, the reason (shown by the coverage table)."""
 
     id: str
     text: str
@@ -207,20 +179,10 @@ class Result:
 
     Attributes
     ----------
-    id, ref, title, kind, not_checked, statement
-        As the arguments of :func:`result`.
-    parts : dict of str to Part
-        The separate assertions of the statement, by id.
-    hypotheses : tuple of Hypothesis
-        The statement's hypotheses.
-    module : str
-        The module that declared the result.
-    extra : dict
-        Anything else the declaring module attaches.
-    file : str
-        Where the declaration is.
-    line : int
-        Its line.
+    id, ref, title, kind, parts, hypotheses, not_checked, statement
+        As the arguments of :func:`result` (``parts``: :class:`Part` objects by id).
+    module, file, line, extra
+        Where it is declared, and anything the declaring module attaches.
     """
 
     id: str
@@ -315,8 +277,6 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     Returns
     -------
     Result
-        The declared result; claims attach to its parts (``claim(..., result=R,
-        parts=(...))``).
     """
     from . import papers as _papers
 

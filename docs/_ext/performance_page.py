@@ -123,14 +123,15 @@ def targets_section(results: dict) -> list[str]:
         latest = bench["runs"][-1]
         for target in bench["targets"]:
             measured, state = standing(target, latest)
+            label = f" ({latest['label']})" if latest.get("label") else ""
             rows.append({"benchmark": f"`{name}`", "target": target["what"],
                          "threshold": f"`{target['column']}` {_threshold(target)}",
-                         "latest run": run_title(latest), "measured": measured,
+                         "latest run": f"{latest['date']}{label}", "measured": measured,
                          "standing": state})
     return ["## The targets in each benchmark's latest run", "",
             "Each target is judged on every matching cell of the benchmark's latest stored run "
-            "(minimum over repeats where the target names it); the history below shows "
-            "earlier runs.", "", *table(rows)]
+            "(minimum over repeats where the target names it); each run's host and commit are "
+            "in the sections below, with the history of earlier runs.", "", *table(rows)]
 
 
 def peers_latest(bench: dict) -> list[str]:

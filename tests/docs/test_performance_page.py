@@ -30,7 +30,8 @@ def test_a_target_is_judged_on_the_latest_run_cell_by_cell():
     met = _bench({"ridge": 3.5, "logistic": 3.0})
     assert performance_page.standing(met["targets"][0], met["runs"][-1])[1] == "met"
     page = performance_page.render({"x": met})
-    assert "| `x` | ratio | `ratio_min` >= 3 | 2026-01-02, x, 2 cores, commit `abc1234` |" in page
+    assert "| `x` | ratio | `ratio_min` >= 3 | 2026-01-02 | 3 to 3.5 (2 values) | met |" in page
+    assert performance_page.run_title(met["runs"][-1]) == "2026-01-02, x, 2 cores, commit `abc1234`"
 
 
 def test_the_page_renders_every_stored_benchmark():

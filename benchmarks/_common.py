@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import sys
@@ -165,8 +164,15 @@ def markdown_table(rows: list[dict], columns: list[str]) -> str:
 
 
 def write(out_dir: Path, name: str, title: str, rows: list[dict], columns: list[str],
-          notes: str = "") -> list[Path]:
-    """Write ``<name>.md`` (title, machine line, table, notes) and ``<name>.json``."""
+          notes: str = "", *, table: str = "results", units: dict[str, str] | None = None,
+          profile: str | None = None, record: bool = False, command: str | None = None,
+          targets: list[dict] | None = None) -> list[Path]:
+    """Write ``<name>.md`` (title, machine line, table, notes) and ``<name>.json`` (the run's
+    record: date, host, commit, units and the rows as ``tables[table]``, see
+    :mod:`benchmarks._results`); with ``record``, also append the run to
+    ``benchmarks/results/<name>.json``."""
+    from benchmarks import _results
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     md = f"## {title}\n\n{machine_line()}\n\n{markdown_table(rows, columns)}"
@@ -174,6 +180,13 @@ def write(out_dir: Path, name: str, title: str, rows: list[dict], columns: list[
         md += f"\n{notes.strip()}\n"
     md_path, json_path = out_dir / f"{name}.md", out_dir / f"{name}.json"
     md_path.write_text(md, encoding="utf-8")
-    json_path.write_text(json.dumps({"title": title, "machine": machine_line(), "rows": rows},
-                                    indent=1), encoding="utf-8")
-    return [md_path, json_path]
+    run = _results.run_record({table: rows}, profile=profile)
+    json_path.write_text(_results.dumps({"benchmark": name, "title": title,
+                                         "units": units or {}, **run}) + "\n",
+                         encoding="utf-8")
+    paths = [md_path, json_path]
+    if record:
+        paths.append(_results.append(name, run, title=title, units=units or {},
+                                     command=command or f"python -m benchmarks {name}",
+                                     targets=targets))
+    return paths

@@ -336,7 +336,7 @@ def write(out_dir, name, markdown, data):
     return [md, js]
 
 
-def readme_section(data, dated_name):
+def readme_section(data):
     """The short README table: N = 1e4 (or the largest N run) per kind and p."""
     summary = data["summary"]
     n = target_n(summary)
@@ -358,14 +358,15 @@ def readme_section(data, dated_name):
     m = data["machine"]
     cpu = (f" (in CPU time {m['dgemm_1t_cpu']:.0f} GFLOP/s, {m['read_1t_cpu']:.1f} GB/s)"
            if "dgemm_1t_cpu" in m else "")
-    return (f"{BEGIN}\n`python -m benchmarks.peers --readme` on {data['machine_line']}; "
+    return (f"{BEGIN}\n`python -m benchmarks peers --record` on {data['machine_line']}; "
             f"N = {n}, 1 thread (the process pinned to one core); cells: flbounds / best "
             f"peer, min-median over the repeats "
             f"(wall time), and the median in CPU time; roofline min(dgemm, AI x read) with dgemm "
             f"{m['dgemm_1t']:.0f} GFLOP/s and read {m['read_1t']:.1f} GB/s{cpu}, measured in "
             f"the same run; load average {m['load1']:.1f} on {os.cpu_count()} cores at the "
-            f"start. Full table, 2-thread cells and the diagnosis of missed targets: "
-            f"`benchmarks/results/{dated_name}`.\n\n"
+            f"start. Every run, its 2-thread cells and the diagnosis of missed targets: "
+            "`benchmarks/results/peers.json`, shown in the documentation's "
+            "[performance page](docs/performance.md).\n\n"
             + markdown_table(rows, list(rows[0]) if rows else ["problem"]) + f"{END}\n")
 
 

@@ -1,7 +1,8 @@
 """flbounds against its strongest peers, side by side in one run, with the roofline.
 
-``python -m benchmarks peers [--profile quick|full] [--out DIR] [--readme]``
-(``--readme-only`` rebuilds the tables and the README table from an earlier run's JSON)
+``python -m benchmarks peers [--profile quick|full] [--out DIR] [--record]``
+(``--record`` appends the run to ``benchmarks/results/peers.json`` and rewrites the README's
+table; ``--record-only`` does both from an earlier run's ``<out>/peers.json``)
 
 Algorithms: FedAvg, FOCUS and FedAvg with a uniform ISP sampler (server step 1,
 ``diagnostics=False``: the iterates only, as the peers compute them; the round's uniforms are
@@ -38,7 +39,6 @@ invisible to it), and each process's max RSS.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import os
@@ -79,12 +79,13 @@ def parse_args(argv):
     parser.add_argument("--profile", choices=tuple(PROFILES), default="quick",
                         help="quick: N = 1e2 .. 1e4, 3 repeats; full: adds N = 1e5, "
                              "5 repeats, longer blocks")
-    parser.add_argument("--readme", action="store_true",
-                        help="also write benchmarks/results/PEERS-<date>[-k].md and the README "
-                             "table (a complete run only: N = 1e4, every kind, 1 and 2 threads)")
-    parser.add_argument("--readme-only", action="store_true",
-                        help="no timing: rebuild the tables, the dated copy and the README "
-                             "table from <out>/peers.json of an earlier run")
+    parser.add_argument("--record", action="store_true",
+                        help="also append the run to benchmarks/results/peers.json (the "
+                             "performance page's data) and rewrite the README table (a complete "
+                             "run only: N = 1e4, every kind, 1 and 2 threads)")
+    parser.add_argument("--record-only", action="store_true",
+                        help="no timing: record <out>/peers.json of an earlier run as --record "
+                             "does")
     parser.add_argument("--sizes", type=positive_int, nargs="+",
                         help="client counts (default: the profile's)")
     parser.add_argument("--min-block", type=_positive_float,
@@ -107,15 +108,6 @@ def readme_gaps(sizes, kinds, threads) -> list[str]:
     gaps += [f"kind {k}" for k in KINDS if k not in kinds]
     gaps += [f"{t} thread{'s' if t > 1 else ''}" for t in (1, 2) if t not in threads]
     return gaps
-
-
-def dated_copy(stamp: str, folder: Path = RESULTS) -> Path:
-    """``PEERS-<date>.md``, or ``PEERS-<date>-<k>.md`` with the first free k: a second run of
-    the day never overwrites the record of the first."""
-    path, k = folder / f"PEERS-{stamp}.md", 2
-    while path.exists():
-        path, k = folder / f"PEERS-{stamp}-{k}.md", k + 1
-    return path
 
 
 def settings_of(args) -> dict:
@@ -190,20 +182,20 @@ def main(argv=None) -> list[Path]:
         run_child(args.child, args.threads[0], settings)
         return [args.child]
     from benchmarks import _peers_report as report
-    if args.readme and (gaps := readme_gaps(settings["sizes"], settings["kinds"], args.threads)):
-        _usage(f"--readme: the README table needs a complete run; this one lacks "
-               f"{', '.join(gaps)}")
-    if args.readme_only:
+    if args.record and (gaps := readme_gaps(settings["sizes"], settings["kinds"], args.threads)):
+        _usage(f"--record: the stored results and the README table need a complete run; this "
+               f"one lacks {', '.join(gaps)}")
+    if args.record_only:
         source = args.out / f"{NAME}.json"
         if not source.is_file():
-            _usage(f"--readme-only: no {source}; run the benchmark first")
+            _usage(f"--record-only: no {source}; run the benchmark first")
         old = json.loads(source.read_text(encoding="utf-8"))
         children, machine, profile = old["children"], old["machine"], old["profile"]
         rows = [r for child in children for r in child["rows"]]
         gaps = readme_gaps({r["N"] for r in rows}, {r["kind"] for r in rows},
                            {child["threads"] for child in children})
         if gaps:
-            _usage(f"--readme-only: {source} is not a complete run; it lacks {', '.join(gaps)}")
+            _usage(f"--record-only: {source} is not a complete run; it lacks {', '.join(gaps)}")
     else:
         from benchmarks._roofline import measure_machine
         machine, profile = measure_machine(), args.profile
@@ -213,11 +205,11 @@ def main(argv=None) -> list[Path]:
         machine["after"] = measure_machine(light=True)
     markdown, data = report.render(children, machine, profile)
     paths = report.write(args.out, NAME, markdown, data)
-    if args.readme or args.readme_only:
-        dated = dated_copy(datetime.date.today().isoformat())
-        dated.write_text(markdown, encoding="utf-8")
-        report.update_readme(README, report.readme_section(data, dated.name))
-        paths += [dated, README]
+    if args.record or args.record_only:
+        from benchmarks import _peers_record
+        stored = _peers_record.append(data, RESULTS)
+        report.update_readme(README, report.readme_section(data))
+        paths += [stored, README]
     for path in paths:
         print(path)
     return paths

@@ -11,6 +11,9 @@ seconds, the summed task seconds (CPU-bound work), the verdict counts, how many 
 their expected verdict, and the peak resident memory of the largest process (``ru_maxrss``
 of the children).
 
+``--record`` appends the run to ``benchmarks/results/scale_check_wall.json`` (with
+``--first-warm``: ``scale_check_wall_first.json``), the data of the performance page.
+
 ``--first-warm N`` measures the first run instead: N times, the quick ledger with an empty
 numba cache (``NUMBA_CACHE_DIR`` set to a fresh folder) and at once again with that cache
 filled, both with ``--workers 2`` (the warm run ordered by the first run's task durations
@@ -39,6 +42,19 @@ from flbounds.ledger.api.registry import select
 
 NAME = "scale_check_wall"
 HISTORY = Path("flbounds-results") / "results.sqlite"
+UNITS = {"wall_s": "s", "cpu_s": "s (user + system of the process tree)",
+         "task_s": "s (sum of the tasks' own durations)",
+         "peak_rss_mib": "MiB (largest child process)", "claims": "claims"}
+FIRST_UNITS = {"first_wall_s": "s", "warm_wall_s": "s", "wall_ratio": "first / warm (wall)",
+               "first_cpu_s": "s (user + system, process tree)", "warm_cpu_s": "s",
+               "cpu_ratio": "first / warm (CPU)",
+               "compile_cpu_s": "s of CPU compiling library kernels"}
+#: the issue's targets for the quick ledger with two workers
+FIRST_TARGETS = [
+    {"what": "warm quick ledger, --workers 2", "table": "pairs", "column": "warm_wall_s",
+     "at_most": 40.0},
+    {"what": "first run at most 1.5x the warm run (wall)", "table": "pairs",
+     "column": "wall_ratio", "at_most": 1.5}]
 
 
 def _cpu_children() -> float:
@@ -127,6 +143,9 @@ def main(argv=None):
                         help="claims to run (default: all)")
     parser.add_argument("--first-warm", type=non_negative_int, default=0, metavar="N",
                         help="measure N pairs of first (empty numba cache) and warm runs")
+    parser.add_argument("--record", action="store_true",
+                        help="also append the run to benchmarks/results/<name>.json (the "
+                             "performance page's data)")
     args = parser.parse_args(argv)
     if args.first_warm > 0 and args.profile != "quick":
         parser.error("--first-warm measures the quick ledger; leave --profile at quick")
@@ -139,14 +158,17 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
     if args.first_warm > 0:
         rows = first_and_warm(args.first_warm, args.history, args.pattern, args.out)
-        return write(args.out, f"{NAME}_first", "First run against warm run of flbounds "
-                     "check --profile quick --workers 2", rows,
+        return write(args.out, f"{NAME}_first", "The quick ledger's first run (empty numba "
+                     "cache) against its warm run, --workers 2", rows,
                      ["repeat", "workers", "claims", "first_wall_s", "warm_wall_s",
                       "wall_ratio", "first_cpu_s", "warm_cpu_s", "cpu_ratio", "as_expected"],
                      notes="first: empty numba cache (NUMBA_CACHE_DIR a fresh folder); warm: "
                            "the same cache right after; cpu_s: user + system seconds of the "
                            "whole process tree; as_expected: claims meeting their expected "
-                           "verdict, first/warm.")
+                           "verdict, first/warm.",
+                     table="pairs", units=FIRST_UNITS, profile="quick", record=args.record,
+                     command=f"python -m benchmarks {NAME} --first-warm 2 --record",
+                     targets=FIRST_TARGETS)
     runs = [("quick", 1), ("quick", 2)] + ([("full", 2)] if args.profile == "full" else [])
     rows = []
     for profile, workers in runs:
@@ -161,7 +183,9 @@ def main(argv=None):
                  notes="task_s: sum of the tasks' own durations (wall_s x workers minus idle "
                        "and start-up time); peak_rss_mib: largest resident set of any child "
                        "process so far (a running maximum over the rows); exit 1 means some "
-                       "claim met a verdict other than its expected one.")
+                       "claim met a verdict other than its expected one.",
+                 units=UNITS, profile=args.profile, record=args.record,
+                 command=f"python -m benchmarks {NAME} --record")
 
 
 if __name__ == "__main__":

@@ -32,12 +32,14 @@ extensions = [
     "numpydoc",
     "cli_reference",
     "api_pages",
+    "performance_page",
     "paper_pages",  # before the gallery: an example declares a toy paper in this process
     "sphinx_gallery.gen_gallery",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "coverage.md", "Thumbs.db", ".DS_Store", "examples",
+                    "reference/generated",  # included by the pages that show them
                     "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
                     "auto_examples/*.json", "auto_examples/*.md5"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]

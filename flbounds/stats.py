@@ -22,25 +22,20 @@ from scipy.stats import beta, binom
 from flbounds.tolerances import holm_se_multiplier
 from flbounds.validation import as_float_array, check_int, check_rng
 
-__all__ = [
-    "HolmResult",
-    "MeanSE",
-    "RateFit",
-    "SlopeFit",
-    "clopper_pearson",
-    "holm",
-    "holm_se_multiplier",
-    "linear_rate_fit",
-    "loglog_slope",
-    "mc_mean",
-    "quantile_lower_bound",
-    "slope_from_means",
-]
+__all__ = ["HolmResult", "MeanSE", "RateFit", "SlopeFit", "clopper_pearson", "holm",
+           "holm_se_multiplier", "linear_rate_fit", "loglog_slope", "mc_mean",
+           "quantile_lower_bound", "slope_from_means"]
 
 
 @dataclass(frozen=True)
 class SlopeFit:
-    """Least-squares fit of log y = intercept + slope log x, with a bootstrap CI on slope."""
+    """Least-squares fit of log y = intercept + slope log x, with a bootstrap CI on slope.
+
+    Attributes
+    ----------
+    slope, intercept, ci_low, ci_high, r2, n
+        The line, the bootstrap interval of its slope, R^2 and the number of points.
+    """
 
     slope: float
     intercept: float
@@ -52,7 +47,13 @@ class SlopeFit:
 
 @dataclass(frozen=True)
 class MeanSE:
-    """Monte Carlo mean and its standard error std(ddof=1) / sqrt(n) (arrays or floats)."""
+    """Monte Carlo mean and its standard error std(ddof=1) / sqrt(n) (arrays or floats).
+
+    Attributes
+    ----------
+    mean, se, n
+        The sample mean, its standard error and the number of samples.
+    """
 
     mean: float | np.ndarray
     se: float | np.ndarray
@@ -61,7 +62,13 @@ class MeanSE:
 
 @dataclass(frozen=True)
 class RateFit:
-    """Fit of log e_k = const + slope k; ``rate = exp(slope)`` is the per-step factor."""
+    """Fit of log e_k = const + slope k; ``rate = exp(slope)`` is the per-step factor.
+
+    Attributes
+    ----------
+    slope, rate, n_used, r2
+        The slope of log e_k, exp(slope), the number of points fitted and R^2.
+    """
 
     slope: float
     rate: float
@@ -106,7 +113,7 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
                  mean: str = "geometric") -> SlopeFit:
     r"""Slope of :math:`\log y` on :math:`\log x` with a percentile bootstrap interval.
 
-    Two input forms:
+    Two input forms (the bootstrap: Efron and Tibshirani 1993, chapters 9 and 13):
 
     * ``y`` of shape (n,): the fit uses the n pairs; the bootstrap resamples pairs
       :math:`(x_k, y_k)` with replacement (resamples with constant x are dropped).
@@ -134,12 +141,6 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
     Returns
     -------
     SlopeFit
-        ``slope``, ``intercept`` (of log y), ``ci_low``, ``ci_high``, ``r2`` and ``n`` (the
-        number of x points).
-
-    References
-    ----------
-    Efron and Tibshirani (1993), chapters 9 and 13.
     """
     if mean not in ("geometric", "arithmetic"):
         raise ValueError(f"mean must be 'geometric' or 'arithmetic', got {mean!r}")
@@ -321,8 +322,13 @@ def _check_window(window) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class HolmResult:
-    """Holm-Bonferroni decisions: ``reject[i]`` for hypothesis i, the adjusted p-values
-    (monotone, capped at 1), the level ``alpha`` and the family size ``m``."""
+    """Holm-Bonferroni decisions (:func:`holm`).
+
+    Attributes
+    ----------
+    reject, adjusted, alpha, m
+        Per hypothesis (input order) the decision and the adjusted p-value; level, family size.
+    """
 
     reject: np.ndarray
     adjusted: np.ndarray

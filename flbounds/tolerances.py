@@ -75,6 +75,11 @@ def holm_se_multiplier(n_cells: int, k: float = SE_RULE) -> float:
         Family size m >= 1.
     k : float
         The one-cell rule (default :data:`flbounds.tolerances.SE_RULE`).
+
+    Returns
+    -------
+    float
+        :math:`k_m \ge k`.
     """
     if isinstance(n_cells, bool) or not isinstance(n_cells, int | np.integer) or n_cells < 1:
         raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")

@@ -56,6 +56,35 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     :math:`x_r + \sum_{S_r} \omega_i\Delta_i / \sum_{S_r}\omega_i`). Weights start at 1. The
     torch reference client never advances its interval counter (the ``participation_counter``
     lines sit in the wrong branch); that bug is not reproduced.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        The local step :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1` local GD steps per participant and round.
+    x0 : array_like, shape (d,), optional
+        Start (default 0).
+    server_step : float
+        :math:`\eta_g > 0` (not used with ``normalize``).
+    max_interval : int
+        K, the longest participation interval recorded.
+    normalize : bool
+        The reference notebook's normalised average instead of the published rule.
+
+    Returns
+    -------
+    BaselineTrace
+        ``x`` (n_rounds + 1, d), the server iterates.
+
+    References
+    ----------
+    .. [1] S. Wang, M. Ji. A Lightweight Method for Tackling Unknown Participation
+       Statistics in Federated Averaging. ICLR 2024.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
     server_step = check_positive(server_step, "server_step")
@@ -92,6 +121,29 @@ def mifa(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     non-participants, 0 before a client's first participation). The reference notebook
     instead stores :math:`G_i` relative to the client's *old* local model (stale-model bug)
     and the torch version adds the update (ascent); neither bug is reproduced.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        The local step :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1` local GD steps per participant and round.
+    x0 : array_like, shape (d,), optional
+        Start (default 0).
+
+    Returns
+    -------
+    BaselineTrace
+        ``x`` (n_rounds + 1, d), the server iterates.
+
+    References
+    ----------
+    .. [1] X. Gu, K. Huang, J. Zhang, L. Huang. Fast Federated Learning in the Presence of
+       Arbitrary Device Unavailability. NeurIPS 2021.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
     memory = np.zeros((problem.n_clients, problem.dim))
@@ -113,6 +165,29 @@ def scaffold(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     :math:`c \leftarrow c + N^{-1}\sum_{S_r}(c_i^+ - c_i)`. All controls start at 0. The torch
     reference divides by the nominal number of sampled clients instead of :math:`|S_r|`;
     here it is :math:`|S_r|`. Communication: 2d per participant and round.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        The local step :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1` local GD steps per participant and round.
+    x0 : array_like, shape (d,), optional
+        Start (default 0).
+
+    Returns
+    -------
+    BaselineTrace
+        ``x`` (n_rounds + 1, d), the server iterates.
+
+    References
+    ----------
+    .. [1] S. P. Karimireddy, S. Kale, M. Mohri, S. Reddi, S. Stich, A. T. Suresh. SCAFFOLD:
+       Stochastic Controlled Averaging for Federated Learning. ICML 2020.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
     c_server = np.zeros(problem.dim)
@@ -141,6 +216,29 @@ def proxskip(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     |S_r|^{-1}\sum_{S_r} z_{\tau,i}`, and :math:`\hat x_i \leftarrow z_{\tau,i}`. Controls
     start at 0 and :math:`\hat x_i = x_0`. The method is designed for full participation; with
     it the update is exactly Scaffnew's. Communication: 2d per participant and round.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        The local step :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1` local GD steps per participant and round.
+    x0 : array_like, shape (d,), optional
+        Start (default 0).
+
+    Returns
+    -------
+    BaselineTrace
+        ``x`` (n_rounds + 1, d), the server iterates.
+
+    References
+    ----------
+    .. [1] K. Mishchenko, G. Malinovsky, S. Stich, P. Richtarik. ProxSkip: Yes! Local
+       Gradient Steps Provably Lead to Communication Acceleration! Finally! ICML 2022.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
     control = np.zeros((problem.n_clients, problem.dim))

@@ -67,7 +67,20 @@ def safari_plans(rngs, *, n_rounds: int, q: float, eligible, n_sampled: int, loc
                  dim: int, client_noise_std: float, server_noise_std: float) -> SafariPlan:
     """Stacked plans, replicate b drawn from ``rngs[b]`` exactly as :func:`safari_plan` draws
     it (the same draws, in the same order, the same numbers), straight into the stacked
-    arrays."""
+    arrays.
+
+    Parameters
+    ----------
+    rngs : iterable of numpy.random.Generator
+        One generator per replicate, at least one.
+    n_rounds, q, eligible, n_sampled, local_steps, dim, client_noise_std, server_noise_std
+        As in :func:`~flbounds.algorithms.safari.safari_plan`.
+
+    Returns
+    -------
+    SafariPlan
+        Every field with a leading replicate axis.
+    """
     rngs = list(rngs)
     if not rngs:
         raise ValueError("rngs must hold at least one generator")
@@ -99,6 +112,8 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
         As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates.
     x0 : array_like, shape (d,) or (n_reps, d), optional
         The start of every replicate, or one start per replicate (e.g. to continue runs).
+    fast : bool, default True
+        Must be True (kept for the signature): the compiled loop is the one implementation.
 
     Returns
     -------

@@ -29,8 +29,23 @@ __all__ = ["ReplayUniforms", "fedavg_sampler_batched", "sampler_uniforms"]
 
 
 def sampler_uniforms(rngs, *, n_rounds: int, n_clients: int) -> np.ndarray:
-    """The plan (n_reps, n_rounds, n_clients): replicate b's ``rngs[b].random((T, N))``,
-    the same numbers an ISP sampler draws from ``rngs[b]`` over T unbatched rounds."""
+    """The uniforms of replicate-batched sampler runs: replicate b's
+    ``rngs[b].random((T, N))``, the same numbers an ISP sampler draws from ``rngs[b]`` over T
+    unbatched rounds.
+
+    Parameters
+    ----------
+    rngs : iterable of numpy.random.Generator
+        One generator per replicate, at least one.
+    n_rounds : int
+        T, at least 1.
+    n_clients : int
+        N, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_reps, n_rounds, n_clients)
+    """
     rngs = list(rngs)
     if not rngs:
         raise ValueError("rngs must hold at least one generator")

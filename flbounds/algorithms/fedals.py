@@ -50,6 +50,20 @@ def intended_schedule(n_steps: int, periods: Sequence[int], *, convention: str =
     ``convention="end"``: after steps s with (s + 1) mod P_g = 0 (end of each period, the
     FedAvg round structure, :math:`\lfloor T/P_g\rfloor` syncs); ``"code"``: after steps with
     s mod P_g = 0, s = 0..T-1 (the authors' ``DSGDAlg``, :math:`\lceil T/P_g\rceil` syncs).
+
+    Parameters
+    ----------
+    n_steps : int
+        T, at least 1.
+    periods : sequence of int
+        :math:`P_g \ge 1`, one per parameter group.
+    convention : {"end", "code"}
+        Which steps sync (above).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (T, G)
+        True where group g is averaged after step s.
     """
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {CONVENTIONS}")
@@ -75,6 +89,25 @@ def printed_schedule(n_rounds: int, local_steps: int, alpha: float) -> np.ndarra
     The literal text also applies the averaging to the index-t iterate after the index-(t+1)
     one was computed (a no-op); the toolkit's printed variant applies it to the current
     iterate, the charitable reading, so the only difference from the intent is the schedule.
+
+    Parameters
+    ----------
+    n_rounds : int
+        R, at least 1.
+    local_steps : int
+        :math:`\tau \ge 1`.
+    alpha : float
+        The body's period multiple, :math:`\alpha > 0`.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (R tau, 2)
+        Columns (head, body): True where that group is averaged.
+
+    References
+    ----------
+    .. [1] P. Gholami, H. Seferoglu. Improved Generalization Bounds for Communication
+       Efficient Federated Learning. arXiv:2404.11754 (2024), Algorithm 1, lines 3-10.
     """
     if n_rounds < 1 or local_steps < 1 or alpha <= 0:
         raise ValueError("n_rounds, local_steps must be >= 1 and alpha > 0")
@@ -238,6 +271,34 @@ def local_sgd_fedavg(grad: Callable, theta0, plan, *, step: float, local_steps: 
 
     Written as the textbook double loop, independently of the schedule machinery of
     :func:`fedals`, to test that FedALS with alpha = 1 is FedAvg bit for bit.
+
+    Parameters
+    ----------
+    grad : callable
+        ``grad(theta, plan_entry)``: the stochastic gradients of every client, shaped as
+        ``theta``.
+    theta0 : array_like, shape (..., K, P)
+        The clients' start.
+    plan : sequence
+        One entry per local step (the minibatches), passed to ``grad``.
+    step : float
+        The SGD step.
+    local_steps : int
+        :math:`\tau`, local steps per round.
+    n_rounds : int
+        R.
+    weights : array_like, shape (K,), optional
+        The averaging weights (default uniform).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., P)
+        The final weighted average.
+
+    References
+    ----------
+    .. [1] P. Gholami, H. Seferoglu. Improved Generalization Bounds for Communication
+       Efficient Federated Learning. arXiv:2404.11754 (2024), Algorithm 2.
     """
     theta = np.array(theta0, dtype=float)
     K = theta.shape[-2]

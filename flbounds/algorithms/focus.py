@@ -44,10 +44,20 @@ INITS = ("zero", "gradient")
 
 
 class FocusTrace(NamedTuple):
-    """Server iterates ``x`` and trackers ``y`` (n_rounds + 1, d); final stored gradients ``g``
-    (N, d); ``g_sum`` (n_rounds + 1, d) = :math:`\\sum_i g_i` after each round, or None;
-    ``models`` (N, d), the point where each final ``g[i]`` was evaluated (only when the run
-    started from a ``start`` state, else None)."""
+    r"""The trace of a FOCUS run (:func:`focus`, :func:`sg_focus`).
+
+    Attributes
+    ----------
+    x, y : numpy.ndarray, shape (n_rounds + 1, d)
+        The server iterates and the trackers.
+    g : numpy.ndarray, shape (N, d)
+        The final stored gradients.
+    g_sum : numpy.ndarray, shape (n_rounds + 1, d), or None
+        :math:`\sum_i g_i` after each round (with ``record_sum``).
+    models : numpy.ndarray, shape (N, d), or None
+        The point where each final ``g[i]`` was evaluated (only when the run started from a
+        ``start`` state).
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -103,9 +113,24 @@ def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
 
     Parameters
     ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
     noise : array_like, shape (n_rounds, n_clients, local_steps, d)
         Gradient noise, drawn by the caller.
-    (others, including ``start``, as in :func:`focus`)
+    step, local_steps, x0, init, record_sum, compiled, start
+        As in :func:`focus`.
+
+    Returns
+    -------
+    FocusTrace
+
+    References
+    ----------
+    .. [1] B. Ying, Z. Li, H. Yang. Exact and Linear Convergence for Federated Learning under
+       Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
+       Algorithm 2.
     """
     return _run(problem, plan, noise, step, local_steps, (x0, init, start), record_sum,
                 compiled)

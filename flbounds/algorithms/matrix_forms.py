@@ -46,8 +46,31 @@ def fedavg_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
               \mathbf x_{k+1} = A_k \mathbf y_k^+,
 
     :math:`R_k = R(S_r)` at the first and :math:`A_k = A(S_r)` at the last iteration of round r,
-    identity otherwise; :math:`D_k = \mathrm{diag}(0, s_r)`. Returns the server rows at the
-    round ends, shape (n_rounds + 1, d).
+    identity otherwise; :math:`D_k = \mathrm{diag}(0, s_r)`.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1`.
+    x0 : array_like, shape (d,), optional
+        Every node's start (default 0).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_rounds + 1, d)
+        The server rows at the round ends.
+
+    References
+    ----------
+    .. [1] B. Ying, Z. Li, H. Yang. Exact and Linear Convergence for Federated Learning under
+       Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
+       eqs. (6a)-(6c) and (7).
     """
     plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
     eye = np.eye(X.shape[0])
@@ -68,7 +91,31 @@ def fedavg_virtual(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
     :math:`\mathbf y_{k+1} = \mathbf x_k - \eta \nabla\mathbf f(\mathbf x_k)`, and at round ends
     :math:`\mathbf x_{k+1} = \mathbb 1 w_S^\top \mathbf y_{k+1}` with :math:`w_S = [0, s/|S|]`
     (rank one, every row equal; example (44)). An empty round uses :math:`w = e_0` (all nodes
-    return to the unchanged server model). Returns the server rows at round ends.
+    return to the unchanged server model).
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1`.
+    x0 : array_like, shape (d,), optional
+        Every node's start (default 0).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_rounds + 1, d)
+        The server rows at the round ends.
+
+    References
+    ----------
+    .. [1] B. Ying, Z. Li, H. Yang. Exact and Linear Convergence for Federated Learning under
+       Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
+       eqs. (41)-(44).
     """
     plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
     out = [X[0].copy()]
@@ -96,8 +143,31 @@ def focus_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
     All nodes start at :math:`x_0`, :math:`\mathbf y_0 = 0` and the gradient memory
     :math:`\nabla\mathbf f(\mathbf x_{-1})` is 0: Algorithm 1's initialization (any
     :math:`\mathbf x_{-1}` is allowed by the paper's footnote; zero memory is its choice).
-    Returns the server model after each server step, :math:`\bar x_{r\tau+1}`,
-    r = 0..n_rounds, which is Algorithm 1's :math:`x_r`.
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+        The clients' functions.
+    plan : array_like of bool, shape (n_rounds, n_clients)
+        Row r is the participation mask of :math:`S_r`.
+    step : float
+        :math:`\eta > 0`.
+    local_steps : int
+        :math:`\tau \ge 1`.
+    x0 : array_like, shape (d,), optional
+        Every node's start (default 0).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_rounds + 1, d)
+        The server model after each server step, :math:`\bar x_{r\tau+1}`,
+        r = 0..n_rounds, which is Algorithm 1's :math:`x_r`.
+
+    References
+    ----------
+    .. [1] B. Ying, Z. Li, H. Yang. Exact and Linear Convergence for Federated Learning under
+       Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
+       eqs. (73)-(74), Algorithm 1.
     """
     plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
     n_nodes = X.shape[0]

@@ -34,7 +34,19 @@ from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
 
 
 class SafariPlan(NamedTuple):
-    """Randomness of a SAFARI run, drawn once by the caller."""
+    """Randomness of a SAFARI run, drawn once by the caller (:func:`safari_plan`).
+
+    Attributes
+    ----------
+    client_round : numpy.ndarray of bool, shape (R,)
+        True: a FedAvg client round (probability q); False: a server round.
+    clients : numpy.ndarray of int, shape (R, m)
+        The clients sampled for round r (used on client rounds).
+    client_noise : numpy.ndarray, shape (R, m, K, d)
+        Additive noise of the local stochastic gradients.
+    server_noise : numpy.ndarray, shape (R, d)
+        Additive noise of the server's stochastic gradient.
+    """
 
     client_round: np.ndarray   # (R,) bool: True = FedAvg client round (prob. q)
     clients: np.ndarray        # (R, m) int: clients sampled for round r (used on client rounds)
@@ -43,6 +55,19 @@ class SafariPlan(NamedTuple):
 
 
 class SafariTrace(NamedTuple):
+    r"""The trace of a SAFARI run.
+
+    Attributes
+    ----------
+    x : numpy.ndarray, shape (R + 1, d)
+        The server iterates :math:`x_0, \dots, x_R`.
+    client_round : numpy.ndarray of bool, shape (R,)
+        The round types used.
+    local_grad_norm2 : numpy.ndarray, shape (R,)
+        :math:`\|\frac1m \sum_i \sum_k \nabla F_i(x^i_{r,k})\|^2` on client rounds, NaN
+        on server rounds.
+    """
+
     x: np.ndarray              # (R + 1, d) server iterates x_0..x_R
     client_round: np.ndarray   # (R,) the round types actually used
     # (R,) ||(1/m) sum_i sum_k grad F_i(x^i_{r,k})||^2 on client rounds, NaN on server rounds
@@ -58,6 +83,35 @@ def safari_plan(rng: np.random.Generator, *, n_rounds: int, q: float, eligible, 
 
     The same ``rng`` state gives the same clients and noise whatever ``q`` is (the coins are
     drawn last), so runs at different ``q`` share their random streams.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of every draw.
+    n_rounds : int
+        R.
+    q : float
+        The probability of a client round, in [0, 1].
+    eligible : array_like of int
+        The clients that may be sampled.
+    n_sampled : int
+        m, the clients per client round (at most ``len(eligible)``).
+    local_steps : int
+        K, local steps per sampled client.
+    dim : int
+        d.
+    client_noise_std, server_noise_std : float
+        :math:`\sigma \ge 0` of the local and of the server gradients' noise.
+
+    Returns
+    -------
+    SafariPlan
+
+    References
+    ----------
+    .. [1] H. Yang, P. Qiu, P. Khanduri, M. Fang, J. Liu. Understanding Server-Assisted
+       Federated Learning in the Presence of Incomplete Client Participation. ICML 2024.
+       arXiv:2405.02745, Algorithm 1.
     """
     _check_plan_args(eligible=eligible, n_rounds=n_rounds, q=q, n_sampled=n_sampled,
                      local_steps=local_steps, dim=dim, client_noise_std=client_noise_std,

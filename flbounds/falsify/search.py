@@ -45,6 +45,14 @@ class Attack:
         ``(evaluation, best ratio so far)`` at every improvement.
     rejected
         Instances the validator rejected or whose ratio was not finite.
+    method
+        The search method used.
+    restarts
+        The search's restarts.
+    budget
+        The evaluation budget it was given.
+    details
+        Anything else the method reports.
     """
 
     best_ratio: float

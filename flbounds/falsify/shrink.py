@@ -19,7 +19,17 @@ from .spaces import Space
 
 @dataclass(frozen=True)
 class Shrunk:
-    """A simplified witness, its ratio and the number of ratio evaluations spent."""
+    """A simplified witness, its ratio and the number of ratio evaluations spent.
+
+    Attributes
+    ----------
+    witness : dict
+        The simplified instance (names of the space -> values).
+    ratio : float
+        Its ratio, still above the threshold.
+    evaluations : int
+        Ratio evaluations spent shrinking.
+    """
 
     witness: dict
     ratio: float

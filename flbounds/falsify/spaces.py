@@ -43,6 +43,15 @@ class Box:
 
     With ``log=True`` the value is interpolated geometrically (``0 < low``), so a range over
     several decades is searched evenly in scale.
+
+    Parameters
+    ----------
+    low, high : float
+        Finite bounds, ``low < high``.
+    log : bool
+        Search in log scale.
+    shape : tuple of int
+        ``()`` for a scalar, else the array's shape.
     """
 
     low: float
@@ -89,7 +98,13 @@ class Box:
 
 @dataclass(frozen=True)
 class Integers:
-    """Integers ``low <= k <= high`` (inclusive); a smaller value is a simpler one."""
+    """Integers ``low <= k <= high`` (inclusive); a smaller value is a simpler one.
+
+    Parameters
+    ----------
+    low, high : int
+        The inclusive bounds, ``low <= high``.
+    """
 
     low: int
     high: int
@@ -120,6 +135,13 @@ class Simplex:
 
     Decoding :math:`w_i = -\log u_i / \sum_j (-\log u_j)` maps a uniform latent point to a
     uniform (Dirichlet(1)) probability vector.
+
+    Parameters
+    ----------
+    n : int
+        The length, at least 1.
+    floor : float
+        The smallest entry, ``0 <= floor < 1/n``.
     """
 
     n: int
@@ -160,6 +182,15 @@ class SPD:
     (in :math:`[-\pi, \pi]`) of a skew-symmetric generator :math:`S`, and
     :math:`Q = \exp(S)` is the rotation. With ``extreme=True`` the smallest eigenvalue is
     pinned to ``mu`` and the largest to ``L`` (the constants are then exact, not bounds).
+
+    Parameters
+    ----------
+    n : int
+        The size, at least 1.
+    mu, L : float
+        The spectrum's bounds, ``0 <= mu <= L < inf``.
+    extreme : bool
+        Pin the extreme eigenvalues to ``mu`` and ``L``.
     """
 
     n: int
@@ -204,7 +235,14 @@ class SPD:
 class Transform:
     """A custom primitive: ``func`` maps the decoded value of ``base`` to the instance value.
 
-    ``coerce`` (default: a float array) rebuilds a JSON-loaded value for replay.
+    Parameters
+    ----------
+    base : primitive
+        The primitive searched (:class:`Box`, :class:`Simplex`, ...).
+    func : callable
+        Maps the decoded value of ``base`` to the instance value.
+    coerce_func : callable, optional
+        Rebuilds a JSON-loaded value for replay (default: a float array).
     """
 
     base: Any
@@ -229,7 +267,15 @@ class Transform:
 
 @dataclass(frozen=True)
 class Space:
-    """An ordered mapping of names to primitives, decoded jointly from one latent point."""
+    """An ordered mapping of names to primitives, decoded jointly from one latent point.
+
+    Build one with :meth:`of` from a mapping ``{name: primitive}``.
+
+    Parameters
+    ----------
+    items : tuple of (str, primitive)
+        The named primitives, in order.
+    """
 
     items: tuple = field(default_factory=tuple)
 

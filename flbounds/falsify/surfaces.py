@@ -34,7 +34,20 @@ DEFAULT_BUDGET = {"quick": 300, "full": 5000}
 
 @dataclass(frozen=True)
 class Surface:
-    """One registered attack surface (see the module docstring)."""
+    """One registered attack surface (see the module docstring), made by
+    :func:`attack_surface`.
+
+    Attributes
+    ----------
+    claim_id, validator, fixed, tolerance, tolerance_why, budget
+        As the arguments of :func:`attack_surface`.
+    expected, pep, method, shrink, note, instance
+        As the arguments of :func:`attack_surface`.
+    ratio : callable
+        The decorated ratio function (measured over bound; above 1 the bound breaks).
+    space : Space
+        The searched space.
+    """
 
     claim_id: str
     ratio: Callable[..., float]
@@ -133,8 +146,17 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
     pep
         Returns the worst-case ratio from performance estimation, or ``None`` when not
         available; an attack within 1e-3 of it is marked tight.
+    method
+        The search: CMA-ES (``"cma"``) or differential evolution (``"de"``).
     shrink
         Shrink a violating witness (a paper error's minimal counterexample).
+    note
+        One line on what is searched, shown with the attack.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the ratio function and returns it unchanged.
     """
     if not isinstance(claim_id, str) or "." not in claim_id or claim_id.startswith("attack:"):
         raise ValueError(f"claim_id must be a dotted claim id, got {claim_id!r}")
@@ -181,6 +203,22 @@ def surfaces() -> dict[str, Surface]:
 
 
 def get_surface(claim_id: str) -> Surface:
+    """The registered attack surface of ``claim_id``.
+
+    Parameters
+    ----------
+    claim_id : str
+        The attacked claim's id.
+
+    Returns
+    -------
+    Surface
+
+    Raises
+    ------
+    ValueError
+        When the claim has no attack surface.
+    """
     table = surfaces()
     if claim_id not in table:
         raise ValueError(f"no attack surface for claim {claim_id!r} (see 'flbounds falsify')")

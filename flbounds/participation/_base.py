@@ -28,7 +28,18 @@ def _probabilities(x, name: str) -> np.ndarray:
 
 
 def all_masks(n_clients: int) -> np.ndarray:
-    """Bool (2^N, N); row k is the binary expansion of k (client i <-> bit i)."""
+    """Every participation set of ``n_clients`` clients, as masks.
+
+    Parameters
+    ----------
+    n_clients : int
+        N (2^N rows: keep it small).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (2^N, N)
+        Row k is the binary expansion of k: client i is in set k iff bit i of k is set.
+    """
     codes = np.arange(1 << n_clients, dtype=np.int64)
     return ((codes[:, None] >> np.arange(n_clients)) & 1).astype(bool)
 

@@ -71,7 +71,18 @@ class Excluding(_Process):
 
 # ---------------------------------------------------------------------------- subsets
 class SubsetWeights(NamedTuple):
-    """Exact per-round moments of a subset distribution."""
+    r"""Exact per-round moments of a subset distribution.
+
+    Attributes
+    ----------
+    inclusion : numpy.ndarray, shape (N,)
+        :math:`P(i \in S)`.
+    aggregation : numpy.ndarray, shape (N,)
+        :math:`E[1\{i \in S\}/|S|;\ S \neq \emptyset]`, the weight of client i in the
+        average of a round.
+    empty : float
+        :math:`P(S = \emptyset)`.
+    """
 
     inclusion: np.ndarray
     aggregation: np.ndarray

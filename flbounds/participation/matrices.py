@@ -31,7 +31,25 @@ def _mask(s) -> np.ndarray:
 
 
 def pull_matrix(s) -> np.ndarray:
-    """:math:`R(S)`: participants copy the server model, the others keep theirs."""
+    r"""The pull matrix :math:`R(S) = [[1, 0^T], [s, I - D_S]]`: participants copy the server
+    model, the others keep theirs (row stochastic).
+
+    Parameters
+    ----------
+    s : array_like of bool or {0, 1}, shape (N,)
+        The participation mask.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N + 1, N + 1)
+        Node 0 is the server, nodes 1..N the clients.
+
+    References
+    ----------
+    .. [1] B. Ying, Z. Li, H. Yang. Exact and Linear Convergence for Federated Learning under
+       Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
+       Section 3, eq. (4).
+    """
     s = _mask(s)
     n = s.size
     R = np.zeros((n + 1, n + 1))
@@ -42,14 +60,37 @@ def pull_matrix(s) -> np.ndarray:
 
 
 def push_matrix(s) -> np.ndarray:
-    """:math:`C(S) = R(S)^T`: participants hand their whole mass to the server."""
+    r"""The push matrix :math:`C(S) = R(S)^T`: participants hand their whole mass to the
+    server (column stochastic).
+
+    Parameters
+    ----------
+    s : array_like of bool or {0, 1}, shape (N,)
+        The participation mask.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N + 1, N + 1)
+        Node 0 is the server, nodes 1..N the clients.
+    """
     return pull_matrix(s).T.copy()
 
 
 def average_matrix(s) -> np.ndarray:
-    """:math:`A(S)`: the server takes the mean of the participants; clients keep theirs.
+    r"""The averaging matrix :math:`A(S) = [[0, s^T/|S|], [0, I]]`: the server takes the mean
+    of the participants; clients keep theirs (row stochastic).
 
     An empty set leaves the server unchanged (the no-op convention for empty rounds).
+
+    Parameters
+    ----------
+    s : array_like of bool or {0, 1}, shape (N,)
+        The participation mask.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N + 1, N + 1)
+        Node 0 is the server, nodes 1..N the clients.
     """
     s = _mask(s)
     n = s.size

@@ -21,7 +21,20 @@ def check_class(mu, L):
 
 
 def gd_contraction(mu, L, step) -> float:
-    r"""The known tight rate :math:`\max(|1-\eta\mu|, |1-\eta L|)^2` (attained by quadratics)."""
+    r"""The known tight rate :math:`\max(|1-\eta\mu|, |1-\eta L|)^2` (attained by quadratics).
+
+    Parameters
+    ----------
+    mu, L : float
+        ``0 < mu <= L``.
+    step : float
+        :math:`\eta > 0`.
+
+    Returns
+    -------
+    float
+        The worst :math:`\|x_1 - x^\star\|^2 / \|x_0 - x^\star\|^2` of one gradient step.
+    """
     return max(abs(1 - step * mu), abs(1 - step * L)) ** 2
 
 

@@ -41,7 +41,19 @@ class SubsetMoments(NamedTuple):
 
 
 def moments_from_subsets(masks, probs) -> SubsetMoments:
-    """Moments of an explicit subset law (``masks`` (K, n) bool, ``probs`` (K,))."""
+    """Moments of an explicit subset law.
+
+    Parameters
+    ----------
+    masks : array_like of bool, shape (K, n)
+        The K possible participation sets.
+    probs : array_like, shape (K,)
+        Their probabilities (nonnegative, summing to 1).
+
+    Returns
+    -------
+    SubsetMoments
+    """
     masks = np.asarray(masks, dtype=float)
     probs = np.asarray(probs, dtype=float)
     if masks.ndim != 2 or probs.shape != (masks.shape[0],):
@@ -64,6 +76,11 @@ def participation_moments(participation, n_clients: int) -> SubsetMoments:
         None: every client in every round. A bool vector: that fixed set every round. A
         process: its exact subset law (``flbounds.participation.subset_distribution``).
     n_clients : int
+        n, at least 1.
+
+    Returns
+    -------
+    SubsetMoments
     """
     from flbounds.participation import subset_distribution
 

@@ -92,7 +92,18 @@ class SolveInfo:
 
 
 def gap_tolerance(worst: float) -> float:
-    """The largest accepted gap at a worst case of size ``worst``."""
+    """The largest accepted primal-dual gap at a worst case of size ``worst``.
+
+    Parameters
+    ----------
+    worst : float
+        The worst case's value.
+
+    Returns
+    -------
+    float
+        An absolute part plus a part relative to ``max(1, |worst|)``.
+    """
     return GAP_ABS + GAP_REL * max(1.0, abs(worst))
 
 
@@ -172,6 +183,11 @@ def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
         before the acceptance test, so a number means the same at every scale.
     solvers : sequence of (name, options), optional
         Default :data:`SOLVERS`.
+
+    Returns
+    -------
+    SolveInfo
+        The accepted solve: worst case (the dual bound), primal value, gap, solver, status.
 
     Raises
     ------

@@ -216,7 +216,31 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
 
     The SDP grows like :math:`N \tau 2^{N(R-1)}` gradients (one local run per client and per
     reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``).
-    ``printed`` is the caller's (at :math:`\|x_0 - x^\star\|^2 = 1`), None without one.
+
+    Parameters
+    ----------
+    mu, L : float
+        ``0 < mu <= L``: every client L-smooth and mu-strongly convex.
+    p : array_like
+        Bernoulli participation probabilities (one per client).
+    local_steps : int
+        :math:`\tau \ge 1`.
+    step : float
+        :math:`\eta > 0`, required.
+    n_rounds : int
+        R, at least 1.
+    printed : float, optional
+        The caller's printed value (at :math:`\|x_0 - x^\star\|^2 = 1`); None without one.
+    function_class : {"smooth-strongly-convex", "quadratic"}
+        The class the supremum runs over.
+    return_problem : bool
+        Also return the PEPit points (for witnesses).
+
+    Returns
+    -------
+    WorstCase
+        With ``return_problem``: ``(WorstCase, (x0, x_star, client functions))``, the
+        PEPit points of the solved problem.
     """
     from PEPit import PEP
 

@@ -55,6 +55,10 @@ def random_quadratics(rng, n_clients, dim, *, mu, L, heterogeneity=1.0):
     mu, L : float, 0 < mu <= L (mu == L if dim == 1)
     heterogeneity : float, >= 0
         :math:`h`, spread of the :math:`b_i`.
+
+    Returns
+    -------
+    Quadratic
     """
     n_clients, dim, mu, L = _sizes_and_spectrum(rng, n_clients, dim, mu, L)
     h = check_nonnegative(heterogeneity, "heterogeneity")
@@ -75,9 +79,20 @@ def shared_hessian_quadratics(rng, n_clients, dim, *, mu, L, heterogeneity=None,
 
     :math:`A = Q \mathrm{diag}(\mu, L, \lambda_3, \dots) Q^\top`, :math:`Q` random orthogonal,
     :math:`\lambda_j` uniform on :math:`[\mu, L]`; :math:`b_i = \bar b + h \xi_i`.
-    Parameters as in :func:`random_quadratics` (``heterogeneity`` is :math:`h \ge 0`,
-    default 1); ``spread``, the former name of ``heterogeneity``, still works with a
-    ``DeprecationWarning``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_clients, dim : int, >= 1
+    mu, L : float, 0 < mu <= L (mu == L if dim == 1)
+    heterogeneity : float, >= 0
+        :math:`h`, spread of the :math:`b_i` (default 1), as in :func:`random_quadratics`.
+    spread : float, >= 0
+        The former name of ``heterogeneity``; still accepted with a ``DeprecationWarning``.
+
+    Returns
+    -------
+    Quadratic
     """
     if spread is not None:
         if heterogeneity is not None:
@@ -114,8 +129,25 @@ def _data_sizes(rng, n_clients, n_samples, dim, heterogeneity):
 def random_ridge(rng, n_clients, n_samples, dim, *, lam, noise=0.1, heterogeneity=1.0):
     r""":class:`Ridge` with Gaussian features :math:`a \sim N(h m_i, I)` and targets
     :math:`y = a^\top w_i + \sigma \varepsilon`, :math:`w_i = \bar w + h \delta_i`
-    (:math:`m_i, \bar w, \delta_i, \varepsilon` standard normal, :math:`\sigma` = ``noise``,
-    :math:`h` = ``heterogeneity``)."""
+    (:math:`m_i, \bar w, \delta_i, \varepsilon` standard normal).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of every draw.
+    n_clients, n_samples, dim : int
+        N, samples per client and d, each at least 1.
+    lam : float
+        The L2 regularisation :math:`\lambda`.
+    noise : float
+        :math:`\sigma \ge 0`.
+    heterogeneity : float
+        :math:`h \ge 0`.
+
+    Returns
+    -------
+    Ridge
+    """
     n_clients, n_samples, dim, h = _data_sizes(rng, n_clients, n_samples, dim, heterogeneity)
     noise = check_nonnegative(noise, "noise")
     features, signal = _client_data(rng, n_clients, n_samples, dim, h)
@@ -125,7 +157,23 @@ def random_ridge(rng, n_clients, n_samples, dim, *, lam, noise=0.1, heterogeneit
 
 def random_logistic(rng, n_clients, n_samples, dim, *, lam, heterogeneity=1.0):
     r""":class:`LogisticL2` with features as in :func:`random_ridge` and labels
-    :math:`y = +1` with probability :math:`\sigma(a^\top w_i)`, else :math:`-1`."""
+    :math:`y = +1` with probability :math:`\sigma(a^\top w_i)`, else :math:`-1`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of every draw.
+    n_clients, n_samples, dim : int
+        N, samples per client and d, each at least 1.
+    lam : float
+        The L2 regularisation :math:`\lambda`.
+    heterogeneity : float
+        :math:`h \ge 0`.
+
+    Returns
+    -------
+    LogisticL2
+    """
     n_clients, n_samples, dim, h = _data_sizes(rng, n_clients, n_samples, dim, heterogeneity)
     features, margins = _client_data(rng, n_clients, n_samples, dim, h)
     labels = np.where(rng.random(margins.shape) < expit(margins), 1.0, -1.0)
@@ -133,7 +181,21 @@ def random_logistic(rng, n_clients, n_samples, dim, *, lam, heterogeneity=1.0):
 
 
 def random_scalar_pl(rng, n_clients, *, scale=1.0):
-    r""":class:`ScalarPL` with :math:`c = s(z - \bar z)`, :math:`z \sim N(0, I_N)`."""
+    r""":class:`ScalarPL` with :math:`c = s(z - \bar z)`, :math:`z \sim N(0, I_N)`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the draw.
+    n_clients : int
+        N, at least 1.
+    scale : float
+        :math:`s \ge 0`.
+
+    Returns
+    -------
+    ScalarPL
+    """
     check_rng(rng)
     n_clients = check_int(n_clients, "n_clients", minimum=1)
     z = check_nonnegative(scale, "scale") * rng.standard_normal(n_clients)

@@ -27,7 +27,20 @@ from flbounds.validation import as_float_array, check_budget, check_int
 
 
 class Draw(NamedTuple):
-    """One round's sample: distinct clients, multiplicities, estimator weights, probabilities."""
+    """One round's sample: distinct clients, multiplicities, estimator weights, probabilities.
+
+    Attributes
+    ----------
+    clients : numpy.ndarray of int
+        The distinct clients drawn, ascending.
+    counts : numpy.ndarray of int
+        How often each was drawn (1 for ISP and subsets).
+    weights : numpy.ndarray
+        The estimator's coefficient of each: ``d = sum(weights * z[clients])``.
+    probs : numpy.ndarray
+        Each client's probability when drawn (:math:`\tilde p_i` for ISP, :math:`q_i` for
+        multinomial draws).
+    """
 
     clients: np.ndarray   # int, distinct, ascending
     counts: np.ndarray    # int, multiplicity of each client (1 for ISP / subsets)
@@ -36,7 +49,15 @@ class Draw(NamedTuple):
 
 
 class Feedback(NamedTuple):
-    """Feedback pi_t(i) = lambda_i ||g_i^t|| of the clients of ``draw`` (same order)."""
+    r"""The feedback :math:`\pi_t(i) = \lambda_i \|g_i^t\|` of the clients of a draw.
+
+    Attributes
+    ----------
+    draw : Draw
+        The round's sample.
+    values : numpy.ndarray
+        One nonnegative value per drawn client, in the order of ``draw.clients``.
+    """
 
     draw: Draw
     values: np.ndarray
@@ -55,7 +76,20 @@ def isp_included(p: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 
 
 def isp_draw(p: np.ndarray, uniforms: np.ndarray) -> Draw:
-    """Independent sampling: client i joins iff U_i < p_i."""
+    """Independent sampling: client i joins iff U_i < p_i.
+
+    Parameters
+    ----------
+    p : numpy.ndarray, shape (N,)
+        Inclusion probabilities.
+    uniforms : numpy.ndarray, shape (N,)
+        One uniform on [0, 1) per client (the round's randomness, drawn by the caller).
+
+    Returns
+    -------
+    Draw
+        Estimator weights 1/p_i.
+    """
     clients = np.flatnonzero(isp_included(p, uniforms))
     probs = p[clients]
     return Draw(clients, np.ones(clients.size, dtype=np.int64), 1.0 / probs, probs)
@@ -72,7 +106,21 @@ def multinomial_counts(q: np.ndarray, k: int, rng: np.random.Generator,
 
 
 def multinomial_draw(q: np.ndarray, k: int, rng: np.random.Generator) -> Draw:
-    """K i.i.d. draws from q, collapsed to distinct clients with counts; weights c/(K q)."""
+    """K i.i.d. draws from q, collapsed to distinct clients with counts; weights c/(K q).
+
+    Parameters
+    ----------
+    q : numpy.ndarray, shape (N,)
+        The draw distribution.
+    k : int
+        The number of draws K.
+    rng : numpy.random.Generator
+        The source of the draws.
+
+    Returns
+    -------
+    Draw
+    """
     every = multinomial_counts(q, k, rng, 1)[0]
     clients = np.flatnonzero(every)
     counts = every[clients]

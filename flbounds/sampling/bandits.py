@@ -55,6 +55,21 @@ class Vrb(_Multinomial):
 
     Defaults (K-Vib App. F): :math:`\theta=(N/T)^{1/3}` (0.3 if :math:`N>T`),
     :math:`\gamma=G^2N/\theta`.
+
+    Parameters
+    ----------
+    n_clients : int
+        N.
+    budget : int
+        K, the draws per round.
+    n_rounds : int
+        The horizon T (for the default :math:`\theta`).
+    G : float, optional
+        The feedback scale (for the default :math:`\gamma`); give ``G`` or ``gamma``.
+    gamma : float, optional
+        The initial :math:`s_i`.
+    theta : float, optional
+        The uniform mixing weight.
     """
 
     def __init__(self, n_clients: int, budget: int, n_rounds: int, *, G: float | None = None,
@@ -85,7 +100,22 @@ class Mabs(_Multinomial):
     :math:`u_i \mathrel{+}= c_i\,\delta\,a_i/q_i^3`, :math:`a=\pi^2`,
     :math:`\delta=\sqrt{\eta^4\ln N/(N^5TL^2)}`, :math:`L=G^2` by default.
 
-    ``fedlab_compat=True`` uses FedLab's :math:`a=\pi^2/N^2` (with the caller's ``L``).
+    Parameters
+    ----------
+    n_clients : int
+        N.
+    budget : int
+        K, the draws per round.
+    n_rounds : int
+        The horizon T.
+    G : float, optional
+        The feedback scale; :math:`L = G^2` unless ``L`` is given.
+    L : float, optional
+        The bound of the losses.
+    eta : float
+        The uniform mixing weight.
+    fedlab_compat : bool
+        Use FedLab's :math:`a=\pi^2/N^2` (with the caller's ``L``).
     """
 
     def __init__(self, n_clients: int, budget: int, n_rounds: int, *, G: float | None = None,
@@ -118,7 +148,22 @@ class Avare(_Multinomial):
 
     Defaults (K-Vib App. F): :math:`p_{\min}=1/(5N)`, ``C`` :math:`=1/(1/N-p_{\min})`,
     ``delta`` = 1; ``C`` and ``delta`` are stored but have no effect (their role in the
-    original paper could not be confirmed). ``m0`` (default ``G``) is the initial memory.
+    original paper could not be confirmed).
+
+    Parameters
+    ----------
+    n_clients : int
+        N.
+    budget : int
+        K, the draws per round.
+    G : float
+        The feedback scale.
+    m0 : float, optional
+        The initial memory (default ``G``).
+    p_min : float, optional
+        The floor of q (default 1/(5N)).
+    C, delta : float, optional
+        Stored, without effect (see above).
     """
 
     def __init__(self, n_clients: int, budget: int, *, G: float = 1.0, m0: float | None = None,

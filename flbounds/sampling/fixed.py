@@ -9,7 +9,20 @@ from .optimal import optimal_isp_probabilities
 
 
 class UniformISP(SamplerBase):
-    r"""Independent sampling with :math:`p_i=K/N` ([003, eq. (28)]); estimator weight N/K."""
+    r"""Independent sampling with :math:`p_i=K/N`; estimator weight N/K.
+
+    Parameters
+    ----------
+    n_clients : int
+        N, at least 1.
+    budget : float
+        The expected sample size K, :math:`0 < K \le N`.
+
+    References
+    ----------
+    .. [1] D. Zeng et al. Enhanced Federated Optimization: Adaptive Unbiased Client Sampling
+       with Reduced Variance. TMLR 2025. arXiv:2310.02698, eq. (28).
+    """
 
     procedure = "isp"
 
@@ -33,7 +46,14 @@ class UniformRSP(SamplerBase):
     r"""Uniform :math:`K`-subset without replacement with the unbiased :math:`N/K` estimator.
 
     (The released code aggregates a uniform subset with lambda-normalised FedAvg weights, which
-    is biased; this toolkit uses the unbiased estimator, spec section 2.5.)
+    is biased; this toolkit uses the unbiased estimator.)
+
+    Parameters
+    ----------
+    n_clients : int
+        N, at least 1.
+    budget : int
+        The expected sample size K, :math:`0 < K \le N`.
     """
 
     procedure = "subset"
@@ -62,8 +82,18 @@ class OracleISP(SamplerBase):
 
     Call ``reveal(values)`` with every client's :math:`\pi_t(i)` before ``sample``; the
     probabilities are :func:`~flbounds.sampling.optimal_isp_probabilities` of those values
-    with a floor ``p_min`` (default 1e-12 relative to K/N, so that clients with zero feedback
-    stay proper; the released ``OptimalSampler`` has the solver off-by-one, not reproduced).
+    with a floor ``p_min`` (the released ``OptimalSampler`` has the solver off-by-one, not
+    reproduced).
+
+    Parameters
+    ----------
+    n_clients : int
+        N, at least 1.
+    budget : float
+        The expected sample size K, :math:`0 < K \le N`.
+    p_min : float, optional
+        The probabilities' floor; default 1e-12 K/N, so that clients with zero feedback stay
+        drawable.
     """
 
     procedure = "isp"

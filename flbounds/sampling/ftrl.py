@@ -25,7 +25,27 @@ VARIANTS = ("paper", "code")
 
 
 def kvib_theta(n_clients: int, budget: float, n_rounds: int) -> float:
-    r""":math:`\theta=(N/(TK))^{1/3}` of Thm 5.2; raises if :math:`TK<N` (then :math:`\theta>1`)."""
+    r"""K-Vib's mixing weight :math:`\theta=(N/(TK))^{1/3}` of Theorem 5.2.
+
+    Parameters
+    ----------
+    n_clients : int
+        N.
+    budget : float
+        The expected sample size K.
+    n_rounds : int
+        The horizon T, with :math:`TK \ge N` (else :math:`\theta > 1`: ``ValueError``).
+
+    Returns
+    -------
+    float
+        :math:`\theta \in (0, 1]`.
+
+    References
+    ----------
+    .. [1] D. Zeng et al. Enhanced Federated Optimization: Adaptive Unbiased Client Sampling
+       with Reduced Variance. TMLR 2025. arXiv:2310.02698, Theorem 5.2.
+    """
     if n_rounds * budget < n_clients:
         raise ValueError(f"Thm 5.2 needs n_rounds * budget >= n_clients, got "
                          f"{n_rounds} * {budget} < {n_clients}")

@@ -132,7 +132,25 @@ def optimal_isp_probabilities(a, k, *, p_min: float = 0.0) -> np.ndarray:
 
 
 def isp_objective(p, a) -> float:
-    r""":math:`\ell(p) = \sum_i a_i^2/p_i`, the cost of [003, Sec. 5.1]."""
+    r"""K-Vib's sampling cost :math:`\ell(p) = \sum_i a_i^2/p_i`.
+
+    Parameters
+    ----------
+    p : array_like, shape (N,)
+        Inclusion probabilities in (0, 1].
+    a : array_like, shape (N,)
+        The feedback norms :math:`a_i \ge 0`.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] D. Zeng, Z. Xu, Y. Pan, X. Luo, Q. Wang, X. Tang. Enhanced Federated Optimization:
+       Adaptive Unbiased Client Sampling with Reduced Variance. TMLR 2025. arXiv:2310.02698,
+       Section 5.1.
+    """
     a = as_vector(a, "a", nonnegative=True)
     p = as_inclusion_probabilities(p, n=a.size)
     return float(np.sum(a * a / p))
@@ -142,6 +160,20 @@ def optimal_isp_objective(a, k, *, p_min: float = 0.0) -> float:
     r""":math:`\min_p \sum_i a_i^2/p_i` over :math:`\{p_{\min}\le p\le 1, \sum p = k\}`.
 
     Zero weights contribute 0 (the limit), so this is defined for every nonnegative ``a``.
+
+    Parameters
+    ----------
+    a : array_like, shape (N,)
+        The feedback norms :math:`a_i \ge 0`.
+    k : float
+        The expected sample size, :math:`0 < k \le N`.
+    p_min : float
+        The floor of every probability.
+
+    Returns
+    -------
+    float
+        The cost at :func:`optimal_isp_probabilities`.
     """
     a = as_vector(a, "a", nonnegative=True)
     p = optimal_isp_probabilities(a, k, p_min=p_min)
@@ -154,7 +186,25 @@ def optimal_isp_variance(a, k) -> float:
     - \sum_{i\le l}a_{(i)}^2` with :math:`l` the number of uncapped clients.
 
     Computed from the solver's support (:math:`l = \#\{i: p^*_i < 1\}`), not from
-    :func:`isp_variance`, so the two can be compared. Requires positive ``a``.
+    :func:`isp_variance`, so the two can be compared.
+
+    Parameters
+    ----------
+    a : array_like, shape (N,)
+        Positive feedback norms.
+    k : float
+        The expected sample size, :math:`0 < k \le N`.
+
+    Returns
+    -------
+    float
+        :math:`\delta_*`, the ISP variance at the optimal probabilities.
+
+    References
+    ----------
+    .. [1] D. Zeng, Z. Xu, Y. Pan, X. Luo, Q. Wang, X. Tang. Enhanced Federated Optimization:
+       Adaptive Unbiased Client Sampling with Reduced Variance. TMLR 2025. arXiv:2310.02698,
+       Appendix C.1.
     """
     a = as_vector(a, "a", nonnegative=True)
     if np.any(a <= 0):
@@ -170,6 +220,26 @@ def optimal_isp_variance(a, k) -> float:
 
 
 def optimal_factor(a, k) -> float:
-    r""":math:`\alpha_* = \delta_*/\delta_{\mathbb U}` (Def. C.1); 0 when :math:`k = N`."""
+    r"""The optimal ISP's variance over uniform ISP's,
+    :math:`\alpha_* = \delta_*/\delta_{\mathbb U}`.
+
+    Parameters
+    ----------
+    a : array_like, shape (N,)
+        Positive feedback norms.
+    k : float
+        The expected sample size, :math:`0 < k \le N`.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 when :math:`k = N` (both variances vanish).
+
+    References
+    ----------
+    .. [1] D. Zeng, Z. Xu, Y. Pan, X. Luo, Q. Wang, X. Tang. Enhanced Federated Optimization:
+       Adaptive Unbiased Client Sampling with Reduced Variance. TMLR 2025. arXiv:2310.02698,
+       Definition C.1.
+    """
     du = uniform_isp_variance(a, k)
     return 0.0 if du == 0 else optimal_isp_variance(a, k) / du

@@ -80,7 +80,18 @@ class SetFunction:
 
 
 def all_subsets_values(f: SetFunction) -> np.ndarray:
-    """f(S) for every S, indexed by bitmask (``n <= 20``)."""
+    """f(S) for every S, indexed by bitmask (``n <= 20``).
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2^n,)
+        Entry k is f of the set whose bit i is set iff i is in it.
+    """
     n = f.n
     if n > 20:
         raise ValueError(f"all_subsets_values needs n <= 20, got n = {n}")

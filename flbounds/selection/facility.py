@@ -104,7 +104,19 @@ class FacilityLocation(SetFunction):
 
 
 def phi_values(losses, phi) -> np.ndarray:
-    r""":math:`\phi(f_i)` for ``phi`` in {"log1p", "identity", "sqrt"} or a callable."""
+    r""":math:`\phi(f_i)` for ``phi`` in {"log1p", "identity", "sqrt"} or a callable.
+
+    Parameters
+    ----------
+    losses : array_like, shape (n,)
+        The clients' losses :math:`f_i`.
+    phi : {"log1p", "identity", "sqrt"} or callable
+        :math:`\phi`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
     func = PHI.get(phi) if isinstance(phi, str) else phi
     if func is None:
         raise ValueError(f"phi must be one of {sorted(PHI)} or a callable, got {phi!r}")
@@ -114,8 +126,27 @@ def phi_values(losses, phi) -> np.ndarray:
 class SubTruncObjective(FacilityLocation):
     r"""SubTrunc's :math:`W(S) = G(S) + \lambda \min(b, \sum_{i \in S} \phi(f_i))`, eq. (13).
 
-    ``weights`` are the values :math:`\phi(f_i)`; the public constructor
-    :func:`subtrunc` requires them to be nonnegative (Prop 3 needs it).
+    Build it with :func:`subtrunc`, which requires the weights to be nonnegative
+    (Proposition 3 needs it).
+
+    Parameters
+    ----------
+    dissim : (n, n) array
+        Nonnegative, finite dissimilarities.
+    weights : (n,) array
+        The values :math:`\phi(f_i)`.
+    lam : float
+        :math:`\lambda \ge 0`.
+    b : float
+        The truncation level, positive.
+    offset : "phantom" or float
+        As in :class:`FacilityLocation`.
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), eq. (13).
     """
 
     def __init__(self, dissim, weights, *, lam, b, offset="phantom"):
@@ -154,7 +185,24 @@ class UnionFLObjective(FacilityLocation):
 
     ``recent`` is :math:`U_t` (clients selected inside the look-back window): a boolean mask
     of shape (n,) or client indices. :attr:`cost` is the modular penalty per element, used by
-    distorted greedy.
+    distorted greedy. Build it with :func:`unionfl`.
+
+    Parameters
+    ----------
+    dissim : (n, n) array
+        Nonnegative, finite dissimilarities.
+    recent : (n,) bool array or iterable of indices
+        :math:`U_t`.
+    mu : float
+        :math:`\mu \ge 0`.
+    offset : "phantom" or float
+        As in :class:`FacilityLocation`.
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), eq. (14).
     """
 
     def __init__(self, dissim, recent, *, mu, offset="phantom"):
@@ -201,6 +249,11 @@ def facility_location(dissim) -> FacilityLocation:
     ----------
     dissim : (n, n) array
         Square, finite, nonnegative dissimilarities (e.g. gradient distances).
+
+    Returns
+    -------
+    FacilityLocation
+        :math:`G(S) = \\sum_i (C_i - \\min_{j \\in S} d_{ij})`, :math:`G(\\emptyset) = 0`.
     """
     return FacilityLocation(dissim)
 
@@ -219,6 +272,16 @@ def subtrunc(dissim, losses, *, lam, b, phi="log1p") -> SubTruncObjective:
     phi : "log1p", "identity", "sqrt" or callable
         Must map the losses to finite nonnegative values (Prop 3's monotone submodularity
         needs :math:`\phi(f_i) \ge 0`; :class:`SubTruncObjective` itself accepts any sign).
+
+    Returns
+    -------
+    SubTruncObjective
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), eq. (13), Proposition 3.
     """
     d = check_dissim(dissim)
     f = as_float_array(losses, "losses", shape=(d.shape[0],), nonnegative=True)
@@ -235,5 +298,9 @@ def unionfl(dissim, recent, *, mu) -> UnionFLObjective:
     recent : (n,) bool array or iterable of indices
         :math:`U_t`, the clients selected within the look-back window.
     mu : float, ``>= 0``
+
+    Returns
+    -------
+    UnionFLObjective
     """
     return UnionFLObjective(dissim, recent, mu=mu)

@@ -27,7 +27,13 @@ def _valid(index_sets, sizes) -> np.ndarray:
 
 
 class Modular(SetFunction):
-    """:math:`F(S) = \\sum_{i \\in S} w_i`; weights may be negative (negative controls)."""
+    """:math:`F(S) = \\sum_{i \\in S} w_i`; weights may be negative (negative controls).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n,)
+        :math:`w`, finite.
+    """
 
     def __init__(self, weights):
         w = np.asarray(weights, dtype=float)
@@ -42,7 +48,17 @@ class Modular(SetFunction):
 
 
 class ConcaveOfModular(SetFunction):
-    """:math:`g(\\sum_{i\\in S} w_i)` with nonnegative w and g in {sqrt, log1p, min(., c)}."""
+    """:math:`g(\\sum_{i\\in S} w_i)` with nonnegative w and g in {sqrt, log1p, min(., c)}.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n,)
+        :math:`w \\ge 0`.
+    concave : {"sqrt", "log1p", "min"}
+        g.
+    cap : float, optional
+        c of ``"min"`` (required there), at least 0.
+    """
 
     def __init__(self, weights, concave="sqrt", cap: float | None = None):
         w = np.asarray(weights, dtype=float)
@@ -65,7 +81,15 @@ class ConcaveOfModular(SetFunction):
 
 
 class WeightedCoverage(SetFunction):
-    """:math:`\\sum_u c_u 1[u \\in \\cup_{i \\in S} A_i]`; ``covers`` is bool (n, m)."""
+    """:math:`\\sum_u c_u 1[u \\in \\cup_{i \\in S} A_i]`: the weight of the items S covers.
+
+    Parameters
+    ----------
+    covers : array_like of bool, shape (n, m)
+        Row i marks the items :math:`A_i` element i covers.
+    weights : array_like, shape (m,)
+        :math:`c_u \\ge 0`, one per item.
+    """
 
     def __init__(self, covers, weights):
         cov = np.asarray(covers)
@@ -85,7 +109,15 @@ class WeightedCoverage(SetFunction):
 
 
 class PartitionMatroidRank(SetFunction):
-    """Rank of a partition matroid: :math:`\\sum_p \\min(|S \\cap P_p|, \\mathrm{cap}_p)`."""
+    """Rank of a partition matroid: :math:`\\sum_p \\min(|S \\cap P_p|, \\mathrm{cap}_p)`.
+
+    Parameters
+    ----------
+    groups : array_like of int, shape (n,)
+        The part :math:`P_p` of each element (indices into ``caps``).
+    caps : array_like, shape (n_parts,)
+        Each part's capacity, at least 0.
+    """
 
     def __init__(self, groups, caps):
         g = np.asarray(groups, dtype=np.int64)
@@ -107,7 +139,21 @@ class PartitionMatroidRank(SetFunction):
 
 
 class Truncated(SetFunction):
-    """Prop 1's :math:`\\min(g(S), b)`."""
+    """SubTrunc's Proposition 1: :math:`\\min(g(S), b)`.
+
+    Parameters
+    ----------
+    g : SetFunction
+        The function truncated.
+    b : float
+        The truncation level, positive.
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), Proposition 1.
+    """
 
     def __init__(self, g: SetFunction, b: float):
         self.g, self.n = g, g.n
@@ -121,7 +167,20 @@ class Truncated(SetFunction):
 
 
 class LinearCombination(SetFunction):
-    """Prop 2's :math:`\\sum_m \\alpha_m g_m(S)` (coefficients of any sign are allowed here)."""
+    """SubTrunc's Proposition 2: :math:`\\sum_m \\alpha_m g_m(S)` (coefficients of any sign
+    are allowed here).
+
+    Parameters
+    ----------
+    terms : sequence of (float, SetFunction)
+        The pairs :math:`(\\alpha_m, g_m)`, non-empty, on one ground set.
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), Proposition 2.
+    """
 
     def __init__(self, terms: Sequence[tuple[float, SetFunction]]):
         if not terms or len({f.n for _, f in terms}) != 1:
@@ -137,7 +196,15 @@ class LinearCombination(SetFunction):
 
 
 class Composed(SetFunction):
-    """:math:`\\psi(g(S))` for a scalar function ``psi`` (no shape constraint on psi)."""
+    """:math:`\\psi(g(S))` for a scalar function ``psi`` (no shape constraint on psi).
+
+    Parameters
+    ----------
+    psi : callable
+        Applied to g's values (scalars or arrays).
+    g : SetFunction
+        The inner set function.
+    """
 
     def __init__(self, psi: Callable, g: SetFunction):
         self.psi, self.g, self.n = psi, g, g.n
@@ -150,7 +217,13 @@ class Composed(SetFunction):
 
 
 class TableFunction(SetFunction):
-    """A set function given by its value on every bitmask (``values_by_mask[mask]``)."""
+    """A set function given by its value on every bitmask (``values_by_mask[mask]``).
+
+    Parameters
+    ----------
+    values_by_mask : array_like, shape (2^n,)
+        Entry k is the value of the set whose bit i is set iff i is in it.
+    """
 
     def __init__(self, values_by_mask):
         table = np.asarray(values_by_mask, dtype=float)

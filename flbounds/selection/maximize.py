@@ -30,7 +30,18 @@ from .base import check_k
 
 
 class GreedyTrace(NamedTuple):
-    """Chosen elements in order, the gain of each step, and marginal-gain evaluations used."""
+    """A greedy run: chosen elements in order, the gain of each step, and the marginal-gain
+    evaluations used.
+
+    Attributes
+    ----------
+    selected : list of int
+        The chosen elements, in the order added.
+    gains : list of float
+        The marginal gain of each step.
+    n_evaluations : int
+        Marginal-gain evaluations spent.
+    """
 
     selected: list[int]
     gains: list[float]
@@ -44,7 +55,19 @@ def _remaining(n: int, selected: list[int]) -> np.ndarray:
 
 
 def greedy_trace(f, k: int) -> GreedyTrace:
-    """Naive greedy with its trace; see :func:`greedy`."""
+    """Naive greedy with its trace; see :func:`greedy`.
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function maximised (its ground set is ``range(f.n)``).
+    k : int
+        The cardinality budget, :math:`0 \\le k \\le n`.
+
+    Returns
+    -------
+    GreedyTrace
+    """
     k = check_k(k, f.n)
     state, gains, evals = f.start(), [], 0
     for _ in range(k):
@@ -74,7 +97,19 @@ def greedy(f, k: int) -> list[int]:
 
 
 def lazy_greedy_trace(f, k: int) -> GreedyTrace:
-    """Lazy greedy with its trace; valid (same output as greedy) for submodular f."""
+    """Lazy greedy with its trace; valid (same output as greedy) for submodular f.
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function maximised (its ground set is ``range(f.n)``).
+    k : int
+        The cardinality budget, :math:`0 \\le k \\le n`.
+
+    Returns
+    -------
+    GreedyTrace
+    """
     k = check_k(k, f.n)
     state = f.start()
     first = f.gains(state, np.arange(f.n))
@@ -95,13 +130,41 @@ def lazy_greedy_trace(f, k: int) -> GreedyTrace:
 
 
 def lazy_greedy(f, k: int) -> list[int]:
-    """Lazy (accelerated) greedy: the greedy set of a submodular f with fewer evaluations."""
+    """Lazy (accelerated) greedy: the greedy set of a submodular f with fewer evaluations.
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function maximised (its ground set is ``range(f.n)``).
+    k : int
+        The cardinality budget, :math:`0 \\le k \\le n`.
+
+    Returns
+    -------
+    list of int
+        The k chosen elements in the order added.
+    """
     return lazy_greedy_trace(f, k).selected
 
 
 def stochastic_sample_size(n: int, k: int, eps: float) -> int:
     r""":math:`r = \lceil (n/k) \ln(1/\varepsilon) \rceil` (capped at n), the size giving
-    :math:`E f(S) \ge (1 - 1/e - \varepsilon)\mathrm{OPT}`."""
+    :math:`E f(S) \ge (1 - 1/e - \varepsilon)\mathrm{OPT}`.
+
+    Parameters
+    ----------
+    n : int
+        The ground set's size.
+    k : int
+        The cardinality budget.
+    eps : float
+        :math:`\varepsilon > 0`.
+
+    Returns
+    -------
+    int
+        r, between 1 and n.
+    """
     k = check_k(k, n)
     eps = check_positive(eps, "eps")
     if k == 0 or eps >= 1:
@@ -110,7 +173,22 @@ def stochastic_sample_size(n: int, k: int, eps: float) -> int:
 
 
 def stochastic_greedy_plan(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
-    """The random plan of stochastic greedy: uniform keys, one row per step."""
+    """The random plan of stochastic greedy: uniform keys, one row per step.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the keys.
+    n : int
+        The ground set's size.
+    k : int
+        The cardinality budget (the steps).
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, n)
+        The ``keys`` of :func:`stochastic_greedy`.
+    """
     return rng.random((check_k(k, n), n))
 
 
@@ -119,10 +197,26 @@ def stochastic_greedy(f, k: int, *, sample_size: int, keys: np.ndarray) -> list[
 
     Parameters
     ----------
+    f : SetFunction
+        The set function maximised.
+    k : int
+        The cardinality budget.
     sample_size : int
         r, the number of remaining elements scored per step (``1 <= r <= n``).
     keys : (k, n) array
-        The plan: R at step j is the r remaining elements with the smallest ``keys[j]``.
+        The plan: R at step j is the r remaining elements with the smallest ``keys[j]``
+        (:func:`stochastic_greedy_plan`).
+
+    Returns
+    -------
+    list of int
+        The k chosen elements in the order added.
+
+    References
+    ----------
+    .. [1] A. C. Castillo J., E. C. Kaya, L. Ye, A. Hashemi. Submodular Maximization
+       Approaches for Equitable Client Selection in Federated Learning. arXiv:2408.13683
+       (2024), eq. (17).
     """
     k = check_k(k, f.n)
     r = check_k(sample_size, f.n, "sample_size")
@@ -145,6 +239,18 @@ def distorted_greedy(f, k: int) -> list[int]:
 
     Step :math:`j = 0..k-1` maximizes :math:`(1-1/k)^{k-j-1}\Delta_g(e|S) - c_e` and adds the
     element only if that is positive, so it may return fewer than k elements.
+
+    Parameters
+    ----------
+    f : set function with ``submodular_part`` and ``cost``
+        For example :class:`UnionFLObjective`.
+    k : int
+        The cardinality budget.
+
+    Returns
+    -------
+    list of int
+        At most k elements, in the order added.
     """
     k = check_k(k, f.n)
     g, cost = f.submodular_part, np.asarray(f.cost, dtype=float)
@@ -163,7 +269,21 @@ def distorted_greedy(f, k: int) -> list[int]:
 def brute_force_max(f, k: int, *, chunk: int = 20000) -> tuple[float, list[int]]:
     """Exact :math:`\\max_{|S| \\le k} f(S)` by enumeration (the empty set included).
 
-    Returns the optimal value and the first optimal set in (size, lexicographic) order.
+    Parameters
+    ----------
+    f : SetFunction
+        The set function maximised (its ground set is ``range(f.n)``).
+    k : int
+        The cardinality budget, :math:`0 \\le k \\le n`.
+    chunk : int
+        Sets evaluated per batch.
+
+    Returns
+    -------
+    value : float
+        The optimal value.
+    best : list of int
+        The first optimal set in (size, lexicographic) order.
     """
     k = check_k(k, f.n)
     best_val = f.value([])

@@ -18,8 +18,19 @@ from .base import all_subsets_values
 class Margins(NamedTuple):
     """Smallest diminishing-returns and monotonicity margins, with a witness for each.
 
-    ``dr_min < 0`` means a submodularity violation; ``dr_max > 0`` a supermodularity one;
-    ``mono_min < 0`` a monotonicity one. Witnesses are (S, e, e') / (S, e) index lists.
+    Attributes
+    ----------
+    dr_min, dr_max : float
+        The smallest and largest diminishing-returns margin: ``dr_min < 0`` is a
+        submodularity violation, ``dr_max > 0`` a supermodularity one.
+    mono_min : float
+        The smallest monotonicity margin (below 0: a monotonicity violation).
+    dr_witness : tuple
+        Where ``dr_min`` is attained, as (S, e, e') (exhaustive) or (A, B, e) (sampled).
+    mono_witness : tuple
+        Where ``mono_min`` is attained, as (S, e).
+    n_checks : int
+        The margins evaluated.
     """
 
     dr_min: float
@@ -35,7 +46,17 @@ def _members(mask: int, n: int) -> list[int]:
 
 
 def exhaustive_margins(f) -> Margins:
-    """All local DR margins and monotonicity margins of f (``n <= 14``)."""
+    """All local DR margins and monotonicity margins of f (``n <= 14``).
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function checked.
+
+    Returns
+    -------
+    Margins
+    """
     n = f.n
     table = all_subsets_values(f)
     masks = np.arange(1 << n)
@@ -67,6 +88,19 @@ def sampled_margins(f, rng: np.random.Generator, n_triples: int) -> Margins:
 
     B has a uniform size in ``[0, n-1]``; A keeps each element of B with probability 1/2;
     e is uniform outside B.
+
+    Parameters
+    ----------
+    f : SetFunction
+        The set function checked.
+    rng : numpy.random.Generator
+        The source of the triples.
+    n_triples : int
+        The triples drawn.
+
+    Returns
+    -------
+    Margins
     """
     n = f.n
     keys = rng.random((n_triples, n))

@@ -31,7 +31,23 @@ RULES = ("random", "divfl", "subtrunc", "unionfl", "poc")
 
 
 class SelectionRule(NamedTuple):
-    """A selection rule and its hyper-parameters (paper defaults: b = 1.1, mu = 1, r = 10)."""
+    """A selection rule and its hyper-parameters (paper defaults: b = 1.1, mu = 1, r = 10).
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`RULES`: random, DivFL, SubTrunc, UnionFL, Power-of-Choice.
+    lam, b, phi : float, float, str
+        SubTrunc's weight, truncation level and loss transform.
+    mu : float
+        UnionFL's penalty.
+    window : int
+        UnionFL's look-back window, in rounds.
+    sample_size : int
+        r, the elements stochastic greedy scores per step.
+    poc_candidates : int
+        Power-of-Choice's candidate count (0: 2k).
+    """
 
     name: str
     lam: float = 0.0
@@ -51,7 +67,18 @@ class SelectionRule(NamedTuple):
 
 
 def gradient_distances(grads: np.ndarray) -> np.ndarray:
-    """Pairwise Euclidean distances of the rows of ``grads`` (n, p), float64."""
+    """Pairwise Euclidean distances of the rows of ``grads``.
+
+    Parameters
+    ----------
+    grads : numpy.ndarray, shape (n, p)
+        One gradient per client.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, n)
+        float64, zero diagonal.
+    """
     sq = (grads ** 2).sum(axis=1)
     d2 = sq[:, None] + sq[None, :] - 2.0 * grads @ grads.T
     d = np.sqrt(np.maximum(d2, 0.0))
@@ -60,7 +87,21 @@ def gradient_distances(grads: np.ndarray) -> np.ndarray:
 
 
 def window_union(history: list, n: int, window: int) -> np.ndarray:
-    """Boolean mask of the clients selected in the last ``window`` rounds."""
+    """Boolean mask of the clients selected in the last ``window`` rounds.
+
+    Parameters
+    ----------
+    history : list of index arrays
+        Past selections, oldest first.
+    n : int
+        The number of clients.
+    window : int
+        The rounds looked back (0: none).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+    """
     recent = np.zeros(n, dtype=bool)
     for sel in history[len(history) - window:] if window > 0 else []:
         recent[sel] = True
@@ -73,6 +114,10 @@ def select_clients(rule: SelectionRule, *, k: int, grads, losses, data_fractions
 
     Parameters
     ----------
+    rule : SelectionRule
+        The rule and its hyper-parameters.
+    k : int
+        The clients to select.
     grads : (n, p) array
         Every client's full gradient at the current model (fresh information).
     losses : (n,) array
@@ -83,6 +128,11 @@ def select_clients(rule: SelectionRule, *, k: int, grads, losses, data_fractions
         Past selections, oldest first (UnionFL's window).
     keys : (k + 1, n) array
         Uniform random plan of this round.
+
+    Returns
+    -------
+    list of int
+        The k selected clients.
     """
     grads = as_float_array(grads, "grads", ndim=2)
     n = grads.shape[0]

@@ -14,6 +14,7 @@ from benchmarks import _peers_report as report
 from benchmarks import _peers_run as run
 from benchmarks import _roofline as roofline
 from benchmarks import peers
+from tests.benchmarks.test_results import check_the_record
 
 TINY = run.Settings(sizes=(10,), work=30, loop_work=10, min_block=1e-4, repeats=2,
                     kinds=("ridge",))
@@ -166,7 +167,7 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     assert len(data["summary"]) == len(run.ALGORITHMS) * len(run.FRACTIONS)
     assert "### Missed targets" in markdown
     assert "Columns: `flbounds_rounds_s`" in markdown and "1/(N L) for FOCUS" in markdown
-    section = report.readme_section(data, "PEERS-test.md")
+    section = report.readme_section(data)
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\n## Benchmarks\n\ntext\n\n## Layout\n")
     report.update_readme(readme, section)
@@ -174,6 +175,8 @@ def test_harness_produces_tables_with_their_columns(tmp_path):
     text = readme.read_text()
     assert text.count(report.BEGIN) == 1 and "FedAvg roofline wall / CPU" in text
     assert text.index(report.END) < text.index("## Layout")
+    assert "benchmarks/results/peers.json" in text and "PEERS-" not in text
+    check_the_record(data, tmp_path / "results")  # --record's data, from this run's tables
 
 
 def test_without_jax_the_column_says_not_installed():
@@ -341,13 +344,13 @@ def test_the_machine_line_names_the_cpu_generation(monkeypatch, tmp_path):
 
 
 def test_the_readme_table_needs_a_complete_run(tmp_path, monkeypatch, capsys):
-    """--readme from a partial run would replace the README's table with a few cells: a usage
+    """--record from a partial run would replace the README's table with a few cells: a usage
     error before any work, and nothing written."""
     monkeypatch.setattr(peers, "spawn", lambda *a, **k: pytest.fail("work started"))
     monkeypatch.setattr(peers, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(peers, "README", tmp_path / "README.md")
     with pytest.raises(SystemExit) as err:
-        peers.main(["--readme", "--sizes", "100", "--kinds", "ridge", "--threads", "1",
+        peers.main(["--record", "--sizes", "100", "--kinds", "ridge", "--threads", "1",
                     "--out", str(tmp_path / "out")])
     assert err.value.code == 2
     message = capsys.readouterr().err
@@ -363,17 +366,9 @@ def test_readme_only_refuses_an_incomplete_stored_run(tmp_path, capsys):
     (out / "peers.json").write_text(json.dumps({"children": [{"threads": 1, "rows": rows}],
                                                 "machine": {}, "profile": "quick"}))
     with pytest.raises(SystemExit) as err:
-        peers.main(["--readme-only", "--out", str(out)])
+        peers.main(["--record-only", "--out", str(out)])
     assert err.value.code == 2
     assert "not a complete run" in capsys.readouterr().err
-
-
-def test_a_second_run_of_the_day_keeps_the_first_record(tmp_path):
-    first = peers.dated_copy("2026-01-01", tmp_path)
-    assert first.name == "PEERS-2026-01-01.md"
-    first.write_text("first")
-    second = peers.dated_copy("2026-01-01", tmp_path)
-    assert second.name == "PEERS-2026-01-01-2.md" and first.read_text() == "first"
 
 
 def test_a_run_without_jax_says_its_ratios_are_against_numpy_only():

@@ -86,6 +86,23 @@ class Constant:
                 "integer": f"an integer >= {self.low:g}"}[self.kind]
 
 
+_CONSTANT_DOC = """A constant of a printed bound that must be {what}.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
+
+
 def positive(name, description=""):
     return Constant(name, "positive", description)
 
@@ -107,7 +124,31 @@ def vector(name, description=""):
 
 
 def integer(name, description="", low=1):
+    """A constant of a printed bound that must be an integer >= ``low``.
+
+    Parameters
+    ----------
+    name : str
+        The keyword the bound's function takes (and ``flbounds bound`` reads as
+        ``name=value``).
+    description : str
+        What the constant is, shown by ``flbounds bound --list``.
+    low : int
+        The smallest value allowed.
+
+    Returns
+    -------
+    Constant
+        The declaration, for ``@bound(..., constants=(...))``.
+    """
     return Constant(name, "integer", description, low)
+
+
+for _declare, _what in ((positive, "a number > 0"), (nonnegative, "a number >= 0"),
+                        (probability, "a probability in (0, 1]"),
+                        (probabilities, "a vector of probabilities in (0, 1]"),
+                        (vector, "a vector of numbers >= 0")):
+    _declare.__doc__ = _CONSTANT_DOC.format(what=_what)
 
 
 @dataclass(frozen=True)
@@ -262,7 +303,32 @@ class PrintedBound:
 def bound(id: str, *, ref: str, quantity: str, constants, steps=None, corrected=None,
           check=None):
     """Register the decorated function as printed bound ``id`` (module docstring); its
-    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`)."""
+    hypotheses are the predicates of the result it belongs to (:meth:`PrintedBound.result`).
+
+    Parameters
+    ----------
+    id : str
+        The result's id or ``<result id>.<name>`` (``focus.thm1a``).
+    ref : str
+        The paper's numbering of the bound (``"Thm 1(a), eq. (23)"``).
+    quantity : str
+        What the bound bounds, in words.
+    constants : iterable of Constant
+        The constants it depends on (:func:`positive`, :func:`integer`, ...), validated
+        before every evaluation.
+    steps : callable, optional
+        ``steps(**constants) -> {condition: largest step}``: the printed step-size
+        conditions; the admissible step is their minimum.
+    corrected : callable, optional
+        The corrected bound where the printed one fails, same keywords.
+    check : callable, optional
+        Further validation of the constants together (``ValueError`` naming the problem).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the function and returns it unchanged.
+    """
     def register(func):
         if id in _BOUNDS and _BOUNDS[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"bound id {id!r} registered twice")

@@ -26,10 +26,15 @@ _DECLARED_BY: dict[str, str] = {}  # paper key -> module that first declared it
 
 
 class Paper(NamedTuple):
-    """A declared paper.
+    """A declared paper (made by :func:`paper`).
 
     The first two fields keep the layout of the earlier ``(source, title)`` pairs, so
     ``PAPERS[key][1]`` is still the title.
+
+    Attributes
+    ----------
+    source, title, key, reference, venue : str
+        As the arguments of :func:`paper`.
     """
 
     source: str

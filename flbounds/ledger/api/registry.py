@@ -68,7 +68,13 @@ _LOADED = False
 
 @dataclass(frozen=True)
 class Claim:
-    """A registered claim: identity, expected verdict and the quick/full parameter sets."""
+    """A registered claim: identity, expected verdict and the quick/full parameter sets.
+
+    Attributes
+    ----------
+    id, ref, kind, statement, expected, expected_full, quick, full, parts, outside, corrects, func
+        As :func:`claim`'s arguments (``parts`` qualified), ``func`` the decorated function.
+    """
 
     id: str
     ref: str
@@ -217,6 +223,10 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         replaces (for example a counterexample claim expected ``violated``). The findings
         page links the two; an id that names no registered claim fails when the plugins
         are loaded.
+
+    Returns
+    -------
+    callable
     """
     key = id.split(".", 1)[0] if isinstance(id, str) else None
     if key is None or "." not in id:
@@ -269,6 +279,10 @@ def load_all() -> dict[str, Claim]:
 
     A plugin that fails to import is left out as a whole (its claims and papers are
     removed again) with a :class:`~flbounds.ledger.api.plugins.PluginLoadWarning`.
+
+    Returns
+    -------
+    dict of str to Claim
     """
     global _LOADED
     if not _LOADED:

@@ -30,8 +30,18 @@ KINDS = ("statement", "proof-step", "example", "remark", "algorithm", "code", "t
 class Tolerance:
     """A named tolerance with the one-line derivation of its size.
 
-    ``value`` may be a scalar or an array broadcastable against the measured numbers (for
-    example one Monte Carlo standard error per coordinate, times 4).
+    Build one with :meth:`exact`, :meth:`mc` or :meth:`rounding` rather than directly: they
+    name the tolerance and derive its size.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The slack: a scalar, or an array broadcastable against the measured numbers (for
+        example one Monte Carlo standard error per coordinate, times 4).
+    name : str
+        A short name shown with the verdict ("exact", "rounding", "4 MC standard errors").
+    derivation : str
+        One line saying where the size comes from (an error estimate, not a measurement).
     """
 
     value: Any
@@ -94,6 +104,14 @@ class Evidence:
         For a statistical test that failed to reject: why it cannot decide, with the smallest
         effect it could have detected. When set and the relation fails, the verdict is
         ``inconclusive``, never ``violated`` (a failed rejection accuses nobody).
+    reason
+        Why the instance is outside the hypotheses (with ``applicable=False``).
+    attack
+        The adversarial search's summary where the claim ran one (:mod:`flbounds.falsify`):
+        best ratio, evaluations, witness.
+    worst_case
+        The worst case over the function class where the claim computed one
+        (:mod:`flbounds.pep`): value, printed value, their ratio, the SDP gap.
     instance
         The instance the numbers were computed on, as the named values its result's
         hypothesis predicates read (a mapping), or a list of such instances (a grid, the
@@ -165,7 +183,50 @@ def reproduction_verdict(verdict: str) -> str:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One claim evaluated once: the row of the ledger (fields as in ARCHITECTURE.md)."""
+    """One claim evaluated once: the row of the ledger, as stored and as ``--json`` writes it.
+
+    Made by the ledger (:func:`flbounds.ledger.run_claims`, ``Claim.check``), not by hand.
+
+    Attributes
+    ----------
+    id, paper, ref, kind, statement : str
+        The claim's id, its paper's key, the paper's own numbering, the claim's kind and its
+        one-sentence statement.
+    measured, theoretical : float, array or list
+        The numbers compared.
+    relation : str
+        ``<=``, ``>=``, ``==`` or ``in``.
+    tolerance : dict
+        The :class:`Tolerance` as a mapping (value, name, derivation).
+    verdict, expected : str
+        The verdict derived from the numbers and the hypotheses, and the one asserted.
+    reproducer : str
+        The command that re-runs this claim alone.
+    params : dict
+        The parameters of the profile the claim ran with.
+    seed : int
+        The root seed.
+    elapsed_s : float
+        Seconds the claim took.
+    versions : dict
+        Versions of Python and the libraries that computed it.
+    profile : str
+        ``quick`` or ``full``.
+    details : dict
+        The claim's own numbers (counterexample, intermediate values).
+    reason, traceback : str
+        Why the verdict is ``not-applicable`` or ``error``; the traceback of an error.
+    task_key : str
+        The key a resumed run finds the row under.
+    hypotheses : dict
+        Each hypothesis of the claim's parts and its value on the instance.
+    attack, worst_case : dict
+        The adversarial search's and the worst case's summaries, where computed.
+    git_commit : str
+        The source commit (``+dirty`` when modified).
+    started, finished : str
+        ISO-8601 UTC wall-clock start and end of the task.
+    """
 
     id: str
     paper: str

@@ -65,8 +65,13 @@ _RESULTS: dict[str, Result] = {}
 class Hypothesis:
     """A hypothesis of a result: a name, the paper's wording, and a predicate on an instance.
 
-    ``predicate`` takes keyword-only arguments (the values of the instance it needs) and
-    returns a truth value. ``parts`` restricts it to some parts of a result (``None``: all).
+    Parameters
+    ----------
+    name, wording : str
+        Its short, stable name (a claim's ``outside`` names it) and the paper's wording.
+    predicate, parts
+        Keyword-only arguments (the instance's values it needs) -> a truth value; the parts
+        of the result it applies to (a tuple of part ids; None: all).
     """
 
     name: str
@@ -126,7 +131,17 @@ def _cached_signature(predicate) -> tuple[tuple[str, ...], tuple[str, ...], bool
 
 
 def hypothesis(name: str, wording: str, *, parts: Iterable[str] | None = None):
-    """Decorator: turn a predicate into a :class:`Hypothesis` called ``name``."""
+    """Decorator: turn a predicate into a :class:`Hypothesis` called ``name``.
+
+    Parameters
+    ----------
+    name, wording, parts
+        As :class:`Hypothesis`'s (``parts``: an iterable of part ids).
+
+    Returns
+    -------
+    callable
+    """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"hypothesis name must be a non-empty text, got {name!r}")
     if not isinstance(wording, str) or not wording.strip():
@@ -160,7 +175,15 @@ class Part:
 
 @dataclass(frozen=True)
 class Result:
-    """A numbered result of a paper (see the module docstring)."""
+    """A numbered result of a paper (see the module docstring), made by :func:`result`.
+
+    Attributes
+    ----------
+    id, ref, title, kind, parts, hypotheses, not_checked, statement
+        As the arguments of :func:`result` (``parts``: :class:`Part` objects by id).
+    module, file, line, extra
+        Where it is declared, and anything the declaring module attaches.
+    """
 
     id: str
     ref: str
@@ -250,6 +273,10 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
         Why no claim checks this result at all (a drawing, a notation table).
     statement
         The statement as printed, in the project's notation (optional).
+
+    Returns
+    -------
+    Result
     """
     from . import papers as _papers
 

@@ -65,6 +65,12 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
         makes it before it loads the claims: spawned workers import them meanwhile, forked
         ones start once they are loaded); used instead of a new pool of ``workers``
         processes, and closed at the end.
+
+    Returns
+    -------
+    list of CheckResult
+        One row per claim, in the order of ``claims``; a claim that raised or timed out has
+        the verdict ``error`` with its traceback.
     """
     _check_options(workers, timeout)
     # the executor starts before the task keys are computed and the store is read: its

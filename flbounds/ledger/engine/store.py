@@ -78,7 +78,17 @@ class Run(NamedTuple):
 
 
 class ResultStore:
-    """The SQLite results store in ``directory`` (created by the first write)."""
+    """The SQLite results store in ``directory`` (created by the first write).
+
+    Every finished task is committed as it finishes, keyed by its task key (claim, params,
+    seed, profile and a hash of the code it can execute), so ``--resume`` skips what is
+    stored and a changed module is never reused stale.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The folder of ``results.sqlite`` (``flbounds check --results DIR``).
+    """
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)

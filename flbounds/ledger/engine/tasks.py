@@ -30,8 +30,23 @@ __all__ = ["ATTACK_PREFIX", "execute", "failure_row", "get", "limit_blas_for_pro
 
 
 def get(task_id: str):
-    """The task ``task_id`` names: a registered claim, or the attack ``attack:<claim id>``
-    (``ValueError`` for an unknown claim or an attack without a surface)."""
+    """The task ``task_id`` names: a registered claim, or the attack ``attack:<claim id>``.
+
+    Parameters
+    ----------
+    task_id : str
+        A claim id (``focus.lemma4.consensus``) or ``attack:<claim id>``.
+
+    Returns
+    -------
+    Claim or attack task
+        Either has ``check(seed=..., profile=...)`` returning a :class:`CheckResult`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown claim, or an attack on a claim without an attack surface.
+    """
     if task_id.startswith(ATTACK_PREFIX):
         return attack_task(task_id)
     return registry.get(task_id)

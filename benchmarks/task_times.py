@@ -8,7 +8,8 @@ longest first, with each task's share of the summed task time and the running sh
 the terminal and as JSON (``task_times_<profile>.json`` in ``--out``, default
 ``benchmarks/results``) with the host, the date, the source commit(s) of the rows, the
 profile, and the workers of the run (the most tasks that ran at once, from the rows' start
-and end times: a run's ``--workers`` is not stored). That JSON is the input of
+and end times, a split claim's cells counted one by one: a run's ``--workers`` is not
+stored). That JSON is the input of
 :mod:`benchmarks.scale_sim` (the makespan on 1 .. 256 workers).
 
 The wall time of a task is its own duration (``elapsed_s``); its CPU time (``cpu_s``) is the
@@ -49,7 +50,7 @@ def collect(store: ResultStore, profile: str) -> dict:
     for row in store.cell_records():
         if row.get("profile") == profile:
             cells[(row["id"], int(row["index"]))] = row
-    tasks = []
+    tasks, spans = [], []
     for task_id, record in last.items():
         r = record.result
         own = sorted((c for (cid, _), c in cells.items() if cid == task_id),
@@ -61,6 +62,9 @@ def collect(store: ResultStore, profile: str) -> dict:
                       "cell_cpu_s": [float(c.get("cpu_s", 0.0)) for c in own],
                       "started": r.started, "finished": r.finished,
                       "commit": r.git_commit})
+        # what ran when: a split claim's cells (its row spans the whole grid), else the task
+        for t in own or [{"started": r.started, "finished": r.finished}]:
+            spans.append((_epoch(t.get("started", "")), _epoch(t.get("finished", ""))))
     tasks.sort(key=lambda t: -t["wall_s"])
     total_wall = sum(t["wall_s"] for t in tasks)
     total_cpu = sum(t["cpu_s"] for t in tasks)
@@ -71,7 +75,6 @@ def collect(store: ResultStore, profile: str) -> dict:
         t["cpu_share"] = t["cpu_s"] / total_cpu if total_cpu > 0 else 0.0
         t["cumulative_share"] = running / total_wall if total_wall > 0 else 0.0
     commits = Counter(t.pop("commit") or "unknown" for t in tasks)
-    spans = [(_epoch(t["started"]), _epoch(t["finished"])) for t in tasks]
     spans = [(a, b) for a, b in spans if a is not None and b is not None]
     return {
         "title": f"Task times of the {profile} ledger",

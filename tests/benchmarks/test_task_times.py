@@ -11,24 +11,29 @@ from benchmarks import task_times
 from benchmarks.task_times import collect, max_overlap
 from flbounds.ledger import ResultStore, run_claims, select
 
+SPLIT = "fedals.thm41.bound"          # a claim split into cells
+
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     folder = tmp_path_factory.mktemp("times")
-    run_claims(select(["focus.matrices"]), store=ResultStore(folder), workers=1)
+    run_claims(select(["focus.matrices", SPLIT]), store=ResultStore(folder), workers=1)
     return folder
 
 
 def test_the_table_lists_every_task_longest_first_with_its_share(stored, tmp_path, capsys):
     report = collect(ResultStore(stored), "quick")
     tasks = report["tasks"]
-    assert len(tasks) == len(select(["focus.matrices"])) == report["claims"]
+    assert len(tasks) == len(select(["focus.matrices", SPLIT])) == report["claims"]
     walls = [t["wall_s"] for t in tasks]
     assert walls == sorted(walls, reverse=True)
     assert sum(t["share"] for t in tasks) == pytest.approx(1.0)
     assert tasks[-1]["cumulative_share"] == pytest.approx(1.0)
     assert all(t["cpu_s"] > 0 for t in tasks) and report["cpu_recorded"] == len(tasks)
     assert report["workers"] == 1 and report["profile"] == "quick"   # one task at a time
+    [split] = [t for t in tasks if t["id"] == SPLIT]
+    assert split["cells"] == len(split["cell_wall_s"]) > 1
+    assert sum(split["cell_wall_s"]) <= split["wall_s"]           # plus the combine
     path = task_times.main(["--results", str(stored), "--profile", "quick",
                             "--out", str(tmp_path)])
     written = json.loads(path.read_text())

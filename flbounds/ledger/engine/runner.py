@@ -83,7 +83,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     _check_options(workers, timeout)
     # the executor starts before the task keys are computed and the store is read: its
     # workers get ready (fork, or import the claims) meanwhile
-    tasks = None if any(c.cells is not None for c in claims) else len(claims)
+    tasks = None if any(getattr(c, "cells", None) is not None for c in claims) else len(claims)
     executor = pool if pool is not None else _executor(workers, scheduler, timeout, tasks)
     try:
         with sources_fixed():
@@ -149,7 +149,7 @@ class _CellGrids:
         self.rows: dict[str, list] = {}            # claim id -> cell rows received
         self.closed: set[str] = set()              # claims whose row is made
         for c in claims:
-            if c.cells is None:
+            if getattr(c, "cells", None) is None:     # an attack task has none
                 continue
             try:
                 cells = c.cell_plan(seed, profile)

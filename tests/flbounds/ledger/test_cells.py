@@ -265,3 +265,18 @@ def test_a_malformed_grid_is_an_error_naming_cells(ledger_sandbox, grid, says):
     assert row.verdict == "error" and "cells:" in row.reason and says in row.reason
     [ran] = run_claims([c], seed=0, workers=1)        # the engine runs it as one task
     assert ran.verdict == "error" and says in ran.reason
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="as the kill test")
+def test_two_runs_into_one_store_compute_each_cell_once(tmp_path):
+    script = tmp_path / "grid_plugin.py"
+    script.write_text(SCRIPT)
+    folder, logs = tmp_path / "shared", [tmp_path / "a.log", tmp_path / "b.log"]
+    # with --resume, as two runs meant to share one store (without it, a run recomputes
+    # what was stored before it began)
+    runs = [_script_run(script, folder, log, "resume") for log in logs]
+    for run in runs:
+        assert run.wait(timeout=300) == 0, run.stderr.read()
+    assert sorted(_logged(logs[0]) + _logged(logs[1])) == list(range(1, 13))
+    rows = ResultStore(folder).load()
+    assert rows and len({_bits(r) for r in rows}) == 1 and rows[0].verdict == "holds"

@@ -26,14 +26,15 @@ may declare its cells, so that the engine runs them as separate tasks, side by s
         ...
         return dict(lam=lam, gap=gap, bound=bound)   # JSON values (arrays become lists)
 
-    @claim("focus.thm2.bound", ..., quick=dict(n_draws=300, lam=[0.1, 1.0]),
+    @claim("mypaper.thm2.bound", ..., quick=dict(n_draws=300, lam=[0.1, 1.0]),
            cells=dict(grid=cells_of, run=one_cell))
     def bound(*, rng, cells, n_draws, lam):          # the combine step
         ...                                          # cells: the outputs, in grid order
         return Evidence(...)
 
 ``grid`` receives the claim's generator and the profile's parameters and returns the cells,
-each a dict of JSON values (str keys, no two alike): everything the cell computes from, so
+each a dict of JSON values (str keys, no two alike); it runs again in every cell's task and
+in the run's own process, so it must be cheap. A cell is everything it computes from, so
 that the cell is keyed by the claim's task key plus its parameters
 (:func:`~flbounds.ledger.api.taskkey.cell_key`). ``run`` receives one cell's parameters and
 a generator of its own, keyed by (root seed, claim id, cell parameters)

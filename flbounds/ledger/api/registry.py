@@ -15,6 +15,39 @@ turns that into a :class:`~flbounds.ledger.api.result.CheckResult` (``Claim.chec
 profile=...)``).
 The paper is the id's first component, a key declared with :func:`~flbounds.ledger.paper`.
 
+A claim whose work is a grid (a bound checked in many cells, Monte Carlo cells, a sweep)
+may declare its cells, so that the engine runs them as separate tasks, side by side::
+
+    def cells_of(*, rng, n_draws, lam):              # the profile's parameters
+        base = rng.standard_normal(5).tolist()       # draws shared by every cell: here
+        return [dict(n_draws=n_draws, lam=x, base=base) for x in lam]
+
+    def one_cell(*, rng, n_draws, lam, base):        # one cell's parameters
+        ...
+        return dict(lam=lam, gap=gap, bound=bound)   # JSON values (arrays become lists)
+
+    @claim("mypaper.thm2.bound", ..., quick=dict(n_draws=300, lam=[0.1, 1.0]),
+           cells=dict(grid=cells_of, run=one_cell))
+    def bound(*, rng, cells, n_draws, lam):          # the combine step
+        ...                                          # cells: the outputs, in grid order
+        return Evidence(...)
+
+``grid`` receives the claim's generator and the profile's parameters and returns the cells,
+each a dict of JSON values (str keys, no two alike); it runs again in every cell's task and
+in the run's own process, so it must be cheap. A cell is everything it computes from, so
+that the cell is keyed by the claim's task key plus its parameters
+(:func:`~flbounds.ledger.api.taskkey.cell_key`). ``run`` receives one cell's parameters and
+a generator of its own, keyed by (root seed, claim id, cell parameters)
+(:func:`cell_seed_sequence`): a cell's numbers depend on nothing else, neither the other
+cells nor the order or place they ran. It returns a dict of JSON values. The decorated
+function combines: it receives the claim's generator after ``grid`` drew from it, the
+profile's parameters and ``cells``, the outputs in grid order, each as it reads back from
+JSON (floats exactly, non-finite ones as the strings ``'nan'``, ``'inf'``; tuples as
+lists). ``Claim.check`` runs the cells one after another in this process; the engine runs
+each as a task (same store, leases, ``--resume``, Dask) and combines once all are stored;
+the two give the same row, bit for bit (timings aside). A cell that fails makes the
+claim's row ``error``; ``--resume`` then recomputes only the cells not stored.
+
 Claim modules are plugins: :func:`load_all` imports every module registered under the
 entry-point group ``flbounds.claims`` (see :mod:`flbounds.ledger.api.plugins`); the library
 itself names none of them.
@@ -22,17 +55,20 @@ itself names none of them.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import inspect
+import json
 import os
 import pathlib
 import platform
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -66,6 +102,14 @@ _FAILED: list[str] = []  # claim plugins whose import failed
 _LOADED = False
 
 
+class Cells(NamedTuple):
+    """A claim's cells (see the module docstring): ``grid(rng=, **params)`` lists them,
+    ``run(rng=, **cell)`` computes one."""
+
+    grid: Callable[..., list[dict]]
+    run: Callable[..., dict]
+
+
 @dataclass(frozen=True)
 class Claim:
     """A registered claim: identity, expected verdict and the quick/full parameter sets.
@@ -88,6 +132,7 @@ class Claim:
     parts: tuple[str, ...] = ()
     outside: dict = field(default_factory=dict)
     corrects: str | None = None
+    cells: Cells | None = None
 
     @property
     def results(self) -> list[str]:
@@ -159,9 +204,81 @@ class Claim:
         if unknown:
             raise ValueError(f"unknown parameters for {self.id}: {sorted(unknown)}")
         params.update(overrides)
+
+        def evidence():
+            rng = self.rng(seed)
+            if self.cells is None:
+                return self.func(rng=rng, **params)
+            cells = self._grid(rng, params)
+            return self.func(rng=rng, cells=[self.run_cell(seed, c) for c in cells], **params)
+
+        return self._judged(seed, profile, params, evidence)
+
+    def cell_plan(self, seed: int, profile: str) -> list[dict]:
+        """The cells of this claim on ``profile`` with root seed ``seed``, in grid order
+        (``ValueError`` naming ``cells`` when the claim has none or its grid is malformed)."""
+        if self.cells is None:
+            raise ValueError(f"cells: claim {self.id} declares no cells")
+        check_seed(seed)
+        return self._grid(self.rng(seed), self.params(profile))
+
+    def run_cell(self, seed: int, cell: dict) -> dict:
+        """One cell's output, as it reads back from JSON (its generator keyed by the cell)."""
+        out = self.cells.run(rng=np.random.default_rng(cell_seed_sequence(seed, self.id, cell)),
+                             **cell)
+        if not isinstance(out, dict):
+            raise ValueError(f"cells: the run function of {self.id} returned "
+                             f"{type(out).__name__}, not a dict")
+        try:
+            return json.loads(json.dumps(to_jsonable(out)))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"cells: the output of a cell of {self.id} is not JSON: "
+                             f"{exc}") from None
+
+    def combine(self, *, seed: int, profile: str, outputs: list[dict],
+                elapsed_s: float = 0.0) -> CheckResult:
+        """The claim's row from its cells' ``outputs`` (grid order), computed elsewhere;
+        ``elapsed_s``, the cells' summed time, is added to the combine's own."""
+        check_seed(seed)
+        params = self.params(profile)
+
+        def evidence():
+            rng = self.rng(seed)
+            cells = self._grid(rng, params)
+            if len(outputs) != len(cells):
+                raise ValueError(f"cells: {len(outputs)} outputs for {len(cells)} cells")
+            return self.func(rng=rng, cells=list(outputs), **params)
+
+        result = self._judged(seed, profile, params, evidence)
+        return dataclasses.replace(result, elapsed_s=result.elapsed_s + float(elapsed_s))
+
+    def _grid(self, rng: np.random.Generator, params: dict) -> list[dict]:
+        cells = self.cells.grid(rng=rng, **params)
+        if not isinstance(cells, list | tuple) or not cells:
+            raise ValueError(f"cells: the grid of {self.id} must be a non-empty list of "
+                             f"dicts, got {type(cells).__name__}")
+        seen = set()
+        out = []
+        for cell in cells:
+            if not isinstance(cell, dict) or not all(isinstance(k, str) for k in cell):
+                raise ValueError(f"cells: a cell of {self.id} must be a dict with str keys, "
+                                 f"got {cell!r:.80}")
+            try:
+                plain = json.loads(json.dumps(to_jsonable(cell)))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"cells: a cell of {self.id} is not JSON: {exc}") from None
+            canonical = json.dumps(plain, sort_keys=True)
+            if canonical in seen:
+                raise ValueError(f"cells: the grid of {self.id} lists the cell "
+                                 f"{canonical:.80} twice")
+            seen.add(canonical)
+            out.append(plain)
+        return out
+
+    def _judged(self, seed: int, profile: str, params: dict, evidence) -> CheckResult:
         start = time.perf_counter()
         try:
-            ev = self.func(rng=self.rng(seed), **params)
+            ev = evidence()
             if not isinstance(ev, Evidence):
                 raise TypeError(f"claim {self.id} returned {type(ev).__name__}, not Evidence")
             judgement = judge(self.parts, ev.instance, self.outside)
@@ -193,7 +310,7 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
           quick: dict | None = None, full: dict | None = None,
           expected_full: str | None = None,
           result: _results.Result | None = None, parts=(), outside: dict | None = None,
-          corrects: str | None = None):
+          corrects: str | None = None, cells: Mapping | None = None):
     """Register the decorated function as claim ``id`` (see the module docstring).
 
     Parameters
@@ -223,6 +340,10 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         replaces (for example a counterexample claim expected ``violated``). The findings
         page links the two; an id that names no registered claim fails when the plugins
         are loaded.
+    cells
+        ``dict(grid=..., run=...)`` for a claim whose work is a grid of cells the engine
+        may run as separate tasks; the decorated function is then the combine step and
+        takes the keyword ``cells`` (see the module docstring).
 
     Returns
     -------
@@ -261,17 +382,48 @@ def claim(id: str, *, ref: str, kind: str, statement: str, expected: str,
         raise ValueError(f"claim {id!r}: corrects must be the id of another claim, "
                          f"got {corrects!r}")
 
+    split = _cells(id, cells)
+
     def register(func):
+        if split is not None and not _accepts(func, "cells"):
+            raise ValueError(f"claim {id!r}: cells= is given, so {func.__qualname__} is the "
+                             "combine step and must take the keyword argument 'cells'")
         if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
             raise ValueError(f"claim id {id!r} registered twice")
         q = dict(quick or {})
         _REGISTRY[id] = Claim(id=id, ref=ref, kind=kind, statement=statement,
                               expected=expected, expected_full=expected_full, func=func,
                               quick=q, full=dict(full) if full is not None else q,
-                              parts=qualified, outside=outside, corrects=corrects)
+                              parts=qualified, outside=outside, corrects=corrects,
+                              cells=split)
         return func
 
     return register
+
+
+def _cells(claim_id: str, cells) -> Cells | None:
+    """``cells=`` of :func:`claim` checked: None, or a mapping of exactly ``grid`` and
+    ``run`` to callables taking keyword arguments (``rng`` among them)."""
+    if cells is None:
+        return None
+    if not isinstance(cells, Mapping) or set(cells) != {"grid", "run"}:
+        raise ValueError(f"claim {claim_id!r}: cells must be dict(grid=..., run=...), got "
+                         f"{cells!r:.80}")
+    for name in ("grid", "run"):
+        if not callable(cells[name]) or not _accepts(cells[name], "rng"):
+            raise ValueError(f"claim {claim_id!r}: cells[{name!r}] must be a function taking "
+                             f"the keyword argument 'rng', got {cells[name]!r:.80}")
+    return Cells(cells["grid"], cells["run"])
+
+
+def _accepts(func, name: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params and params[name].kind in (
+        inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def load_all() -> dict[str, Claim]:
@@ -388,6 +540,15 @@ def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
     digest = hashlib.sha256(claim_id.encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=words)
+
+
+def cell_seed_sequence(seed: int, claim_id: str, cell: dict) -> np.random.SeedSequence:
+    """SeedSequence of one cell: keyed by (root seed, claim id, the cell's parameters as
+    canonical JSON), so a cell draws the same numbers wherever and whenever it runs."""
+    base = claim_seed_sequence(seed, claim_id)
+    digest = hashlib.sha256(json.dumps(cell, sort_keys=True).encode()).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(entropy=base.entropy, spawn_key=base.spawn_key + words)
 
 
 @cache

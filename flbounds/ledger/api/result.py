@@ -255,6 +255,7 @@ class CheckResult:
     git_commit: str = ""  # provenance: source commit ("+dirty" if modified), ISO-8601 UTC
     started: str = ""     # wall-clock start and end of the task
     finished: str = ""
+    cpu_s: float = 0.0    # CPU seconds of the thread that ran the task (0: not recorded)
 
     @property
     def as_expected(self) -> bool:

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from .result import to_jsonable
 
-__all__ = ["adopt_digests", "code_digest", "fixed_digests", "import_closure", "sources_fixed",
-           "task_key"]
+__all__ = ["adopt_digests", "cell_key", "code_digest", "fixed_digests", "import_closure",
+           "sources_fixed", "task_key"]
 
 #: code digest per module while :func:`sources_fixed` is in effect (None: not in effect)
 _fixed: dict[str, str] | None = None
@@ -268,3 +268,10 @@ def _file_digest(path: Path) -> str:
 @cache
 def _cached_file_digest(path: str, mtime_ns: int, size: int) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def cell_key(claim_key: str, cell: dict) -> str:
+    """Key of one cell of a claim split into cells: the claim's task key (claim, params,
+    seed, profile, code) plus the cell's parameters (canonical JSON)."""
+    payload = json.dumps([claim_key, to_jsonable(cell)], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]

@@ -31,7 +31,9 @@ class InlineExecutor:
         self._done: list[tuple[Task, dict]] = []
 
     def capacity(self) -> int:
-        return 1
+        # none while a reply waits to be handed on: the runner stores each task's result
+        # before it runs the next (a run killed mid-way keeps what it finished)
+        return 0 if self._done else 1
 
     def busy(self) -> int:
         return len(self._done)

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..api.result import CheckResult
 from .liveness import holder_alive
 from .rows import parse_row
-from .store import ResultStore
+from .store import ResultStore, cell_row
 
 #: seconds a lease lives without a heartbeat; the holder renews every LEASE_S / 4
 LEASE_S = 120.0
@@ -34,16 +34,47 @@ def acquire(store: ResultStore, task_key: str, run_id: str,
     (any row when ``since`` is None, else one that ended at or after ``since``),
     ``(BUSY, None)`` while another live run holds the lease, else ``(MINE, None)``.
     """
+    return _acquire(store, task_key, run_id, since, cell=False)
+
+
+def acquire_cell(store: ResultStore, task_key: str, run_id: str,
+                 since: float | None) -> tuple[str, dict | None]:
+    """:func:`acquire` for a cell of a claim split into cells: ``(DONE, row)`` when a cell
+    row that did not fail is stored for its key (the cells table), else as :func:`acquire`."""
+    return _acquire(store, task_key, run_id, since, cell=True)
+
+
+def stored_result(store: ResultStore, task_key: str,
+                  since: float | None) -> CheckResult | None:
+    """The finished result :func:`acquire` would find stored for ``task_key`` (no lease)."""
+    with store.transaction() as conn:
+        return _stored(conn, task_key, since, cell=False)
+
+
+def _stored(conn, task_key, since, *, cell):
+    query = ("SELECT row, ended FROM cells WHERE task_key = ? AND failed = 0 ORDER BY seq DESC"
+             if cell else "SELECT row, ended FROM results WHERE task_key = ? AND "
+             "verdict != 'error' ORDER BY seq DESC")
+    for raw, ended in conn.execute(query, (task_key,)).fetchall():
+        if since is not None and (not isinstance(ended, float | int) or ended < since):
+            continue
+        if cell:
+            row = cell_row(raw)
+            if row is not None and not row.get("error"):
+                return row
+            continue
+        result, _ = parse_row(raw)
+        if result is not None and result.verdict != "error":
+            return result
+    return None
+
+
+def _acquire(store, task_key, run_id, since, *, cell):
     host, pid = socket.gethostname(), os.getpid()
     with store.transaction() as conn:
-        rows = conn.execute("SELECT row, ended FROM results WHERE task_key = ? AND "
-                            "verdict != 'error' ORDER BY seq DESC", (task_key,)).fetchall()
-        for raw, ended in rows:
-            if since is not None and (not isinstance(ended, float | int) or ended < since):
-                continue
-            result, _ = parse_row(raw)
-            if result is not None and result.verdict != "error":
-                return DONE, result
+        found = _stored(conn, task_key, since, cell=cell)
+        if found is not None:
+            return DONE, found
         lease = conn.execute("SELECT run_id, host, pid, expires FROM leases WHERE task_key = ?",
                              (task_key,)).fetchone()
         if lease is not None and _text(lease[0]) != run_id \

@@ -8,6 +8,12 @@ lease in the store, so two runs into one store compute it once, and ``resume=Tru
 tasks whose key
 (claim, params, seed, profile, code version) is already stored. A task past its time limit
 becomes an ``error`` result ("timed out after N s"), its worker is replaced, the run goes on.
+
+A claim split into cells (``claim(..., cells=...)``) runs as one task per cell, side by side
+with the other tasks; each cell has its own key (the claim's plus the cell's parameters),
+lease and stored row (the store's cells table), so ``resume=True`` recomputes only the cells
+not stored. Once all its cells are in, the claim's row is combined in this process from
+them and stored like any claim's; it is the row the one-task run gives, bit for bit.
 """
 
 from __future__ import annotations
@@ -17,11 +23,19 @@ from collections.abc import Callable, Sequence
 
 from ..api.registry import Claim
 from ..api.result import CheckResult
-from ..api.taskkey import fixed_digests, sources_fixed, task_key
+from ..api.taskkey import cell_key, fixed_digests, sources_fixed, task_key
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
-from .leases import BUSY, DONE, Heartbeat, acquire
+from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell, stored_result
 from .store import ResultStore
-from .tasks import execute, failure_row, source_commit
+from .tasks import (
+    CELL_PREFIX,
+    cell_task,
+    combine_cells,
+    execute,
+    failure_row,
+    parse_cell_task,
+    source_commit,
+)
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
            "longest_first", "run_claims", "run_tasks", "source_commit", "start_pool"]
@@ -75,7 +89,8 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
     _check_options(workers, timeout)
     # the executor starts before the task keys are computed and the store is read: its
     # workers get ready (fork, or import the claims) meanwhile
-    executor = pool if pool is not None else _executor(workers, scheduler, timeout, len(claims))
+    tasks = None if any(getattr(c, "cells", None) is not None for c in claims) else len(claims)
+    executor = pool if pool is not None else _executor(workers, scheduler, timeout, tasks)
     try:
         with sources_fixed():
             return _run_claims(claims, profile, seed, store, resume, progress, executor)
@@ -89,8 +104,8 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
     if hasattr(executor, "share"):     # pool workers reuse the digests behind the keys
         executor.share(fixed_digests())
     history = store.load() if store is not None else []
-    tasks = [(c.id, profile, seed) for c in longest_first(claims, history, profile)]
     results: dict[str, CheckResult] = {}
+    run_id, since = "", None if resume else time.time()
 
     def finished(result: CheckResult, row: dict | None) -> None:
         results[result.id] = result
@@ -103,20 +118,118 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
         return resume and result.task_key in initially_done
 
     initially_done = {r.task_key for r in history if r.verdict != "error"}
+    grids = _CellGrids(claims, profile, seed, keys, store, finished)
+    if store is not None:
+        run_id = store.begin_run(profile, seed, len(claims))
+        grids.run_id = run_id
+    cell_history = store.cell_records() if store is not None else []
+    tasks = _ordered_tasks(claims, grids, history, cell_history, profile, seed, since)
     if store is None:
-        _drive(tasks, executor, finished, lease=None)
+        _drive(tasks, executor, finished, lease=None, on_cell=grids.on_cell)
         return [results[c.id] for c in claims]
-    run_id = store.begin_run(profile, seed, len(claims))
-    since = None if resume else time.time()
+
+    def lease(task):
+        if task[0] in grids.keys:
+            return acquire_cell(store, grids.keys[task[0]], run_id, since)
+        return acquire(store, keys[task[0]], run_id, since)
+
     status = "interrupted"
     try:
         with Heartbeat(store.directory, run_id):
-            _drive(tasks, executor, finished,
-                   lease=lambda t: acquire(store, keys[t[0]], run_id, since))
+            _drive(tasks, executor, finished, lease=lease, on_cell=grids.on_cell)
         status = "complete"
     finally:
         store.end_run(run_id, status)
     return [results[c.id] for c in claims]
+
+
+class _CellGrids:
+    """The claims of a run split into cells: their cells' task ids and keys, the outputs
+    received so far, and the combine once a claim's cells are all in."""
+
+    def __init__(self, claims, profile, seed, claim_keys, store, finished):
+        self.profile, self.seed, self.store, self.finished = profile, seed, store, finished
+        self.claim_keys, self.run_id, self.since = claim_keys, "", None
+        self.tasks: dict[str, list[str]] = {}      # claim id -> its cells' task ids
+        self.keys: dict[str, str] = {}             # cell task id -> cell key
+        self.rows: dict[str, list] = {}            # claim id -> cell rows received
+        self.closed: set[str] = set()              # claims whose row is made
+        for c in claims:
+            if getattr(c, "cells", None) is None:     # an attack task has none
+                continue
+            try:
+                cells = c.cell_plan(seed, profile)
+            except Exception:  # noqa: BLE001 - the claim runs as one task; its row says why
+                continue
+            self.tasks[c.id] = [cell_task(c.id, i) for i in range(len(cells))]
+            self.keys.update({cell_task(c.id, i): cell_key(claim_keys[c.id], cell)
+                              for i, cell in enumerate(cells)})
+            self.rows[c.id] = [None] * len(cells)
+
+    def on_cell(self, task, reply: dict, stored: bool) -> None:
+        """A cell's reply (``{"row": ...}`` or ``{"fail": ...}``), or its row found stored."""
+        claim_id, index = parse_cell_task(task[0])
+        row = reply.get("row")
+        if row is None:
+            row = dict(id=claim_id, index=index, cell=None, output=None,
+                       error=reply.get("fail", "no result"), traceback="",
+                       task_key=self.keys[task[0]], claim_key=self.claim_keys[claim_id],
+                       profile=self.profile, seed=self.seed,
+                       elapsed_s=float(reply.get("elapsed_s", 0.0)), cpu_s=0.0)
+        if self.store is not None and not stored:
+            self.store.append_cell(row, run_id=self.run_id)
+        if claim_id in self.closed:
+            return
+        if row.get("error"):
+            self.closed.add(claim_id)
+            reason = f"cell {index} of {len(self.rows[claim_id])} failed: {row['error']}"
+            failed = failure_row((claim_id, self.profile, self.seed), reason, row["elapsed_s"])
+            self.finished(CheckResult.from_dict(failed), failed)
+            return
+        self.rows[claim_id][index] = row
+        if all(r is not None for r in self.rows[claim_id]):
+            self.closed.add(claim_id)
+            self._combine(claim_id)
+
+    def _combine(self, claim_id: str) -> None:
+        if self.store is not None:    # another run may have stored it meanwhile
+            state, stored = acquire(self.store, self.claim_keys[claim_id], self.run_id,
+                                    self.since)
+            if state == DONE:
+                self.finished(stored, None)
+                return
+        try:
+            row = combine_cells(claim_id, self.profile, self.seed, self.rows[claim_id])
+        except Exception as exc:  # noqa: BLE001 - e.g. the registry changed under the run
+            row = failure_row((claim_id, self.profile, self.seed),
+                              f"combining the cells failed: {type(exc).__name__}: {exc}")
+        self.finished(CheckResult.from_dict(row), row)
+
+
+def _ordered_tasks(claims, grids: _CellGrids, history, cell_history, profile, seed, since):
+    """The run's tasks longest first (:func:`longest_first`), a claim split into cells as
+    its cells (each by its own last duration); a claim already stored is not split."""
+    grids.since = since
+    last = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    for row in cell_history:
+        if row.get("profile") == profile and not row.get("error"):
+            last[cell_task(row["id"], row["index"])] = float(row["elapsed_s"])
+    units = []
+    for c in claims:
+        if c.id in grids.tasks and not _stored(grids, c.id):
+            units += [(t, c.id) for t in grids.tasks[c.id]]
+        else:
+            grids.tasks.pop(c.id, None)
+            units.append((c.id, c.id))
+    return [(t, profile, seed) for t, _ in _longest_first(units, last)]
+
+
+def _stored(grids: _CellGrids, claim_id: str) -> bool:
+    """The claim's row is stored (as resume or a concurrent run may have it): then it is
+    taken as a whole, its lease as any claim's."""
+    if grids.store is None:
+        return False
+    return stored_result(grids.store, grids.claim_keys[claim_id], grids.since) is not None
 
 
 def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
@@ -132,15 +245,25 @@ def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
     same paper would often wait for one another's compilation.
     """
     last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    order = _longest_first([(i, c.id) for i, c in enumerate(claims)],
+                           {i: last_time[c.id] for i, c in enumerate(claims)
+                            if c.id in last_time})
+    return [claims[i] for i, _ in order]
+
+
+def _longest_first(units: list[tuple], last_time: dict) -> list[tuple]:
+    """``(unit, claim id)`` pairs in :func:`longest_first`'s order, ``last_time`` keyed by
+    unit; the cells of one claim take the paper's turns one after another."""
     turn: dict[str, int] = {}
-    never_run: dict[str, int] = {}
-    for c in claims:
-        if c.id not in last_time:
-            paper = c.id.split(".", 1)[0]
-            never_run[c.id] = turn.get(paper, 0)
-            turn[paper] = never_run[c.id] + 1
-    return sorted(claims, key=lambda c: (never_run.get(c.id, float("inf")),
-                                         -last_time.get(c.id, 0.0)))
+    never_run: dict[int, int] = {}
+    for i, (unit, claim_id) in enumerate(units):
+        if unit not in last_time:
+            paper = claim_id.split(".", 1)[0]
+            never_run[i] = turn.get(paper, 0)
+            turn[paper] = never_run[i] + 1
+    ranked = sorted(range(len(units)), key=lambda i: (never_run.get(i, float("inf")),
+                                                      -last_time.get(units[i][0], 0.0)))
+    return [units[i] for i in ranked]
 
 
 def run_tasks(tasks: Sequence[tuple[str, str, int]], *, workers: int = 1, scheduler=None,
@@ -183,13 +306,14 @@ def start_pool(workers: int, timeout: float | None,
     return pool
 
 
-def _drive(tasks: list, executor, finished, *, lease) -> None:
+def _drive(tasks: list, executor, finished, *, lease, on_cell=None) -> None:
     """Start tasks as the executor has room (each after taking its lease), hand every reply
     to ``finished(result, row)``; tasks another run holds are retried every ``POLL_S``.
 
     Replies are handed on after the freed workers have their next tasks, so a worker does
     not wait while its previous result is stored (at once for an executor that runs tasks
-    in this process)."""
+    in this process). A cell's reply, or its row found stored, goes to
+    ``on_cell(task, reply, stored)`` instead."""
     waiting, parked, replies = list(tasks), [], []
     ok = False
     try:
@@ -200,19 +324,21 @@ def _drive(tasks: list, executor, finished, *, lease) -> None:
             while waiting and executor.capacity() > 0:
                 task = waiting.pop(0)
                 state, stored = lease(task) if lease is not None else ("mine", None)
-                if state == DONE:
+                if state == DONE and task[0].startswith(CELL_PREFIX):
+                    on_cell(task, {"row": stored}, True)
+                elif state == DONE:
                     finished(stored, None)
                 elif state == BUSY:
                     held.append(task)
                 else:
-                    _deliver(executor.submit(task), finished)
+                    _deliver(executor.submit(task), finished, on_cell)
             parked += held
-            _deliver(replies, finished)
+            _deliver(replies, finished, on_cell)
             replies = []
             if executor.busy():
                 replies = executor.wait(POLL_S if parked else None)
                 if getattr(executor, "runs_inline", False):   # its next submit would run
-                    _deliver(replies, finished)               # the next task first
+                    _deliver(replies, finished, on_cell)      # the next task first
                     replies = []
             elif parked:
                 time.sleep(POLL_S)
@@ -221,8 +347,11 @@ def _drive(tasks: list, executor, finished, *, lease) -> None:
         executor.close(kill=not ok)
 
 
-def _deliver(replies, finished) -> None:
+def _deliver(replies, finished, on_cell=None) -> None:
     for task, reply in replies:
+        if on_cell is not None and task[0].startswith(CELL_PREFIX):
+            on_cell(task, reply, False)
+            continue
         row = reply.get("row")
         if row is None:
             row = failure_row(task, reply.get("fail", "no result"), reply.get("elapsed_s", 0.0))

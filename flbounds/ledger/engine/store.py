@@ -46,6 +46,11 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS leases (
     task_key TEXT PRIMARY KEY, run_id TEXT, host TEXT, pid INTEGER, expires REAL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS cells (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, task_key TEXT, claim_key TEXT, claim_id TEXT,
+    cell_index INTEGER, profile TEXT, seed INTEGER, failed INTEGER, run_id TEXT,
+    ended REAL, row BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS cells_by_key ON cells(task_key);
 """
 
 
@@ -173,6 +178,21 @@ class ResultStore:
                           result.verdict, run_id, commit, started, ended, row))
             conn.execute("DELETE FROM leases WHERE task_key = ?", (result.task_key,))
 
+    def append_cell(self, row: dict, *, run_id: str = "") -> None:
+        """Store one finished cell of a claim split into cells (its row as
+        :func:`flbounds.ledger.engine.tasks.execute` returns it) and drop its lease.
+
+        Cells live in their own table: readers of claim results never see them."""
+        data = json.dumps(row).encode()       # key order kept: the combine reads it back
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO cells (task_key, claim_key, claim_id, cell_index, "
+                         "profile, seed, failed, run_id, ended, row) VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?)",
+                         (row["task_key"], row["claim_key"], row["id"], row["index"],
+                          row["profile"], row["seed"], int(bool(row.get("error"))), run_id,
+                          _epoch(row.get("finished", "")) or time.time(), data))
+            conn.execute("DELETE FROM leases WHERE task_key = ?", (row["task_key"],))
+
     def begin_run(self, profile: str, seed: int, n_tasks: int) -> str:
         """Record a new run (status ``running``); return its id. Runs still recorded as
         ``running`` whose process is gone (killed with their parent) are marked
@@ -218,6 +238,23 @@ class ResultStore:
         except (StoreError, sqlite3.Error) as exc:
             skipped = skipped.add(str(self.path), f"unreadable database ({exc})")
         report_skipped(str(self.path), skipped)
+        return out
+
+    def cell_records(self) -> list[dict]:
+        """Every readable stored cell row, oldest first (unreadable ones skipped)."""
+        try:
+            conn = self.connect(create=False)
+            if conn is None or conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'cells'").fetchone() is None:
+                return []
+            raws = [raw for (raw,) in conn.execute("SELECT row FROM cells ORDER BY seq")]
+        except (StoreError, sqlite3.Error):
+            return []
+        out = []
+        for raw in raws:
+            row = cell_row(raw)
+            if row is not None:
+                out.append(row)
         return out
 
     def load(self) -> list[CheckResult]:
@@ -292,6 +329,18 @@ def damaged(path: Path, exc: Exception) -> str:
     return (f"results store {str(path)!r} is damaged or not a results database ({exc}); "
             f"move it aside (mv {str(path)!r} {str(path) + '.damaged'!r}) and run "
             "'flbounds check' again to start a new one")
+
+
+def cell_row(raw: bytes | str) -> dict | None:
+    """A stored cell row, or None when it is not one (unreadable, wrong shape)."""
+    try:
+        row = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+        return None
+    ok = isinstance(row, dict) and all(isinstance(row.get(k), t) for k, t in (
+        ("id", str), ("index", int), ("task_key", str), ("profile", str), ("seed", int),
+        ("elapsed_s", float | int)))
+    return row if ok else None
 
 
 def read_jsonl(path: Path, skipped: Skipped) -> tuple[list[CheckResult], Skipped]:

@@ -4,7 +4,9 @@ A task id is a registered claim's id or ``attack:<claim id>``, an adversarial se
 claim (:mod:`flbounds.falsify.task`); both have the same interface (``check(seed=,
 profile=)``, ``params``, ``expected_for``, ``reproducer``, ``module``), so the runner, the
 worker pool, Dask and the store treat them alike. The engine resolves attack ids here: the
-claim registry, below it, knows claims only.
+claim registry, below it, knows claims only. A claim split into cells (its ``cells=``) also
+runs as one task per cell, ``cell:<index>:<claim id>``, whose row goes to the store's cells
+table; once all are in, :func:`combine_cells` makes the claim's row.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import subprocess
+import time
+import traceback
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -23,9 +27,10 @@ from flbounds.falsify.task import attack_task
 
 from ..api import registry
 from ..api.result import CheckResult
-from ..api.taskkey import task_key
+from ..api.taskkey import cell_key, task_key
 
-__all__ = ["ATTACK_PREFIX", "execute", "failure_row", "get", "limit_blas_for_process",
+__all__ = ["ATTACK_PREFIX", "CELL_PREFIX", "cell_task", "combine_cells", "execute",
+           "execute_cell", "failure_row", "get", "limit_blas_for_process", "parse_cell_task",
            "source_commit"]
 
 
@@ -52,6 +57,23 @@ def get(task_id: str):
     return registry.get(task_id)
 
 
+#: task id of one cell of a claim split into cells: ``cell:<index>:<claim id>``
+CELL_PREFIX = "cell:"
+
+
+def cell_task(claim_id: str, index: int) -> str:
+    """The task id of cell ``index`` (grid order) of claim ``claim_id``."""
+    return f"{CELL_PREFIX}{index}:{claim_id}"
+
+
+def parse_cell_task(task_id: str) -> tuple[str, int] | None:
+    """``(claim id, index)`` of a cell's task id, None for any other task id."""
+    if not task_id.startswith(CELL_PREFIX):
+        return None
+    index, _, claim_id = task_id.removeprefix(CELL_PREFIX).partition(":")
+    return claim_id, int(index)
+
+
 def execute(task_id: str, profile: str, seed: int) -> dict:
     """Run one task in whatever process this is; the unit sent to pool and Dask workers.
 
@@ -59,18 +81,70 @@ def execute(task_id: str, profile: str, seed: int) -> dict:
     order on a machine with another core count (so the numbers would depend on where a task
     ran), and the claims' small solves only lose time to thread start-up. Parallelism comes
     from running tasks side by side. The row gains its provenance: the git commit of the
-    sources and the task's wall-clock start and end (ISO-8601, UTC).
+    sources, the task's wall-clock start and end (ISO-8601, UTC) and its CPU seconds
+    (``cpu_s``, of the thread that ran it: BLAS and numba run single-threaded in a task).
     """
-    started = _utc_now()
-    # a pool worker limits BLAS once for its life (the limit costs tens of ms per call)
-    limit = contextlib.nullcontext() if _blas_limited else threadpool_limits(
-        limits=1, user_api="blas")
+    if task_id.startswith(CELL_PREFIX):
+        return execute_cell(task_id, profile, seed)
+    started, cpu = _utc_now(), time.thread_time()
     task = get(task_id)
-    with limit:
+    with _single_blas():
         row = task.check(seed=seed, profile=profile).to_dict()
     row.update(git_commit=source_commit() or "", started=started, finished=_utc_now(),
+               cpu_s=time.thread_time() - cpu,
                versions={**row.get("versions", {}), **plugin_versions(task.module)})
     return row
+
+
+def execute_cell(task_id: str, profile: str, seed: int) -> dict:
+    """Run one cell (task id ``cell:<index>:<claim id>``) as :func:`execute` runs a task;
+    its row: claim ``id``, ``index``, ``cell`` (its parameters), ``output`` (None when it
+    failed), ``error`` and ``traceback`` ('' unless it failed), ``task_key`` (the cell's,
+    :func:`~flbounds.ledger.api.taskkey.cell_key`), ``claim_key``, ``profile``, ``seed``,
+    ``elapsed_s``, ``cpu_s`` and the provenance of :func:`execute`. A grid that cannot be
+    listed raises (the task fails, and with it the claim)."""
+    claim_id, index = parse_cell_task(task_id)
+    c = registry.get(claim_id)
+    started, cpu = _utc_now(), time.thread_time()
+    with _single_blas():
+        cell = c.cell_plan(seed, profile)[index]
+        start = time.perf_counter()
+        try:
+            output, error, trace = c.run_cell(seed, cell), "", ""
+        except Exception as exc:  # noqa: BLE001 - a failed cell is a row; the claim fails
+            output, error, trace = None, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        elapsed = time.perf_counter() - start
+    claim_key = task_key(c, profile, seed)
+    return dict(id=claim_id, index=index, cell=cell, output=output, error=error,
+                traceback=trace, task_key=cell_key(claim_key, cell), claim_key=claim_key,
+                profile=profile, seed=seed, elapsed_s=elapsed,
+                cpu_s=time.thread_time() - cpu, git_commit=source_commit() or "",
+                started=started, finished=_utc_now())
+
+
+def combine_cells(claim_id: str, profile: str, seed: int, cells: list[dict]) -> dict:
+    """The row of a claim split into cells, from its cells' rows (grid order): its combine
+    step run in this process, with BLAS single-threaded as in a task, so the row is the one
+    :func:`execute` of the claim would return (timings aside: ``elapsed_s`` and ``cpu_s``
+    sum the cells' and the combine's, ``started`` is the first cell's start)."""
+    c = registry.get(claim_id)
+    cpu = time.thread_time()
+    with _single_blas():
+        result = c.combine(seed=seed, profile=profile, outputs=[r["output"] for r in cells],
+                           elapsed_s=sum(r["elapsed_s"] for r in cells))
+    row = result.to_dict()
+    starts = [r.get("started", "") for r in cells if r.get("started")]
+    row.update(git_commit=source_commit() or "", started=min(starts, default=""),
+               finished=_utc_now(),
+               cpu_s=time.thread_time() - cpu + sum(r.get("cpu_s", 0.0) for r in cells),
+               versions={**row.get("versions", {}), **plugin_versions(c.module)})
+    return row
+
+
+def _single_blas():
+    # a pool worker limits BLAS once for its life (the limit costs tens of ms per call)
+    return contextlib.nullcontext() if _blas_limited else threadpool_limits(
+        limits=1, user_api="blas")
 
 
 _blas_limited = False
@@ -117,15 +191,19 @@ def _git_head(root: Path) -> str | None:
 
 
 def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0) -> dict:
-    """The ``error`` row of a task that did not return (timed out, worker died)."""
+    """The ``error`` row of a task that did not return (timed out, worker died); for a
+    cell's task, the row of its claim."""
     task_id, profile, seed = task
+    if task_id.startswith(CELL_PREFIX):
+        task_id = parse_cell_task(task_id)[0]
     c = get(task_id)
 
     def fail(**_):
         raise RuntimeError(reason)
 
     try:   # the claim's own row layout, with the failure as its reason
-        row = dataclasses.replace(c, func=fail).check(seed=seed, profile=profile).to_dict()
+        row = dataclasses.replace(c, func=fail, cells=None).check(
+            seed=seed, profile=profile).to_dict()
     except TypeError:  # a task that is not a registered claim (e.g. an attack): its identity
         row = CheckResult(
             id=task_id, paper=getattr(c, "paper", ""), ref=getattr(c, "ref", ""),

@@ -16,7 +16,7 @@ distributed = pytest.importorskip("distributed")
 
 # about ten seconds each on the quick profile: long enough to be killed in the middle
 TASKS = [("fedals.thm41.bound", "quick", 0), ("fedals.thm41.bound", "quick", 1)]
-TIMINGS = {"elapsed_s", "started", "finished"}
+TIMINGS = {"elapsed_s", "cpu_s", "started", "finished"}
 
 
 def _comparable(row: dict) -> str:

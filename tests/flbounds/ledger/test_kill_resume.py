@@ -20,7 +20,7 @@ from flbounds.ledger import ResultStore
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
 
 CLAIMS = ["focus.matrices", "kvib.lemma2_2"]          # seven fast claims
-TIMINGS = {"elapsed_s", "started", "finished"}
+TIMINGS = {"elapsed_s", "cpu_s", "started", "finished"}
 
 
 def _check(results: Path, *extra, mark: str = "") -> subprocess.Popen:

@@ -45,7 +45,7 @@ def test_run_claims_starts_tasks_in_that_order(store, monkeypatch):
     monkeypatch.setattr(store, "load", lambda: fake)
     started = []
 
-    def drive(tasks, executor, finished, *, lease):
+    def drive(tasks, executor, finished, *, lease, on_cell=None):
         started.extend(t[0] for t in tasks)
         executor.close()
         raise KeyboardInterrupt   # stop before any work: only the order matters here
@@ -105,3 +105,17 @@ def test_a_task_run_in_this_process_is_stored_before_the_next_one_runs(monkeypat
     assert runner.InlineExecutor.runs_inline     # the executor of one-worker runs
     log = _drive_log(monkeypatch, size=1, inline=True)
     assert log == [e for n in "abcd" for e in (("submit", n), ("finished", n))]
+
+
+def test_the_inline_executor_hands_each_reply_on_before_it_runs_the_next_task(monkeypatch):
+    """With one worker and no time limit, tasks run in this process: each result is stored
+    before the next task starts, so a run killed mid-way keeps what it finished."""
+    log = []
+    monkeypatch.setattr(runner.CheckResult, "from_dict", staticmethod(lambda row: row["id"]))
+    import flbounds.ledger.engine.executors as executors
+
+    monkeypatch.setattr(executors, "execute", lambda *task: log.append(("run", task[0])) or
+                        {"id": task[0]})
+    runner._drive([(n, "quick", 0) for n in "abc"], runner.InlineExecutor(),
+                  lambda result, row: log.append(("finished", result)), lease=None)
+    assert log == [e for n in "abc" for e in (("run", n), ("finished", n))]

@@ -73,6 +73,7 @@ def rsp_matrix_printed(*, rng):
 
 
 @claim("kvib.lemma_b7.rsp_constant", ref="Lemma B.7, eqs. (18)-(19), RSP with v=(N-K)/(N-1)",
+       corrects="kvib.lemma_b7.rsp_matrix_printed",
        kind="statement", expected="holds", result=LEMMA_B7, parts=("eq19", "rsp", "n_diag"),
        statement="For uniform K-subsets P - pp^T <= Diag(p v) with v = (N-K)/(N-1) (equality on "
                  "1-perp), eq. (19) holds, and any proper design has P - pp^T <= N Diag(P - pp^T).",

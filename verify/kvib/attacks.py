@@ -17,6 +17,7 @@ from flbounds.sampling import (
     isp_variance,
     optimal_factor,
     optimal_isp_objective,
+    optimal_isp_probabilities,
     optimal_isp_variance,
     rsp_bound,
 )
@@ -286,3 +287,47 @@ def printed_last_term(*, base, decay, n, T, k_frac):
     root = float(np.sum(np.sqrt(fb.squared_sums(T))))
     bound = thm_d1_bound_value(N=n, G=G, zbar=zbar, K=k, root=root)
     return regrets(tr.costs, fb, k).static / bound
+
+
+def _eq5_above_one(*, a, n, k_frac):
+    """Eq. (5) gives some p_i > 1 (the regime ``kvib.eq5.beyond_one`` checks)."""
+    k = _budget(n, k_frac)
+    return bool(np.any(k * a[:n] / a[:n].sum() > 1)) or "p = K a/sum a <= 1 everywhere"
+
+
+@_surface("kvib.eq5.beyond_one",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1)},
+                validator=_eq5_above_one,
+                instance=lambda *, a, n, k_frac: dict(a=a[:n], budget=_budget(n, k_frac)),
+                tolerance=1e-12, tolerance_why=SUMS,
+                fixed=[{"a": [1, 1, 20, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5}])
+def eq5_beyond_one(*, a, n, k_frac):
+    """Optimal ISP variance over eq. (3)'s RSP side at eq. (5) where some K a_i/sum a > 1."""
+    a, k = a[:n], _budget(n, k_frac)
+    return (optimal_isp_objective(a, k) - np.sum(a * a)) / rsp_bound(k * a / a.sum(), a)
+
+
+def _eq8_point(a, n, k_frac, w):
+    """An ISP p in P_K (water-filled weights w, so every p_i <= 1) and the optimum p*."""
+    a, k = a[:n], _budget(n, k_frac)
+    return a, k, optimal_isp_probabilities(w[:n] + 1e-3, k), optimal_isp_probabilities(a, k)
+
+
+@_surface("kvib.eq8.display_every_coupling",
+                space={"a": Box(1e-2, 1e2, log=True, shape=5), "n": Integers(2, 5),
+                       "k_frac": Box(0, 1), "w": Simplex(5)},
+                instance=lambda *, a, n, k_frac, w: dict(zip(
+                    ("a", "budget", "p", "p_star"), _eq8_point(a, n, k_frac, w), strict=True)),
+                tolerance=1e-12, tolerance_why=SUMS, shrink=True,
+                fixed=[{"a": [1, 2, 1, 1, 1], "n": 2, "k_frac": 0.0,
+                        "w": [0.25, 0.75, 0, 0, 0]}],
+                note="N <= 5: the estimators' laws are enumerated over 2^N sets")
+def eq8_display(*, a, n, k_frac, w):
+    """Smallest Q over joint laws (quantile coupling, d = 1) over l(p) - l(p*)."""
+    from .eq8 import estimator_law, wasserstein2_squared
+
+    a, k, p, p_star = _eq8_point(a, n, k_frac, w)
+    rhs = float(np.sum(a * a / p) - np.sum(a * a / p_star))
+    if rhs <= 1e-12 * float(np.sum(a * a / p_star)):
+        return 0.0  # p = p*: both sides 0
+    return wasserstein2_squared(*estimator_law(a, p), *estimator_law(a, p_star)) / rhs

@@ -331,3 +331,54 @@ def eq8_display(*, a, n, k_frac, w):
     if rhs <= 1e-12 * float(np.sum(a * a / p_star)):
         return 0.0  # p = p*: both sides 0
     return wasserstein2_squared(*estimator_law(a, p), *estimator_law(a, p_star)) / rhs
+
+
+def _design(n, weights):
+    """A proper design on all subsets of n clients with the first 2^n ``weights``."""
+    from flbounds.sampling.exact import all_masks
+
+    masks = all_masks(n)
+    probs = weights[:masks.shape[0]] + 1e-6
+    return masks, probs / probs.sum()
+
+
+@_surface("kvib.lemma_b7.general_design",
+                space={"n": Integers(2, 5), "weights": Simplex(32),
+                       "z": Box(-1e2, 1e2, shape=10)},
+                instance=lambda *, n, weights, z: dict(zip(("masks", "probs"),
+                                                           _design(n, weights), strict=True)),
+                tolerance=1e-10, tolerance_why="eigenvalue bisection (40 halvings) and 2^N-term "
+                "sums",
+                fixed=[{"n": 3, "weights": [1 / 8] * 8 + [0] * 24, "z": [1.0] * 10}])
+def lemma_b7_general(*, n, weights, z):
+    """Exact variance over eq. (19)'s bound with the tightest admissible v of eq. (18)."""
+    from flbounds.sampling.exact import design_moments
+
+    from .lemma_b7 import _pair_matrix, tight_v
+
+    masks, probs = _design(n, weights)
+    P = _pair_matrix(masks, probs)
+    p = np.diag(P).copy()
+    v = tight_v(P - np.outer(p, p), p)
+    vecs = np.asarray(z, dtype=float)[:2 * n].reshape(n, 2)
+    bound = float(np.sum(v / p * np.sum(vecs * vecs, axis=1)))
+    return design_moments(vecs, masks, probs).variance / bound if bound > 0 else 0.0
+
+
+@_surface("kvib.corollary_b1_b2.split_indices",
+                space={"a": WEIGHTS, "n": Integers(2, N_MAX), "k_frac": Box(0, 1),
+                       "floor_frac": Box(0, 1)},
+                instance=lambda *, a, n, k_frac, floor_frac: dict(
+                    a=a[:n], budget=min(_budget(n, k_frac), a[:n].sum() / a[:n].max()),
+                    p_min=floor_frac * min(_budget(n, k_frac), a[:n].sum() / a[:n].max()) / n),
+                tolerance=1e-9, tolerance_why="bisection of tau; 1 is the tie K a_max = sum a",
+                fixed=[{"a": [1, 1.5, 2, 1, 1, 1, 1, 1], "n": 3, "k_frac": 0.5,
+                        "floor_frac": 0.99}])
+def split_indices(*, a, n, k_frac, floor_frac):
+    """B.2's l2 = N: the largest client's value a_max/tau in the floor-only solution (above 1
+    it would be capped), K up to the corollaries' limit sum a / a_max, p_min up to K/N."""
+    from .corollaries_b1_b2 import uncapped_top
+
+    a = a[:n]
+    k = min(_budget(n, k_frac), a.sum() / a.max())   # the corollaries' uncapped regime
+    return uncapped_top(a, k, floor_frac * k / n)

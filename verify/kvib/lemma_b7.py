@@ -118,6 +118,18 @@ def rsp_constant(*, rng, max_clients, n_designs):
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "eigenvalue rounding"))
 
 
+def tight_v(cov: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The smallest v = (1 - p)(1 + t (N - 1)), t in [0, 1], with cov <= Diag(p v) (eq. (18);
+    t = 1 is N(1 - p), always admissible), by bisection on the largest eigenvalue."""
+    n = p.size
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        v = (1 - p) * (1 + mid * (n - 1))
+        lo, hi = (lo, mid) if np.linalg.eigvalsh(cov - np.diag(p * v))[-1] <= 0 else (mid, hi)
+    return (1 - p) * (1 + hi * (n - 1))
+
+
 @claim("kvib.lemma_b7.general_design", ref="Lemma B.7, eqs. (18)-(19), any proper sampling",
        kind="statement", expected="holds", result=LEMMA_B7, parts=("eq19", "necessity"),
        statement="For any proper sampling and any v with P - pp^T <= Diag(p v), eq. (19) "
@@ -143,12 +155,7 @@ def general_design(*, rng, max_clients, n_designs):
             continue
         designs.append(dict(masks=masks, probs=probs))
         cov = P - np.outer(p, p)
-        lo, hi = 0.0, 1.0     # v = (1 - p)(1 + t (N - 1)); t = 1 is N(1 - p), admissible
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            v = (1 - p) * (1 + mid * (n - 1))
-            lo, hi = (lo, mid) if np.linalg.eigvalsh(cov - np.diag(p * v))[-1] <= 0 else (mid, hi)
-        v = (1 - p) * (1 + hi * (n - 1))
+        v = tight_v(cov, p)
         z = rng.standard_normal((n, 2)) * rng.lognormal(0, 1, (n, 1))
         exact = design_moments(z, masks, probs).variance
         bound = float(np.sum(v / p * np.sum(z * z, axis=1)))

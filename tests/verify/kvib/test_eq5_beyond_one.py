@@ -3,7 +3,7 @@
 
 import numpy as np
 
-import verify.kvib.sec3 as sec3
+import verify.kvib.lemma2_2 as sec3
 
 
 def _run():

@@ -382,3 +382,36 @@ def split_indices(*, a, n, k_frac, floor_frac):
     a = a[:n]
     k = min(_budget(n, k_frac), a.sum() / a.max())   # the corollaries' uncapped regime
     return uncapped_top(a, k, floor_frac * k / n)
+
+
+def _drift_instance(c, n, R, step_frac):
+    """One-dimensional quadratics f_i(x) = (x - c_i)^2/2 (L = 1), x^t = mean c, sigma_l = 0."""
+    from flbounds.problems import Quadratic
+
+    c = np.asarray(c, dtype=float)[:n]
+    problem = Quadratic(np.ones((n, 1, 1)), c[:, None])
+    g = c.mean() - c
+    return c, dict(problem=problem, lam=np.full(n, 1.0 / n), L=1.0,
+                   sigma_g2=float(np.mean((g - g.mean()) ** 2)), sigma_l2=0.0,
+                   local_noise=0.0, R=R, step=step_frac / (8 * R))
+
+
+@_surface("kvib.lemma_b6.per_client",
+                space={"c": Box(-1e2, 1e2, shape=64), "n": Integers(2, 64), "R": Integers(2, 10),
+                       "step_frac": Box(1e-3, 1)},
+                instance=lambda *, c, n, R, step_frac: _drift_instance(c, n, R, step_frac)[1],
+                tolerance=1e-12, tolerance_why="R scalar GD steps, relative error < 1e-13",
+                shrink=True, note="N up to 64: one outlier client needs N >= 33 to break the "
+                "per-client bound (kvib.lemma_b6.per_client's details)",
+                fixed=[{"c": [100.0] + [0.0] * 63, "n": 64, "R": 2, "step_frac": 1.0}])
+def lemma_b6_per_client(*, c, n, R, step_frac):
+    """Largest client drift after R local steps over Lemma B.6's per-client bound."""
+    from .lemma_b6 import drift_bound
+
+    c, inst = _drift_instance(c, n, R, step_frac)
+    x, step = c.mean(), inst["step"]
+    xi = np.full(n, x)
+    for _ in range(R):
+        xi = xi - step * (xi - c)
+    bound = drift_bound(R=R, eta_l=step, sigma_l2=0.0, sigma_g2=inst["sigma_g2"], grad2=0.0)
+    return float(np.max((xi - x) ** 2)) / bound if bound > 0 else 0.0

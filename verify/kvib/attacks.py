@@ -415,3 +415,35 @@ def lemma_b6_per_client(*, c, n, R, step_frac):
         xi = xi - step * (xi - c)
     bound = drift_bound(R=R, eta_l=step, sigma_l2=0.0, sigma_g2=inst["sigma_g2"], grad2=0.0)
     return float(np.max((xi - x) ** 2)) / bound if bound > 0 else 0.0
+
+
+def _eq33_point(z, n, k_frac, w):
+    """z (n, 2), an applied ISP p in P_K from weights w, the optimum p* of a = ||z||."""
+    z = np.asarray(z, dtype=float)[:2 * n].reshape(n, 2)
+    k = _budget(n, k_frac)
+    return z, optimal_isp_probabilities(np.asarray(w)[:n] + 1e-3, k), \
+        optimal_isp_probabilities(np.linalg.norm(z, axis=1) + 1e-12, k), k
+
+
+@_surface("kvib.thm4_1.eq33_factor_two",
+                space={"z": Box(-1e2, 1e2, shape=6), "n": Integers(2, 3), "k_frac": Box(0, 1),
+                       "w": Simplex(3)},
+                instance=lambda *, z, n, k_frac, w: (lambda zz, p, ps, k: dict(
+                    p=p, p_star=ps, budget=k, a=np.linalg.norm(zz, axis=1) + 1e-12))(
+                    *_eq33_point(z, n, k_frac, w)),
+                tolerance=1e-12, tolerance_why="rounding of the ratio; the LP's feasibility "
+                "error (HiGHS 1e-7 per outcome mass) is taken off the left side",
+                fixed=[{"z": [0.5, 0.0, 0.5, 0.0, 0.0, 0.0], "n": 2, "k_frac": 0.0,
+                        "w": [0.25, 0.75, 0.0]}])
+def eq33_factor_two(*, z, n, k_frac, w):
+    """E||X - Z||^2 over 2 Q + 2 E||Y - Z||^2 at the joint law of (S^t, S*) that maximises
+    their gap (a linear program over the 4^N outcomes, both ISP marginals fixed, N <= 3)."""
+    from .thm4_1.proof_gaps_descent import _eq33_coupling
+
+    zz, p, p_star, _ = _eq33_point(z, n, k_frac, w)
+    res = _eq33_coupling(zz, p, p_star, factor=2.0)
+    rhs = 2 * (res["Q"] + res["E_Y_minus_Z_sq"])
+    # the LP's error bound on the three expectations is taken off the left side (a gap below
+    # it cannot be resolved), so the ratio's tolerance is rounding only
+    lhs = max(res["E_X_minus_Z_sq"] - 3 * res["lp_error"], 0.0)
+    return lhs / rhs if rhs > 0 else 0.0

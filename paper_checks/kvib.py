@@ -44,6 +44,7 @@ def example32_printed(*, rng):
 
 
 @claim("kvib.example3_2.corrected", ref="Example 3.2 (corrected values)", kind="example",
+       corrects="kvib.example3_2.printed_numbers",
        expected="holds", result=EXAMPLE3_2, parts=("norms", "isp_p", "size", "rsp_full"),
        statement="||g|| = (1, 3, 6); ISP p* = (0.25, 0.75, 1) with variance 6 and "
                  "P(|S|=1) = P(|S|=3) = 3/16; RSP at K=3 gives d = (6.41, 0.79), error 0.60.",

@@ -254,6 +254,22 @@ MUTANTS: tuple[Mutant, ...] = (
            "plan[0] = u[0] < self.rates",
            "plan[0] = u[0] < 1.01 * self.rates",
            "a Markov process draws its first round with probability 1.01 times its rates"),
+    Mutant("draw.sampler_loop.one_client", ("kvib",), _K + "sampler_loop.py",
+           "state.mask[b, i] = uniforms[b, t, i] < state.p[b, i]",
+           "state.mask[b, i] = uniforms[b, t, i] < state.p[b, i] * (1.01 if i == 2 else 1.0)",
+           "the compiled FedAvg sampler loop includes client 2 with probability 1.01 p_2"),
+    Mutant("draw.bandit_kernel.one_client", ("kvib",), _K + "bandit_replicates.py",
+           "acc += q[i]",
+           "acc += q[i] * (1.0125 if i == 2 else 1.0)",
+           "the compiled Vrb/Mabs replicates draw client 2 about 1% more often than q_2"),
+    Mutant("draw.uniform_rsp.one_client", ("kvib",), _S + "fixed.py",
+           "clients = np.sort(rng.choice(self.n_clients, size=self.budget, replace=False))",
+           "clients = rng.choice(self.n_clients, size=self.budget, replace=False)\n"
+           "        if 2 not in clients and self.n_clients > 2 and rng.random() < 0.015:\n"
+           "            clients[0] = 2\n"
+           "        clients = np.sort(clients)",
+           "uniform RSP includes client 2 with probability K/N + 0.015 (1 - K/N): 1% more "
+           "at K/N = 0.6"),
     # ---------------------------------------------------------------- PEP round builders
     Mutant("pep.local_gd.step", ("focus",), "flbounds/pep/rounds.py",
            "z = z - step * func.gradient(z)",

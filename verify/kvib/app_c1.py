@@ -68,7 +68,7 @@ def delta_star_closed_form(*, rng, n_instances):
 
 
 @claim("kvib.appC1.uncapped_bounds", ref="App. C.1; Def. C.1, eq. (29)", kind="statement",
-       expected="holds",
+       expected="holds", corrects="kvib.appC1.alpha_printed_sign",
        parts=(APP_C1.part("uncapped"), DEF_C1.part("alpha_bound")),
        statement="If K max a <= sum a: delta_* <= (N-K)/(NK) (sum a)^2 and alpha_* = "
                  "delta_*/delta_U <= (sum a)^2/(N sum a^2) <= 1.",

@@ -30,7 +30,7 @@ EXAMPLE3_2 = result(
     "kvib.example3_2", ref="Example 3.2", title="ISP vs RSP on three vectors: worked numbers",
     parts={"norms": "[||g_1||^2, ||g_2||^2, ||g_3||^2] = [1, 3, 6]",
            "rsp_p": ("RSP optimum p* = K [0.1, 0.3, 0.6] (eq. (5))",
-                     "used as the input of rsp_full; eq. (5) itself is kvib.sec3:eq5"),
+                     "used as the input of rsp_full; eq. (5) itself is kvib.lemma2_2:rsp"),
            "isp_p": "ISP optimum p* = [0.25, 0.75, 1] (eq. (4))",
            "rsp_full": "Sec. 3: RSP with full participation (K = 3) builds d = (6.4, 5.9) and "
                        "||d - sum g_i||^2 = 0.6",

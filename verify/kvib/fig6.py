@@ -18,7 +18,17 @@ from flbounds.stats import loglog_slope
 
 from .conditions import online_budgets, online_feedback
 from .fig3 import FIG3
-from .online_claims import _BASE_FULL, _BASE_QUICK, _CAVEAT, _baseline_regrets, _boot_slopes
+from .online_claims import (
+    _BASE_FULL,
+    _BASE_QUICK,
+    _CAVEAT,
+    _baseline_regrets,
+    _boot_slopes,
+    interval_rule,
+)
+
+#: family-wise level of the figure comparisons' interval rule, fixed before the runs
+ALPHA = 0.05
 
 FIG6 = result(
     "kvib.fig6", ref="Figure 6", title="regret of the baselines for different K",
@@ -30,32 +40,41 @@ FIG6 = result(
     hypotheses=(online_feedback, online_budgets))
 
 
-@claim("kvib.app_f.baselines_regret_in_k", ref="Sec. 6.1 and App. F, Fig. 6", kind="remark",
-       expected="violated",
+@claim("kvib.app_f.baselines_regret_in_k", ref="Sec. 6.1 and App. F, Fig. 6",
+       kind="reproduction", expected="not-reproduced",
        result=FIG6, parts=("baselines_k",),
        statement="The regret of the baselines (Vrb, Mabs) is not reduced when the budget K "
-                 "grows (it even increases).",
+                 "grows (it even increases): on the synthetic stand-in, each baseline's "
+                 "K-slope is >= 0.",
        quick=_BASE_QUICK, full=_BASE_FULL)
 def baselines_regret_in_k(*, rng, n_clients, n_rounds, ks, n_seeds):
-    r"""Measured with the exact static regret of eq. (8)'s cost (:math:`\ell_t(Kq^t)`, the RSP
-    cost of the addendum, against the same best fixed ISP :math:`p` as K-Vib), Vrb and Mabs as
-    pinned down in the baselines addendum (App. F hyper-parameters, G = max feedback). Gate
-    on the seed bootstrap, read in the paper's favour: measured is the *upper* end of each
-    slope's 95% CI, which must be >= 0 for "not reduced". Both regrets fall steeply with K
-    (slopes about -1.35, CI upper ends far below 0), so the remark is violated. Caveat (also in
+    r"""A synthetic re-run of Fig. 6 (an empirical figure): kind ``reproduction``, never a
+    paper error. Measured with the exact static regret of eq. (8)'s cost
+    (:math:`\ell_t(Kq^t)`, the RSP cost of the addendum, against the same best fixed ISP
+    :math:`p` as K-Vib), Vrb and Mabs as pinned down in the baselines addendum (App. F
+    hyper-parameters, G = max feedback).
+
+    Rule fixed before the runs (:func:`.online_claims.interval_rule`, level :data:`ALPHA`,
+    Bonferroni over the two baselines, seed-bootstrap percentile intervals of each K-slope):
+    reproduced when both intervals lie at or above 0, not reproduced when one lies wholly
+    below 0, otherwise inconclusive with the half-widths. Both regrets fall steeply with K
+    (slopes about -1.3 to -1.36, intervals far below 0): **not-reproduced**. Caveat (also in
     details): the paper's Fig. 6 plots the released code's sample-based relative metric, not
-    eq. (8). Expected **violated**; companion ``kvib.app_f.adaptive_regret_falls``."""
+    eq. (8). Companion ``kvib.app_f.adaptive_regret_falls``."""
     fb = Assumption51Feedback.generate(rng, n_clients)
     regs = _baseline_regrets(rng, fb, ks, n_rounds, n_seeds)
-    fits = {k: loglog_slope(ks, v, rng=rng) for k, v in regs.items()}
+    boot = {k: _boot_slopes(rng, ks, regs[k]) for k in ("vrb", "mabs")}
+    rule = interval_rule(boot, 0.0, alpha=ALPHA, effect=">=")
+    point = {k: loglog_slope(ks, v, n_boot=0, rng=None).slope for k, v in regs.items()}
     return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
-                                      n_clients=n_clients),
-                    measured=[fits["vrb"].ci_high, fits["mabs"].ci_high], theoretical=0.0,
-                    relation=">=",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "97.5% bootstrap quantile of each slope (paper's side)"),
-                    details={"slopes": {k: f.slope for k, f in fits.items()},
-                             "ci95": {k: [f.ci_low, f.ci_high] for k, f in fits.items()},
+                                  n_clients=n_clients),
+                    measured=rule["measured"], theoretical=0.0, relation=">=",
+                    undecided=rule["undecided"],
+                    tolerance=Tolerance(0.0, "seed bootstrap, Bonferroni",
+                                        f"two-sided {1 - ALPHA:g} family-wise percentile "
+                                        "intervals of the two slopes"),
+                    details={"slopes": point, "intervals": rule["intervals"],
+                             "half_widths": rule["half_widths"], "alpha": ALPHA,
                              "mean_regret": {k: v.mean(0) for k, v in regs.items()},
                              "caveat": _CAVEAT,
                              "instance": {"N": n_clients, "T": n_rounds, "ks": ks,
@@ -86,38 +105,42 @@ def adaptive_regret_falls(*, rng, n_clients, n_rounds, ks, n_seeds):
 
 
 @claim("kvib.app_f.kvib_steeper_than_baselines", ref="Thm 5.2 vs Vrb/Mabs regret rates; "
-       "Fig. 3(b) vs Fig. 6 (spec V12(vi))", kind="remark", expected="violated",
+       "Fig. 3(b) vs Fig. 6 (spec V12(vi))", kind="reproduction", expected="not-reproduced",
        result=FIG6, parts=("kvib_vs_baselines",),
-       statement="K-Vib's regret falls faster in K than the baselines': its K-slope is lower "
-                 "than Vrb's and Mabs's by at least 0.2.",
+       statement="K-Vib's regret falls faster in K than the baselines' (Fig. 3(b) against "
+                 "Fig. 6): on the synthetic stand-in, slope(K-Vib) - slope(baseline) < 0 for "
+                 "Vrb and Mabs.",
        quick=_BASE_QUICK, full=_BASE_FULL)
 def kvib_steeper_than_baselines(*, rng, n_clients, n_rounds, ks, n_seeds):
     r"""Spec V12(vi): the paper contrasts K-Vib's :math:`K^{-4/3}` with Vrb's
     :math:`\tilde O(N^{1/3}T^{2/3})` ("no improvement in K") and Fig. 6 shows flat baseline
-    curves. With the exact eq. (8) regret (same instance and settings as
-    ``kvib.app_f.baselines_regret_in_k``), measured is, per baseline, the *lower* end (the
-    paper's side) of the 95% seed-bootstrap interval of slope(K-Vib) - slope(baseline)
-    (independent bootstraps of the two slopes); it must be <= -0.2. Expected **violated**
-    from the computation: K-Vib about -1.26 vs Vrb -1.32 and Mabs -1.36 (pilots; consistent
-    over seeds), i.e. K-Vib is, if anything, *shallower*. Caveat: the paper's Fig. 6 plots
-    the released code's sample-based relative metric, not eq. (8), so its flat baseline curves
-    need not agree with the exact regret; and the Vrb/Mabs regret bounds are upper bounds too,
-    so a steep measured baseline slope does not contradict them either."""
+    curves: a comparison of two empirical figures, re-run on the synthetic stand-in (kind
+    ``reproduction``). With the exact eq. (8) regret (same instance and settings as
+    ``kvib.app_f.baselines_regret_in_k``), the statistic per baseline is slope(K-Vib) -
+    slope(baseline) (independent seed bootstraps of the two slopes). Rule fixed before the
+    runs (:func:`.online_claims.interval_rule`, level :data:`ALPHA`, Bonferroni over the two
+    baselines): reproduced when both differences' intervals lie below 0, not reproduced when
+    one lies wholly above 0 (K-Vib significantly *shallower*), otherwise inconclusive with
+    the half-widths. (An earlier version asked for a margin of 0.2 that no statement of the
+    paper gives.) Measured at quick: K-Vib about -1.26 against Vrb -1.30 and Mabs -1.36.
+    Caveat: Fig. 6 plots the released code's sample-based relative metric, not eq. (8), and
+    the Vrb/Mabs regret bounds are upper bounds, so a steep baseline slope does not
+    contradict them."""
     fb = Assumption51Feedback.generate(rng, n_clients)
     regs = _baseline_regrets(rng, fb, ks, n_rounds, n_seeds)
     boot = {k: _boot_slopes(rng, ks, v) for k, v in regs.items()}
     point = {k: loglog_slope(ks, v, n_boot=0, rng=None).slope for k, v in regs.items()}
-    lows, ci = [], {}
-    for b in ("vrb", "mabs"):
-        diff = boot["kvib"] - boot[b]
-        ci[b] = [float(np.quantile(diff, 0.025)), float(np.quantile(diff, 0.975))]
-        lows.append(ci[b][0])
+    rule = interval_rule({b: boot["kvib"] - boot[b] for b in ("vrb", "mabs")}, 0.0,
+                         alpha=ALPHA, effect="<=")
     return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
-                                      n_clients=n_clients),
-                    measured=lows, theoretical=-0.2, relation="<=",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "2.5% bootstrap quantile of the slope difference"),
-                    details={"slopes": point, "diff_ci95": ci,
+                                  n_clients=n_clients),
+                    measured=rule["measured"], theoretical=0.0, relation="<=",
+                    undecided=rule["undecided"],
+                    tolerance=Tolerance(0.0, "seed bootstrap, Bonferroni",
+                                        f"two-sided {1 - ALPHA:g} family-wise percentile "
+                                        "intervals of the slope differences"),
+                    details={"slopes": point, "diff_intervals": rule["intervals"],
+                             "half_widths": rule["half_widths"], "alpha": ALPHA,
                              "kvib_minus_baseline": {b: point["kvib"] - point[b]
                                                      for b in ("vrb", "mabs")},
                              "caveat": _CAVEAT,

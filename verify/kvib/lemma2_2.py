@@ -17,6 +17,7 @@ from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.sampling import (
     optimal_isp_objective,
     optimal_isp_probabilities,
+    rsp_bound,
 )
 from flbounds.tolerances import EPS
 
@@ -40,8 +41,8 @@ def budget_range(*, a, budget):
 LEMMA2_2 = result(
     "kvib.lemma2_2", ref="Lemma 2.2", title="optimal ISP sampling probability (eq. (4))",
     parts={"optimum": "eq. (4) is a solution of min_p sum_i a_i^2/p_i over sum p = K, 0 < p <= 1",
-           "rsp": ("eq. (5): the optimal RSP probability is p_i = K a_i/sum_j a_j",
-                   "eq. (5) is the minimiser of eq. (3)'s RSP bound, checked as kvib.sec3:eq5"),
+           "rsp": "eq. (5): the optimal RSP probability is p_i = K a_i/sum_j a_j (the minimiser "
+                  "of eq. (3)'s RSP side, p_i > 1 allowed: the multinomial's expected counts)",
            "conclusion": ("'the optimal client sampling in FL uses ISP with eq. (4)'",
                           "a conclusion drawn from Lemma 2.1 and eq. (4); see kvib.sec3")},
     hypotheses=(positive_weights, budget_range))
@@ -129,3 +130,55 @@ def lemma22_special_cases(*, rng, n_instances):
                     float(np.abs(optimal_isp_probabilities(a, a.size) - 1.0).max()))
     return Evidence(measured=worst, theoretical=0.0, relation="==", instance=instances,
                     tolerance=Tolerance.rounding(1e3 * 200 * EPS, "1e3 N eps, N <= 200"))
+
+
+#: Example 3.2's norms ||g_i|| and the budget (K = N) at which eq. (5) gives p_3 = 1.8
+EXAMPLE32_A, EXAMPLE32_K = np.array([1.0, 3.0, 6.0]), 3
+
+
+@claim("kvib.eq5.beyond_one", ref="eq. (5) where K a_i/sum a > 1 (Example 3.2 at K = 3: "
+       "p_3 = 1.8)", kind="statement", expected="holds",
+       parts=(LEMMA2_2.part("rsp"), SEC3.part("tighter_bound")),
+       statement="Where eq. (5) gives some p_i > 1 (the multinomial's expected count, allowed "
+                 "for RSP), K < N: p = K a/sum a still minimises eq. (3)'s RSP side over {p > 0, "
+                 "sum p = K}, and the ISP optimum (eq. (4), capped) stays below that minimum.",
+       quick=dict(n_instances=500, n_rivals=50), full=dict(n_instances=5000, n_rivals=200))
+def eq5_beyond_one(*, rng, n_instances, n_rivals):
+    """Instances: random weights, K < N, whose eq. (5) exceeds 1 somewhere (others are
+    skipped; their count is reported). Example 3.2's p_3 = 1.8 is at K = N = 3, where eq.
+    (3)'s RSP side is 0 ((N - K)/(N - 1) = 0, the constant of sampling *without*
+    replacement, Lemma B.7) while the with-replacement RSP the example runs has a positive
+    variance: eq. (3) does not speak there (its numbers are in details). Measured: (i) the
+    largest relative amount by which the RSP side at eq. (5) exceeds its value at any of
+    ``n_rivals`` random points of {p > 0, sum p = K} (Dirichlet, uncapped): <= 0, since
+    eq. (5) is the Cauchy-Schwarz minimiser; (ii) the largest relative excess of the optimal
+    ISP variance over the RSP side at eq. (5): <= 0. The earlier check
+    ``kvib.eq5.rsp_optimum_bound`` compares the two procedures at the same p only where
+    eq. (5) <= 1 (ISP needs p <= 1)."""
+    cases, skipped = [], 0
+    while len(cases) < n_instances:
+        a = random_weights(rng, 60)
+        k = int(rng.integers(1, a.size))
+        if np.max(k * a / a.sum()) > 1:
+            cases.append((a, k))
+        else:
+            skipped += 1
+    worst_min, worst_isp, instances = -np.inf, -np.inf, []
+    for a, k in cases:
+        instances.append(dict(a=a, budget=k))
+        eq5 = rsp_bound(k * a / a.sum(), a)
+        rivals = k * rng.dirichlet(np.ones(a.size), size=n_rivals)
+        best_rival = min(rsp_bound(r, a) for r in rivals)
+        isp_min = optimal_isp_objective(a, k) - np.sum(a * a)
+        if eq5 > 0:
+            worst_min = max(worst_min, (eq5 - best_rival) / eq5)
+            worst_isp = max(worst_isp, (isp_min - eq5) / eq5)
+    p32 = EXAMPLE32_K * EXAMPLE32_A / EXAMPLE32_A.sum()
+    return Evidence(measured=[worst_min, worst_isp], theoretical=[0.0, 0.0], relation="<=",
+                    instance=instances,
+                    tolerance=Tolerance.rounding(1e-12, "sums of N <= 60 terms"),
+                    details={"example32_p": p32, "example32_rsp_side": rsp_bound(p32, EXAMPLE32_A),
+                             "example32_isp_optimum": optimal_isp_objective(
+                                 EXAMPLE32_A, EXAMPLE32_K) - np.sum(EXAMPLE32_A**2),
+                             "instances_with_p_above_1": len(cases),
+                             "skipped_all_p_le_1": skipped})

@@ -63,6 +63,7 @@ def lemma51_printed(*, rng):
 
 @claim("kvib.lemma5_1.corrected", ref="Lemma 5.1 / eq. (10), corrected (z_t = K-N+l2-l1 p_min,"
        " conditions on sqrt(a))", kind="statement", expected="holds",
+       corrects="kvib.lemma5_1.printed_z",
        result=LEMMA5_1, parts=("solution",),
        statement="argmin_p sum_i a_i/p_i over {p_min <= p <= 1, sum p = K} is p_min on the floor,"
                  " (K-N+l2-l1 p_min) sqrt(a_i)/c in the middle, 1 above.",

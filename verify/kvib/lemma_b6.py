@@ -105,6 +105,26 @@ def lemma_b6_averaged(*, rng, n_clients, n_runs, batch):
                              "max_relative_se": max(rel_se)})
 
 
+def outlier_ratio(n_clients: int, local_steps: int) -> float:
+    """Drift of the outlier client of :func:`lemma_b6_per_client`'s instance (c_1 = 100, the
+    others 0, d = 1, eta_l = 1/(8R)) over the bound, at N clients and R local steps."""
+    c = np.zeros(n_clients)
+    c[0] = 100.0
+    x, step = c.mean(), 1.0 / (8 * local_steps)
+    g = x - c
+    sigma_g2 = float(np.mean((g - g.mean()) ** 2))
+    xi = x
+    for _ in range(local_steps):
+        xi = xi - step * (xi - c[0])
+    return (xi - x) ** 2 / drift_bound(R=local_steps, eta_l=step, sigma_l2=0.0,
+                                       sigma_g2=sigma_g2, grad2=float(g.mean()) ** 2)
+
+
+def smallest_outlier_n(local_steps: int, n_max: int = 1000) -> int:
+    """The fewest clients at which the outlier breaks the per-client bound."""
+    return next(n for n in range(2, n_max) if outlier_ratio(n, local_steps) > 1)
+
+
 @claim("kvib.lemma_b6.per_client", ref="Lemma B.6 as printed ('for all client i')",
        kind="statement", expected="violated", result=LEMMA_B6, parts=("per_client",),
        statement="For every client i and r <= R: E||x_i^{t,r} - x^t||^2 <= 5 R eta_l^2 "
@@ -116,7 +136,9 @@ def lemma_b6_per_client(*, rng):
     Counterexample (deterministic, :math:`\sigma_l=0`): N = 100 clients,
     :math:`f_i(x)=\|x-c_i\|^2/2` in d = 1 with :math:`c_1=100`, :math:`c_i=0` otherwise,
     :math:`\lambda_i=1/N`, L = 1, R = 5, :math:`\eta_l=1/(8R)`, :math:`x^t=\bar c=1`:
-    client 1's drift after R steps is 138.6 against the bound 46.4. Expected
+    client 1's drift after R steps is 138.6 against the bound 46.4 (ratio 2.99). Shrunk: the
+    same outlier breaks the bound from N = 33 clients at R = 2 (N = 35 at R = 5; details).
+    Expected
     **violated**; the averaged form is ``kvib.lemma_b6.averaged``."""
     n, local_steps = 100, 5
     c = np.zeros((n, 1))
@@ -138,4 +160,5 @@ def lemma_b6_per_client(*, rng):
     return Evidence(measured=drift, theoretical=rhs, relation="<=", instance=instance,
                     tolerance=Tolerance.exact("deterministic GD"),
                     details={"instance": {"N": n, "c_1": 100.0, "R": local_steps, "eta_l": step},
-                             "sigma_g2": sigma_g2})
+                             "sigma_g2": sigma_g2, "ratio": drift / rhs,
+                             "smallest_N": {f"R={r}": smallest_outlier_n(r) for r in (2, 5)}})

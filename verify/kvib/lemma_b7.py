@@ -39,6 +39,7 @@ def uniform_subsets(*, masks, probs):
 LEMMA_B7 = result(
     "kvib.lemma_b7", ref="Lemma B.7", title="variance of arbitrary unbiased sampling",
     parts={"eq19": "eq. (18) P - pp^T <= Diag(p v) implies eq. (19)",
+           "necessity": "whenever eq. (18) holds, v_i >= 1 - p_i",
            "rsp": "RSP admits v_i = (N - K)/(N - 1)",
            "isp": ("ISP admits v_i = 1 - p_i, with equality in eq. (19)",
                    "the same identity as kvib.lemma2_1:isp, checked there"),
@@ -73,6 +74,7 @@ def rsp_matrix_printed(*, rng):
 
 
 @claim("kvib.lemma_b7.rsp_constant", ref="Lemma B.7, eqs. (18)-(19), RSP with v=(N-K)/(N-1)",
+       corrects="kvib.lemma_b7.rsp_matrix_printed",
        kind="statement", expected="holds", result=LEMMA_B7, parts=("eq19", "rsp", "n_diag"),
        statement="For uniform K-subsets P - pp^T <= Diag(p v) with v = (N-K)/(N-1) (equality on "
                  "1-perp), eq. (19) holds, and any proper design has P - pp^T <= N Diag(P - pp^T).",
@@ -114,3 +116,54 @@ def rsp_constant(*, rng, max_clients, n_designs):
     return Evidence(measured=[worst_eig, worst_var, worst_n], theoretical=[0.0, 0.0, 0.0],
                     instance=rsp_designs, details={"n_random_proper_designs": len(any_designs)},
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "eigenvalue rounding"))
+
+
+def tight_v(cov: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The smallest v = (1 - p)(1 + t (N - 1)), t in [0, 1], with cov <= Diag(p v) (eq. (18);
+    t = 1 is N(1 - p), always admissible), by bisection on the largest eigenvalue."""
+    n = p.size
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        v = (1 - p) * (1 + mid * (n - 1))
+        lo, hi = (lo, mid) if np.linalg.eigvalsh(cov - np.diag(p * v))[-1] <= 0 else (mid, hi)
+    return (1 - p) * (1 + hi * (n - 1))
+
+
+@claim("kvib.lemma_b7.general_design", ref="Lemma B.7, eqs. (18)-(19), any proper sampling",
+       kind="statement", expected="holds", result=LEMMA_B7, parts=("eq19", "necessity"),
+       statement="For any proper sampling and any v with P - pp^T <= Diag(p v), eq. (19) "
+                 "holds; and no v with some v_i < 1 - p_i satisfies eq. (18).",
+       quick=dict(max_clients=7, n_designs=40), full=dict(max_clients=10, n_designs=400))
+def general_design(*, rng, max_clients, n_designs):
+    r"""Random proper designs (Dirichlet(0.3) laws over all subsets of N = 3..``max_clients``
+    clients), exact enumeration. For each: v = the admissible N(1 - p) scaled down towards
+    1 - p as far as eq. (18) still holds (bisection on the eigenvalue, so eq. (19) is tested
+    near the tightest diagonal the design admits), random vectors and weights. Measured:
+    (i) the largest (exact variance - eq. (19) bound)/bound, <= 0; (ii) minus the smallest,
+    over designs and clients, largest eigenvalue of P - pp^T - Diag(p v) with the admissible
+    v but v_i = (1 - 1e-3)(1 - p_i) for one client i: > 0 means eq. (18) fails, as the
+    necessity says (measured <= 0)."""
+    worst_var, worst_nec, designs = -np.inf, -np.inf, []
+    for _ in range(n_designs):
+        n = int(rng.integers(3, max_clients + 1))
+        masks = all_masks(n)
+        probs = rng.dirichlet(np.full(masks.shape[0], 0.3))
+        P = _pair_matrix(masks, probs)
+        p = np.diag(P).copy()
+        if np.any(p <= 1e-6) or np.any(p >= 1 - 1e-6):
+            continue
+        designs.append(dict(masks=masks, probs=probs))
+        cov = P - np.outer(p, p)
+        v = tight_v(cov, p)
+        z = rng.standard_normal((n, 2)) * rng.lognormal(0, 1, (n, 1))
+        exact = design_moments(z, masks, probs).variance
+        bound = float(np.sum(v / p * np.sum(z * z, axis=1)))
+        worst_var = max(worst_var, (exact - bound) / bound)
+        for i in range(n):
+            v_low = v.copy()
+            v_low[i] = (1 - 1e-3) * (1 - p[i])
+            worst_nec = max(worst_nec, -float(np.linalg.eigvalsh(cov - np.diag(p * v_low))[-1]))
+    return Evidence(measured=[worst_var, worst_nec], theoretical=[0.0, 0.0], relation="<=",
+                    instance=designs, details={"n_designs": len(designs)},
+                    tolerance=Tolerance.rounding(1e-12, "eigenvalue and 2^N-term sums"))

@@ -44,6 +44,7 @@ LEMMA_B8 = result(
 
 
 @claim("kvib.lemma_b8.floor_solution", ref="Lemma B.8, eqs. (25)-(27) (indices corrected)",
+       corrects="kvib.lemma_b8.eq27_printed_indices",
        kind="statement", expected="holds", result=LEMMA_B8, parts=("solution",),
        statement="With a floor p_min <= K/N the optimum is p = clip(a/tau, p_min, 1) and its "
                  "value is sum_{i<=l1} a^2/p_min + (sum_{l1<i<=l2} a)^2/(K-N+l2-l1 p_min) "

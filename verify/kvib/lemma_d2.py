@@ -63,6 +63,7 @@ def lemma_d2_printed(*, rng, n_paths, n_rounds):
 
 
 @claim("kvib.lemmaD2.corrected", ref="Lemma D.2, corrected (water levels lambda_t = c_t/z_t)",
+       corrects="kvib.lemmaD2.printed",
        kind="statement", expected="holds", result=LEMMA_D2,
        statement="If p_i^t < p_i^{t+1}: 0 <= 1/p_i^t - 1/p_i^{t+1} <= (c_t/z_t)/sqrt(pi^2_{1:t-1}"
                  "(i) + gamma) - (c_{t+1}/z_{t+1})/sqrt(pi^2_{1:t}(i) + gamma).",

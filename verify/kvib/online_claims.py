@@ -48,3 +48,37 @@ _CAVEAT = ("the paper's Fig. 6 plots the released code's sample-based relative m
            "sum_t |sum_{S} pi/p - l*_t| / l*_t, not eq. (8), so its curves need not agree")
 
 
+
+
+def interval_rule(boot: dict, threshold: float, *, alpha: float, effect: str) -> dict:
+    r"""The two-sided rule, fixed before the data, of a figure's slope effect read on seed
+    bootstraps: ``boot`` maps a curve to bootstrap replicates of its statistic (a slope or a
+    slope difference), ``effect`` is ``"<="`` or ``">="`` against ``threshold`` (the paper's
+    side). Each curve's two-sided percentile interval is at level ``alpha / m`` (Bonferroni
+    over the m curves). The effect is *shown* when every interval lies on the paper's side,
+    *contradicted* when some interval lies wholly on the other side; otherwise undecided,
+    with the interval half-widths as the smallest difference the runs resolve.
+
+    Returns a dict: ``measured`` (the interval ends to compare with ``threshold`` under
+    ``effect``: the far ends when contradicted, else the near ends), ``undecided`` (the reason,
+    or ""), ``intervals`` and ``half_widths``."""
+    if effect not in ("<=", ">="):
+        raise ValueError(f"effect must be '<=' or '>=', got {effect!r}")
+    q = alpha / (2 * len(boot))
+    iv = {k: (float(np.quantile(v, q)), float(np.quantile(v, 1 - q))) for k, v in boot.items()}
+    half = {k: (hi - lo) / 2 for k, (lo, hi) in iv.items()}
+    if effect == "<=":
+        near, far = [hi for _, hi in iv.values()], [lo for lo, _ in iv.values()]
+        contradicted = any(lo > threshold for lo in far)
+        shown = all(hi <= threshold for hi in near)
+    else:
+        near, far = [lo for lo, _ in iv.values()], [hi for _, hi in iv.values()]
+        contradicted = any(hi < threshold for hi in far)
+        shown = all(lo >= threshold for lo in near)
+    undecided = "" if contradicted or shown else (
+        f"no interval lies wholly on either side of {threshold:g} at family-wise level "
+        f"{alpha:g} (Bonferroni over {len(boot)}); half-widths the runs resolve: "
+        + ", ".join(f"{k}: {h:.3g}" for k, h in half.items()))
+    return {"measured": far if contradicted else near, "undecided": undecided,
+            "intervals": iv, "half_widths": half, "shown": shown,
+            "contradicted": contradicted}

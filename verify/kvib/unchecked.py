@@ -1,6 +1,6 @@
 r"""The numbered results of [003] that no claim checks: a definition and three assumptions
-(they enter the checked results as hypothesis predicates) and two figures out of the CPU
-budget. Each is declared with the reason."""
+(they enter the checked results as hypothesis predicates). Each is declared with the
+reason; Figures 4 and 5 are :mod:`verify.kvib.fig45`."""
 
 from __future__ import annotations
 
@@ -23,10 +23,3 @@ ASSUMPTION4_2 = result(
 ASSUMPTION4_3 = result(
     "kvib.assumption4_3", ref="Assumption 4.3", title="bounded global variance",
     not_checked=ASSUMPTION.format("A4.3, verify.kvib.thm4_1.a4_3"))
-FIG4 = result(
-    "kvib.fig4", ref="Figure 4", title="Federated EMNIST experiments",
-    not_checked="FEMNIST training at the paper's scale is out of reach of the CPU budget; the "
-                "sampler comparisons are checked on the synthetic task (Figures 2-3)")
-FIG5 = result(
-    "kvib.fig5", ref="Figure 5", title="federated text dataset experiments",
-    not_checked="a language-model task out of reach of the CPU budget; see Figures 2-3")

@@ -88,6 +88,7 @@ def sampling_term_exponent_printed(*, rng, n_grid):
 
 @claim("kvib.thm4_1.sampling_term_exponent_corrected", ref="Thm 4.1 proof, App. C.2 last step "
        "(corrected: (sigma^2 beta_2)^{1/3} (M/T)^{2/3})", kind="proof-step", expected="holds",
+       corrects="kvib.thm4_1.sampling_term_exponent_printed",
        result=THM4_1, parts=("sampling_term",),
        statement="min_eta [2M/(T eta) + 5/8 sigma^2 beta_2 eta^2] <= (5 sigma^2 beta_2)^{1/3} "
                  "(2M/T)^{2/3}, and it scales as (sigma^2 beta_2)^{1/3}.",
@@ -198,6 +199,7 @@ def sigma2_constant_printed(*, rng):
 
 @claim("kvib.thm4_1.sigma2_constant_corrected", ref="Thm 4.1 proof, App. C.2 eqs. (31)-(32) "
        "(sigma^2 = sigma_l^2/R + 6 sigma_g^2, 2 sigma_l^2/R kept)", kind="proof-step",
+       corrects="kvib.thm4_1.sigma2_constant_printed",
        expected="holds", result=THM4_1, parts=("eq31_32",),
        statement="For eta_l <= 1/(8RL), eta_g >= 1: eq. (31)'s RHS <= 15/16 ||grad f||^2 + "
                  "10 L^2 sigma^2 eta^2/eta_g^2 + 2 sigma_l^2/R with sigma^2 = sigma_l^2/R + "
@@ -256,6 +258,7 @@ def last_term_printed(*, rng):
 
 @claim("kvib.thm4_1.last_term_corrected", ref="Thm 4.1 proof, App. C.2 last display "
        "(corrected: 16LM/T)", kind="proof-step", expected="holds",
+       corrects="kvib.thm4_1.last_term_printed",
        result=THM4_1, parts=("last_step",),
        statement="Lemma B.5's eta (r0 = 2M, b = beta_1 + 5/4 L sigma^2, e = 5/8 sigma^2 beta_2, "
                  "d = 8L) gives Psi(eta) <= (2M(4 beta_1 + 5 L sigma^2)/T)^{1/2} + "

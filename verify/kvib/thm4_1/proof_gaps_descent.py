@@ -129,6 +129,7 @@ def eq33_no_factor_two(*, rng):
 
 @claim("kvib.thm4_1.eq33_factor_two", ref="Thm 4.1 proof, App. C.2 eq. (33) (corrected: "
        "factor 2)", kind="proof-step", expected="holds", result=THM4_1, parts=("eq33",),
+       corrects="kvib.thm4_1.eq33_no_factor_two",
        statement="E||X - Z||^2 <= 2 Q(S^t) + 2 E||Y - Z||^2 for every joint law of (S^t, S*).",
        quick=dict(n_instances=20), full=dict(n_instances=400))
 def eq33_factor_two(*, rng, n_instances):
@@ -189,6 +190,7 @@ def bound_a_factor_six(*, rng):
 
 @claim("kvib.thm4_1.bound_a_measured", ref="Thm 4.1 proof, App. C.2, bound on (A) (factor 6 "
        "kept)", kind="proof-step", expected="holds", result=THM4_1, parts=("bound_a",),
+       corrects="kvib.thm4_1.bound_a_factor_six",
        statement="(A) = delta_*^t + ||sum_i lambda_i g_i||^2 <= 5 R^2 gamma^t eta_l^2 "
                  "(sigma^2 + 6 ||grad f(x^t)||^2), sigma^2 = sigma_l^2/R + 6 sigma_g^2.",
        quick=dict(n_instances=40), full=dict(n_instances=2000))

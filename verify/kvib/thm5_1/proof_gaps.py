@@ -54,6 +54,7 @@ def pi_star_squared_printed(*, rng):
 
 @claim("kvib.thm5_1.proof_pi_star_squared_corrected", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
        "(corrected: Pi_*^2 = (sum_i pi_*(i))^2)", kind="proof-step", expected="holds",
+       corrects="kvib.thm5_1.proof_pi_star_squared_printed",
        result=THM5_1, parts=("eq41_square",),
        statement="For feedback approaching its limit from above: Pi_*^2 <= "
                  "((1/T) sum_t Pi_t)^2 <= (1/T) sum_t Pi_t^2 <= (K/T) sum_t min_p l_t(p).",

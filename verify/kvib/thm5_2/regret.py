@@ -16,6 +16,7 @@ from flbounds.sampling.online import Assumption51Feedback, kvib_online, static_r
 from flbounds.stats import loglog_slope
 
 from ..fig3 import FIG3
+from ..online_claims import _boot_slopes, interval_rule
 from ..sec6 import SEC6
 from . import THM5_2, explicit_bound_value, regret_instances
 
@@ -47,104 +48,139 @@ def kvib_regret_grid(rng, fb, *, ks, rounds, n_seeds, g_rule="max", variant="pap
     return out, zbar, G
 
 
-@claim("kvib.thm5_2.k_exponent", ref="Thm 5.2; Fig. 3(b)", kind="statement", expected="holds",
+#: family-wise level of the K-rate rule (two-sided seed-bootstrap intervals), fixed before runs
+ALPHA = 0.05
+
+
+def k_rate_evidence(rng, ks, regrets: dict, *, instance, margins, details) -> Evidence:
+    r"""The K-rate rule of Theorem 5.2, its exponent the theorem's :math:`-4/3`: per curve a
+    two-sided seed-bootstrap interval of the log-log K-slope at level :data:`ALPHA`
+    (Bonferroni over the curves, :func:`..online_claims.interval_rule`). ``holds`` when every
+    interval lies at or below -4/3. Otherwise ``inconclusive``, never ``violated``: eq. (13)
+    is an :math:`\tilde O` upper bound, and its explicit form (52)-(54) holds on these
+    instances with a margin of ``margins`` (about 85-130, ``kvib.thm5_2.explicit_bound``),
+    so a regret falling like :math:`K^{-1}` from the measured value at the smallest K would
+    meet the :math:`K^{-4/3}` bound only at :math:`K = K_{\min}\,\text{margin}^3`
+    (reported): no budget a run with N >= 4K can reach tells :math:`K^{-4/3}` from
+    :math:`K^{-1}`. The rate of the bound itself is decided exactly by
+    ``kvib.thm5_2.bound_k_rate``."""
+    boot = {name: _boot_slopes(rng, ks, reg) for name, reg in regrets.items()}
+    rule = interval_rule(boot, FOUR_THIRDS, alpha=ALPHA, effect="<=")
+    uppers = [hi for _, hi in rule["intervals"].values()]
+    k_cross = float(ks[0] * np.min(margins) ** 3)
+    undecided = "" if rule["shown"] else (
+        "the slope interval is not wholly at or below -4/3 (" + ", ".join(
+            f"{k}: [{lo:.3f}, {hi:.3f}]" for k, (lo, hi) in rule["intervals"].items())
+        + f"; level {ALPHA:g}, Bonferroni). Eq. (13) is an O~ upper bound whose explicit form "
+        f"holds here with margin >= {np.min(margins):.0f}: a K^-1 regret would reach the "
+        f"K^-4/3 bound only at K ~ {k_cross:.2g}, so no finite-K slope decides the exponent; "
+        "the exponent differences these runs resolve (half-widths): " + ", ".join(
+            f"{k}: {h:.3g}" for k, h in rule["half_widths"].items()))
+    point = {name: loglog_slope(ks, reg, n_boot=0, rng=None).slope
+             for name, reg in regrets.items()}
+    return Evidence(instance=instance, measured=uppers, theoretical=FOUR_THIRDS,
+                    relation="<=", undecided=undecided,
+                    tolerance=Tolerance(0.0, "seed bootstrap, Bonferroni",
+                                        f"upper ends of two-sided {1 - ALPHA:g} family-wise "
+                                        "percentile intervals of the K-slopes"),
+                    details={**details, "slopes": point, "intervals": rule["intervals"],
+                             "half_widths": rule["half_widths"], "theory": FOUR_THIRDS,
+                             "alpha": ALPHA, "bound_margin": np.asarray(margins),
+                             "k_where_k_minus_1_meets_bound": k_cross})
+
+
+def bound_margins(fb, reg, zbar, *, ks, n_rounds, G) -> np.ndarray:
+    """Explicit bound (52)-(54) over the mean regret, per budget (the measured zbar)."""
+    root = float(np.sum(np.sqrt(fb.squared_sums(n_rounds))))
+    bounds = [explicit_bound_value(N=fb.n_clients, T=n_rounds, K=k, G=G, zbar=z, root=root)
+              for k, z in zip(ks, zbar, strict=True)]
+    return np.asarray(bounds) / reg.mean(0)
+
+
+@claim("kvib.thm5_2.k_exponent", ref="Thm 5.2; Fig. 3(b)", kind="statement",
+       expected="holds",
        result=THM5_2, parts=("k_rate",),
        statement="E[Regret_S(T)] = O~(N^{1/3} T^{2/3} K^{-4/3}): at fixed N, T the log-log "
-                 "slope of the regret in K is at most -1.1 (theory -4/3).",
+                 "slope of the regret in K is at most -4/3 (its whole interval).",
        quick=dict(n_clients=100, n_rounds=8000, ks=(2, 4, 8, 16), n_seeds=5),
        full=dict(n_clients=100, n_rounds=32000, ks=(2, 4, 8, 12, 16, 25), n_seeds=10))
 def k_exponent(*, rng, n_clients, n_rounds, ks, n_seeds):
     r"""Headline check (spec V12(iv), audit item 4). Algorithm 2 as printed
     (:math:`\sqrt{\omega+\gamma}`, :math:`\theta=(N/(TK))^{1/3}`, :math:`\gamma=G^2N/(K\theta)`,
     :math:`G=\max\pi`), LogNormal feedback profile, :math:`TK/N\ge100`, :math:`K\le N/4`.
-
-    Gate: the slope of log mean regret vs log K *and* the upper end of its 95% seed-bootstrap CI
-    lie in [-2.0, -1.1] ("better than the trivial 1/K scaling of the loss itself"); reported
-    next to -4/3. The audit measured -1.28 to -1.56 depending on profile, gamma and T, so -4/3
-    itself is not a target. Expected **holds**. The bootstrap is the tolerance's derivation:
-    the gate is applied to the CI end, not to the point estimate alone. The fit
-    (:func:`flbounds.stats.loglog_slope`) is on the geometric mean over seeds.
-    """
+    Rule: :func:`k_rate_evidence` (the theorem's -4/3 against the slope's interval; a slope
+    shallower than -4/3 is inconclusive, not a violation). Measured at quick: -1.367, interval
+    wholly below -4/3, so **holds**. (An earlier gate of -1.1 was chosen after the
+    measurements.) The fit is on the geometric mean over seeds."""
     fb = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
     reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
-    fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
-                    measured=[fit.slope, fit.ci_high], theoretical=(-2.0, -1.1), relation="in",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "gate on the 97.5% bootstrap quantile of the slope "
-                                        "(seeds resampled with replacement)"),
-                    details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],
-                             "theory": FOUR_THIRDS, "ks": ks, "mean_regret": reg.mean(0),
-                             "zbar_over_k": zbar / np.asarray(ks), "G": G,
-                             "n_seeds": n_seeds, "n_rounds": n_rounds})
+    margins = bound_margins(fb, reg, zbar, ks=ks, n_rounds=n_rounds, G=G)
+    return k_rate_evidence(rng, ks, {"lognormal": reg},
+                           instance=regret_instances(fb, ks=ks, rounds=(n_rounds,), G=G),
+                           margins=margins,
+                           details={"ks": ks, "mean_regret": reg.mean(0),
+                                    "zbar_over_k": zbar / np.asarray(ks), "G": G,
+                                    "n_seeds": n_seeds, "n_rounds": n_rounds})
 
 
-_SETTINGS = {"quantile": ("quantile", "max", "paper"), "uniform": ("uniform", "max", "paper"),
-             "code_variant": ("lognormal", "max", "code")}
+_SETTINGS = {"quantile": "quantile", "uniform": "uniform"}
 
 
 @claim("kvib.thm5_2.k_exponent_settings", ref="Thm 5.2 (robustness; audit part B item 4)",
-       kind="statement", expected="holds",
+       kind="statement", expected="inconclusive",
        result=THM5_2, parts=("k_rate",),
-       statement="With the theory's gamma (G = max feedback) the K-slope stays <= -1.1 for "
-                 "quantile and near-homogeneous feedback and for the code variant "
-                 "p ~ omega + gamma.",
+       statement="With the theory's gamma (G = max feedback) and Algorithm 2 as printed, the "
+                 "K-slope of the regret is at most -4/3 (its whole interval) for quantile and "
+                 "near-homogeneous feedback.",
        quick=dict(n_clients=100, n_rounds=4000, ks=(2, 4, 8, 16), n_seeds=4),
        full=dict(n_clients=100, n_rounds=16000, ks=(2, 4, 8, 16), n_seeds=10))
 def k_exponent_settings(*, rng, n_clients, n_rounds, ks, n_seeds):
-    """Three settings of the audit table, all inside Thm 5.2's hypotheses (gamma = G^2 N/(K
-    theta) with G = max feedback; the code variant changes only the probability map). Gate as
-    in ``kvib.thm5_2.k_exponent``: the upper end of each setting's 95% seed-bootstrap CI of the
-    slope must be <= -1.1. Measured: those CI upper ends. Details: point slopes and the
-    code-variant vs paper regret ratio (spec V12(vii), informational). The practical-G setting
-    is outside the hypothesis and is the remark ``kvib.sec6.k_exponent_practical_g``."""
-    fits, means, feedbacks = {}, {}, []
-    fb_log = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
-    for name, (profile, g_rule, variant) in _SETTINGS.items():
-        fb = fb_log if profile == "lognormal" else Assumption51Feedback.generate(
-            rng, n_clients, profile=profile)
+    """Two feedback profiles of the audit table, both inside Thm 5.2's hypotheses (gamma =
+    G^2 N/(K theta) with G = max feedback), Algorithm 2 as printed (the released code's map
+    p ~ omega + gamma is not Algorithm 2; it is ``kvib.code.no_square_root``). Rule:
+    :func:`k_rate_evidence`, Bonferroni over the two. Measured at quick: quantile -1.270 with
+    its interval wholly above -4/3, uniform -1.483 below: **inconclusive** (the reason gives
+    the K at which a K^-1 regret would meet the explicit bound, about 1e6, and the
+    half-widths). The practical-G setting is outside the hypothesis and is the remark
+    ``kvib.sec6.k_exponent_practical_g``."""
+    regs, feedbacks, margins = {}, [], []
+    for name, profile in _SETTINGS.items():
+        fb = Assumption51Feedback.generate(rng, n_clients, profile=profile)
         feedbacks.append(fb)
-        reg, _, _ = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
-                                     g_rule=g_rule, variant=variant)
-        fits[name] = loglog_slope(ks, reg, rng=rng)
-        means[name] = reg.mean(0)
-    paper, _, _ = kvib_regret_grid(rng, fb_log, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
+        reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds)
+        regs[name] = reg
+        margins.append(bound_margins(fb, reg, zbar, ks=ks, n_rounds=n_rounds, G=G))
     instances = [c for f in feedbacks
                  for c in regret_instances(f, ks=ks, rounds=(n_rounds,), G=f.G)]
-    return Evidence(instance=instances,
-                    measured=[f.ci_high for f in fits.values()], theoretical=-1.1,
-                    relation="<=",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "gate on the 97.5% bootstrap quantile of each slope"),
-                    details={"slopes": {k: f.slope for k, f in fits.items()},
-                             "ci95": {k: [f.ci_low, f.ci_high] for k, f in fits.items()},
-                             "mean_regret": means,
-                             "code_over_paper_regret": means["code_variant"] / paper.mean(0)})
+    return k_rate_evidence(rng, ks, regs, instance=instances, margins=np.concatenate(margins),
+                           details={"mean_regret": {k: v.mean(0) for k, v in regs.items()},
+                                    "ks": ks, "n_rounds": n_rounds, "n_seeds": n_seeds})
 
 
 @claim("kvib.sec6.k_exponent_practical_g", ref="Sec. 6 practical G (mean first-round "
        "feedback); Thm 5.2 rate", kind="remark", expected="holds",
        parts=(SEC6.part("practical_g"), FIG3.part("regret_k")),
        statement="With the Sec. 6 practical rule (G = mean first-round feedback in gamma) the "
-                 "K-slope of K-Vib's regret is still <= -1.1.",
+                 "K-slope of K-Vib's regret is still at most -4/3 (its whole interval).",
        quick=dict(n_clients=100, n_rounds=4000, ks=(2, 4, 8, 16), n_seeds=4),
        full=dict(n_clients=100, n_rounds=16000, ks=(2, 4, 8, 16), n_seeds=10))
 def k_exponent_practical_g(*, rng, n_clients, n_rounds, ks, n_seeds):
     """A *remark*, not Thm 5.2: the practical G is below max feedback, so gamma = G^2 N/(K
     theta) is smaller than the theorem's hypothesis requires and the theorem does not apply;
-    this checks the paper's practical recipe empirically. Gate: upper end of the 95%
-    seed-bootstrap CI of the slope <= -1.1 (audit measured about -1.56). Expected **holds**."""
+    this checks the paper's practical recipe against the theorem's exponent with
+    :func:`k_rate_evidence` (an earlier gate of -1.1 was chosen after the data). Measured at
+    quick: -1.55, interval wholly below -4/3: **holds**. The margins reported are those of
+    the explicit bound evaluated at the practical G (informational: outside the theorem)."""
     fb = Assumption51Feedback.generate(rng, n_clients, profile="lognormal")
-    reg, _, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
-                                 g_rule="mean")
-    fit = loglog_slope(ks, reg, rng=rng)
-    return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
-                                      n_clients=n_clients),
-                    measured=fit.ci_high, theoretical=-1.1, relation="<=",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "gate on the 97.5% bootstrap quantile of the slope"),
-                    details={"slope": fit.slope, "ci95": [fit.ci_low, fit.ci_high],
-                             "G_practical": G, "G_max": fb.G, "mean_regret": reg.mean(0)})
+    reg, zbar, G = kvib_regret_grid(rng, fb, ks=ks, rounds=(n_rounds,), n_seeds=n_seeds,
+                                    g_rule="mean")
+    margins = bound_margins(fb, reg, zbar, ks=ks, n_rounds=n_rounds, G=G)
+    return k_rate_evidence(rng, ks, {"practical_g": reg},
+                           instance=dict(feedback=fb, n_rounds=n_rounds,
+                                         budget=np.asarray(ks, float), n_clients=n_clients),
+                           margins=margins,
+                           details={"G_practical": G, "G_max": fb.G,
+                                    "mean_regret": reg.mean(0)})
 
 
 @claim("kvib.thm5_2.sublinear", ref="Thm 5.2 (Regret_S/T -> 0)", kind="statement",
@@ -173,30 +209,38 @@ def sublinear(*, rng, n_clients, k, rounds, n_seeds):
 @claim("kvib.thm5_2.t_exponent", ref="Thm 5.2 (T^{2/3})", kind="statement", expected="holds",
        result=THM5_2, parts=("t_rate",),
        statement="The local log-log slope of Regret_S in T between the two largest horizons is "
-                 "at most 2/3 + 0.1.",
+                 "at most 2/3 (the upper end of its interval).",
        quick=dict(n_clients=100, k=8, rounds=(8000, 16000, 32000), n_seeds=4),
        full=dict(n_clients=100, k=8, rounds=(16000, 64000, 128000), n_seeds=10))
 def t_exponent(*, rng, n_clients, k, rounds, n_seeds):
-    """V12(iii). Small T is pre-asymptotic (gamma dominates omega); the spec's margin 0.1 covers
-    the residual curvature (pilot local slopes 0.75 -> 0.69 -> 0.63). Measured: the 97.5%
-    seed-bootstrap quantile of the local slope of the mean regret between the two largest
-    horizons (<= 2/3 + 0.1). Details: point value and the global fit with its CI."""
+    """V12(iii). Gate: the theorem's exponent 2/3 against the 97.5% seed-bootstrap quantile of
+    the local slope of the mean regret between the two largest horizons (an earlier margin
+    of 0.1 above 2/3 was the spec's, not the theorem's). Above 2/3 the claim is
+    ``inconclusive``, not violated: eq. (13) is an O~ upper bound whose explicit form holds
+    with a large margin (``kvib.thm5_2.explicit_bound``), and small T is pre-asymptotic
+    (gamma dominates omega; pilot local slopes 0.75 -> 0.69 -> 0.63). Measured at quick:
+    0.651, upper end 0.661: **holds**. Details: point value and the global fit with its CI."""
     fb = Assumption51Feedback.generate(rng, n_clients)
     reg, _, _ = kvib_regret_grid(rng, fb, ks=(k,), rounds=rounds, n_seeds=n_seeds)
     means = reg.mean(0)
     span = np.log(rounds[-1] / rounds[-2])
     local = float(np.log(means[-1] / means[-2]) / span)
     boot = boot_means(rng, reg)
-    upper = float(np.quantile(np.log(boot[:, -1] / boot[:, -2]) / span, 0.975))
+    local_boot = np.log(boot[:, -1] / boot[:, -2]) / span
+    upper = float(np.quantile(local_boot, 0.975))
+    half = float(np.quantile(local_boot, 0.975) - np.quantile(local_boot, 0.025)) / 2
     fit = loglog_slope(rounds, reg, rng=rng)
+    undecided = "" if upper <= 2 / 3 else (
+        f"the local T-slope's upper end {upper:.3f} exceeds 2/3: an O~ upper bound met with a "
+        f"large margin (kvib.thm5_2.explicit_bound) is not contradicted by a finite-T slope; "
+        f"the runs resolve slope differences of {half:.3g}")
     return Evidence(instance=regret_instances(fb, ks=(k,), rounds=rounds, G=fb.G),
-                    measured=upper, theoretical=2 / 3 + 0.1, relation="<=",
-                    tolerance=Tolerance(0.0, "seed bootstrap; spec margin",
-                                        "97.5% bootstrap quantile; 0.1 above 2/3 for "
-                                        "pre-asymptotics"),
+                    measured=upper, theoretical=2 / 3, relation="<=", undecided=undecided,
+                    tolerance=Tolerance(0.0, "seed bootstrap",
+                                        "97.5% bootstrap quantile of the local slope"),
                     details={"local_slope": local, "global_slope": fit.slope,
                              "global_ci95": [fit.ci_low, fit.ci_high], "rounds": rounds,
-                             "mean_regret": means})
+                             "mean_regret": means, "half_width": half})
 
 
 @claim("kvib.thm5_2.explicit_bound", ref="Thm 5.2 proof, App. D.3 eqs. (52)-(54)",

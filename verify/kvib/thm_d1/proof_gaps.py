@@ -75,6 +75,7 @@ def pmin_branch_ignored(*, rng):
 
 @claim("kvib.thm_d1.pmin_both_branches", ref="Thm D.1 proof, App. D.2 after eq. (50) "
        "(both branches of p_min)", kind="proof-step", expected="holds",
+       corrects="kvib.thm_d1.pmin_branch_ignored",
        result=THM_D1, parts=("pmin",),
        statement="With that p_min, N G^2/p_min + 6 N p_min (sum_i sqrt(pi^2_{1:T}(i)))^2/K^2 <= "
                  "2 sqrt6 N G sum_i sqrt(pi^2_{1:T}(i))/K + 2 N^2 G^2/K.",

@@ -17,6 +17,7 @@ from . import THM_D1, thm_d1_bound_value
 
 @claim("kvib.thm_d1.full_information", ref="Thm D.1, eq. (51) (last term corrected to "
        "22 N^2 G^2/zbar); Remark after Lemma 5.1", kind="statement", expected="holds",
+       corrects="kvib.thm_d1.last_term_algebra",
        result=THM_D1, parts=("bound", "rate"),
        statement="Full-information FTRL (eq. 10, gamma = G^2) has Regret_S(T) = O(sqrt T) "
                  "(log-log slope <= 0.6) and Regret_S <= (22NG/zbar + 2 sqrt6 NG/K) sum_i "

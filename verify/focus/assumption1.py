@@ -108,7 +108,8 @@ def case3a_printed(*, rng, n_clients, m, n_draws):
 
 
 @claim("focus.assumption1.case3a_corrected", ref="Assumption 1, Case 3a, corrected",
-       kind="remark", expected="holds", result=ASSUMPTION1, parts=("case3a",),
+       kind="remark", expected="holds",
+       corrects="focus.assumption1.case3a_printed", result=ASSUMPTION1, parts=("case3a",),
        statement="Corrected: uniform m-of-N sampling gives q_i = 1/N (and p_i = m/N).",
        quick=dict(n_clients=8, m=2, n_draws=20000), full=dict(n_clients=16, m=4, n_draws=400000))
 def case3a_corrected(*, rng, n_clients, m, n_draws):

@@ -290,7 +290,8 @@ def pull_mean_printed(*, rng, n_draws):
 
 
 @claim("focus.eq5.pull_mean_corrected", ref="Sec. 3, eq. (5), corrected", kind="statement",
-       expected="holds", result=EQ5, parts=("pull_mean",),
+       expected="holds",
+       corrects="focus.eq5.pull_mean_printed", result=EQ5, parts=("pull_mean",),
        statement="Corrected: E R(S_r) = [[1, 0], [p, I - diag(p)]] with p_i = P(i in S_r).",
        quick=dict(n_draws=20000), full=dict(n_draws=400000))
 def pull_mean_corrected(*, rng, n_draws):

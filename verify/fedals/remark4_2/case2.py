@@ -141,7 +141,8 @@ def _bound73(terms, n_participants, D):
 
 
 @claim("fedals.remark42.case2_bound", ref="Remark 4.2, App. C, eqs. (71), (73) (corrected)",
-       kind="statement", expected="holds", result=REMARK42, parts=("case2",),
+       kind="statement", expected="holds",
+       corrects="fedals.remark42.case2_bound_printed", result=REMARK42, parts=("case2",),
        statement="Corrected Remark 4.2, Case II (uniform K_hat-subsets, weights K(k) K/K_hat): "
                  "bound (73) holds for the out-of-sample gap only, "
                  "E[R^{K_hat}(A(S)) - R_S^{K_hat}(A(S))] <= E_{k~K}[(L/mu)(K(k)K/K_hat)^2"

@@ -232,6 +232,34 @@ def consensus_limit_printed(*, rng):
                     details={"corrected": np.ones(4) * (p @ x0), "perron_vector": p})
 
 
+@claim("focus.eq33.consensus_limit_corrected", ref="App. C, eq. (33), corrected", kind="remark",
+       expected="holds", corrects="focus.eq33.consensus_limit_printed", result=APP_C,
+       parts=("eq33",),
+       statement="Corrected: for a primitive row-stochastic R with left Perron vector p, "
+                 "lim_k R^k x_0 = 1 p^T x_0 (every entry the p-weighted average of x_0).",
+       quick=dict(n_random=3), full=dict(n_random=20))
+def consensus_limit_corrected(*, rng, n_random):
+    """The printed counterexample's R and x_0, plus random primitive R (positive 4 x 4
+    row-stochastic, so primitive) with random x_0: R^200 x_0 against 1 (p' x_0), p from a
+    linear solve. The second eigenvalue of these R is at most 1/2 in modulus in practice, so
+    200 powers leave no truncation error; tolerance as for the printed claim (200 products
+    of 4 x 4 stochastic matrices)."""
+    mats = [PRIMITIVE_R] + [M / M.sum(axis=1, keepdims=True)
+                            for M in rng.uniform(0.05, 1.0, size=(n_random, 4, 4))]
+    x0s = [np.array([1.0, 2.0, 3.0, 4.0])] + list(rng.standard_normal((n_random, 4)))
+    measured, theoretical, instances = [], [], []
+    for R, x0 in zip(mats, x0s, strict=True):
+        p = left_perron(R)
+        measured.append(np.linalg.matrix_power(R, 200) @ x0)
+        theoretical.append(np.ones(4) * (p @ x0))
+        instances.append(dict(R=R, p=p))
+    return Evidence(measured=np.concatenate(measured), theoretical=np.concatenate(theoretical),
+                    relation="==", instance=instances,
+                    tolerance=Tolerance.rounding(1e-12 * max(1.0, float(np.abs(x0s).max())),
+                                                 "200 products of 4x4 stochastic matrices: "
+                                                 "~200 eps x max|x_0|"))
+
+
 def virtual_fedavg_matrix(s) -> np.ndarray:
     """The rank-one W(S) = 1 w_S^T of (41)-(44), w_S = [0, s/|S|]."""
     s = np.asarray(s, dtype=bool)
@@ -273,20 +301,42 @@ def _matrix_means(rng, n_draws):
     return mc_mean(pull), mc_mean(avg)
 
 
+def exact_pull_column(p) -> np.ndarray:
+    """E R(S)[i, 0] over Bernoulli(p) participation, by enumerating the 2^N sets (exact)."""
+    proc = Bernoulli(p)
+    masks, probs = subset_distribution(proc)
+    return sum(w * pull_matrix(s)[1:, 0] for s, w in zip(masks, probs, strict=True))
+
+
 @claim("focus.eq5.pull_mean_printed", ref="Sec. 3, eq. (5)", kind="statement",
        expected="violated", result=EQ5, parts=("pull_mean",),
        statement="E R(S_r) = [[1, 0], [q, I - diag(q)]]: the expected pull matrix has the "
-                 "averaging weights q_i in its first column.",
-       quick=dict(n_draws=20000), full=dict(n_draws=400000))
-def pull_mean_printed(*, rng, n_draws):
+                 "averaging weights q_i in its first column (q as defined in Assumption 1, "
+                 "and q conditioned on a non-empty round: both readings tested).",
+       quick=dict(), full=dict())
+def pull_mean_printed(*, rng):
     """R(S)[i, 0] = 1{i in S}, so E R(S)[i, 0] = p_i, not q_i (q_i <= p_i, and much smaller:
-    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The MC mean of the literally built
-    R(S) is compared with the printed q; it is ~100 SE away even at 2e4 draws, so `violated` is
-    certain. Counterexample: Bernoulli p = (0.3, 0.5, 0.7, 0.9)."""
-    pull, _ = _matrix_means(rng, n_draws)
-    q = Bernoulli(P_EQ5).aggregation_weights()
-    return Evidence(measured=pull.mean, theoretical=q, relation="==", instance=dict(q=q),
-                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5, "q": q})
+    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The mean of the literally built
+    R(S) is computed exactly over the 2^N participation sets and compared with both readings
+    of the printed q: q_i = E[1_i/|S|] (Assumption 1) and q_hat = q / sum_j q_j (conditioned
+    on a non-empty round); both fail on the spec's instance p = (0.3, 0.5, 0.7, 0.9) (ratios
+    p/q and p/q_hat in details). Smallest instance where both readings fail: N = 2,
+    p = (1/2, 1) (q = q_hat = (1/4, 3/4) vs p); at N = 1 the unconditional reading holds
+    (q = p) and at N = 2, p = (1/2, 1/2) the conditional one does (q_hat = 1/2 = p).
+    Tolerance: rounding of sums of 2^N products."""
+    rows = []
+    for p in (P_EQ5, np.array([0.5, 1.0])):
+        q = Bernoulli(p).aggregation_weights()
+        rows.append(dict(p=p, pull=exact_pull_column(p), q=q, q_hat=q / q.sum()))
+    measured = np.concatenate([np.tile(r["pull"], 2) for r in rows])
+    theoretical = np.concatenate([np.concatenate([r["q"], r["q_hat"]]) for r in rows])
+    return Evidence(measured=measured, theoretical=theoretical, relation="==",
+                    instance=[dict(q=r["q"]) for r in rows],
+                    tolerance=Tolerance.rounding(1e-15, "sums of 2^N <= 16 products of "
+                                                 "probabilities"),
+                    details={"rows": rows,
+                             "ratio_p_over_q": [r["pull"] / r["q"] for r in rows],
+                             "ratio_p_over_q_hat": [r["pull"] / r["q_hat"] for r in rows]})
 
 
 @claim("focus.eq5.pull_mean_corrected", ref="Sec. 3, eq. (5), corrected", kind="statement",

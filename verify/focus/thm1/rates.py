@@ -174,7 +174,8 @@ def step_condition_gap(*, rng):
     return Evidence(measured=printed, theoretical=needed, relation="<=",
                     instance=hypotheses_instance(problem, proc, printed),
                     tolerance=Tolerance.rounding(4 * EPS * needed, "a few ulp of the bounds"),
-                    details={"q_min": q_min, "mu": mu, "L": L, "N": n, "tau": TAU})
+                    details={"q_min": q_min, "mu": mu, "L": L, "N": n, "tau": TAU,
+                             "ratio_printed_over_needed": printed / needed})
 
 
 def _losses_along(problem, xs):

@@ -81,13 +81,21 @@ def thm5_step_condition(*, step, q, beta, L, tau):
 THM4 = result(
     "focus.thm4", ref="Theorem 4", title="SG-FOCUS, strongly convex",
     parts={"bound": "Gamma_R <= (1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/"
-                    "(mu N q_min)"},
+                    "(mu N q_min)",
+           "proof_floor": "the proof's last step: (142)'s noise term (2 + 8N^2/q_min) eta^2 "
+                          "sigma^2 summed over the contraction eta mu N/2 is at most the "
+                          "printed floor 4(q_min + N^2) eta sigma^2/(mu N q_min)",
+           "corrected": "Gamma_R <= (1 - eta mu N/2)^R Gamma_0 + 4(q_min + 4N^2) eta sigma^2/"
+                        "(mu N q_min) (the floor the geometric sum gives)"},
     hypotheses=(a1, a2, a3, a6, thm4_step_condition))
 
 THM5 = result(
     "focus.thm5", ref="Theorem 5", title="SG-FOCUS, PL",
     parts={"bound": "Omega_R <= (1 - eta beta N)^R Omega_0 + (L/2 + 32(tau-1)^2 L^2 + "
-                    "8/q_min)(eta/beta) sigma^2"},
+                    "8/q_min)(eta/beta) sigma^2",
+           "proof_143": "proof step to (143): -(eta N/2 - eta^2 N^2 L)||grad F||^2 <= "
+                        "-eta N ||grad F||^2 under eta <= min{1/(4LN), 1/(2(tau-1)LN)} (the "
+                        "step (113) of Theorem 1(b)'s proof, repeated)"},
     hypotheses=(a1, a2, a4, a6, thm5_step_condition))
 
 
@@ -285,8 +293,9 @@ def floor_bound(*, rng, n_runs, n_rounds):
     pure floor) and x_0 = x* + (1, 1, 1) (Gamma_0 = 3, so the contraction term
     (1 - eta mu N/2)^r Gamma_0 is tested too). E||x_r - x*||^2 <= Gamma_r <= bound every 500
     rounds (the consensus coefficient 1 - 16 eta L^2 N/mu is positive here). Spec 8 found a
-    floor ratio ~0.006. The algebraically corrected floor 4(q_min + 4N^2)... (spec 7.16) is
-    larger and reported. Expected to hold. Tolerance: 4 MC SE per checkpoint."""
+    floor ratio ~0.006. The floor the proof's geometric sum gives, 4(q_min + 4N^2)... (spec
+    7.16; focus.thm4.proof_step_floor), is its own claim: focus.thm4.corrected_floor_bound.
+    Expected to hold. Tolerance: 4 MC SE per checkpoint."""
     problem, proc, q_min, step, out, rounds = _floor_runs(
         rng, n_runs, n_rounds,
         lambda pb, q: thm4_step(float(pb.client_mu.min()), pb.L, pb.n_clients, TAU, q),

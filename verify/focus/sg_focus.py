@@ -54,18 +54,25 @@ def thm2_small_step(*, step, q, mu, L, tau):
     return thm4_step_condition.predicate(step=step, q=q, mu=mu, L=L, tau=tau)
 
 
+@hypothesis("small_step_pl", "eta sufficiently small, read as the condition of the formal "
+                             "version, Theorem 5: eta <= min{q/(3 beta N(4 - q)), q/(16L^2), "
+                             "q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1))}")
+def thm2_small_step_pl(*, step, q, beta, L, tau):
+    return thm5_step_condition.predicate(step=step, q=q, beta=beta, L=L, tau=tau)
+
+
 THM2 = result(
     "focus.thm2", ref="Theorem 2", title="SG-FOCUS (informal): rates with a noise floor",
     parts={"strongly_convex": "eq. (26), with A3 and a sufficiently small eta: Gamma_R <= "
                               "(1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/"
                               "(mu N q_min), an O(eta sigma^2) neighbourhood",
-           "pl": ("eq. (27), with A4: the PL rate and an O(eta sigma^2) floor",
-                  "checked in its formal version, Theorem 5 (focus.thm5)"),
+           "pl": "eq. (27), with A4: Omega_R <= (1 - eta beta N)^R Omega_0 + (L/2 + "
+                 "32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2 (its formal version, Theorem 5)",
            "nonconvex": "eq. (28): the general non-convex bound of Theorem 6",
            "linear_speedup": "remark after Thm 2 (Sec. 5): with eta = O(1/N) the variance "
                              "term shrinks as O(1/N)"},
     hypotheses=(a1, a2, a6, a3.only("strongly_convex"), a4.only("pl"),
-                thm2_small_step.only("strongly_convex")))
+                thm2_small_step.only("strongly_convex"), thm2_small_step_pl.only("pl")))
 
 
 @hypothesis("step", "eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
@@ -282,7 +289,7 @@ def _floor_evidence(out, rounds, rate, floor, details, instance):
 
 
 @claim("focus.thm4.floor_bound", ref="Thm 4 (App. F), Thm 2 eq. (26)", kind="statement",
-       expected="holds", result=THM4, parts=("bound",),
+       expected="holds", parts=(THM4.part("bound"), THM2.part("strongly_convex")),
        statement="SC, eta <= min{2q/(3N(16L^2/mu + mu/2)), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1)), mu/(128(tau-1)^2 L^2 N)}: Gamma_R <= "
                  "(1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/(mu N q_min).",
@@ -309,7 +316,7 @@ def floor_bound(*, rng, n_runs, n_rounds):
 
 
 @claim("focus.thm5.floor_bound", ref="Thm 5 (App. F), Thm 2 eq. (27)", kind="statement",
-       expected="holds", result=THM5, parts=("bound",),
+       expected="holds", parts=(THM5.part("bound"), THM2.part("pl")),
        statement="PL, eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1))}: Omega_R <= (1 - eta beta N)^R Omega_0 + "
                  "(L/2 + 32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2.",

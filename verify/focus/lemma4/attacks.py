@@ -68,7 +68,7 @@ def lemma4_round_sides(inst, constant):
 
 
 @attack_surface("focus.lemma4.proof_step_104", space={"q": Box(0.01, 1.0)},
-                instance=lambda *, q: dict(q_grid=np.array([q])),
+                instance=lambda *, q: dict(lemma4_instance(1, q), q_grid=np.array([q])),
                 tolerance=1e-12, tolerance_why="relative rounding of two closed forms",
                 fixed=[{"q": q} for q in np.linspace(0.01, 1.0, 100)])
 def step_104(*, q):

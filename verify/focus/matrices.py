@@ -178,6 +178,7 @@ EXAMPLE_34_P = np.array([0.5, 0.0, 0.5, 0.0])
 # are transient, p has zeros), so eq. (33)'s counterexample uses a primitive R: (34) mixed
 # with the uniform matrix, every entry positive, not doubly stochastic.
 PRIMITIVE_R = 0.5 * EXAMPLE_34 + 0.5 * np.full((4, 4), 0.25)
+SMALL_R = np.array([[0.5, 0.5], [0.25, 0.75]])  # primitive, left Perron vector (1/3, 2/3)
 
 
 def left_perron(R) -> np.ndarray:
@@ -217,19 +218,27 @@ def consensus_example34(*, rng, power):
 def consensus_limit_printed(*, rng):
     """R^k -> 1 p^T, so the limit is 1 (p^T x_0) (every entry the p-weighted average), not
     p (1^T x_0). Counterexample: the primitive R = (R_34 + 1 1'/4)/2 (every entry positive;
-    p = (0.375, 0.125, 0.375, 0.125)), x_0 = (1, 2, 3, 4): the limit is 2.25 * 1 while
-    p 1^T x_0 = (3.75, 1.25, 3.75, 1.25). Example (34) itself is not primitive (its nodes 2
+    p = (3/8, 1/6, 7/24, 1/6)), x_0 = (1, 2, 3, 4): the limit is 2.25 * 1 while
+    p 1^T x_0 = (3.75, 1.67, 2.92, 1.67); smallest: N = 2, R = [[1/2, 1/2], [1/4, 3/4]],
+    x_0 = (1, 2): limit (5/3, 5/3) vs (1, 2). Example (34) itself is not primitive (its nodes 2
     and 4 are transient), so it is outside (33)'s hypothesis; the ledger's predicate found it
     (issue 36) and the counterexample moved to a primitive R. The corrected statement on
     (34) is focus.matrices.consensus_example34."""
     x0 = np.array([1.0, 2.0, 3.0, 4.0])
     p = left_perron(PRIMITIVE_R)
     limit = np.linalg.matrix_power(PRIMITIVE_R, 200) @ x0
-    return Evidence(measured=limit, theoretical=p * x0.sum(), relation="==",
-                    instance=dict(R=PRIMITIVE_R, p=p),
+    # the smallest instance: N = 2, R = [[1/2, 1/2], [1/4, 3/4]] (p = (1/3, 2/3)), x_0 = (1, 2):
+    # the limit is (5/3, 5/3), the printed p 1'x_0 = (1, 2)
+    p2 = left_perron(SMALL_R)
+    limit2 = np.linalg.matrix_power(SMALL_R, 200) @ np.array([1.0, 2.0])
+    return Evidence(measured=np.concatenate([limit, limit2]),
+                    theoretical=np.concatenate([p * x0.sum(), p2 * 3.0]), relation="==",
+                    instance=[dict(R=PRIMITIVE_R, p=p), dict(R=SMALL_R, p=p2)],
                     tolerance=Tolerance.rounding(1e-12, "200 products of 4x4 stochastic "
                                                  "matrices: ~200 eps"),
-                    details={"corrected": np.ones(4) * (p @ x0), "perron_vector": p})
+                    details={"corrected": np.ones(4) * (p @ x0), "perron_vector": p,
+                             "smallest_instance": {"R": SMALL_R, "x0": [1.0, 2.0],
+                                                   "limit": limit2, "printed": p2 * 3.0}})
 
 
 @claim("focus.eq33.consensus_limit_corrected", ref="App. C, eq. (33), corrected", kind="remark",

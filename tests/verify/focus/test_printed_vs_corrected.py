@@ -78,3 +78,11 @@ def test_consensus_limit_corrected_fails_with_a_wrong_perron_vector(monkeypatch)
 def test_doubly_stochastic_corrected_fails_against_the_printed_formula(monkeypatch):
     monkeypatch.setattr(fig1, "FIG1_W", fig1.printed_doubly_stochastic(fig1.S13))
     assert _verdict("focus.fig1.doubly_stochastic_corrected") == "violated"
+
+
+def test_consensus_limit_printed_holds_for_doubly_stochastic_matrices(monkeypatch):
+    """With a uniform Perron vector, p 1'x_0 = 1 p'x_0: the printed (33) is then right, and
+    the claim must say so."""
+    monkeypatch.setattr(matrices, "PRIMITIVE_R", np.full((4, 4), 0.25))
+    monkeypatch.setattr(matrices, "SMALL_R", np.array([[0.5, 0.5], [0.5, 0.5]]))
+    assert _verdict("focus.eq33.consensus_limit_printed") == "holds"

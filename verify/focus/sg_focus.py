@@ -102,7 +102,10 @@ THM5 = result(
                     "8/q_min)(eta/beta) sigma^2",
            "proof_143": "proof step to (143): -(eta N/2 - eta^2 N^2 L)||grad F||^2 <= "
                         "-eta N ||grad F||^2 under eta <= min{1/(4LN), 1/(2(tau-1)LN)} (the "
-                        "step (113) of Theorem 1(b)'s proof, repeated)"},
+                        "step (113) of Theorem 1(b)'s proof, repeated)",
+           "repaired": "what the proof supports once (143) is fixed: with also eta <= "
+                       "q_min/(64N), Omega_R <= (1 - eta beta N/4)^R Omega_0 + 4(L/2 + "
+                       "32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2"},
     hypotheses=(a1, a2, a4, a6, thm5_step_condition))
 
 

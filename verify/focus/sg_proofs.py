@@ -31,9 +31,11 @@ from .sg_focus import (
     THM5,
     _floor_evidence,
     _floor_runs,
+    _optimality_gap,
     _squared_distance,
     thm4_contraction,
     thm4_floor,
+    thm5_floor,
 )
 
 #: a grid over Theorem 4's hypothesis domain: N up to 16, p down to 0.01, tau up to 10
@@ -181,3 +183,33 @@ def proof_step_143_corrected(*, rng):
                     tolerance=Tolerance.rounding(4 * EPS * needed, "a few ulp"),
                     details={"min_ratio_available_over_needed": float(np.min(available
                                                                              / needed))})
+
+
+@claim("focus.thm5.repaired_bound", ref="Thm 5, repaired from its proof (143)-(144)",
+       kind="statement", expected="holds", corrects="focus.thm5.proof_step_143",
+       result=THM5, parts=("repaired",),
+       statement="PL, Theorem 5's step and eta <= q_min/(64N): Omega_R <= (1 - eta beta N/4)^R "
+                 "Omega_0 + 4(L/2 + 32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2.",
+       quick=dict(n_runs=8, n_rounds=12000), full=dict(n_runs=100, n_rounds=60000))
+def thm5_repaired_bound(*, rng, n_runs, n_rounds):
+    r"""The proof redone with the valid coefficient: eta <= 1/(4LN) leaves
+    :math:`-(\eta N/4)\|\nabla F\|^2`; half of it with PL gives the contraction
+    :math:`1 - \eta\beta N/4`, the other half must absorb Lemma 6's
+    :math:`8\eta^2N^2/q\,\|\nabla F\|^2`, hence eta <= q/(64N); combining with the consensus
+    weight 1 - 4 eta L^2 needs q/3 >= eta beta N/4 + 4 eta L^2, which the printed
+    q/(3 beta N(4 - q)) and q/(16L^2) give (q/36 + q/4 < q/3); the per-round noise of (144)
+    over eta beta N/4 is 4x the printed floor. Checked as focus.thm5.floor_bound (N = 4,
+    d = 3 quadratics, Bernoulli p = (.3, .5, .7, .9), tau = 3, sigma = 0.1, starts x* and
+    x* + (1, 1, 1)), at the smaller step. Expected to hold; tolerance 4 MC SE per checkpoint
+    (Holm)."""
+    problem, proc, q_min, step, out, rounds = _floor_runs(
+        rng, n_runs, n_rounds,
+        lambda pb, q: min(thm5_step(pb.mu, pb.L, pb.n_clients, TAU, q),
+                          q / (64 * pb.n_clients)),
+        _optimality_gap)
+    beta, L, n = problem.mu, problem.L, problem.n_clients
+    floor = 4 * thm5_floor(L=L, tau=TAU, beta=beta, q_min=q_min, step=step, sigma=SIGMA)
+    return _floor_evidence(out, rounds, 1 - step * beta * n / 4, floor,
+                           {"step": step, "repaired_floor": floor},
+                           constants(problem, proc, tau=TAU, step=step, beta=beta,
+                                     **noise(SIGMA, problem.dim)))

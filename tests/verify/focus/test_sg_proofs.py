@@ -36,3 +36,8 @@ def test_thm5_corrected_step_fails_on_a_smaller_coefficient(monkeypatch):
     monkeypatch.setattr(sg_proofs, "available_coefficient",
                         lambda step, n, L: 0.4 * real(step, n, L))
     assert _verdict("focus.thm5.proof_step_143_corrected") == "violated"
+
+
+def test_thm5_repaired_bound_fails_without_its_floor(monkeypatch):
+    monkeypatch.setattr(sg_proofs, "thm5_floor", lambda **_: 0.0)
+    assert _verdict("focus.thm5.repaired_bound") == "violated"

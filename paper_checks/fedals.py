@@ -110,32 +110,42 @@ def table3_intermediate(*, rng):
 @claim("fedals.table3.consistent_with_table1", ref="Table 3 vs Table 1, Sec. 7.5",
        kind="example", expected="violated", result=TABLE3_RESULT, parts=("consistent_with_table1",),
        statement="Table 3 (same setting as Table 1: ResNet-20, non-iid, tau = 5, alpha = 10) "
-                 "has L = 16 as the most effective phi/h split, so Table 1's FedALS (phi = all "
-                 "convolutional layers, L = 19) is not more accurate than Table 3's L = 16.",
+                 "has L = 16 as the most effective phi/h split, read over every split "
+                 "including Table 1's FedALS (phi = the convolutional layers, L = 19), so Table "
+                 "1's FedALS is not more accurate than Table 3's L = 16.",
        quick=dict(n_repeats=10), full=dict(n_repeats=10))
 def table3_vs_table1(*, rng, n_repeats):
-    r"""Cross-table consistency on the printed numbers. Table 1's FedALS treats every
-    convolutional layer as phi (L = 19 of 20 groups in the authors' code, spec 2.2), one of
-    the combinations Table 3 ranks, in the stated identical setting; the text calls L = 16
-    "the most effective option". measured: acc_T1(FedALS) - acc_T3(L = 16) per dataset;
-    theoretical 0; relation <=; tolerance 4 SE of the difference with SE = std/sqrt(n) and
-    n = 10 repetitions (the authors' code's ``repeat_simulation``; the paper says 20, which
-    would only shrink the tolerance). Differences 0.1005 (SVHN; tolerance 0.065) and 0.0537
-    (CIFAR-10; 0.048) exceed it; CIFAR-100 (0.0081) does not. Expected ``violated``: the
-    tables cannot both describe the stated setting (spec 7.17: Table 3 presumably comes from
-    another configuration). Details: L = 1 (first conv group only in phi, otherwise FedAvg)
-    against Table 1's FedAvg, 0.6058 vs 0.7010 on SVHN, a second sign of the mismatch."""
-    diffs, tols, l1 = [], [], []
+    r"""Cross-table consistency on the printed numbers. Table 1's FedALS treats the
+    convolutional layers as phi (Sec. 7: "We treat the convolutional layers of ResNet-20 as
+    the representation extractor"; L = 19 of 20), in the stated identical setting; the text
+    calls L = 16 "the most effective option". Two readings: (a) the best of the rows Table 3
+    lists (L = 20, 16, 12, 8, 4, 1), which L = 16 is (within 1e-4 on CIFAR-100): consistent,
+    reported in details; (b) the best split, Table 1's L = 19 included: tested here.
+    measured: acc_T1(FedALS) - acc_T3(L = 16) per dataset; theoretical 0; relation <=;
+    tolerance 4 SE per dataset under Holm over the three (Tolerance.mc), SE of a difference of
+    means = sqrt(std_1^2 + std_2^2)/sqrt(n), n = 10 repetitions (the authors' code's
+    ``repeat_simulation``; the paper says 20, which would only shrink the tolerance).
+    Differences 0.1005 (SVHN, z = 6.2) and 0.0537 (CIFAR-10, z = 4.5) exceed it; CIFAR-100
+    (0.0081) does not. Expected ``violated`` under reading (b): the tables cannot both describe
+    the stated setting (spec 7.17: Table 3 presumably comes from another configuration).
+    Details: L = 1 (first conv group only in phi) against Table 1's FedAvg, 0.6058 vs 0.7010
+    on SVHN, a second sign of the mismatch."""
+    diffs, ses, l1 = [], [], []
     for j in range(len(DATASETS)):
         (a, sa), (b, sb) = TABLE1_NONIID["fedals"][j], TABLE3[16][j]
         diffs.append(round(a - b, 4))
-        tols.append(4 * float(np.hypot(sa, sb)) / np.sqrt(n_repeats))
+        ses.append(float(np.hypot(sa, sb)) / np.sqrt(n_repeats))
         (f, sf), (c, sc) = TABLE1_NONIID["fedavg"][j], TABLE3[1][j]
         l1.append(dict(fedavg_table1=f, l1_table3=c, diff=round(f - c, 4),
                        four_se=4 * float(np.hypot(sf, sc)) / np.sqrt(n_repeats)))
+    best_row = [max(TABLE3, key=lambda L, j=j: TABLE3[L][j][0]) for j in range(len(DATASETS))]
     return Evidence(measured=diffs, theoretical=np.zeros(len(diffs)), relation="<=",
                     instance=dict(table1_setting=TABLE1_SETTING, table3_setting=TABLE3_SETTING),
-                    tolerance=Tolerance(np.array(tols), "4 SE of a difference of means",
-                                        "SE = printed std / sqrt(n_repeats), n = 10 (code)"),
-                    details={"datasets": DATASETS, "tolerance": tols,
+                    tolerance=Tolerance.mc(ses, k=4, what="difference of printed means"),
+                    details={"datasets": DATASETS, "se": ses,
+                             "z": [d / e for d, e in zip(diffs, ses, strict=True)],
+                             "reading_a_best_listed_row": best_row,
+                             "reading_a_gap_16_to_best_row": [
+                                 round(TABLE3[b][j][0] - TABLE3[16][j][0], 4)
+                                 for j, b in enumerate(best_row)],
                              "l1_vs_fedavg": l1})

@@ -95,7 +95,8 @@ def printed_averages_body(*, rng, n_rounds, local_steps, alphas):
 
 
 @claim("fedals.alg1.intended_schedule", ref="Alg. 1 (intended; authors' DSGDAlg)",
-       kind="algorithm", expected="holds", result=ALG1, parts=("intended",),
+       kind="algorithm", expected="holds",
+       corrects="fedals.alg1.printed_averages_body", result=ALG1, parts=("intended",),
        statement="The intended schedule averages h ceil(T/tau) times and phi ceil(T/(alpha tau)) "
                  "times (code convention s mod P = 0); right after an h-only averaging the "
                  "clients agree on h exactly and still disagree on phi.",

@@ -25,7 +25,8 @@ ALG4 = result(
 
 
 @claim("fedals.alg4.corrected_scaffold_exact", ref="Alg. 3-4 (corrected), [KKM+20]",
-       kind="algorithm", expected="holds", result=ALG4, parts=("drift_correction",),
+       kind="algorithm", expected="holds",
+       corrects="fedals.alg4.printed_literal", result=ALG4, parts=("drift_correction",),
        statement="FedALS+SCAFFOLD with the corrected control update (server variate "
                  "c = (1/K) sum c_k in the local step, refresh c_k <- c_k - c + drift/(eta P_g)) "
                  "removes client drift: with exact gradients it converges to the global "

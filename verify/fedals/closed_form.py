@@ -29,7 +29,8 @@ CLOSED_FORM = result(
 
 
 @claim("fedals.closed_form.ols_iid", ref="spec 3.9 (derived; not in the paper)",
-       kind="remark", expected="holds", result=CLOSED_FORM, parts=("ols",),
+       kind="remark", expected="holds", corrects="fedals.d1.inverse_square_slope",
+       result=CLOSED_FORM, parts=("ols",),
        statement="OLS, iid Gaussian x, one averaging: G = s^2 d[1/(2m)+1/(2n)], D_k = "
                  "(s^2 d/2)[(K-1)/(K^2 m)+(1-1/K)^2/n], gap = s^2 d[1/(2K^2 m)+(2K-1)/(2nK^2)], "
                  "m = n-d-1.",

@@ -65,6 +65,7 @@ def _authors_runs(rng, n_classes, total_samples, n_clients, lam, pool_size, n_dr
 
 @claim("fedals.authors_check.bound_with_kappa", ref="repo mode='gen' (Visualization_gen.py)",
        kind="code", expected="holds",
+       corrects="fedals.authors_check.plotted_curve_is_bound",
        parts=(THM41.part("bound"), RELEASED_CODE.part("setting")),
        statement="In the authors' synthetic softmax check, Thm 4.1 with its factor L/mu "
                  "bounds the true gap for every K.",

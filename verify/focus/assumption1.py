@@ -95,20 +95,34 @@ def case2_bernoulli_q(*, rng, n_draws):
 @claim("focus.assumption1.case3a_printed", ref="Assumption 1, Case 3a", kind="remark",
        expected="violated", result=ASSUMPTION1, parts=("case3a",),
        statement="Uniform sampling of m of N clients without replacement gives p_i = m/N and "
-                 "q_i = 1/m.",
-       quick=dict(n_clients=8, m=2, n_draws=20000), full=dict(n_clients=16, m=4, n_draws=400000))
-def case3a_printed(*, rng, n_clients, m, n_draws):
+                 "q_i = 1/m, q_i read as Assumption 1 defines it, E[1_i / sum_j 1_j] (the same "
+                 "conditioned on a non-empty round, as |S| = m >= 1).",
+       quick=dict(n_clients=8, m=2), full=dict(n_clients=16, m=4))
+def case3a_printed(*, rng, n_clients, m):
     """|S| = m always, so q_i = E[1_i]/m = (m/N)/m = 1/N, not 1/m (the q_i would then sum to
-    N/m > 1). Measured: MC mean of 1_i/|S|, compared with the printed 1/m (4 SE): violated,
-    e.g. 0.125 vs 0.5 for N = 8, m = 2."""
-    mc = _mc_weights(UniformWithoutReplacement(n_clients, m).plan(rng, n_draws))
-    return Evidence(measured=mc.mean, theoretical=np.full(n_clients, 1.0 / m), relation="==",
-                    instance=dict(n_clients=n_clients, m=m),
-                    tolerance=Tolerance.mc(mc.se), details={"n_clients": n_clients, "m": m})
+    N/m > 1). Exact q of flbounds.participation against the printed 1/m, on the claim's
+    instance and on the smallest one, N = 2, m = 1 (q_i = 1/2 vs 1; margin: q m = m/N).
+    Readings: Assumption 1's q and q conditioned on a non-empty round coincide here (never
+    empty) and both fail; only the weight a participant receives within its round,
+    E[1/|S| | i in S] = 1/m, matches the printed value, and that is not Assumption 1's q.
+    Tolerance: rounding."""
+    cases = [(n_clients, m), (2, 1)]
+    qs = [UniformWithoutReplacement(n, k).aggregation_weights() for n, k in cases]
+    return Evidence(measured=np.concatenate(qs),
+                    theoretical=np.concatenate([np.full(n, 1.0 / k) for n, k in cases]),
+                    relation="==", instance=[dict(n_clients=n, m=k) for n, k in cases],
+                    tolerance=Tolerance.rounding(1e-15, "exact weights 1/N"),
+                    details={"cases": [dict(n_clients=n, m=k, q=q, printed=1.0 / k,
+                                            ratio_q_over_printed=float(q.max() * k))
+                                       for (n, k), q in zip(cases, qs, strict=True)],
+                             "smallest_instance": {"n_clients": 2, "m": 1},
+                             "reading_that_holds": "E[1/|S| | i in S] = 1/m (the per-round "
+                                                   "weight of a participant)"})
 
 
 @claim("focus.assumption1.case3a_corrected", ref="Assumption 1, Case 3a, corrected",
-       kind="remark", expected="holds", result=ASSUMPTION1, parts=("case3a",),
+       kind="remark", expected="holds",
+       corrects="focus.assumption1.case3a_printed", result=ASSUMPTION1, parts=("case3a",),
        statement="Corrected: uniform m-of-N sampling gives q_i = 1/N (and p_i = m/N).",
        quick=dict(n_clients=8, m=2, n_draws=20000), full=dict(n_clients=16, m=4, n_draws=400000))
 def case3a_corrected(*, rng, n_clients, m, n_draws):
@@ -129,15 +143,26 @@ def case3a_corrected(*, rng, n_clients, m, n_draws):
        quick=dict(), full=dict())
 def case3_weights_are_q(*, rng):
     """Without replacement, q_i = pi_i / m with pi_i the exact inclusion probability of
-    successive sampling, which differs from w_i. Instance: the reference notebook's weights
+    successive sampling, which differs from w_i. Instances: the reference notebook's weights
     (seed 5, N = 16, m = 4): |q_i - w_i| reaches ~8e-3 (q in [.0132, .1106] vs w in
-    [.0116, .1187]). Exact (subset recursion), so the tolerance is rounding only (1e-12)."""
+    [.0116, .1187]); and the smallest, N = 3, m = 2, w = (0.2, 0.3, 0.5) (m = 1 gives q = w).
+    Exact (subset recursion), so the tolerance is rounding only (1e-12)."""
     w = NOTEBOOK_WEIGHTS / NOTEBOOK_WEIGHTS.sum()
     q = WeightedWithoutReplacement(w, 4).aggregation_weights()
-    return Evidence(measured=q, theoretical=w, relation="==", instance=dict(w=w, m=4),
+    small_w = np.array([0.2, 0.3, 0.5])
+    small_q = WeightedWithoutReplacement(small_w, 2).aggregation_weights()
+    return Evidence(measured=np.concatenate([q, small_q]),
+                    theoretical=np.concatenate([w, small_w]), relation="==",
+                    instance=[dict(w=w, m=4), dict(w=small_w, m=2)],
                     tolerance=Tolerance.rounding(1e-12, "subset DP over 2^16 sets, sums of "
                                                  "<= 2^16 positive terms: << 1e-12"),
-                    details={"max_abs_diff": float(np.max(np.abs(q - w)))})
+                    details={"max_abs_diff": float(np.max(np.abs(q - w))),
+                             "max_ratio_q_over_w": float(np.max(q / w)),
+                             "min_ratio_q_over_w": float(np.min(q / w)),
+                             "smallest_instance": {"w": small_w, "m": 2, "q": small_q,
+                                                   "note": "m = 1 gives q = w exactly; N = 3, "
+                                                           "m = 2 is the smallest failing size "
+                                                           "with m < N"}})
 
 
 ALPHA = 1e-3  # family-wise level of the Holm rule over every (process, client, moment) cell

@@ -86,3 +86,22 @@ def doubly_stochastic_formula(*, rng):
                     instance=dict(S=S13),
                     details={"formula_W": W, "figure_W": FIG1_W,
                              "doubly_stochastic_defects": stochastic})
+
+
+@claim("focus.fig1.doubly_stochastic_corrected", ref="Fig. 1 vs the W(S_r) formula, corrected",
+       kind="example", expected="holds", corrects="focus.fig1.doubly_stochastic_formula",
+       result=FIG1, parts=("doubly_stochastic",),
+       statement="Figure 1's W(S) for S = {1, 3} is the printed formula with weights "
+                 "1/(|S| + 1) in place of 1/|S|, and it is doubly stochastic.",
+       quick=dict(), full=dict())
+def doubly_stochastic_corrected(*, rng):
+    """The formula with W[i,0] = W[0,i] = 1/(|S| + 1) for i in S (diagonal = 1 - the
+    off-diagonal sum) reproduces the figure's matrix entrywise; row and column sums are 1."""
+    s = np.asarray(S13, dtype=bool)
+    W = np.zeros((s.size + 1, s.size + 1))
+    W[1:, 0] = W[0, 1:] = s / (s.sum() + 1)
+    W[np.arange(s.size + 1), np.arange(s.size + 1)] = 1.0 - W.sum(axis=0)
+    defect = float(np.abs(W.sum(axis=0) - 1).max() + np.abs(W.sum(axis=1) - 1).max())
+    return Evidence(measured=np.concatenate([W.ravel(), [defect]]),
+                    theoretical=np.concatenate([FIG1_W.ravel(), [0.0]]), relation="==",
+                    tolerance=ULP, instance=dict(S=S13))

@@ -197,7 +197,8 @@ def sg_descent_printed(*, rng, n_states, taus, n_steps):
 
 
 @claim("focus.lemma5.sg_descent_corrected", ref="Lemma 5, noise term corrected (N sigma^2)",
-       kind="statement", expected="holds", result=LEMMA5, parts=("corrected",),
+       kind="statement", expected="holds",
+       corrects="focus.lemma5.sg_descent_printed", result=LEMMA5, parts=("corrected",),
        statement="Lemma 5 with the noise term 2 eta^2 N sigma^2 (one independent noise per "
                  "pushed gradient), at states whose stored gradients are exact.",
        quick=dict(n_states=3, taus=(1, 2), n_steps=2),

@@ -178,6 +178,7 @@ EXAMPLE_34_P = np.array([0.5, 0.0, 0.5, 0.0])
 # are transient, p has zeros), so eq. (33)'s counterexample uses a primitive R: (34) mixed
 # with the uniform matrix, every entry positive, not doubly stochastic.
 PRIMITIVE_R = 0.5 * EXAMPLE_34 + 0.5 * np.full((4, 4), 0.25)
+SMALL_R = np.array([[0.5, 0.5], [0.25, 0.75]])  # primitive, left Perron vector (1/3, 2/3)
 
 
 def left_perron(R) -> np.ndarray:
@@ -217,19 +218,55 @@ def consensus_example34(*, rng, power):
 def consensus_limit_printed(*, rng):
     """R^k -> 1 p^T, so the limit is 1 (p^T x_0) (every entry the p-weighted average), not
     p (1^T x_0). Counterexample: the primitive R = (R_34 + 1 1'/4)/2 (every entry positive;
-    p = (0.375, 0.125, 0.375, 0.125)), x_0 = (1, 2, 3, 4): the limit is 2.25 * 1 while
-    p 1^T x_0 = (3.75, 1.25, 3.75, 1.25). Example (34) itself is not primitive (its nodes 2
+    p = (3/8, 1/6, 7/24, 1/6)), x_0 = (1, 2, 3, 4): the limit is 2.25 * 1 while
+    p 1^T x_0 = (3.75, 1.67, 2.92, 1.67); smallest: N = 2, R = [[1/2, 1/2], [1/4, 3/4]],
+    x_0 = (1, 2): limit (5/3, 5/3) vs (1, 2). Example (34) itself is not primitive (its nodes 2
     and 4 are transient), so it is outside (33)'s hypothesis; the ledger's predicate found it
     (issue 36) and the counterexample moved to a primitive R. The corrected statement on
     (34) is focus.matrices.consensus_example34."""
     x0 = np.array([1.0, 2.0, 3.0, 4.0])
     p = left_perron(PRIMITIVE_R)
     limit = np.linalg.matrix_power(PRIMITIVE_R, 200) @ x0
-    return Evidence(measured=limit, theoretical=p * x0.sum(), relation="==",
-                    instance=dict(R=PRIMITIVE_R, p=p),
+    # the smallest instance: N = 2, R = [[1/2, 1/2], [1/4, 3/4]] (p = (1/3, 2/3)), x_0 = (1, 2):
+    # the limit is (5/3, 5/3), the printed p 1'x_0 = (1, 2)
+    p2 = left_perron(SMALL_R)
+    limit2 = np.linalg.matrix_power(SMALL_R, 200) @ np.array([1.0, 2.0])
+    return Evidence(measured=np.concatenate([limit, limit2]),
+                    theoretical=np.concatenate([p * x0.sum(), p2 * 3.0]), relation="==",
+                    instance=[dict(R=PRIMITIVE_R, p=p), dict(R=SMALL_R, p=p2)],
                     tolerance=Tolerance.rounding(1e-12, "200 products of 4x4 stochastic "
                                                  "matrices: ~200 eps"),
-                    details={"corrected": np.ones(4) * (p @ x0), "perron_vector": p})
+                    details={"corrected": np.ones(4) * (p @ x0), "perron_vector": p,
+                             "smallest_instance": {"R": SMALL_R, "x0": [1.0, 2.0],
+                                                   "limit": limit2, "printed": p2 * 3.0}})
+
+
+@claim("focus.eq33.consensus_limit_corrected", ref="App. C, eq. (33), corrected", kind="remark",
+       expected="holds", corrects="focus.eq33.consensus_limit_printed", result=APP_C,
+       parts=("eq33",),
+       statement="Corrected: for a primitive row-stochastic R with left Perron vector p, "
+                 "lim_k R^k x_0 = 1 p^T x_0 (every entry the p-weighted average of x_0).",
+       quick=dict(n_random=3), full=dict(n_random=20))
+def consensus_limit_corrected(*, rng, n_random):
+    """The printed counterexample's R and x_0, plus random primitive R (positive 4 x 4
+    row-stochastic, so primitive) with random x_0: R^200 x_0 against 1 (p' x_0), p from a
+    linear solve. The second eigenvalue of these R is at most 1/2 in modulus in practice, so
+    200 powers leave no truncation error; tolerance as for the printed claim (200 products
+    of 4 x 4 stochastic matrices)."""
+    mats = [PRIMITIVE_R] + [M / M.sum(axis=1, keepdims=True)
+                            for M in rng.uniform(0.05, 1.0, size=(n_random, 4, 4))]
+    x0s = [np.array([1.0, 2.0, 3.0, 4.0])] + list(rng.standard_normal((n_random, 4)))
+    measured, theoretical, instances = [], [], []
+    for R, x0 in zip(mats, x0s, strict=True):
+        p = left_perron(R)
+        measured.append(np.linalg.matrix_power(R, 200) @ x0)
+        theoretical.append(np.ones(4) * (p @ x0))
+        instances.append(dict(R=R, p=p))
+    return Evidence(measured=np.concatenate(measured), theoretical=np.concatenate(theoretical),
+                    relation="==", instance=instances,
+                    tolerance=Tolerance.rounding(1e-12 * max(1.0, float(np.abs(x0s).max())),
+                                                 "200 products of 4x4 stochastic matrices: "
+                                                 "~200 eps x max|x_0|"))
 
 
 def virtual_fedavg_matrix(s) -> np.ndarray:
@@ -273,24 +310,47 @@ def _matrix_means(rng, n_draws):
     return mc_mean(pull), mc_mean(avg)
 
 
+def exact_pull_column(p) -> np.ndarray:
+    """E R(S)[i, 0] over Bernoulli(p) participation, by enumerating the 2^N sets (exact)."""
+    proc = Bernoulli(p)
+    masks, probs = subset_distribution(proc)
+    return sum(w * pull_matrix(s)[1:, 0] for s, w in zip(masks, probs, strict=True))
+
+
 @claim("focus.eq5.pull_mean_printed", ref="Sec. 3, eq. (5)", kind="statement",
        expected="violated", result=EQ5, parts=("pull_mean",),
        statement="E R(S_r) = [[1, 0], [q, I - diag(q)]]: the expected pull matrix has the "
-                 "averaging weights q_i in its first column.",
-       quick=dict(n_draws=20000), full=dict(n_draws=400000))
-def pull_mean_printed(*, rng, n_draws):
+                 "averaging weights q_i in its first column (q as defined in Assumption 1, "
+                 "and q conditioned on a non-empty round: both readings tested).",
+       quick=dict(), full=dict())
+def pull_mean_printed(*, rng):
     """R(S)[i, 0] = 1{i in S}, so E R(S)[i, 0] = p_i, not q_i (q_i <= p_i, and much smaller:
-    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The MC mean of the literally built
-    R(S) is compared with the printed q; it is ~100 SE away even at 2e4 draws, so `violated` is
-    certain. Counterexample: Bernoulli p = (0.3, 0.5, 0.7, 0.9)."""
-    pull, _ = _matrix_means(rng, n_draws)
-    q = Bernoulli(P_EQ5).aggregation_weights()
-    return Evidence(measured=pull.mean, theoretical=q, relation="==", instance=dict(q=q),
-                    tolerance=Tolerance.mc(pull.se), details={"p": P_EQ5, "q": q})
+    for p = (.3, .5, .7, .9), q = (.104, .186, .284, .414)). The mean of the literally built
+    R(S) is computed exactly over the 2^N participation sets and compared with both readings
+    of the printed q: q_i = E[1_i/|S|] (Assumption 1) and q_hat = q / sum_j q_j (conditioned
+    on a non-empty round); both fail on the spec's instance p = (0.3, 0.5, 0.7, 0.9) (ratios
+    p/q and p/q_hat in details). Smallest instance where both readings fail: N = 2,
+    p = (1/2, 1) (q = q_hat = (1/4, 3/4) vs p); at N = 1 the unconditional reading holds
+    (q = p) and at N = 2, p = (1/2, 1/2) the conditional one does (q_hat = 1/2 = p).
+    Tolerance: rounding of sums of 2^N products."""
+    rows = []
+    for p in (P_EQ5, np.array([0.5, 1.0])):
+        q = Bernoulli(p).aggregation_weights()
+        rows.append(dict(p=p, pull=exact_pull_column(p), q=q, q_hat=q / q.sum()))
+    measured = np.concatenate([np.tile(r["pull"], 2) for r in rows])
+    theoretical = np.concatenate([np.concatenate([r["q"], r["q_hat"]]) for r in rows])
+    return Evidence(measured=measured, theoretical=theoretical, relation="==",
+                    instance=[dict(q=r["q"]) for r in rows],
+                    tolerance=Tolerance.rounding(1e-15, "sums of 2^N <= 16 products of "
+                                                 "probabilities"),
+                    details={"rows": rows,
+                             "ratio_p_over_q": [r["pull"] / r["q"] for r in rows],
+                             "ratio_p_over_q_hat": [r["pull"] / r["q_hat"] for r in rows]})
 
 
 @claim("focus.eq5.pull_mean_corrected", ref="Sec. 3, eq. (5), corrected", kind="statement",
-       expected="holds", result=EQ5, parts=("pull_mean",),
+       expected="holds",
+       corrects="focus.eq5.pull_mean_printed", result=EQ5, parts=("pull_mean",),
        statement="Corrected: E R(S_r) = [[1, 0], [p, I - diag(p)]] with p_i = P(i in S_r).",
        quick=dict(n_draws=20000), full=dict(n_draws=400000))
 def pull_mean_corrected(*, rng, n_draws):

@@ -54,18 +54,25 @@ def thm2_small_step(*, step, q, mu, L, tau):
     return thm4_step_condition.predicate(step=step, q=q, mu=mu, L=L, tau=tau)
 
 
+@hypothesis("small_step_pl", "eta sufficiently small, read as the condition of the formal "
+                             "version, Theorem 5: eta <= min{q/(3 beta N(4 - q)), q/(16L^2), "
+                             "q^{3/2}/(4L sqrt(6N)), q^{3/2}/(8 sqrt2 L(tau-1))}")
+def thm2_small_step_pl(*, step, q, beta, L, tau):
+    return thm5_step_condition.predicate(step=step, q=q, beta=beta, L=L, tau=tau)
+
+
 THM2 = result(
     "focus.thm2", ref="Theorem 2", title="SG-FOCUS (informal): rates with a noise floor",
     parts={"strongly_convex": "eq. (26), with A3 and a sufficiently small eta: Gamma_R <= "
                               "(1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/"
                               "(mu N q_min), an O(eta sigma^2) neighbourhood",
-           "pl": ("eq. (27), with A4: the PL rate and an O(eta sigma^2) floor",
-                  "checked in its formal version, Theorem 5 (focus.thm5)"),
+           "pl": "eq. (27), with A4: Omega_R <= (1 - eta beta N)^R Omega_0 + (L/2 + "
+                 "32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2 (its formal version, Theorem 5)",
            "nonconvex": "eq. (28): the general non-convex bound of Theorem 6",
            "linear_speedup": "remark after Thm 2 (Sec. 5): with eta = O(1/N) the variance "
                              "term shrinks as O(1/N)"},
     hypotheses=(a1, a2, a6, a3.only("strongly_convex"), a4.only("pl"),
-                thm2_small_step.only("strongly_convex")))
+                thm2_small_step.only("strongly_convex"), thm2_small_step_pl.only("pl")))
 
 
 @hypothesis("step", "eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
@@ -81,13 +88,24 @@ def thm5_step_condition(*, step, q, beta, L, tau):
 THM4 = result(
     "focus.thm4", ref="Theorem 4", title="SG-FOCUS, strongly convex",
     parts={"bound": "Gamma_R <= (1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/"
-                    "(mu N q_min)"},
+                    "(mu N q_min)",
+           "proof_floor": "the proof's last step: (142)'s noise term (2 + 8N^2/q_min) eta^2 "
+                          "sigma^2 summed over the contraction eta mu N/2 is at most the "
+                          "printed floor 4(q_min + N^2) eta sigma^2/(mu N q_min)",
+           "corrected": "Gamma_R <= (1 - eta mu N/2)^R Gamma_0 + 4(q_min + 4N^2) eta sigma^2/"
+                        "(mu N q_min) (the floor the geometric sum gives)"},
     hypotheses=(a1, a2, a3, a6, thm4_step_condition))
 
 THM5 = result(
     "focus.thm5", ref="Theorem 5", title="SG-FOCUS, PL",
     parts={"bound": "Omega_R <= (1 - eta beta N)^R Omega_0 + (L/2 + 32(tau-1)^2 L^2 + "
-                    "8/q_min)(eta/beta) sigma^2"},
+                    "8/q_min)(eta/beta) sigma^2",
+           "proof_143": "proof step to (143): -(eta N/2 - eta^2 N^2 L)||grad F||^2 <= "
+                        "-eta N ||grad F||^2 under eta <= min{1/(4LN), 1/(2(tau-1)LN)} (the "
+                        "step (113) of Theorem 1(b)'s proof, repeated)",
+           "repaired": "what the proof supports once (143) is fixed: with also eta <= "
+                       "q_min/(64N), Omega_R <= (1 - eta beta N/4)^R Omega_0 + 4(L/2 + "
+                       "32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2"},
     hypotheses=(a1, a2, a4, a6, thm5_step_condition))
 
 
@@ -274,7 +292,7 @@ def _floor_evidence(out, rounds, rate, floor, details, instance):
 
 
 @claim("focus.thm4.floor_bound", ref="Thm 4 (App. F), Thm 2 eq. (26)", kind="statement",
-       expected="holds", result=THM4, parts=("bound",),
+       expected="holds", parts=(THM4.part("bound"), THM2.part("strongly_convex")),
        statement="SC, eta <= min{2q/(3N(16L^2/mu + mu/2)), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1)), mu/(128(tau-1)^2 L^2 N)}: Gamma_R <= "
                  "(1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/(mu N q_min).",
@@ -285,8 +303,9 @@ def floor_bound(*, rng, n_runs, n_rounds):
     pure floor) and x_0 = x* + (1, 1, 1) (Gamma_0 = 3, so the contraction term
     (1 - eta mu N/2)^r Gamma_0 is tested too). E||x_r - x*||^2 <= Gamma_r <= bound every 500
     rounds (the consensus coefficient 1 - 16 eta L^2 N/mu is positive here). Spec 8 found a
-    floor ratio ~0.006. The algebraically corrected floor 4(q_min + 4N^2)... (spec 7.16) is
-    larger and reported. Expected to hold. Tolerance: 4 MC SE per checkpoint."""
+    floor ratio ~0.006. The floor the proof's geometric sum gives, 4(q_min + 4N^2)... (spec
+    7.16; focus.thm4.proof_step_floor), is its own claim: focus.thm4.corrected_floor_bound.
+    Expected to hold. Tolerance: 4 MC SE per checkpoint."""
     problem, proc, q_min, step, out, rounds = _floor_runs(
         rng, n_runs, n_rounds,
         lambda pb, q: thm4_step(float(pb.client_mu.min()), pb.L, pb.n_clients, TAU, q),
@@ -300,7 +319,7 @@ def floor_bound(*, rng, n_runs, n_rounds):
 
 
 @claim("focus.thm5.floor_bound", ref="Thm 5 (App. F), Thm 2 eq. (27)", kind="statement",
-       expected="holds", result=THM5, parts=("bound",),
+       expected="holds", parts=(THM5.part("bound"), THM2.part("pl")),
        statement="PL, eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1))}: Omega_R <= (1 - eta beta N)^R Omega_0 + "
                  "(L/2 + 32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2.",

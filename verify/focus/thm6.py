@@ -147,7 +147,8 @@ def printed_bound(*, rng, n_runs, n_rounds):
 
 
 @claim("focus.thm6.repaired_bound", ref="Thm 6, repaired from its proof (F.5) and Lemma 6",
-       kind="statement", expected="holds", result=THM6, parts=("repaired",),
+       kind="statement", expected="holds",
+       corrects="focus.thm6.printed_bound", result=THM6, parts=("repaired",),
        statement="(1/R) sum_r E||grad F(x_r)||^2 <= [4(F(x_1) - F*)/(eta N R) + (2LN + "
                  "192 L^2/q_min^2) eta^2 sigma^2] / (1 - 192 L^2 eta^2 N/q_min^2).",
        quick=dict(n_runs=30, n_rounds=400), full=dict(n_runs=200, n_rounds=3000))

@@ -139,7 +139,8 @@ def case1_printed(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_dra
 
 
 @claim("fedals.remark42.case1_bound", ref="Remark 4.2, App. C, eqs. (71)-(72) (corrected)",
-       kind="statement", expected="holds", result=REMARK42, parts=("case1",),
+       kind="statement", expected="holds",
+       corrects="fedals.remark42.case1_bound_printed", result=REMARK42, parts=("case1",),
        statement="Corrected Case I: with merged weights w_k = m_k/K_hat (m_k ~ Bin(K_hat, K(k))), "
                  "the out-of-sample gap is at most sum_k [(L/mu) E(w_k^3) G_k + 2 sqrt(L/mu) "
                  "E(w_k^2) sqrt(D^w_k G_k)], D^w_k = E[w_k^2 delta_k] / E[w_k^2].",

@@ -38,6 +38,7 @@ def _case2_instance(model, n_clients, n_participants):
 
 
 CLAIM70 = dict(n_clients=10, n_participants=2, lam=0.1, n_samples=40)
+SMALLEST_70 = (2, 1)  # the smallest Case II instance: one of two clients participates
 
 
 @claim("fedals.claim70.noniid", ref="App. C, eq. (70)", kind="proof-step", expected="violated",
@@ -51,15 +52,23 @@ def claim70_noniid(*, rng, n_clients, n_participants, zeta, lam, n_samples, n_dr
     risks are therefore lower: the gap is positive (pilot 0.204 +- 0.002). Every hypothesis
     of Appendix C holds; expected ``violated``; tolerance 4 MC SE. A proof step: the printed
     statement it supports is ``fedals.remark42.case2_bound_printed`` (violated), the corrected
-    statement ``fedals.remark42.case2_bound`` (holds)."""
-    gap, _, model = _participation_gap(rng, n_clients, n_participants, zeta, lam, n_samples,
-                                       n_draws)
-    se = gap.std(ddof=1) / np.sqrt(n_draws)
-    return Evidence(measured=gap.mean(), theoretical=0.0, relation="==",
-                    instance=_case2_instance(model, n_clients, n_participants),
-                    tolerance=Tolerance.mc(se, k=4, what="participation gap"),
-                    details={"se": se, "instance": dict(K=n_clients, K_hat=n_participants,
-                                                        zeta=zeta, lam=lam, n=n_samples)})
+    statement ``fedals.remark42.case2_bound`` (holds). Second cell: the smallest instance,
+    K = 2, K_hat = 1 (gap ~0.13, ~100 SE); Holm over the two cells."""
+    cells = [(n_clients, n_participants), SMALLEST_70]
+    means, ses, instances = [], [], []
+    for (k, k_hat), child in zip(cells, rng.spawn(len(cells)), strict=True):
+        gap, _, model = _participation_gap(child, k, k_hat, zeta, lam, n_samples, n_draws)
+        means.append(gap.mean())
+        ses.append(gap.std(ddof=1) / np.sqrt(n_draws))
+        instances.append(_case2_instance(model, k, k_hat))
+    return Evidence(measured=np.array(means), theoretical=np.zeros(len(cells)), relation="==",
+                    instance=instances,
+                    tolerance=Tolerance.mc(ses, k=4, what="participation gap"),
+                    details={"se": ses, "gap_over_se": list(np.array(means) / np.array(ses)),
+                             "instance": dict(K=n_clients, K_hat=n_participants, zeta=zeta,
+                                              lam=lam, n=n_samples),
+                             "smallest_instance": dict(K=SMALLEST_70[0],
+                                                       K_hat=SMALLEST_70[1])})
 
 
 @claim("fedals.claim70.iid", ref="App. C, eq. (70)", kind="remark", expected="holds",
@@ -141,7 +150,8 @@ def _bound73(terms, n_participants, D):
 
 
 @claim("fedals.remark42.case2_bound", ref="Remark 4.2, App. C, eqs. (71), (73) (corrected)",
-       kind="statement", expected="holds", result=REMARK42, parts=("case2",),
+       kind="statement", expected="holds",
+       corrects="fedals.remark42.case2_bound_printed", result=REMARK42, parts=("case2",),
        statement="Corrected Remark 4.2, Case II (uniform K_hat-subsets, weights K(k) K/K_hat): "
                  "bound (73) holds for the out-of-sample gap only, "
                  "E[R^{K_hat}(A(S)) - R_S^{K_hat}(A(S))] <= E_{k~K}[(L/mu)(K(k)K/K_hat)^2"

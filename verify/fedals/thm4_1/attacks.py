@@ -22,6 +22,8 @@ from .iid_discussion import _iid_sweep
 
 #: seed of the common random numbers of the Monte Carlo ratios
 MC_SEED = 20261125
+#: the largest number of clients searched (the issue's corner N = 16)
+K_MAX = 16
 MC = ("none beyond the ratio itself: it uses the gap's lower 5-SE confidence limit, "
       "(gap - 5 SE)/bound")
 
@@ -37,15 +39,18 @@ def _thm41_instance(*, base, u, zeta, n_clients, w, n_samples, lam):
 
 
 @attack_surface("fedals.thm41.bound",
-                space={"base": Box(-2, 2, shape=DIM), "u": Box(-2, 2, shape=(6, DIM)),
-                       "zeta": Box(0, 3), "n_clients": Integers(1, 6),
-                       "w": Simplex(6, floor=1e-2), "n_samples": Integers(DIM + 2, 60),
+                space={"base": Box(-2, 2, shape=DIM), "u": Box(-2, 2, shape=(K_MAX, DIM)),
+                       "zeta": Box(0, 3), "n_clients": Integers(1, K_MAX),
+                       "w": Simplex(K_MAX, floor=1e-3), "n_samples": Integers(DIM + 2, 60),
                        "lam": Box(0.01, 10, log=True)},
                 tolerance=0.0, tolerance_why=MC, budget={"quick": 100, "full": 1000},
                 instance=_thm41_instance,
-                fixed=[{"base": np.ones(DIM), "u": np.zeros((6, DIM)), "zeta": 0.0,
-                        "n_clients": 4, "w": np.full(6, 1 / 6), "n_samples": 20,
-                        "lam": 1.0}])
+                fixed=[{"base": np.ones(DIM), "u": np.zeros((K_MAX, DIM)), "zeta": 0.0,
+                        "n_clients": 4, "w": np.full(K_MAX, 1 / K_MAX), "n_samples": 20,
+                        "lam": 1.0},
+                       {"base": np.ones(DIM), "u": np.eye(K_MAX, DIM), "zeta": 3.0,
+                        "n_clients": K_MAX, "w": np.full(K_MAX, 1 / K_MAX),
+                        "n_samples": DIM + 2, "lam": 0.01}])
 def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
     """Thm 4.1 on ridge: (gap - 5 SE) over the bound, 400 dataset draws per evaluation."""
     rng = np.random.default_rng(MC_SEED)

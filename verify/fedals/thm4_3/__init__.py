@@ -35,6 +35,23 @@ THM43 = result(
                      "sqrt(8L/mu) K(k) (AB)^{1/2}], A and B in O~",
                      "an O~ statement with hidden constants and an unspecified complexity "
                      "C(M_theta): checked through Theorem B.2's steps (55)-(56)"),
+           "A": ("A = O~(sqrt(C(M_theta)/|Z_kr|) + sigma^2/(mu tau) + L/mu), the term that "
+                 "replaces Thm B.1's E(Delta_k + 2 eps_k) in (56)-(57)",
+                 "not falsifiable by computation: O~ hides a constant and polylog factors, "
+                 "C(M_theta) is defined for no model class, and the summand L/mu >= 1 does not "
+                 "depend on tau or |Z_kr|, so every bounded E(Delta_k + 2 eps_k) is O~(A) with "
+                 "some constant; the quantity A stands for is checked round by round "
+                 "(fedals.thm43.per_round_bound, its attack over K <= 16, tau <= 10). The "
+                 "constant summand also means (8) cannot fall below a tau-independent multiple "
+                 "of (L/mu)^2 as tau grows, while the measured gap does "
+                 "(fedals.thm43.gap_falls_with_tau)"),
+           "B": ("B = O~(E delta_{k,A}({Z_kr}) + sigma^2/(mu tau) + L/mu), the term that "
+                 "replaces Thm B.1's E(delta_k + eps_k) in (56)-(57)",
+                 "not falsifiable by computation, for the reasons given for A (hidden "
+                 "constant, the tau-independent summand L/mu); E(delta_k + eps_k), the "
+                 "quantity B stands for, enters the per-round bound checked by "
+                 "fedals.thm43.per_round_bound, and its printed form under the square root "
+                 "by fedals.thm43.eq56_follows_from_thmB1"),
            "tau": "Sec. 4.2: through |Z_kr| = tau b and sigma^2/(mu tau), more local steps "
                   "lower the R-round generalization error"},
     hypotheses=HYPOTHESES)

@@ -50,7 +50,8 @@ def literal_equals_round_gap(*, rng, **params):
 
 
 @claim("fedals.thm43.per_round_bound", ref="Thm 4.3 (= Thm B.2), eqs. (53)-(56)",
-       kind="proof-step", expected="holds", result=THMB2, parts=("eq56",),
+       kind="proof-step", expected="holds",
+       corrects="fedals.thm43.literal_equals_round_gap", result=THMB2, parts=("eq56",),
        statement="Round by round the corrected R-round gap (round-r output on Z_kr) is bounded "
                  "by Thm B.1 on the datasets {Z_kr}; averaging over rounds gives (56) with "
                  "(37)'s constants.",

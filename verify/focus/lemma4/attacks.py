@@ -68,7 +68,7 @@ def lemma4_round_sides(inst, constant):
 
 
 @attack_surface("focus.lemma4.proof_step_104", space={"q": Box(0.01, 1.0)},
-                instance=lambda *, q: dict(q_grid=np.array([q])),
+                instance=lambda *, q: dict(lemma4_instance(1, q), q_grid=np.array([q])),
                 tolerance=1e-12, tolerance_why="relative rounding of two closed forms",
                 fixed=[{"q": q} for q in np.linspace(0.01, 1.0, 100)])
 def step_104(*, q):
@@ -77,7 +77,7 @@ def step_104(*, q):
 
 
 @attack_surface("focus.lemma4.rare_participation",
-                space={"n_clients": Integers(4, 8), "p": Box(0.005, 0.3, log=True),
+                space={"n_clients": Integers(4, 10), "p": Box(0.005, 0.3, log=True),
                        "empty_rounds": Integers(0, 200)},
                 tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 100, "full": 2000},
                 fixed=[{"n_clients": 4, "p": 0.02, "empty_rounds": 80}],
@@ -104,12 +104,13 @@ def _fixed_corrected():
 
 @attack_surface("focus.lemma4.corrected",
                 space={**ROUND_SPACE, **{f"A{i}": SPD(D, 0.1, 2.0) for i in range(N)},
-                       "p": Box(0.02, 1.0, shape=N, log=True), "tau": Integers(1, 3)},
+                       "p": Box(0.01, 1.0, shape=N, log=True), "tau": Integers(1, 10)},
                 fixed=_fixed_corrected, tolerance=ROUNDING, tolerance_why=EXACT,
                 instance=lambda **inst: round_instance(inst, _attack_step),
                 budget={"quick": 200, "full": 2000},
-                note="step = step_frac x Lemma 4's bound; rare participation p >= 0.02, "
-                     "spectra free in [0.1, 2] (isotropic clients, as the witness, included)")
+                note="step = step_frac x Lemma 4's bound; the lemma's whole domain: p_i >= "
+                     "0.01, tau <= 10, spectra free in [0.1, 2] (isotropic clients, as the "
+                     "witness, included)")
 def lemma4_corrected(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over the corrected right side (constant x (N + 1))."""
     return _lemma4_ratio(inst, corrected_constant)

@@ -120,7 +120,8 @@ def _rare_family(variants, constant):
 
 
 @claim("focus.lemma4.corrected", ref="Lemma 4, eq. (97); proof (98)-(104) with (100) fixed",
-       kind="statement", expected="holds", result=LEMMA4, parts=("rate",),
+       kind="statement", expected="holds",
+       corrects="focus.lemma4.rare_participation", result=LEMMA4, parts=("rate",),
        statement="Under Lemma 4's hypotheses (eta <= min{q^{3/2}/(8L sqrt N), "
                  "q^{3/2}/(8L(tau-1))}, any participation): E||1 x_{r+1} - X_{(r+1)tau}||_F^2 "
                  "<= (1 - q_min/3)||1 x_r - X_{r tau}||_F^2 + (16 (N+1) eta^2 N^2/(3 q_min)) "

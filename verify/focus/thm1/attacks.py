@@ -1,5 +1,5 @@
-r"""Attack surfaces of Theorem 1(a) of [002]: the statement's step bound against the proof's
-(110), and one FOCUS round against the printed contraction (PEP worst case beside it).
+r"""Attack surfaces of Theorem 1(a)-(b) of [002]: the statement's step bound against the proof's
+(110), and one FOCUS round against the printed contractions over the whole hypothesis domain.
 
 The one-round points are judged by Theorem 1(a)'s own predicates (``instance=``).
 """
@@ -14,7 +14,8 @@ from flbounds.problems import Quadratic
 
 from ..instances import consistent_state, thm1a_step_printed
 from ..one_round import EXACT, ROUND_SPACE, ROUNDING, N, _expect, fixed_round
-from . import eq110_step, thm1a
+from ..pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
+from . import eq110_step, thm1a, thm1b, thm1b_conditions
 
 
 @attack_surface("focus.thm1a.step_condition_gap",
@@ -32,23 +33,59 @@ def step_gap(*, mu, L_over_mu, n, tau, q_min):
     return thm1a_step_printed(mu, L, n, tau, q_min) / eq110_step(mu, L, n, q_min)
 
 
-# ---- Theorem 1(a): one FOCUS round against the printed rate, PEP worst case beside it ----
+# ---- Theorems 1(a)-(b): one FOCUS round against the printed per-round contraction ----
+#
+# The proofs' Lyapunov functions contract by the printed rate in every round from every
+# reachable state; the attack searches the whole hypothesis domain for a round that does not:
+# Bernoulli p_i down to 0.01, tau up to 10, the step anywhere up to the theorem's largest
+# (step_frac = 1 is the corner), Hessians with spectrum in [1, 2] (mu = 1, L = 2 as the
+# claims), N = 4 (the exact expectation enumerates the 2^N participation sets).
 
 THM1_P = np.array([0.3, 0.5, 0.7, 0.9])
 THM1_TAU, THM1_MU, THM1_L = 3, 1.0, 2.0
-THM1_SPACE = {k: v for k, v in ROUND_SPACE.items() if k not in ("p", "tau", "step_frac")}
+THM1_SPACE = {**ROUND_SPACE, "p": Box(0.01, 1.0, shape=N, log=True), "tau": Integers(1, 10),
+              "step_frac": Box(1e-3, 1.0, log=True)}
 
 
-def _thm1_step() -> float:
-    q_min = float(Bernoulli(THM1_P).aggregation_weights().min())
-    return thm1a_step_printed(THM1_MU, THM1_L, N, THM1_TAU, q_min)
+def _fixed_thm1():
+    """The claims' instance (p = (.3, .5, .7, .9), tau = 3, the theorem's largest step) and
+    the rare-participation corner (every p_i = 0.01, tau = 10)."""
+    base = {k: v for k, v in fixed_round()[0].items()}
+    return [{**base, "p": THM1_P, "tau": THM1_TAU, "step_frac": 1.0},
+            {**base, "p": np.full(N, 0.01), "tau": 10, "step_frac": 1.0}]
 
 
-def _one_round_instance(inst) -> dict:
-    """The values Theorem 1(a)'s hypotheses read on one point of the attack space."""
+def _point(inst, step_rule):
+    """(problem, masks, probs, q, step, state) at one point, step = step_frac x the rule."""
     problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(N)]), inst["b"])
-    return dict(q=Bernoulli(THM1_P).aggregation_weights(), problem=problem, L=THM1_L,
-                mu=THM1_MU, tau=THM1_TAU, step=_thm1_step())
+    proc = Bernoulli(inst["p"])
+    q = proc.aggregation_weights()
+    masks, probs = subset_distribution(proc)
+    step = inst["step_frac"] * step_rule(problem, inst["tau"], float(q.min()))
+    x_prev = problem.x_star + inst["offset_scale"] * inst["offset"]
+    models = x_prev + inst["spread_scale"] * inst["spread"]
+    return problem, masks, probs, q, step, consistent_state(problem, models, x_prev, step)
+
+
+def _step_1a(problem, tau, q_min):
+    return thm1a_step_printed(float(problem.client_mu.min()), problem.L, N, tau, q_min)
+
+
+def _step_1b(problem, tau, q_min):
+    return min(thm1b_conditions(problem.mu, problem.L, N, tau, q_min).values())
+
+
+def _instance_1a(**inst) -> dict:
+    """The values Theorem 1(a)'s hypotheses read at one point of the attack space."""
+    problem, _, _, q, step, _ = _point(inst, _step_1a)
+    return dict(q=q, problem=problem, L=problem.L, mu=float(problem.client_mu.min()),
+                tau=inst["tau"], step=step)
+
+
+def _instance_1b(**inst) -> dict:
+    """The values Theorem 1(b)'s hypotheses read (beta = the PL constant of F)."""
+    problem, _, _, q, step, _ = _point(inst, _step_1b)
+    return dict(q=q, problem=problem, L=problem.L, beta=problem.mu, tau=inst["tau"], step=step)
 
 
 def _psi(problem, state, weight) -> float:
@@ -57,42 +94,42 @@ def _psi(problem, state, weight) -> float:
                  + weight * np.sum((state.x - state.models) ** 2))
 
 
-def _thm1_pep_ratio() -> float | None:
-    """PEP's worst one-round E[Psi+]/Psi over quadratic clients (same class, N, p, tau, step)
-    over the printed rate; None where flbounds.pep is not installed."""
-    try:
-        from flbounds.pep import focus_rate
-    except ImportError:
-        return None
-    step = _thm1_step()
-    from verify.focus.pep_conditions import thm1a_lyapunov_weight
-
-    weight = thm1a_lyapunov_weight(THM1_MU, THM1_L, len(THM1_P), step)
-    worst = focus_rate(THM1_MU, THM1_L, THM1_P, THM1_TAU, step, consensus_weight=weight,
-                       function_class="quadratic").worst
-    return worst / thm1a(mu=THM1_MU, L=THM1_L, p=THM1_P, tau=THM1_TAU, step=step)
+def _phi(problem, state, weight) -> float:
+    r""":math:`F(x) - F^* + c\sum_i\|x - z_i\|^2` (Theorem 1(b)'s proof, E.6)."""
+    e = state.x - problem.x_star
+    return float(0.5 * e @ problem.A.mean(axis=0) @ e
+                 + weight * np.sum((state.x - state.models) ** 2))
 
 
-@attack_surface("focus.thm1a.mc_below_bound", space=THM1_SPACE,
-                fixed=lambda: [{k: v for k, v in f.items() if k in THM1_SPACE}
-                               for f in fixed_round()],
-                instance=lambda **inst: _one_round_instance(inst),
-                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
-                pep=_thm1_pep_ratio,
-                note="one round from a reachable state, p = (.3, .5, .7, .9), tau = 3, "
-                     "printed step; Psi with the proof's weight c = 1 - 8 eta L^2 N/mu")
+@attack_surface("focus.thm1a.mc_below_bound", space=THM1_SPACE, fixed=_fixed_thm1,
+                instance=_instance_1a, tolerance=ROUNDING, tolerance_why=EXACT,
+                budget={"quick": 200},
+                note="one round from a reachable state over Theorem 1(a)'s hypothesis domain "
+                     "(p_i >= 0.01, tau <= 10, step <= the printed bound); Psi with the "
+                     "proof's weight c = 1 - 8 eta L^2 N/mu")
 def thm1a_one_round(**inst):
     """E[Psi_{r+1} | state] over (1 - eta mu N/2) Psi_r: the contraction Thm 1(a) rests on."""
-    step = _thm1_step()
-    problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(N)]), inst["b"])
-    masks, probs = subset_distribution(Bernoulli(THM1_P))
-    x_prev = problem.x_star + inst["offset_scale"] * inst["offset"]
-    models = x_prev + inst["spread_scale"] * inst["spread"]
-    state = consistent_state(problem, models, x_prev, step)
-    weight = 1 - 8 * step * THM1_L**2 * N / THM1_MU
-    after = _expect(problem, state, masks, probs, step, THM1_TAU,
+    problem, masks, probs, q, step, state = _point(inst, _step_1a)
+    mu = float(problem.client_mu.min())
+    weight = thm1a_lyapunov_weight(mu, problem.L, N, step)
+    after = _expect(problem, state, masks, probs, step, inst["tau"],
                     lambda s: _psi(problem, s, weight))
-    rate = thm1a(mu=THM1_MU, L=THM1_L, p=THM1_P, tau=THM1_TAU, step=step)
+    rate = thm1a(mu=mu, L=problem.L, p=inst["p"], tau=inst["tau"], step=step)
     return after / (rate * _psi(problem, state, weight))
 
 
+@attack_surface("focus.thm1b.printed_rate", space=THM1_SPACE, fixed=_fixed_thm1,
+                instance=_instance_1b, tolerance=ROUNDING, tolerance_why=EXACT,
+                budget={"quick": 200},
+                note="one round from a reachable state over Theorem 1(b)'s hypothesis domain "
+                     "(quadratics, PL with beta = lambda_min of the mean Hessian; p_i >= 0.01, "
+                     "tau <= 10, step <= the printed bound and the proof's 1/(4LN), "
+                     "1/(2(tau-1)LN)); Phi with the proof's weight c = 1 - 4 eta L^2")
+def thm1b_one_round(**inst):
+    """E[Phi_{r+1} | state] over (1 - eta beta N) Phi_r: the contraction Thm 1(b) rests on."""
+    problem, masks, probs, q, step, state = _point(inst, _step_1b)
+    weight = thm1b_consensus_weight(problem.L, step)
+    after = _expect(problem, state, masks, probs, step, inst["tau"],
+                    lambda s: _phi(problem, s, weight))
+    rate = thm1b(beta=problem.mu, L=problem.L, p=inst["p"], tau=inst["tau"], step=step)
+    return after / (rate * _phi(problem, state, weight))

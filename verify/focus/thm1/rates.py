@@ -174,7 +174,8 @@ def step_condition_gap(*, rng):
     return Evidence(measured=printed, theoretical=needed, relation="<=",
                     instance=hypotheses_instance(problem, proc, printed),
                     tolerance=Tolerance.rounding(4 * EPS * needed, "a few ulp of the bounds"),
-                    details={"q_min": q_min, "mu": mu, "L": L, "N": n, "tau": TAU})
+                    details={"q_min": q_min, "mu": mu, "L": L, "N": n, "tau": TAU,
+                             "ratio_printed_over_needed": printed / needed})
 
 
 def _losses_along(problem, xs):
@@ -248,7 +249,8 @@ def proof_step_113(*, rng):
 
 
 @claim("focus.thm1b.repaired_rate", ref="Thm 1(b), corrected (audit Part A, claim 5)",
-       kind="statement", expected="holds", result=THM1B, parts=("repaired",),
+       kind="statement", expected="holds",
+       corrects="focus.thm1b.proof_step_113", result=THM1B, parts=("repaired",),
        statement="Corrected: with the additional eta <= 3 q_min/(128 N), "
                  "E F(x_r) - F* <= (1 - eta beta N / 4)^r Phi_0.",
        quick=dict(n_runs=40, n_rounds=600), full=dict(n_runs=400, n_rounds=3000))

@@ -111,7 +111,8 @@ def printed_bound(*, rng, taus):
 
 
 @claim("focus.thm3.corrected_bound", ref="Thm 3, corrected from its proof (64)-(67)",
-       kind="statement", expected="holds", result=THM3, parts=("corrected",),
+       kind="statement", expected="holds",
+       corrects="focus.thm3.printed_bound", result=THM3, parts=("corrected",),
        statement="Corrected: limsup E||x-bar_k - x*||^2 <= 80 eta^2 kappa^2 (tau-1)^2 (delta_q^2 + "
                  "sigma_G^2) + 10 delta_q^2/mu^2 + 16 eta tau^2 (delta_q^2 + sigma_G^2)/mu.",
        quick=dict(a_values=(0.1, 1.0, 10.0), taus=(1, 2)),

@@ -1,0 +1,68 @@
+r"""Attack surface of Theorem 4.3 / B.2 of FedALS ([001]): the per-round bound (56) with
+(37)'s constants (``fedals.thm43.per_round_bound``) over its hypothesis domain.
+
+A point is a ridge-on-the-sphere instance (the claims' data model: mu = lambda, L = 1 +
+lambda, bounded gradient variance) with K up to 16 clients, heterogeneity zeta, tau = 1..10
+local SGD steps of batch b on fresh one-pass data (|Z_kr| = tau b), R = 5 rounds, the local
+step anywhere in (0, 1/L] (the stable range of the local SGD). The ratio compares the lower
+5-SE confidence limit of the round-averaged gap with the round-averaged bound, on common
+random numbers (a fixed seed), so it is a deterministic, replayable function of the point; a
+ratio above 1 is a violation significant at 5 standard errors. Points are judged by the
+claim's own result hypotheses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.falsify import Box, Integers, attack_surface
+from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import summarize_bound
+from flbounds.theory.generalization_rounds import r_round_fedavg
+
+from .._local_sgd import _avg_se
+from ..instances import DIM, K_FAMILY, NOISE_SD
+
+MC_SEED = 20261128
+K_MAX, N_ROUNDS, N_DRAWS = 16, 5, 100
+MC = ("none beyond the ratio itself: it uses the gap's lower 5-SE confidence limit, "
+      "(gap - 5 SE)/bound")
+
+
+def _model(base, u, zeta, n_clients, lam):
+    return RidgeModel(base + zeta * u[:n_clients], NOISE_SD, lam)
+
+
+def _instance(*, base, u, zeta, n_clients, lam, tau, batch_size, step_frac):
+    return dict(model=_model(base, u, zeta, n_clients, lam),
+                w=np.full(n_clients, 1.0 / n_clients), local="sgd", local_steps=tau,
+                data_reuse="fresh")
+
+
+@attack_surface("fedals.thm43.per_round_bound",
+                space={"base": Box(-2, 2, shape=DIM), "u": Box(-2, 2, shape=(K_MAX, DIM)),
+                       "zeta": Box(0, 3), "n_clients": Integers(1, K_MAX),
+                       "lam": Box(0.01, 10, log=True), "tau": Integers(1, 10),
+                       "batch_size": Integers(1, 8), "step_frac": Box(0.01, 1.0, log=True)},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 30, "full": 300},
+                instance=_instance,
+                fixed=[{"base": np.ones(DIM), "u": np.eye(K_MAX, DIM), "zeta": 1.0,
+                        "n_clients": 4, "lam": 0.1, "tau": 5, "batch_size": 4,
+                        "step_frac": 0.55},
+                       {"base": np.ones(DIM), "u": np.eye(K_MAX, DIM), "zeta": 3.0,
+                        "n_clients": K_MAX, "lam": 0.01, "tau": 10, "batch_size": 1,
+                        "step_frac": 1.0}],
+                note="ridge on the sphere, uniform weights, R = 5 rounds, 100 draws; step = "
+                     "step_frac / L")
+def per_round(*, base, u, zeta, n_clients, lam, tau, batch_size, step_frac):
+    """(round-averaged gap - 5 SE) over the round-averaged Thm B.1 bound (56)-(37)."""
+    rng = np.random.default_rng(MC_SEED)
+    model = _model(base, u, zeta, n_clients, lam)
+    w = np.full(n_clients, 1.0 / n_clients)
+    trace = r_round_fedavg(model, w, rng, n_draws=N_DRAWS, n_rounds=N_ROUNDS, local_steps=tau,
+                           batch_size=batch_size, step=step_frac / model.L)
+    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="thmB1") for dr in trace.draws]
+    gap, gap_se = _avg_se(trace.corrected)
+    bound = float(np.mean([s.bound for s in sums]))
+    bound_se = float(np.sqrt(np.mean([s.bound_se ** 2 for s in sums])))
+    return (gap - K_FAMILY * float(np.hypot(gap_se, bound_se))) / bound

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.algorithms._common import check_compiled, problem_data
 from flbounds.kernels.gradients import population
 from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
@@ -132,7 +133,7 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     if plan.server_noise.shape != (R, d):
         raise ValueError(f"plan.server_noise must have shape ({R}, {d})")
     for name, v in (("step_client", step_client), ("step_server", step_server)):
-        if not (np.isfinite(v) and v > 0):
+        if isinstance(v, numbers.Real) and not (np.isfinite(v) and v > 0):
             raise ValueError(f"{name} must be positive and finite, got {v}")
     x0 = np.zeros(d) if x0 is None else np.asarray(x0, dtype=float)
     if x0.shape != (d,) or not np.all(np.isfinite(x0)):
@@ -160,6 +161,13 @@ def kernel_plan(plan: SafariPlan) -> MixedPlan:
                      np.ascontiguousarray(plan.server_noise, dtype=float))
 
 
+def _round_steps(step, n_rounds, local_steps, name):
+    """A constant step as a float (the compiled loop of constant steps), else the steps (R,)."""
+    scalar, steps = schedules.resolve(step, n_rounds, local_steps, name=name,
+                                      per_local_step=False)
+    return float(scalar) if scalar is not None else np.ascontiguousarray(steps[:, 0])
+
+
 def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
            x0=None, fast: bool = True) -> SafariTrace:
     r"""Run Algorithm 1 of [000] along ``plan``.
@@ -170,8 +178,9 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
         A :mod:`flbounds.problems` problem (its ``kernel_data``); the server step uses
         :math:`\nabla F` of all N clients.
     plan : SafariPlan
-    step_client, step_server : float
-        :math:`\eta_c` and :math:`\eta_s`.
+    step_client, step_server : float, Schedule or array
+        :math:`\eta_c` and :math:`\eta_s`, or one step per round each
+        (:mod:`flbounds.algorithms.schedules`).
     x0 : (d,) array, optional (zeros)
     fast : bool
         Must be True (kept for the signature): the compiled loop is the one implementation.
@@ -182,10 +191,11 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     """
     x0 = _check(problem, plan, step_client, step_server, x0)
     check_compiled(fast, "fast")
-    data = problem_data(problem)
     R, d = plan.client_round.shape[0], problem.dim
+    steps = tuple(_round_steps(v, R, plan.client_noise.shape[2], name) for name, v in
+                  (("step_client", step_client), ("step_server", step_server)))
+    data = problem_data(problem)
     xs, g2 = np.empty((R + 1, d)), np.empty(R)
-    safari_rounds(data, server_population(data), kernel_plan(plan),
-                  (float(step_client), float(step_server)),
+    safari_rounds(data, server_population(data), kernel_plan(plan), steps,
                   np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return SafariTrace(xs, plan.client_round.copy(), g2)

@@ -4,6 +4,9 @@ Randomness is data: participation plans, sampled indices and gradient noise are 
 never drawn here.
 """
 
+from . import aggregation as aggregation
+from . import schedules as schedules
+from .baselines import ScaffoldTrace as ScaffoldTrace
 from .baselines import fedau as fedau
 from .baselines import mifa as mifa
 from .baselines import proxskip as proxskip

@@ -33,8 +33,11 @@ Under partial participation:
 - :func:`scheme_ii` is Li, Huang, Yang, Wang, Zhang (ICLR 2020), Scheme II: K clients
   uniformly without replacement, :math:`x_{r+1} = \frac NK \sum_{S_r} p_i z_i`, unbiased
   (:math:`E[x_{r+1}] = \sum_i p_i z_i`). Its coefficients sum to one only in expectation
-  (always when :math:`p_i = 1/N`, the balanced case of their Theorem 3), so with unequal
-  weights each round also rescales :math:`x_r`.
+  (always when :math:`p_i = 1/N`, the balanced case their Theorem 3 assumes): with unequal
+  weights and :math:`K < N` each round multiplies the iterate by the random factor
+  :math:`\frac NK\sum_{S_r} p_i` (mean 1), and FedAvg does not settle at the minimiser (the
+  tests show it drifting away). For unequal weights run the balanced rule on Li et al.'s
+  rescaled clients :math:`\tilde f_i = N p_i f_i` (same minimiser of the mean).
 - :func:`inverse_probability` (Horvitz-Thompson; :math:`1/(N\pi_i)` for uniform weights) is
   unbiased for the increment :math:`\sum_i p_i (z_i - x_r)` under any process with inclusion
   probabilities :math:`\pi_i`; its variance keeps a constant step from converging exactly.

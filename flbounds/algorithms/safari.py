@@ -143,10 +143,11 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     return x0
 
 
-def server_population(data):
-    """:func:`~flbounds.kernels.gradients.population` with read-only arrays, as the clients'
-    containers have, so one compiled specialisation of the gradient kernels serves both."""
-    pop = population(data)
+def server_population(data, weights=None):
+    """:func:`~flbounds.kernels.gradients.population` (of the weighted objective if
+    ``weights`` are given) with read-only arrays, as the clients' containers have, so one
+    compiled specialisation of the gradient kernels serves both."""
+    pop = population(data, weights)
     for value in pop:
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
@@ -176,7 +177,8 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     ----------
     problem
         A :mod:`flbounds.problems` problem (its ``kernel_data``); the server step uses
-        :math:`\nabla F` of all N clients.
+        :math:`\nabla F` of all N clients (weighted by the problem's client weights; a
+        weighted logistic problem is a ``ValueError``).
     plan : SafariPlan
     step_client, step_server : float, Schedule or array
         :math:`\eta_c` and :math:`\eta_s`, or one step per round each
@@ -196,6 +198,7 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
                   (("step_client", step_client), ("step_server", step_server)))
     data = problem_data(problem)
     xs, g2 = np.empty((R + 1, d)), np.empty(R)
-    safari_rounds(data, server_population(data), kernel_plan(plan), steps,
+    weights = None if getattr(problem, "uniform_weights", True) else problem.weights
+    safari_rounds(data, server_population(data, weights), kernel_plan(plan), steps,
                   np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return SafariTrace(xs, plan.client_round.copy(), g2)

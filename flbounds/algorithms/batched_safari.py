@@ -123,7 +123,8 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     data = problem_data(problem)
     xs = np.empty((n_reps, n_rounds + 1, problem.dim))
     g2 = np.empty((n_reps, n_rounds))
-    run_safari_replicates(data, server_population(data), kernel_plan(plan),
+    weights = None if getattr(problem, "uniform_weights", True) else problem.weights
+    run_safari_replicates(data, server_population(data, weights), kernel_plan(plan),
                           (float(step_client), float(step_server)),
                           np.ascontiguousarray(starts, dtype=float), (xs, g2),
                           numba.get_num_threads())

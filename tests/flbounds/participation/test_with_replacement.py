@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from flbounds.participation import WithReplacement
+from flbounds.participation import Excluding, WithReplacement
 
 
 def _enumerate(p, K):
@@ -71,3 +71,5 @@ def test_validation():
     with pytest.raises(ValueError, match="rng"):
         WithReplacement([0.5, 0.5], 2).plan(0, 3)
     assert WithReplacement([0.5, 0.5], 2).plan(np.random.default_rng(0), 0).shape == (0, 2)
+    with pytest.raises(ValueError, match="base draws plans of counts"):
+        Excluding(WithReplacement([0.5, 0.5], 2), [2], 3)

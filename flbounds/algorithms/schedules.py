@@ -115,19 +115,19 @@ def piecewise(values, boundaries) -> Schedule:
 
 
 def per_round(steps) -> Schedule:
-    """Given steps: shape (R,) one per round, or (R, tau) one per local step; the run may be
-    shorter than R rounds (its first rows are used), not longer."""
+    """Given steps: shape (R,) or (R, 1) one per round, or (R, tau) one per local step; the
+    run may be shorter than R rounds (its first rows are used), not longer."""
     arr = np.array(steps, dtype=np.float64, copy=True)
     if arr.ndim not in (1, 2) or arr.size == 0:
         raise ValueError(f"steps must be a non-empty array of shape (R,) or (R, tau), got "
                          f"shape {arr.shape}")
-    per = "local_step" if arr.ndim == 2 else "round"
+    per = "local_step" if arr.ndim == 2 and arr.shape[1] > 1 else "round"
 
     def take(n_rounds, tau, name):
         if arr.shape[0] < n_rounds:
             raise ValueError(f"{name}: the schedule has {arr.shape[0]} rounds, shorter than "
                              f"the run ({n_rounds} rounds)")
-        if arr.ndim == 2 and arr.shape[1] != tau:
+        if arr.ndim == 2 and arr.shape[1] not in (1, tau):
             raise ValueError(f"{name}: the schedule has {arr.shape[1]} steps per round, the "
                              f"run {tau} local steps")
         return arr[:n_rounds]

@@ -362,3 +362,22 @@ def test_bad_counts_and_rules(problems):
         agg.scheme_ii(2, weights=[0.5, 0.6])
     with pytest.raises(ValueError, match="n_samples"):
         agg.sample_counts([1.0, 0.0])
+
+
+def test_batched_runs_take_schedules(problems):
+    """A schedule in the batched FedAvg and FOCUS: replicate b is the single run on
+    plans[b], as for a constant step."""
+    from flbounds.algorithms import fedavg_batched, focus_batched
+
+    prob = problems["ridge"]
+    plans = Bernoulli(np.full(N, 0.5)).plan(np.random.default_rng(12), 2 * R).reshape(2, R, N)
+    steps = schedules.inverse_time(0.5, 4.0)
+    batched = fedavg_batched(prob, plans, step=steps, local_steps=TAU)
+    tracked = focus_batched(prob, plans, step=steps, local_steps=TAU)
+    for b in range(2):
+        assert np.array_equal(batched.x[b], fedavg(prob, plans[b], step=steps,
+                                                    local_steps=TAU).x)
+        single = focus(prob, plans[b], step=steps, local_steps=TAU)
+        assert np.array_equal(tracked.x[b], single.x) and np.array_equal(tracked.g[b], single.g)
+    constant = fedavg_batched(prob, plans, step=np.full(R, 0.1), local_steps=TAU)
+    assert np.array_equal(constant.x, fedavg_batched(prob, plans, step=0.1, local_steps=TAU).x)

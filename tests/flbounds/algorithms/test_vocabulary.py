@@ -381,3 +381,19 @@ def test_batched_runs_take_schedules(problems):
         assert np.array_equal(tracked.x[b], single.x) and np.array_equal(tracked.g[b], single.g)
     constant = fedavg_batched(prob, plans, step=np.full(R, 0.1), local_steps=TAU)
     assert np.array_equal(constant.x, fedavg_batched(prob, plans, step=0.1, local_steps=TAU).x)
+
+
+def test_batched_safari_takes_schedules(problems):
+    from flbounds.algorithms import SafariPlan, safari_batched, safari_plans
+
+    prob = problems["quadratic"]
+    plans = safari_plans([np.random.default_rng(s) for s in (1, 2)], n_rounds=R, q=0.5,
+                         eligible=np.arange(N), n_sampled=3, local_steps=TAU, dim=D,
+                         client_noise_std=0.1, server_noise_std=0.1)
+    sc = 0.2 / (2.0 + np.arange(R))
+    out = safari_batched(prob, plans, step_client=sc, step_server=0.1)
+    for b in range(2):
+        single = safari(prob, SafariPlan(*(f[b] for f in plans)), step_client=sc,
+                        step_server=0.1)
+        assert np.array_equal(out.x[b], single.x)
+        np.testing.assert_array_equal(out.local_grad_norm2[b], single.local_grad_norm2)

@@ -30,7 +30,8 @@ import numpy as np
 
 from flbounds.algorithms import schedules
 from flbounds.algorithms._common import check_compiled, problem_data
-from flbounds.kernels.gradients import population
+from flbounds.kernels._layout import rows_last
+from flbounds.kernels.gradients import QuadraticData, RidgeData, ScalarPLData, population
 from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
 
 
@@ -144,14 +145,35 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
 
 
 def server_population(data, weights=None):
-    """:func:`~flbounds.kernels.gradients.population` (of the weighted objective if
-    ``weights`` are given) with read-only arrays, as the clients' containers have, so one
-    compiled specialisation of the gradient kernels serves both."""
-    pop = population(data, weights)
+    r""":func:`~flbounds.kernels.gradients.population` (of the weighted objective
+    :math:`\sum_i p_i f_i` if ``weights`` are given, :func:`weighted_population`) with
+    read-only arrays, as the clients' containers have, so one compiled specialisation of the
+    gradient kernels serves both."""
+    pop = population(data) if weights is None else weighted_population(data, weights)
     for value in pop:
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
     return pop
+
+
+def weighted_population(data, weights):
+    r""":math:`F = \sum_i p_i f_i` as a single client: weighted means of :math:`A_i, b_i`
+    (quadratics) and :math:`c_i` (scalar PL); ridge pools the samples with client i's rows
+    and targets scaled by :math:`\sqrt{N p_i}`. A weighted logistic objective is no single
+    logistic client: ``ValueError`` naming ``weights``."""
+    w = np.asarray(weights, dtype=np.float64)
+    if isinstance(data, QuadraticData):
+        A = np.tensordot(w, data.A, axes=1)[None]
+        return QuadraticData(A, (w @ data.b)[None], rows_last(A))
+    if isinstance(data, RidgeData):
+        n_clients, _, d = data.features.shape
+        scale = np.sqrt(n_clients * w)
+        return RidgeData((data.features * scale[:, None, None]).reshape(1, -1, d),
+                         (data.targets * scale[:, None]).reshape(1, -1), data.lam)
+    if isinstance(data, ScalarPLData):
+        return ScalarPLData(np.array([w @ data.c]))
+    raise ValueError("weights: the weighted objective of a logistic problem is not one "
+                     "logistic client (SAFARI's server step needs it); use uniform weights")
 
 
 def kernel_plan(plan: SafariPlan) -> MixedPlan:

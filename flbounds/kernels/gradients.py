@@ -378,17 +378,12 @@ def gradients_at(data, X, clients, out):
         client_gradient(data, clients[j], X[j], scratch, out[j])
 
 
-def population(data, weights=None):
+def population(data):
     r"""The container of :math:`F = \frac1N \sum_i f_i` as a single client (index 0).
 
     Quadratics average :math:`A_i, b_i`; ridge and logistic clients have the same number of
     samples each, so F is the same loss on all samples pooled; scalar PL averages :math:`c_i`.
-    With client ``weights`` :math:`p_i` (None: uniform), :math:`F = \sum_i p_i f_i`: weighted
-    means of :math:`A_i, b_i` and :math:`c_i`, and for ridge client i's samples scaled by
-    :math:`\sqrt{N p_i}`; a weighted logistic objective is no single logistic client
-    (``ValueError`` naming ``weights``). Plain Python (glue): it builds arrays once per run."""
-    if weights is not None:
-        return _weighted_population(data, np.asarray(weights, dtype=np.float64))
+    Plain Python (glue): it builds arrays once per run."""
     if isinstance(data, QuadraticData):
         A = data.A.mean(axis=0)[None]
         return QuadraticData(A, data.b.mean(axis=0)[None], rows_last(A))
@@ -403,18 +398,3 @@ def population(data, weights=None):
     if isinstance(data, ScalarPLData):
         return ScalarPLData(np.array([data.c.mean()]))
     raise ValueError(f"data must be a container of flbounds.kernels.gradients, got {data!r}")
-
-
-def _weighted_population(data, w):
-    if isinstance(data, QuadraticData):
-        A = np.tensordot(w, data.A, axes=1)[None]
-        return QuadraticData(A, (w @ data.b)[None], rows_last(A))
-    if isinstance(data, RidgeData):
-        n_clients, _, d = data.features.shape
-        scale = np.sqrt(n_clients * w)
-        return RidgeData((data.features * scale[:, None, None]).reshape(1, -1, d),
-                         (data.targets * scale[:, None]).reshape(1, -1), data.lam)
-    if isinstance(data, ScalarPLData):
-        return ScalarPLData(np.array([w @ data.c]))
-    raise ValueError("weights: the weighted objective of a logistic problem is not one "
-                     "logistic client (SAFARI's server step needs it); use uniform weights")

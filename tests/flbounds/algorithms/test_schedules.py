@@ -1,5 +1,5 @@
-"""Step schedules, aggregation rules and plans of counts, against NumPy twins; the default
-(constant step, mask, uniform rule) keeps its numbers to the bit."""
+"""Step schedules against NumPy twins, in every algorithm with a step; a constant schedule
+keeps the default's numbers to the bit."""
 
 import numpy as np
 import pytest
@@ -17,47 +17,15 @@ from flbounds.algorithms import (
     schedules,
     sg_focus,
 )
-from flbounds.participation import Bernoulli, WithReplacement
-from flbounds.problems import Quadratic, random_quadratics, random_ridge
-
-# Twins and kernels do the same operations in different orders (NumPy's pairwise sums):
-# a few eps per operation over <= 60 rounds of contractive maps.
-RTOL = 1e-11
-N, D, R, TAU = 6, 3, 12, 3
+from flbounds.participation import Bernoulli
+from flbounds.problems import random_quadratics, random_ridge
+from tests.flbounds.algorithms.fedavg_twin import RTOL, TAU, D, N, R, make_problems
+from tests.flbounds.algorithms.fedavg_twin import twin_fedavg as _twin_fedavg
 
 
 @pytest.fixture(scope="module")
 def problems():
-    rng = np.random.default_rng(11)
-    p = rng.random(N) + 0.2
-    return {"quadratic": random_quadratics(rng, N, D, mu=0.5, L=2.0).with_weights(p / p.sum()),
-            "ridge": random_ridge(rng, N, 5, D, lam=0.1),
-            "fused": random_quadratics(rng, N, 8, mu=0.5, L=2.0)}
-
-
-def _twin_fedavg(problem, counts, steps, coefficients, form, x0):
-    """FedAvg from the update rule: local GD with steps[r, t] (or steps[r, 0] every step),
-    then the rule's combination with multiplicities counts[r, i]."""
-    x = np.array(x0, dtype=float)
-    xs = [x.copy()]
-    tau = steps.shape[1] if steps.shape[1] > 1 else TAU
-    for r, row in enumerate(counts):
-        idx = np.flatnonzero(row)
-        if idx.size == 0:
-            xs.append(x.copy())
-            continue
-        Z = np.tile(x, (idx.size, 1))
-        for t in range(tau):
-            Z = Z - steps[r, min(t, steps.shape[1] - 1)] * problem.client_gradients(Z, clients=idx)
-        a = row[idx] * (np.ones(N) if coefficients is None else coefficients)[idx]
-        if form == "normalized":
-            x = a @ Z / a.sum()
-        elif form == "absolute":
-            x = a @ Z
-        else:
-            x = x + a @ (Z - x)
-        xs.append(x.copy())
-    return np.array(xs)
+    return make_problems()
 
 
 # ----------------------------------------------------------------------------- schedules
@@ -249,121 +217,6 @@ def test_scaffold_controls_and_global_step(problems):
         scaffold(prob, plan, step=0.1, local_steps=TAU, server_step=0.0)
 
 
-# ----------------------------------------------------------------------------- aggregation
-def _rules(prob):
-    n = np.arange(1.0, N + 1.0)
-    return {"scheme_ii": (agg.scheme_ii(N), N * prob.weights / N, "absolute"),
-            "inverse_probability": (agg.inverse_probability(np.full(N, 0.5)),
-                                    prob.weights / 0.5, "increment"),
-            "sample_counts": (agg.sample_counts(n), n, "normalized")}
-
-
-@pytest.mark.parametrize("rule", ["scheme_ii", "inverse_probability", "sample_counts"])
-@pytest.mark.parametrize("counts", [False, True])
-def test_aggregation_twin(problems, rule, counts):
-    prob = problems["quadratic"]
-    rng = np.random.default_rng(7)
-    plan = (WithReplacement(prob.weights, 4).plan(rng, R) if counts
-            else Bernoulli(np.full(N, 0.5)).plan(rng, R).astype(np.int64))
-    aggregation, coefficients, form = _rules(prob)[rule]
-    steps = schedules.inverse_time(0.5, 4.0)
-    got = fedavg(prob, plan, step=steps, local_steps=TAU, aggregation=aggregation).x
-    want = _twin_fedavg(prob, plan, steps.steps(R), coefficients, form, np.zeros(D))
-    np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL * np.abs(want).max())
-
-
-def test_scheme_one_counts_twin(problems):
-    """Li et al.'s Scheme I: K draws with replacement, x <- (1/K) sum_k z_{i_k}."""
-    prob = problems["ridge"]
-    plan = WithReplacement(np.full(N, 1.0 / N), 5).plan(np.random.default_rng(8), R)
-    assert plan.max() > 1
-    got = fedavg(prob, plan, step=0.05, local_steps=TAU).x
-    want = _twin_fedavg(prob, plan, np.full((R, 1), 0.05), None, "normalized", np.zeros(D))
-    np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL * np.abs(want).max())
-
-
-def test_each_rule_converges_to_its_objective(problems):
-    """Full participation, one local step: every rule is gradient descent on the objective
-    it targets (module docstring of aggregation), so it reaches that minimiser to rounding;
-    the uniform and the weighted minimisers are far apart, so a rule aimed at the wrong
-    objective fails."""
-    prob = problems["quadratic"]
-    plan = np.ones((600, N), dtype=bool)
-    n = np.arange(1.0, N + 1.0)
-    targets = {"uniform": (agg.uniform(), prob.with_weights(None).x_star),
-               "scheme_ii": (agg.scheme_ii(N), prob.x_star),
-               "inverse_probability": (agg.inverse_probability(np.ones(N)), prob.x_star),
-               "sample_counts": (agg.sample_counts(n), prob.with_weights(n / n.sum()).x_star)}
-    assert np.linalg.norm(prob.x_star - targets["uniform"][1]) > 0.05
-    assert np.linalg.norm(prob.x_star - targets["sample_counts"][1]) > 0.05
-    for name, (rule, x_target) in targets.items():
-        x = fedavg(prob, plan, step=0.3, local_steps=1, aggregation=rule).x[-1]
-        # GD with step 0.3 <= 1/L contracts by (1 - 0.3 mu) >= 0.85 per round: 600 rounds
-        # leave 1e-42 of the start; what remains is rounding, ~ 100 eps |x|
-        assert np.linalg.norm(x - x_target) <= 1e-13 * max(1.0, np.linalg.norm(x_target)), name
-
-
-def test_scheme_one_and_two_reach_the_weighted_minimiser(problems):
-    """Partial participation with decaying steps eta_r = 2/(mu (gamma + r)) (Li et al.):
-    Scheme I (counts, uniform rule) and Scheme II (K of N without replacement, balanced
-    weights on the rescaled clients N p_k f_k, Li et al.'s Theorem 3 setting) end far closer
-    to the p-weighted minimiser than to the plain mean's; Scheme II as printed with unequal
-    weights does not settle there (its coefficients sum to 1 only in expectation)."""
-    prob = problems["quadratic"]
-    rng = np.random.default_rng(9)
-    K, rounds = 3, 4000
-    step = schedules.inverse_time(2.0 / prob.mu, 8.0 * prob.L / prob.mu)
-    far = np.linalg.norm(prob.x_star - prob.with_weights(None).x_star)
-    plan_one = WithReplacement(prob.weights, K).plan(rng, rounds)
-    x_one = fedavg(prob, plan_one, step=step, local_steps=2).x[-1]
-    keys = rng.random((rounds, N))
-    plan_two = keys < np.sort(keys, axis=1)[:, K:K + 1]
-    assert np.all(plan_two.sum(axis=1) == K)
-    scale = N * prob.weights
-    rescaled = Quadratic(prob.A * scale[:, None, None], prob.b * scale[:, None])
-    np.testing.assert_allclose(rescaled.x_star, prob.x_star, rtol=1e-10)
-    step_two = schedules.inverse_time(2.0 / rescaled.mu, 8.0 * rescaled.L / rescaled.mu)
-    x_two = fedavg(rescaled, plan_two, step=step_two, local_steps=2,
-                   aggregation=agg.scheme_ii(K)).x[-1]
-    assert np.linalg.norm(x_one - prob.x_star) < 0.1 * far
-    assert np.linalg.norm(x_two - prob.x_star) < 0.1 * far
-    # the uniform rule over the K sampled clients targets the plain mean instead
-    x_plain = fedavg(prob, plan_two, step=step, local_steps=2).x[-1]
-    assert np.linalg.norm(x_plain - prob.with_weights(None).x_star) < 0.1 * far
-    # Scheme II as printed on the unequal weights: the iterate is rescaled every round
-    x_printed = fedavg(prob, plan_two, step=step, local_steps=2,
-                       aggregation=agg.scheme_ii(K)).x[-1]
-    assert np.linalg.norm(x_printed - prob.x_star) > far
-
-
-def test_bad_counts_and_rules(problems):
-    prob = problems["quadratic"]
-    counts = WithReplacement(prob.weights, 4).plan(np.random.default_rng(10), R)
-    counts[0, 0] = 2
-    with pytest.raises(ValueError, match="plan holds counts"):
-        focus(prob, counts, step=0.1, local_steps=TAU)
-    with pytest.raises(ValueError, match="plan holds counts"):
-        scaffold(prob, counts, step=0.1, local_steps=TAU)
-    bad = counts.copy()
-    bad[0, 1] = -1
-    with pytest.raises(ValueError, match="plan: counts must be >= 0"):
-        fedavg(prob, bad, step=0.1, local_steps=TAU)
-    with pytest.raises(ValueError, match="plan"):
-        fedavg(prob, counts + 0.5, step=0.1, local_steps=TAU)
-    with pytest.raises(ValueError, match="aggregation"):
-        fedavg(prob, counts, step=0.1, local_steps=TAU, aggregation="mean")
-    with pytest.raises(ValueError, match="aggregation: coefficients has length"):
-        fedavg(prob, counts, step=0.1, local_steps=TAU, aggregation=agg.sample_counts([1, 2]))
-    with pytest.raises(ValueError, match="aggregation: n_sampled"):
-        fedavg(prob, counts, step=0.1, local_steps=TAU, aggregation=agg.scheme_ii(N + 1))
-    with pytest.raises(ValueError, match="probabilities"):
-        agg.inverse_probability([0.5, 0.0])
-    with pytest.raises(ValueError, match="weights"):
-        agg.scheme_ii(2, weights=[0.5, 0.6])
-    with pytest.raises(ValueError, match="n_samples"):
-        agg.sample_counts([1.0, 0.0])
-
-
 def test_batched_runs_take_schedules(problems):
     """A schedule in the batched FedAvg and FOCUS: replicate b is the single run on
     plans[b], as for a constant step."""
@@ -397,3 +250,25 @@ def test_batched_safari_takes_schedules(problems):
                         step_server=0.1)
         assert np.array_equal(out.x[b], single.x)
         np.testing.assert_array_equal(out.local_grad_norm2[b], single.local_grad_norm2)
+
+
+def test_safari_server_gradient_is_the_weighted_objectives():
+    from flbounds.algorithms.safari import server_population
+    from flbounds.kernels.gradients import gradients_at
+    from flbounds.problems import random_logistic
+
+    rng = np.random.default_rng(13)
+    w = rng.random(N) + 0.1
+    w /= w.sum()
+    x = rng.standard_normal(D)
+    for prob in (random_quadratics(rng, N, D, mu=0.5, L=2.0).with_weights(w),
+                 random_ridge(rng, N, 5, D, lam=0.1).with_weights(w)):
+        out = np.empty((1, D))
+        gradients_at(server_population(prob.kernel_data, prob.weights), x[None],
+                     np.zeros(1, dtype=np.int64), out)
+        np.testing.assert_allclose(out[0], prob.gradient(x), rtol=1e-12, atol=1e-14)
+    logistic = random_logistic(rng, N, 5, D, lam=0.1).with_weights(w)
+    plan = safari_plan(rng, n_rounds=2, q=0.5, eligible=np.arange(N), n_sampled=2,
+                       local_steps=1, dim=D, client_noise_std=0.0, server_noise_std=0.0)
+    with pytest.raises(ValueError, match="weights"):
+        safari(logistic, plan, step_client=0.1, step_server=0.1)

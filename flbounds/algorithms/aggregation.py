@@ -24,8 +24,9 @@ descent on that objective, so FedAvg with a small step converges to its minimise
 
 Under partial participation:
 
-- :func:`uniform` averages over the set that came, so it targets
-  :math:`\sum_i q_i f_i / \sum_i q_i` with :math:`q_i = E[1\{i \in S\}/|S|; S \ne \emptyset]`
+- :func:`uniform` averages over the set that came: with one local step its mean update is a
+  gradient step on :math:`\sum_i q_i f_i / \sum_i q_i` (small steps settle near that
+  minimiser), with :math:`q_i = E[1\{i \in S\}/|S|; S \ne \emptyset]`
   (the process's ``aggregation_weights()``): the plain mean when sampling is symmetric, not
   the weighted objective :math:`\sum_i p_i f_i` of a problem with unequal weights. With
   counts drawn by Li et al.'s Scheme I (K draws with replacement with probabilities

@@ -132,3 +132,19 @@ def test_bad_counts_and_rules(problems):
         agg.sample_counts([1.0, 0.0])
 
 
+
+
+def test_uniform_rule_under_unequal_participation_targets_q(problems):
+    """Bernoulli participation with unequal probabilities, one local step, decaying steps:
+    the uniform rule settles near the minimiser of sum_k q_k f_k (q the process's exact
+    aggregation weights), far from the plain mean's."""
+    prob = problems["quadratic"].with_weights(None)
+    process = Bernoulli(np.array([0.9, 0.9, 0.15, 0.15, 0.5, 0.3]))
+    q = process.aggregation_weights()
+    target = prob.with_weights(q / q.sum()).x_star
+    far = np.linalg.norm(target - prob.x_star)
+    assert far > 0.05
+    plan = process.plan(np.random.default_rng(14), 4000)
+    step = schedules.inverse_time(2.0 / prob.mu, 8.0 * prob.L / prob.mu)
+    x = fedavg(prob, plan, step=step, local_steps=1).x[-1]
+    assert np.linalg.norm(x - target) < 0.1 * far

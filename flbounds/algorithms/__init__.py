@@ -1,7 +1,9 @@
 """Algorithms as pure functions of (problem, plan, hyper-parameters), returning NamedTuple traces.
 
 Randomness is data: participation plans, sampled indices and gradient noise are passed in,
-never drawn here.
+never drawn here. Steps are numbers or schedules (:mod:`~flbounds.algorithms.schedules`);
+FedAvg's server rule is a parameter (:mod:`~flbounds.algorithms.aggregation`) and it takes
+plans of counts (sampling with replacement, :class:`flbounds.participation.WithReplacement`).
 """
 
 from . import aggregation as aggregation

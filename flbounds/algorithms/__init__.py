@@ -1,9 +1,14 @@
 """Algorithms as pure functions of (problem, plan, hyper-parameters), returning NamedTuple traces.
 
 Randomness is data: participation plans, sampled indices and gradient noise are passed in,
-never drawn here.
+never drawn here. Steps are numbers or schedules (:mod:`~flbounds.algorithms.schedules`);
+FedAvg's server rule is a parameter (:mod:`~flbounds.algorithms.aggregation`) and it takes
+plans of counts (sampling with replacement, :class:`flbounds.participation.WithReplacement`).
 """
 
+from . import aggregation as aggregation
+from . import schedules as schedules
+from .baselines import ScaffoldTrace as ScaffoldTrace
 from .baselines import fedau as fedau
 from .baselines import mifa as mifa
 from .baselines import proxskip as proxskip

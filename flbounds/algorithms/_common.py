@@ -26,9 +26,31 @@ def check_plan(plan, n_clients: int) -> np.ndarray:
                          f"got {arr.shape}")
     if arr.dtype != bool:
         if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
+            if arr.dtype.kind in "iu" and np.all(arr >= 0):
+                raise ValueError("plan holds counts (entries > 1, a plan drawn with "
+                                 "replacement): this algorithm takes a participation mask; "
+                                 "fedavg aggregates by counts")
             raise ValueError("plan must hold booleans (or 0/1)")
         arr = arr.astype(bool)
     return np.ascontiguousarray(arr)
+
+
+def check_counts_plan(plan, n_clients: int) -> tuple[np.ndarray, bool]:
+    """A plan of masks or of counts, shape (n_rounds, n_clients): ``(plan, is_counts)``; a
+    bool or 0/1 plan is a mask (bool array), an integer plan with an entry above 1 holds the
+    counts (int64, entries >= 0) of a plan drawn with replacement."""
+    arr = np.asarray(plan)
+    if arr.ndim != 2 or arr.shape[1] != n_clients:
+        raise ValueError(f"plan must have shape (n_rounds, {n_clients}) (rounds x clients), "
+                         f"got {arr.shape}")
+    if arr.dtype == bool or (arr.dtype.kind in "biuf" and np.all((arr == 0) | (arr == 1))):
+        return check_plan(arr, n_clients), False
+    if arr.dtype.kind not in "iu":
+        raise ValueError("plan must hold booleans (a mask) or nonnegative integer counts, got "
+                         f"dtype {arr.dtype} with entries other than 0/1")
+    if np.any(arr < 0):
+        raise ValueError(f"plan: counts must be >= 0, got min {arr.min()}")
+    return np.ascontiguousarray(arr, dtype=np.int64), True
 
 
 #: local steps run one by one in every round: beyond this a call would not finish

@@ -3,7 +3,9 @@ r"""Baselines of FOCUS's Figure 4 ([002], Section 5): FedAU, MIFA, SCAFFOLD, Pro
 Pure functions of (problem, plan, hyper-parameters), vectorized over the participants of a
 round (NumPy; these only run at the figure's scale). Where the authors' reference code
 (github.com/BichengYing/FedASL) departs from the published method, the published method is
-implemented and the departure is named in the docstring.
+implemented and the departure is named in the docstring. ``step`` is a number or a schedule
+with one step per round (:mod:`flbounds.algorithms.schedules`): round r uses :math:`\eta_r`
+wherever the method has :math:`\eta`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.algorithms._common import check_hyper, check_plan, check_problem, start_point
+from flbounds.algorithms import schedules
+from flbounds.algorithms._common import MAX_LOCAL_STEPS, check_plan, check_problem, start_point
 from flbounds.validation import check_int, check_positive
 
 
@@ -22,14 +25,25 @@ class BaselineTrace(NamedTuple):
     x: np.ndarray
 
 
+class ScaffoldTrace(NamedTuple):
+    """Server iterates ``x`` and server control variates ``c`` (n_rounds + 1, d) after each
+    round; ``c_clients`` (N, d), the clients' control variates at the end."""
+
+    x: np.ndarray
+    c: np.ndarray
+    c_clients: np.ndarray
+
+
 def _setup(problem, plan, step, local_steps, x0):
+    """Checked plan, the steps per round (R,), local steps, start and the iterate array."""
     check_problem(problem)
     plan = check_plan(plan, problem.n_clients)
-    step, local_steps = check_hyper(step, local_steps)
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
+    steps = schedules.resolve(step, plan.shape[0], local_steps, per_local_step=False)[1][:, 0]
     x = start_point(problem, x0)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
     xs[0] = x
-    return plan, step, local_steps, x, xs
+    return plan, steps, local_steps, x, xs
 
 
 def _local_gd(problem, x, idx, step, local_steps, correction=None):
@@ -102,7 +116,7 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
         open_interval[close] = 0.0
         idx = np.flatnonzero(mask)
         if idx.size:
-            delta = _local_gd(problem, x, idx, step, local_steps) - x
+            delta = _local_gd(problem, x, idx, step[r], local_steps) - x
             w = omega[idx]
             if normalize:
                 x = x + (w @ delta) / w.sum()
@@ -150,18 +164,19 @@ def mifa(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     for r, mask in enumerate(plan):
         idx = np.flatnonzero(mask)
         if idx.size:
-            memory[idx] = x - _local_gd(problem, x, idx, step, local_steps)
+            memory[idx] = x - _local_gd(problem, x, idx, step[r], local_steps)
         x = x - memory.mean(axis=0)
         xs[r + 1] = x
     return BaselineTrace(xs)
 
 
-def scaffold(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
-    r"""SCAFFOLD (Karimireddy et al., 2020), option II, global step 1.
+def scaffold(problem, plan, *, step, local_steps, x0=None,
+             server_step=1.0) -> ScaffoldTrace:
+    r"""SCAFFOLD (Karimireddy et al., 2020), option II, global step :math:`\eta_g`.
 
     Local: :math:`z \leftarrow z - \eta(\nabla f_i(z) - c_i + c)`, :math:`\tau` steps from
     :math:`x_r`. Then :math:`c_i^+ = c_i - c + (x_r - z_\tau)/(\tau\eta)`,
-    :math:`x_{r+1} = x_r + |S_r|^{-1}\sum_{S_r}(z_\tau - x_r)` and
+    :math:`x_{r+1} = x_r + \eta_g |S_r|^{-1}\sum_{S_r}(z_\tau - x_r)` and
     :math:`c \leftarrow c + N^{-1}\sum_{S_r}(c_i^+ - c_i)`. All controls start at 0. The torch
     reference divides by the nominal number of sampled clients instead of :math:`|S_r|`;
     here it is :math:`|S_r|`. Communication: 2d per participant and round.
@@ -172,17 +187,19 @@ def scaffold(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
         The clients' functions.
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
-    step : float
-        The local step :math:`\eta > 0`.
+    step : float or schedule
+        The local step :math:`\eta > 0`, or a schedule (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau \ge 1` local GD steps per participant and round.
     x0 : array_like, shape (d,), optional
         Start (default 0).
+    server_step : float, default 1
+        :math:`\eta_g > 0` (1: the method as run in FOCUS's Figure 4).
 
     Returns
     -------
-    BaselineTrace
-        ``x`` (n_rounds + 1, d), the server iterates.
+    ScaffoldTrace
+        ``x`` and the server control ``c`` after every round, the final client controls.
 
     References
     ----------
@@ -190,18 +207,22 @@ def scaffold(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
        Stochastic Controlled Averaging for Federated Learning. ICML 2020.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
+    server_step = check_positive(server_step, "server_step")
     c_server = np.zeros(problem.dim)
+    cs = np.zeros((plan.shape[0] + 1, problem.dim))
     c_client = np.zeros((problem.n_clients, problem.dim))
     for r, mask in enumerate(plan):
         idx = np.flatnonzero(mask)
         if idx.size:
-            Z = _local_gd(problem, x, idx, step, local_steps, c_client[idx] - c_server)
-            c_new = c_client[idx] - c_server + (x - Z) / (local_steps * step)
+            Z = _local_gd(problem, x, idx, step[r], local_steps, c_client[idx] - c_server)
+            c_new = c_client[idx] - c_server + (x - Z) / (local_steps * step[r])
             c_server = c_server + (c_new - c_client[idx]).sum(axis=0) / problem.n_clients
             c_client[idx] = c_new
-            x = x + (Z - x).mean(axis=0)
+            delta = (Z - x).mean(axis=0)
+            x = x + delta if server_step == 1.0 else x + server_step * delta
         xs[r + 1] = x
-    return BaselineTrace(xs)
+        cs[r + 1] = c_server
+    return ScaffoldTrace(xs, cs, c_client)
 
 
 def proxskip(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
@@ -246,8 +267,8 @@ def proxskip(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     for r, mask in enumerate(plan):
         idx = np.flatnonzero(mask)
         if idx.size:
-            control[idx] += (x - last_local[idx]) / (step * local_steps)
-            Z = _local_gd(problem, x, idx, step, local_steps, control[idx])
+            control[idx] += (x - last_local[idx]) / (step[r] * local_steps)
+            Z = _local_gd(problem, x, idx, step[r], local_steps, control[idx])
             last_local[idx] = Z
             x = Z.mean(axis=0)
         xs[r + 1] = x

@@ -17,17 +17,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.algorithms._common import (
+    MAX_LOCAL_STEPS,
     check_hyper,
     check_problem,
     problem_data,
     round_settings,
     start_point,
 )
-from flbounds.algorithms.focus import INITS
+from flbounds.algorithms.fedavg import fedavg
+from flbounds.algorithms.focus import INITS, focus
 from flbounds.kernels._layout import line_aligned
 from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
+from flbounds.validation import check_int
 
 
 class BatchedFedAvgTrace(NamedTuple):
@@ -58,6 +62,14 @@ def check_plans(plans, n_clients: int) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def _constant_or_schedule(step, plans, local_steps, per_local_step=True):
+    """The step as a float if it is one for the whole run (the batched kernels' case), else
+    None (after checking the schedule)."""
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
+    return schedules.resolve(step, plans.shape[1], local_steps,
+                             per_local_step=per_local_step)[0]
+
+
 def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedAvgTrace:
     r"""FedAvg (:func:`~flbounds.algorithms.fedavg`) for every plan in ``plans``.
 
@@ -67,7 +79,9 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
         ``plans[b]`` is replicate b's participation plan.
     step, local_steps, x0
-        As in :func:`~flbounds.algorithms.fedavg`, shared by all replicates.
+        As in :func:`~flbounds.algorithms.fedavg`, shared by all replicates; a schedule whose
+        steps differ runs the replicates one after the other through
+        :func:`~flbounds.algorithms.fedavg`.
 
     Returns
     -------
@@ -76,7 +90,12 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     """
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
-    step, local_steps = check_hyper(step, local_steps)
+    constant = _constant_or_schedule(step, plans, local_steps)
+    if constant is None:
+        return BatchedFedAvgTrace(np.array([fedavg(problem, plan, step=step,
+                                                   local_steps=local_steps, x0=x0).x
+                                            for plan in plans]))
+    step, local_steps = check_hyper(constant, local_steps)
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
@@ -94,7 +113,9 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     problem : flbounds.problems problem
     plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
     step, local_steps, x0, init
-        As in :func:`~flbounds.algorithms.focus`, shared by all replicates.
+        As in :func:`~flbounds.algorithms.focus`, shared by all replicates (a schedule whose
+        steps differ: the replicates one after the other through
+        :func:`~flbounds.algorithms.focus`).
 
     Returns
     -------
@@ -103,7 +124,13 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     """
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
-    step, local_steps = check_hyper(step, local_steps)
+    constant = _constant_or_schedule(step, plans, local_steps, per_local_step=False)
+    if constant is None:
+        runs = [focus(problem, plan, step=step, local_steps=local_steps, x0=x0, init=init)
+                for plan in plans]
+        return BatchedFocusTrace(*(np.array([getattr(run, f) for run in runs])
+                                   for f in ("x", "y", "g")))
+    step, local_steps = check_hyper(constant, local_steps)
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     data = problem_data(problem)

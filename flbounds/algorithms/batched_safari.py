@@ -29,7 +29,9 @@ from flbounds.algorithms.safari import (
     _check_plan_args,
     _draw_plan,
     _empty_plan,
+    _round_steps,
     kernel_plan,
+    safari,
     server_population,
 )
 from flbounds.kernels.replicates import run_safari_replicates
@@ -109,7 +111,9 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     plans : sequence of SafariPlan, or SafariPlan with a leading replicate axis
         Replicate b's plan (see :func:`stack_safari_plans`, :func:`safari_plans`).
     step_client, step_server
-        As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates.
+        As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates; schedules
+        whose steps differ run the replicates one after the other through
+        :func:`~flbounds.algorithms.safari.safari` (the same numbers).
     x0 : array_like, shape (d,) or (n_reps, d), optional
         The start of every replicate, or one start per replicate (e.g. to continue runs).
     fast : bool, default True
@@ -123,6 +127,18 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     """
     plan = stack_safari_plans(plans)
     n_reps, n_rounds = plan.client_round.shape
+    steps = [_round_steps(v, n_rounds, plan.client_noise.shape[3], name) for name, v in
+             (("step_client", step_client), ("step_server", step_server))]
+    if not all(isinstance(v, float) for v in steps):
+        starts = (np.broadcast_to(np.zeros(problem.dim) if x0 is None else x0,
+                                  (n_reps, problem.dim)))
+        runs = [safari(problem, _replicate(plan, rep), step_client=step_client,
+                       step_server=step_server, x0=starts[rep], fast=fast)
+                for rep in range(n_reps)]
+        return BatchedSafariTrace(np.array([run.x for run in runs]),
+                                  plan.client_round.copy(),
+                                  np.array([run.local_grad_norm2 for run in runs]))
+    step_client, step_server = steps
     if x0 is not None and np.ndim(x0) == 2:
         if np.shape(x0)[0] != n_reps:
             raise ValueError(f"x0 must have shape ({problem.dim},) or ({n_reps}, "
@@ -138,7 +154,8 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     data = problem_data(problem)
     xs = np.empty((n_reps, n_rounds + 1, problem.dim))
     g2 = np.empty((n_reps, n_rounds))
-    run_safari_replicates(data, server_population(data), kernel_plan(plan),
+    weights = None if getattr(problem, "uniform_weights", True) else problem.weights
+    run_safari_replicates(data, server_population(data, weights), kernel_plan(plan),
                           (float(step_client), float(step_server)),
                           np.ascontiguousarray(starts, dtype=float), (xs, g2),
                           numba.get_num_threads())

@@ -33,8 +33,8 @@ def fedawe(problem, plan, *, step, local_steps, x0=None, server_step=1.0) -> Bas
     ----------
     problem : flbounds.problems problem
     plan : array_like of bool, shape (n_rounds, n_clients)
-    step : float
-        Local step :math:`\eta > 0`.
+    step : float, Schedule or array
+        Local step :math:`\eta > 0`, or one per round (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`s \ge 1` local GD steps per participation.
     x0 : array_like, shape (d,), optional
@@ -53,7 +53,7 @@ def fedawe(problem, plan, *, step, local_steps, x0=None, server_step=1.0) -> Bas
     for r, mask in enumerate(plan):
         idx = np.flatnonzero(mask)
         if idx.size:
-            innovation = x - _local_gd(problem, x, idx, step, local_steps)
+            innovation = x - _local_gd(problem, x, idx, step[r], local_steps)
             echo = (r - last[idx])[:, None]
             x = x - server_step * (echo * innovation).mean(axis=0)
             last[idx] = r

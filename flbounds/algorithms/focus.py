@@ -25,9 +25,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.algorithms._common import (
+    MAX_LOCAL_STEPS,
     check_compiled,
-    check_hyper,
     check_plan,
     check_problem,
     problem_data,
@@ -36,7 +37,8 @@ from flbounds.algorithms._common import (
 )
 from flbounds.kernels._layout import line_aligned, line_zeros
 from flbounds.kernels.rounds import FocusRecord, FocusState, run_focus
-from flbounds.validation import as_float_array
+from flbounds.kernels.scheduled import focus_scheduled_loop
+from flbounds.validation import as_float_array, check_int
 
 __all__ = ["INITS", "FocusState", "FocusTrace", "focus", "sg_focus"]
 
@@ -76,8 +78,10 @@ def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=
         Runs in the compiled loop :func:`flbounds.kernels.rounds.focus_rounds` (a round with
         enough work runs its participants in parallel; same numbers for any thread count).
     plan : array_like of bool, shape (n_rounds, n_clients)
-    step : float
-        :math:`\eta > 0`, used for both the local and the server steps.
+    step : float, Schedule or array
+        :math:`\eta > 0`, used for both the local and the server steps; or one step per round
+        :math:`\eta_r` (:mod:`flbounds.algorithms.schedules`; a schedule that changes within
+        a round is a ``ValueError``), used by round r's local moves and server step.
     local_steps : int
         :math:`\tau \ge 1`.
     x0 : array_like, shape (d,), optional
@@ -139,7 +143,8 @@ def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
 def _run(problem, plan, noise, step, local_steps, begin, record_sum, compiled):
     check_problem(problem)
     plan = check_plan(plan, problem.n_clients)
-    step, local_steps = check_hyper(step, local_steps)
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
+    step, steps = schedules.resolve(step, plan.shape[0], local_steps, per_local_step=False)
     check_compiled(compiled)
     data = problem_data(problem)
     n_rounds, n_clients = plan.shape
@@ -151,7 +156,12 @@ def _run(problem, plan, noise, step, local_steps, begin, record_sum, compiled):
     state = _initial_state(problem, *begin)
     record = FocusRecord(np.empty((n_rounds + 1, dim)), np.empty((n_rounds + 1, dim)),
                          np.empty((n_rounds + 1 if record_sum else 0, dim)))
-    run_focus(data, plan, noise, round_settings(step, local_steps, data=data), state, record)
+    if step is not None:
+        run_focus(data, plan, noise, round_settings(step, local_steps, data=data), state,
+                  record)
+    else:
+        focus_scheduled_loop(data, plan, noise, round_settings(1.0, local_steps, data=data),
+                             steps, state, record)
     return FocusTrace(record.xs, record.ys, state.g, record.g_sums if record_sum else None,
                       state.models if begin[2] is not None else None)
 

@@ -28,8 +28,8 @@ def local_sgd_gossip(problem, plan, *, step, local_steps, x0=None) -> BaselineTr
     problem : flbounds.problems problem
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r: the clients that average at the end of round r.
-    step : float
-        :math:`\eta > 0`.
+    step : float, Schedule or array
+        :math:`\eta > 0`, or one per round (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau \ge 1`.
     x0 : array_like, shape (d,), optional
@@ -44,7 +44,7 @@ def local_sgd_gossip(problem, plan, *, step, local_steps, x0=None) -> BaselineTr
     models = np.tile(x, (problem.n_clients, 1))
     for r, mask in enumerate(plan):
         for _ in range(local_steps):
-            models -= step * problem.client_gradients(models)
+            models -= step[r] * problem.client_gradients(models)
         if mask.any():
             models[mask] = models[mask].mean(axis=0)
         xs[r + 1] = models.mean(axis=0)

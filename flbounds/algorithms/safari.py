@@ -28,8 +28,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.algorithms._common import check_compiled, problem_data
-from flbounds.kernels.gradients import population
+from flbounds.kernels._layout import rows_last
+from flbounds.kernels.gradients import QuadraticData, RidgeData, ScalarPLData, population
 from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
 
 
@@ -186,7 +188,7 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     if plan.server_noise.shape != (R, d):
         raise ValueError(f"plan.server_noise must have shape ({R}, {d})")
     for name, v in (("step_client", step_client), ("step_server", step_server)):
-        if not (np.isfinite(v) and v > 0):
+        if isinstance(v, numbers.Real) and not (np.isfinite(v) and v > 0):
             raise ValueError(f"{name} must be positive and finite, got {v}")
     x0 = np.zeros(d) if x0 is None else np.asarray(x0, dtype=float)
     if x0.shape != (d,) or not np.all(np.isfinite(x0)):
@@ -196,14 +198,36 @@ def _check(problem, plan: SafariPlan, step_client, step_server, x0):
     return x0
 
 
-def server_population(data):
-    """:func:`~flbounds.kernels.gradients.population` with read-only arrays, as the clients'
-    containers have, so one compiled specialisation of the gradient kernels serves both."""
-    pop = population(data)
+def server_population(data, weights=None):
+    r""":func:`~flbounds.kernels.gradients.population` (of the weighted objective
+    :math:`\sum_i p_i f_i` if ``weights`` are given, :func:`weighted_population`) with
+    read-only arrays, as the clients' containers have, so one compiled specialisation of the
+    gradient kernels serves both."""
+    pop = population(data) if weights is None else weighted_population(data, weights)
     for value in pop:
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
     return pop
+
+
+def weighted_population(data, weights):
+    r""":math:`F = \sum_i p_i f_i` as a single client: weighted means of :math:`A_i, b_i`
+    (quadratics) and :math:`c_i` (scalar PL); ridge pools the samples with client i's rows
+    and targets scaled by :math:`\sqrt{N p_i}`. A weighted logistic objective is no single
+    logistic client: ``ValueError`` naming ``weights``."""
+    w = np.asarray(weights, dtype=np.float64)
+    if isinstance(data, QuadraticData):
+        A = np.tensordot(w, data.A, axes=1)[None]
+        return QuadraticData(A, (w @ data.b)[None], rows_last(A))
+    if isinstance(data, RidgeData):
+        n_clients, _, d = data.features.shape
+        scale = np.sqrt(n_clients * w)
+        return RidgeData((data.features * scale[:, None, None]).reshape(1, -1, d),
+                         (data.targets * scale[:, None]).reshape(1, -1), data.lam)
+    if isinstance(data, ScalarPLData):
+        return ScalarPLData(np.array([w @ data.c]))
+    raise ValueError("weights: the weighted objective of a logistic problem is not one "
+                     "logistic client (SAFARI's server step needs it); use uniform weights")
 
 
 def kernel_plan(plan: SafariPlan) -> MixedPlan:
@@ -214,6 +238,13 @@ def kernel_plan(plan: SafariPlan) -> MixedPlan:
                      np.ascontiguousarray(plan.server_noise, dtype=float))
 
 
+def _round_steps(step, n_rounds, local_steps, name):
+    """A constant step as a float (the compiled loop of constant steps), else the steps (R,)."""
+    scalar, steps = schedules.resolve(step, n_rounds, local_steps, name=name,
+                                      per_local_step=False)
+    return float(scalar) if scalar is not None else np.ascontiguousarray(steps[:, 0])
+
+
 def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
            x0=None, fast: bool = True) -> SafariTrace:
     r"""Run Algorithm 1 of [000] along ``plan``.
@@ -222,10 +253,12 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     ----------
     problem
         A :mod:`flbounds.problems` problem (its ``kernel_data``); the server step uses
-        :math:`\nabla F` of all N clients.
+        :math:`\nabla F` of all N clients (weighted by the problem's client weights; a
+        weighted logistic problem is a ``ValueError``).
     plan : SafariPlan
-    step_client, step_server : float
-        :math:`\eta_c` and :math:`\eta_s`.
+    step_client, step_server : float, Schedule or array
+        :math:`\eta_c` and :math:`\eta_s`, or one step per round each
+        (:mod:`flbounds.algorithms.schedules`).
     x0 : (d,) array, optional (zeros)
     fast : bool
         Must be True (kept for the signature): the compiled loop is the one implementation.
@@ -236,10 +269,12 @@ def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
     """
     x0 = _check(problem, plan, step_client, step_server, x0)
     check_compiled(fast, "fast")
-    data = problem_data(problem)
     R, d = plan.client_round.shape[0], problem.dim
+    steps = tuple(_round_steps(v, R, plan.client_noise.shape[2], name) for name, v in
+                  (("step_client", step_client), ("step_server", step_server)))
+    data = problem_data(problem)
     xs, g2 = np.empty((R + 1, d)), np.empty(R)
-    safari_rounds(data, server_population(data), kernel_plan(plan),
-                  (float(step_client), float(step_server)),
+    weights = None if getattr(problem, "uniform_weights", True) else problem.weights
+    safari_rounds(data, server_population(data, weights), kernel_plan(plan), steps,
                   np.ascontiguousarray(x0, dtype=float), (xs, g2))
     return SafariTrace(xs, plan.client_round.copy(), g2)

@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from flbounds.kernels._arrays import copy_into
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
+from flbounds.kernels.scheduled import step_at
 
 
 class MixedPlan(NamedTuple):
@@ -58,7 +59,8 @@ def _client_round(data, plan, r, step, x, work):
 
 @njit(cache=True, fastmath=False)
 def safari_rounds(data, population, plan, steps, x0, out):
-    """Run ``len(plan.client_round)`` rounds with ``steps = (step_client, step_server)``;
+    """Run ``len(plan.client_round)`` rounds with ``steps = (step_client, step_server)``, each
+    a number or an array (R,) of steps per round (:func:`~flbounds.kernels.scheduled.step_at`);
     ``out = (xs (R + 1, d), g2 (R,))``: the server iterates, and on client rounds the squared
     norm of the mean summed local gradients (the quantity in G_2 of [000] Thm 4), NaN on
     server rounds."""
@@ -71,11 +73,11 @@ def safari_rounds(data, population, plan, steps, x0, out):
     copy_into(xs[0], x)
     for r in range(plan.client_round.shape[0]):
         if plan.client_round[r]:
-            g2[r] = _client_round(data, plan, r, steps[0], x, work)
+            g2[r] = _client_round(data, plan, r, step_at(steps[0], r), x, work)
         else:
             client_gradient(population, 0, x, server_scratch, grad)
             for p in range(d):
-                x[p] = x[p] - steps[1] * (grad[p] + plan.server_noise[r, p])
+                x[p] = x[p] - step_at(steps[1], r) * (grad[p] + plan.server_noise[r, p])
             g2[r] = np.nan
         copy_into(xs[r + 1], x)
 

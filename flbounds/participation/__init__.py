@@ -1,7 +1,10 @@
 r"""Participation processes: random plans and their EXACT per-round moments.
 
 A process turns an explicit ``np.random.Generator`` into a plan, a bool array of shape
-``(n_rounds, n_clients)`` whose row :math:`r` is the participating set :math:`S_r`. Every
+``(n_rounds, n_clients)`` whose row :math:`r` is the participating set :math:`S_r`
+(:class:`WithReplacement`, Li et al.'s Scheme I, gives int64 counts instead, with their exact
+moments :meth:`~WithReplacement.count_means` and
+:meth:`~WithReplacement.count_second_moments`). Every
 process also reports, exactly (closed form, exact recursion or enumeration; never the
 nominal weights):
 
@@ -29,6 +32,7 @@ from .compose import Excluding, SubsetWeights, exact_weights_from_subsets, subse
 from .fixed_size import Cyclic, UniformWithoutReplacement, WeightedWithoutReplacement
 from .independent import Bernoulli, MarkovOnOff
 from .matrices import average_matrix, pull_matrix, push_matrix
+from .with_replacement import WithReplacement
 
 __all__ = [
     "MAX_CLIENTS_SUBSETS",
@@ -40,6 +44,7 @@ __all__ = [
     "SubsetWeights",
     "UniformWithoutReplacement",
     "WeightedWithoutReplacement",
+    "WithReplacement",
     "all_masks",
     "average_matrix",
     "pull_matrix",

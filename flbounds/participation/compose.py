@@ -44,6 +44,9 @@ class Excluding(_Process):
             raise ValueError("never must hold distinct client indices")
         self.never = np.sort(never)
         self.keep = np.setdiff1d(np.arange(self.n_clients), self.never)
+        if hasattr(base, "count_means"):
+            raise ValueError("base draws plans of counts (with replacement); Excluding embeds "
+                             "participation masks")
         if getattr(base, "n_clients", None) != self.keep.size:
             raise ValueError(f"base must be a process over n_clients - len(never) = "
                              f"{self.keep.size} clients")

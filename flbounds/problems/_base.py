@@ -1,4 +1,6 @@
-"""Shared plumbing of the problems: validation, Newton's method, F as a mean."""
+"""Shared plumbing of the problems: validation, Newton's method, F as a weighted mean."""
+
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg
@@ -7,6 +9,7 @@ from flbounds.tolerances import EPS
 from flbounds.validation import (
     as_float_array,
     as_index_array,
+    check_probability_vector,
 )
 
 SYMMETRY_RTOL = 1e-12  # A_i is symmetric if max|A_i - A_i'| <= 1e-12 max|A_i|
@@ -67,16 +70,67 @@ def _newton_minimize(fun, grad, hess, x0, *, gtol):
                        f"||grad F|| = {norm:.3g} > {gtol:.3g}")
 
 
+def client_weights(weights, n_clients):
+    """``weights`` as read-only float64 (N,), nonnegative and summing to 1 (to
+    :func:`flbounds.tolerances.probability_sum_tolerance`), or None for uniform weights.
+
+    Weights that are all equal are uniform: None, so that :math:`F` is the plain mean (the
+    same bits as without weights)."""
+    if weights is None:
+        return None
+    w = check_probability_vector(weights, "weights", n=n_clients)
+    if np.all(w == w[0]):
+        return None
+    return _frozen(w.copy())
+
+
 class _Problem:
-    """Plumbing shared by all problems: point validation and F as the mean of the f_i."""
+    """Plumbing shared by all problems: point validation, the client weights and F as their
+    weighted mean of the f_i."""
 
     mu_is_bound = False
     L_is_bound = False
+    _weights = None
+    heterogeneity_gap = None   # F_star - sum_k p_k min f_k where it is computed exactly
 
-    def _set_sizes(self, n_clients, dim):
+    def _set_sizes(self, n_clients, dim, weights=None):
         self.n_clients = n_clients
         self.dim = dim
         self._all_clients = _frozen(np.arange(n_clients, dtype=np.int64))
+        self._weights = client_weights(weights, n_clients)
+
+    @property
+    def weights(self):
+        r"""Client weights :math:`p_k` of :math:`F = \sum_k p_k f_k`, shape (N,) (a fresh
+        array; uniform :math:`1/N` when none were given)."""
+        if self._weights is None:
+            return np.full(self.n_clients, 1.0 / self.n_clients)
+        return self._weights.copy()
+
+    @property
+    def uniform_weights(self) -> bool:
+        """Whether :math:`F` is the plain mean of the client losses."""
+        return self._weights is None
+
+    def _mean(self, rows):
+        r""":math:`\sum_k p_k` ``rows[k]`` (the plain mean when the weights are uniform)."""
+        if self._weights is None:
+            return rows.mean(axis=0)
+        return np.tensordot(self._weights, rows, axes=1)
+
+    def with_weights(self, weights):
+        r"""The same clients with the objective :math:`\sum_k p_k f_k`, ``weights`` = p
+        (None: uniform); a new problem, constants recomputed."""
+        return self._reweighted(weights)
+
+    @cached_property
+    def heterogeneity_gradient(self):
+        r""":math:`\zeta_\star^2 = \sum_k p_k \|\nabla f_k(x^\star)\|^2`, the spread of the
+        client gradients at the minimiser of :math:`F` (None without ``x_star``)."""
+        if self.x_star is None:
+            return None
+        G = self.client_gradients(self._stack(self.x_star))
+        return float(self._mean(np.einsum("ip,ip->i", G, G)))
 
     def _points(self, X, clients):
         if clients is None:
@@ -119,11 +173,12 @@ class _Problem:
         return out
 
     def loss(self, x):
-        """:math:`F(x)`, the mean of the client losses at one point ``x`` of shape (dim,)."""
-        return float(self.client_losses(self._stack(x)).mean())
+        """:math:`F(x) = \\sum_k p_k f_k(x)` (client weights :attr:`weights`) at one point ``x``
+        of shape (dim,)."""
+        return float(self._mean(self.client_losses(self._stack(x))))
 
     def gradient(self, x):
         """:math:`\\nabla F(x)`, shape (dim,)."""
-        return self.client_gradients(self._stack(x)).mean(axis=0)
+        return self._mean(self.client_gradients(self._stack(x)))
 
 

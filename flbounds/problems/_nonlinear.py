@@ -29,12 +29,12 @@ class _LogisticBase(_Problem):
 
     L_is_bound = True
 
-    def _init_logistic(self, features, labels, lam, rho):
+    def _init_logistic(self, features, labels, lam, rho, weights):
         features, labels = _data_arrays(features, labels, "labels")
         if not np.all(np.abs(labels) == 1.0):
             raise ValueError("labels must be -1 or +1")
         n_clients, n_samples, dim = features.shape
-        self._set_sizes(n_clients, dim)
+        self._set_sizes(n_clients, dim, weights)
         self.features, self.labels = line_aligned(features), line_aligned(labels)
         self.lam, self.rho = lam, rho
         top = _gram_eigenvalues(features)[1][:, -1]
@@ -61,7 +61,7 @@ class _LogisticBase(_Problem):
 
     def hessian(self, x):
         """Hessian of :math:`F` at ``x``, shape (d, d)."""
-        return self.client_hessians(self._stack(x)).mean(axis=0)
+        return self._mean(self.client_hessians(self._stack(x)))
 
     def _minimize(self, x0, tol):
         gtol = tol * self._grad_scale
@@ -90,6 +90,8 @@ class LogisticL2(_LogisticBase):
     features : array_like, shape (N, n, d)
     labels : array_like, shape (N, n), entries -1 or +1
     lam : float, > 0
+    weights : array_like, shape (N,), optional
+        Client weights :math:`p_i` of :math:`F = \sum_i p_i f_i` (default uniform).
 
     Attributes
     ----------
@@ -103,10 +105,13 @@ class LogisticL2(_LogisticBase):
 
     mu_is_bound = True
 
-    def __init__(self, features, labels, lam):
-        self._init_logistic(features, labels, check_positive(lam, "lam"), 0.0)
+    def __init__(self, features, labels, lam, *, weights=None):
+        self._init_logistic(features, labels, check_positive(lam, "lam"), 0.0, weights)
         self.mu = self.lam
         self.client_mu = _frozen(np.full(self.n_clients, self.lam))
+
+    def _reweighted(self, weights):
+        return LogisticL2(self.features, self.labels, self.lam, weights=weights)
 
     @cached_property
     def x_star(self):
@@ -134,6 +139,8 @@ class NonconvexLogistic(_LogisticBase):
     labels : array_like, shape (N, n), entries -1 or +1
     lam : float, >= 0
     rho : float, >= 0
+    weights : array_like, shape (N,), optional
+        Client weights :math:`p_i` of :math:`F = \sum_i p_i f_i` (default uniform).
     """
 
     x_star = None
@@ -141,9 +148,13 @@ class NonconvexLogistic(_LogisticBase):
     mu = None
     client_mu = None
 
-    def __init__(self, features, labels, lam, rho):
+    def __init__(self, features, labels, lam, rho, *, weights=None):
         lam, rho = check_nonnegative(lam, "lam"), check_nonnegative(rho, "rho")
-        self._init_logistic(features, labels, lam, rho)
+        self._init_logistic(features, labels, lam, rho, weights)
+
+    def _reweighted(self, weights):
+        return NonconvexLogistic(self.features, self.labels, self.lam, self.rho,
+                                 weights=weights)
 
     def stationary_point(self, x0=None, tol=1e-12):
         r"""A stationary point of :math:`F` (a local minimizer in practice).
@@ -169,8 +180,8 @@ class NonconvexLogistic(_LogisticBase):
 class ScalarPL(_Problem):
     r"""One-dimensional PL but non-convex problem of Karimi et al. (2016).
 
-    .. math:: f_i(x) = x^2 + 3\sin^2 x + c_i x, \qquad \sum_i c_i = 0,
-              \qquad F(x) = x^2 + 3\sin^2 x
+    .. math:: f_i(x) = x^2 + 3\sin^2 x + c_i x, \qquad \sum_i p_i c_i = 0,
+              \qquad F(x) = \sum_i p_i f_i(x) = x^2 + 3\sin^2 x
 
     :math:`F` satisfies the Polyak-Lojasiewicz inequality
     :math:`\tfrac12 |F'(x)|^2 \ge \beta (F(x) - F^\star)` with ``beta = 1/32``; it is not convex,
@@ -180,7 +191,10 @@ class ScalarPL(_Problem):
     Parameters
     ----------
     c : array_like, shape (N,)
-        Linear terms; :math:`|\sum_i c_i| \le 10^{-12} \sum_i |c_i|` is required.
+        Linear terms; :math:`|\sum_i p_i c_i| \le 10^{-12} \sum_i p_i |c_i|` is required.
+    weights : array_like, shape (N,), optional
+        Client weights :math:`p_i` (default uniform, then the condition reads
+        :math:`|\sum_i c_i| \le 10^{-12} \sum_i |c_i|` as before).
 
     References
     ----------
@@ -194,16 +208,23 @@ class ScalarPL(_Problem):
     L = 8.0
     F_star = 0.0
 
-    def __init__(self, c):
+    def __init__(self, c, *, weights=None):
         c = as_float_array(c, "c", ndim=1, copy=True)
         if c.size == 0:
             raise ValueError("c must have at least one client")
-        if abs(c.sum()) > 1e-12 * np.abs(c).sum():
-            raise ValueError(f"c must sum to 0 (to 1e-12 sum|c_i|), got sum {c.sum():.3g}")
-        self._set_sizes(c.size, 1)
+        self._set_sizes(c.size, 1, weights)
+        if self._weights is None:
+            if abs(c.sum()) > 1e-12 * np.abs(c).sum():
+                raise ValueError(f"c must sum to 0 (to 1e-12 sum|c_i|), got sum {c.sum():.3g}")
+        elif abs(self._weights @ c) > 1e-12 * (self._weights @ np.abs(c)):
+            raise ValueError("c must have weighted sum 0 (to 1e-12 sum p_i|c_i|), got "
+                             f"sum p_i c_i = {self._weights @ c:.3g}")
         self.c = _frozen(c)
         self.client_L = _frozen(np.full(c.size, self.L))
         self.x_star = _frozen(np.zeros(1))
+
+    def _reweighted(self, weights):
+        return ScalarPL(self.c, weights=weights)
 
     def _losses_into(self, X, idx, out):
         _kernels.scalar_pl_losses(self.c, X, idx, out)

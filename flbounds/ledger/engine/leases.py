@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..api.result import CheckResult
 from .liveness import holder_alive
-from .rows import parse_row
-from .store import ResultStore, cell_row
+from .rows import cell_row, parse_row
+from .store import ResultStore
 
 #: seconds a lease lives without a heartbeat; the holder renews every LEASE_S / 4
 LEASE_S = 120.0

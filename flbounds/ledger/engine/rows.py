@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 from typing import NamedTuple
 
 from ..api.registry import PAPERS
@@ -107,3 +108,33 @@ def _kind(value) -> str:
         return "null"
     return repr(value) if isinstance(value, int | float | str) and len(repr(value)) < 30 \
         else type(value).__name__
+
+
+def cell_row(raw: bytes | str) -> dict | None:
+    """A stored cell row, or None when it is not one (unreadable, wrong shape)."""
+    try:
+        row = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+        return None
+    ok = isinstance(row, dict) and all(isinstance(row.get(k), t) for k, t in (
+        ("id", str), ("index", int), ("task_key", str), ("profile", str), ("seed", int),
+        ("elapsed_s", float | int)))
+    return row if ok else None
+
+
+def read_jsonl(path: Path, skipped: Skipped) -> tuple[list[CheckResult], Skipped]:
+    """Readable rows of a JSONL results file (bad lines counted in ``skipped``)."""
+    rows: list[CheckResult] = []
+    try:
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                result, problem = parse_row(line)
+                if result is None:
+                    skipped = skipped.add(f"line {number}", problem)
+                else:
+                    rows.append(result)
+    except OSError as exc:
+        skipped = skipped.add(str(path), str(exc))
+    return rows, skipped

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from ..api.result import CheckResult
 from .liveness import holder_alive
-from .rows import Skipped, parse_row, report_skipped
+from .rows import Skipped, cell_row, parse_row, read_jsonl, report_skipped
 
 DB_FILE = "results.sqlite"
 LEGACY_FILE = "results.jsonl"
@@ -329,36 +329,6 @@ def damaged(path: Path, exc: Exception) -> str:
     return (f"results store {str(path)!r} is damaged or not a results database ({exc}); "
             f"move it aside (mv {str(path)!r} {str(path) + '.damaged'!r}) and run "
             "'flbounds check' again to start a new one")
-
-
-def cell_row(raw: bytes | str) -> dict | None:
-    """A stored cell row, or None when it is not one (unreadable, wrong shape)."""
-    try:
-        row = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
-        return None
-    ok = isinstance(row, dict) and all(isinstance(row.get(k), t) for k, t in (
-        ("id", str), ("index", int), ("task_key", str), ("profile", str), ("seed", int),
-        ("elapsed_s", float | int)))
-    return row if ok else None
-
-
-def read_jsonl(path: Path, skipped: Skipped) -> tuple[list[CheckResult], Skipped]:
-    """Readable rows of a JSONL results file (bad lines counted in ``skipped``)."""
-    rows: list[CheckResult] = []
-    try:
-        with open(path, "rb") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                result, problem = parse_row(line)
-                if result is None:
-                    skipped = skipped.add(f"line {number}", problem)
-                else:
-                    rows.append(result)
-    except OSError as exc:
-        skipped = skipped.add(str(path), str(exc))
-    return rows, skipped
 
 
 def _initialise(conn: sqlite3.Connection) -> None:

@@ -66,3 +66,58 @@ def test_corrected_claims_name_their_printed_claims():
         assert get(fixed).corrects == printed
         assert get(printed).expected == "violated"
     assert np.isfinite(get("safari.thm4.printed_bound_shrunk").check(seed=0).measured)
+
+
+def _scaled(fn, factor):
+    def wrapped(*args, **kwargs):
+        return factor * fn(*args, **kwargs)
+    return wrapped
+
+
+@pytest.mark.parametrize("claim_id, module, name, factor", [
+    ("safari.thm5.anisotropic_homogeneous_bound", "verify.safari.thm5.anisotropic",
+     "_thm5_bound", 0.01),
+    # the bound is 2-3 orders of magnitude loose there: a 1e4 planted error is needed
+    ("safari.thm5.anisotropic_heterogeneous_conclusion", "verify.safari.thm5.anisotropic",
+     "_thm5_bound", 1e-3),
+    ("safari.cor2.rate", "verify.safari.cor2", "_thm5_bound", 0.1),
+    ("safari.cor2.rate_anisotropic", "verify.safari.cor2", "_thm5_bound", 0.05),
+    ("safari.cor1.linear_speedup", "verify.safari.cor1", "thm4_rhs", 0.1),
+    ("safari.cor1.rate_first_sentence", "verify.safari.cor1", "thm4_rhs", 0.1),
+])
+def test_bound_claims_fail_when_the_bound_is_planted_too_small(claim_id, module, name,
+                                                               factor):
+    """Each gate is the theorem's own bound: a bound planted too small crosses it. These
+    claims read Theorem 4's or 5's q-condition in the proof's linear form (declared outside)
+    or leave it unevaluated, so the crossing cannot accuse the paper: it turns the verdict
+    from holds to not-applicable, naming the hypothesis."""
+    import importlib
+    mod = importlib.import_module(module)
+    assert get(claim_id).check(seed=0).verdict == "holds"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mod, name, _scaled(getattr(mod, name), factor))
+        out = get(claim_id).check(seed=0)
+    assert out.verdict == "not-applicable"
+    assert out.reason.startswith("cannot accuse the paper")
+
+
+def test_cor1_stationarity_accusation_rests_on_the_bound_and_the_hypotheses():
+    import verify.safari.cor1 as cor1
+    claim = get("safari.cor1.stationarity_biased")
+    out = claim.check(seed=0)
+    assert out.verdict == "violated"
+    assert out.details["floor_limit_eta_to_0"] == pytest.approx(0.790, abs=1e-3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cor1, "thm4_rhs", _scaled(cor1.thm4_rhs, 10.0))
+        assert claim.check(seed=0).verdict == "holds"
+    # R = 1000 puts eta_c = 2/sqrt(1000) above Theorem 4's step limit: not-applicable
+    assert claim.check(seed=0, rounds=[1000]).verdict == "not-applicable"
+
+
+def test_heterogeneous_theorem5_is_not_applicable_by_its_q_condition():
+    out = get("safari.thm5.anisotropic_heterogeneous").check(seed=0)
+    assert out.verdict == "not-applicable"
+    assert any(k.startswith("q:") and v is False for k, v in out.hypotheses.items())
+    # at eta_s = 0.05 the homogeneous companion's linear q-condition fails too
+    moved = get("safari.thm5.anisotropic_homogeneous_bound").check(seed=0, steps=[0.05])
+    assert moved.verdict == "not-applicable"

@@ -1,6 +1,6 @@
-r"""Algorithm 1 of SAFARI ([000]), Remark 3 and Remark 5: the result (the pseudocode's two round
-types), the special cases q = 1 (FedAvg) and q = 0 (server SGD), and the biased limit of the
-rounds under incomplete participation (on the reference instance of
+r"""Algorithm 1 of SAFARI ([000]) and Remark 5: the result (the pseudocode's two round types),
+the special cases q = 1 (FedAvg) and q = 0 (server SGD), and the biased limit of the rounds at
+a fixed q under incomplete participation (on the reference instance of
 :mod:`verify.safari.instances`, against the closed-form fixed point of the expected map).
 
 The references below are written independently of :mod:`flbounds.algorithms.safari`, from the
@@ -24,15 +24,6 @@ ALG1 = result(
                            "steps from x_r at eta_c and the server averages their models",
            "server_round": "line 11: otherwise one server SGD step x_{r+1} = x_r - eta_s "
                            "grad F(x_r, xi_r) on a minibatch of the server data"})
-
-REMARK3 = result(
-    "safari.remark3", ref="Remark 3", title="the server update mitigates participation bias",
-    parts={"stationary": ("Theorem 4 says that with an appropriately chosen q the server "
-                          "update mitigates the participation bias and SAFARI reaches a "
-                          "stationary point",
-                          "a reading of Theorem 4 (its q-condition is the 'proper q'), checked "
-                          "by the Theorem 4 claims; safari.alg1.biased_limit and "
-                          "floor_vs_closed_form show Algorithm 1's floor at every fixed q")})
 
 REMARK5 = result(
     "safari.remark5", ref="Remark 5", title="SAFARI contains FedAvg and server-only SGD",
@@ -119,7 +110,7 @@ def _batch_means(values, n_batches=10):
     return [b.mean() for b in np.array_split(values, n_batches)]
 
 
-@claim("safari.alg1.biased_limit", ref="Alg. 1; Remark 3 (spec V5.b)", kind="remark",
+@claim("safari.alg1.biased_limit", ref="Alg. 1 at a fixed q (spec V5.b)", kind="remark",
        expected="holds",
        result=ALG1, parts=("client_round", "server_round"),
        statement="With fixed q in (0, 1] and never-participating clients, the mean SAFARI iterate "
@@ -156,7 +147,7 @@ def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
                     details={"cells": rows})
 
 
-@claim("safari.alg1.floor_vs_closed_form", ref="Alg. 1; Remark 3 (spec V5.b)", kind="remark",
+@claim("safari.alg1.floor_vs_closed_form", ref="Alg. 1 at a fixed q (spec V5.b)", kind="remark",
        expected="holds",
        result=ALG1, parts=("client_round", "server_round"),
        statement="The tail average of ||grad F(x_r)||^2 lies within 3% above the closed-form "

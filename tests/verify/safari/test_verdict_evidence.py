@@ -121,3 +121,15 @@ def test_heterogeneous_theorem5_is_not_applicable_by_its_q_condition():
     # at eta_s = 0.05 the homogeneous companion's linear q-condition fails too
     moved = get("safari.thm5.anisotropic_homogeneous_bound").check(seed=0, steps=[0.05])
     assert moved.verdict == "not-applicable"
+
+
+def test_figure2_rerun_needs_the_server_rounds():
+    """Reproduced at q = 0.4; with q planted at 1 (SAFARI = FedAvg, no server data used) the
+    gain cannot grow with n_T and the re-run does not reproduce the figure."""
+    import verify.safari.tables.figure2 as fig2
+    claim = get("safari.figure2.accuracy_grows_with_server_size")
+    assert claim.kind == "reproduction"
+    assert claim.check(seed=0).verdict == "reproduced"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fig2, "Q_FIG2", 1.0)
+        assert claim.check(seed=0).verdict == "not-reproduced"

@@ -133,3 +133,29 @@ def test_figure2_rerun_needs_the_server_rounds():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fig2, "Q_FIG2", 1.0)
         assert claim.check(seed=0).verdict == "not-reproduced"
+
+
+def test_theorem5_exact_attack_matches_monte_carlo_and_finds_a_planted_bound():
+    import verify.safari.thm5.attacks as thm5_attacks
+    from flbounds.falsify.surfaces import get_surface
+    from verify.safari.thm5.anisotropic import X0, anisotropic_problem
+    from verify.safari.thm5.runs import _thm5_run
+    prob = anisotropic_problem(False)
+    errs = [_thm5_run(c, prob, q=0.5, step_server=0.05, n_rounds=100, x0=X0,
+                      eligible=np.arange(6), n_sampled=3, local_steps=5, sigma_G2=0.0)[0]
+            for c in np.random.default_rng(0).spawn(2000)]
+    exact = thm5_attacks.exact_final_error(L=2.0, mu=0.5, q=0.5, eta_s=0.05, K=5, m=3, R=100,
+                                           sigma2=0.01, sigma_s2=0.01,
+                                           e0=np.asarray(X0) - prob.x_star)
+    assert abs(np.mean(errs) - exact) <= 4 * np.std(errs, ddof=1) / np.sqrt(len(errs))
+    surface = get_surface("safari.thm5.anisotropic_homogeneous_bound")
+    point = surface.fixed_instances()[0]
+    assert surface.effective_validator()(**point) is True
+    assert surface.ratio(**point) < 1
+    # a step beyond 2/(L + mu) is rejected
+    assert isinstance(surface.effective_validator()(**dict(point, c=1.5)), str)
+    with pytest.MonkeyPatch.context() as mp:   # the bound without delta_bar
+        mp.setattr(thm5_attacks, "thm5", lambda **kw: (1 - 2 * kw["step"] * kw["L"] * kw["mu"]
+                                                       / (kw["L"] + kw["mu"])) ** kw["R"]
+                   * kw["dist0"] * 1e-3)
+        assert surface.ratio(**point) > 1

@@ -159,3 +159,24 @@ def test_theorem5_exact_attack_matches_monte_carlo_and_finds_a_planted_bound():
                                                        / (kw["L"] + kw["mu"])) ** kw["R"]
                    * kw["dist0"] * 1e-3)
         assert surface.ratio(**point) > 1
+
+
+def test_theorem4_exact_attack_matches_monte_carlo_and_finds_a_planted_bound():
+    import verify.safari.thm4.attacks as thm4_attacks
+    from flbounds.falsify.surfaces import get_surface
+    from verify.safari.cor1 import _avg_grad_norm, _problem
+    prob = _problem()
+    vals = [_avg_grad_norm(c, prob, m=2, K=3, R=64)[0]
+            for c in np.random.default_rng(7).spawn(4000)]
+    exact = thm4_attacks.exact_average_grad_norm(
+        L=0.1, ratio=1.0, q=0.5, eta_s=np.sqrt(6 / 64), K=3, m=2, R=64, sigma2=1.0,
+        sigma_s2=1 / 6, e0=np.array([-1.0, 0.5]))
+    assert abs(np.mean(vals) - exact) <= 4 * np.std(vals, ddof=1) / np.sqrt(len(vals))
+    surface = get_surface("safari.thm4.homogeneous_bound")
+    point = surface.fixed_instances()[0]
+    assert surface.ratio(**point) < 1
+    assert isinstance(surface.effective_validator()(**dict(point, c=1.5)), str)
+    with pytest.MonkeyPatch.context() as mp:   # the right side without its noise terms
+        mp.setattr(thm4_attacks, "thm4_rhs",
+                   lambda **kw: 2 * kw["delta_f"] / (kw["n_rounds"] * kw["step_server"]))
+        assert surface.ratio(**dict(point, R=10_000)) > 1

@@ -180,3 +180,28 @@ def test_theorem4_exact_attack_matches_monte_carlo_and_finds_a_planted_bound():
         mp.setattr(thm4_attacks, "thm4_rhs",
                    lambda **kw: 2 * kw["delta_f"] / (kw["n_rounds"] * kw["step_server"]))
         assert surface.ratio(**dict(point, R=10_000)) > 1
+
+
+def test_rate_gate_comes_from_lemma1s_complexity():
+    from verify.safari._thresholds import theorem_rate_gate
+    assert theorem_rate_gate(100.0) == pytest.approx(-1 + 1 / np.log(100))
+    assert theorem_rate_gate(100.0, beta=0.5) == pytest.approx((-1 + 1 / np.log(100)) / 1.5)
+    with pytest.raises(ValueError, match="n_min"):
+        theorem_rate_gate(2.0)
+
+
+@pytest.mark.parametrize("claim_id", ["safari.thm2.pooled_rate",
+                                      "safari.thm2.gain_constant_ratio",
+                                      "safari.thm2.rate_when_boundary_missed"])
+def test_rate_claims_enforce_the_gate(claim_id):
+    """A gate planted steeper than any slope the runs can show (-3) is violated."""
+    import verify.safari.thm2 as thm2
+    assert get(claim_id).check(seed=0).verdict == "holds"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(thm2, "theorem_rate_gate", lambda n_min, **kw: -3.0)
+        assert get(claim_id).check(seed=0).verdict == "violated"
+
+
+def test_remark2_negative_control_is_rejected_by_the_gate():
+    out = get("safari.remark2.server_data_from_p_prime").check(seed=0)
+    assert out.verdict == "holds" and out.details["control_rejected"] is True

@@ -92,3 +92,13 @@ def sweep_instances(sizes, *, target, flip=0.0, **sweep) -> list[dict]:
     alphas = np.array([positive_relation_alpha(nc, ns, target) for nc, ns in points])
     return [dict(n_S=nc, n_T=ns, flip=flip, alpha=float(a), alphas=alphas, target=target)
             for (nc, ns), a in zip(points, alphas, strict=True)]
+
+
+def q90_slope_interval(err, sizes, rng, n_boot):
+    """Slope of log q90 against log n_T, and its 95% bootstrap interval (runs resampled)."""
+    x = np.log(np.asarray(sizes, dtype=float))
+
+    def slope(e):
+        return float(np.polyfit(x, np.log(np.quantile(e, 0.9, axis=0)), 1)[0])
+    boots = [slope(err[rng.integers(0, len(err), len(err))]) for _ in range(n_boot)]
+    return slope(err), tuple(float(v) for v in np.percentile(boots, [2.5, 97.5]))

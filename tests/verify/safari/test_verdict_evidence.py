@@ -205,3 +205,32 @@ def test_rate_claims_enforce_the_gate(claim_id):
 def test_remark2_negative_control_is_rejected_by_the_gate():
     out = get("safari.remark2.server_data_from_p_prime").check(seed=0)
     assert out.verdict == "holds" and out.details["control_rejected"] is True
+
+
+def test_tsybakov_instance_meets_assumption1_at_beta_one_half():
+    import verify.safari.thm3_tsybakov as tsy
+    assert tsy.bernstein_alpha() == pytest.approx(np.sqrt(2 * tsy.SCALE), rel=1e-9)
+    out = get("safari.thm3.tsybakov_no_worse_than_centralized").check(seed=0)
+    assert out.verdict == "holds"
+    assert all(v is True for v in out.hypotheses.values())
+    assert out.details["rate_exponent"] == pytest.approx(-2 / 3)
+
+
+@pytest.mark.parametrize("claim_id", ["safari.thm3.no_worse_than_centralized",
+                                      "safari.thm3.tsybakov_no_worse_than_centralized"])
+def test_theorem3_claims_enforce_the_rate_gate(claim_id):
+    import verify.safari.thm3 as thm3
+    import verify.safari.thm3_tsybakov as tsy
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(thm3, "theorem_rate_gate", lambda n_min, **kw: -3.0)
+        mp.setattr(tsy, "theorem_rate_gate", lambda n_min, **kw: -3.0)
+        assert get(claim_id).check(seed=0).verdict == "violated"
+
+
+def test_a_beta_outside_assumption1_is_not_applicable():
+    """beta_P = 0 is outside Assumption 1's (0, 1]: the claim's numbers stop counting."""
+    import verify.safari.thm3_tsybakov as tsy
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tsy, "BETA_P", 0.0)
+        assert get("safari.thm3.tsybakov_no_worse_than_centralized").check(
+            seed=0).verdict == "not-applicable"

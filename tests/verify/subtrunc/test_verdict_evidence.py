@@ -45,3 +45,29 @@ def test_corrected_claims_name_their_printed_claims():
     for fixed, printed in pairs.items():
         assert get(fixed).corrects == printed
         assert get(printed).expected == "violated"
+
+
+def test_table_reruns_are_reproductions_and_undecided_rows_are_inconclusive():
+    """The Sec. V re-runs never accuse the paper: resolved reductions reproduce, a resolved
+    absence does not reproduce, anything else is inconclusive with the detectable effect."""
+    import numpy as np
+
+    from flbounds.ledger.api.result import reproduction_verdict
+    from verify.subtrunc import fairness
+
+    for cid in ("subtrunc.fl.subtrunc_below_divfl", "subtrunc.fl.dissimilarity_falls_with_window"):
+        claim = get(cid)
+        assert claim.kind == "reproduction"
+        assert claim.check(seed=0).verdict == "inconclusive"
+    rng = np.random.default_rng(0)
+
+    def rows(shift):
+        return [dict(dataset=d, metric=m, **fairness.decide_row(rng.normal(shift, 0.1, 30), 10.0))
+                for d in fairness.DATASETS for m in fairness.DECIDING]
+
+    clear = fairness._margin_evidence(rows(-1.0), 30, 100)
+    absent = fairness._margin_evidence(rows(+1.0), 30, 100)
+    noisy = fairness._margin_evidence(rows(-0.1), 30, 100)
+    assert reproduction_verdict(clear.verdict()) == "reproduced"
+    assert reproduction_verdict(absent.verdict()) == "not-reproduced"
+    assert noisy.verdict() == "inconclusive" and "detectable" in noisy.undecided

@@ -234,3 +234,21 @@ def test_a_beta_outside_assumption1_is_not_applicable():
         mp.setattr(tsy, "BETA_P", 0.0)
         assert get("safari.thm3.tsybakov_no_worse_than_centralized").check(
             seed=0).verdict == "not-applicable"
+
+
+def test_digits_reruns_decide_on_the_interval_or_stay_inconclusive():
+    """Detected gain -> reproduced; a gain excluded above 2 points -> not-reproduced;
+    an interval that does neither -> inconclusive (never a paper error)."""
+    from verify.safari.tables.digits import undecided_gain
+    assert undecided_gain(0.1, 5.0) == ""          # reproduced
+    assert undecided_gain(-0.3, 0.2) == ""         # not-reproduced: excludes 2 points
+    assert "too few seeds" in undecided_gain(-0.3, 4.0)
+    for cid in ("safari.digits.gain_grows_as_p_falls", "safari.digits.no_gain_iid",
+                "safari.table5.every_q_beats_fedavg"):
+        assert get(cid).kind == "reproduction"
+    out = get("safari.digits.literal_single_server_step").check(seed=0)
+    assert out.verdict == "not-reproduced" and out.details["gain_ci95"][1] < 2.0
+    # two seeds leave the interval wide open: inconclusive, not a paper error
+    short = get("safari.digits.gain_grows_with_server_size").check(seed=0, n_seeds=2,
+                                                                   n_rounds=20)
+    assert short.verdict in ("inconclusive", "reproduced")

@@ -252,3 +252,14 @@ def test_digits_reruns_decide_on_the_interval_or_stay_inconclusive():
     short = get("safari.digits.gain_grows_with_server_size").check(seed=0, n_seeds=2,
                                                                    n_rounds=20)
     assert short.verdict in ("inconclusive", "reproduced")
+
+
+def test_safl_slope_is_judged_against_the_exact_rate():
+    import verify.safari.thm1.monte_carlo as mc
+    claim = get("safari.thm1.safl_geometric_fall")
+    assert claim.check(seed=0).verdict == "holds"
+    real = mc.two_point_distribution
+    with pytest.MonkeyPatch.context() as mp:   # a planted x_2 mass half the true one
+        mp.setattr(mc, "two_point_distribution",
+                   lambda M, m: (real(M, m)[0] / 2, *real(M, m)[1:]))
+        assert claim.check(seed=0).verdict == "violated"

@@ -263,3 +263,24 @@ def test_safl_slope_is_judged_against_the_exact_rate():
         mp.setattr(mc, "two_point_distribution",
                    lambda M, m: (real(M, m)[0] / 2, *real(M, m)[1:]))
         assert claim.check(seed=0).verdict == "violated"
+
+
+def test_exact_stationary_gradient_norm():
+    """q = 0 is server SGD on F = ||x||^2/2 + const: E||x||^2 = eta sigma_s^2/(2 - eta); the
+    claim fails when its exact value is planted 10% high."""
+    import verify.safari.alg1 as alg1
+    from verify.safari.instances import two_group_problem
+    prob = two_group_problem()
+    got = alg1.stationary_grad_norm2(prob, q=0.0, step_client=0.004, step_server=0.01,
+                                     local_steps=5, n_sampled=5, sigma2=0.01, sigma_s2=0.01)
+    assert got == pytest.approx(0.01 * 0.01 / (2 - 0.01), rel=1e-12)
+    with pytest.raises(ValueError, match="reference instance"):
+        alg1.stationary_grad_norm2(prob.__class__.isotropic(np.eye(3)), q=0.5,
+                                   step_client=0.004, step_server=0.01, local_steps=5,
+                                   n_sampled=1, sigma2=0.01, sigma_s2=0.01)
+    claim = get("safari.alg1.floor_vs_closed_form")
+    assert claim.check(seed=0).verdict == "holds"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(alg1, "stationary_grad_norm2",
+                   _scaled(alg1.stationary_grad_norm2, 1.1))
+        assert claim.check(seed=0).verdict == "violated"

@@ -19,6 +19,25 @@ from flbounds.theory.thresholds import excess_error, pooled_erm_errors, uniform
 CLIENT, SERVER = uniform(0.2, 0.6), uniform(0.0, 1.0)
 CLIENT_DENSITY = 2.5   # density of D = U[0.2, 0.6] relative to P near an inner boundary
 SLOPE_BAND = Tolerance(0.0, "spec V3 window", "rate exponent -1 +- 0.2 (log factors, finite n)")
+#: how a fitted slope meets a theorem's rate gate: its bootstrap interval is compared
+RATE_CI = Tolerance.exact("the lower end of the slope's 95% bootstrap interval is compared "
+                          "with the theorem's gate: violated only if the whole interval lies "
+                          "above it")
+
+
+def theorem_rate_gate(n_min: float, beta: float = 1.0, dim: int = 1) -> float:
+    r"""The least steep log-log slope Theorems 2-3's rate allows on sizes :math:`n \ge n_{min}`.
+
+    The bound is :math:`c\,A(n,\delta)^{1/(2-eta)}` with Lemma 1's :math:`A(n, \delta) =
+    (d/n)\log(n/d) + \log(1/\delta)/n` (standard form), whose local exponent
+    :math:`d\ln A/d\ln n = -1 + d/(d\log(n/d) + \log(1/\delta))` lies in
+    :math:`[-1, -1 + 1/\ln(n/d)]`; over a sweep starting at :math:`n_{min}` the slope of the
+    bound is therefore at most :math:`(-1 + 1/\ln(n_{min}/d))/(2-eta)`. A measured error
+    falling more slowly than this, over the same sizes, contradicts the rate with any
+    constant c; falling faster does not (the theorem is an upper bound)."""
+    if not n_min > dim * np.e:
+        raise ValueError(f"n_min must exceed e * dim = {dim * np.e:.2f}, got {n_min}")
+    return (-1.0 + 1.0 / np.log(n_min / dim)) / (2.0 - beta)
 Q_SIZES = [10, 30, 100, 300, 1000]
 F_SIZES = [10, 30, 100, 300, 1000, 3000, 10000]
 #: thresholds on which Assumption 2's alpha is computed (with the ends of supp D)
@@ -73,3 +92,13 @@ def sweep_instances(sizes, *, target, flip=0.0, **sweep) -> list[dict]:
     alphas = np.array([positive_relation_alpha(nc, ns, target) for nc, ns in points])
     return [dict(n_S=nc, n_T=ns, flip=flip, alpha=float(a), alphas=alphas, target=target)
             for (nc, ns), a in zip(points, alphas, strict=True)]
+
+
+def q90_slope_interval(err, sizes, rng, n_boot):
+    """Slope of log q90 against log n_T, and its 95% bootstrap interval (runs resampled)."""
+    x = np.log(np.asarray(sizes, dtype=float))
+
+    def slope(e):
+        return float(np.polyfit(x, np.log(np.quantile(e, 0.9, axis=0)), 1)[0])
+    boots = [slope(err[rng.integers(0, len(err), len(err))]) for _ in range(n_boot)]
+    return slope(err), tuple(float(v) for v in np.percentile(boots, [2.5, 97.5]))

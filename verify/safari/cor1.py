@@ -24,8 +24,10 @@ from flbounds.stats import loglog_slope
 
 from ..predicates import at_most
 from .assumptions import a3_smooth, a4_noise, a5_dissimilarity, optimisation_instance
-from .closed_forms import ClientQuadratics
+from .closed_forms import ClientQuadratics, safari_mean_limit, thm4_rhs
+from .instances import mean_and_se
 from .thm4 import coupling, q_condition, step_condition
+from .thm4.shrunk import line_problem
 
 MU, N_CLIENTS, CENTER, Q, SIGMA2 = 0.1, 16, np.array([1.0, -0.5]), 0.5, 1.0
 
@@ -39,9 +41,8 @@ def speedup_condition(*, noise_var, noise_var_s, q, n_sampled, local_steps):
 
 COR1 = result(
     "safari.cor1", ref="Corollary 1", title="linear speed-up in the non-convex case",
-    parts={"rate": ("eta_s = 1/sqrt(R) gives (1/R) sum_r E||grad F(x_r)||^2 = O(1/sqrt(R))",
-                    "the claim runs the speed-up coupling eta_s = sqrt(mK/R) (spec 7.A.13); "
-                    "at mK = 1 it is this part's step"),
+    parts={"rate": "eta_s = 1/sqrt(R) gives (1/R) sum_r E||grad F(x_r)||^2 = O(1/sqrt(R)): "
+                   "SAFARI converges to a stationary point",
            "speedup": "with sigma_s^2 = O(sigma^2/(mK)) or q = Omega(1 - 1/(mK)) the rate is "
                       "O(1/sqrt(mKR)): linear speed-up in m and K"},
     hypotheses=(a3_smooth, a4_noise, a5_dissimilarity, step_condition, coupling, q_condition,
@@ -82,6 +83,13 @@ def _sweep(rng, configs, n_seeds):
     return vals, instances
 
 
+def _thm4_rhs(prob, m, K, R, step_server, sigma_s2):
+    """Theorem 4's right side at (m, K, R) for a run from x_0 = 0 (sigma_G = 0)."""
+    return float(thm4_rhs(delta_f=prob.loss(np.zeros(2)) - prob.loss(prob.x_star),
+                          n_rounds=R, step_server=step_server, q=Q, L=prob.L, sigma2=SIGMA2,
+                          sigma_s2=sigma_s2, sigma_G2=0.0, local_steps=K, n_sampled=m))
+
+
 @claim("safari.cor1.linear_speedup", ref="Cor. 1", kind="statement", expected="holds",
        result=COR1, parts=("speedup",),
        outside={"q": "Theorem 4's printed closed form is negative on every seed here (sigma_G = 0 "
@@ -89,25 +97,148 @@ def _sweep(rng, configs, n_seeds):
                      "under the proof's linear form q X <= (1 - q)(1 - L eta_s) G_1, which "
                      "X < 0 meets for every q"},
        statement="With eta_s = sqrt(mK/R) and sigma_s^2 = sigma^2/(mK), the average squared "
-                 "gradient norm is O(1/sqrt(mKR)): log-log slopes -1/2 against mK (fixed R) "
-                 "and against R (fixed mK), homogeneous clients.",
+                 "gradient norm is at most Theorem 4's right side, which is (2 Delta F + "
+                 "L (1 - q) sigma^2 + 8 L q sigma^2)/sqrt(mKR) + O(m/R): O(1/sqrt(mKR)) with "
+                 "its constant, over mK (fixed R) and over R (fixed mK), homogeneous clients.",
        quick=dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=4096, Rs=[1024, 2048, 4096, 8192, 16384],
                   m_fixed=2, n_seeds=12, n_boot=300),
        full=dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=32768,
                  Rs=[1024, 4096, 16384, 65536, 262144], m_fixed=2, n_seeds=50, n_boot=1000))
 def linear_speedup(*, rng, ms, K, R_fixed, Rs, m_fixed, n_seeds, n_boot):
-    """Both the transient 2 Delta F/(R eta_s) and the noise floor ~ eta_s sigma^2/(mK) scale
-    as 1/sqrt(mKR) on a quadratic, so both slopes should be -1/2; pass window [-0.6, -0.4]
-    (spec V5.a), bootstrap CIs over seeds reported."""
+    """The corollary's O(1/sqrt(mKR)) is Theorem 4's right side at eta_s = sqrt(mK/R), so the
+    gate is that right side, configuration by configuration (4 MC SEs over seeds, Holm over
+    the ten configurations): an O(.) statement has no finite-size exponent to gate, and a
+    window around -1/2 would be a threshold the theorem does not give. The fitted log-log
+    slopes against mK and against R (both terms of the average scale as 1/sqrt(mKR) on this
+    quadratic) are reported with their bootstrap intervals as tightness information: at the
+    quick profile the R-slope's interval (about [-0.49, -0.42]) lies just above -1/2, a
+    pre-asymptotic effect that the bound, at ratio ~0.2, absorbs."""
     by_mk, inst_mk = _sweep(rng, [(m, K, R_fixed) for m in ms], n_seeds)
     by_r, inst_r = _sweep(rng, [(m_fixed, K, R) for R in Rs], n_seeds)
+    prob = _problem()
+    configs = [(m, K, R_fixed) for m in ms] + [(m_fixed, K, R) for R in Rs]
+    rhs = [_thm4_rhs(prob, m, k, R, np.sqrt(m * k / R), SIGMA2 / (m * k))
+           for m, k, R in configs]
+    values = np.concatenate([by_mk, by_r], axis=1)
+    stats = [mean_and_se(values[:, j]) for j in range(values.shape[1])]
     fit_mk = asdict(loglog_slope(np.array(ms, float) * K, by_mk, rng=rng, n_boot=n_boot,
                                  mean="arithmetic"))
     fit_r = asdict(loglog_slope(np.array(Rs, float), by_r, rng=rng, n_boot=n_boot,
                                 mean="arithmetic"))
-    return Evidence(measured=[fit_mk["slope"], fit_r["slope"]], theoretical=[(-0.6, -0.4)] * 2,
-                    relation="in",
-                    tolerance=Tolerance(0.0, "spec V5 window", "exponent -1/2 +- 0.1"),
+    means = [float(m_) for m_, _ in stats]
+    return Evidence(measured=means, theoretical=rhs, relation="<=",
+                    tolerance=Tolerance.mc([float(s_) for _, s_ in stats]),
                     details={"vs_mK": fit_mk, "vs_R": fit_r, "mK": [m * K for m in ms],
-                             "R": Rs, "mean_vs_mK": by_mk.mean(0), "mean_vs_R": by_r.mean(0)},
+                             "R": Rs, "configs_m_K_R": configs,
+                             "ratio_mean_over_rhs": (np.array(means) / rhs).tolist(),
+                             "slope_ci_contains_minus_half": [
+                                 bool(f["ci_low"] <= -0.5 <= f["ci_high"])
+                                 for f in (fit_mk, fit_r)]},
                     instance=inst_mk + inst_r)
+
+
+def _first_sentence_run(rng, prob, *, R, q, x0, eligible, n_sampled, local_steps, sigma,
+                        sigma_s):
+    """One run at eta_s = 1/sqrt(R), eta_c = 2 eta_s/K: (average ||grad F||^2, G_1, G_2)."""
+    eta_s = 1.0 / np.sqrt(R)
+    plan = safari_plan(rng, n_rounds=R, q=q, eligible=eligible, n_sampled=n_sampled,
+                       local_steps=local_steps, dim=prob.dim, client_noise_std=sigma,
+                       server_noise_std=sigma_s)
+    tr = safari(prob, plan, step_client=2 * eta_s / local_steps, step_server=eta_s,
+                x0=np.asarray(x0, dtype=float))
+    g = tr.x @ prob.A.mean(axis=0).T - prob.b.mean(axis=0)
+    g2 = np.sum(g ** 2, axis=1)
+    G1 = g2[:-1][~plan.client_round].max() if (~plan.client_round).any() else np.inf
+    G2 = tr.local_grad_norm2[plan.client_round].max() if plan.client_round.any() else np.inf
+    return float(g2[1:].mean()), float(G1), float(G2)
+
+
+def first_sentence(rng, prob, *, rounds, n_seeds, q, x0, eligible, n_sampled, local_steps,
+                   sigma, sigma_s, sigma_G2):
+    """Mean average ||grad F||^2 and Theorem 4's right side at eta_s = 1/sqrt(R), R by R,
+    with one instance per seed carrying Theorem 4's hypotheses (the q-condition per seed)."""
+    means, ses, rhs, instances = [], [], [], []
+    for R in rounds:
+        eta_s = 1.0 / np.sqrt(R)
+        rows = [_first_sentence_run(child, prob, R=R, q=q, x0=x0, eligible=eligible,
+                                    n_sampled=n_sampled, local_steps=local_steps,
+                                    sigma=sigma, sigma_s=sigma_s)
+                for child in rng.spawn(n_seeds)]
+        m_, s_ = mean_and_se([r[0] for r in rows])
+        means.append(float(m_))
+        ses.append(float(s_))
+        rhs.append(float(thm4_rhs(delta_f=prob.loss(np.asarray(x0, float))
+                                  - prob.loss(prob.x_star), n_rounds=R, step_server=eta_s,
+                                  q=q, L=prob.L, sigma2=sigma ** 2, sigma_s2=sigma_s ** 2,
+                                  sigma_G2=sigma_G2, local_steps=local_steps,
+                                  n_sampled=n_sampled)))
+        instances += [optimisation_instance(prob, sigma_G2=sigma_G2, noise_var=sigma ** 2,
+                                            noise_var_s=sigma_s ** 2, step_server=float(eta_s),
+                                            step_client=float(2 * eta_s / local_steps),
+                                            local_steps=local_steps, n_sampled=n_sampled, q=q,
+                                            G1=r[1], G2=r[2]) for r in rows]
+    return means, ses, rhs, instances
+
+
+_HOMOGENEOUS_Q = ("Theorem 4's printed closed form is negative on every seed with sigma_G = 0 "
+                  "(vacuous); the proof's linear form holds for every q since X < 0 there")
+
+
+@claim("safari.cor1.rate_first_sentence", ref="Cor. 1 (first sentence)", kind="statement",
+       expected="holds", result=COR1, parts=("rate",), outside={"q": _HOMOGENEOUS_Q},
+       statement="With eta_s = 1/sqrt(R) (homogeneous clients, noise sigma = sigma_s = 1), "
+                 "(1/R) sum_r E||grad F(x_r)||^2 is at most Theorem 4's right side, whose "
+                 "leading terms are (2 Delta F + L (1 - q) sigma_s^2 + 8 L q sigma^2/(mK))"
+                 "/sqrt(R): O(1/sqrt(R)), at every R of the grid.",
+       quick=dict(rounds=[64, 256, 1024, 4096], n_seeds=16),
+       full=dict(rounds=[64, 256, 1024, 4096, 16384, 65536], n_seeds=64))
+def rate_first_sentence(*, rng, rounds, n_seeds):
+    """The instance of safari.cor1.linear_speedup (L = mu = 0.1, sixteen identical clients,
+    m = 2, K = 4, q = 0.5) at the first sentence's step eta_s = 1/sqrt(R) (eta_c = 2 eta_s/K
+    <= 1/(4 sqrt(30) L K) from R >= 20). Gate: Theorem 4's right side at each R, 4 MC SEs
+    (Holm); details give R-scaled right sides (sqrt(R) RHS, bounded: the O(1/sqrt(R)))."""
+    prob = _problem()
+    means, ses, rhs, instances = first_sentence(
+        rng, prob, rounds=rounds, n_seeds=n_seeds, q=Q, x0=np.zeros(2),
+        eligible=np.arange(N_CLIENTS), n_sampled=2, local_steps=4, sigma=1.0, sigma_s=1.0,
+        sigma_G2=0.0)
+    return Evidence(measured=means, theoretical=rhs, relation="<=", tolerance=Tolerance.mc(ses),
+                    details={"rounds": rounds, "sqrtR_times_rhs": [r * np.sqrt(R) for r, R in
+                                                                  zip(rhs, rounds, strict=True)],
+                             "ratio_mean_over_rhs": (np.array(means) / rhs).tolist()},
+                    instance=instances)
+
+
+@claim("safari.cor1.stationarity_biased", ref="Cor. 1 (first sentence)", kind="statement",
+       expected="violated", result=COR1, parts=("rate",),
+       statement="With eta_s = 1/sqrt(R) SAFARI converges to a stationary point at rate "
+                 "O(1/sqrt(R)) (Theorem 4's right side), on the shrunk two-client instance "
+                 "with one never-participating client (M = 2, m = 1, K = 1, d = 1, q = 0.8).",
+       quick=dict(rounds=[2000, 8000], n_seeds=8), full=dict(rounds=[2000, 8000, 32000],
+                                                             n_seeds=32))
+def stationarity_biased(*, rng, rounds, n_seeds):
+    """The instance of safari.thm4.printed_bound_shrunk (x_0 = 3, noise 0.1, sigma_G^2 = 1),
+    run at the corollary's eta_s = 1/sqrt(R) (eta_c = 2 eta_s <= 1/(4 sqrt 30) from
+    R >= 1924); Theorem 4's hypotheses, the printed q-condition per seed among them, are
+    evaluated on every seed. The average stays near the biased floor ~0.8 while the right
+    side falls as 1/sqrt(R) (0.39 at R = 2000, 0.15 at 8000). The floor is not a finite-R
+    effect: E||grad F(x_r)||^2 >= ||grad F(E x_r)||^2 and E x_r tends to the fixed point
+    xbar(eta) of the expected map, whose ||grad F(xbar)||^2 (details, exact) tends to
+    (2q/(1 + q))^2 = 0.79 as eta_s -> 0, so no stationary point is reached. Gate: Theorem 4's
+    right side per R, 4 MC SEs (Holm)."""
+    prob = line_problem()
+    means, ses, rhs, instances = first_sentence(
+        rng, prob, rounds=rounds, n_seeds=n_seeds, q=0.8, x0=np.array([3.0]),
+        eligible=np.array([1]), n_sampled=1, local_steps=1, sigma=0.1, sigma_s=0.1,
+        sigma_G2=prob.heterogeneity())
+    floors = []
+    for R in rounds:
+        eta_s = 1.0 / np.sqrt(R)
+        xbar = safari_mean_limit(prob, [1], q=0.8, step_client=2 * eta_s, step_server=eta_s,
+                                 local_steps=1)
+        floors.append(float(np.sum(prob.gradient(xbar) ** 2)))
+    return Evidence(measured=means, theoretical=rhs, relation="<=", tolerance=Tolerance.mc(ses),
+                    details={"rounds": rounds, "exact_floor_of_mean_iterate": floors,
+                             "floor_limit_eta_to_0": (2 * 0.8 / 1.8) ** 2,
+                             "ratio_mean_over_rhs": (np.array(means) / rhs).tolist()},
+                    instance=instances)

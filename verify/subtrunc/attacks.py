@@ -15,7 +15,17 @@ import numpy as np
 import sympy as sp
 
 from flbounds.falsify import Box, Integers, attack_surface
-from flbounds.selection import SubTruncObjective, brute_force_max, greedy, phi_values
+from flbounds.selection import (
+    ConcaveOfModular,
+    FacilityLocation,
+    LinearCombination,
+    Modular,
+    SubTruncObjective,
+    Truncated,
+    brute_force_max,
+    greedy,
+    phi_values,
+)
 from flbounds.selection.properties import exhaustive_margins
 
 from ._common import ROUNDING, _scaled
@@ -160,3 +170,75 @@ def triangle(*, g, n, pick):
     gamma = np.bincount(S[np.argmin(dist, axis=1)], minlength=n)[S]
     rhs = dist.min(axis=1).sum()
     return float(np.linalg.norm(g.sum(axis=0) - gamma @ g[S])) / rhs if rhs > 0 else np.nan
+
+
+PROPS = "margins divided by max(1, |f(N)|), exhaustive over <= 2^8 subsets: " + \
+    ROUNDING.derivation.split(";")[-1].strip()
+CONCAVE = ("sqrt", "log1p", "min")
+
+
+def _concave(weights, n, conc, cap_frac):
+    w = np.asarray(weights, dtype=float)[:n]
+    return ConcaveOfModular(w, CONCAVE[conc], cap=float(cap_frac * w.sum()) + 1e-12)
+
+
+@attack_surface("subtrunc.prop1.truncation",
+                space={"weights": Box(0, 5, shape=8), "n": Integers(2, 8),
+                       "conc": Integers(0, 2), "cap_frac": Box(0.01, 1),
+                       "b_frac": Box(1e-3, 1.2)},
+                instance=lambda **p: dict(g=_concave(p["weights"], p["n"], p["conc"],
+                                                     p["cap_frac"]),
+                                          family=f"concave_of_modular_{CONCAVE[p['conc']]}",
+                                          b=float(p["b_frac"] * max(1e-9, np.sum(
+                                              p["weights"][:p["n"]])))),
+                tolerance=1e-9, tolerance_why=PROPS,
+                fixed=[{"weights": np.ones(8), "n": 4, "conc": 0, "cap_frac": 0.5,
+                        "b_frac": 0.3}],
+                note="Prop 1's own class: g = psi(modular), psi in {sqrt, log1p, min(., cap)}, "
+                     "b from 0.1% to 120% of the modular total")
+def prop1_truncation(*, weights, n, conc, cap_frac, b_frac):
+    """1 - the smallest scaled DR / monotonicity margin of min(g, b): above 1 iff broken."""
+    g = _concave(weights, n, conc, cap_frac)
+    f = Truncated(g, float(b_frac * max(1e-9, np.sum(np.asarray(weights)[:n]))))
+    return 1.0 - min(_scaled(exhaustive_margins(f), g))
+
+
+def _prop2_terms(points, n, alphas, modular, conc, cap_frac):
+    w = np.abs(np.asarray(modular, dtype=float))
+    return [(float(alphas[0]), FacilityLocation(distances(points[:n]))),
+            (float(alphas[1]), _concave(w, n, conc, cap_frac)),
+            (float(alphas[2]), Modular(np.asarray(modular, dtype=float)[:n]))]
+
+
+@attack_surface("subtrunc.prop2.linear_combination",
+                space={"points": Box(-3, 3, shape=(8, 2)), "n": Integers(2, 8),
+                       "alphas": Box(0, 5, shape=3), "modular": Box(-3, 3, shape=8),
+                       "conc": Integers(0, 2), "cap_frac": Box(0.01, 1)},
+                instance=lambda **p: dict(terms=_prop2_terms(p["points"], p["n"], p["alphas"],
+                                                             p["modular"], p["conc"],
+                                                             p["cap_frac"])),
+                tolerance=1e-9, tolerance_why=PROPS,
+                fixed=[{"points": np.eye(8, 2), "n": 5, "alphas": [1.0, 1.0, 1.0],
+                        "modular": np.linspace(-1, 1, 8), "conc": 1, "cap_frac": 0.5}],
+                note="alpha_1 FL + alpha_2 psi(modular) + alpha_3 modular of any sign, "
+                     "alphas down to 0")
+def prop2_combination(*, points, n, alphas, modular, conc, cap_frac):
+    """1 - the smallest scaled DR margin of the combination: above 1 iff not submodular."""
+    f = LinearCombination(_prop2_terms(points, n, alphas, modular, conc, cap_frac))
+    return 1.0 - _scaled(exhaustive_margins(f), f)[0]
+
+
+@attack_surface("subtrunc.prop4.statement",
+                space={"recent": Box(0, 1, shape=10), "n": Integers(2, 10),
+                       "window": Integers(1, 10), "k": Integers(1, 10)},
+                instance=lambda **p: dict(recent=np.asarray(p["recent"])[:p["n"]] > 0.5,
+                                          window=p["window"], k=p["k"]),
+                tolerance=1e-12, tolerance_why="integer-valued g_t: margins are exact "
+                "integers",
+                fixed=[{"recent": np.linspace(0, 1, 10), "n": 10, "window": 5, "k": 3}],
+                note="U_t any subset with |U_t| <= window K_t (Prop 4's hypothesis), n up to "
+                     "10, window and K_t up to 10")
+def prop4_supermodular(*, recent, n, window, k):
+    """1 + the largest supermodularity violation of g_t = |U_t cap S| (0 when supermodular)."""
+    g = Modular((np.asarray(recent)[:n] > 0.5).astype(float))
+    return 1.0 + max(0.0, exhaustive_margins(g).dr_max)

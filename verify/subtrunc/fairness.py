@@ -24,21 +24,23 @@ the former 95% two-sided interval), over p_below and over p_above separately:
   the margin; this needs the test to resolve the margin, never mere non-detection);
 - undecided otherwise. Each row also shows its 95% t-interval.
 
-A claim holds if every row holds, is violated if any row is, and is otherwise
-``not-applicable`` with the reason "underpowered". Spec V15 asks for no significance and
-the paper's gaps are mostly within one printed std, so undecided is an honest outcome. The
-deciding statistics are std and MAD (spec 004 s.1.6: the plausible readings of the paper's
-metric, 8-14 pp); max-min has its own claim. At the quick size (4 seeds x 40 rounds) the
-full-size half-widths (~0.2 pp for std) are already of the margin's order, so no quick
-interval could resolve the margin: the quick profile skips the runs and records
-``not-applicable`` ("underpowered at quick size"); ``expected`` is therefore the quick
-verdict, and each docstring gives the full-size verdict and numbers (root seed 0), which
-``flbounds check subtrunc.fl --profile full`` reproduces (about 18 min on one busy core).
-Full-size verdicts: subtrunc_below_random and participation_evens_with_window ``holds``,
-dissimilarity_falls_with_window ``violated``, the other three ``not-applicable`` (measured
-with per-row 95% intervals; the family-wise rule, re-derived from those rows' means and
-intervals, gives the same verdicts: the largest Holm-adjusted p-value of a deciding direction
-is 0.0074 in subtrunc_below_random, 0.0018 in dissimilarity_falls_with_window).
+The claims are synthetic re-runs of the paper's tables (kind ``reproduction``): a claim is
+``reproduced`` if every row holds, ``not-reproduced`` if any row is violated (never a paper
+error), and otherwise ``inconclusive``, with each row's smallest detectable reduction. Spec
+V15 asks for no significance and the paper's gaps are mostly within one printed std, so
+undecided is an honest outcome. The deciding statistics are std and MAD (spec 004 s.1.6: the
+plausible readings of the paper's metric, 8-14 pp); max-min has its own claim. At the quick
+size (4 seeds x 40 rounds) the full-size half-widths (~0.2 pp for std) are already of the
+margin's order, so no quick interval could resolve the margin: the quick profile skips the
+runs and records ``inconclusive`` ("underpowered at quick size"); ``expected`` is therefore
+the quick verdict, and each docstring gives the full-size verdict and numbers (root seed 0),
+which ``flbounds check subtrunc.fl --profile full`` reproduces (about 18 min on one busy
+core). Full-size verdicts: subtrunc_below_random and participation_evens_with_window
+``reproduced``, dissimilarity_falls_with_window ``not-reproduced``, the other three
+``inconclusive`` (measured with per-row 95% intervals; the family-wise rule, re-derived from
+those rows' means and intervals, gives the same verdicts: the largest Holm-adjusted p-value
+of a deciding direction is 0.0074 in subtrunc_below_random, 0.0018 in
+dissimilarity_falls_with_window).
 
 Shared randomness (a deliberate exception to "each claim draws from its own rng"): all
 claims of this module take their data splits and plans from
@@ -75,7 +77,7 @@ MARGIN = Tolerance(0.0, "none (Holm level in theoretical)",
                    "measured = Holm-adjusted p-value of 'effect < -delta' per row (one-sided "
                    "t-test over seeds, delta = 1% of the comparator's mean dissimilarity); "
                    "theoretical = the family-wise level 0.025; rows resolved in neither "
-                   "direction are undecided (not-applicable)")
+                   "direction are undecided (inconclusive)")
 QUICK_SKIP = dict(n_seeds=4, n_rounds=40, decide=False)
 RUNS_FULL = dict(n_seeds=30, n_rounds=100, decide=True)
 LAMS = (0.01, 0.1, 0.25, 0.5, 0.75, 0.95)
@@ -146,8 +148,11 @@ def decide_row(effect: np.ndarray, baseline: float) -> dict:
         p_above = float(stats.t.sf(t_stat, effect.size - 1))
     else:  # identical seeds: the sign decides
         p_below, p_above = float(mean >= -delta), float(mean <= -delta)
+    # the smallest reduction the row resolves at the family's first Holm step (50% power)
+    detectable = float(stats.t.ppf(1 - ALPHA / (len(DECIDING) * len(DATASETS)),
+                                   effect.size - 1) * se)
     return dict(effect=mean, ci=[mean - half, hi], delta=delta, p_below=p_below,
-                p_above=p_above)
+                p_above=p_above, detectable_reduction=detectable)
 
 
 def decide_family(rows: list[dict]) -> list[dict]:
@@ -205,12 +210,12 @@ def _margin_evidence(rows, n_seeds, n_rounds, **extra) -> Evidence:
     decided = "violated" in decisions or all(d == "holds" for d in decisions)
     return Evidence(measured=[row["p_below_holm"] for row in rows],
                     theoretical=[ALPHA] * len(rows), relation="<=",
-                    instance=dict(setting=FL_SETTING),
-                    tolerance=MARGIN, applicable=decided,
-                    reason="" if decided else (
+                    instance=dict(setting=FL_SETTING), tolerance=MARGIN,
+                    undecided="" if decided else (
                         f"underpowered: at {n_seeds} seeds x {n_rounds} rounds no row resolves "
-                        "the 1% margin against the paper (rows: "
-                        + ", ".join(f"{r['dataset']}/{r['metric']} {r['decision']}"
+                        "the 1% margin either way (rows: "
+                        + ", ".join(f"{r['dataset']}/{r['metric']} {r['decision']}, detectable "
+                                    f"{r['detectable_reduction']:.3g} vs margin {r['delta']:.3g}"
                                     for r in rows) + ")"),
                     details={"rows": rows, "n_seeds": n_seeds, "n_rounds": n_rounds,
                              "margin_rel": MARGIN_REL, "family_size": len(rows),
@@ -221,9 +226,10 @@ def _margin_evidence(rows, n_seeds, n_rounds, **extra) -> Evidence:
 def _skipped(n_seeds, n_rounds) -> Evidence:
     return Evidence(measured=float("nan"), theoretical=0.0, relation="<=", tolerance=MARGIN,
                     instance=dict(setting=FL_SETTING),
-                    applicable=False,
-                    reason=f"underpowered at quick size ({n_seeds} seeds x {n_rounds} rounds): "
-                           "the runs are skipped; decided at --profile full (30 seeds)",
+                    undecided=f"underpowered at quick size ({n_seeds} seeds x {n_rounds} "
+                              "rounds): the runs are skipped, since no quick interval could "
+                              "resolve the 1% margin (full-size half-widths ~0.2 pp are of its "
+                              "order); decided at --profile full (30 seeds)",
                     details={"n_seeds": n_seeds, "n_rounds": n_rounds, "skipped": True})
 
 

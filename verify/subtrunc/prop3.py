@@ -75,7 +75,7 @@ def _random_w(r, n, offset="phantom"):
 
 
 @claim("subtrunc.prop3.exhaustive", ref="Prop 3", kind="statement", expected="holds",
-       result=PROP3,
+       result=PROP3, corrects="subtrunc.prop3.printed_phi_hypothesis",
        statement="W(S) = G(S) + lam min(b, sum_S phi(f_i)) is normalized, monotone and "
                  "submodular (phantom or DivFL offset for G, phi(f_i) >= 0).",
        quick=dict(n_instances=30, n_max=12), full=dict(n_instances=300, n_max=12))

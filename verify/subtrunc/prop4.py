@@ -62,7 +62,7 @@ def _window_union(history: list[np.ndarray], n: int, window: int) -> np.ndarray:
 
 
 @claim("subtrunc.prop4.statement", ref="Prop 4", kind="statement", expected="holds",
-       result=PROP4, parts=("statement",),
+       result=PROP4, parts=("statement",), corrects="subtrunc.prop4.proof",
        statement="g_t(S) = |(union of S_i over the window) cap S| is supermodular.",
        quick=dict(n_instances=20, n=10), full=dict(n_instances=200, n=12))
 def prop4_statement(*, rng, n_instances, n):

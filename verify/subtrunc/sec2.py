@@ -55,6 +55,7 @@ def concave_of_submodular(*, rng):
 
 @claim("subtrunc.intro.nondecreasing_concave", ref="Sec. II (corrected)", kind="statement",
        expected="holds", result=SEC2, parts=("concave",),
+       corrects="subtrunc.intro.concave_of_submodular",
        statement="psi(f(S)) is submodular for monotone submodular f and nondecreasing concave psi.",
        quick=dict(n_instances=30, n_max=9), full=dict(n_instances=300, n_max=12))
 def nondecreasing_concave(*, rng, n_instances, n_max):

@@ -69,6 +69,7 @@ def _gap(instance, points):
 
 @claim("safari.assumption2.equality_inside", ref="Assumption 2, 1-D example", kind="example",
        expected="holds", result=ASSUMPTION2, parts=("example",),
+       corrects="safari.assumption2.example_fails_outside",
        statement="For thresholds t in [a', b'], |eps_P - eps_Q| = (1 - (b'-a')/(b-a)) eps_Q.",
        quick=dict(instances=[(0, 1, .25, .75, .5), (0, 1, .4, .5, .49)], points=2001),
        full=dict(instances=[(0, 1, .25, .75, .5), (0, 1, .4, .5, .49), (0, 2, .3, 1.1, .7)],
@@ -160,6 +161,7 @@ def _sup_ratio(a, b, ap, bp, ts, weight, points):
 
 @claim("safari.assumption2.mixture_alpha", ref="Assumption 2 (corrected for SA-FL)",
        kind="statement", expected="holds", result=ASSUMPTION2, parts=("extension",),
+       corrects="safari.assumption2.endpoint_target",
        statement="For the SA-FL mixture Q = l1 U[a',b'] + l2 U[a,b], beta = 1 and "
                  "alpha = max(1 - 1/r_max, 1/r_min - 1) satisfy Assumption 2 for every "
                  "threshold, including t* at an end of [a', b'] and random instances.",

@@ -34,6 +34,7 @@ GRID_FULL = [(M, m, n) for (M, m) in [(2, 1), (10, 1), (10, 5), (10, 9)]
 
 @claim("safari.thm1.chernoff_step", ref="Thm 1, App. A (Chernoff step)", kind="proof-step",
        expected="holds", result=THM1, parts=("chernoff",),
+       corrects="safari.thm1.binomial_parameter",
        statement="P[s_hat >= (1-omega)Mn] <= exp(-(1-omega)Mn/6) <= e^(-1/6) <= 17/20 on the "
                  "(M, m, n) grid, with s_hat ~ Bin(Mn, (1-omega)/2).",
        quick=dict(grid=GRID_QUICK), full=dict(grid=GRID_FULL))

@@ -1,5 +1,6 @@
 r"""Theorem 4 of [000] (SAFARI, non-convex): the result, its parts, its hypotheses and its
-printed bound. Claims: :mod:`.printed` (the counterexample and the proof steps),
+printed bound. Claims: :mod:`.printed` (the counterexample and the proof steps), :mod:`.shrunk`
+(the counterexample on the smallest instance found),
 :mod:`.homogeneous`, :mod:`.drift` (the local-drift lemma of the proof), :mod:`.tightness`
 (PEP), :mod:`.attacks`.
 

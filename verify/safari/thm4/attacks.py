@@ -1,6 +1,7 @@
-r"""Attack surface of the local-drift lemma of Theorem 4's proof ([000]): exact expectations
-on shared-Hessian quadratics (so sigma_G^2 is finite and exact); a search point is rejected by
-the lemma's own hypotheses (part ``drift`` of :mod:`verify.safari.thm4`)."""
+r"""Attack surfaces of Theorem 4 ([000]): the local-drift lemma of its proof (exact expectations
+on shared-Hessian quadratics, so sigma_G^2 is finite and exact; a search point is rejected by
+the lemma's own hypotheses, part ``drift`` of :mod:`verify.safari.thm4`) and the bound itself
+with identical clients (exact averages of E||grad F(x_r)||^2)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from flbounds.falsify import SPD, Box, Integers, attack_surface
 
 from ..assumptions import heterogeneity, optimisation_instance
-from ..closed_forms import ClientQuadratics, drift_bound, exact_drift
+from ..closed_forms import ClientQuadratics, drift_bound, exact_drift, thm4_rhs
 
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"
 
@@ -49,3 +50,56 @@ def drift(*, A, b, n, x, K, k_frac, client, sigma2):
                         grad_norm2=float(np.sum(prob.gradient(x) ** 2)))
     return exact_drift(prob.A[client], grads[client], step_client=eta_c, k=k,
                        sigma2=sigma2) / bound
+
+
+def exact_average_grad_norm(*, L, ratio, q, eta_s, K, m, R, sigma2, sigma_s2, e0):
+    r"""Exact :math:`\frac1R\sum_{r=1}^R E\|\nabla F(x_r)\|^2` of SAFARI with identical clients
+    :math:`f_i = (x - x^*)^\top \mathrm{diag}(L, \rho L)(x - x^*)/2` (sigma_G = 0, no
+    participation bias), isotropic noise (:math:`E\|\xi\|^2` = sigma2 / sigma_s2) and
+    Theorem 4's coupling :math:`\eta_c = 2\eta_s/K`. Per coordinate of curvature a the error's
+    second moment obeys :math:`M_{r+1} = [q a_c^2 + (1-q)a_s^2]M_r + q\eta_c^2\sigma^2
+    S/(2m) + (1-q)\eta_s^2\sigma_s^2/2` with :math:`a_c = (1-\eta_c a)^K`,
+    :math:`a_s = 1 - \eta_s a`, :math:`S = \sum_{j<K}(1-\eta_c a)^{2j}`, exactly."""
+    eta_c = 2 * eta_s / K
+    total = 0.0
+    for a, e in zip((L, ratio * L), e0, strict=True):
+        a_c, a_s = (1 - eta_c * a) ** K, 1 - eta_s * a
+        S = sum((1 - eta_c * a) ** (2 * j) for j in range(K))
+        c = q * a_c ** 2 + (1 - q) * a_s ** 2
+        inject = q * eta_c ** 2 * sigma2 / 2 * S / m + (1 - q) * eta_s ** 2 * sigma_s2 / 2
+        # sum_{r=1}^R M_r with M_r = c^r M_0 + inject (1 - c^r)/(1 - c)
+        powers = c ** np.arange(1, R + 1)
+        fill = inject * (np.arange(1, R + 1) if c == 1 else (1 - powers) / (1 - c))
+        total += a * a * float(np.sum(powers * e * e + fill))
+    return total / R
+
+
+def _thm4_point(p):
+    """eta_s = c / (8 sqrt(30) L): eta_c = 2 eta_s/K at the fraction c of Theorem 4's limit."""
+    return dict(p, eta_s=p["c"] / (8 * np.sqrt(30) * p["L"]))
+
+
+@attack_surface("safari.thm4.homogeneous_bound",
+                space={"L": Box(0.05, 20, log=True), "ratio": Box(0, 1), "q": Box(0.01, 1),
+                       "c": Box(1e-4, 1, log=True), "K": Integers(1, 10), "m": Integers(1, 16),
+                       "R": Integers(1, 10_000), "sigma2": Box(1e-4, 10, log=True),
+                       "sigma_s2": Box(1e-4, 10, log=True), "e0": Box(-5, 5, shape=2)},
+                validator=lambda **p: p["c"] <= 1 or "eta_c > 1/(4 sqrt(30) L K)",
+                tolerance=1e-12, tolerance_why=CLOSED,
+                fixed=[{"L": 0.1, "ratio": 1.0, "q": 0.5, "c": 0.03125 * 8 * np.sqrt(30) * 0.1,
+                        "K": 4, "m": 1, "R": 4096, "sigma2": 1.0, "sigma_s2": 0.25,
+                        "e0": [-1.0, 0.5]}],
+                note="identical clients (sigma_G = 0: the proof's linear q-condition holds for "
+                     "every q, the printed closed form being vacuous there), Hessian diag(L, "
+                     "rho L), exact averages; corners: q down to 0.01, K up to 10, m up to 16, "
+                     "eta_c at its limit, R from 1")
+def homogeneous_bound(*, L, ratio, q, c, K, m, R, sigma2, sigma_s2, e0):
+    """Exact (1/R) sum_r E||grad F(x_r)||^2 over Theorem 4's printed right side."""
+    eta_s = _thm4_point(dict(L=L, c=c))["eta_s"]
+    e0 = np.asarray(e0, dtype=float)
+    measured = exact_average_grad_norm(L=L, ratio=ratio, q=q, eta_s=eta_s, K=K, m=m, R=R,
+                                       sigma2=sigma2, sigma_s2=sigma_s2, e0=e0)
+    delta_f = 0.5 * (L * e0[0] ** 2 + ratio * L * e0[1] ** 2)
+    bound = thm4_rhs(delta_f=delta_f, n_rounds=R, step_server=eta_s, q=q, L=L, sigma2=sigma2,
+                     sigma_s2=sigma_s2, sigma_G2=0.0, local_steps=K, n_sampled=m)
+    return measured / bound

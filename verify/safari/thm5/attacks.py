@@ -1,11 +1,13 @@
-r"""Attack surface of Theorem 5's delta_bar ([000]) against the exact stationary error of
-SAFARI with identical clients (closed forms of :mod:`verify.safari.closed_forms`)."""
+r"""Attack surfaces of Theorem 5 ([000]): its delta_bar against the exact stationary error of
+SAFARI with identical clients (closed forms of :mod:`verify.safari.closed_forms`), and its
+finite-R bound against the exact E||x_R - x*||^2 with an anisotropic Hessian (L > mu)."""
 
 from __future__ import annotations
 
 from flbounds.falsify import Box, Integers, attack_surface
 
 from ..closed_forms import homogeneous_stationary_error, thm5_delta_bar
+from . import thm5
 
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"
 
@@ -26,3 +28,72 @@ def delta_bar(*, q, c, K, m, mu):
     db = thm5_delta_bar(q=q, step_client=eta_c, step_server=eta_s, local_steps=K,
                         n_sampled=m, L=mu, mu=mu, sigma2=1.0, sigma_s2=1.0, sigma_G2=0.0)
     return exact / db
+
+
+def exact_final_error(*, L, mu, q, eta_s, K, m, R, sigma2, sigma_s2, e0):
+    r"""Exact :math:`E\|x_R - x^*\|^2` of SAFARI with identical clients f_i = x^T diag(L, mu)
+    x/2 - b^T x (d = 2), isotropic noise (:math:`E\|\xi\|^2` = sigma2 / sigma_s2) and
+    Theorem 5's coupling :math:`\eta_c = 4L\eta_s/(K(L+\mu))`, from :math:`e_0 = x_0 - x^*`.
+
+    Per coordinate with curvature a the error obeys the random affine recursion of
+    :func:`verify.safari.closed_forms.homogeneous_stationary_error`, so its second moment
+    :math:`M_{r+1} = [q a_c^2 + (1-q) a_s^2] M_r + q\eta_c^2\sigma^2 S/(2m) +
+    (1-q)\eta_s^2\sigma_s^2/2` is exact (the round type is independent of the past)."""
+    eta_c = 4 * L * eta_s / (K * (L + mu))
+    total = 0.0
+    for a, e in zip((L, mu), e0, strict=True):
+        a_c, a_s = (1 - eta_c * a) ** K, 1 - eta_s * a
+        S = sum((1 - eta_c * a) ** (2 * j) for j in range(K))
+        contraction = q * a_c ** 2 + (1 - q) * a_s ** 2
+        inject = q * eta_c ** 2 * sigma2 / 2 * S / m + (1 - q) * eta_s ** 2 * sigma_s2 / 2
+        # M_R = c^R M_0 + inject (1 - c^R)/(1 - c) with c the contraction
+        power = contraction ** R
+        geometric = R if contraction == 1 else (1 - power) / (1 - contraction)
+        total += power * e * e + inject * geometric
+    return total
+
+
+def _linear_q_condition_every_round(*, L, mu, q, eta_s, K, **_):
+    """A trajectory-free sufficient condition for the proof's linear q-condition at every
+    round with identical clients: G_4 = F(x) - F* >= G_3/(2L) gives N <= (a - 2/(L mu)) G_3,
+    so q (a - 2/(L mu)) <= (1 - q) d (a, d the printed G_3 coefficients) implies q N <= (1 - q)
+    D whatever x_r is. The printed closed form is negative on identical clients (the theorem
+    is vacuous as printed there: safari.thm5.printed_closed_form_homogeneous), so the attack
+    uses the proof's reading, as the attacked claim does."""
+    eta_c = 4 * L * eta_s / (K * (L + mu))
+    eb = eta_c * K * mu / 2
+    a = 4 * eb / mu ** 2 * (1 + 30 * L * eb / mu * (1 + 2 * L * eb / mu))
+    d = 1 / (L + mu) - (L + mu) ** 2 * eb / (4 * L ** 2 * mu ** 2)
+    if not eta_s <= 2 / (L + mu):
+        return "eta_s > 2/(L + mu)"
+    return q * (a - 2 / (L * mu)) <= (1 - q) * d or "linear q-condition not guaranteed"
+
+
+@attack_surface("safari.thm5.anisotropic_homogeneous_bound",
+                space={"mu": Box(0.01, 10, log=True), "kappa": Box(1, 20, log=True),
+                       "q": Box(0.01, 1), "c": Box(1e-4, 1, log=True), "K": Integers(1, 10),
+                       "m": Integers(1, 16), "R": Integers(1, 10_000),
+                       "sigma2": Box(1e-4, 10, log=True), "sigma_s2": Box(1e-4, 10, log=True),
+                       "e0": Box(-5, 5, shape=2)},
+                validator=lambda **p: _linear_q_condition_every_round(**_point(p)),
+                tolerance=1e-12, tolerance_why=CLOSED,
+                fixed=[{"mu": 0.5, "kappa": 4.0, "q": 0.2, "c": 0.025, "K": 5, "m": 3,
+                        "R": 1500, "sigma2": 0.01, "sigma_s2": 0.01, "e0": [0.0, 3.0]}],
+                note="identical clients, Hessian diag(L, mu), L = kappa mu, eta_s = c "
+                     "2/(L + mu), exact E||x_R - x*||^2; corners: q down to 0.01, K up to 10, "
+                     "m up to 16, eta_s up to its limit 2/(L + mu), R from 1")
+def anisotropic_bound(*, mu, kappa, q, c, K, m, R, sigma2, sigma_s2, e0):
+    """Exact E||x_R - x*||^2 over Theorem 5's printed bound at the same point."""
+    p = _point(dict(mu=mu, kappa=kappa, q=q, c=c, K=K, m=m))
+    exact = exact_final_error(L=p["L"], mu=mu, q=q, eta_s=p["eta_s"], K=K, m=m, R=R,
+                              sigma2=sigma2, sigma_s2=sigma_s2, e0=e0)
+    bound = thm5(mu=mu, L=p["L"], local_steps=K, n_sampled=m, q=q, R=R,
+                 dist0=float(e0[0] ** 2 + e0[1] ** 2), sigma2=sigma2, sigma_s2=sigma_s2,
+                 sigma_G2=0.0, step=p["eta_s"])
+    return exact / bound
+
+
+def _point(p):
+    """(L, eta_s) of a search point: L = kappa mu, eta_s = c 2/(L + mu)."""
+    L = p["kappa"] * p["mu"]
+    return dict(p, L=L, eta_s=p["c"] * 2 / (L + p["mu"]))

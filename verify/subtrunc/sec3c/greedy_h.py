@@ -150,6 +150,7 @@ def unionfl_greedy_guarantee(*, rng, n_instances):
 
 @claim("subtrunc.unionfl.distorted_greedy", ref="Eq. (14) (repair: Harshaw et al. 2019)",
        kind="statement", expected="holds", result=SEC3C, parts=("greedy_h",),
+       corrects="subtrunc.sec3c.unionfl_greedy_guarantee",
        outside={"cardinality": "the repair's own guarantee (1 - 1/e) G(T) - c(T), compared "
                                "with a target T, not greedy against OPT"},
        statement="Distorted greedy on h_t = G - c gives h_t(S) >= (1 - 1/e) G(T) - c(T) for "

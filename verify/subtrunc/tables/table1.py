@@ -25,14 +25,14 @@ from ..fairness import (
 from . import TABLE1
 
 
-@claim("subtrunc.fl.subtrunc_below_divfl", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",),
+@claim("subtrunc.fl.subtrunc_below_divfl", ref="Table I, Sec. V-A", kind="reproduction",
+       expected="inconclusive", result=TABLE1, parts=("subtrunc_lowest",),
        statement="On label-skewed logistic regression (synthetic, digits), SubTrunc (lam = 0.95, "
                  "b = 1.1, ln(1+x)) lowers client dissimilarity (std, MAD) vs DivFL by at least "
                  "1% of DivFL's.", quick=QUICK_SKIP, full=RUNS_FULL)
 def subtrunc_below_divfl(*, rng, n_seeds, n_rounds, decide):
-    """SubTrunc - DivFL, margin rule of the module docstring. ``not-applicable`` at quick
-    (runs skipped, underpowered). Full (30 seeds x 100 rounds, seed 0): ``not-applicable``
+    """SubTrunc - DivFL, margin rule of the module docstring. ``inconclusive`` at quick
+    (runs skipped, underpowered). Full (30 seeds x 100 rounds, seed 0): ``inconclusive``
     too - std -0.17 [-0.38, +0.04] pp (synthetic, delta 0.039) and -0.06 [-0.23, +0.11] pp
     (digits, delta 0.020); MAD -0.17 [-0.36, +0.02] and -0.04 [-0.19, +0.12]: every
     interval contains -delta, so neither the paper's
@@ -46,14 +46,15 @@ def subtrunc_below_divfl(*, rng, n_seeds, n_rounds, decide):
     return _margin_evidence(rows, n_seeds, n_rounds)
 
 
-@claim("subtrunc.fl.subtrunc_below_random", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",), expected_full="holds",
+@claim("subtrunc.fl.subtrunc_below_random", ref="Table I, Sec. V-A", kind="reproduction",
+       expected="inconclusive", result=TABLE1, parts=("subtrunc_lowest",),
+       expected_full="reproduced",
        statement="On label-skewed logistic regression (synthetic, digits), SubTrunc (lam = 0.95) "
                  "lowers client dissimilarity (std, MAD) vs random selection by at least 1% of "
                  "random's.", quick=QUICK_SKIP, full=RUNS_FULL)
 def subtrunc_below_random(*, rng, n_seeds, n_rounds, decide):
-    """SubTrunc - Random, margin rule. ``not-applicable`` at quick (skipped). Full (seed 0):
-    ``holds`` - std -1.04 [-1.60, -0.48] pp (synthetic, delta 0.048), -0.60 [-1.03, -0.17]
+    """SubTrunc - Random, margin rule. ``inconclusive`` at quick (skipped). Full (seed 0):
+    ``reproduced`` - std -1.04 [-1.60, -0.48] pp (synthetic, delta 0.048), -0.60 [-1.03, -0.17]
     (digits, delta 0.026); MAD -1.01 [-1.51, -0.50] and -0.52 [-0.91, -0.13]: every upper
     end is below -delta, the paper's Table I ordering is reproduced at a practical size."""
     if not decide:
@@ -62,20 +63,20 @@ def subtrunc_below_random(*, rng, n_seeds, n_rounds, decide):
     return _margin_evidence(rows, n_seeds, n_rounds)
 
 
-@claim("subtrunc.fl.maxmin_below_divfl", ref="Table I, Sec. V-A", kind="remark",
-       expected="not-applicable", result=TABLE1, parts=("subtrunc_lowest",),
+@claim("subtrunc.fl.maxmin_below_divfl", ref="Table I, Sec. V-A", kind="reproduction",
+       expected="inconclusive", result=TABLE1, parts=("subtrunc_lowest",),
        statement="With client dissimilarity read as max-min of per-client accuracy, SubTrunc "
                  "(lam = 0.95) lowers it vs DivFL by at least 1% of DivFL's.",
        quick=QUICK_SKIP, full=RUNS_FULL)
 def maxmin_below_divfl(*, rng, n_seeds, n_rounds, decide):
     """Max-min is the noisiest reading of the paper's undefined metric (spec 004 s.1.6 finds
     std or MAD plausible), so it is its own claim rather than part of the std/MAD rows; the
-    SubTrunc - Random and lam-trend max-min rows are in details. ``not-applicable`` at quick
+    SubTrunc - Random and lam-trend max-min rows are in details. ``inconclusive`` at quick
     (skipped, underpowered). Note: at 4 seeds x 40 rounds (seed 0) the synthetic max-min
     difference was +0.65 [+0.35, +0.94] pp, an interval on the wrong side that this rule
-    would call ``violated``; the 30-seed x 100-round run does not confirm it (below), so a
+    would call ``not-reproduced``; the 30-seed x 100-round run does not confirm it (below), so a
     4-seed t-interval of this heavy-tailed statistic is not used to decide. Full (seed 0):
-    ``not-applicable`` - -0.47 [-1.19, +0.25] pp (synthetic, delta 0.13), -0.12 [-0.63,
+    ``inconclusive`` - -0.47 [-1.19, +0.25] pp (synthetic, delta 0.13), -0.12 [-0.63,
     +0.38] (digits, delta 0.063). In details: vs Random the max-min reduction is resolved
     (-2.85 [-4.52, -1.18] and -1.76 [-2.98, -0.54]), the lam trend is not."""
     if not decide:

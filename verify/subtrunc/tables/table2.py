@@ -23,14 +23,14 @@ from . import TABLE2
 
 
 @claim("subtrunc.fl.dissimilarity_falls_with_lambda", ref="Table II, Sec. V-B",
-       kind="remark", expected="not-applicable", result=TABLE2, parts=("lambda_trend",),
+       kind="reproduction", expected="inconclusive", result=TABLE2, parts=("lambda_trend",),
        statement="On label-skewed logistic regression, SubTrunc's client dissimilarity (std, "
                  "MAD) falls from lam = 0.01 to 0.95 by at least 1% of its lam = 0.01 value "
                  "(change = per-seed slope x 0.94).",
        quick=dict(QUICK_SKIP), full=dict(RUNS_FULL))
 def falls_with_lambda(*, rng, n_seeds, n_rounds, decide):
     """Margin rule on the per-seed least-squares change over lam in {0.01, 0.1, 0.25, 0.5,
-    0.75, 0.95}. ``not-applicable`` at quick (skipped). Full (seed 0): ``not-applicable`` -
+    0.75, 0.95}. ``inconclusive`` at quick (skipped). Full (seed 0): ``inconclusive`` -
     synthetic std change -0.16 [-0.35, +0.03] pp (delta 0.039), digits std -0.03 [-0.20,
     +0.14] (delta 0.020), MAD alike: direction as in Table II, magnitude unresolved."""
     if not decide:

@@ -24,15 +24,15 @@ from . import TABLE3
 
 
 @claim("subtrunc.fl.dissimilarity_falls_with_window", ref="Table III, Sec. V-B",
-       kind="remark", expected="not-applicable", result=TABLE3, parts=("window_trend",),
-       expected_full="violated",
+       kind="reproduction", expected="inconclusive", result=TABLE3, parts=("window_trend",),
+       expected_full="not-reproduced",
        statement="A larger UnionFL window (2 -> 10, mu = 1) lowers client dissimilarity (std, "
                  "MAD) by at least 1% of its window-2 value (change = per-seed slope x 8).",
        quick=dict(QUICK_SKIP), full=dict(RUNS_FULL))
 def falls_with_window(*, rng, n_seeds, n_rounds, decide):
     """The paper's "increasing the window size results in ... [lower] client dissimilarity"
     (its own CIFAR10 column rises, spec s.5). Margin rule on the per-seed change over windows
-    {2, 5, 10}. ``not-applicable`` at quick (skipped). Full (seed 0): ``violated`` - the
+    {2, 5, 10}. ``inconclusive`` at quick (skipped). Full (seed 0): ``not-reproduced`` - the
     synthetic std change is +0.61 [+0.19, +1.02] pp (slope +0.076 per window unit, delta
     0.036; MAD +0.56 [+0.18, +0.95]): dissimilarity rises, the interval excludes the
     paper's reduction; digits std -0.04 [-0.29, +0.22] is undecided. This matches the
@@ -45,7 +45,7 @@ def falls_with_window(*, rng, n_seeds, n_rounds, decide):
 
 
 @claim("subtrunc.fl.participation_evens_with_window", ref="Sec. III-B, Table III",
-       kind="remark", expected="not-applicable", expected_full="holds",
+       kind="reproduction", expected="inconclusive", expected_full="reproduced",
        parts=(SEC3B.part("diversity"), TABLE3.part("window_trend")),
        statement="A larger UnionFL window (mu = 1) spreads participation more evenly: the "
                  "participation Gini falls from window 2 to 10 by at least 1% of its window-2 "
@@ -53,9 +53,9 @@ def falls_with_window(*, rng, n_seeds, n_rounds, decide):
        quick=dict(QUICK_SKIP), full=dict(RUNS_FULL))
 def participation_window(*, rng, n_seeds, n_rounds, decide):
     """Margin rule on the per-seed change of the participation Gini over windows (2, 5, 10).
-    ``not-applicable`` at quick (skipped: a 4-seed x 20-round version with windows (2, 10)
+    ``inconclusive`` at quick (skipped: a 4-seed x 20-round version with windows (2, 10)
     still left digits undecided, CI of the change [-0.112, -0.001] vs delta 0.004, and cost
-    ~20 s). Full (seed 0): ``holds`` - Gini change over windows 2 -> 10 of -0.176
+    ~20 s). Full (seed 0): ``reproduced`` - Gini change over windows 2 -> 10 of -0.176
     [-0.185, -0.168] (synthetic) and -0.104 [-0.108, -0.099] (digits), Gini about
     0.46 -> 0.27 and 0.34 -> 0.24, far beyond the margin (delta 0.0046 and 0.0034)."""
     if not decide:

@@ -27,14 +27,14 @@ SUBTRUNC_IDENTITY = SUBTRUNC._replace(phi="identity")
 
 
 @claim("subtrunc.fl.identity_phi_lowers_dissimilarity", ref="Table IV, Sec. V-C",
-       kind="remark", expected="not-applicable", result=TABLE4, parts=("identity_phi",),
+       kind="reproduction", expected="inconclusive", result=TABLE4, parts=("identity_phi",),
        statement="SubTrunc with phi = identity lowers client dissimilarity (std, MAD) vs "
                  "phi = ln(1 + x) by at least 1% of the latter's.",
        quick=QUICK_SKIP, full=RUNS_FULL)
 def identity_phi_lowers_dissimilarity(*, rng, n_seeds, n_rounds, decide):
     """Paired difference identity - ln(1 + x) (lam = 0.95, b = 1.1), rows per dataset and
     statistic, decided by the 1% margin rule of verify.subtrunc.fairness; test accuracy of
-    both is in the rows' details via the shared runs. ``not-applicable`` at quick (runs
+    both is in the rows' details via the shared runs. ``inconclusive`` at quick (runs
     skipped); the full-size verdict is recorded by ``--profile full``."""
     if not decide:
         return _skipped(n_seeds, n_rounds)

@@ -79,6 +79,34 @@ def one_minus_zeta_k(*, rng):
                              "zeta_K_symbolic": str(sp.simplify(zeta_expr().subs(eta, ETA) * K))})
 
 
+@claim("subtrunc.thm1.one_minus_zeta_k_corrected", ref="Thm 1, proof, step (25) -> (26)",
+       kind="proof-step", expected="holds", result=THM1, parts=("step_26",),
+       corrects="subtrunc.thm1.one_minus_zeta_k",
+       statement="With eta = 1/(LE sqrt K), 1 - zeta K >= 1/3 holds from K >= 12 = "
+                 "ceil((27/8)^2) on (the step's corrected range), and K = 12 is the smallest "
+                 "such integer.",
+       quick=dict(k_max=10000, first_k=12), full=dict(k_max=10000000, first_k=12))
+def one_minus_zeta_k_corrected(*, rng, k_max, first_k):
+    """1 - zeta K = 1 - 9/(4 sqrt K) is increasing in K, so its minimum over K >= first_k is at
+    first_k (sympy: exact value 1 - 3 sqrt 3/8 = 0.3505 at K = 12); the value at first_k - 1
+    (0.3216 at K = 11) is below 1/3, so the range cannot start earlier. Measured: [the value
+    at first_k, the smallest value on a grid up to k_max, 1/3 minus the value at
+    first_k - 1]; all >= 1/3, >= 1/3, > 0 (exact at the integers, rounding on the grid)."""
+    del rng  # deterministic
+    expr = 1 - sp.simplify(zeta_expr().subs(eta, ETA) * K)
+    at_first = expr.subs(K, first_k)
+    below = sp.Rational(1, 3) - expr.subs(K, first_k - 1)
+    grid = np.unique(np.geomspace(first_k, k_max, 500).round())
+    values = 1.0 - 9.0 / (4.0 * np.sqrt(grid))
+    return Evidence(measured=[float(at_first), float(values.min()), float(below)],
+                    theoretical=[1 / 3, 1 / 3, 0.0], relation=">=",
+                    instance=printed_step_instance(grid),
+                    tolerance=Tolerance.rounding(1e-15, "float evaluation of 1 - 9/(4 sqrt K)"),
+                    details={"value_at_first_k": str(sp.nsimplify(at_first)),
+                             "value_below_first_k": float(expr.subs(K, first_k - 1)),
+                             "first_k": first_k})
+
+
 @claim("subtrunc.thm1.recursion_factor", ref="Thm 1, proof, eq. (21) from Lemma 1 (27)",
        kind="proof-step", expected="violated", result=THM1, parts=("recursion",),
        statement="Lemma 1 with (1/n) sum_i ||grad f_i||^2 <= 2 L f gives E f(w_{k+1}) <= "
@@ -106,6 +134,7 @@ def recursion_factor(*, rng):
 
 @claim("subtrunc.thm1.statement_from_eq24", ref="Thm 1, eq. (19) via eq. (24)",
        kind="proof-step", expected="holds", result=THM1, parts=("eq24_to_19",),
+       corrects="subtrunc.thm1.recursion_factor",
        statement="For K >= 9, eq. (24) with eta = 1/(LE sqrt K) implies (19): every "
                  "coefficient is at most the printed one (12, 2/(EnK) + 3/K + 4/(En sqrt K), "
                  "4 + 4/sqrt K), also with the corrected 1 + 2 zeta recursion and P re-based.",

@@ -1,4 +1,4 @@
-r"""FedALS ([001]) Table 2: communication per client for alpha in {1, 5, 10, 25, 50, 100}.
+r"""FedALS Table 2: communication per client for alpha in {1, 5, 10, 25, 50, 100}.
 
 The paper prints the column 2.344B, 0.473B, 0.239B, 0.099B, 0.052B, 0.029B (parameters). The
 reconstruction (spec 2.2, audit 7): T = 20,000 local steps (the code's ``iteration``), tau = 5,

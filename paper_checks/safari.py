@@ -1,4 +1,4 @@
-r"""Cross-table identities of SAFARI's experiments ([000], Sec. 5 and App. B; spec V7).
+r"""Cross-table identities of SAFARI's experiments (SAFARI, Sec. 5 and App. B; spec V7).
 
 The printed numbers are transcribed below (``None`` is the paper's '-': no difference within
 a 2% error bar). Accuracies carry two decimals (a few one), so a difference of two printed

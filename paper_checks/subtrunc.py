@@ -1,4 +1,4 @@
-r"""Tables I-IV of [004] (SubTrunc / UnionFL), entered verbatim, and their internal consistency.
+r"""Tables I-IV of SubTrunc (UnionFL), entered verbatim, and their internal consistency.
 The results (Table I-IV, their parts, the protocol hypothesis) are declared in
 :mod:`verify.subtrunc.tables`; every claim's instance is the paper's own experiment.
 

@@ -1,4 +1,4 @@
-r"""Baselines of FOCUS's Figure 4 ([002], Section 5): FedAU, MIFA, SCAFFOLD, ProxSkip.
+r"""Baselines of FOCUS's Figure 4 (FOCUS, Section 5): FedAU, MIFA, SCAFFOLD, ProxSkip.
 
 Pure functions of (problem, plan, hyper-parameters), vectorized over the participants of a
 round (NumPy; these only run at the figure's scale). Where the authors' reference code
@@ -228,7 +228,7 @@ def scaffold(problem, plan, *, step, local_steps, x0=None,
 def proxskip(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
     r"""ProxSkip / Scaffnew (Mishchenko et al., 2022) with communication every :math:`\tau`
     local steps (probability :math:`p = 1/\tau` replaced by its mean period), as run in
-    [002]'s Figure 4.
+    FOCUS's Figure 4.
 
     A participant first corrects its control with its last local model :math:`\hat x_i`,
     :math:`h_i \leftarrow h_i + (x_r - \hat x_i)/(\eta\tau)`, then runs

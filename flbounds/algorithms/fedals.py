@@ -1,4 +1,4 @@
-r"""FedALS (Algorithm 1 of [001]), its SCAFFOLD variant (Algorithm 4), and a plain local-SGD
+r"""FedALS (Algorithm 1 of FedALS), its SCAFFOLD variant (Algorithm 4), and a plain local-SGD
 FedAvg reference (Algorithm 2).
 
 The model parameters (last axis, length P) are split into groups (slices); group g is
@@ -17,7 +17,7 @@ Clients are axis -2 of the parameter array; any leading axes are independent rep
 
 References
 ----------
-.. [001] P. Gholami, H. Seferoglu, "Improved generalization bounds for communication efficient
+.. FedALS P. Gholami, H. Seferoglu, "Improved generalization bounds for communication efficient
    federated learning", Algorithms 1-4 (Sec. 5, App. D).
 .. [KKM+20] S. P. Karimireddy et al., "SCAFFOLD", ICML 2020 (control update, option II).
 """

@@ -1,4 +1,4 @@
-r"""FedAvg under arbitrary client participation ([002], eqs. (2a)-(2c))."""
+r"""FedAvg under arbitrary client participation (FOCUS, eqs. (2a)-(2c))."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def fedavg(problem, plan, *, step, local_steps, x0=None, aggregation=None,
 
     References
     ----------
-    [002] Ying, Li, Yang, NeurIPS 2025, Section 2, eqs. (2a)-(2c).
+    FOCUS: Ying, Li, Yang, NeurIPS 2025, Section 2, eqs. (2a)-(2c).
     """
     check_problem(problem)
     plan, is_counts = check_counts_plan(plan, problem.n_clients)

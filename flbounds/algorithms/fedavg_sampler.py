@@ -1,4 +1,4 @@
-r"""FedAvg with an unbiased client sampler (Algorithm 1 of [003]) and exact per-round variance.
+r"""FedAvg with an unbiased client sampler (Algorithm 1 of K-Vib) and exact per-round variance.
 
 Per round t (all clients' updates are simulated so the exact quantities are available):
 
@@ -82,7 +82,7 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
                    local_steps: int, step: float, server_step: float = 1.0, weights=None,
                    x0=None, availability=None, avail_probs=None,
                    diagnostics: bool | str = True) -> SamplerTrace:
-    r"""Run Algorithm 1 of [003] with ``sampler`` (an adaptive sampler of flbounds.sampling).
+    r"""Run Algorithm 1 of K-Vib with ``sampler`` (an adaptive sampler of flbounds.sampling).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-r"""FedAWE (Xiang, Wang, Wang, NeurIPS 2024), a baseline of [002]'s Table 1.
+r"""FedAWE (Xiang, Wang, Wang, NeurIPS 2024), a baseline of FOCUS's Table 1.
 
 FedAWE targets heterogeneous, non-stationary client unavailability with two devices:
 

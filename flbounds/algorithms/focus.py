@@ -1,4 +1,4 @@
-r"""FOCUS (Algorithm 1 of [002]) and SG-FOCUS (Algorithm 2), in the federated (FL) form.
+r"""FOCUS (Algorithm 1 of FOCUS) and SG-FOCUS (Algorithm 2), in the federated (FL) form.
 
 Server state: model :math:`x`, tracker :math:`y`. Client state: the last gradient it evaluated,
 :math:`g_i`. Per round r, every :math:`i \in S_r` pulls :math:`x_r` (not :math:`y`), evaluates
@@ -15,7 +15,7 @@ v_i` (no averaging) and :math:`x \leftarrow x - \eta y`, also in an empty round.
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (Section 4.2), Algorithm 2 (Appendix F);
+FOCUS: Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (Section 4.2), Algorithm 2 (Appendix F);
       spec/002_focus.md section 2.2 (line 9's :math:`x_{k,i}` read as :math:`x_{t,i}`).
 """
 
@@ -70,7 +70,7 @@ class FocusTrace(NamedTuple):
 
 def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=False,
           compiled=True, start=None) -> FocusTrace:
-    r"""FOCUS, Algorithm 1 of [002] (module docstring gives the update).
+    r"""FOCUS, Algorithm 1 of FOCUS (module docstring gives the update).
 
     Parameters
     ----------
@@ -108,7 +108,7 @@ def focus(problem, plan, *, step, local_steps, x0=None, init="zero", record_sum=
 
 def sg_focus(problem, plan, noise, *, step, local_steps, x0=None, init="zero",
              record_sum=False, compiled=True, start=None) -> FocusTrace:
-    r"""SG-FOCUS, Algorithm 2 of [002]: FOCUS with stochastic gradients.
+    r"""SG-FOCUS, Algorithm 2 of FOCUS: FOCUS with stochastic gradients.
 
     The gradient client i evaluates at local step t of round r is
     :math:`\nabla f_i(z_t) + \xi_{r,i,t}` with :math:`\xi` = ``noise[r, i, t]``. The stored

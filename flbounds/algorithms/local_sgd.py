@@ -1,5 +1,5 @@
 r"""Local SGD with gossip averaging over the clients present (Koloskova et al., 2020), a
-baseline of [002]'s Table 1 ("doubly stochastic matrix").
+baseline of FOCUS's Table 1 ("doubly stochastic matrix").
 
 Every client keeps its own model and runs :math:`\tau` local GD steps in every round; the
 clients of :math:`S_r` then replace their models by their average, the others keep theirs.

@@ -1,4 +1,4 @@
-r"""FedAvg and FOCUS as algorithms over a time-varying server-plus-clients graph ([002]).
+r"""FedAvg and FOCUS as algorithms over a time-varying server-plus-clients graph (FOCUS).
 
 The state is stacked, :math:`\mathbf x_k \in \mathbb R^{(N+1)\times d}`: row 0 the server
 (:math:`f_0 \equiv 0`), row i client i. One iteration index :math:`k = r\tau + t`. Mixing is
@@ -10,7 +10,7 @@ transcriptions used to check the federated forms
 
 References
 ----------
-[002] Sections 4.1 and 4.2.1, eqs. (6)-(7), (41)-(44), (73)-(74), Appendix E.1;
+FOCUS: Sections 4.1 and 4.2.1, eqs. (6)-(7), (41)-(44), (73)-(74), Appendix E.1;
       spec/002_focus.md sections 1.6 and 1.8 (the consistent 0-indexed schedule).
 """
 

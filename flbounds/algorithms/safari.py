@@ -1,4 +1,4 @@
-r"""SAFARI (Algorithm 1 of [000]): a Bernoulli(q) choice per round between a FedAvg client
+r"""SAFARI (Algorithm 1 of SAFARI): a Bernoulli(q) choice per round between a FedAvg client
 round and one server SGD step.
 
 .. math::
@@ -18,7 +18,7 @@ problem of :mod:`flbounds.problems`; ``q = 1`` (every round a FedAvg local-SGD r
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5.
+SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5.
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def _round_steps(step, n_rounds, local_steps, name):
 
 def safari(problem, plan: SafariPlan, *, step_client: float, step_server: float,
            x0=None, fast: bool = True) -> SafariTrace:
-    r"""Run Algorithm 1 of [000] along ``plan``.
+    r"""Run Algorithm 1 of SAFARI along ``plan``.
 
     Parameters
     ----------

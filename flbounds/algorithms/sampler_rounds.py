@@ -1,4 +1,4 @@
-r"""The one round loop of FedAvg with an unbiased client sampler (Algorithm 1 of [003]).
+r"""The one round loop of FedAvg with an unbiased client sampler (Algorithm 1 of K-Vib).
 
 Replicates are an axis: :func:`run` advances B independent runs (one sampler and one source of
 randomness each) round by round. The unbatched :func:`~flbounds.algorithms.fedavg_sampler` is this

@@ -1,4 +1,4 @@
-r"""Replicate-batched online runs of the multinomial bandit baselines Vrb and Mabs ([003],
+r"""Replicate-batched online runs of the multinomial bandit baselines Vrb and Mabs (K-Vib,
 App. F; :mod:`flbounds.sampling.bandits`) on Assumption 5.1 feedback
 (:class:`~flbounds.sampling.online.Assumption51Feedback`).
 

@@ -1,4 +1,4 @@
-r"""One round of the ISP samplers of [003] (uniform ISP, K-Vib, the oracle) for many replicates.
+r"""One round of the ISP samplers of K-Vib (uniform ISP, K-Vib, the oracle) for many replicates.
 
 Exact compiled ports of the NumPy/Python operations of the unbatched path, so that the batched
 FedAvg-with-sampler run equals it bit for bit:

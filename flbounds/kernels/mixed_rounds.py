@@ -1,4 +1,4 @@
-r"""Rounds that mix client rounds and server steps: SAFARI (Algorithm 1 of [000]).
+r"""Rounds that mix client rounds and server steps: SAFARI (Algorithm 1 of SAFARI).
 
 Each round is either a FedAvg round with local SGD (the sampled clients run ``K`` steps
 :math:`z \leftarrow z - \eta_c(\nabla f_i(z) + \xi)` from the server model, which becomes
@@ -62,7 +62,7 @@ def safari_rounds(data, population, plan, steps, x0, out):
     """Run ``len(plan.client_round)`` rounds with ``steps = (step_client, step_server)``, each
     a number or an array (R,) of steps per round (:func:`~flbounds.kernels.scheduled.step_at`);
     ``out = (xs (R + 1, d), g2 (R,))``: the server iterates, and on client rounds the squared
-    norm of the mean summed local gradients (the quantity in G_2 of [000] Thm 4), NaN on
+    norm of the mean summed local gradients (the quantity in G_2 of SAFARI Thm 4), NaN on
     server rounds."""
     xs, g2 = out
     d = x0.shape[0]

@@ -1,4 +1,4 @@
-r"""Round loops of FedAvg and FOCUS / SG-FOCUS ([002], eqs. (2a)-(2c), Algorithms 1-2).
+r"""Round loops of FedAvg and FOCUS / SG-FOCUS (eqs. (2a)-(2c), Algorithms 1-2).
 
 One implementation per algorithm, generic over the problem kind: ``data`` is a container of
 :mod:`flbounds.kernels.gradients` and numba compiles each loop once per container type. The
@@ -341,7 +341,7 @@ def focus_loop(data, plan, noise, settings, state, record, pushes):
 
 @njit(cache=True, fastmath=False)
 def focus_rounds(data, plan, noise, settings, state, record):
-    r"""FOCUS / SG-FOCUS (Algorithms 1-2 of [002]): per round the participants' local phases
+    r"""FOCUS / SG-FOCUS (Algorithms 1-2 of FOCUS): per round the participants' local phases
     (:func:`_focus_client`), then :math:`y \leftarrow y + \sum_{i \in S_r} v_i` in client
     order and :math:`x \leftarrow x - \eta y` (also when :math:`S_r` is empty). Rounds with
     enough work run in chunks on ``settings.n_threads`` threads."""

@@ -1,5 +1,5 @@
-r"""Water-filling (the optimal ISP probabilities of [003] Lemma 2.2) and the K-Vib online loop
-built on it (Algorithm 2 of [003]) on Assumption-5.1 feedback.
+r"""Water-filling (the optimal ISP probabilities of K-Vib Lemma 2.2) and the K-Vib online loop
+built on it (Algorithm 2 of K-Vib) on Assumption-5.1 feedback.
 
 :func:`kvib_rounds` advances rounds ``t0 .. t0 + n - 1`` given the uniform plan ``uniforms``
 (n, N):

@@ -10,7 +10,7 @@ length N. All matrices are :math:`(N+1) \times (N+1)`:
 
 References
 ----------
-[002] Exact and linear convergence for FL under arbitrary client participation, Section 3,
+FOCUS: Exact and linear convergence for FL under arbitrary client participation, Section 3,
       Appendix C (``shared/papers/002_d5aeef3645e253f4.txt``).
 """
 

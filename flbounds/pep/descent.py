@@ -11,13 +11,13 @@ The round: identical clients with full-batch local steps and full participation,
 over every L-smooth :math:`f` (``gradient_weight`` :math:`w_g`, any sign; ``descent_weight``
 :math:`w_d > 0`): a one-round inequality :math:`w_g\|\nabla f(x)\|^2 \le w_d(f(x) - f(x^+))`
 holds on the class iff the value is at most 1. Such descent inequalities appear in
-non-convex FedAvg analyses (e.g. K-Vib's eq. (36) of [003], whose weights are the caller's,
+non-convex FedAvg analyses (e.g. K-Vib's eq. (36) of K-Vib, whose weights are the caller's,
 ``verify.kvib.pep_conditions``); sampling and noise terms, additive constants of the sampler
 and the data, are outside this class.
 
 References
 ----------
-[003] K-Vib, Appendix C.2 (where such a descent step is used).
+K-Vib: K-Vib, Appendix C.2 (where such a descent step is used).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""FOCUS (Algorithm 1 of [002]) under the PL inequality: a relaxed one-round worst case.
+r"""FOCUS (Algorithm 1 of FOCUS) under the PL inequality: a relaxed one-round worst case.
 
 The class is "every :math:`f_i` L-smooth, :math:`F = \frac1N\sum_i f_i` :math:`\beta`-PL".
 PL is not an interpolable class (no finite set of conditions on sampled points characterises
@@ -13,7 +13,7 @@ minimiser), so the relaxed supremum is an UPPER bound on the class's worst case:
 above it proves nothing by itself.
 
 Lyapunov function: a one-state function of the form used in FOCUS's PL analysis (Appendix E.6
-of [002], with its own weight),
+of FOCUS, with its own weight),
 
 .. math:: \Phi = F(x) - F^\star + c \sum_i \|x - z_i\|^2, \qquad c > 0 \text{ (the caller's)},
 
@@ -24,7 +24,7 @@ moment shortcut): N <= 4 is practical.
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.6 (the Lyapunov
+FOCUS: Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.6 (the Lyapunov
 function's form).
 """
 

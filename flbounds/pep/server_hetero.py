@@ -1,4 +1,4 @@
-r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of [000]) with heterogeneous clients: one
+r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of SAFARI) with heterogeneous clients: one
 strongly convex round as a PEP.
 
 Clients :math:`f_1, \dots, f_N`, each L-smooth and mu-strongly convex,
@@ -28,7 +28,7 @@ identical clients it is :func:`flbounds.pep.server_steps.safari_rate`'s).
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1.
+SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of [000]): worst cases of its mixed rounds.
+r"""SAFARI (a server-assisted FedAvg, Algorithm 1 of SAFARI): worst cases of its mixed rounds.
 
 A round is, with probability :math:`q`, a FedAvg client round (each sampled client runs
 :math:`K` local steps with :math:`\eta_c` from :math:`x_r`, the server averages) and otherwise
@@ -30,7 +30,7 @@ values a paper's theorem asks for is the caller's (e.g. ``verify.safari.pep_cond
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1.
+SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-r"""FOCUS (Algorithm 1 of [002], push-pull gradient tracking): worst one-round Lyapunov
+r"""FOCUS (Algorithm 1 of FOCUS, push-pull gradient tracking): worst one-round Lyapunov
 case from the proof's initialisation.
 
 State between rounds (as in ``verify/focus``'s one-round checks): the model :math:`x` the
 clients pull, the clients' last models :math:`z_i` where their stored gradients
 :math:`g_i = \nabla f_i(z_i)` were taken, and the tracker :math:`y = \sum_i g_i` (the tracking
 invariant of ``flbounds.algorithms.focus``). The Lyapunov function is a one-state function of
-the form used in FOCUS's analysis (the proof of Theorem 1(a) of [002], proof E.5, with its own
+the form used in FOCUS's analysis (the proof of Theorem 1(a) of FOCUS, proof E.5, with its own
 weight)
 
 .. math:: \Psi = \|x - x^\star\|^2 + c \sum_i \|x - z_i\|^2, \qquad c > 0
@@ -43,7 +43,7 @@ quadratic class
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.5 (the Lyapunov
+FOCUS: Ying, Li, Yang, NeurIPS 2025, Algorithm 1 (FOCUS) and Appendix E.5 (the Lyapunov
 function's form).
 """
 

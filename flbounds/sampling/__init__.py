@@ -14,7 +14,7 @@ r"""Unbiased client sampling: estimators, exact variances, optimal probabilities
 
 References
 ----------
-[003] Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
+K-Vib: Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
 Reduced Variance" (K-Vib).
 """
 

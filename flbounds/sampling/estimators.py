@@ -12,7 +12,7 @@ Exact enumeration of small designs lives in :mod:`flbounds.sampling.exact`.
 
 References
 ----------
-[003] Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
+K-Vib: Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
 Reduced Variance" (K-Vib), Sec. 3, Lemma 2.1 / B.7.
 """
 

@@ -1,4 +1,4 @@
-r"""Non-adaptive samplers and the full-information oracle ([003], Sec. 2.5 and App. C)."""
+r"""Non-adaptive samplers and the full-information oracle (K-Vib, Sec. 2.5 and App. C)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-r"""K-Vib, Algorithm 2 of [003]: FTRL on importance-weighted squared feedback, mixed with uniform.
+r"""K-Vib, Algorithm 2 of K-Vib: FTRL on importance-weighted squared feedback, mixed with uniform.
 
 .. math::
     p^t = \arg\min_{p\in\mathcal P_K}\sum_i\frac{\omega_i+\gamma}{p_i}

@@ -1,4 +1,4 @@
-r"""K-Vib with the incremental bookkeeping of [003], Appendix G: the cumulative weights
+r"""K-Vib with the incremental bookkeeping of K-Vib, Appendix G: the cumulative weights
 :math:`\omega` are kept sorted, and each round's K updates are placed by binary search
 instead of re-sorting all N weights.
 

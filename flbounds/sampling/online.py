@@ -1,4 +1,4 @@
-r"""Online-learning harness for adaptive samplers ([003], Sec. 5): feedback sequences, regret.
+r"""Online-learning harness for adaptive samplers (K-Vib, Sec. 5): feedback sequences, regret.
 
 Costs are :math:`\ell_t(p)=\sum_i\pi_t(i)^2/p_i` with :math:`p` the sampler's inclusion weights
 (:math:`\tilde p` for ISP, :math:`Kq` for multinomial RSP). Over :math:`\mathcal P_K`:

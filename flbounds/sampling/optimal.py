@@ -11,7 +11,7 @@ variance has the closed form of [003, App. C.1] (:func:`optimal_isp_variance`).
 
 References
 ----------
-[003] Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
+K-Vib: Zeng et al., "Enhanced Federated Optimization: Adaptive Unbiased Client Sampling with
 Reduced Variance" (K-Vib).
 """
 

@@ -1,6 +1,6 @@
 r"""Facility location with a valid offset, and the SubTrunc and UnionFL objectives built on it.
 
-DivFL's objective (eq. (10) of [004]) is :math:`G(S) = \bar G(\emptyset) - \bar G(S)` with
+DivFL's objective (eq. (10) of SubTrunc) is :math:`G(S) = \bar G(\emptyset) - \bar G(S)` with
 :math:`\bar G(S) = \sum_i \min_{j \in S} d_{ij}`; :math:`\bar G(\emptyset)` is undefined as
 printed. The default offset is a phantom client at distance :math:`C_i = \max_j d_{ij}` from
 row :math:`i`:

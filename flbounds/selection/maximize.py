@@ -1,6 +1,6 @@
 r"""Maximizers under a cardinality constraint :math:`|S| \le k`.
 
-- :func:`greedy` (eq. (16) of [004]): k steps, each adding the best marginal gain; always
+- :func:`greedy` (eq. (16) of SubTrunc): k steps, each adding the best marginal gain; always
   returns k elements (Algorithm 1 selects "a subset of size kappa"), ties to the lowest index.
 - :func:`lazy_greedy` (Minoux): the same picks as greedy for a submodular f, re-scoring only
   the stale top of a max-heap of upper bounds.

@@ -1,4 +1,4 @@
-r"""Client-selection rules of [004] for FedAvg: random, DivFL, SubTrunc, UnionFL, Power-of-Choice.
+r"""Client-selection rules of SubTrunc for FedAvg: random, DivFL, SubTrunc, UnionFL, PoC.
 
 Every rule is a pure function of the round's information (all clients' gradients and losses
 at the current model, past selections) and an explicit random plan ``keys`` of shape

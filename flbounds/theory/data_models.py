@@ -1,4 +1,4 @@
-r"""Client data models with exact population risks, for generalization estimates ([001]).
+r"""Client data models with exact population risks, for generalization estimates (FedALS).
 
 Each model describes K client distributions :math:`\mathcal D_k` and exposes, for a batch of
 Monte Carlo draws (leading axis ``T``) and the K clients (second axis):
@@ -13,12 +13,12 @@ Monte Carlo draws (leading axis ``T``) and the K clients (second axis):
     the local empirical risk minimizer :math:`\arg\min_\theta R_{S_k}(\theta)`.
 
 Every per-sample loss is :math:`\mu`-strongly convex and :math:`L`-smooth in :math:`\theta`
-with the constants ``mu`` and ``L`` (the hypothesis of Thm 4.1 of [001]); ``reference_theta``
+with the constants ``mu`` and ``L`` (the hypothesis of Thm 4.1 of FedALS); ``reference_theta``
 (K, d) is a fixed vector per client, used as a zero-mean control variate.
 
 References
 ----------
-.. [001] P. Gholami, H. Seferoglu, "Improved generalization bounds for communication
+.. FedALS P. Gholami, H. Seferoglu, "Improved generalization bounds for communication
    efficient federated learning" (FedALS), Sec. 3, Thm 4.1, Thm B.1.
 """
 

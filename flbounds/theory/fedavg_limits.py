@@ -1,4 +1,4 @@
-r"""Exact limits of FedAvg under arbitrary participation, for quadratic clients ([002]).
+r"""Exact limits of FedAvg under arbitrary participation, for quadratic clients (FOCUS).
 
 Clients :math:`f_i(x) = \tfrac12 x^\top A_i x - b_i^\top x`. After :math:`\tau` local GD steps
 of size :math:`\eta` from :math:`x`, client i holds the affine map
@@ -210,7 +210,7 @@ def stationary_error(m, second, x_star) -> float:
 
 def virtual_phase_errors(A, b, q, m, second, x_star, *, step, local_steps) -> np.ndarray:
     r"""Stationary :math:`E\|\bar x_{r\tau+t} - x^\star\|^2`, t = 0..tau-1, of the virtual
-    average :math:`\bar x = \sum_i \hat q_i \Phi_i^{(t)}(x_r)` ([002] (41)-(43), Theorem 3),
+    average :math:`\bar x = \sum_i \hat q_i \Phi_i^{(t)}(x_r)` (FOCUS (41)-(43), Theorem 3),
     :math:`\hat q = q / \sum q`, given the server's stationary moments ``(m, second)``.
     Entry 0 is the server's own error."""
     A, b = _check_quadratics(A, b)

@@ -1,4 +1,4 @@
-r"""Monte Carlo engine for the one-round generalization gap of an averaged model ([001], Sec. 4).
+r"""Monte Carlo engine for the one-round generalization gap of an averaged model (FedALS, Sec. 4).
 
 One round of FedAvg: every client k runs a local algorithm :math:`\mathcal A_k` on its
 dataset :math:`S_k`, the server outputs :math:`\hat\theta = \sum_k w_k \mathcal A_k(S_k)`

@@ -1,4 +1,4 @@
-r"""Local mini-batch SGD on ridge data and R-round FedAvg with fresh data per round ([001]).
+r"""Local mini-batch SGD on ridge data and R-round FedAvg with fresh data per round (FedALS).
 
 Thm B.1 replaces the local ERM of Thm 4.1 by :math:`\tau` steps of mini-batch SGD (eq. (5));
 Thm 4.3 runs R rounds, client k using the fresh samples :math:`Z_{k,r}` in round r. The

@@ -1,6 +1,6 @@
 r"""The impossibility construction: no learner succeeds under incomplete participation.
 
-Theorem 1 of [000] builds a two-point distribution with :math:`P(x_2) = 4\epsilon`,
+Theorem 1 of SAFARI builds a two-point distribution with :math:`P(x_2) = 4\epsilon`,
 :math:`\epsilon = (1-\omega)/8`, :math:`\omega = m/M`, and draws :math:`Mn` samples. The
 adversarial participation process keeps :math:`mn` of them, preferring :math:`x_1`; the
 training set carries no information about :math:`x_2` on the event
@@ -9,7 +9,7 @@ training set carries no information about :math:`x_2` on the event
 
 References
 ----------
-[000] Server-assisted federated learning under incomplete client participation, Theorem 1 and
+SAFARI: Server-assisted federated learning under incomplete client participation, Theorem 1 and
       Appendix A (``shared/papers/000_e0ee0ed9d3888010.txt``).
 """
 
@@ -39,7 +39,7 @@ def impossibility_event_probability(n_clients: int, n_participating: int,
 
     This is :math:`P[S \in \mathcal S]`, the probability that the participating clients' data
     hold only copies of :math:`x_1`, so that the two targets :math:`f_1, f_2` are
-    indistinguishable to any learner ([000], Theorem 1, Appendix A).
+    indistinguishable to any learner (SAFARI, Theorem 1, Appendix A).
 
     Parameters
     ----------
@@ -66,7 +66,7 @@ def impossibility_chernoff_bound(n_clients: int, n_participating: int, n_samples
     r"""The paper's Chernoff bound :math:`\exp(-(1-\omega)Mn/6)` on the complement event.
 
     :math:`P[\hat s \ge 2 \cdot 4\epsilon Mn] \le \exp(-4\epsilon Mn/3)` with
-    :math:`4\epsilon = (1-\omega)/2` ([000], Appendix A).
+    :math:`4\epsilon = (1-\omega)/2` (SAFARI, Appendix A).
     """
     _check_sizes(n_clients, n_participating, n_samples)
     return math.exp(-(n_clients - n_participating) * n_samples / 6.0)
@@ -87,7 +87,7 @@ LEARNERS = ("erm", "majority", "nearest_neighbor", "randomized")
 def two_point_distribution(n_clients: int, n_participating: int) -> tuple[float, float, float]:
     r"""The construction's :math:`(\epsilon, P(x_1), P(x_2))`, :math:`\epsilon = (1-\omega)/8`.
 
-    :math:`P(x_2) = 4\epsilon = (1-\omega)/2` and :math:`P(x_1) = 1 - 4\epsilon` ([000], App. A).
+    :math:`P(x_2) = 4\epsilon = (1-\omega)/2` and :math:`P(x_1) = 1 - 4\epsilon` (SAFARI, App. A).
     """
     _check_sizes(n_clients, n_participating, 1)
     eps = (1.0 - n_participating / n_clients) / 8.0

@@ -1,6 +1,6 @@
 r"""One-dimensional threshold classifiers: ERM, exact excess errors, transfer constants.
 
-The running example of [000] (Assumption 2, Theorems 2-3, Lemma 2).
+The running example of SAFARI (Assumption 2, Theorems 2-3, Lemma 2).
 
 Hypotheses are :math:`h_t(x) = 1[x \ge t]` (the paper's "h_t = t"). Distributions on the line
 are finite mixtures of uniforms, given as ``(weights, lows, highs)``. With a realizable target
@@ -10,7 +10,7 @@ excess error of :math:`h_t` is the mass of the disagreement interval between :ma
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation: Assumption 2 and its 1-D
+SAFARI: Server-assisted FL under incomplete client participation: Assumption 2 and its 1-D
       example, Theorems 2-3, Lemma 2 (``shared/papers/000_e0ee0ed9d3888010.txt``).
 """
 

@@ -1,4 +1,4 @@
-"""Claims of FedALS ([001] Gholami & Seferoglu): generalization bounds and adaptive local steps.
+"""Claims of FedALS (Gholami & Seferoglu): generalization bounds and adaptive local steps.
 
 One home per numbered result (its statement split into parts, its hypotheses as predicates,
 its printed bound, its claims and attacks):

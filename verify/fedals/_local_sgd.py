@@ -1,4 +1,4 @@
-r"""Shared Monte Carlo machinery of FedALS's local-SGD results ([001], App. B): the one-round
+r"""Shared Monte Carlo machinery of FedALS's local-SGD results (FedALS, App. B): the one-round
 cells of Theorem B.1 and the R-round FedAvg runs of Theorem 4.3 / B.2 and definition (7), on
 ridge-on-the-sphere (mu = lambda, L = 1 + lambda), and the instances their hypotheses read.
 """

@@ -1,4 +1,4 @@
-r"""Hypotheses shared by several results of FedALS ([001]), as predicates on an instance.
+r"""Hypotheses shared by several results of FedALS, as predicates on an instance.
 
 Theorems 4.1 / A.2, B.1, 4.3 / B.2 and Remark 4.2 repeat the same assumptions (a loss
 mu-strongly convex and L-smooth in the parameters, one weighted average of the local models,

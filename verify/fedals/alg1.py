@@ -1,4 +1,4 @@
-r"""Algorithm 1 of FedALS ([001], Sec. 5): the result, its parts, its hypotheses and its claims
+r"""Algorithm 1 of FedALS (Sec. 5): the result, its parts, its hypotheses and its claims
 (spec V8): the algorithm as printed vs as intended, alpha = 1 == FedAvg (Algorithm 2).
 
 FedALS averages the head h every tau local steps and the body phi every alpha tau steps

@@ -1,4 +1,4 @@
-r"""Algorithm 2 of FedALS ([001], App. D): FedAvg (local SGD), the result.
+r"""Algorithm 2 of FedALS (App. D): FedAvg (local SGD), the result.
 
 Every client runs tau local mini-batch SGD steps (5) from the averaged model, and the full
 model is averaged every tau steps. Its one claim compares it with Algorithm 1 at alpha = 1

@@ -1,4 +1,4 @@
-r"""Algorithm 3 of FedALS ([001], App. D): SCAFFOLD as printed, the result and its claim.
+r"""Algorithm 3 of FedALS (App. D): SCAFFOLD as printed, the result and its claim.
 
 As printed: local step g - c_k + sum_k c_k; refresh c_k <- sum_k c_k - c_k + (theta_0 -
 theta_tau)/(eta tau); the standard SCAFFOLD (option II of [KKM+20]) has the mean

@@ -1,4 +1,4 @@
-r"""Algorithm 4 of FedALS ([001], App. D): FedALS + SCAFFOLD, the result and its claims.
+r"""Algorithm 4 of FedALS (App. D): FedALS + SCAFFOLD, the result and its claims.
 
 Each parameter block (body phi, head h) has its own control variate, refreshed at the block's
 aggregation from its displacement since the previous one divided by eta times its period

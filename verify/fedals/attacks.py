@@ -1,4 +1,4 @@
-r"""Attack surfaces of Lemmas C.1 and C.2 of FedALS ([001], App. C): identities, attacked as
+r"""Attack surfaces of Lemmas C.1 and C.2 of FedALS (App. C): identities, attacked as
 residual / rounding tolerance (above 1 breaks the identity). A search point is judged by the
 attacked claim's own result hypotheses (``instance=``). The surfaces of results with a folder
 live there (``thm4_1/attacks.py``, ``remark4_2/attacks.py``).

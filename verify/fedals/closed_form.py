@@ -28,7 +28,7 @@ CLOSED_FORM = result(
                   "and the averaged gap (spec 3.9)"})
 
 
-@claim("fedals.closed_form.ols_iid", ref="spec 3.9 (derived; not in the paper)",
+@claim("fedals.closed_form.ols_iid", ref="Sec. 3 (a closed form derived here)",
        kind="remark", expected="holds", corrects="fedals.d1.inverse_square_slope",
        result=CLOSED_FORM, parts=("ols",),
        statement="OLS, iid Gaussian x, one averaging: G = s^2 d[1/(2m)+1/(2n)], D_k = "

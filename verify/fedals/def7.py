@@ -1,4 +1,4 @@
-r"""Definition (7) of FedALS ([001], Sec. 4.2): the R-round generalization error.
+r"""Definition (7) of FedALS (Sec. 4.2): the R-round generalization error.
 
 .. math::
     \Delta_{FedAvg}(S) = \frac1R\sum_{r=1}^R E_{k\sim\mathcal K}\Big[E_{z\sim\mathcal D_k}

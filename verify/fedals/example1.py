@@ -1,4 +1,4 @@
-r"""Example 1 and Figure 1 of FedALS ([001], Sec. 1): under FedAvg the deeper layers drift
+r"""Example 1 and Figure 1 of FedALS (Sec. 1): under FedAvg the deeper layers drift
 apart more between averagings; the results and their claim, re-run on the MLP task of
 :mod:`.mlp_experiment`. Instances carry ``split``, ``alphas`` and ``local_steps``.
 """

@@ -1,4 +1,4 @@
-"""Figure 2 of FedALS ([001], Sec. 7): ResNet-20 on SVHN, FedALS against FedAvg (no claim)."""
+"""Figure 2 of FedALS (Sec. 7): ResNet-20 on SVHN, FedALS against FedAvg (no claim)."""
 
 from flbounds.ledger import result
 

@@ -1,4 +1,4 @@
-"""Figure 3 of FedALS ([001], Sec. 7): fine-tuning OPT-125M on MultiNLI (no claim)."""
+"""Figure 3 of FedALS (Sec. 7): fine-tuning OPT-125M on MultiNLI (no claim)."""
 
 from flbounds.ledger import result
 

@@ -1,4 +1,4 @@
-r"""Lemma A.1 of FedALS ([001], App. A, eqs. (9)-(13)): the leave-one-out identity.
+r"""Lemma A.1 of FedALS (App. A, eqs. (9)-(13)): the leave-one-out identity.
 
 Statement: for any algorithm A and datasets :math:`S_k \sim \mathcal D_k^{n_k}` drawn
 independently, with :math:`S^{(k)}` the data with client k's whole dataset replaced by an

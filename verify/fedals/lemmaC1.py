@@ -1,4 +1,4 @@
-r"""Lemma C.1 of FedALS ([001], App. C, eqs. (62)-(65)): identities of the random weights of
+r"""Lemma C.1 of FedALS (App. C, eqs. (62)-(65)): identities of the random weights of
 Case I participation.
 
 Statement: let :math:`\{x_i\}_{i=1}^K` be any fixed deterministic sequence and

@@ -1,4 +1,4 @@
-r"""Lemma C.2 of FedALS ([001], App. C, eqs. (66)-(69)): identities of the weights of Case II
+r"""Lemma C.2 of FedALS (App. C, eqs. (66)-(69)): identities of the weights of Case II
 participation.
 
 Statement: let :math:`\{x_i\}_{i=1}^K` be any fixed deterministic sequence and

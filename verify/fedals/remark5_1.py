@@ -1,4 +1,4 @@
-r"""Remark 5.1 of FedALS ([001], Sec. 5): the aggregation frequency of phi cannot be reduced
+r"""Remark 5.1 of FedALS (Sec. 5): the aggregation frequency of phi cannot be reduced
 arbitrarily, as it would increase the empirical risk (the convergence rate of non-convex,
 non-iid local SGD is O(tau/T + (tau/T)^{2/3} + 1/sqrt(T)), T = tau R); the result and its
 claim, re-run on the MLP task of :mod:`.mlp_experiment`. Instances carry ``split``,

@@ -1,4 +1,4 @@
-r"""Table 1 of FedALS ([001], Sec. 7): test accuracy for 5 nodes of FedAvg, FedALS, SCAFFOLD and
+r"""Table 1 of FedALS (Sec. 7): test accuracy for 5 nodes of FedAvg, FedALS, SCAFFOLD and
 FedALS + SCAFFOLD, iid and non-iid; the result, its parts and its claims, re-run on the
 synthetic label-skew MLP task of :mod:`.mlp_experiment` (tau = 5, alpha = 10 against alpha = 1).
 

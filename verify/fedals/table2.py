@@ -1,4 +1,4 @@
-r"""Table 2 of FedALS ([001], Sec. 7.4): accuracy and communication per client against alpha
+r"""Table 2 of FedALS (Sec. 7.4): accuracy and communication per client against alpha
 (non-iid, tau = 5); the result, its parts and its claims. The communication column is checked
 on the printed numbers (``fedals.table2.communication`` in ``paper_checks/fedals.py``); the
 accuracy readings are re-run on the synthetic MLP task of :mod:`.mlp_experiment` (rules as in

@@ -1,4 +1,4 @@
-r"""Table 3 of FedALS ([001], Sec. 7.5): splits of the layers between the body phi and the head
+r"""Table 3 of FedALS (Sec. 7.5): splits of the layers between the body phi and the head
 h (ResNet-20, non-iid, tau = 5, alpha = 10); the result, its parts and its claims. The printed
 numbers are checked in ``paper_checks/fedals.py`` (``fedals.table3.intermediate_beats_l1``,
 ``fedals.table3.consistent_with_table1``); the qualitative reading is re-run here on the MLP

@@ -1,4 +1,4 @@
-r"""Theorem B.1 of FedALS ([001], App. B, eq. (37)): one round of FedAvg after tau local
+r"""Theorem B.1 of FedALS (App. B, eq. (37)): one round of FedAvg after tau local
 mini-batch SGD steps, the result, its parts, its hypotheses and its claims.
 
 Statement: let :math:`l` be mu-strongly convex and L-smooth, the local models computed by

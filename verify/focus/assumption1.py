@@ -1,4 +1,4 @@
-r"""Assumption 1 of [002] (arbitrary client participation) and its cases: the averaging
+r"""Assumption 1 of FOCUS (arbitrary client participation) and its cases: the averaging
 weights q each case prints, against the exact ones; the participation processes' exact moments
 against the plans they draw (a guard); and the attacks on the two cases found wrong.
 

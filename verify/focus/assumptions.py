@@ -1,4 +1,4 @@
-r"""[002]'s Assumptions 1-6 as hypothesis predicates, shared by the results that cite them.
+r"""FOCUS's Assumptions 1-6 as hypothesis predicates, shared by the results that cite them.
 
 Assumptions are not results: each theorem, lemma or corollary lists the ones it needs in its
 own ``result(...)`` (scoped to its parts with ``.only``). The predicates read named values of

@@ -1,4 +1,4 @@
-r"""Attack surfaces of [002] whose claims sit in a module of their own (Lemma 5).
+r"""Attack surfaces of FOCUS whose claims sit in a module of their own (Lemma 5).
 
 Lemma 5 (SG-FOCUS descent), corrected noise term :math:`2\eta^2N\sigma^2`: one round from a
 state with exact stored gradients, exact expectation over the participation sets and the

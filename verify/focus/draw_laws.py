@@ -1,4 +1,4 @@
-r"""The participation processes draw the law they state (Assumption 1's cases of [002]): the
+r"""The participation processes draw the law they state (Assumption 1's cases of FOCUS): the
 plans the library draws against the exact inclusion probabilities, pairwise inclusions, and
 the Markov chains' first round and transitions.
 

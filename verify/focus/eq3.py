@@ -1,4 +1,4 @@
-r"""Eq. (3) of [002] and the biased limit of FedAvg (Sec. 1, Sec. 4.1, remark after Thm 3).
+r"""Eq. (3) of FOCUS and the biased limit of FedAvg (Sec. 1, Sec. 4.1, remark after Thm 3).
 
 (3): with full participation, FedAvg's fixed point x^o is not x* when tau > 1 (client drift,
 :math:`\|x^o - x^\star\|^2 = \Omega((\tau - 1)\eta)\|x^\star\|^2`). Under arbitrary
@@ -47,7 +47,7 @@ def _mc_final(problem, proc, rng, n_runs, n_rounds, step, tau):
     return mc_mean(finals)
 
 
-@claim("focus.fedavg.mc_mean_is_fixed_point", ref="Sec. 1, 4.1 (biased limit); spec 3",
+@claim("focus.fedavg.mc_mean_is_fixed_point", ref="Sec. 1, 4.1 (biased limit)",
        kind="remark", expected="holds", result=EQ3, parts=("biased_limit",),
        statement="FedAvg under arbitrary participation converges in mean to the participation-"
                  "weighted point [sum_i q_i (I - M_i)]^{-1} sum_i q_i c_i (not x*).",
@@ -106,7 +106,7 @@ def _ridge_ab(problem):
     return quad.A, quad.b
 
 
-@claim("focus.fedavg.full_participation_point", ref="Sec. 1 eq. (3); spec 3", kind="remark",
+@claim("focus.fedavg.full_participation_point", ref="Sec. 1 eq. (3)", kind="remark",
        expected="holds", result=EQ3, parts=("fixed_point",),
        statement="With full participation FedAvg converges deterministically to "
                  "x-circle = [sum_i (I - M_i)]^{-1} sum_i (I - M_i) A_i^{-1} b_i, which differs "

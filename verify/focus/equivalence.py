@@ -1,4 +1,4 @@
-r"""FedAvg and FOCUS in federated form equal their matrix (graph) forms ([002] Sec. 4, App. D-E).
+r"""FedAvg and FOCUS in federated form equal their matrix (graph) forms (FOCUS Sec. 4, App. D-E).
 
 Both forms run on the same participation plan (Bernoulli with one never-participating client
 and empty rounds) and the same start; the server trajectories are compared entrywise.

@@ -1,4 +1,4 @@
-r"""Figure 1 of [002]: one round for N = 4 and S = {1, 3}, as a graph and its matrices.
+r"""Figure 1 of FOCUS: one round for N = 4 and S = {1, 3}, as a graph and its matrices.
 
 The figure prints the pull matrix R(S), the FedAvg averaging matrix A(S), the push matrix
 C(S) and a doubly stochastic W(S). Its matrices are images in the paper; their entries are

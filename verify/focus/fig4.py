@@ -1,4 +1,4 @@
-r"""Figure 4 of [002]: FL algorithms compared on ridge regression under full, uniform and
+r"""Figure 4 of FOCUS: FL algorithms compared on ridge regression under full, uniform and
 arbitrary participation (Sec. 5, "Numerical Validation").
 
 The caption's claim that FOCUS converges exactly (linear convergence to the optimum with a

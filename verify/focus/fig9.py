@@ -1,4 +1,4 @@
-r"""Figure 9 of [002] on a synthetic problem: SG-FOCUS against FedAU, MIFA and SCAFFOLD under
+r"""Figure 9 of FOCUS on a synthetic problem: SG-FOCUS against FedAU, MIFA and SCAFFOLD under
 stochastic gradients and arbitrary participation.
 
 The paper's claim (App. G): SG-FOCUS is best in convergence speed and accuracy, under

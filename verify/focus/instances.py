@@ -3,7 +3,7 @@ Carlo runs of FOCUS, and one round of :func:`flbounds.algorithms.focus` from a g
 the client models exposed (for the one-step lemma checks).
 
 Conventions: ``q`` is the exact aggregation weight :math:`E[1\{i\in S\}/|S|]` (0 for the empty
-set), as in [002]'s Assumption 1; ``q_min`` its minimum. :math:`1/(\tau - 1) = \infty` when
+set), as in FOCUS's Assumption 1; ``q_min`` its minimum. :math:`1/(\tau - 1) = \infty` when
 :math:`\tau = 1`.
 """
 

@@ -1,4 +1,4 @@
-r"""Lemmas 1 and 2 of [002] (FedAvg's descent and consensus lemmas, Appendix D.2).
+r"""Lemmas 1 and 2 of FOCUS (FedAvg's descent and consensus lemmas, Appendix D.2).
 
 Setting of Appendix D: the virtual form (41)-(43), where every client runs the local steps
 from the last averaged model and :math:`\bar x_k = q^\top \mathbf x_k`; :math:`F` is the mean

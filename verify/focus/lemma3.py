@@ -1,4 +1,4 @@
-r"""Lemma 3 of [002] (descent lemma for FOCUS): the result, its printed bound, its claim and
+r"""Lemma 3 of FOCUS (descent lemma for FOCUS): the result, its printed bound, its claim and
 its attack.
 
 Statement (eq. (87)): under Assumptions 1-3, if :math:`\eta \le 1/(3L(\tau-1))`,

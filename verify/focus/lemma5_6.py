@@ -1,4 +1,4 @@
-r"""Lemmas 5 and 6 of [002] (SG-FOCUS descent and consensus, App. F.1-F.2), conditional on
+r"""Lemmas 5 and 6 of FOCUS (SG-FOCUS descent and consensus, App. F.1-F.2), conditional on
 a round's state, with EXACT expectations.
 
 Over the participation set: the :math:`2^N` sets with their probabilities (as in

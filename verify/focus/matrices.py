@@ -1,4 +1,4 @@
-r"""The stochastic matrices of [002]: Sec. 3 eqs. (4)-(5) (one round's pull, averaging and push
+r"""The stochastic matrices of FOCUS: Sec. 3 eqs. (4)-(5) (one round's pull, averaging and push
 matrices and their means under Assumption 1), App. C eqs. (33)-(36) (consensus limit, mass
 preservation) and App. D eqs. (41)-(45) (FedAvg's virtual matrices).
 

@@ -1,4 +1,4 @@
-r"""The authors' reference notebook for Figure 4 of [002] (``figures/focus.ipynb`` of
+r"""The authors' reference notebook for Figure 4 of FOCUS (``figures/focus.ipynb`` of
 ``github.com/BichengYing/FedASL`` at 72ea664): two places where the code differs from what it
 names. Not a result of the paper: a result of its own (``focus.notebook``), as for FedALS'
 released code.

@@ -1,5 +1,5 @@
 r"""One FOCUS round from a frozen state, with the exact expectation over the participation
-sets: the shared machinery of the Lemma 3 and Lemma 4 claims and their attacks ([002]).
+sets: the shared machinery of the Lemma 3 and Lemma 4 claims and their attacks (FOCUS).
 
 A round-r state is frozen: client models :math:`x_{r\tau,i}` (where their stored gradients were
 evaluated), the server model before and after its step, :math:`\bar x_{r\tau}`,

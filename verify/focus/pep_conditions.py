@@ -1,11 +1,11 @@
-r"""What FOCUS's Theorem 1 proofs of [002] ask of the PEP rounds of ``flbounds.pep``: the
+r"""What FOCUS's Theorem 1 proofs of FOCUS ask of the PEP rounds of ``flbounds.pep``: the
 Lyapunov weights of :math:`\Psi` (Theorem 1(a), proof E.5) and :math:`\Phi` (Theorem 1(b),
 proof E.6). The library's :func:`flbounds.pep.focus_rate` and
 :func:`flbounds.pep.focus_pl_rate` take the weight as ``consensus_weight`` (no default).
 
 References
 ----------
-[002] Ying, Li, Yang, NeurIPS 2025, Theorem 1(a)-(b), Appendix E.5-E.6.
+FOCUS: Ying, Li, Yang, NeurIPS 2025, Theorem 1(a)-(b), Appendix E.5-E.6.
 """
 
 from __future__ import annotations

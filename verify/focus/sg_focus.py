@@ -1,4 +1,4 @@
-r"""SG-FOCUS (Algorithm 2): Theorems 2, 4 and 5 of [002] (the noise floors) and the
+r"""SG-FOCUS (Algorithm 2): Theorems 2, 4 and 5 of FOCUS (the noise floors) and the
 linear-speedup remark after Theorem 2; Theorem 6 (non-convex) is :mod:`verify.focus.thm6`.
 
 Instance: the Theorem 1 quadratics (N = 4, d = 3, mu = 1, L = 2, Bernoulli p = (.3,.5,.7,.9),

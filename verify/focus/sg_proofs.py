@@ -1,4 +1,4 @@
-r"""The proofs of Theorems 4 and 5 of [002] (SG-FOCUS, App. F.3-F.4): one slip each, and the
+r"""The proofs of Theorems 4 and 5 of FOCUS (SG-FOCUS, App. F.3-F.4): one slip each, and the
 statements they support.
 
 - **Theorem 4, last step.** (142) gives :math:`\Gamma_{r+1} \le (1 - \eta\mu N/2)\Gamma_r +

@@ -1,4 +1,4 @@
-r"""Table 1 of [002], column "Exact Converg.", computed by running the implementations.
+r"""Table 1 of FOCUS, column "Exact Converg.", computed by running the implementations.
 
 Footnote 1 defines exact convergence as reaching the exact solution under arbitrary
 sampling without a decaying step. Every method runs the same heterogeneous quadratic

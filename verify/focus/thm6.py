@@ -1,4 +1,4 @@
-r"""Theorem 6 of [002] (SG-FOCUS, general non-convex; Theorem 2 eq. (28)) and its repair.
+r"""Theorem 6 of FOCUS (SG-FOCUS, general non-convex; Theorem 2 eq. (28)) and its repair.
 
 Printed: under Assumptions 1, 2 and 6 and
 :math:`\eta \le \min\{q^{3/2}/(4L\sqrt{6N}), q^{3/2}/(8\sqrt2 L(\tau-1)), 1/(4LN),

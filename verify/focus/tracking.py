@@ -1,4 +1,4 @@
-r"""FOCUS's tracking invariant and fixed point ([002] Sec. 5.1, App. E.2 eq. (80)).
+r"""FOCUS's tracking invariant and fixed point (FOCUS Sec. 5.1, App. E.2 eq. (80)).
 
 After every round the server tracker equals the sum of the clients' stored gradients,
 :math:`y = \sum_i g_i` (I1), so :math:`x_{r+1} = x_r - \eta \sum_i \nabla f_i(z_i)` with stale

@@ -1,4 +1,4 @@
-"""Numbered results of [002] that no claim checks, and why: drawings and a notation table."""
+"""Numbered results of FOCUS that no claim checks, and why: drawings and a notation table."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Claims of K-Vib ([003]): unbiased client sampling, optimal ISP, regret in the budget K."""
+"""Claims of K-Vib: unbiased client sampling, optimal ISP, regret in the budget K."""

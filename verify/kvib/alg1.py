@@ -1,4 +1,4 @@
-r"""Algorithm 1 of [003] (FedAvg with an unbiased client sampler): the result and its parts.
+r"""Algorithm 1 of K-Vib (FedAvg with an unbiased client sampler): the result and its parts.
 
 Lines 3 (sampling procedure :math:`S^t\sim p^t`), 12 (global estimate
 :math:`d^t=\sum_{i\in S^t}\lambda_ig_i^t/p_i^t`) and 14 (the sampler's update from the

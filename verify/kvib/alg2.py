@@ -1,4 +1,4 @@
-r"""Algorithm 2 of [003] (the K-Vib sampler): the result, its parts, its hypotheses and its
+r"""Algorithm 2 of K-Vib (the K-Vib sampler): the result, its parts, its hypotheses and its
 claims.
 
 Inputs N, K, T, :math:`\gamma`, :math:`\theta`; per round: :math:`p_i^t\propto

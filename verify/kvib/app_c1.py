@@ -1,4 +1,4 @@
-r"""Appendix C.1 of [003] (the optimal ISP variance and its ratio to the uniform one): the
+r"""Appendix C.1 of K-Vib (the optimal ISP variance and its ratio to the uniform one): the
 result, its parts, its hypotheses and its claims.
 
 With :math:`\tilde g_i=\lambda_ig_i` (here :math:`a_i=\|\tilde g_i\|`): :math:`\delta_*^t=

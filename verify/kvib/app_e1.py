@@ -1,4 +1,4 @@
-r"""Appendix E.1 of [003] (stragglers): the result, its parts, its hypotheses and its claim.
+r"""Appendix E.1 of K-Vib (stragglers): the result, its parts, its hypotheses and its claim.
 
 With availability :math:`A\sim\mathrm{Bernoulli}(q)` independent of the ISP draw
 :math:`S\sim p`, :math:`\sum_{i\in S\cap A}z_i/(q_ip_i)` is unbiased with variance

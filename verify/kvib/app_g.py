@@ -1,4 +1,4 @@
-r"""Appendix G of [003]: K-Vib's weights kept sorted and updated by binary search.
+r"""Appendix G of K-Vib: K-Vib's weights kept sorted and updated by binary search.
 
 The incremental sampler (:class:`flbounds.sampling.incremental.KVibIncremental`) runs next
 to the re-sorting one (:class:`flbounds.sampling.KVib`) on the same Assumption 5.1 feedback

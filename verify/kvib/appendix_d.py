@@ -1,4 +1,4 @@
-r"""Lemma D.1, the remark after it, and Lemma D.2 of [003] (App. D.2, stability of FTRL).
+r"""Lemma D.1, the remark after it, and Lemma D.2 of K-Vib (App. D.2, stability of FTRL).
 
 FTRL over :math:`\Delta(p_{\min}) = \{p: \sum_i p_i = K, p_{\min} \le p_i \le 1\}` with
 losses :math:`\ell_t(p) = \sum_i \pi_t^2(i)/p_i` and regularizer

@@ -1,4 +1,4 @@
-r"""Assumption 5.1 of [003] (convergence of the applied federated optimization): declared as a
+r"""Assumption 5.1 of K-Vib (convergence of the applied federated optimization): declared as a
 result because the paper states a consequence of it ("hence :math:`V_T(i)\le O(\log T)`"),
 which ``kvib.assumption5_1.variation_log`` checks; as a hypothesis of Theorems 5.1, 5.2 and
 D.1 it is the predicate :func:`verify.kvib.conditions.assumption_5_1`.

@@ -1,4 +1,4 @@
-r"""Attack surfaces of K-Vib's variance and sampling bounds ([003]).
+r"""Attack surfaces of K-Vib's variance and sampling bounds (K-Vib).
 
 Each surface maximises measured/bound of one claim over instances that meet the claim's
 hypotheses (``instance=``: the attacked claim's result predicates reject a point, the same

@@ -1,4 +1,4 @@
-r"""Predicates shared by the hypotheses of several K-Vib results ([003]).
+r"""Predicates shared by the hypotheses of several K-Vib results (K-Vib).
 
 Each returns a truth value for named values of an instance; a result wraps it in a
 :func:`flbounds.ledger.hypothesis` with the paper's own wording and scope. Comparisons of a

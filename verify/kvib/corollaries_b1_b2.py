@@ -1,4 +1,4 @@
-r"""Corollaries B.1 and B.2 of [003] (the uncapped optimal values of Lemma B.8): the two
+r"""Corollaries B.1 and B.2 of K-Vib (the uncapped optimal values of Lemma B.8): the two
 results, their parts, their hypotheses and the claim that checks both.
 
 B.1: if :math:`Ka_N\le\sum_ia_i` and :math:`p_{\min}=0`, then :math:`l_1=0`, :math:`l_2=N`

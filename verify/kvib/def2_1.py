@@ -1,4 +1,4 @@
-r"""K-Vib Def. 2.1 and Algorithm 1 line 12 ([003]): the estimator the library's FedAvg loop
+r"""K-Vib Def. 2.1 and Algorithm 1 line 12 (K-Vib): the estimator the library's FedAvg loop
 builds, averaged exactly over every sample a sampler can draw.
 
 Line 12 is :math:`d^t = \sum_{i\in S^t}\lambda_i g_i^t / p_i^t`; Def. 2.1 asks

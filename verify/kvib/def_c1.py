@@ -1,4 +1,4 @@
-r"""Definition C.1 of [003] (the optimal factor) with eq. (28): the result, its parts, its
+r"""Definition C.1 of K-Vib (the optimal factor) with eq. (28): the result, its parts, its
 hypotheses and its claims.
 
 Eq. (28): uniform ISP has :math:`\delta_{\mathbb U}^t=\frac{N-K}K\sum_i\|\tilde g_i^t\|^2`;

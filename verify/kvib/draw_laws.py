@@ -1,4 +1,4 @@
-r"""The samplers of [003] and its baselines draw the law they state: what the library draws
+r"""The samplers of K-Vib and its baselines draw the law they state: what the library draws
 against the exact inclusion probabilities, pairwise inclusions and multinomial shares.
 
 Every sampler of :mod:`flbounds.sampling` is brought to a non-uniform state (a few rounds of

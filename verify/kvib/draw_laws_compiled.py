@@ -1,5 +1,5 @@
 r"""The draws of the compiled paths against their exact laws: the FedAvg sampler loop and the
-bandit baselines' replicate kernels ([003], Algorithm 1 with Algorithm 2 and App. F's
+bandit baselines' replicate kernels (K-Vib, Algorithm 1 with Algorithm 2 and App. F's
 baselines). The Python samplers and the compiled ISP round are :mod:`verify.kvib.draw_laws`.
 
 - **The sampler loop** (:func:`flbounds.algorithms.fedavg_sampler` and

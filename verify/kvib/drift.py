@@ -1,5 +1,5 @@
 r"""Helper of Lemma B.6 (:mod:`verify.kvib.lemma_b6`, no claims here): Monte Carlo local drift
-of minibatch SGD on ridge clients ([003], recipe V9)."""
+of minibatch SGD on ridge clients (K-Vib, recipe V9)."""
 
 from __future__ import annotations
 

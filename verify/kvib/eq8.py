@@ -1,4 +1,4 @@
-r"""Sec. 5.1 of [003]: the display before eq. (8) and eq. (8) itself, which turn Theorem 4.1's
+r"""Sec. 5.1 of K-Vib: the display before eq. (8) and eq. (8) itself, which turn Theorem 4.1's
 sampling quality into the online problem's dynamic regret.
 
 Display: with ISP variance, :math:`Q(S^t)\le\sum_i\lambda_i^2\|g_i^t\|^2/p_i^t-\sum_i

@@ -1,4 +1,4 @@
-r"""Example 3.1 of [003]: the result, its parts, its hypotheses and its claim.
+r"""Example 3.1 of K-Vib: the result, its parts, its hypotheses and its claim.
 
 100 random vectors of dimension 1,000; 1,000 runs of RSP and ISP, each with its best
 probability (eq. (5), eq. (4)); at K = 10 the two are comparable, at K = 30 ISP is better

@@ -1,4 +1,4 @@
-r"""Example 3.2 of [003]: the result, its parts and its hypothesis (its printed inputs).
+r"""Example 3.2 of K-Vib: the result, its parts and its hypothesis (its printed inputs).
 
 :math:`N=3`, :math:`K=2`, :math:`g_1=(\sqrt2/2,\sqrt2/2)`, :math:`g_2=(1,-2\sqrt2)`,
 :math:`g_3=(2\sqrt7,2\sqrt2)`, :math:`\lambda` omitted. The example's numbers are checked by

@@ -1,4 +1,4 @@
-r"""Figure 1 of [003] (the variance of ISP estimates is lower than RSP): the result and its parts.
+r"""Figure 1 of K-Vib (the variance of ISP estimates is lower than RSP): the result and its parts.
 
 Panel (a) draws Example 3.1's estimate errors (checked by ``kvib.example3_1.isp_vs_rsp``),
 panel (b) all estimates of Example 3.2 (its numbers: ``kvib.example3_2``); the caption's

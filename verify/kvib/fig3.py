@@ -1,4 +1,4 @@
-r"""Figure 3 of [003] (synthetic task): the result, its parts, its hypotheses and its claims.
+r"""Figure 3 of K-Vib (synthetic task): the result, its parts, its hypotheses and its claims.
 
 (a) the synthetic data distribution (a drawing); (b) K-Vib's regret against K (the K-rate of
 Theorem 5.2: ``kvib.thm5_2.k_exponent``, and the Sec. 6 practical G here); (c) sensitivity

@@ -1,4 +1,4 @@
-r"""Figures 4 and 5 of [003] (FEMNIST; AGNews and CCNews): the result, its parts and a synthetic
+r"""Figures 4 and 5 of K-Vib (FEMNIST; AGNews and CCNews): the result, its parts and a synthetic
 re-run of their common effect. Training a CNN on FEMNIST or language models at the paper's
 scale is out of the CPU budget; what the figures' text states about samplers is that K-Vib's
 advantage grows with the data imbalance across clients (FEMNIST v1, "10% of clients hold 82%

@@ -1,4 +1,4 @@
-r"""Figure 7 of [003] (gradient variance with different K): the result, its part, its
+r"""Figure 7 of K-Vib (gradient variance with different K): the result, its part, its
 hypotheses and its claim (observable and rule: :mod:`verify.kvib.figures37`). Instances carry
 ``feedback``, ``n_rounds``, ``budget`` (the grid) and ``n_clients``.
 """

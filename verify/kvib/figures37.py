@@ -1,4 +1,4 @@
-r"""Figures 3(c) and 7 of [003], re-run on the online problem of Sec. 5 (Assumption 5.1
+r"""Figures 3(c) and 7 of K-Vib, re-run on the online problem of Sec. 5 (Assumption 5.1
 feedback, partial information, :func:`flbounds.sampling.online.kvib_online`).
 
 Fig. 3(c), "sensitivity to the regularization gamma": the regret "slightly changes with

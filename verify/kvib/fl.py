@@ -1,6 +1,6 @@
 r"""Helpers of K-Vib's FL-level claims (no claims here): federated ridge regression set-up,
 sampler factories and beta_1 (:mod:`verify.kvib.thm4_1.sampling`,
-:mod:`verify.kvib.thm5_2.enhanced_rate`; [003], recipes V14-V15).
+:mod:`verify.kvib.thm5_2.enhanced_rate`; K-Vib, recipes V14-V15).
 
 Problem: federated ridge regression (:func:`flbounds.problems.generators.random_ridge`),
 :math:`\lambda_i=1/N`, full-batch local GD (so :math:`\sigma_l=0`), :math:`\eta_g=1` and

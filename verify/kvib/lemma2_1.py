@@ -1,4 +1,4 @@
-r"""Lemma 2.1 of [003] (optimal sampling procedure, Horvath and Richtarik 2019): the result, its
+r"""Lemma 2.1 of K-Vib (optimal sampling procedure, Horvath and Richtarik 2019): the result, its
 parts, its hypotheses and its claims.
 
 Statement (eq. (3)): random sampling with :math:`P_{ij}=K(K-1)/(N(N-1))` and independent

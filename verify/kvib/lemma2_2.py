@@ -1,4 +1,4 @@
-r"""Lemma 2.2 of [003] (optimal sampling probability, Chen et al. 2020): the result, its parts,
+r"""Lemma 2.2 of K-Vib (optimal sampling probability, Chen et al. 2020): the result, its parts,
 its hypotheses and its claims.
 
 Statement: with :math:`a_i=\lambda_i\|g_i^t\|`, :math:`0<a_1\le\dots\le a_N`, :math:`0<K\le N`

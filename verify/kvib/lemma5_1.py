@@ -1,4 +1,4 @@
-r"""Lemma 5.1 of [003] (solution of the FTRL step, eq. (10)): the result, its parts, its
+r"""Lemma 5.1 of K-Vib (solution of the FTRL step, eq. (10)): the result, its parts, its
 hypotheses and its claims.
 
 Statement (eq. (11)): with :math:`a_i^t=\pi^2_{1:t-1}(i)+\gamma`, :math:`0<a_1^t\le\dots\le

@@ -1,4 +1,4 @@
-r"""Lemma B.1 of [003] (Borsos et al. 2018, Lemma 13): the result, its hypothesis and its
+r"""Lemma B.1 of K-Vib (Borsos et al. 2018, Lemma 13): the result, its hypothesis and its
 claim. For :math:`c_1,\dots,c_T\in[0,1]`,
 :math:`\sum_t c_t^4/(c^2_{1:t})^{3/2}\le44` (0/0 := 0). Instances carry ``c``."""
 

@@ -1,4 +1,4 @@
-r"""Lemma B.5 of [003] (tuning the step size, Koloskova et al. 2020): the result, its parts,
+r"""Lemma B.5 of K-Vib (tuning the step size, Koloskova et al. 2020): the result, its parts,
 its hypotheses, its printed bound and its claim.
 
 Statement: for :math:`r_0,d>0`, :math:`b,e\ge0` and :math:`T\ge1`, the step

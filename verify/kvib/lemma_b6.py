@@ -1,4 +1,4 @@
-r"""Lemma B.6 of [003] (upper bound of the local drift, Reddi et al. 2020): the result, its
+r"""Lemma B.6 of K-Vib (upper bound of the local drift, Reddi et al. 2020): the result, its
 parts, its hypotheses and its claims.
 
 Statement: under Assumptions 4.2 and 4.3, for all clients i and :math:`r\in[R]` (the proof

@@ -1,4 +1,4 @@
-r"""Lemma B.7 of [003] (arbitrary sampling, generalising Horvath and Richtarik 2019, Lemma 1):
+r"""Lemma B.7 of K-Vib (arbitrary sampling, generalising Horvath and Richtarik 2019, Lemma 1):
 the result, its parts, its hypotheses and its claims.
 
 Statement: for a proper sampling S with :math:`\mathbf P_{ij}=\Pr(\{i,j\}\subseteq S)` and

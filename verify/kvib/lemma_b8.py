@@ -1,4 +1,4 @@
-r"""Lemma B.8 of [003] (optimal ISP probabilities with a floor): the result, its parts, its
+r"""Lemma B.8 of K-Vib (optimal ISP probabilities with a floor): the result, its parts, its
 hypotheses and its claims.
 
 Statement: for :math:`0<a_1\le\dots\le a_N`, :math:`0<K\le N`, the minimiser of

@@ -1,4 +1,4 @@
-r"""Lemma D.1 of [003] (be-the-leader, Kalai and Vempala 2005) and the remark after it: the
+r"""Lemma D.1 of K-Vib (be-the-leader, Kalai and Vempala 2005) and the remark after it: the
 result, its parts, its hypothesis and its claims.
 
 Statement: for a convex set :math:`\mathcal K`, a regularizer :math:`\mathcal R` and losses

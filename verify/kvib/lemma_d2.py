@@ -1,4 +1,4 @@
-r"""Lemma D.2 of [003] (monotonicity of 1/p between FTRL rounds, eq. (47)): the result, its
+r"""Lemma D.2 of K-Vib (monotonicity of 1/p between FTRL rounds, eq. (47)): the result, its
 parts, its hypotheses and its claims.
 
 Statement: for the FTRL iterates of Lemma D.1 over :math:`\Delta(p_{\min})`, if

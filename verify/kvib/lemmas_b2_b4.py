@@ -1,4 +1,4 @@
-r"""Lemmas B.2, B.3 and B.4 of [003] (norm inequalities): the three results and the claim that
+r"""Lemmas B.2, B.3 and B.4 of K-Vib (norm inequalities): the three results and the claim that
 checks them. B.2: :math:`\|\sum_{i\le n}a_i\|^2\le n\sum_i\|a_i\|^2`; B.3: its expectation
 form; B.4: for independent zero-mean :math:`z_i`, :math:`E\|\sum z_i\|^2=\sum E\|z_i\|^2`.
 The B.4 instance carries ``z_mean`` (the draws' means; independence is by construction)."""

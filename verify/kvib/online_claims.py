@@ -1,5 +1,5 @@
 r"""Helpers of the K-Vib baseline remarks (no claims here): the static regrets of K-Vib, Vrb
-and Mabs and their bootstrap slopes, used by :mod:`verify.kvib.fig6` ([003], recipe
+and Mabs and their bootstrap slopes, used by :mod:`verify.kvib.fig6` (K-Vib, recipe
 V12(vi))."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""K-Vib's one-round descent inequality (eq. (36) of [003], proof of Theorem 4.1) as the
+r"""K-Vib's one-round descent inequality (eq. (36) of K-Vib, proof of Theorem 4.1) as the
 weights of ``flbounds.pep.descent.fedavg_descent_rate``.
 
 Eq. (36), for FedAvg with unbiased client sampling, :math:`\eta = R\eta_l\eta_g`:
@@ -16,7 +16,7 @@ the value is at most 1 (``printed`` = 1). The sampling terms remain checked by M
 
 References
 ----------
-[003] K-Vib, Theorem 4.1 and Appendix C.2, eq. (36).
+K-Vib: K-Vib, Theorem 4.1 and Appendix C.2, eq. (36).
 """
 
 from __future__ import annotations

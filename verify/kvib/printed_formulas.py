@@ -1,4 +1,4 @@
-r"""Printed formulas of K-Vib ([003]) evaluated literally, to be checked against the library.
+r"""Printed formulas of K-Vib evaluated literally, to be checked against the library.
 
 The library computes the optimal ISP probabilities by water-filling
 (:func:`flbounds.sampling.optimal_isp_probabilities`); the functions here follow the printed

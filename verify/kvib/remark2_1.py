@@ -1,4 +1,4 @@
-r"""Remark 2.1 of [003]: the sampling probabilities always satisfy :math:`p_i^t > 0` and
+r"""Remark 2.1 of K-Vib: the sampling probabilities always satisfy :math:`p_i^t > 0` and
 :math:`\sum_i p_i^t = K` (the expected number of sampled clients, :math:`1 \le K \le N`).
 
 Checked on the probabilities K-Vib (Algorithm 2, both the paper's and the released code's

@@ -1,4 +1,4 @@
-r"""Section 3 of [003] (case study on the sampling procedure): the result, its parts, its
+r"""Section 3 of K-Vib (case study on the sampling procedure): the result, its parts, its
 hypotheses and its claims.
 
 The section's assertions: ISP has a tighter variance bound than RSP (eq. (3)), also at each

@@ -1,4 +1,4 @@
-r"""Section 6.1 of [003] (experiments on the synthetic task): the text's assertions, as one
+r"""Section 6.1 of K-Vib (experiments on the synthetic task): the text's assertions, as one
 result with its parts and hypotheses. The claims are beside the figures they read:
 ``kvib.sec6.beats_baselines`` (:mod:`verify.kvib.fig2.beats_baselines`) and
 ``kvib.sec6.k_exponent_practical_g`` (:mod:`verify.kvib.fig3`).

@@ -1,4 +1,4 @@
-r"""The numbered results of [003] that no claim checks: a definition and three assumptions
+r"""The numbered results of K-Vib that no claim checks: a definition and three assumptions
 (they enter the checked results as hypothesis predicates). Each is declared with the
 reason; Figures 4 and 5 are :mod:`verify.kvib.fig45`."""
 

@@ -1,4 +1,4 @@
-r"""Shared machinery of the threshold claims of [000] (Theorems 1-3, Lemma 2, Figure 1, spec
+r"""Shared machinery of the threshold claims of SAFARI (Theorems 1-3, Lemma 2, Figure 1, spec
 V3-V4): the distributions, the sample-size sweeps of pooled ERM and the instances their
 hypotheses read.
 

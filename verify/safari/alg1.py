@@ -1,4 +1,4 @@
-r"""Algorithm 1 of SAFARI ([000]) and Remark 5: the result (the pseudocode's two round types),
+r"""Algorithm 1 of SAFARI and Remark 5: the result (the pseudocode's two round types),
 the special cases q = 1 (FedAvg) and q = 0 (server SGD), and the biased limit of the rounds at
 a fixed q under incomplete participation (on the reference instance of
 :mod:`verify.safari.instances`, against the closed-form fixed point of the expected map).
@@ -120,7 +120,7 @@ def _batch_means(values, n_batches=10):
     return [b.mean() for b in np.array_split(values, n_batches)]
 
 
-@claim("safari.alg1.biased_limit", ref="Alg. 1 at a fixed q (spec V5.b)", kind="remark",
+@claim("safari.alg1.biased_limit", ref="Alg. 1 at a fixed q", kind="remark",
        expected="holds",
        result=ALG1, parts=("client_round", "server_round"),
        statement="With fixed q in (0, 1] and never-participating clients, the mean SAFARI iterate "
@@ -185,7 +185,7 @@ def stationary_grad_norm2(prob, *, q, step_client, step_server, local_steps, n_s
     return total
 
 
-@claim("safari.alg1.floor_vs_closed_form", ref="Alg. 1 at a fixed q (spec V5.b)", kind="remark",
+@claim("safari.alg1.floor_vs_closed_form", ref="Alg. 1 at a fixed q", kind="remark",
        expected="holds",
        result=ALG1, parts=("client_round", "server_round"),
        statement="The tail average of ||grad F(x_r)||^2 equals the exact stationary "

@@ -1,4 +1,4 @@
-r"""Assumptions 3-5 of [000] as hypothesis predicates, shared by Theorems 4-5, their
+r"""Assumptions 3-5 of SAFARI as hypothesis predicates, shared by Theorems 4-5, their
 corollaries and Remark 6 (an assumption is not a result: it is a hypothesis of the results
 that state it).
 

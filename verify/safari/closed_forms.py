@@ -1,4 +1,4 @@
-r"""Closed forms for SAFARI ([000]) on quadratic clients: its biased limit, the bounds of
+r"""Closed forms for SAFARI on quadratic clients: its biased limit, the bounds of
 Theorems 4-5 and their q-conditions, and the local-drift lemma.
 
 Clients are :math:`f_i(x) = x^\top A_i x/2 - b_i^\top x`, :math:`F = \frac1N\sum_i f_i`.
@@ -8,7 +8,7 @@ iterate converges to the fixed point of the expected update map (:func:`safari_m
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5
+SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1, Theorems 4-5
       and their proofs; spec ``000_safari.md`` sections 3, 4 (V5-V6) and 7.
 """
 

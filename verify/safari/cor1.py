@@ -1,4 +1,4 @@
-r"""Corollary 1 of SAFARI ([000]): the result, its parts and hypotheses, and its claim (linear
+r"""Corollary 1 of SAFARI: the result, its parts and hypotheses, and its claim (linear
 speed-up O(1/sqrt(mKR)) with homogeneous clients).
 
 Statement: if eta_s = 1/sqrt(R), SAFARI converges to a stationary point at rate O(1/sqrt(R));

@@ -1,4 +1,4 @@
-r"""Corollary 2 of SAFARI ([000]): the result, its hypotheses and its claim.
+r"""Corollary 2 of SAFARI: the result, its hypotheses and its claim.
 
 Statement: if eta_c = Omega(log R / R) and eta_s = Omega(log R / R), SAFARI achieves
 O~(1/R) (read, as the proof intends, as eta_bar = Theta(log R / R), spec 7.A). The corollary

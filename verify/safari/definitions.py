@@ -1,4 +1,4 @@
-"""Definitions 1-4 of SAFARI ([000], Sec. 3): declared so that the paper's numbered results are
+"""Definitions 1-4 of SAFARI (Sec. 3): declared so that the paper's numbered results are
 complete; a definition asserts nothing to check on its own (the claims of Theorems 1-3 compute
 the quantities it defines)."""
 

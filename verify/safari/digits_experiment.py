@@ -1,4 +1,4 @@
-r"""A small real-data replication of SAFARI's experiments ([000], Sec. 5) on scikit-learn's
+r"""A small real-data replication of SAFARI's experiments (SAFARI, Sec. 5) on scikit-learn's
 bundled digits (8x8 images, 10 classes; no download).
 
 Setting (spec sections 2 and 5, scaled to 1,797 images): multinomial logistic regression,

@@ -1,4 +1,4 @@
-r"""Figure 1 of SAFARI ([000]): the supports of D, P and Q, and its threshold illustration
+r"""Figure 1 of SAFARI: the supports of D, P and Q, and its threshold illustration
 (setting in :mod:`verify.safari._thresholds`)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ FIGURE1 = result(
                        "a learner on client data alone cannot see the part D misses"})
 
 
-@claim("safari.thm1.threshold_fl_floor", ref="Thm 1 / Fig. 1 (thresholds, spec V3.i)",
+@claim("safari.thm1.threshold_fl_floor", ref="Thm 1 / Fig. 1 (thresholds)",
        kind="remark", expected="holds", result=FIGURE1,
        statement="Illustration (holds by construction): FL-only ERM (n_T = 0) with t* = 0.8 "
                  "outside supp D = U[0.2, 0.6] has eps_P >= 0.8 - 0.6 = 0.2 on every run, "
-                 "whatever n_S, so E eps_P keeps the spec's floor 0.05.",
+                 "whatever n_S, so E eps_P keeps the floor 0.05 of the construction.",
        quick=dict(sizes=[100, 1000, 10000], n_reps=100),
        full=dict(sizes=[100, 1000, 10000, 100000], n_reps=500))
 def threshold_fl_floor(*, rng, sizes, n_reps):

@@ -1,4 +1,4 @@
-"""Lemma 1 of SAFARI ([000], App. A): the auxiliary generalization lemma, cited from Massart and
+"""Lemma 1 of SAFARI (App. A): the auxiliary generalization lemma, cited from Massart and
 Nedelec (2006), Koltchinskii (2006) and Hanneke and Kpotufe (2019, 2020)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Lemma 2 of SAFARI ([000]): the result, its hypothesis, and its claim on the threshold
+r"""Lemma 2 of SAFARI: the result, its hypothesis, and its claim on the threshold
 family (setting in :mod:`verify.safari._thresholds`).
 
 Statement: if R_hat_P(h_hat*_Q) <= R_hat_P(h*_Q) (empirical risks on the server sample), then

@@ -1,4 +1,4 @@
-r"""What SAFARI's Theorems 4 and 5 of [000] ask of the PEP rounds of ``flbounds.pep``: the
+r"""What SAFARI's Theorems 4 and 5 of SAFARI ask of the PEP rounds of ``flbounds.pep``: the
 step couplings, Theorem 5's q-condition as a constraint on the round's state, the proof's
 one-round inequality (83) and Theorem 4's q-condition at :math:`\sigma_G = 0`.
 
@@ -30,7 +30,7 @@ Theorem 4 (``safari.thm4.printed_bound``) lives in the :math:`\sigma_G` floor af
 
 References
 ----------
-[000] Server-assisted FL under incomplete client participation, Theorems 4-5, Appendix A
+SAFARI: Server-assisted FL under incomplete client participation, Theorems 4-5, Appendix A
 (eqs. (28), (50), (76)-(83)).
 """
 

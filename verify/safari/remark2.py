@@ -1,4 +1,4 @@
-r"""Remark 2 of SAFARI ([000]): the server data may come from P' != P.
+r"""Remark 2 of SAFARI: the server data may come from P' != P.
 
 The remark says Theorems 2-3 still hold when the server sample T is drawn from a related
 distribution P' instead of the target P, as long as the mixture

@@ -1,4 +1,4 @@
-r"""Remarks 3 and 4 of SAFARI ([000]) as the paper states them, each read two ways, with exact
+r"""Remarks 3 and 4 of SAFARI as the paper states them, each read two ways, with exact
 fixed points of the expected SAFARI map (:func:`~verify.safari.closed_forms.safari_mean_limit`).
 
 Remark 3 (after Theorem 4): "with an appropriately chosen q, the server update mitigates the

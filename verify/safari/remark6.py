@@ -1,4 +1,4 @@
-r"""Remark 6 of [000]: FedAvg under incomplete participation only reaches an error ball that
+r"""Remark 6 of SAFARI: FedAvg under incomplete participation only reaches an error ball that
 depends on :math:`\sigma_G`, while SAFARI is claimed to converge at the usual rates
 (:math:`O(1/\sqrt{mKR})` non-convex, :math:`\tilde O(1/R)` strongly convex) despite it.
 

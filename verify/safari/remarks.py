@@ -1,4 +1,4 @@
-"""Remark 1 of SAFARI ([000]): discussion without a checkable assertion of its own (Remarks 2,
+"""Remark 1 of SAFARI: discussion without a checkable assertion of its own (Remarks 2,
 5 and 6 have their own modules, Remarks 3 and 4 :mod:`verify.safari.remark3_4`)."""
 
 from __future__ import annotations

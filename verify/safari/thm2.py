@@ -1,4 +1,4 @@
-r"""Theorem 2 of SAFARI ([000]): the result, its parts and hypotheses, and its claims on
+r"""Theorem 2 of SAFARI: the result, its parts and hypotheses, and its claims on
 realizable / Massart thresholds (spec V3; setting in :mod:`verify.safari._thresholds`).
 
 Statement: for an SA-FL system under Assumptions 1 and 2, for any delta in (0, 1), with
@@ -103,7 +103,7 @@ def pooled_rate(*, rng, sizes, fixed_server, n_reps, n_boot):
                     instance=instances)
 
 
-@claim("safari.thm2.rate_when_boundary_missed", ref="Thm 2 (spec V3.iii)", kind="remark",
+@claim("safari.thm2.rate_when_boundary_missed", ref="Thm 2", kind="remark",
        expected="holds", result=THM2, parts=("rate",),
        statement="With t* = 0.8 outside supp D, pooled ERM improves at rate 1/n_T in the server "
                  "sample (slope -1) and not at all in the client sample (slope ~0).",
@@ -137,7 +137,7 @@ def rate_when_boundary_missed(*, rng, sizes, fixed, n_reps, n_boot):
        statement="With beta >= 1 SA-FL matches centralized learning on n_T + n_S samples, read "
                  "as: at fixed n_T, eps_P falls like 1/n_S (slope -1 in n_S). This reading lets "
                  "alpha = n_S/n_T grow without bound (t* = 0.8 outside supp D), outside the "
-                 "discussion's implicit 'alpha constant' premise (spec 7.A.9).",
+                 "discussion's implicit 'alpha constant' premise.",
        quick=dict(sizes=Q_SIZES, fixed_server=100, n_reps=100, n_boot=200),
        full=dict(sizes=F_SIZES[:6], fixed_server=300, n_reps=500, n_boot=1000))
 def gain_matches_centralized(*, rng, sizes, fixed_server, n_reps, n_boot):

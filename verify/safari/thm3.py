@@ -1,4 +1,4 @@
-r"""Theorem 3 of SAFARI ([000]): the result, its parts and hypotheses, and its claims on the
+r"""Theorem 3 of SAFARI: the result, its parts and hypotheses, and its claims on the
 threshold family (spec V4; setting in :mod:`verify.safari._thresholds`), at beta_P = 1
 (realizable labels) and beta_P = 1/2 (Tsybakov noise, :mod:`verify.safari.thm3_tsybakov`).
 

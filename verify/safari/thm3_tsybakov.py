@@ -1,4 +1,4 @@
-r"""Theorem 3 of SAFARI ([000]) at beta_P = 1/2: threshold classification with Tsybakov label
+r"""Theorem 3 of SAFARI at beta_P = 1/2: threshold classification with Tsybakov label
 noise, under covariate shift (the result and its hypotheses are :data:`verify.safari.thm3.THM3`).
 
 Labels :math:`y = 1[x \ge t^*]` flipped with probability :math:`\eta(x) = (1 - |x - t^*|/s)/2`,

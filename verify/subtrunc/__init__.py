@@ -1,1 +1,1 @@
-"""Claims of [004] SubTrunc / UnionFL (submodular fair client selection)."""
+"""Claims of SubTrunc / UnionFL (submodular fair client selection)."""

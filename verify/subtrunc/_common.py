@@ -1,4 +1,4 @@
-"""Shared pieces of the set-function claims of [004]: the rounding tolerance of exhaustive
+"""Shared pieces of the set-function claims of SubTrunc: the rounding tolerance of exhaustive
 margins, margins scaled by the function's size, and the monotone submodular families of
 spec V2 (no claims are registered here)."""
 

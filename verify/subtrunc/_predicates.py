@@ -1,4 +1,4 @@
-r"""Predicates the results of [004] share: set-function properties checked on an instance's
+r"""Predicates the results of SubTrunc share: set-function properties checked on an instance's
 set functions, and the assumptions of Theorem 1 and Lemmas 1-3 checked on its problem.
 
 Each returns a truth value for the named values of an instance; the result modules wrap them

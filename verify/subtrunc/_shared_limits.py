@@ -1,4 +1,4 @@
-"""Shared machinery of the limiting-case claims of Sec. III-A and III-B of [004] (no claims
+"""Shared machinery of the limiting-case claims of Sec. III-A and III-B of SubTrunc (no claims
 are registered here)."""
 
 from __future__ import annotations

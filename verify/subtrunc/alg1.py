@@ -1,4 +1,4 @@
-r"""Algorithm 1 of [004] ("Fairness-Aware FL Algorithms"): the result and its parts.
+r"""Algorithm 1 of SubTrunc ("Fairness-Aware FL Algorithms"): the result and its parts.
 
 Lines 5-8 select :math:`S_k` of size :math:`\kappa` by (stochastic) greedy on (13) or (14),
 each step adding the element of largest marginal gain

@@ -1,4 +1,4 @@
-r"""Definitions 1-5 and Assumptions 1-3 of [004], and the hypotheses of Theorem 1 and
+r"""Definitions 1-5 and Assumptions 1-3 of SubTrunc, and the hypotheses of Theorem 1 and
 Lemmas 1-3 built from them.
 
 The definitions and assumptions are declared as results no claim checks on their own: the

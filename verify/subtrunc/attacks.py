@@ -1,4 +1,4 @@
-r"""Attack surfaces of SubTrunc's set-function properties and Theorem 1's algebra ([004]).
+r"""Attack surfaces of SubTrunc's set-function properties and Theorem 1's algebra (SubTrunc).
 
 Set functions are built from client 'gradients' searched in a box (their pairwise distances
 are the dissimilarities, as in the claims' instances) with the library's

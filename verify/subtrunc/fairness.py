@@ -1,4 +1,4 @@
-r"""Sec. V of [004] on small label-skewed FedAvg problems (spec V15): the shared runs and the
+r"""Sec. V of SubTrunc on small label-skewed FedAvg problems (spec V15): the shared runs and the
 decision rule of the effect-size claims, which live with their tables
 (:mod:`verify.subtrunc.tables`: ``table1`` ... ``table4``) and are decided over seeds at the
 full size.

@@ -1,4 +1,4 @@
-r"""Fair client selection in FedAvg (Sec. V of [004]) on small label-skewed problems.
+r"""Fair client selection in FedAvg (Sec. V of SubTrunc) on small label-skewed problems.
 
 Data: 100 clients, each holding 3 distinct classes in equal shares (pathological label skew).
 Two sources: ``synthetic`` (Gaussian class clusters) and ``digits`` (scikit-learn's bundled

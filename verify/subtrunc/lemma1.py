@@ -1,4 +1,4 @@
-r"""Lemma 1 of [004] (one round of Algorithm 1): the result, its parts, its hypotheses and its
+r"""Lemma 1 of SubTrunc (one round of Algorithm 1): the result, its parts, its hypotheses and its
 claims: eq. (27) with the selection bias measured per rule, and the proof's eqs. (31)/(32).
 
 One round from :math:`w_k` on heterogeneous least squares: all n clients run E local SGD

@@ -1,4 +1,4 @@
-r"""Lemma 3 of [004] (local-gradient growth): the result, its hypotheses and its claim.
+r"""Lemma 3 of SubTrunc (local-gradient growth): the result, its hypotheses and its claim.
 
 With :math:`\eta_k LE \le 1/3`, eq. (61):
 :math:`\sum_{t<\tau} E\|\nabla f_i(w^{(i)}_{k,t})\|^2 \le (\tau/8)(18E\|\nabla

@@ -1,4 +1,4 @@
-r"""Proposition 1 of [004] (truncation): the result, its part, its hypotheses and claims.
+r"""Proposition 1 of SubTrunc (truncation): the result, its part, its hypotheses and claims.
 
 "Let g(S) be a monotone submodular set function composed of a non-decreasing concave
 function and let b in R^+. Then g remains monotone submodular under truncation, i.e.

@@ -1,4 +1,4 @@
-r"""Proposition 2 of [004] (linear combination): the result, its hypotheses, its claim and a
+r"""Proposition 2 of SubTrunc (linear combination): the result, its hypotheses, its claim and a
 negative control.
 
 Prop. 2: if :math:`g_1, \dots, g_m` are submodular on :math:`2^N` and

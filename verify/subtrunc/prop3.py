@@ -1,4 +1,4 @@
-r"""Proposition 3 of [004] (W is monotone submodular): the result, its parts, its hypotheses
+r"""Proposition 3 of SubTrunc (W is monotone submodular): the result, its parts, its hypotheses
 and its claims.
 
 "The set function W(S) = G(S) + H(S) in (13) is monotone and submodular", with (11)

@@ -1,4 +1,4 @@
-r"""Proposition 4 of [004] (the result, its parts, hypotheses and claims): the UnionFL
+r"""Proposition 4 of SubTrunc (the result, its parts, hypotheses and claims): the UnionFL
 penalty :math:`g_t(S) = |U_t \cap S|`.
 
 :math:`\Delta_g(e|S) = 1[e \in U_t]` for every S, so :math:`g_t` is modular, hence both

@@ -1,4 +1,4 @@
-r"""Section II of [004], before Proposition 1: concave transforms of submodular functions (the
+r"""Section II of SubTrunc, before Proposition 1: concave transforms of submodular functions (the
 result, its part, its hypotheses and its two claims).
 
 "It is well known that if f(S) is a submodular function, g(f(S)) is also submodular for any

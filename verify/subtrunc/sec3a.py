@@ -1,4 +1,4 @@
-r"""Section III-A of [004] (SubTrunc's objective): the result, its parts, its hypotheses and
+r"""Section III-A of SubTrunc (SubTrunc's objective): the result, its parts, its hypotheses and
 its claims: eq. (9)'s triangle bound, eq. (10)'s facility location, and the roles of lam and
 b in W = G + lam min(b, sum_S phi(f_i)) (eq. (13)), spec V1 and V6.
 

@@ -1,4 +1,4 @@
-r"""Section III-B of [004] (UnionFL's window objective, eq. (14)): the result, its parts, its
+r"""Section III-B of SubTrunc (UnionFL's window objective, eq. (14)): the result, its parts, its
 hypotheses and its claims on the role of mu (spec V7).
 
 :math:`\max_{S_t \subseteq N_t} f_t(S_t) - \mu g_t(S_t)` s.t. :math:`|S_t| \le K_t`, with

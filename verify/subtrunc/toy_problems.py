@@ -1,4 +1,4 @@
-r"""Small nonnegative L-smooth client losses for the Theorem 1 claims of [004].
+r"""Small nonnegative L-smooth client losses for the Theorem 1 claims of SubTrunc.
 
 Clients are an array axis; points ``W`` have shape (..., n_clients, d) so Monte Carlo paths
 can be a leading axis. Every problem provides per-client values and gradients, the

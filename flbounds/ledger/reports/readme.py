@@ -19,15 +19,16 @@ BEGIN = "<!-- begin generated: python -m flbounds.ledger.reports.readme -->"
 END = "<!-- end generated -->"
 FINDINGS_BEGIN = "<!-- begin generated findings: python -m flbounds.ledger.reports.readme -->"
 FINDINGS_END = "<!-- end generated findings -->"
-#: where the documentation's page of each paper is generated (docs/_ext/paper_pages.py)
-PAPER_PAGE = "docs/papers/{key}.md"
+#: where a reader of the repository finds each paper's results (the docs site has a page per
+#: paper too, generated at build time by docs/_ext/paper_pages.py)
+PAPER_PAGE = "verify/{key}/"
 
 
 def findings_block(found: Findings | None = None) -> str:
     """Markdown table, one row per paper: its citation (short form, title, arXiv id) and, by
     the verdicts the toolkit expects, how many printed statements fail, how many corrected
     statements hold, the authors' code defects reproduced and the synthetic re-runs not
-    reproduced; the paper key links to the paper's documentation page.
+    reproduced; the paper key links to its results in the repository (``verify/<key>/``).
 
     Parameters
     ----------

@@ -164,7 +164,7 @@ def test_readme_table_counts_from_the_registry(plugin):
     head, rule, row = block.splitlines()
     assert head.startswith("| paper | citation | printed statements that fail |")
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[0] == "[`testpaper`](docs/papers/testpaper.md)"
+    assert cells[0] == "[`testpaper`](verify/testpaper/)"
     assert cells[1] == "Tester, 2026: *A paper the tests declare*, arXiv:0000.00000"
     assert cells[2:] == ["1", "1", "1", "1"]
 

@@ -1,4 +1,4 @@
-r"""Remark 4.2 of FedALS ([001], Sec. 4.1 and App. C): partial participation, the result, its
+r"""Remark 4.2 of FedALS (Sec. 4.1 and App. C): partial participation, the result, its
 parts, its hypotheses and its printed bounds (72) and (73).
 
 Statement: Theorem 4.1 assumes every client participates. When :math:`\hat K` clients do,

@@ -1,4 +1,4 @@
-r"""Claims of Remark 4.2, Case I of FedALS ([001], App. C, eq. (72)): K_hat clients drawn **with
+r"""Claims of Remark 4.2, Case I of FedALS (App. C, eq. (72)): K_hat clients drawn **with
 replacement** from the weighting distribution K, the drawn local models averaged with equal
 weights 1/K_hat per draw (so a client drawn m_k times weighs m_k/K_hat).
 

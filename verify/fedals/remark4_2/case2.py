@@ -1,4 +1,4 @@
-r"""Claims of Remark 4.2, Case II of FedALS ([001], App. C, eqs. (60)-(61), (70), (73)): uniform
+r"""Claims of Remark 4.2, Case II of FedALS (App. C, eqs. (60)-(61), (70), (73)): uniform
 K_hat-subsets of the K clients, and the participation gap (70) the proof sets to 0.
 
 Ridge on the sphere (every hypothesis of Thm 4.1 met: mu = lambda, L = 1 + lambda per sample),

@@ -1,4 +1,4 @@
-r"""Theorem 4.1 of FedALS ([001], Sec. 4.1) and its restatement Theorem A.2 (App. A): the
+r"""Theorem 4.1 of FedALS (Sec. 4.1) and its restatement Theorem A.2 (App. A): the
 results, their parts, their hypotheses and the printed bound.
 
 Statement: let :math:`l(M_\theta, z)` be mu-strongly convex and L-smooth in

@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 4.1's bound and of its iid reading ([001]).
+r"""Attack surfaces of Theorem 4.1's bound and of its iid reading (FedALS).
 
 The generalization bounds are Monte Carlo quantities: each evaluation draws its datasets from
 a generator with a fixed seed (common random numbers), so the ratio is a deterministic

@@ -1,4 +1,4 @@
-r"""Claims of Theorem 4.1 / A.2 of FedALS ([001], Sec. 4.1 and App. A) on ridge-on-the-sphere.
+r"""Claims of Theorem 4.1 / A.2 of FedALS (Sec. 4.1 and App. A) on ridge-on-the-sphere.
 
 Per-sample loss :math:`\tfrac12(x^\top\theta - y)^2 + \tfrac\lambda2\|\theta\|^2` with x uniform
 on the unit sphere: :math:`\mu = \lambda` and :math:`L = 1 + \lambda` exactly, so every
@@ -144,7 +144,7 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
                     details={"checks": names})
 
 
-@claim("fedals.thm41.logistic_bound", ref="Thm 4.1 (= Thm A.2), spec V2 logistic variant",
+@claim("fedals.thm41.logistic_bound", ref="Thm 4.1 (= Thm A.2), logistic-loss instance",
        kind="statement", expected="holds", result=THM41, parts=("bound",),
        statement="Thm 4.1 for L2-regularized logistic regression (Newton ERM to 1e-12).",
        quick=dict(n_draws=150, n_samples=40, lam=0.1, n_clients=[1, 4], zeta=[0.0, 2.0],

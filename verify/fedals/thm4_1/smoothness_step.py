@@ -1,4 +1,4 @@
-r"""The smoothness step (16) of the proof of Thm 4.1 ([001], App. A) on a quadratic.
+r"""The smoothness step (16) of the proof of Thm 4.1 (FedALS, App. A) on a quadratic.
 
 For a quadratic risk :math:`R(\theta) = \tfrac12\theta^\top H\theta - b^\top\theta + c`,
 Taylor's formula is exact: :math:`R(x) - R(y) = \nabla R(y)^\top(x - y) + \tfrac12 (x-y)^\top

@@ -1,4 +1,4 @@
-r"""Theorem 4.3 of FedALS ([001], Sec. 4.2) and Theorem B.2 (App. B, its full statement with
+r"""Theorem 4.3 of FedALS (Sec. 4.2) and Theorem B.2 (App. B, its full statement with
 the proof (53)-(57)): the results, their parts and their hypotheses.
 
 Statement: let :math:`l` be mu-strongly convex and L-smooth, the local models of round r

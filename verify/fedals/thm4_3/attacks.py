@@ -1,4 +1,4 @@
-r"""Attack surface of Theorem 4.3 / B.2 of FedALS ([001]): the per-round bound (56) with
+r"""Attack surface of Theorem 4.3 / B.2 of FedALS: the per-round bound (56) with
 (37)'s constants (``fedals.thm43.per_round_bound``) over its hypothesis domain.
 
 A point is a ridge-on-the-sphere instance (the claims' data model: mu = lambda, L = 1 +

@@ -1,4 +1,4 @@
-r"""Inequality (56) of FedALS ([001], App. B, proof of Thm 4.3 = Thm B.2) as printed.
+r"""Inequality (56) of FedALS (App. B, proof of Thm 4.3 = Thm B.2) as printed.
 
 (56) applies Thm B.1 round by round to the datasets :math:`\{Z_{k,r}\}`; as printed its
 second term has :math:`\sqrt{E(\delta+\varepsilon)\,E(\Delta+\varepsilon)}` where Thm B.1 (37)

@@ -1,4 +1,4 @@
-r"""Claims of Theorem 4.3 / B.2 of FedALS ([001], Sec. 4.2, App. B) on the R-round runs:
+r"""Claims of Theorem 4.3 / B.2 of FedALS (Sec. 4.2, App. B) on the R-round runs:
 ridge on the sphere (mu = lambda, L = 1 + lambda), fresh one-pass data each round.
 """
 
@@ -111,7 +111,7 @@ def gap_falls_with_tau(*, rng, **params):
                              "slope_ci": [lo, hi]})
 
 
-@claim("fedals.thm43.fixed_data_gap_vs_tau", ref="Thm 4.3; Sec. 4.2 (spec V6(e))",
+@claim("fedals.thm43.fixed_data_gap_vs_tau", ref="Thm 4.3; Sec. 4.2",
        kind="remark", expected="holds", result=THM43, parts=("tau",),
        outside={"fresh": "the remark compares the paper's fresh-data setting with fixed local "
                          "datasets reused every round, to bound the scope of 'more local steps "

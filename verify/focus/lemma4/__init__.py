@@ -1,4 +1,4 @@
-r"""Lemma 4 of [002] (FOCUS consensus lemma): the result, its parts, its hypotheses and its
+r"""Lemma 4 of FOCUS (consensus lemma): the result, its parts, its hypotheses and its
 printed bound; the claims in :mod:`.consensus` (the statement on random states and the proof
 step (103) -> (104)), :mod:`.counterexample` (rare participation), :mod:`.corrected` (the
 repaired constant) and the attacks in :mod:`.attacks`.

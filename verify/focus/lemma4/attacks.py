@@ -1,4 +1,4 @@
-r"""Attack surfaces of Lemma 4 of [002]: the statement on one round (the search that found
+r"""Attack surfaces of Lemma 4 of FOCUS: the statement on one round (the search that found
 the rare-participation counterexample), the proof step (103) -> (104), the reachable
 rare-participation family and the corrected constant.
 

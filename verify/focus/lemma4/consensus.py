@@ -1,4 +1,4 @@
-r"""Lemma 4 of [002] on random reachable states, and its proof step (103) -> (104).
+r"""Lemma 4 of FOCUS on random reachable states, and its proof step (103) -> (104).
 
 A round-r state is frozen and the conditional expectation over :math:`S_r` is computed exactly
 by enumerating the :math:`2^N` participation sets (:mod:`verify.focus.one_round`); the only

@@ -1,4 +1,4 @@
-r"""Lemma 4 of [002] corrected: the proof redone with the factor N + 1 of step (100) kept.
+r"""Lemma 4 of FOCUS corrected: the proof redone with the factor N + 1 of step (100) kept.
 
 Notation (one round, as the claims): server model :math:`x = \bar x_{r\tau+1}`, client models
 :math:`m_i = x_{r\tau,i}`, consensus error :math:`C = \|x - \bar x_{r\tau}\|^2 +

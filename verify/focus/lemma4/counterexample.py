@@ -1,4 +1,4 @@
-r"""Lemma 4 of [002] fails for rarely participating clients: a counterexample found by the
+r"""Lemma 4 of FOCUS fails for rarely participating clients: a counterexample found by the
 adversarial search (``flbounds falsify focus.lemma4.consensus``) and shrunk by hand.
 
 The attack on Lemma 4 (4 clients, d = 3, SPD Hessians with spectrum [1, 2], Bernoulli p in

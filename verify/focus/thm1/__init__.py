@@ -1,4 +1,4 @@
-r"""Theorem 1 of [002]: FOCUS's deterministic rates, one result per regime.
+r"""Theorem 1 of FOCUS: FOCUS's deterministic rates, one result per regime.
 
 Under Assumptions 1 (arbitrary participation) and 2 (L-smoothness):
 

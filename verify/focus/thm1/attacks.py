@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 1(a)-(b) of [002]: the statement's step bound against the proof's
+r"""Attack surfaces of Theorem 1(a)-(b) of FOCUS: the statement's step bound against the proof's
 (110), and one FOCUS round against the printed contractions over the whole hypothesis domain.
 
 The one-round points are judged by Theorem 1(a)'s own predicates (``instance=``).

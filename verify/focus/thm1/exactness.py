@@ -1,4 +1,4 @@
-r"""FOCUS converges exactly under arbitrary participation ([002] abstract, Thm 1, Sec. 5, Fig. 4).
+r"""FOCUS converges exactly under arbitrary participation (FOCUS abstract, Thm 1, Sec. 5, Fig. 4).
 
 Grid: participation processes (Bernoulli, weighted m-of-N without replacement, uniform m-of-N,
 cyclic round robin, Markov on/off), local steps tau, and steps eta = c * eta_bound with

@@ -1,4 +1,4 @@
-r"""Theorem 1(a)-(b) of [002] read at the horizon where their bounds reach machine precision.
+r"""Theorem 1(a)-(b) of FOCUS read at the horizon where their bounds reach machine precision.
 
 The rate claims of :mod:`verify.focus.thm1.rates` compare the Monte Carlo mean with the printed
 envelope over a few hundred rounds, where the envelope is still of order 1e-2 of its start:

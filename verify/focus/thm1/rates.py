@@ -1,4 +1,4 @@
-r"""Theorem 1 of [002] on Monte Carlo runs: the rates (a), (b), (c), the proof steps (110) and
+r"""Theorem 1 of FOCUS on Monte Carlo runs: the rates (a), (b), (c), the proof steps (110) and
 (113), the repaired rate of (b) and the no-floor remark of (c) (results: :mod:`verify.focus.thm1`).
 
 Instance (spec section 8 / audit): N = 4 quadratic clients in d = 3, every f_i 1-strongly

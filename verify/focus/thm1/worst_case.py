@@ -1,4 +1,4 @@
-r"""Tightness of Theorem 1(a) of [002]: the exact worst case over the function class (PEP)
+r"""Tightness of Theorem 1(a) of FOCUS: the exact worst case over the function class (PEP)
 against the printed rate, on a grid of constants (``flbounds.pep``).
 
 The instances are function classes, not problems: a cell reports the constants its

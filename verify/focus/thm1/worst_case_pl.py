@@ -1,4 +1,4 @@
-r"""Theorem 1(b) of [002] (PL) over the whole class, through a relaxed PEP
+r"""Theorem 1(b) of FOCUS (PL) over the whole class, through a relaxed PEP
 (``flbounds.pep.pl``).
 
 PL is not an interpolable class: the SDP lets every f_i range over L-smooth functions and

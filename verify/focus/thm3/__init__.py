@@ -1,4 +1,4 @@
-r"""Theorem 3 of [002] (FedAvg under arbitrary activation) and its Corollaries 1-3.
+r"""Theorem 3 of FOCUS (FedAvg under arbitrary activation) and its Corollaries 1-3.
 
 Theorem 3: under Assumptions 1, 2, 3 and 5, with :math:`\eta \le \min\{1/(3L),
 1/(4(\tau-1)L)\}`,

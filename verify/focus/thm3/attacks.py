@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 3 and Corollary 1 of [002] (FedAvg's limsup error), on the
+r"""Attack surfaces of Theorem 3 and Corollary 1 of FOCUS (FedAvg's limsup error), on the
 claims' exact stationary moments (:func:`.limits._shared_limsup`). Each point is judged by
 the attacked claim's own predicates (``instance=``): Assumption 5, eq. (37) and the step.
 """

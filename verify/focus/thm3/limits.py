@@ -1,4 +1,4 @@
-r"""Theorem 3 and Corollaries 1-3 of [002] (FedAvg under arbitrary participation, App. D)
+r"""Theorem 3 and Corollaries 1-3 of FOCUS (FedAvg under arbitrary participation, App. D)
 against FedAvg's exact stationary error.
 
 Exact tools (``flbounds.theory.fedavg_limits``): the mean limit

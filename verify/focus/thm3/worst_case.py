@@ -1,4 +1,4 @@
-r"""Corollary 3 of [002] (FedAvg with identical clients) against the exact worst case over the
+r"""Corollary 3 of FOCUS (FedAvg with identical clients) against the exact worst case over the
 function class (PEP): the printed rate (66) with delta_q = sigma_G = 0 over a grid of
 constants, FedAvg's Monte Carlo contraction below the PEP envelope, and the PEP worst case
 replayed on its witness. PEP cells are classes, not problems: they report the constants the

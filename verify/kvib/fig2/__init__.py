@@ -1,4 +1,4 @@
-r"""Figure 2 of [003] (FedAvg with unbiased samplers on FedProx Synthetic(0, 0)): the result,
+r"""Figure 2 of K-Vib (FedAvg with unbiased samplers on FedProx Synthetic(0, 0)): the result,
 its parts and its hypothesis; its claims are the sibling modules of this folder.
 
 Panels: dynamic regret, gradient variance and test loss of K-Vib against uniform ISP/RSP,

@@ -1,4 +1,4 @@
-r"""[003] Sec. 6: "K-Vib beats Vrb, Mabs and Avare", decided by a rule fixed in advance.
+r"""K-Vib Sec. 6: "K-Vib beats Vrb, Mabs and Avare", decided by a rule fixed in advance.
 
 Setting: the online problem of Sec. 5 with Assumption 5.1 feedback (N clients, lognormal
 levels decaying to their limit), each sampler driven by :func:`flbounds.sampling.online.run_online`

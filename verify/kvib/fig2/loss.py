@@ -1,4 +1,4 @@
-r"""Figure 2 of [003], test-loss panel: "K-Vib ... faster test-loss convergence" on FedProx
+r"""Figure 2 of K-Vib, test-loss panel: "K-Vib ... faster test-loss convergence" on FedProx
 Synthetic(0, 0), against uniform ISP / RSP, Vrb, Mabs and Avare.
 
 Setting as :mod:`verify.kvib.fig2` (N = 100, K = 10, multinomial logistic regression, R = 5

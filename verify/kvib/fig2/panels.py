@@ -1,4 +1,4 @@
-r"""Figure 2 of [003] (FedAvg with unbiased samplers on FedProx Synthetic(0, 0)): the panels
+r"""Figure 2 of K-Vib (FedAvg with unbiased samplers on FedProx Synthetic(0, 0)): the panels
 the toolkit had not checked, the per-round variance of the global estimate and the dynamic
 regret :math:`\sum_t (V_t - V^*_t)` (the exact excess variance over the round's optimal ISP).
 

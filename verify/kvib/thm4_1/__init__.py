@@ -1,4 +1,4 @@
-r"""Theorem 4.1 of [003] (FedAvg with arbitrary unbiased client sampling): the result, its parts
+r"""Theorem 4.1 of K-Vib (FedAvg with arbitrary unbiased client sampling): the result, its parts
 and its hypotheses; its claims are the sibling modules of this folder.
 
 Statement: under Assumptions 4.1-4.3, with :math:`\mathbb E[f(x^0)-f(x^{+\infty})]\le M`,

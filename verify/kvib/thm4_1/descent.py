@@ -1,5 +1,5 @@
 r"""K-Vib Theorem 4.1, the per-round descent inequality eq. (36) of App. C.2, summed over t
-([003], recipe V14(d)).
+(K-Vib, recipe V14(d)).
 
 Eq. (36) as printed, for every round t,
 

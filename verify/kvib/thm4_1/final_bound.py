@@ -1,4 +1,4 @@
-r"""K-Vib Theorem 4.1's final bound evaluated on FL runs ([003], App. C.2, last display).
+r"""K-Vib Theorem 4.1's final bound evaluated on FL runs (K-Vib, App. C.2, last display).
 
 The theorem: there are learning rates with :math:`\eta_l\eta_g\le1/(8RL)` such that
 :math:`\rho\min_t\mathbb E\|\nabla f(x^t)\|^2\le(2M(4\beta_1+5L\sigma^2)/T)^{1/2}+(5\sigma^2

@@ -1,4 +1,4 @@
-r"""K-Vib Theorem 4.1: gaps between the statement and its App. C.2 proof ([003]; spec section 6
+r"""K-Vib Theorem 4.1: gaps between the statement and its App. C.2 proof (K-Vib; spec section 6
 items 7 and 8, audit part B).
 
 Notation of the proof: :math:`\eta=R\eta_l\eta_g`, :math:`\sigma^2=\sigma_l^2/R+6\sigma_g^2`

@@ -1,6 +1,6 @@
 r"""K-Vib Theorem 4.1 proof, bounding :math:`T_2` (App. C.2 eqs. (33)-(36)): eq. (33) without
 the factor 2, the dropped factor 6 in the bound on (A), and the :math:`\eta_g` range
-([003]; spec section 6 item 8). The item's first gap (":math:`10RL^2\eta_l^2` dominates
+(K-Vib; spec section 6 item 8). The item's first gap (":math:`10RL^2\eta_l^2` dominates
 :math:`2/R`") is ``kvib.thm4_1.proof_drops_2_over_r``.
 
 Eq. (33) in our notation: :math:`X=\sum_{i\in S^t}z_i/p_i` (applied sampling),

@@ -1,4 +1,4 @@
-r"""Theorem 4.1 of [003], proof step before eq. (31): ":math:`10RL^2\eta_l^2` dominates
+r"""Theorem 4.1 of K-Vib, proof step before eq. (31): ":math:`10RL^2\eta_l^2` dominates
 :math:`2/R` with :math:`R\ge2`" (spec section 6 item 8)."""
 
 from __future__ import annotations

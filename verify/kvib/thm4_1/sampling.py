@@ -1,4 +1,4 @@
-r"""Theorem 4.1 of [003], its reading of :math:`\beta_1` (the cost of sub-optimal sampling):
+r"""Theorem 4.1 of K-Vib, its reading of :math:`\beta_1` (the cost of sub-optimal sampling):
 the optimal sampler has :math:`\beta_1=0`, and a smaller :math:`\beta_1` goes with a better run
 (recipes V14(a)-(c)). Federated ridge regression, :math:`\lambda_i=1/N`, full-batch local GD
 (:math:`\sigma_l=0`), :math:`\eta_g=1`, :math:`\eta=R\eta_l=1/(8L)`."""

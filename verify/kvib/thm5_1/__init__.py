@@ -1,4 +1,4 @@
-r"""Theorem 5.1 of [003] (bound of the best fixed probability): the result, its parts, its
+r"""Theorem 5.1 of K-Vib (bound of the best fixed probability): the result, its parts, its
 hypotheses and its printed bound; its claims are the sibling modules of this folder.
 
 Statement: under Assumption 5.1, sampling with expected size K, for every :math:`T\ge1`,

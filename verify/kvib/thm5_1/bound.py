@@ -1,4 +1,4 @@
-r"""Theorem 5.1 of [003] on feedback that approaches its limit from above, without capping
+r"""Theorem 5.1 of K-Vib on feedback that approaches its limit from above, without capping
 (the proof's regime; recipe V10)."""
 
 from __future__ import annotations

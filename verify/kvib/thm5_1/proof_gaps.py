@@ -1,4 +1,4 @@
-r"""Theorem 5.1 of [003], its proof in App. D.1: the uncapped minimum of eqs. (39)-(40), the
+r"""Theorem 5.1 of K-Vib, its proof in App. D.1: the uncapped minimum of eqs. (39)-(40), the
 :math:`\Pi_*^2` typo of eq. (41) and its "average assumption" (spec section 6 items 11-12)."""
 
 from __future__ import annotations

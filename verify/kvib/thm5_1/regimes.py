@@ -1,4 +1,4 @@
-r"""Theorem 5.1 of [003] outside the proof's regime: with capped clients (the statement has no
+r"""Theorem 5.1 of K-Vib outside the proof's regime: with capped clients (the statement has no
 no-cap hypothesis) and on feedback rising to its limit (the proof's "average assumption"
 fails there)."""
 

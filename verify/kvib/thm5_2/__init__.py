@@ -1,4 +1,4 @@
-r"""Theorem 5.2 of [003] (static expected regret of K-Vib with partial feedback): the result,
+r"""Theorem 5.2 of K-Vib (static expected regret of K-Vib with partial feedback): the result,
 its parts and its hypotheses; its claims are the sibling modules of this folder.
 
 Statement (eq. (13)): under Assumption 5.1, sampling :math:`S^t\sim\tilde p^t` (ISP) with

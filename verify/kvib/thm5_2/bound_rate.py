@@ -1,5 +1,5 @@
 r"""Theorem 5.2's K-exponent decided where it can be: the rate in K of the explicit bound
-(App. D.3, eqs. (52)-(54)) that eq. (13) abbreviates, computed exactly ([003]).
+(App. D.3, eqs. (52)-(54)) that eq. (13) abbreviates, computed exactly (K-Vib).
 
 Eq. (13) is an :math:`\tilde O` upper bound; a finite-K slope of the measured regret cannot
 tell :math:`K^{-4/3}` from :math:`K^{-1}` while the explicit bound holds with a margin of

@@ -1,4 +1,4 @@
-r"""The end of Sec. 5 of [003] ("enhanced convergence of FedAvg with K-Vib"): K-Vib's
+r"""The end of Sec. 5 of K-Vib ("enhanced convergence of FedAvg with K-Vib"): K-Vib's
 :math:`\beta_1` in T and K on federated ridge regression (recipe V15)."""
 
 from __future__ import annotations

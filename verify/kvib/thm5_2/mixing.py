@@ -1,4 +1,4 @@
-r"""Theorem 5.2 of [003]: the mixing strategy eq. (12) and the unbiased estimates of the proof
+r"""Theorem 5.2 of K-Vib: the mixing strategy eq. (12) and the unbiased estimates of the proof
 sketch (recipe V13)."""
 
 from __future__ import annotations

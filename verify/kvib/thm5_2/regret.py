@@ -1,5 +1,5 @@
 r"""K-Vib regret: Theorem 5.2 (partial feedback), its K, T and N exponents and explicit bound
-([003], recipe V12; audit part B item 4).
+(K-Vib, recipe V12; audit part B item 4).
 
 Feedback follows Assumption 5.1, :math:`\pi_t(i)=\lambda_i(b_i+c_i/\sqrt t)`, :math:`\lambda=1/N`,
 fixed per claim; seeds vary only the sampler's draws (the theorem bounds an expectation over

@@ -1,4 +1,4 @@
-r"""Theorem D.1 of [003] (static regret with full information, App. D.2): the result, its parts,
+r"""Theorem D.1 of K-Vib (static regret with full information, App. D.2): the result, its parts,
 its hypotheses and its printed bound; its claims are the sibling modules of this folder.
 
 Statement (eq. (51)): under Assumption 5.1, expected size K and :math:`\gamma=G^2`, FTRL

@@ -1,4 +1,4 @@
-r"""Theorem D.1 of [003], eq. (49): the price of the floor uses
+r"""Theorem D.1 of K-Vib, eq. (49): the price of the floor uses
 :math:`1/(1-x)^2-1\le6x` on :math:`[0,1/2]`."""
 
 from __future__ import annotations

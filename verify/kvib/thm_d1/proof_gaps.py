@@ -1,4 +1,4 @@
-r"""Theorem D.1 of [003], its proof in App. D.2: the last term of eq. (51) and the
+r"""Theorem D.1 of K-Vib, its proof in App. D.2: the last term of eq. (51) and the
 :math:`p_{\min}` branch (spec section 6 item 13)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Theorem D.1 of [003]: the regret of full-information FTRL against eq. (51), with the last
+r"""Theorem D.1 of K-Vib: the regret of full-information FTRL against eq. (51), with the last
 term corrected (recipe V11) and as printed (a search for an instance the typo breaks)."""
 
 from __future__ import annotations

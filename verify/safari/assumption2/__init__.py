@@ -1,4 +1,4 @@
-r"""Assumption 2 of SAFARI ([000]): the (alpha, beta)-positive relation and its 1-D example;
+r"""Assumption 2 of SAFARI: the (alpha, beta)-positive relation and its 1-D example;
 the assumption is declared as a result (kind ``assumption``) for the example and the extension
 the paper states with it, checked by the claims of this module and the attack surfaces of
 :mod:`.attacks`.

@@ -1,4 +1,4 @@
-r"""Attack surfaces of Assumption 2's 1-D example and of the SA-FL mixture ([000]): the ratios
+r"""Attack surfaces of Assumption 2's 1-D example and of the SA-FL mixture (SAFARI): the ratios
 call the functions the claims call; a search point is an instance of the attacked part's
 hypothesis (the validator only drops masses below the ratio's resolution)."""
 

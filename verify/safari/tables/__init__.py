@@ -1,4 +1,4 @@
-r"""The experiment tables and figures of SAFARI ([000], Sec. 5 and App. B): one result per
+r"""The experiment tables and figures of SAFARI (Sec. 5 and App. B): one result per
 table, its parts the printed numbers and the sentences of the text that read them. Claims:
 the digits replication (:mod:`.digits`, :mod:`.table5`, :mod:`.figure2`) and the cross-table
 identities of the printed numbers (``paper_checks/safari.py``). No table states a hypothesis:

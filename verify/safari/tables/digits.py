@@ -1,4 +1,4 @@
-r"""Qualitative claims of SAFARI's experiments ([000], Sec. 5, Tables 1-4; spec V8), replicated
+r"""Qualitative claims of SAFARI's experiments (SAFARI, Sec. 5, Tables 1-4; spec V8), replicated
 on scikit-learn's digits with multinomial logistic regression (see
 :mod:`verify.safari.digits_experiment` for the setting and its interpretation choices).
 
@@ -74,7 +74,7 @@ QUICK = dict(n_seeds=4, n_rounds=100)
 FULL = dict(n_seeds=10, n_rounds=150)
 
 
-@claim("safari.digits.gain_grows_as_p_falls", ref="Tables 1-2 (spec V8)", kind="reproduction",
+@claim("safari.digits.gain_grows_as_p_falls", ref="Tables 1-2", kind="reproduction",
        expected="reproduced", result=TABLE2, parts=("trends",),
        statement="With s = 4 excluded clients and n_T = 200 server samples, SAFARI's gain over "
                  "FedAvg is larger at p = 1 than at p = 10 (digits replication)." + EPOCH,
@@ -86,7 +86,7 @@ def gain_grows_as_p_falls(*, rng, n_seeds, n_rounds):
     return _difference_claim(rng, (1, 4, 200), (10, 4, 200), n_seeds, n_rounds)
 
 
-@claim("safari.digits.gain_grows_with_s", ref="Tables 1-2 (spec V8)", kind="reproduction",
+@claim("safari.digits.gain_grows_with_s", ref="Tables 1-2", kind="reproduction",
        expected="reproduced", result=TABLE2, parts=("trends",),
        statement="At p = 1 with n_T = 200, SAFARI's gain over FedAvg is larger with s = 4 "
                  "excluded clients than with s = 0." + EPOCH,
@@ -97,7 +97,7 @@ def gain_grows_with_s(*, rng, n_seeds, n_rounds):
     return _difference_claim(rng, (1, 4, 200), (1, 0, 200), n_seeds, n_rounds)
 
 
-@claim("safari.digits.gain_grows_with_server_size", ref="Tables 3-4 (spec V8)",
+@claim("safari.digits.gain_grows_with_server_size", ref="Tables 3-4",
        kind="reproduction", expected="reproduced",
        parts=(TABLE3.part("trend"), TABLE4.part("trend")),
        statement="At p = 1, s = 4, SAFARI's gain is larger with n_T = 200 server samples than "
@@ -108,7 +108,7 @@ def gain_grows_with_server_size(*, rng, n_seeds, n_rounds):
     return _difference_claim(rng, (1, 4, 200), (1, 4, 25), n_seeds, n_rounds)
 
 
-@claim("safari.digits.no_gain_iid", ref="Tables 2-4 ('-' at p = 10; spec V8)",
+@claim("safari.digits.no_gain_iid", ref="Tables 2-4 ('-' at p = 10)",
        kind="reproduction", expected="reproduced",
        parts=(TABLE2.part("trends"), TABLE3.part("improvement"), TABLE4.part("improvement")),
        statement="At p = 10 (i.i.d.) with s = 4 SAFARI and FedAvg do not differ by more than "
@@ -127,7 +127,7 @@ def no_gain_iid(*, rng, n_seeds, n_rounds):
                     f"the 95% interval [{lo:.2f}, {hi:.2f}] straddles the 2-point band")
 
 
-@claim("safari.digits.literal_single_server_step", ref="Alg. 1 line 11; Tables 1-2 (spec V8)",
+@claim("safari.digits.literal_single_server_step", ref="Alg. 1 line 11; Tables 1-2",
        kind="reproduction", expected="not-reproduced",
        parts=(ALG1.part("server_round"), TABLE2.part("improvement")),
        statement="With Algorithm 1 as printed (one server SGD step per server round: one "

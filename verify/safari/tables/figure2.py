@@ -1,4 +1,4 @@
-r"""Figure 2 of SAFARI ([000]): test accuracy on CIFAR-10 with s = 4, p = 1, q = 0.4 for FedAvg
+r"""Figure 2 of SAFARI: test accuracy on CIFAR-10 with s = 4, p = 1, q = 0.4 for FedAvg
 and SAFARI at three server sizes; the text reads it as "SAFARI converges faster and reaches a
 higher accuracy as the server dataset grows". Re-run on the digits stand-in of
 :mod:`.digits` (multinomial logistic regression, M = 10, m = 5, one local epoch, lr 0.1, one

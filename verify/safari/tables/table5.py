@@ -1,4 +1,4 @@
-r"""Table 5 of [000] re-run on digits: SAFARI's test accuracy at p = 1 (one class per client)
+r"""Table 5 of SAFARI re-run on digits: SAFARI's test accuracy at p = 1 (one class per client)
 for q in {0.8, 0.6, 0.4} against FedAvg (q = 1), with s in {0, 2, 4} excluded clients.
 
 Paper: every q < 1 improves on FedAvg at every s ("even with a few server participation with

@@ -1,4 +1,4 @@
-r"""Theorem 1 of [000] (impossibility): the result, its parts, its hypotheses and its printed
+r"""Theorem 1 of SAFARI (impossibility): the result, its parts, its hypotheses and its printed
 event probability. Claims: :mod:`.exact` (the proof's probabilities, exactly),
 :mod:`.monte_carlo` (the construction with four learners), :mod:`.attacks`; the threshold
 illustration is in :mod:`verify.safari.figure1`.

@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 1's exact probabilities ([000]): the ratios call the library
+r"""Attack surfaces of Theorem 1's exact probabilities (SAFARI): the ratios call the library
 functions the claims call (:mod:`flbounds.theory.impossibility`); a search point is an
 instance of Theorem 1's hypotheses (:func:`verify.safari.thm1.grid_instances`), rejected by
 the same predicates when m >= M."""

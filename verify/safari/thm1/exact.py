@@ -1,4 +1,4 @@
-r"""Theorem 1 of SAFARI ([000]): the exact probability of the indistinguishability event.
+r"""Theorem 1 of SAFARI: the exact probability of the indistinguishability event.
 
 On :math:`\mathcal S = \{\hat s < (1-\omega)Mn\}` the training set is :math:`mn` copies of
 :math:`x_1`, so no learner can tell :math:`f_1` from :math:`f_2`. The proof bounds the

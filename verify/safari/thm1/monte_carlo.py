@@ -1,4 +1,4 @@
-r"""Theorem 1 of SAFARI ([000]) by Monte Carlo: the construction, four learners, SA-FL contrast.
+r"""Theorem 1 of SAFARI by Monte Carlo: the construction, four learners, SA-FL contrast.
 
 The data of one run are counts (how many kept copies of :math:`x_1`, :math:`x_2`), drawn by
 :func:`flbounds.theory.impossibility.draw_plan`; every learner of
@@ -154,7 +154,7 @@ def independent_of_n(*, rng, pairs, n_small, n_large, n_reps):
                                              for n in (n_small, n_large)]))
 
 
-@claim("safari.thm1.client_level", ref="Thm 1 (client-level process, spec section 3)",
+@claim("safari.thm1.client_level", ref="Thm 1 (client-level process)",
        kind="statement", expected="holds", result=THM1, parts=("bound",),
        statement="With participants holding only x_1 and excluded clients P_i(x_1)=P_i(x_2)=1/2, "
                  "the deterministic learners fail on f_2 with probability 1 and the randomized "

@@ -1,4 +1,4 @@
-r"""Theorem 4 of [000] (SAFARI, non-convex): the result, its parts, its hypotheses and its
+r"""Theorem 4 of SAFARI (non-convex): the result, its parts, its hypotheses and its
 printed bound. Claims: :mod:`.printed` (the counterexample and the proof steps), :mod:`.shrunk`
 (the counterexample on the smallest instance found),
 :mod:`.homogeneous`, :mod:`.drift` (the local-drift lemma of the proof), :mod:`.tightness`

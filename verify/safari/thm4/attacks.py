@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 4 ([000]): the local-drift lemma of its proof (exact expectations
+r"""Attack surfaces of Theorem 4 (SAFARI): the local-drift lemma of its proof (exact expectations
 on shared-Hessian quadratics, so sigma_G^2 is finite and exact; a search point is rejected by
 the lemma's own hypotheses, part ``drift`` of :mod:`verify.safari.thm4`) and the bound itself
 with identical clients (exact averages of E||grad F(x_r)||^2)."""

@@ -1,4 +1,4 @@
-r"""The local-drift lemma of Theorem 4's proof ([000], App. A; Yang et al. 2021b, Lemma 2):
+r"""The local-drift lemma of Theorem 4's proof (SAFARI, App. A; Yang et al. 2021b, Lemma 2):
 exact expectations on quadratic federations (part ``drift`` of :mod:`verify.safari.thm4`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Theorem 4 of SAFARI ([000]) with identical clients (sigma_G = 0, no participation bias):
+r"""Theorem 4 of SAFARI with identical clients (sigma_G = 0, no participation bias):
 the bound must hold. Instance and runs shared with Corollary 1 (:mod:`verify.safari.cor1`).
 """
 

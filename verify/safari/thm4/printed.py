@@ -1,4 +1,4 @@
-r"""Theorem 4 of SAFARI ([000]) as printed, its q-condition seed by seed, and the proof steps
+r"""Theorem 4 of SAFARI as printed, its q-condition seed by seed, and the proof steps
 (54)-(55); the result, its parts and hypotheses are in :mod:`verify.safari.thm4`.
 
 Reference instance (spec 7.B, audit part A #1): d = 2, M = 10, clients 0-3 (c_i = (-1.5, 0))

@@ -1,4 +1,4 @@
-r"""Theorem 4 of SAFARI ([000]) as printed, on the smallest instance found that still breaks it
+r"""Theorem 4 of SAFARI as printed, on the smallest instance found that still breaks it
 (the reference instance of :mod:`.printed` shrunk): M = 2 clients on a line, client 0
 (f_0 = (x + 1)^2/2) never participates, client 1 (f_1 = (x - 1)^2/2) is the one sampled
 client of every client round (m = 1), K = 1 local step, d = 1, x_0 = 3, q = 0.8,

@@ -1,4 +1,4 @@
-r"""Tightness of [000] Theorem 4: the exact worst case over L-smooth non-convex F (PEP,
+r"""Tightness of SAFARI Theorem 4: the exact worst case over L-smooth non-convex F (PEP,
 ``flbounds.pep.server_steps``, identical clients, no noise) against the printed bound, on a grid
 of q, K, R and the step (see :mod:`verify.safari.thm5.tightness` for the conventions). Each
 cell inside the hypotheses is an instance of the claim (L, the steps): the ledger evaluates the

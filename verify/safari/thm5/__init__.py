@@ -1,4 +1,4 @@
-r"""Theorem 5 of [000] (SAFARI, strongly convex): the result, its parts, its hypotheses and
+r"""Theorem 5 of SAFARI (strongly convex): the result, its parts, its hypotheses and
 its printed bound. Claims: :mod:`.runs` (Monte Carlo and closed forms), :mod:`.constants`
 (the q-condition's printed constants), :mod:`.tightness` and :mod:`.hetero_tightness` (PEP),
 :mod:`.attacks`.

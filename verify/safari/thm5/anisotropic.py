@@ -1,4 +1,4 @@
-r"""Theorem 5 of SAFARI ([000]) away from L = mu and identical clients: a shared anisotropic
+r"""Theorem 5 of SAFARI away from L = mu and identical clients: a shared anisotropic
 Hessian diag(L, mu) = diag(2, 1/2) (so sigma_G^2 is finite and exact), Gaussian gradient noise
 sigma = sigma_s = 0.1, all six clients eligible and m = 3 sampled uniformly per client round
 (no participation bias), K = 5, eta_c from the theorem's coupling 4 L eta_s/(K(L + mu)).

@@ -1,4 +1,4 @@
-r"""Attack surfaces of Theorem 5 ([000]): its delta_bar against the exact stationary error of
+r"""Attack surfaces of Theorem 5 (SAFARI): its delta_bar against the exact stationary error of
 SAFARI with identical clients (closed forms of :mod:`verify.safari.closed_forms`), and its
 finite-R bound against the exact E||x_R - x*||^2 with an anisotropic Hessian (L > mu)."""
 

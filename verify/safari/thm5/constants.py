@@ -1,4 +1,4 @@
-r"""Theorem 5's printed q-condition constants ([000], App. A) re-derived by substitution: exact
+r"""Theorem 5's printed q-condition constants (SAFARI, App. A) re-derived by substitution: exact
 symbolic algebra (sympy) at a rational point (L, mu), the instance the ledger reads."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-r"""Theorem 5 of SAFARI ([000]) on quadratic federations: Monte Carlo runs, the q-condition round
+r"""Theorem 5 of SAFARI on quadratic federations: Monte Carlo runs, the q-condition round
 by round, and the exact stationary error (the result is :mod:`verify.safari.thm5`).
 
 Theorem 5's q-condition involves G_3 = ||grad F(x_r)||^2 and G_4 = (1/m) sum_{i in S_r}
@@ -221,7 +221,7 @@ def printed_closed_form_homogeneous(*, rng, q, step_server, n_rounds, n_seeds):
                     details={"share_of_rounds": share, "q": q, "n_rounds": n_rounds})
 
 
-@claim("safari.thm5.delta_bar_dominates_stationary", ref="Thm 5 (delta_bar; spec V6.c)",
+@claim("safari.thm5.delta_bar_dominates_stationary", ref="Thm 5 (delta_bar)",
        kind="proof-step", expected="holds", result=THM5, parts=("bound",),
        statement="With identical clients (sigma_G = 0) and eta_c = 4 L eta_s/(K(L + mu)), the "
                  "exact stationary error lim E||x_r - x*||^2 is at most delta_bar, on a grid of "

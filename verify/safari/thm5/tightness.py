@@ -1,4 +1,4 @@
-r"""Tightness of [000] Theorem 5: the exact worst case over the function class (PEP,
+r"""Tightness of SAFARI Theorem 5: the exact worst case over the function class (PEP,
 ``flbounds.pep.server_steps``) against the printed rate, on grids of q, K and the step (Theorem
 4's SDP is in :mod:`verify.safari.thm4.tightness`).
 

@@ -1,4 +1,4 @@
-r"""Tightness of [000] Theorem 5 with heterogeneous clients: the PEP worst case of one SAFARI
+r"""Tightness of SAFARI Theorem 5 with heterogeneous clients: the PEP worst case of one SAFARI
 round (``flbounds.pep.server_hetero``) against the printed one-round inequality, on a grid of
 the heterogeneity ratio s = sigma_G^2 / ||x_r - x*||^2, q, K, N, the participation and the step.
 

@@ -1,4 +1,4 @@
-r"""Lemma 2 of [004] (gradient error of the selection): the result, its parts and hypotheses,
+r"""Lemma 2 of SubTrunc (gradient error of the selection): the result, its parts and hypotheses,
 the claims on eq. (44) and the consensus step of its proof ((50)-(56)); the later proof
 steps (57)-(60) are in the sibling module ``steps``.
 

@@ -1,4 +1,4 @@
-r"""Lemma 2 of [004], proof steps (57)-(60): the consensus bound with Lemma 3 plugged in, the
+r"""Lemma 2 of SubTrunc, proof steps (57)-(60): the consensus bound with Lemma 3 plugged in, the
 per-step gradient error (58)-(59) and its sum over the local steps (60).
 
 Same instance and local SGD paths as :mod:`verify.subtrunc.lemma2` (the result's home):

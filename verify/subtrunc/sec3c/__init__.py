@@ -1,4 +1,4 @@
-r"""Sec. III-C of [004] (greedy solutions): the result, its parts and its hypotheses; the
+r"""Sec. III-C of SubTrunc (greedy solutions): the result, its parts and its hypotheses; the
 claims are in the sibling modules ``greedy_w`` (SubTrunc's W: greedy and stochastic greedy
 ratios, spec V5), ``greedy_h`` (UnionFL's h_t: the implied ratio and its repair, spec V4-V5)
 and ``sampling`` (eq. (17)'s sampling of R, a library guard).

@@ -1,4 +1,4 @@
-r"""Sec. III-C of [004] on UnionFL's h_t (part ``greedy_h`` of :data:`SEC3C`): the ratio
+r"""Sec. III-C of SubTrunc on UnionFL's h_t (part ``greedy_h`` of :data:`SEC3C`): the ratio
 [32] would give greedy on (14), on both readings of the cardinality constraint, and the
 distorted-greedy repair (Harshaw et al. 2019)."""
 

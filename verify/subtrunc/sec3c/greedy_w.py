@@ -1,4 +1,4 @@
-r"""Sec. III-C of [004] on SubTrunc's W (parts ``greedy_w`` and ``stochastic`` of
+r"""Sec. III-C of SubTrunc on SubTrunc's W (parts ``greedy_w`` and ``stochastic`` of
 :data:`SEC3C`): greedy (16) against the brute-force optimum, and stochastic greedy (17)
 against Mirzasoleiman et al.'s bound."""
 

@@ -1,4 +1,4 @@
-r"""Sec. III-C of [004], eq. (17)'s sampling (part ``sampling`` of :data:`SEC3C`): a library
+r"""Sec. III-C of SubTrunc, eq. (17)'s sampling (part ``sampling`` of :data:`SEC3C`): a library
 guard that stochastic greedy draws, at every step, R as a uniform r-subset of the remaining
 elements, independently of the earlier steps."""
 

@@ -1,4 +1,4 @@
-r"""Tables I-IV of [004] (Sec. V): the results, their parts (the sentences of Sec. V that read
+r"""Tables I-IV of SubTrunc (Sec. V): the results, their parts (the sentences of Sec. V that read
 them) and the hypothesis their claims share, the experimental protocol.
 
 The printed numbers and the claims on them are in :mod:`paper_checks.subtrunc`; the

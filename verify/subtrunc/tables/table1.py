@@ -1,4 +1,4 @@
-r"""Table I of [004], re-simulated: SubTrunc against DivFL and random selection.
+r"""Table I of SubTrunc, re-simulated: SubTrunc against DivFL and random selection.
 
 Re-simulations on the label-skewed stand-in problems of :mod:`verify.subtrunc.fairness`,
 with its margin rule, shared runs and profiles (quick: skipped as underpowered; full:

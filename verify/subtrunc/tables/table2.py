@@ -1,4 +1,4 @@
-r"""Table II of [004], re-simulated: client dissimilarity against lambda.
+r"""Table II of SubTrunc, re-simulated: client dissimilarity against lambda.
 
 Re-simulations on the label-skewed stand-in problems of :mod:`verify.subtrunc.fairness`,
 with its margin rule, shared runs and profiles (quick: skipped as underpowered; full:

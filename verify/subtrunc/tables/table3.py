@@ -1,4 +1,4 @@
-r"""Table III of [004], re-simulated: the window size of UnionFL (dissimilarity, participation).
+r"""Table III of SubTrunc, re-simulated: the window size of UnionFL (dissimilarity, participation).
 
 Re-simulations on the label-skewed stand-in problems of :mod:`verify.subtrunc.fairness`,
 with its margin rule, shared runs and profiles (quick: skipped as underpowered; full:

@@ -1,4 +1,4 @@
-r"""Table IV of [004] re-simulated: SubTrunc with :math:`\phi(x) = x` against
+r"""Table IV of SubTrunc re-simulated: SubTrunc with :math:`\phi(x) = x` against
 :math:`\phi(x) = \ln(1 + x)` on the label-skewed FedAvg problems of
 :mod:`verify.subtrunc.fairness`, with that module's margin rule, shared runs and profiles
 (quick: skipped as underpowered; full: 30 seeds x 100 rounds).

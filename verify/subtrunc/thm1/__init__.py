@@ -1,4 +1,4 @@
-r"""Theorem 1 of [004] (convergence of SubTrunc and UnionFL): the result, its parts, its
+r"""Theorem 1 of SubTrunc (convergence of SubTrunc and UnionFL): the result, its parts, its
 hypotheses and its printed bound; the claims are in the sibling modules (``algebra``: the
 proof's algebra, symbolic; ``self_bounding``: the step before eq. (21); ``end_to_end``: the
 statement on FL runs with a controlled bias).

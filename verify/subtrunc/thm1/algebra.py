@@ -1,4 +1,4 @@
-r"""Theorem 1 of [004]: the algebra of its proof (Appendix A), symbolic with sympy (claims of
+r"""Theorem 1 of SubTrunc: the algebra of its proof (Appendix A), symbolic with sympy (claims of
 the parts ``recursion``, ``aux``, ``step_26`` and ``eq24_to_19`` of :data:`THM1`).
 
 With :math:`\eta = 1/(LE\sqrt K)` the proof defines :math:`\zeta = (9/4)\eta^3L^3E^3 =

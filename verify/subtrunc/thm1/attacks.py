@@ -1,4 +1,4 @@
-r"""Attack surface of Theorem 1 of [004], eq. (19), over its hypothesis domain with exact
+r"""Attack surface of Theorem 1 of SubTrunc, eq. (19), over its hypothesis domain with exact
 expectations: clients :math:`f_i(w) = (L/2)\|w - c_i\|^2` (nonnegative, exactly L-smooth),
 all n clients running E local SGD steps at :math:`\eta = 1/(LE\sqrt K)`, the server step of
 :func:`verify.subtrunc.thm1.end_to_end.run_biased_fedavg`.

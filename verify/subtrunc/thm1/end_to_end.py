@@ -1,4 +1,4 @@
-r"""Theorem 1 of [004] end to end, with a controlled selection bias :math:`\gamma`.
+r"""Theorem 1 of SubTrunc end to end, with a controlled selection bias :math:`\gamma`.
 
 All n clients run E local SGD steps from :math:`w_k` (step :math:`\eta = 1/(LE\sqrt K)`,
 Gaussian gradient noise with :math:`E\|\xi\|^2 = \sigma^2`). The server applies

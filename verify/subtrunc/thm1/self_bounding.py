@@ -1,4 +1,4 @@
-r"""Theorem 1 of [004], the self-bounding step before eq. (21) (part ``self_bounding`` of
+r"""Theorem 1 of SubTrunc, the self-bounding step before eq. (21) (part ``self_bounding`` of
 :data:`THM1`): :math:`\sum_i\|\nabla f_i(w)\|^2 \le 2L\sum_i(f_i(w) - f_i^*) \le 2nLf(w)`
 for nonnegative L-smooth f_i (spec V8)."""
 

@@ -26,6 +26,22 @@ what :mod:`flbounds.pep.moments` does for FedAvg and FOCUS; here it holds for an
 written in the vocabulary. The moments are computed exactly from the law of :math:`S`
 (:class:`ParticipationLaw`: the process's subset law, a fixed set, or full participation).
 
+Example (FedAvg, the mean over S, global step 1): with :math:`w_i = s_i/|S|` (0 on an empty
+round) and :math:`d_i = z_i - x` the local displacement,
+:math:`x^+ - x^\star = (x - x^\star) + \sum_i w_i d_i`, so
+
+.. math:: E\|x^+ - x^\star\|^2 = \|x - x^\star\|^2 + 2 \sum_i E[w_i] \langle x - x^\star,
+          d_i\rangle + \sum_{i,j} E[w_i w_j] \langle d_i, d_j\rangle,
+
+:math:`E[w_i] = E[s_i/|S|; S \ne \emptyset]` and :math:`E[w_i w_j] = W_{ij}` of
+:mod:`flbounds.pep.moments`; since :math:`\sum_i w_i = 1 - 1\{S = \emptyset\}`, this is
+the form :func:`flbounds.pep.fedavg_rate` writes, :math:`\sum_{ij} W_{ij}\langle z_i -
+x^\star, z_j - x^\star\rangle + P(S = \emptyset)\|x - x^\star\|^2` (an empty round keeps
+:math:`x`). For FOCUS, :math:`x^+ = x - \eta(y + \sum_i s_i v_i)` and :math:`z_k^+ = z_k +
+s_k (Z_k - z_k)` need only :math:`\pi_i` and :math:`\pi_{ij}`. Products of coefficients
+(a participant's state times an aggregate) are monomials of degree > 1; their moments are
+computed the same way, from the law.
+
 :class:`RandomPoint` is :math:`X^+` as a dict from monomials to PEPit points; it supports
 ``+``, ``-``, scaling by a float or a random scalar (:class:`Coefficient`), and ``*`` / ``**2``
 with another point, which give a :class:`RandomExpression` (a dict from monomials to PEPit

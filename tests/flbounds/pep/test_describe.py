@@ -209,3 +209,24 @@ def test_a_local_update_with_unknown_state_is_refused():
     rnd = pep.Round("bad", bad, {"delta": "uniform"}, pep.server_model_step())
     with pytest.raises(ValueError, match="client_state"):
         pep.worst_case(rnd, pep.Setting(1, 1.0, 2.0), pep.distance())
+
+
+def test_the_guide_example_runs_and_prints_its_comments():
+    """docs/guide/worst-cases.md, "Any round as a description": the example's printed values
+    are the ones its comments state (5 decimals)."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "guide" / "worst-cases.md").read_text(
+        encoding="utf-8")
+    block = re.search(r"## Any round as a description.*?```python\n(.*?)```", text,
+                      flags=re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "worst-cases.md", "exec"), {})
+    printed = [float(line.split()[0]) for line in out.getvalue().splitlines()]
+    stated = [float(m) for m in re.findall(r"print\(.*\)\s+# ([0-9.]+)", block)]
+    assert len(printed) == len(stated) == 3
+    np.testing.assert_allclose(printed, stated, atol=1e-5)

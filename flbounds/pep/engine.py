@@ -16,22 +16,41 @@ gap and status are in the returned :class:`~.result.WorstCase`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from .anchor import anchored_minimizer, origin
+from .anchor import anchored_minimizer, minimizer, origin
 from .describe import Measure, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .result import WorstCase, make_result
 from .sdp import solve
 
 
-class Star(NamedTuple):
-    """The minimizer :math:`x^\\star` and every client's gradient there."""
+class Star:
+    """The minimizer :math:`x^\\star` (``x``) and every client's gradient there
+    (``gradients``, evaluated on first use: a measure that does not read them adds nothing to
+    the SDP)."""
 
-    x: object
-    gradients: list
+    def __init__(self, x, funcs=(), gradients=None):
+        self.x, self._funcs, self._gradients = x, funcs, gradients
+
+    @property
+    def gradients(self):
+        if self._gradients is None:
+            self._gradients = [f.gradient(self.x) for f in self._funcs]
+        return self._gradients
+
+    def wrapped(self, wrap):
+        """The same minimizer with its points passed through ``wrap``."""
+        return _WrappedStar(self, wrap)
+
+
+class _WrappedStar:
+    def __init__(self, star, wrap):
+        self.x, self._star, self._wrap = wrap(star.x), star, wrap
+
+    @property
+    def gradients(self):
+        return [self._wrap(g) for g in self._star.gradients]
 
 
 class State:
@@ -64,11 +83,15 @@ def _functions(problem, setting):
     return [problem.declare_function(cls, mu=setting.mu, L=setting.L) for _ in range(n)]
 
 
-def _star(funcs, setting):
-    common = setting.common_minimizer or setting.identical
-    x_star = anchored_minimizer(funcs, common=common)
-    grads = [origin() if common else f.gradient(x_star) for f in funcs]
-    return Star(x_star, grads)
+#: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
+FORMS = ("origin", "values", "pepit")
+
+
+def _star(funcs, setting, form):
+    if setting.common_minimizer or setting.identical:
+        x_star = anchored_minimizer(funcs, common=True)
+        return Star(x_star, gradients=[origin() for _ in funcs])
+    return Star(minimizer(funcs, form), funcs)
 
 
 def initial_state(round_: Round, funcs, *, pin_model=False) -> State:
@@ -78,13 +101,13 @@ def initial_state(round_: Round, funcs, *, pin_model=False) -> State:
     from PEPit import Point
 
     derived = round_.initial
+    server = {k: (origin() if pin_model and k == "x" else Point())
+              for k in round_.server_state if k not in derived}
     clients = [{k: Point() for k in round_.client_state if k not in derived} for _ in funcs]
     for name, how in derived.items():
         if how.kind == "gradient":
             for f, c in zip(funcs, clients, strict=True):
                 c[name] = f.gradient(c[how.of])
-    server = {k: (origin() if pin_model and k == "x" else Point())
-              for k in round_.server_state if k not in derived}
     for name, how in derived.items():
         if how.kind in ("sum", "mean"):
             total = clients[0][how.of]
@@ -122,8 +145,15 @@ def next_state(round_: Round, funcs, state: State) -> State:
     return State({**server, **update}, clients)
 
 
-def build(round_: Round, setting: Setting, measure: Measure, participation=None):
+def build(round_: Round, setting: Setting, measure: Measure, participation=None, *,
+          form="origin"):
     """The PEPit problem of ``round_`` over ``setting`` measured by ``measure`` (unsolved).
+
+    ``form`` places a minimizer the clients do not share: at the origin with the function
+    values pinned (``"origin"``), values pinned only (``"values"``), or PEPit's stationary
+    point of the sum (``"pepit"``); the three have the same value and differ in conditioning
+    (:mod:`.anchor`). A shared minimizer is always at the origin, every client stationary
+    there with value 0 (the form :mod:`.certify` needs).
 
     Returns
     -------
@@ -137,6 +167,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None)
             not isinstance(measure, Measure):
         raise ValueError("round_, setting and measure must be a Round, a Setting and a Measure "
                          "(flbounds.pep.describe)")
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     law = law_of(participation, setting.n_clients)
     problem = PEP()
     funcs = _functions(problem, setting)
@@ -147,11 +179,10 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None)
         after = next_state(round_, funcs, start) - next_state(round_, funcs, other)
         metric = measure.value(after, None)
     else:
-        star = _star(funcs, setting)
+        star = _star(funcs, setting, form)
         start = initial_state(round_, funcs)
         problem.set_initial_condition(measure.value(start, star) <= 1)
-        star_after = Star(RandomPoint({(): star.x}), [RandomPoint({(): g})
-                                                        for g in star.gradients])
+        star_after = star.wrapped(lambda p: RandomPoint({(): p}))
         metric = measure.value(next_state(round_, funcs, start), star_after)
     problem.set_performance_metric(expectation(metric, law))
     return problem, dict(law=law, funcs=funcs, start=start, star=star)

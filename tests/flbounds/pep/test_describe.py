@@ -276,3 +276,24 @@ def test_the_guide_example_runs_and_prints_its_comments():
     stated = [float(m) for m in re.findall(r"print\(.*\)\s+# ([0-9.]+)", block)]
     assert len(printed) == len(stated) == 3
     np.testing.assert_allclose(printed, stated, atol=1e-5)
+
+
+def test_proximal_local_step_contracts_by_one_over_one_plus_gamma_mu():
+    r"""One exact proximal step :math:`z = x - \gamma\nabla f(z)` on mu-strongly convex f:
+    :math:`\|z - x^\star\| \le \|x - x^\star\| / (1 + \gamma\mu)`, attained by
+    :math:`f = \mu\|x - x^\star\|^2/2`; identical clients sharing x*, everyone: the server
+    takes that point."""
+    gamma = 0.7
+    rnd = pep.Round("proximal point", pep.local_prox(gamma), {"delta": "uniform"},
+                    pep.server_model_step())
+    res = pep.worst_case(rnd, pep.Setting(2, 1.0, 3.0, identical=True), pep.distance())
+    exact = 1 / (1 + gamma * 1.0) ** 2
+    assert abs(res.worst - exact) <= 2 * pep.gap_tolerance(exact)
+
+
+def test_sampling_with_replacement_is_refused_by_name():
+    """Multinomial samplers draw with replacement (counts): no subset law here yet."""
+    from flbounds.sampling import Vrb
+
+    with pytest.raises(ValueError, match="participation"):
+        law_of(Vrb(4, 2, 10, G=1.0), 4)

@@ -58,18 +58,22 @@ from .anchor import origin, zero
 
 
 class Coefficient:
-    """A random scalar of one round: a product of variables (a monomial), each a key that
-    :class:`ParticipationLaw` evaluates on every participating set."""
+    """A random scalar of one round: ``scale`` times a product of variables (a monomial),
+    each a key that :class:`ParticipationLaw` evaluates on every participating set."""
 
-    __slots__ = ("monomial",)
+    __slots__ = ("monomial", "scale")
 
-    def __init__(self, monomial):
+    def __init__(self, monomial, scale=1.0):
         self.monomial = tuple(sorted(monomial, key=repr))
+        self.scale = float(scale)
 
     def __mul__(self, other):
         if isinstance(other, Coefficient):
-            return Coefficient(self.monomial + other.monomial)
-        return _as_random(other).times(self.monomial)
+            return Coefficient(self.monomial + other.monomial, self.scale * other.scale)
+        if isinstance(other, int | float | np.floating):
+            return Coefficient(self.monomial, self.scale * float(other))
+        point = _as_random(other).times(self.monomial)
+        return point if self.scale == 1.0 else self.scale * point
 
     __rmul__ = __mul__
 
@@ -141,7 +145,7 @@ class RandomPoint:
         if isinstance(other, int | float | np.floating):
             return RandomPoint({k: float(other) * p for k, p in self.terms.items()})
         if isinstance(other, Coefficient):
-            return self.times(other.monomial)
+            return other * self
         other = _as_random(other)
         out = {}
         for ka, a in self.terms.items():

@@ -297,3 +297,23 @@ def test_sampling_with_replacement_is_refused_by_name():
 
     with pytest.raises(ValueError, match="participation"):
         law_of(Vrb(4, 2, 10, G=1.0), 4)
+
+
+def test_random_points_expand_to_the_law_moments():
+    r""":math:`E\|(1 - s_1) a + 2 s_0 b\|^2 = (1 - \pi_1)\|a\|^2 + 4\pi_0(1 - \pi_1)\langle a,
+    b\rangle + 4\pi_0\|b\|^2` for independent :math:`s_0, s_1` (0.3, 0.6); scalars multiply
+    the coefficients from either side."""
+    from PEPit import Point
+
+    from flbounds.pep.expect import RandomPoint, indicator
+
+    a, b = Point(), Point()
+    law = law_of(Bernoulli([0.3, 0.6]), 2)
+    x = RandomPoint({(): a}) + (2.0 * indicator(0)) * b - indicator(1) * a
+    coef = {}
+    for key, value in (x**2).expectation(law).decomposition_dict.items():
+        pair = frozenset((id(key[0]), id(key[1])))
+        coef[pair] = coef.get(pair, 0.0) + value
+    assert coef[frozenset((id(a),))] == pytest.approx(0.4)
+    assert coef[frozenset((id(a), id(b)))] == pytest.approx(4 * 0.3 * 0.4)
+    assert coef[frozenset((id(b),))] == pytest.approx(4 * 0.3)

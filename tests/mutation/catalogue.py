@@ -255,9 +255,9 @@ MUTANTS: tuple[Mutant, ...] = (
            "plan[0] = u[0] < 1.01 * self.rates",
            "a Markov process draws its first round with probability 1.01 times its rates"),
     # ---------------------------------------------------------------- PEP round builders
-    Mutant("pep.local_gd.step", ("focus",), "flbounds/pep/rounds.py",
-           "z = z - step * func.gradient(z)",
-           "z = z - 1.02 * step * func.gradient(z)",
+    Mutant("pep.local_gd.step", ("focus",), "flbounds/pep/describe.py",
+           "z = z - step * (g + prox * (z - x)) if prox else z - step * g",
+           "z = z - step * (g + prox * (z - x)) if prox else z - 1.02 * step * g",
            "PEP FedAvg local step 2% longer than the algorithm's"),
     Mutant("pep.tracking.push", ("focus",), "flbounds/pep/rounds.py",
            "v = func.gradient(z) - stored_gradient",

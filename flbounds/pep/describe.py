@@ -321,24 +321,33 @@ class Measure:
     (a PEPit expression; ``star`` has ``x`` and the clients' ``gradients`` at :math:`x^\star`),
     bounded by 1 at the start; the worst case is :math:`\sup E[V(X^+)]` (``runs = 1``) or,
     with ``runs = 2``, :math:`\sup E[V(X^+ - \tilde X^+)]` for two runs with the same clients
-    and participation, :math:`V(X - \tilde X) \le 1` (``star`` then None)."""
+    and participation, :math:`V(X - \tilde X) \le 1` (``star`` then None).
+
+    ``bounds(state)``, optional, returns ``{free start point: bound on its norm}`` implied by
+    :math:`V \le 1` when every client is stationary at :math:`x^\star = 0`: what a certified
+    solve (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs."""
 
     value: Callable
     label: str
     runs: int = 1
+    bounds: Callable | None = None
 
 
-def lyapunov(value, label) -> Measure:
-    r""":math:`E[V(X^+)] / V(X)` for the caller's quadratic :math:`V` = ``value(state, star)``."""
+def lyapunov(value, label, bounds=None) -> Measure:
+    r""":math:`E[V(X^+)] / V(X)` for the caller's quadratic :math:`V` = ``value(state, star)``
+    (``bounds``: see :class:`Measure`)."""
     if not callable(value):
         raise ValueError("value must be callable: value(state, star) -> expression")
-    return Measure(value, str(label))
+    if bounds is not None and not callable(bounds):
+        raise ValueError("bounds must be callable: bounds(state) -> {point: norm bound}")
+    return Measure(value, str(label), bounds=bounds)
 
 
 def distance() -> Measure:
-    r""":math:`E\|x^+ - x^\star\|^2 / \|x - x^\star\|^2`."""
+    r""":math:`E\|x^+ - x^\star\|^2 / \|x - x^\star\|^2` (:math:`\|x\| \le 1` at
+    :math:`x^\star = 0`)."""
     return Measure(lambda state, star: (state["x"] - star.x) ** 2,
-                   "E||x+ - x*||^2 / ||x - x*||^2")
+                   "E||x+ - x*||^2 / ||x - x*||^2", bounds=lambda state: {state["x"]: 1.0})
 
 
 def two_runs(value=None, label=None) -> Measure:

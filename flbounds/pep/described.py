@@ -66,7 +66,11 @@ def focus_lyapunov(consensus_weight):
         x = state["x"]
         return (x - star.x) ** 2 + c * sum((x - z) ** 2 for z in state.client("z"))
 
-    return lyapunov(value, "E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2")
+    def bounds(state):  # Psi <= 1, x* = 0: ||x|| <= 1, ||x - z_i|| <= c^{-1/2}
+        return {state["x"]: 1.0, **{z: 1.0 + c**-0.5 for z in state.client("z")}}
+
+    return lyapunov(value, "E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
+                    bounds)
 
 
 def scaffold_round(local_steps, step, n_clients, *, global_step=1.0,
@@ -89,7 +93,11 @@ def scaffold_lyapunov(control_weight):
         return (state["x"] - star.x) ** 2 + c * sum(
             (ci - g) ** 2 for ci, g in zip(state.client("ci"), star.gradients, strict=True))
 
-    return lyapunov(value, "E[V+] / V, V = ||x - x*||^2 + c sum_i ||c_i - grad f_i(x*)||^2")
+    def bounds(state):  # V <= 1 with every grad f_i(x*) = 0
+        return {state["x"]: 1.0, **{ci: c**-0.5 for ci in state.client("ci")}}
+
+    return lyapunov(value, "E[V+] / V, V = ||x - x*||^2 + c sum_i ||c_i - grad f_i(x*)||^2",
+                    bounds)
 
 
 def momentum_round(local_steps, step, beta, *, global_step=1.0, aggregate="uniform") -> Round:
@@ -104,7 +112,8 @@ def momentum_lyapunov(momentum_weight):
     r""":math:`\|x - x^\star\|^2 + c \|m\|^2`."""
     c = check_positive(momentum_weight, "momentum_weight")
     return lyapunov(lambda state, star: (state["x"] - star.x) ** 2 + c * state["m"] ** 2,
-                    "E[V+] / V, V = ||x - x*||^2 + c ||m||^2")
+                    "E[V+] / V, V = ||x - x*||^2 + c ||m||^2",
+                    lambda state: {state["x"]: 1.0, state["m"]: c**-0.5})
 
 
 __all__ = ["fedavg_round", "focus_lyapunov", "focus_round", "momentum_lyapunov",

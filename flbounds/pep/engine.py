@@ -189,7 +189,7 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
 
 
 def worst_case(round_: Round, setting: Setting, measure: Measure, participation=None, *,
-               printed=None) -> WorstCase:
+               printed=None, certified=False) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation`` (module docstring of :mod:`.describe`).
 
@@ -202,15 +202,23 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         See :func:`flbounds.pep.expect.law_of`.
     printed : float, optional
         A printed rate to report beside the worst case.
+    certified : bool
+        Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
+        solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
+        ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
+        the smooth strongly convex class, and ``measure.bounds``.
 
     Raises
     ------
     PEPSolveError
-        When no solver returns an accurate solve.
+        When no solver returns an accurate solve (or, with ``certified``, no certificate
+        within its bracket tolerance).
     """
-    problem, parts = build(round_, setting, measure, participation)
-    law = parts["law"]
-    info = solve(problem)
+    if certified:
+        info, law = certified_solve(round_, setting, measure, participation)
+    else:
+        problem, parts = build(round_, setting, measure, participation)
+        info, law = solve(problem), parts["law"]
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,
@@ -220,4 +228,28 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         inclusion=np.round(law.inclusion, 12).tolist()))
 
 
-__all__ = ["Star", "State", "build", "initial_state", "next_state", "worst_case"]
+def certified_solve(round_: Round, setting: Setting, measure: Measure, participation=None, *,
+                    alternatives=()):
+    """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
+    ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
+    from .certify import solve_certified
+
+    if measure.bounds is None or measure.runs != 1:
+        raise ValueError("measure: a certified solve needs a one-run measure with bounds")
+    if not (setting.common_minimizer or setting.identical) or \
+            setting.function_class != "smooth-strongly-convex":
+        raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
+                         "in the smooth strongly convex class")
+    law = []
+
+    def certifiable():
+        problem, parts = build(round_, setting, measure, participation)
+        law.append(parts["law"])
+        return problem, list({id(f): f for f in parts["funcs"]}.values()), \
+            measure.bounds(parts["start"])
+
+    return solve_certified(certifiable, setting.L, alternatives=alternatives), law[0]
+
+
+__all__ = ["FORMS", "Star", "State", "build", "certified_solve", "initial_state",
+           "next_state", "worst_case"]

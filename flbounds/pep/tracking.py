@@ -57,10 +57,9 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import anchored_minimizer, minimizer
-from .certify import solve_certified
 from .describe import CLASSES, Setting
 from .described import focus_lyapunov, focus_round
-from .engine import build
+from .engine import build, certified_solve
 from .gd import check_class
 from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
@@ -152,12 +151,6 @@ def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, print
         setting = Setting(n, mu, L, function_class, common_minimizer=common)
         return build(rnd, setting, measure, process, form=form)
 
-    def certifiable():  # clients share x* = 0 (module docstring): bounded, certifiable
-        problem, parts = described(True)
-        start = parts["start"]
-        return problem, parts["funcs"], {start["x"]: 1.0,
-                                         **{z: 1.0 + c**-0.5 for z in start.client("z")}}
-
     if function_class == "quadratic":  # extra LMIs: no certificate, the checked solve
         info = solve_first([(lambda: described(False, "pepit")[0], 1.0),
                             (lambda: described(False, "values")[0], 1.0)])
@@ -172,7 +165,9 @@ def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, print
         # the 2^N scenario sum)
         alternatives = [lambda form=form: described(False, form)[0]
                         for form in ("pepit", "origin")] if n * tau <= MAX_ALTERNATIVE else []
-        info = solve_certified(certifiable, L, alternatives=alternatives)
+        # clients share x* = 0 (module docstring): bounded, certifiable
+        info, _ = certified_solve(rnd, Setting(n, mu, L, function_class, common_minimizer=True),
+                                  measure, process, alternatives=alternatives)
     return make_result(info, printed=printed,
                        metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),

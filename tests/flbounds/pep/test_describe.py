@@ -317,3 +317,31 @@ def test_random_points_expand_to_the_law_moments():
     assert coef[frozenset((id(a),))] == pytest.approx(0.4)
     assert coef[frozenset((id(a), id(b)))] == pytest.approx(4 * 0.3 * 0.4)
     assert coef[frozenset((id(b),))] == pytest.approx(4 * 0.3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (pep.scaffold_round(2, 0.1, 3), pep.scaffold_lyapunov(0.05)),
+    lambda: (pep.momentum_round(2, 0.1, 0.5), pep.momentum_lyapunov(1.0)),
+])
+def test_certified_solve_of_a_described_round(make, monkeypatch):
+    """With the solver forced to count as inaccurate, a described round still gets a number:
+    the certificate rebuilt from its multipliers, an upper bound within its bracket."""
+    from flbounds.pep import certify
+
+    rnd, measure = make()
+    setting = pep.Setting(3, 1.0, 2.0, common_minimizer=True)
+    exact = pep.worst_case(rnd, setting, measure, Bernoulli([0.4, 0.6, 0.8]))
+    monkeypatch.setattr(certify, "_accurate", lambda *args: False)
+    res = pep.worst_case(rnd, setting, measure, Bernoulli([0.4, 0.6, 0.8]), certified=True)
+    assert res.status.startswith("certified")
+    assert exact.worst - pep.gap_tolerance(exact.worst) <= res.worst
+    assert res.worst <= exact.worst + certify.bracket_tolerance(res.worst)
+
+
+def test_certified_solve_needs_bounds_and_a_shared_minimizer():
+    rnd = pep.fedavg_round(1, 0.1)
+    with pytest.raises(ValueError, match="measure"):
+        pep.worst_case(rnd, pep.Setting(2, 1.0, 2.0), pep.two_runs(), certified=True)
+    with pytest.raises(ValueError, match="setting"):
+        pep.worst_case(pep.scaffold_round(1, 0.1, 2), pep.Setting(2, 1.0, 2.0),
+                       pep.scaffold_lyapunov(0.1), certified=True)

@@ -42,7 +42,9 @@ step over PEPit points), push with an aggregation rule (:class:`Uniform`, :class
 participation law whose expectation is exact through the moments of the round's random
 coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves its PEP
 (:mod:`flbounds.pep.engine`). FedAvg, FOCUS, SCAFFOLD and FedAvg with server momentum are
-written that way in :mod:`flbounds.pep.described`.
+written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` runs the same
+descriptions on arrays (a quadratic problem, one participating set at a time), which the
+tests compare with ``flbounds.algorithms``.
 """
 
 from .descent import fedavg_descent_rate

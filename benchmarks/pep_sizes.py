@@ -10,6 +10,12 @@
    the formulation the moments replace (same Gram matrix, exponentially many terms).
 3. FOCUS R rounds from the proof's start (``focus_rounds_rate``): 2^{NR} leaves.
 4. FedAvg one round with Bernoulli participation, N = 2..8.
+7. The rounds as descriptions against raw PEPit, N = 2..8 (both profiles): ``fedavg_rate``
+   and ``focus_rate`` (tau = 3, Theorem 1(a)'s step), whose rounds are descriptions built
+   by ``flbounds.pep.engine``, beside the same SDPs written by hand in PEPit (FedAvg: the
+   moment form written directly; FOCUS: ``tracking.round_problem``, solved as
+   ``focus_rate`` solves). Reported, not asserted: the time of building from a description
+   against writing the PEPit problem by hand.
 5. SAFARI Theorem 4 over the 2^R round types (``safari_nonconvex_rate``, K = 3): ~2^R K
    gradients of one non-convex function.
 6. FOCUS under PL (``focus_pl_rate``): the 2^N-pattern sum, N function values per pattern.
@@ -39,7 +45,7 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import scenario_focus_rate
+from flbounds.pep.tracking import MAX_ALTERNATIVE, round_problem, scenario_focus_rate
 from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
 
 NAME = "pep_sizes"
@@ -66,6 +72,45 @@ def _focus_pl_rate(n):
     step = _printed_step("focus.thm1b", _p(n), 2, beta=1.0)
     return focus_pl_rate(1.0, 2.0, _p(n), 2, step,
                          consensus_weight=thm1b_consensus_weight(2.0, step))
+
+
+def _raw_fedavg(n, tau, step, process):
+    """One FedAvg round written by hand in PEPit (two runs, the moments W_ij and P(empty)):
+    what a user writes without the description."""
+    from PEPit import PEP
+    from PEPit.functions import SmoothStronglyConvexFunction
+
+    from flbounds.pep import participation_moments, solve
+    from flbounds.pep.anchor import origin
+    from flbounds.pep.rounds import gd_steps, weighted_gram
+
+    moments = participation_moments(process, n)
+    problem = PEP()
+    funcs = [problem.declare_function(SmoothStronglyConvexFunction, mu=1.0, L=2.0)
+             for _ in range(n)]
+    ref, x = origin(), problem.set_initial_point()
+    problem.set_initial_condition((x - ref) ** 2 <= 1)
+    diffs = [gd_steps(f, x, step, tau) - gd_steps(f, ref, step, tau) for f in funcs]
+    metric = weighted_gram(diffs, diffs, moments.avg_pair)
+    if moments.empty > 0:
+        metric = metric + moments.empty * (x - ref) ** 2
+    problem.set_performance_metric(metric)
+    return solve(problem)
+
+
+def _raw_focus(n, tau):
+    """One FOCUS round as written by hand (``tracking.round_problem``), solved as
+    ``focus_rate`` solves it (certified common form, heterogeneous form as a retry)."""
+    from flbounds.pep import participation_moments
+    from flbounds.pep.certify import solve_certified
+
+    step = _printed_step("focus.thm1a", _p(n), tau, mu=1.0)
+    c = thm1a_lyapunov_weight(1.0, 2.0, n, step)
+    pair = participation_moments(Bernoulli(_p(n)), n).pair
+    other = [lambda: round_problem(1.0, 2.0, tau, step, c, pair, form="pepit")[0]] \
+        if n * tau <= MAX_ALTERNATIVE else []
+    return solve_certified(lambda: round_problem(1.0, 2.0, tau, step, c, pair), 2.0,
+                           alternatives=other)
 
 
 def _row(kind, n, tau, rounds, fn):
@@ -113,6 +158,15 @@ def rows(profile):
     for n in range(2, big + 1):
         out.append(_row("fedavg one round (moments)", n, 3, 1,
                         lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
+    for n in range(2, 9):
+        out.append(_row("fedavg one round, description (fedavg_rate)", n, 3, 1,
+                        lambda n=n: fedavg_rate(1.0, 2.0, n, 3, 0.1, Bernoulli(_p(n)))))
+        out.append(_row("fedavg one round, raw PEPit", n, 3, 1,
+                        lambda n=n: _raw_fedavg(n, 3, 0.1, Bernoulli(_p(n)))))
+        out.append(_row("focus one round, description (focus_rate)", n, 3, 1,
+                        lambda n=n: _focus_rate(n, 3)))
+        out.append(_row("focus one round, raw PEPit (round_problem)", n, 3, 1,
+                        lambda n=n: _raw_focus(n, 3)))
     for r in range(1, (4 if profile == "full" else 3) + 1):
         out.append(_row("safari thm4 R rounds (2^R round types)", 1, 3, r,
                         lambda r=r: safari_nonconvex_rate(2.0, 0.5, 3, 2 * 0.01 / 3, 0.01, r)))

@@ -34,9 +34,57 @@ gradient descent's classical rate.
   ``flbounds.algorithms`` by :func:`~flbounds.pep.witness.replay_fedavg` /
   :func:`~flbounds.pep.witness.replay_focus_rounds`); SAFARI's 1-D witnesses in
   :mod:`flbounds.pep.server_steps_witness` and :mod:`flbounds.pep.server_hetero_witness`.
+
+Any FL round as a description (:mod:`flbounds.pep.describe`): client and server state, a
+local update (gradient steps, tracking, control variates, a proximal step, or a user-written
+step over PEPit points), push with an aggregation rule (:class:`Uniform`, :class:`Sum`,
+:class:`Unbiased`, :class:`FixedWeights`, :class:`Normalized`), a server step, and a
+participation law whose expectation is exact through the moments of the round's random
+coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves its PEP
+(:mod:`flbounds.pep.engine`). FedAvg, FOCUS, SCAFFOLD and FedAvg with server momentum are
+written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` runs the same
+descriptions on arrays (a quadratic problem, one participating set at a time), which the
+tests compare with ``flbounds.algorithms``.
 """
 
 from .descent import fedavg_descent_rate
+from .describe import (
+    FixedWeights,
+    Local,
+    Measure,
+    Normalized,
+    Round,
+    Server,
+    Setting,
+    Sum,
+    Unbiased,
+    Uniform,
+    client_mean,
+    client_sum,
+    distance,
+    gradient_at,
+    local_control_variate,
+    local_custom,
+    local_gd,
+    local_prox,
+    local_tracking,
+    lyapunov,
+    server_control_variate,
+    server_model_step,
+    server_momentum,
+    server_tracking,
+    two_runs,
+)
+from .described import (
+    fedavg_round,
+    focus_lyapunov,
+    focus_round,
+    momentum_lyapunov,
+    momentum_round,
+    scaffold_lyapunov,
+    scaffold_round,
+)
+from .engine import build, worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
@@ -48,6 +96,13 @@ from .server_steps import safari_nonconvex_rate, safari_rate
 from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
+           "FixedWeights", "Local", "Measure", "Normalized", "Round", "Server", "Setting", "Sum",
+           "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",
+           "fedavg_round", "focus_lyapunov", "focus_round", "gradient_at",
+           "local_control_variate", "local_custom", "local_gd", "local_prox", "local_tracking",
+           "lyapunov", "momentum_lyapunov", "momentum_round", "scaffold_lyapunov",
+           "scaffold_round", "server_control_variate", "server_model_step", "server_momentum",
+           "server_tracking", "two_runs", "worst_case",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
            "gd_contraction", "gd_rate", "fedavg_descent_rate", "moments_from_subsets",
            "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",

@@ -13,8 +13,11 @@ Round: every :math:`i \in S` runs ``local_steps`` gradient steps from the server
   the rate at which FedAvg forgets its start (and reaches its own stationary law).
 - ``homogeneous=True``: all clients share one function (FOCUS Cor. 3's setting).
 
-The expectation is exact: :math:`E\|\sum_i s_i z_i/|S|\|^2` needs only
-:math:`W_{ij} = E[s_i s_j/|S|^2]` and :math:`P(\emptyset)` (:mod:`flbounds.pep.moments`).
+The round is the description :func:`flbounds.pep.described.fedavg_round` (local gradient
+steps, the mean over S, global step 1) built by :func:`flbounds.pep.engine.build`; the
+expectation is exact: :math:`E\|\sum_i s_i z_i/|S|\|^2` needs only
+:math:`W_{ij} = E[s_i s_j/|S|^2]` and :math:`P(\emptyset)` (:mod:`flbounds.pep.expect`,
+:mod:`flbounds.pep.moments`).
 """
 
 from __future__ import annotations
@@ -23,30 +26,12 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
-from .anchor import anchored_minimizer, origin
+from .describe import Setting, distance, two_runs
+from .described import fedavg_round
+from .engine import build
 from .gd import check_class
-from .moments import participation_moments
 from .result import WorstCase, make_result
-from .rounds import gd_steps, weighted_gram
 from .sdp import solve
-
-
-def _functions(problem, mu, L, n_clients, homogeneous):
-    from PEPit.functions import SmoothStronglyConvexFunction
-
-    if homogeneous:
-        func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-        return [func] * n_clients
-    return [problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-            for _ in range(n_clients)]
-
-
-def _reference_point(problem, funcs, common_minimizer):
-    """x* shared by all clients (zero gradient for each), or the second start; at the origin
-    (translation symmetry, :mod:`.anchor`)."""
-    if not common_minimizer:
-        return origin(), False
-    return anchored_minimizer(funcs, common=True), True
 
 
 def fedavg_rate(mu, L, n_clients, local_steps, step, participation=None,
@@ -75,31 +60,19 @@ def fedavg_rate(mu, L, n_clients, local_steps, step, participation=None,
     -------
     WorstCase
     """
-    from PEPit import PEP
-
     mu, L = check_class(mu, L)
     n = check_int(n_clients, "n_clients", minimum=1)
     tau = check_int(local_steps, "local_steps", minimum=1)
     step = check_positive(step, "step")
-    moments = participation_moments(participation, n)
-    problem = PEP()
-    funcs = _functions(problem, mu, L, n, homogeneous)
-    ref, is_star = _reference_point(problem, funcs, common_minimizer or homogeneous)
-    x = problem.set_initial_point()
-    problem.set_initial_condition((x - ref) ** 2 <= 1)
-    diffs = []
-    for f in funcs:
-        z = gd_steps(f, x, step, tau)
-        diffs.append(z - ref if is_star else z - gd_steps(f, ref, step, tau))
-    metric = weighted_gram(diffs, diffs, moments.avg_pair)
-    if moments.empty > 0:
-        metric = metric + moments.empty * (x - ref) ** 2
-    problem.set_performance_metric(metric)
-    what = "E||x+ - x*||^2 / ||x - x*||^2" if is_star else \
-        "E||x+ - x~+||^2 / ||x - x~||^2 (two runs, same clients and participation)"
-    return make_result(solve(problem), printed=printed, metric=what,
+    is_star = bool(common_minimizer or homogeneous)
+    measure = distance() if is_star else two_runs()
+    setting = Setting(n, mu, L, identical=bool(homogeneous),
+                      common_minimizer=bool(common_minimizer))
+    problem, parts = build(fedavg_round(tau, step), setting, measure, participation)
+    law = parts["law"]
+    return make_result(solve(problem), printed=printed, metric=measure.label,
                        params=dict(mu=mu, L=L, n_clients=n, local_steps=tau, step=step,
                                    common_minimizer=bool(common_minimizer),
                                    homogeneous=bool(homogeneous),
-                                   empty_probability=moments.empty,
-                                   inclusion=np.round(moments.inclusion, 12).tolist()))
+                                   empty_probability=law.empty_probability,
+                                   inclusion=np.round(law.inclusion, 12).tolist()))

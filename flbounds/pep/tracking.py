@@ -17,8 +17,11 @@ and bounds :math:`\|x - x^\star\|^2`, so a one-round worst ratio
 x^\star\|^2` for runs started there.
 The supremum is over every L-smooth mu-strongly convex :math:`f_i` (any dimension) and every
 state, with the exact expectation over the participating set (moments, see
-:mod:`flbounds.pep.moments`). Everything is expressed in PEPit; a hand-assembled SDP was not
-needed (one round with N = 8, tau = 5 in seconds: see ``benchmarks/pep_sizes.py``).
+:mod:`flbounds.pep.moments`). :func:`focus_rate` builds the round from its description
+(:func:`flbounds.pep.described.focus_round`, :func:`~flbounds.pep.described.focus_lyapunov`,
+built by :mod:`flbounds.pep.engine`); :func:`round_problem` writes the same SDP by hand in
+PEPit (the expectation expanded in the moments), kept as the independent cross-check of the
+description (the tests compare both on the README's cells) and for :mod:`.certify`'s tests.
 
 Common minimizer, without loss. The round is invariant under :math:`f_i \to f_i + \langle
 a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`: stored gradients shift by :math:`a_i`, the
@@ -54,9 +57,10 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import anchored_minimizer, minimizer
-from .certify import solve_certified
+from .describe import CLASSES, Setting
+from .described import focus_lyapunov, focus_round
+from .engine import build, certified_solve
 from .gd import check_class
-from .moments import participation_moments
 from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
 from .sdp import solve, solve_first
@@ -134,25 +138,36 @@ def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, print
     mu, L = check_class(mu, L)
     if not mu > 0:
         raise ValueError(f"mu must be > 0, got {mu}")
+    if function_class not in CLASSES:
+        raise ValueError(f"function_class must be one of {CLASSES}, got {function_class!r}")
     tau = check_int(local_steps, "local_steps", minimum=1)
     process = _process(p, participation)
     n = process.n_clients
     step = required_step(step)
     c = required_weight(consensus_weight)
-    pair = participation_moments(process, n).pair
+    rnd, measure = focus_round(tau, step), focus_lyapunov(c)
 
-    def build(form):
-        return round_problem(mu, L, tau, step, c, pair, function_class, form)
+    def described(common, form="origin"):
+        setting = Setting(n, mu, L, function_class, common_minimizer=common)
+        return build(rnd, setting, measure, process, form=form)
 
     if function_class == "quadratic":  # extra LMIs: no certificate, the checked solve
-        info = solve_first([(lambda: build("pepit")[0], 1.0), (lambda: build("values")[0], 1.0)])
+        info = solve_first([(lambda: described(False, "pepit")[0], 1.0),
+                            (lambda: described(False, "values")[0], 1.0)])
     else:
-        # the heterogeneous form as a second try for an accurate value, on small SDPs only:
+        # the heterogeneous forms as further tries for an accurate value, on small SDPs only:
         # 2-10x slower than the common form at N tau >= 18 (61 s at N = 8, tau = 5) and
         # not accurate where the common form was not in the cases measured (N = 6, tau = 3
-        # and N = 8, tau = 5 at p_min 0.2-0.3)
-        alternatives = [lambda: build("pepit")[0]] if n * tau <= MAX_ALTERNATIVE else []
-        info = solve_certified(lambda: build("common"), L, alternatives=alternatives)
+        # and N = 8, tau = 5 at p_min 0.2-0.3). Two forms: the same SDP reaches Clarabel
+        # with its terms in another order when it is built from the description, and at
+        # the edge of accuracy that decides (N = 3, tau = 2, p = 0.3, 0.5, 0.7 at Thm 1(a)'s
+        # step: the "pepit" form optimal_inaccurate, the "origin" form optimal, 6e-8 from
+        # the 2^N scenario sum)
+        alternatives = [lambda form=form: described(False, form)[0]
+                        for form in ("pepit", "origin")] if n * tau <= MAX_ALTERNATIVE else []
+        # clients share x* = 0 (module docstring): bounded, certifiable
+        info, _ = certified_solve(rnd, Setting(n, mu, L, function_class, common_minimizer=True),
+                                  measure, process, alternatives=alternatives)
     return make_result(info, printed=printed,
                        metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),

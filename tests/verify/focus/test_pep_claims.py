@@ -61,10 +61,10 @@ def test_tightness_fails_on_a_planted_bug_in_the_round_builder(monkeypatch, size
     claim can see: its verdict must leave 'holds' (no replayed instance from the theorem's
     start breaks the printed rate, hence not-applicable rather than violated). At N = 6 the
     cells are certified bounds (no accurate solve at p_min = 0.2); the bug shows there too."""
-    from flbounds.pep import tracking as pep_focus
-    from flbounds.pep.rounds import point_sum
+    from flbounds.pep import described
 
-    monkeypatch.setattr(pep_focus, "point_sum", lambda points: 0.25 * point_sum(points))
+    real = described.server_tracking  # x+ = x - eta y+ becomes x - (eta / 4) y+
+    monkeypatch.setattr(described, "server_tracking", lambda step: real(0.25 * step))
     res = get("focus.thm1a.tightness").check(seed=0, sizes=(size,), taus=(tau,),
                                              multiples=(1.0,))
     assert res.verdict == "not-applicable", res.reason

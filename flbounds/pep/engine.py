@@ -1,0 +1,255 @@
+r"""Turn a described round (:mod:`flbounds.pep.describe`) into a PEPit problem and solve it.
+
+:func:`build` declares one PEPit function per client (one for all when the clients are
+identical), places :math:`x^\star` at the origin with every function's value 0 there
+(translation and constant symmetries, :mod:`.anchor`; stationary for every client with a
+common minimizer, else with gradients summing to 0), makes the round's initial state (free
+points, or derived: stored gradients, client sums), bounds the measure's :math:`V` by 1 there,
+runs every client's local update once from that state, and recombines the results with the
+participation's random coefficients (:mod:`.expect`): a non-participant keeps its state, the
+server receives each message aggregated by its rule, then takes its step. The performance
+metric is the exact expectation of :math:`V` at the next state, a linear function of the
+Gram matrix. :func:`worst_case` solves it with the project's discipline
+(:func:`flbounds.pep.sdp.solve`: an inaccurate solve raises :class:`~.sdp.PEPSolveError`; the
+gap and status are in the returned :class:`~.result.WorstCase`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .anchor import anchored_minimizer, minimizer, origin
+from .describe import Measure, Round, Setting
+from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
+from .result import WorstCase, make_result
+from .sdp import solve
+
+
+class Star:
+    """The minimizer :math:`x^\\star` (``x``) and every client's gradient there
+    (``gradients``, evaluated on first use: a measure that does not read them adds nothing to
+    the SDP)."""
+
+    def __init__(self, x, funcs=(), gradients=None):
+        self.x, self._funcs, self._gradients = x, funcs, gradients
+
+    @property
+    def gradients(self):
+        if self._gradients is None:
+            self._gradients = [f.gradient(self.x) for f in self._funcs]
+        return self._gradients
+
+    def wrapped(self, wrap):
+        """The same minimizer with its points passed through ``wrap``."""
+        return _WrappedStar(self, wrap)
+
+
+class _WrappedStar:
+    def __init__(self, star, wrap):
+        self.x, self._star, self._wrap = wrap(star.x), star, wrap
+
+    @property
+    def gradients(self):
+        return [self._wrap(g) for g in self._star.gradients]
+
+
+class State:
+    """A round's state: server points by name (``state["x"]``) and each client's points
+    (``state.client("z")``: one per client)."""
+
+    def __init__(self, server, clients):
+        self.server, self.clients = dict(server), [dict(c) for c in clients]
+
+    def __getitem__(self, name):
+        return self.server[name]
+
+    def client(self, name):
+        return [c[name] for c in self.clients]
+
+    def __sub__(self, other):
+        return State({k: v - other.server[k] for k, v in self.server.items()},
+                     [{k: v - o[k] for k, v in c.items()}
+                      for c, o in zip(self.clients, other.clients, strict=True)])
+
+
+def _functions(problem, setting):
+    from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
+
+    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
+           "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
+    n = setting.n_clients
+    if setting.identical:
+        return [problem.declare_function(cls, mu=setting.mu, L=setting.L)] * n
+    return [problem.declare_function(cls, mu=setting.mu, L=setting.L) for _ in range(n)]
+
+
+#: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
+FORMS = ("origin", "values", "pepit")
+
+
+def _star(funcs, setting, form):
+    if setting.common_minimizer or setting.identical:
+        x_star = anchored_minimizer(funcs, common=True)
+        return Star(x_star, gradients=[origin() for _ in funcs])
+    return Star(minimizer(funcs, form), funcs)
+
+
+def initial_state(round_: Round, funcs, *, pin_model=False) -> State:
+    """The state at the start of the round: free points, then the derived ones
+    (:attr:`Round.initial`); ``pin_model`` puts ``x`` at the origin (the second run of a
+    two-run measure: translation symmetry)."""
+    from PEPit import Point
+
+    derived = round_.initial
+    server = {k: (origin() if pin_model and k == "x" else Point())
+              for k in round_.server_state if k not in derived}
+    clients = [{k: Point() for k in round_.client_state if k not in derived} for _ in funcs]
+    for name, how in derived.items():
+        if how.kind == "gradient":
+            for f, c in zip(funcs, clients, strict=True):
+                c[name] = f.gradient(c[how.of])
+    for name, how in derived.items():
+        if how.kind in ("sum", "mean"):
+            total = clients[0][how.of]
+            for c in clients[1:]:
+                total = total + c[how.of]
+            server[name] = total if how.kind == "sum" else (1.0 / len(clients)) * total
+    return State(server, clients)
+
+
+def next_state(round_: Round, funcs, state: State) -> State:
+    """The state after one round as :class:`~.expect.RandomPoint` s (random in the
+    participating set)."""
+    clients, messages = [], {m: [] for m in round_.push}
+    for i, f in enumerate(funcs):
+        pulled = {k: state.server[k] for k in round_.pull}
+        new, sent = round_.local.run(f, pulled, dict(state.clients[i]))
+        unknown = set(new) - set(round_.client_state)
+        missing = set(round_.push) - set(sent)
+        if unknown or missing:
+            raise ValueError(f"local update of {round_.name!r}: state {sorted(unknown)} not in "
+                             f"client_state, messages {sorted(missing)} not sent")
+        s = indicator(i)
+        clients.append({k: RandomPoint({(): old}) + (s * (new[k] - old) if k in new else 0)
+                        for k, old in state.clients[i].items()})
+        for m in round_.push:
+            messages[m].append(sent[m])
+    aggregated = {m: random_sum([weight(rule, i) for i in range(len(funcs))], messages[m])
+                  for m, rule in round_.push.items()}
+    server = {k: RandomPoint({(): v}) for k, v in state.server.items()}
+    update = round_.server.update(server, aggregated)
+    unknown = set(update) - set(round_.server_state)
+    if unknown:
+        raise ValueError(f"server step of {round_.name!r} sets {sorted(unknown)}, not in "
+                         "server_state")
+    return State({**server, **update}, clients)
+
+
+def build(round_: Round, setting: Setting, measure: Measure, participation=None, *,
+          form="origin"):
+    """The PEPit problem of ``round_`` over ``setting`` measured by ``measure`` (unsolved).
+
+    ``form`` places a minimizer the clients do not share: at the origin with the function
+    values pinned (``"origin"``), values pinned only (``"values"``), or PEPit's stationary
+    point of the sum (``"pepit"``); the three have the same value and differ in conditioning
+    (:mod:`.anchor`). A shared minimizer is always at the origin, every client stationary
+    there with value 0 (the form :mod:`.certify` needs).
+
+    Returns
+    -------
+    (PEPit.PEP, dict)
+        The problem and its description (``law``: the :class:`~.expect.ParticipationLaw`,
+        ``funcs``, ``start``: the initial :class:`State`, ``star``).
+    """
+    from PEPit import PEP
+
+    if not isinstance(round_, Round) or not isinstance(setting, Setting) or \
+            not isinstance(measure, Measure):
+        raise ValueError("round_, setting and measure must be a Round, a Setting and a Measure "
+                         "(flbounds.pep.describe)")
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    law = law_of(participation, setting.n_clients)
+    problem = PEP()
+    funcs = _functions(problem, setting)
+    if measure.runs == 2:
+        star = None
+        start, other = initial_state(round_, funcs), initial_state(round_, funcs, pin_model=True)
+        problem.set_initial_condition(measure.value(start - other, None) <= 1)
+        after = next_state(round_, funcs, start) - next_state(round_, funcs, other)
+        metric = measure.value(after, None)
+    else:
+        star = _star(funcs, setting, form)
+        start = initial_state(round_, funcs)
+        problem.set_initial_condition(measure.value(start, star) <= 1)
+        star_after = star.wrapped(lambda p: RandomPoint({(): p}))
+        metric = measure.value(next_state(round_, funcs, start), star_after)
+    problem.set_performance_metric(expectation(metric, law))
+    return problem, dict(law=law, funcs=funcs, start=start, star=star)
+
+
+def worst_case(round_: Round, setting: Setting, measure: Measure, participation=None, *,
+               printed=None, certified=False) -> WorstCase:
+    r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
+    in expectation over ``participation`` (module docstring of :mod:`.describe`).
+
+    Parameters
+    ----------
+    round_ : Round
+    setting : Setting
+    measure : Measure
+    participation : None, bool vector, process or sampler
+        See :func:`flbounds.pep.expect.law_of`.
+    printed : float, optional
+        A printed rate to report beside the worst case.
+    certified : bool
+        Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
+        solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
+        ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
+        the smooth strongly convex class, and ``measure.bounds``.
+
+    Raises
+    ------
+    PEPSolveError
+        When no solver returns an accurate solve (or, with ``certified``, no certificate
+        within its bracket tolerance).
+    """
+    if certified:
+        info, law = certified_solve(round_, setting, measure, participation)
+    else:
+        problem, parts = build(round_, setting, measure, participation)
+        info, law = solve(problem), parts["law"]
+    return make_result(info, printed=printed, metric=measure.label, params=dict(
+        algorithm=round_.name, local=round_.local.label, server=round_.server.label,
+        push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,
+        mu=setting.mu, L=setting.L, function_class=setting.function_class,
+        identical=setting.identical, common_minimizer=setting.common_minimizer,
+        participation=law.label, empty_probability=law.empty_probability,
+        inclusion=np.round(law.inclusion, 12).tolist()))
+
+
+def certified_solve(round_: Round, setting: Setting, measure: Measure, participation=None, *,
+                    alternatives=()):
+    """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
+    ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
+    from .certify import solve_certified
+
+    if measure.bounds is None or measure.runs != 1:
+        raise ValueError("measure: a certified solve needs a one-run measure with bounds")
+    if not (setting.common_minimizer or setting.identical) or \
+            setting.function_class != "smooth-strongly-convex":
+        raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
+                         "in the smooth strongly convex class")
+    law = []
+
+    def certifiable():
+        problem, parts = build(round_, setting, measure, participation)
+        law.append(parts["law"])
+        return problem, list({id(f): f for f in parts["funcs"]}.values()), \
+            measure.bounds(parts["start"])
+
+    return solve_certified(certifiable, setting.L, alternatives=alternatives), law[0]
+
+
+__all__ = ["FORMS", "Star", "State", "build", "certified_solve", "initial_state",
+           "next_state", "worst_case"]

@@ -1,0 +1,156 @@
+r"""Run a described round (:mod:`flbounds.pep.describe`) on arrays: the same description the
+PEP is built from, evaluated on an explicit quadratic problem and participating set.
+
+The local updates and server steps of a :class:`~flbounds.pep.describe.Round` only add,
+subtract and scale points and call ``f.gradient``; here the points are :class:`Vector` s (an
+array whose ``*`` with another vector is the inner product and ``** 2`` the squared norm, as
+for PEPit points) and ``f`` a client of a ``flbounds.problems.Quadratic``. So a description
+can be checked against the simulated algorithms of ``flbounds.algorithms`` on every
+participating set (``tests/flbounds/pep/test_replay.py``), and a measure's exact expectation
+on an instance is :func:`expected_measure`, the sum over the law's sets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Vector:
+    """An array that multiplies like a PEPit point: by a number (scaling) or by a vector
+    (inner product); ``v ** 2`` is the squared norm."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = np.asarray(v, dtype=float)
+
+    def __add__(self, other):
+        return Vector(self.v + _raw(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return Vector(self.v - _raw(other))
+
+    def __rsub__(self, other):
+        return Vector(_raw(other) - self.v)
+
+    def __neg__(self):
+        return Vector(-self.v)
+
+    def __mul__(self, other):
+        if isinstance(other, Vector):
+            return float(self.v @ other.v)
+        return Vector(float(other) * self.v)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return Vector(self.v / float(other))
+
+    def __pow__(self, power):
+        if power != 2:
+            raise ValueError(f"power must be 2 (a squared norm), got {power}")
+        return float(self.v @ self.v)
+
+
+def _raw(value):
+    if isinstance(value, Vector):
+        return value.v
+    if isinstance(value, int | float) and value == 0:
+        return 0.0
+    raise ValueError(f"cannot add a Vector and {type(value).__name__}")
+
+
+class QuadraticClient:
+    r"""Client ``i`` of a ``flbounds.problems.Quadratic``: :math:`\nabla f_i(z) = A_i z - b_i`."""
+
+    def __init__(self, problem, i):
+        self.A, self.b = np.asarray(problem.A[i]), np.asarray(problem.b[i])
+
+    def gradient(self, z):
+        return Vector(self.A @ z.v - self.b)
+
+
+class Minimizer:
+    """:math:`x^\\star` of the problem and every client's gradient there."""
+
+    def __init__(self, problem, clients):
+        self.x = Vector(problem.x_star)
+        self.gradients = [c.gradient(self.x) for c in clients]
+
+
+def start_state(round_, clients, free):
+    """The round's initial state from ``free`` (``{name: array}`` for server points,
+    ``{name: (N, d) array}`` for client points), derived points added as in
+    :func:`flbounds.pep.engine.initial_state`. Returns ``(server, clients)`` dicts of
+    :class:`Vector`."""
+    derived = round_.initial
+    server = {k: Vector(free[k]) for k in round_.server_state if k not in derived}
+    own = [{k: Vector(free[k][i]) for k in round_.client_state if k not in derived}
+           for i in range(len(clients))]
+    for name, how in derived.items():
+        if how.kind == "gradient":
+            for f, c in zip(clients, own, strict=True):
+                c[name] = f.gradient(c[how.of])
+    for name, how in derived.items():
+        if how.kind in ("sum", "mean"):
+            total = sum((c[how.of] for c in own), 0)
+            server[name] = total if how.kind == "sum" else total / len(own)
+    return server, own
+
+
+def run_round(round_, clients, state, mask, inclusion=None):
+    """One round with participating set ``mask`` (bool, one per client): returns the next
+    ``(server, clients)``. ``inclusion`` (the law's :math:`P(i \\in S)`) is what the unbiased
+    rule divides by; default all ones."""
+    server, own = state
+    mask = np.asarray(mask, dtype=bool)
+    inclusion = np.ones(mask.size) if inclusion is None else np.asarray(inclusion, float)
+    pulled = {k: server[k] for k in round_.pull}
+    new_clients, sent = [], []
+    for f, c, s in zip(clients, own, mask, strict=True):
+        if s:
+            new, messages = round_.local.run(f, pulled, dict(c))
+            new_clients.append({**c, **new})
+            sent.append(messages)
+        else:
+            new_clients.append(dict(c))
+            sent.append(None)
+    aggregated = {}
+    for name, rule in round_.push.items():
+        w = rule.coefficients(mask[None, :], inclusion)[0]
+        aggregated[name] = sum((float(w[i]) * sent[i][name] for i in np.flatnonzero(mask)), 0)
+        if not isinstance(aggregated[name], Vector):  # an empty round aggregates 0
+            aggregated[name] = Vector(np.zeros_like(server["x"].v))
+    return {**server, **round_.server.update(dict(server), aggregated)}, new_clients
+
+
+class _State:
+    def __init__(self, server, clients):
+        self.server, self.clients = server, clients
+
+    def __getitem__(self, name):
+        return self.server[name]
+
+    def client(self, name):
+        return [c[name] for c in self.clients]
+
+
+def expected_measure(round_, problem, free, law, measure):
+    r"""Exact :math:`E[V(X^+)] / V(X)` of ``measure`` after one round of ``round_`` on the
+    quadratic ``problem`` from ``free`` (see :func:`start_state`), over ``law``
+    (:class:`~flbounds.pep.expect.ParticipationLaw`): the sum over its sets."""
+    clients = [QuadraticClient(problem, i) for i in range(problem.n_clients)]
+    star = Minimizer(problem, clients)
+    state = start_state(round_, clients, free)
+    start = measure.value(_State(*state), star)
+    total = 0.0
+    for mask, prob in zip(law.masks, law.probs, strict=True):
+        total += prob * measure.value(_State(*run_round(round_, clients, state, mask,
+                                                        law.inclusion)), star)
+    return total / start
+
+
+__all__ = ["Minimizer", "QuadraticClient", "Vector", "expected_measure", "run_round",
+           "start_state"]

@@ -85,3 +85,13 @@ def test_exact_average_matches_a_hand_recursion():
                                     x0=[3.0], n_rounds=50)
     assert avg == pytest.approx(tot / 50, rel=1e-12)
     assert lower == pytest.approx(low / 50, rel=1e-12)
+
+
+def test_an_unproven_floor_accuses_nobody():
+    """Planted: x_0 = 0 on the near side of xbar (the mean iterate rises to it), so the
+    uniform floor argument does not apply and the evidence is inconclusive, not violated."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cor1, "X0_BIASED", 0.0)
+        ev = cor1.stationarity_biased(rng=np.random.default_rng(0), rounds=[8000], n_seeds=2)
+    assert ev.details["reading2_monotone_argument_holds"] == [False]
+    assert ev.verdict() == "inconclusive"

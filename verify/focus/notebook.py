@@ -208,9 +208,11 @@ def notebook_q_bars(*, rng):
     replacement with the notebook's prob (RandomState(5), as its np.random.seed(5)), against
     the 4 prob_i the bars imply: off by up to 0.033 (q_i = pi_i/4 vs prob_i: up to 8.1e-3).
     Smallest reproducing instance: N = 3, m = 2, w = (0.2, 0.3, 0.5) (pi = (0.486, 0.675,
-    0.839) vs 2w = (0.4, 0.6, 1.0)); m = 1 has pi = w. The paper's own Case 3 text makes the
-    same identification (focus.assumption1.case3_weights_are_q). Tolerance: rounding of the
-    exact subset recursion."""
+    0.839) vs 2w = (0.4, 0.6, 1.0)); m = 1 has pi = w. The label is the paper's own: its
+    Case 3 calls the categorical sampling weights q_i, the symbol of the averaging weights
+    (focus.assumption1.case3_weights_are_q), so the notebook's 'q_i' inherits the paper's
+    notation clash rather than adding one. Tolerance: rounding of the exact subset
+    recursion."""
     cases = [(notebook_weights(), NB_M), (np.array([0.2, 0.3, 0.5]), 2)]
     pis = [WeightedWithoutReplacement(w, m).inclusion_probabilities() for w, m in cases]
     return Evidence(measured=np.concatenate(pis),

@@ -99,8 +99,11 @@ def display_every_coupling(*, rng):
     2/3). Right side l(p^t) - l(p^*) = 1/3; the smallest Q over all joint laws (quantile
     coupling of the two estimators' laws) = 5/9: ratio 5/3, so no joint law satisfies the
     display. Details: the independent (V(p) + V(p*)) and shared-uniform
-    (sum a^2 |1/p - 1/p*|) couplings, larger still. Expected **violated** for this reading;
-    the excess-variance reading is ``kvib.eq8.excess_variance_reading``."""
+    (sum a^2 |1/p - 1/p*|) couplings, larger still. A third reading, S_* fixed rather than
+    averaged over (Q = E||X - y||^2 with y the fixed S_*'s estimate), fails too: the smallest
+    such Q over every y is min_y E(X - y)^2 = Var X = sum (1 - p)/p a^2 = 13/3 > 1/3. Expected
+    **violated** for these readings; the excess-variance reading is
+    ``kvib.eq8.excess_variance_reading``."""
     a, p, k = WITNESS_A, WITNESS_P, 1.0
     p_star = optimal_isp_probabilities(a, k)
     rhs = float(np.sum(a * a / p) - np.sum(a * a / p_star))

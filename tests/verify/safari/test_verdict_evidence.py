@@ -101,19 +101,6 @@ def test_bound_claims_fail_when_the_bound_is_planted_too_small(claim_id, module,
     assert out.reason.startswith("cannot accuse the paper")
 
 
-def test_cor1_stationarity_accusation_rests_on_the_bound_and_the_hypotheses():
-    import verify.safari.cor1 as cor1
-    claim = get("safari.cor1.stationarity_biased")
-    out = claim.check(seed=0)
-    assert out.verdict == "violated"
-    assert out.details["floor_limit_eta_to_0"] == pytest.approx(0.790, abs=1e-3)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cor1, "thm4_rhs", _scaled(cor1.thm4_rhs, 10.0))
-        assert claim.check(seed=0).verdict == "holds"
-    # R = 1000 puts eta_c = 2/sqrt(1000) above Theorem 4's step limit: not-applicable
-    assert claim.check(seed=0, rounds=[1000]).verdict == "not-applicable"
-
-
 def test_heterogeneous_theorem5_is_not_applicable_by_its_q_condition():
     out = get("safari.thm5.anisotropic_heterogeneous").check(seed=0)
     assert out.verdict == "not-applicable"

@@ -55,7 +55,11 @@ def printed_bound_shrunk(*, rng, n_rounds, n_seeds, q, step_server, local_steps,
     seed's G_1, G_2 (max over rounds, as printed, and with the proof's eta_s), every
     hypothesis of Theorem 4 is evaluated on one instance per seed. SAFARI heads for the
     biased point x = 2q/(1+q) = 0.89 (floor ||grad F||^2 ~ 0.79) while the bound is 0.489:
-    measured ~0.96, ratio ~2. Tolerance: 4 Monte Carlo standard errors over seeds."""
+    measured ~0.96, ratio ~2. The q-condition holds here because G_1, G_2 are maxima over the
+    rounds, which pick up the x_0 = 3 transient (G_1 ~ 8.5 from an early server round, G_2 = 4
+    from the first client round); read with minima over the rounds (G_1 ~ 0.7, G_2 ~ 1e-5) it
+    would fail (that reading is tested on the reference instance in :mod:`.printed`).
+    Tolerance: 4 Monte Carlo standard errors over seeds."""
     prob = line_problem()
     sigma_g2 = prob.heterogeneity()
     rows = [_seed_row(child, prob, q=q, step_server=step_server, local_steps=local_steps,

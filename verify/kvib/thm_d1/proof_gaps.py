@@ -69,7 +69,8 @@ def pmin_branch_ignored(*, rng):
     printed = 2 * np.sqrt(6) * n * G * root / k
     return Evidence(measured=_pmin_terms(n, k, G, root, p_min), theoretical=printed,
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "a few flops"),
-                    instance=dict(feedback=fb, n_rounds=t, budget=k, n_clients=n),
+                    instance=dict(feedback=fb, n_rounds=t, budget=k, n_clients=n,
+                                  gamma=G * G, G=G),
                     details={"p_min": p_min, "K_over_2N": k / (2 * n), "G": G, "root_sum": root})
 
 

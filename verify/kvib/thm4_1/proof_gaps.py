@@ -166,7 +166,13 @@ def rho_positive_not_implied(*, rng, n_rounds):
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"L": problem.L, "sigma2": sigma2, "M": M, "eta_lemma_b5": eta,
                              "alpha_star": alpha, "gamma0": gamma, "rho": (1 - value) / 16,
-                             "needed_eta_bound": 1 / np.sqrt(10 * gamma)})
+                             "needed_eta_bound": 1 / np.sqrt(10 * gamma),
+                             "smallest_instance": "T plays no role (b = e = 0 makes Lemma "
+                                                  "B.5's step 1/(8L) at every T, so T = 1 "
+                                                  "fails alike); gamma >= NW >= 1, so N = 1 "
+                                                  "(K = 1, gamma = 1: 10 gamma eta^2 = 2.5) "
+                                                  "fails too, at any L < sqrt(10)/8; N = 2 "
+                                                  "is kept to show a sampled round"})
 
 
 def _t1_coefficients(R, L, step, sigma_l2, sigma_g2, grad2):

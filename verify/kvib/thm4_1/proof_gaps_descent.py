@@ -207,7 +207,11 @@ def bound_a_factor_six(*, rng):
                                                  gamma=1.0),
                     tolerance=Tolerance.exact("sympy, exact rationals"),
                     details={"gradient_coefficient": str(coeff),
-                             "remainder_minus_sigma2": str(remainder)})
+                             "remainder_minus_sigma2": str(remainder),
+                             "smallest_instance": "cannot shrink: the coefficient is 6 for "
+                                                  "every positive R, gamma, eta_l; the "
+                                                  "instance is the least admissible one "
+                                                  "(N = 2, d = 1, R = 2)"})
 
 
 @claim("kvib.thm4_1.bound_a_measured", ref="Thm 4.1 proof, App. C.2, bound on (A) (factor 6 "

@@ -60,7 +60,10 @@ def pi_star_squared_printed(*, rng):
     return Evidence(measured=float(pi_star.sum() ** 2), theoretical=float(np.sum(pi_star**2)),
                     relation="==", tolerance=Tolerance.rounding(1e-15, "two flops"),
                     instance=dict(feedback=fb, n_rounds=100, budget=1.0, n_clients=2),
-                    details={"pi_star": pi_star})
+                    details={"pi_star": pi_star,
+                             "smallest_instance": "N = 2 (for one client Pi_*^2 = pi_*^2 "
+                                                  "holds); the gap needs no rounds, T = 100 "
+                                                  "only fixes Assumption 5.1's horizon"})
 
 
 @claim("kvib.thm5_1.proof_pi_star_squared_corrected", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
@@ -114,4 +117,8 @@ def proof_average_from_above(*, rng, n_rounds):
     return Evidence(measured=float(np.sum(fb.lam * fb.base)), theoretical=mean, relation="<=",
                     tolerance=Tolerance.rounding(1e-15, "a few flops"),
                     instance=dict(feedback=fb, n_rounds=n_rounds, budget=1.0, n_clients=2),
-                    details={"T": n_rounds, "mean_Pi_t": mean})
+                    details={"T": n_rounds, "mean_Pi_t": mean,
+                             "smallest_instance": {"N": 1, "T": 1, "Pi_star": 1.0,
+                                                   "mean_Pi_t": 0.5,
+                                                   "why": "rising feedback is below its "
+                                                          "limit from the first round"}})

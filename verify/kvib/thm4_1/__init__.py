@@ -172,20 +172,30 @@ THM4_1 = result(
 
 
 def admissible_instance(*, L, R, step, eta_g=1.0, sigma_g2=0.0, n_clients=2, budget=1.0,
-                        **extra):
+                        centers=None, **extra):
     r"""Values for every hypothesis of the printed statement, on an FL instance meeting them:
     ``n_clients`` scalar quadratics :math:`f_i=\frac L2x^2-b_ix` (equal Hessians, so
     Assumption 4.3 holds for all x with the exact spread), :math:`b_i=\pm\sqrt{\sigma_g^2}`
     alternately (:math:`\lambda` uniform, ``n_clients`` even, so the weighted spread is
     :math:`\sigma_g^2`), deterministic local steps (:math:`\sigma_l=0`), the given R,
-    :math:`\eta_l` (``step``), :math:`\eta_g` and budget; ``extra`` adds a step's own values."""
+    :math:`\eta_l` (``step``), :math:`\eta_g` and budget; ``extra`` adds a step's own values.
+    ``centers`` (N, d) instead gives :math:`f_i=\frac L2\|x\|^2-b_i^\top x` with
+    :math:`b_i` the centers and :math:`\sigma_g^2` their exact uniform-weight spread: from
+    x = 0 the round's pseudo-gradients are then proportional to the :math:`b_i` (shared
+    Hessian), so any vectors z are the round of such an instance up to one scale."""
     from flbounds.problems import Quadratic
 
-    if n_clients < 2 or n_clients % 2:
+    if centers is not None:
+        b = np.asarray(centers, dtype=float)
+        n_clients, d = b.shape
+        sigma_g2 = float(np.mean(np.sum((b - b.mean(axis=0)) ** 2, axis=1)))
+        problem = Quadratic(np.tile(float(L) * np.eye(d), (n_clients, 1, 1)), b)
+    elif n_clients < 2 or n_clients % 2:
         raise ValueError(f"n_clients must be even and >= 2, got {n_clients}")
-    c = np.sqrt(float(sigma_g2))
-    b = np.where(np.arange(n_clients) % 2 == 0, c, -c)[:, None]
-    problem = Quadratic(np.full((n_clients, 1, 1), float(L)), b)
+    else:
+        c = np.sqrt(float(sigma_g2))
+        b = np.where(np.arange(n_clients) % 2 == 0, c, -c)[:, None]
+        problem = Quadratic(np.full((n_clients, 1, 1), float(L)), b)
     return dict(problem=problem, L=float(L), lam=np.full(n_clients, 1.0 / n_clients),
                 sigma_g2=float(sigma_g2), sigma_l2=0.0, local_noise=0.0, R=R, step=step,
                 eta_g=eta_g, budget=budget, n_clients=n_clients, **extra)

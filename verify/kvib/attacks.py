@@ -269,18 +269,22 @@ def _d1_instance(*, base, decay, n, T, k_frac):
 
 
 def _feedback(base, decay, n):
-    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i - c_i/sqrt t), c = decay b (from below)."""
+    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i + c_i/sqrt t), c = decay b >= 0 (from
+    above)."""
     return Assumption51Feedback(np.full(n, 1.0 / n), base[:n], decay[:n] * base[:n])
 
 
 @attack_surface("kvib.thm_d1.printed_last_term",
-          space={"base": Box(1e-3, 1e3, log=True, shape=N_MAX), "decay": Box(0, 1, shape=N_MAX),
-                 "n": Integers(2, N_MAX), "T": Integers(1, 40), "k_frac": Box(0, 1)},
+          space={"base": Box(1e-3, 1e3, log=True, shape=2 * N_MAX),
+                 "decay": Box(0, 1, shape=2 * N_MAX), "n": Integers(2, 2 * N_MAX),
+                 "T": Integers(1, 40), "k_frac": Box(0, 1)},
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
           budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
-          fixed=[{"base": 2.0 ** np.arange(N_MAX), "decay": np.full(N_MAX, 0.5), "n": 4,
-                  "T": 10, "k_frac": 0.5}],
-          note="full-information FTRL (gamma = G^2); K in [1, N) (k_frac scaled by 0.999); "
+          fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
+                  "decay": np.full(2 * N_MAX, 0.5), "n": 4, "T": 10, "k_frac": 0.5}],
+          note="full-information FTRL (gamma = G^2); N up to 16; feedback from above (G, "
+               "the largest feedback, is then the first round's); K in [1, N) (k_frac scaled "
+               "by 0.999); "
                "an instance with every round capped (zbar = 0, vacuous bound) is rejected")
 def printed_last_term(*, base, decay, n, T, k_frac):
     """Regret_S over eq. (51) as printed (last term 22 N G^2/zbar)."""

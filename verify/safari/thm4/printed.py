@@ -231,7 +231,10 @@ def proof_eta_s_power(*, rng, step_server, x0):
                     details={"G1": G1, "G2": G2,
                              "coef_printed": 1 / (2 * K ** 2) - 2 * L * step_server ** 2 / K ** 2,
                              "coef_proof": 1 / (2 * K ** 2) - 2 * L * step_server / K ** 2,
-                             "linear_form_valid": [bool(lin_printed), bool(lin_proof)]})
+                             "linear_form_valid": [bool(lin_printed), bool(lin_proof)],
+                             "smallest_instance": "cannot shrink: one point; the two right "
+                                                  "sides differ at every eta_s in (0, 1) (e.g. "
+                                                  "1.327 vs 1.309 at eta_s = 0.001)"})
 
 
 @claim("safari.thm4.proof_max_bounding", ref="Thm 4, proof eqs. (54)-(55)", kind="proof-step",

@@ -93,5 +93,9 @@ def alg2_printed_proportional(*, rng):
                     instance=dict(n_clients=3, budget=2, gamma=sampler.gamma,
                                   theta=sampler.theta),
                     tolerance=Tolerance.exact(),
-                    details={"plain": plain, "capped": optimal_isp_probabilities(np.sqrt(w), 2),
+                    details={"smallest_instance": {
+                                 "w": [1.0, 100.0], "K": 1.5,
+                                 "p_max": float(1.5 * 10 / 11),
+                                 "why": "K = 1 never exceeds 1; N = 2 with K in (1, 2) does"},
+                             "plain": plain, "capped": optimal_isp_probabilities(np.sqrt(w), 2),
                              "library_kvib_line": sampler.probabilities()})

@@ -107,4 +107,10 @@ def alpha_printed_sign(*, rng):
     ratio = optimal_isp_variance(a, 2) / uniform_isp_variance(a, 2)
     return Evidence(instance=dict(a=a, budget=2.0),
                     measured=ratio, theoretical=0.0, relation="<=",
-                    tolerance=Tolerance.exact(), details={"instance": {"a": a, "K": 2}})
+                    tolerance=Tolerance.exact(), details={
+                        "instance": {"a": a, "K": 2},
+                        "smallest_instance": {"a": [1.0, 1.0], "K": 1,
+                                              "ratio": optimal_isp_variance(np.ones(2), 1)
+                                              / uniform_isp_variance(np.ones(2), 1),
+                                              "why": "any N = 2, K = 1 with both a_i > 0 "
+                                                     "(N = 1: both variances 0)"}})

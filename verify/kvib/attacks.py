@@ -24,7 +24,7 @@ from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information
 
 from .closed_forms import _lemma_b1_sum
 from .lemma_b5 import lemma_b5_bound as printed_lemma_b5
-from .thm4_1 import thm41_rhs
+from .thm4_1 import admissible_instance, thm41_rhs
 from .thm4_1.proof_gaps import _psi_min, _t1_coefficients
 from .thm_d1 import thm_d1_bound_value
 
@@ -158,12 +158,14 @@ FLOPS = "rounding: a few flops per side, relative error < 1e-14"
 
 
 def _t1_instance(*, R, L, step_frac, eta_g, sigma_g2, grad2):
-    """The values Theorem 4.1's eq. (31)-(32) predicates read at a point."""
-    return dict(R=R, L=L, step=step_frac / (8 * R * L), eta_g=eta_g)
+    """The values Theorem 4.1's predicates read at a point: the statement's (an FL instance
+    with gradient spread sigma_g^2 and eta_l eta_g <= 1/(8RL)) and eq. (31)-(32)'s."""
+    return admissible_instance(L=L, R=R, step=step_frac / (8 * R * L * eta_g), eta_g=eta_g,
+                               sigma_g2=sigma_g2)
 
 
 def _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, sigma_g_factor):
-    step = step_frac / (8 * R * L)  # hypothesis eta_l <= 1/(8RL)
+    step = step_frac / (8 * R * L * eta_g)  # the statement's eta_l eta_g <= 1/(8RL)
     eta = R * step * eta_g
     lhs = _t1_coefficients(R, L, step, 0.0, sigma_g2, grad2)
     rhs = 15 / 16 * grad2 + 10 * L**2 * sigma_g_factor * sigma_g2 * eta**2 / eta_g**2
@@ -182,7 +184,9 @@ def sigma2_printed(*, R, L, step_frac, eta_g, sigma_g2, grad2):
 
 @_surface("kvib.thm4_1.sigma2_constant_corrected", space=T1_SPACE, fixed=T1_FIXED,
                 instance=_t1_instance,
-                tolerance=1e-12, tolerance_why=FLOPS)
+                tolerance=1e-12, tolerance_why=FLOPS,
+                note="inside the statement's step eta_l eta_g <= 1/(8RL) (the claim also "
+                     "checks the wider eta_l <= 1/(8RL), eta_g >= 1)")
 def sigma2_corrected(*, R, L, step_frac, eta_g, sigma_g2, grad2):
     """The same with the proof's sigma^2 = 6 sigma_g^2."""
     lhs, rhs = _t1_sides(R, L, step_frac, eta_g, sigma_g2, grad2, 6.0)
@@ -218,8 +222,11 @@ LAST_FIXED = [{"M": 1.0, "L": 1.0, "s2": 0.0, "b1": 1e-4, "b2": 1.0, "T": 100.0}
 
 
 def _last_instance(*, M, L, s2, b1, b2, T):
-    """The values the tuning predicate of Theorem 4.1's last step reads at a point."""
-    return dict(M=M, L=L, T=T, sigma2=s2, beta1=b1, beta2=b2)
+    """The values Theorem 4.1's predicates read at a point: the statement's (an FL instance
+    with gradient spread s2, R = 2, eta_g = 1, the step at its limit 1/(8L)) and the tuning
+    constants of the last step."""
+    return admissible_instance(L=L, R=2, step=1 / (16 * L), sigma_g2=s2, M=M, T=T,
+                               sigma2=s2, beta1=b1, beta2=b2)
 
 
 def _last_rhs(M, L, s2, b1, b2, T, last):
@@ -262,18 +269,22 @@ def _d1_instance(*, base, decay, n, T, k_frac):
 
 
 def _feedback(base, decay, n):
-    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i - c_i/sqrt t), c = decay b (from below)."""
+    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i + c_i/sqrt t), c = decay b >= 0 (from
+    above)."""
     return Assumption51Feedback(np.full(n, 1.0 / n), base[:n], decay[:n] * base[:n])
 
 
 @attack_surface("kvib.thm_d1.printed_last_term",
-          space={"base": Box(1e-3, 1e3, log=True, shape=N_MAX), "decay": Box(0, 1, shape=N_MAX),
-                 "n": Integers(2, N_MAX), "T": Integers(1, 40), "k_frac": Box(0, 1)},
+          space={"base": Box(1e-3, 1e3, log=True, shape=2 * N_MAX),
+                 "decay": Box(0, 1, shape=2 * N_MAX), "n": Integers(2, 2 * N_MAX),
+                 "T": Integers(1, 40), "k_frac": Box(0, 1)},
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
           budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
-          fixed=[{"base": 2.0 ** np.arange(N_MAX), "decay": np.full(N_MAX, 0.5), "n": 4,
-                  "T": 10, "k_frac": 0.5}],
-          note="full-information FTRL (gamma = G^2); K in [1, N) (k_frac scaled by 0.999); "
+          fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
+                  "decay": np.full(2 * N_MAX, 0.5), "n": 4, "T": 10, "k_frac": 0.5}],
+          note="full-information FTRL (gamma = G^2); N up to 16; feedback from above (G, "
+               "the largest feedback, is then the first round's); K in [1, N) (k_frac scaled "
+               "by 0.999); "
                "an instance with every round capped (zbar = 0, vacuous bound) is rejected")
 def printed_last_term(*, base, decay, n, T, k_frac):
     """Regret_S over eq. (51) as printed (last term 22 N G^2/zbar)."""

@@ -15,6 +15,7 @@ from flbounds.falsify import Box, Integers, Simplex
 from flbounds.sampling import optimal_isp_objective, optimal_isp_probabilities, rsp_bound
 
 from .attacks import N_MAX, SUMS, WEIGHTS, _budget, _surface
+from .thm4_1 import admissible_instance
 
 
 def _eq5_above_one(*, a, n, k_frac):
@@ -156,9 +157,9 @@ def _eq33_point(z, n, k_frac, w):
 @_surface("kvib.thm4_1.eq33_factor_two",
                 space={"z": Box(-1e2, 1e2, shape=6), "n": Integers(2, 3), "k_frac": Box(0, 1),
                        "w": Simplex(3)},
-                instance=lambda *, z, n, k_frac, w: (lambda zz, p, ps, k: dict(
-                    p=p, p_star=ps, budget=k, a=np.linalg.norm(zz, axis=1) + 1e-12))(
-                    *_eq33_point(z, n, k_frac, w)),
+                instance=lambda *, z, n, k_frac, w: (lambda zz, p, ps, k: admissible_instance(
+                    L=1.0, R=2, step=1 / 16, centers=zz, budget=k, p=p, p_star=ps,
+                    a=np.linalg.norm(zz, axis=1) + 1e-12))(*_eq33_point(z, n, k_frac, w)),
                 tolerance=1e-12, tolerance_why="rounding of the ratio; the LP's feasibility "
                 "error (HiGHS 1e-7 per outcome mass) is taken off the left side",
                 fixed=[{"z": [0.5, 0.0, 0.5, 0.0, 0.0, 0.0], "n": 2, "k_frac": 0.0,

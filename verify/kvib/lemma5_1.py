@@ -58,7 +58,12 @@ def lemma51_printed(*, rng):
                     instance=dict(a=a, budget=k, p_min=p_min),
                     tolerance=Tolerance.rounding(10 * EPS * k, "a few ulp"),
                     details={"instance": {"a": a, "K": k, "p_min": p_min}, "l1": l1, "l2": l2,
-                             "printed_p": p})
+                             "printed_p": p,
+                             "smallest_instance": {
+                                 "a": [1e-4, 1.0], "K": 1.0, "p_min": 0.2,
+                                 "printed_p": [0.2, 1.2], "sum": 1.4,
+                                 "why": "the printed sum is K + 2 l1 p_min: one floored and "
+                                        "one middle client suffice (N = 2)"}})
 
 
 @claim("kvib.lemma5_1.corrected", ref="Lemma 5.1 / eq. (10), corrected (z_t = K-N+l2-l1 p_min,"

@@ -49,6 +49,15 @@ LEMMA_B7 = result(
     hypotheses=(proper, uniform_subsets.only("rsp", "rsp_matrix")))
 
 
+def _smallest_rsp_matrix():
+    """N = 2, K = 1, the smallest design with 1 <= K < N: the true off-diagonal is
+    -1/4, the printed K(K-1)/(N(N-1)) = 0."""
+    masks, probs = uniform_subset_design(2, 1)
+    P = _pair_matrix(masks, probs)
+    return {"N": 2, "K": 1, "true": P - np.outer(np.diag(P), np.diag(P)),
+            "printed_off_diagonal": 0.0, "printed_diagonal": 0.5}
+
+
 @claim("kvib.lemma_b7.rsp_matrix_printed", ref="App. B.2, random-sampling matrix",
        kind="proof-step", expected="violated", result=LEMMA_B7, parts=("rsp_matrix",),
        statement="For uniform K-subsets, P - p p^T has off-diagonal entries K(K-1)/(N(N-1)) and "
@@ -70,7 +79,8 @@ def rsp_matrix_printed(*, rng):
     return Evidence(measured=cov, theoretical=printed, relation="==",
                     instance=dict(masks=masks, probs=probs),
                     tolerance=Tolerance.rounding(1e-12, "enumeration sums"),
-                    details={"instance": {"N": n, "K": k}})
+                    details={"instance": {"N": n, "K": k},
+                             "smallest_instance": _smallest_rsp_matrix()})
 
 
 @claim("kvib.lemma_b7.rsp_constant", ref="Lemma B.7, eqs. (18)-(19), RSP with v=(N-K)/(N-1)",

@@ -98,4 +98,10 @@ def lemma_b8_eq27_printed(*, rng):
                     instance=dict(a=a, budget=k, p_min=0.0),
                     tolerance=Tolerance.rounding(10 * EPS * true, "a few ulp"),
                     details={"instance": {"a": a, "K": 2, "p_min": 0}, "printed": printed,
-                             "optimum": true})
+                             "optimum": true,
+                             "smallest_instance": {
+                                 "a": [1.0, 3.0], "K": 1.5, "p_min": 0.0, "l2": 1,
+                                 "printed": 1.0 / 0.5 + 1.0 + 9.0,
+                                 "optimum": optimal_isp_objective(np.array([1.0, 3.0]), 1.5),
+                                 "why": "N = 2 with one capped client (K in (1, 2)); N = 1 "
+                                        "has nothing to cap"}})

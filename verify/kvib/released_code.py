@@ -107,4 +107,9 @@ def code_no_square_root(*, rng):
     return Evidence(measured=code_form, theoretical=paper, relation="==",
                     instance=dict(a=np.sqrt(w), budget=2),
                     tolerance=Tolerance.rounding(10 * EPS, "a few ulp"),
-                    details={"omega_plus_gamma": w, "paper_p": paper, "code_p": code_form})
+                    details={"omega_plus_gamma": w, "paper_p": paper, "code_p": code_form,
+                             "smallest_instance": {
+                                 "omega_plus_gamma": [1.0, 4.0], "K": 1,
+                                 "paper_p": optimal_isp_probabilities(np.array([1.0, 2.0]), 1),
+                                 "code_p": optimal_isp_probabilities(np.array([1.0, 4.0]), 1),
+                                 "why": "any two unequal weights differ (N = 1 has p = 1)"}})

@@ -32,7 +32,14 @@ from ._common import ROUNDING, _scaled
 from .instances import distances, divfl_offset
 from .prop3 import named_phi
 from .thm1 import aux_inequality_sides
-from .thm1.algebra import ETA, K, first_term_constant, printed_step_instance, zeta_expr
+from .thm1.algebra import (
+    ETA,
+    K,
+    first_term_constant,
+    printed_step_instance,
+    statement_values,
+    zeta_expr,
+)
 
 N_MAX = 7
 PHIS = ("log1p", "identity", "sqrt")
@@ -121,9 +128,15 @@ def aux_inequality(*, k, x):
     return lhs / rhs
 
 
+def _k_instance(*, k):
+    """Theorem 1's hypotheses at K = k: the printed step and the statement's Assumptions 1-3
+    and noise on the tight least-squares family (zero selection bias)."""
+    return dict(printed_step_instance([k]), **statement_values())
+
+
 @attack_surface("subtrunc.thm1.statement_from_eq24", space={"k": Integers(9, 5_000_000)},
                 tolerance=1e-12, tolerance_why="float evaluation of c(K) (as the claim)",
-                fixed=[{"k": 9}], instance=lambda *, k: printed_step_instance([k]))
+                fixed=[{"k": 9}], instance=_k_instance)
 def first_term(*, k):
     """max of c(K) with zeta and with the corrected 2 zeta, over the printed 12."""
     return float(max(first_term_constant([k], 1)[0], first_term_constant([k], 2)[0])) / 12
@@ -140,7 +153,7 @@ def _zeta_k():
 @attack_surface("subtrunc.thm1.one_minus_zeta_k", space={"k": Integers(9, 10_000)},
                 tolerance=0.0, tolerance_why="exact: 9/(4 sqrt K) in float64, far from 1/3",
                 shrink=True, fixed=[{"k": k} for k in range(9, 16)],
-                instance=lambda *, k: printed_step_instance([k]))
+                instance=_k_instance)
 def one_minus_zeta_k(*, k):
     """(1/3) / (1 - zeta K) at eta = 1/(L E sqrt K) (must be <= 1 for K >= 9)."""
     return (1 / 3) / (1 - float(_zeta_k()(k)))

@@ -45,7 +45,8 @@ def test_thm4_step_condition_is_a_predicate():
     bad = judge([THM4.part("proof_55")], reference_instance(prob, 0.04, q=0.8, G1=1.0,
                                                               G2=1.0), {})
     assert any(label.startswith("step:") for label in bad.failed)
-    good = judge([THM4.part("q_condition")], reference_instance(prob, 0.01), {})
+    good = judge([THM4.part("q_condition")],
+                 reference_instance(prob, 0.01, q=0.8, G1=4.0, G2=123.0), {})
     assert good.failed == () and good.unevaluated == ()
 
 

@@ -74,9 +74,20 @@ def _scaled(fn, factor):
     return wrapped
 
 
+def test_linear_reading_claim_accuses_that_reading():
+    """safari.thm5.anisotropic_homogeneous_bound checks the part bound_linear (the q-condition
+    read in the proof's linear form, a predicate evaluated per round and true): a bound
+    planted 100 times too small is then a violation of that reading, not not-applicable."""
+    import verify.safari.thm5.anisotropic as mod
+
+    claim_id = "safari.thm5.anisotropic_homogeneous_bound"
+    assert get(claim_id).check(seed=0).verdict == "holds"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mod, "_thm5_bound", _scaled(mod._thm5_bound, 0.01))
+        assert get(claim_id).check(seed=0).verdict == "violated"
+
+
 @pytest.mark.parametrize("claim_id, module, name, factor", [
-    ("safari.thm5.anisotropic_homogeneous_bound", "verify.safari.thm5.anisotropic",
-     "_thm5_bound", 0.01),
     # the bound is 2-3 orders of magnitude loose there: a 1e4 planted error is needed
     ("safari.thm5.anisotropic_heterogeneous_conclusion", "verify.safari.thm5.anisotropic",
      "_thm5_bound", 1e-3),

@@ -42,9 +42,23 @@ def test_corrected_claims_name_their_printed_claims():
              "subtrunc.prop4.statement": "subtrunc.prop4.proof",
              "subtrunc.thm1.statement_from_eq24": "subtrunc.thm1.recursion_factor",
              "subtrunc.unionfl.distorted_greedy": "subtrunc.sec3c.unionfl_greedy_guarantee"}
+    gaps = {"subtrunc.prop4.proof"}  # an argument's gap outside the hypotheses: not-applicable
     for fixed, printed in pairs.items():
         assert get(fixed).corrects == printed
-        assert get(printed).expected == "violated"
+        assert get(printed).expected == ("not-applicable" if printed in gaps else "violated")
+
+
+def test_prop4_gap_accuses_only_a_window_penalty(monkeypatch):
+    """Eq. (15)'s non sequitur rests on a function that is no g_t: not-applicable, naming
+    U_t; planted as if it were a window penalty (U_t's values given), it would be violated."""
+    from verify.subtrunc import prop4
+
+    res = get("subtrunc.prop4.proof").check(seed=0)
+    assert res.verdict == "not-applicable" and "U_t" in res.reason
+    real = prop4.Evidence
+    monkeypatch.setattr(prop4, "Evidence", lambda **kw: real(**dict(
+        kw, instance=dict(kw["instance"], recent=[False, False], window=1, k=1))))
+    assert get("subtrunc.prop4.proof").check(seed=0).verdict == "violated"
 
 
 def test_table_reruns_are_reproductions_and_undecided_rows_are_inconclusive():

@@ -58,7 +58,7 @@ REMARK42 = result(
                        "the averaged model",
            "case2": "(73): E_S Delta_A(S) <= E_{k~K}[(L/mu)(K(k) K/K_hat)^2 G_k + 2 sqrt(L/mu) "
                     "(K(k) K/K_hat) sqrt(D_k G_k)] (Case II)"},
-    hypotheses=(convex_smooth.only("case1", "case2"), local_erm.only("case1", "case2"),
+    hypotheses=(convex_smooth, local_erm,
                 case_one.only("case1", "proof_72"), case_two.only("case2"),
                 either_case.only("eq70")))
 

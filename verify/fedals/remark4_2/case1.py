@@ -186,14 +186,20 @@ def lemmaC1_merged(*, rng, n_clients, n_participants, weights):
     r"""Averaging the drawn models gives client k the weight m_k/K_hat; Thm A.2 applied to that
     average needs K_hat(k) = m_k/K_hat. The 0th identity still holds, the 1st and 2nd fail
     (E[m_k^2] > E[m_k] when duplicates are possible): spec 7.15, pilot -0.183 vs -0.112.
-    Expected ``violated``; tolerance as in the per-instance check."""
-    x = rng.standard_normal(n_clients)
+    Expected ``violated``; tolerance as in the per-instance check. The x_k are the
+    population risks R_k(theta) of a ridge model meeting Remark 4.2's hypotheses (d = 5,
+    lambda = 1, sigma = 1, client optima drawn once, local ERMs) at a random theta: the
+    identities are algebraic in x, so any generic risks expose the slip. Smallest instance:
+    K_hat = 2 draws with replacement (one draw has no duplicates) over K = 2 clients; the
+    quick instance (K = 4, K_hat = 2) enumerates all K^K_hat draws."""
+    model = RidgeModel(rng.standard_normal((n_clients, 5)), 1.0, 1.0)
+    x = model.population_risk(np.tile(rng.standard_normal(5), (1, n_clients, 1)))[0]
     w = np.asarray(weights, dtype=float)
     got = _case1_moments(x, w, n_participants, merged=True)
     tol = 8 * n_clients ** n_participants * EPS * float(np.abs(x).sum())
     return Evidence(measured=got, theoretical=_case1_targets(x, w, n_participants),
                     relation="==",
-                    instance=dict(case="I", w=w, n_participants=n_participants,
-                                  n_clients=n_clients),
+                    instance=_instance(model, w, n_participants),
                     tolerance=Tolerance.rounding(tol, "8 K^K_hat eps sum|x|"),
-                    details={"x": x, "weights": w})
+                    details={"x": x, "weights": w,
+                             "smallest_instance": dict(K=2, K_hat=2, weights=[0.5, 0.5])})

@@ -14,10 +14,14 @@ Statement: under Assumptions 4.1-4.3, with :math:`\mathbb E[f(x^0)-f(x^{+\infty}
 :math:`\beta_2=\frac1T\sum_t\gamma^t`, :math:`\gamma^t\in[NW,NW+\frac{N-K}KW]`. App. C.2
 proves the explicit form (the printed bound ``kvib.thm4_1``) through eqs. (31)-(36).
 
-The hypotheses are scoped to the parts whose proof uses them: the assumptions on the
-functions apply to the statement and to the steps that read the FL instance; the algebraic
-proof steps carry the conditions their algebra uses (the step size, :math:`\eta_g\ge1`,
-:math:`R\ge2`, the tuning constants).
+The printed statement's hypotheses (Assumptions 4.1-4.3, the budget, the step condition) apply
+to every part but the definitions, the proof steps included: a proof step is taken under the
+theorem's hypotheses, so a ``violated`` proof step rests on an FL instance that meets all of
+them (built by :func:`admissible_instance`; each algebraic slip holds for every admissible
+choice of the constants, so one admissible choice is enough). Each step part adds the
+conditions its algebra uses (the proof's :math:`R\ge2` and :math:`\eta_g` range, the tuning
+constants, the sampling pair, ...). A companion that checks a corrected step beyond the
+statement's hypotheses (e.g. any :math:`\eta_g\ge1`) declares them ``outside`` on purpose.
 """
 
 from __future__ import annotations
@@ -117,6 +121,10 @@ def positive_factors(*, R, gamma, step):
 
 
 FL = ("rate", "explicit", "beta1", "utility", "descent", "bound_a", "rho")
+#: the parts under the printed statement's hypotheses: all but the definitions (sigma2,
+#: gamma_range, beta1), the proof steps included
+STATEMENT = ("rate", "explicit", "sampling_term", "utility", "eq31_drop", "eq31_32", "eq33",
+             "bound_a", "bound_a_algebra", "eq35_36", "descent", "rho", "last_step")
 THM4_1 = result(
     "kvib.thm4_1", ref="Theorem 4.1", title="FedAvg with arbitrary unbiased client sampling",
     parts={
@@ -151,12 +159,8 @@ THM4_1 = result(
         "last_step": "the last display: Lemma B.5's tuning gives (2M(4 beta_1 + 5 L sigma^2)/T)"
                      "^{1/2} + (5 sigma^2 beta_2)^{1/3} (2M/T)^{2/3} + 2LM/T",
     },
-    hypotheses=(a4_1.only("rate", "utility", "descent", "bound_a", "rho", "eq35_36"),
-                a4_2.only("rate", "utility", "descent", "bound_a", "rho"),
-                a4_3.only("rate", "utility", "descent", "bound_a", "rho"),
-                budget.only("rate", "beta1", "utility", "descent", "rho"),
-                step_condition.only("rate", "utility", "descent", "bound_a", "rho",
-                                    "eq31_drop"),
+    hypotheses=(*(h.only(*STATEMENT) for h in (a4_1, a4_2, a4_3, step_condition)),
+                budget.only(*STATEMENT, "beta1"),
                 local_step_condition.only("eq31_32"),
                 eta_g_at_least_one.only("eq31_32"),
                 eta_g_range.only("eq35_36"),
@@ -165,6 +169,36 @@ THM4_1 = result(
                 balance.only("sampling_term"),
                 tuning.only("last_step"),
                 positive_factors.only("bound_a_algebra")))
+
+
+def admissible_instance(*, L, R, step, eta_g=1.0, sigma_g2=0.0, n_clients=2, budget=1.0,
+                        centers=None, **extra):
+    r"""Values for every hypothesis of the printed statement, on an FL instance meeting them:
+    ``n_clients`` scalar quadratics :math:`f_i=\frac L2x^2-b_ix` (equal Hessians, so
+    Assumption 4.3 holds for all x with the exact spread), :math:`b_i=\pm\sqrt{\sigma_g^2}`
+    alternately (:math:`\lambda` uniform, ``n_clients`` even, so the weighted spread is
+    :math:`\sigma_g^2`), deterministic local steps (:math:`\sigma_l=0`), the given R,
+    :math:`\eta_l` (``step``), :math:`\eta_g` and budget; ``extra`` adds a step's own values.
+    ``centers`` (N, d) instead gives :math:`f_i=\frac L2\|x\|^2-b_i^\top x` with
+    :math:`b_i` the centers and :math:`\sigma_g^2` their exact uniform-weight spread: from
+    x = 0 the round's pseudo-gradients are then proportional to the :math:`b_i` (shared
+    Hessian), so any vectors z are the round of such an instance up to one scale."""
+    from flbounds.problems import Quadratic
+
+    if centers is not None:
+        b = np.asarray(centers, dtype=float)
+        n_clients, d = b.shape
+        sigma_g2 = float(np.mean(np.sum((b - b.mean(axis=0)) ** 2, axis=1)))
+        problem = Quadratic(np.tile(float(L) * np.eye(d), (n_clients, 1, 1)), b)
+    elif n_clients < 2 or n_clients % 2:
+        raise ValueError(f"n_clients must be even and >= 2, got {n_clients}")
+    else:
+        c = np.sqrt(float(sigma_g2))
+        b = np.where(np.arange(n_clients) % 2 == 0, c, -c)[:, None]
+        problem = Quadratic(np.full((n_clients, 1, 1), float(L)), b)
+    return dict(problem=problem, L=float(L), lam=np.full(n_clients, 1.0 / n_clients),
+                sigma_g2=float(sigma_g2), sigma_l2=0.0, local_noise=0.0, R=R, step=step,
+                eta_g=eta_g, budget=budget, n_clients=n_clients, **extra)
 
 
 def _thm41_rho(gamma, step):

@@ -28,7 +28,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.problems import Quadratic
 from flbounds.sampling import optimal_factor
 
-from . import THM4_1, thm41_rhs
+from . import THM4_1, admissible_instance, thm41_rhs
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -70,16 +70,26 @@ def sampling_term_exponent_printed(*, rng, n_grid):
     :math:`\frac3{2^{5/3}}(5\sigma^2\beta_2)^{1/3}(2M/T)^{2/3}` (the App. C form
     :math:`(5\sigma^2\beta_2)^{1/3}(2M/T)^{2/3}` up to Lemma B.5's factor), exponent **1/3**.
     Measured: the log-log slope in :math:`s=\sigma^2\beta_2` of the numerically minimised
-    :math:`\min_\eta\Psi` (b = 0, :math:`\eta` unconstrained: M = 1, T = 1e4, s over
-    [1e-3, 1e3]); sympy's exact exponent is in ``details``. Compared with the printed 4/3
-    ("=="): expected **violated** (1/3 vs 4/3). Tolerance: the bounded scalar minimiser's
-    error (xatol 1e-12 in log eta) moves the slope by < 1e-6."""
+    :math:`\min_{\eta\le1/(8L)}\Psi` (b = 0, M = 1, T = 1e4, s over [1e-3, 1e3]); sympy's
+    exact exponent is in ``details``. Compared with the printed 4/3 ("=="): expected
+    **violated** (1/3 vs 4/3). Every hypothesis of the statement holds at each grid point
+    (the exponent is the same for every admissible choice): two identical-Hessian scalar
+    quadratics with L = 1/5, so the step cap :math:`1/(8L)=0.625` lies above every minimiser
+    :math:`\eta_s=(8M/(5sT))^{1/3}\le0.55` and the minimum is the unconstrained one;
+    :math:`\sigma_g^2=s`, :math:`\sigma_l=0`, N = 2, K = 1, :math:`\beta_2=NW=1` (the low
+    end of :math:`\gamma^t`'s range), R = 2, :math:`\eta_g=1`,
+    :math:`\eta_l=\eta_s/R`. Smallest instance: two grid points fix a slope (the exponent
+    is exact at every s). Tolerance: the bounded scalar minimiser's error (xatol 1e-12 in
+    log eta) moves the slope by < 1e-6."""
     value, exps = _sampling_term_exponents()
     s = np.logspace(-3, 3, n_grid)
-    mins = [_psi_min(2.0, 0.0, 0.625 * si, 1e4, 1e12) for si in s]
+    L, M, T = 0.2, 1.0, 1e4
+    mins = [_psi_min(2.0 * M, 0.0, 0.625 * si, T, 1 / (8 * L)) for si in s]
     slope = float(np.polyfit(np.log(s), np.log(mins), 1)[0])
-    return Evidence(measured=slope, theoretical=4 / 3, relation="==",
-                    instance=dict(M=1.0, T=1e4, s=s),
+    eta_s = np.cbrt(8 * M / (5 * s * T))
+    instance = [admissible_instance(L=L, R=2, step=e / 2, sigma_g2=si, M=M, T=T, s=si)
+                for si, e in zip(s, eta_s, strict=True)]
+    return Evidence(measured=slope, theoretical=4 / 3, relation="==", instance=instance,
                     tolerance=Tolerance.rounding(1e-6, "bounded minimiser in log eta"),
                     details={"sympy_min_value": str(value),
                              "sympy_exponents_s_M_T": [str(x) for x in exps],
@@ -156,7 +166,13 @@ def rho_positive_not_implied(*, rng, n_rounds):
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"L": problem.L, "sigma2": sigma2, "M": M, "eta_lemma_b5": eta,
                              "alpha_star": alpha, "gamma0": gamma, "rho": (1 - value) / 16,
-                             "needed_eta_bound": 1 / np.sqrt(10 * gamma)})
+                             "needed_eta_bound": 1 / np.sqrt(10 * gamma),
+                             "smallest_instance": "T plays no role (b = e = 0 makes Lemma "
+                                                  "B.5's step 1/(8L) at every T, so T = 1 "
+                                                  "fails alike); gamma >= NW >= 1, so N = 1 "
+                                                  "(K = 1, gamma = 1: 10 gamma eta^2 = 2.5) "
+                                                  "fails too, at any L < sqrt(10)/8; N = 2 "
+                                                  "is kept to show a sampled round"})
 
 
 def _t1_coefficients(R, L, step, sigma_l2, sigma_g2, grad2):
@@ -183,7 +199,11 @@ def sigma2_constant_printed(*, rng):
     therefore a mismatch between the statement's and the proof's :math:`\sigma^2` (a factor 6
     on :math:`\sigma_g^2`): the proof does not support the statement's constant. Instance:
     R = 2, L = 1, :math:`\eta_l=1/16`, :math:`\eta_g=1`, :math:`\sigma_g^2=1`,
-    :math:`\sigma_l=0`, :math:`\nabla f=0`. Measured: (31)'s RHS / (32)'s RHS (<= 1 needed) = 6.
+    :math:`\sigma_l=0`, :math:`\nabla f=0` (at :math:`x=x^*` of two scalar quadratics with
+    L = 1 and gradient spread 1, N = 2, K = 1: every hypothesis of the statement holds, the
+    step at its limit :math:`\eta_l\eta_g=1/(8RL)`; the ratio is 6 for every admissible
+    choice, so this smallest one, R = 2, N = 2, d = 1, is kept). Measured: (31)'s RHS / (32)'s
+    RHS (<= 1 needed) = 6.
     Expected **violated** (kind proof-step: inside the O-statement a constant 6 is absorbed,
     so the theorem's rate is not affected). Exact up to rounding."""
     R, L, step, eta_g = 2, 1.0, 1.0 / 16, 1.0
@@ -191,7 +211,7 @@ def sigma2_constant_printed(*, rng):
     lhs = _t1_coefficients(R, L, step, 0.0, 1.0, 0.0)
     rhs = 10 * L**2 * (0.0 / R + 1.0) * eta**2 / eta_g**2
     return Evidence(measured=lhs / rhs, theoretical=1.0, relation="<=",
-                    instance=dict(R=R, L=L, step=step, eta_g=eta_g),
+                    instance=admissible_instance(L=L, R=R, step=step, eta_g=eta_g, sigma_g2=1.0),
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
                     details={"eq31_rhs": lhs, "eq32_rhs_statement_sigma2": rhs,
                              "eq32_rhs_proof_sigma2": 10 * L**2 * 6.0 * eta**2 / eta_g**2})
@@ -201,6 +221,8 @@ def sigma2_constant_printed(*, rng):
        "(sigma^2 = sigma_l^2/R + 6 sigma_g^2, 2 sigma_l^2/R kept)", kind="proof-step",
        corrects="kvib.thm4_1.sigma2_constant_printed",
        expected="holds", result=THM4_1, parts=("eq31_32",),
+       outside={"step": "the corrected step needs only eta_l <= 1/(8RL) and eta_g >= 1, "
+                        "wider than the statement's eta_l eta_g <= 1/(8RL); checked on both"},
        statement="For eta_l <= 1/(8RL), eta_g >= 1: eq. (31)'s RHS <= 15/16 ||grad f||^2 + "
                  "10 L^2 sigma^2 eta^2/eta_g^2 + 2 sigma_l^2/R with sigma^2 = sigma_l^2/R + "
                  "6 sigma_g^2.",
@@ -244,13 +266,19 @@ def last_term_printed(*, rng):
     L = 1, T = 100. Then :math:`\Psi(\eta)=2M/(T\eta)` is decreasing and its minimum over the
     admissible :math:`\eta\le1/(8L)` is :math:`16LM/T=0.16` (computed numerically), while the
     printed right side is :math:`2LM/T=0.02`. No admissible step attains the printed value.
+    Every hypothesis of the statement holds: two identical scalar quadratics (L = 1,
+    :math:`\sigma_g=\sigma_l=0`), N = 2, K = 1 with the uniform ISP (optimal for identical
+    clients: :math:`\beta_1=0`, :math:`\beta_2=NW=1`), R = 2, :math:`\eta_g=1` and
+    :math:`\eta_l=1/16`, i.e. the minimising :math:`\eta=1/(8L)`; the ratio is 8 for every
+    admissible (M, L, T) in this regime, so T, N and d cannot shrink it further.
     Expected **violated** (proof-step; a constant inside the O-statement). Tolerance: the
     bounded minimiser (< 1e-9 relative)."""
     M, L, T = 1.0, 1.0, 100.0
     best = _psi_min(2 * M, 0.0, 0.0, T, 1 / (8 * L))
     printed = thm41_rhs(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, gamma=1.0)  # = 2LM/T here
     return Evidence(measured=best, theoretical=printed, relation="<=",
-                    instance=dict(M=M, L=L, T=T, sigma2=0.0, beta1=0.0, beta2=1.0),
+                    instance=admissible_instance(L=L, R=2, step=1 / (16 * L), M=M, T=T, sigma2=0.0,
+                                                 beta1=0.0, beta2=1.0),
                     tolerance=Tolerance.rounding(1e-9 * printed, "bounded minimiser"),
                     details={"min_psi": best, "printed_rhs": printed,
                              "corrected_rhs": 16 * L * M / T})

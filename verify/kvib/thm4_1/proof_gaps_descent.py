@@ -19,7 +19,6 @@ from scipy.optimize import linprog
 
 from flbounds.algorithms.fedavg_sampler import local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
-from flbounds.problems import Quadratic
 from flbounds.problems.generators import shared_hessian_quadratics
 from flbounds.sampling import (
     isp_variance,
@@ -28,7 +27,7 @@ from flbounds.sampling import (
     optimal_isp_variance,
 )
 
-from . import THM4_1
+from . import THM4_1, admissible_instance
 
 
 def _isp_outcomes(n: int):
@@ -76,6 +75,19 @@ def _eq33_instance():
     return z, np.array([0.25, 0.75]), optimal_isp_probabilities(a, 1.0)
 
 
+def _identical_round(L: float):
+    r"""The admissible FL instance behind the sampling pair of :func:`_eq33_instance`: two
+    identical scalar quadratics :math:`f_i=\frac L2x^2` (:math:`\sigma_g=\sigma_l=0`),
+    R = 2 local steps at the limit :math:`\eta_l=1/(8RL)`, :math:`\eta_g=1`, K = 1, from
+    :math:`x^t=1`. Both pseudo-gradients are equal, so :math:`a=\lambda\|g\|\propto(1,1)`
+    and Lemma 2.2's optimum is :math:`p^*=(1/2,1/2)`; the round's z is
+    :math:`c\,(1/2,1/2)` and every side of eq. (33) scales by :math:`c^2`."""
+    inst = admissible_instance(L=L, R=2, step=1 / (16 * L), eta_g=1.0)
+    g = local_updates(inst["problem"], np.ones(1), local_steps=2, step=inst["step"])
+    z = inst["lam"][:, None] * g
+    return inst, z
+
+
 def _bound_a_gradient_coefficient():
     r"""Sympy: the :math:`\|\nabla f\|^2` coefficient of the last line bounding (A),
     :math:`\gamma\eta_l^2(5R\sigma_l^2+30R^2(\sigma_g^2+\|\nabla f\|^2))` with
@@ -106,7 +118,12 @@ def eq33_no_factor_two(*, rng):
     :math:`p=(1/4,3/4)`. A linear program over the 16 joint outcomes with both ISP marginals
     fixed finds the coupling maximising the gap: :math:`\mathbb E\|X-Z\|^2=5/6` (exact, it is
     :math:`\mathbb V(p)`), :math:`\mathbb E\|Y-Z\|^2=1/2`, :math:`Q=1/6`, so 5/6 > 2/3.
-    The law is in ``details``. Expected **violated** (proof-step). With the audit's resolution
+    The law is in ``details``. Every hypothesis of the statement holds: the pair is the
+    round of two identical scalar quadratics (L = 1, :math:`\sigma_g=\sigma_l=0`) from
+    :math:`x^t=1` with R = 2, :math:`\eta_l=1/16`, :math:`\eta_g=1`, K = 1, whose z is
+    :math:`c(1/2,1/2)` (both sides scale by :math:`c^2`, so the instance is kept at c = 1);
+    N = 2, K = 1, d = 1 is the smallest instance.
+    Expected **violated** (proof-step). With the audit's resolution
     :math:`Q:=\mathbb V(p^t)-\mathbb V(p^*)` the line is an equality, and with the factor 2 it
     holds for every coupling (``kvib.thm4_1.eq33_factor_two``). Tolerance: the LP's
     feasibility error (HiGHS 1e-7 per outcome mass, times outcomes and the largest value)."""
@@ -114,8 +131,10 @@ def eq33_no_factor_two(*, rng):
     res = _eq33_coupling(z, p, p_star, factor=1.0)
     lhs, rhs = res["E_X_minus_Z_sq"], res["Q"] + res["E_Y_minus_Z_sq"]
     support = res["law"] > 1e-12
+    inst, z_round = _identical_round(1.0)
+    a = np.linalg.norm(z_round, axis=1)
     return Evidence(measured=lhs, theoretical=rhs, relation="<=",
-                    instance=dict(p=p, p_star=p_star, budget=1.0, a=np.linalg.norm(z, axis=1)),
+                    instance=dict(inst, p=p, p_star=optimal_isp_probabilities(a, 1.0), a=a),
                     tolerance=Tolerance.rounding(3 * res["lp_error"], "LP primal feasibility "
                                                  "1e-7 x outcomes x max value, 3 expectations"),
                     details={"z": z.ravel(), "p": p, "p_star": p_star,
@@ -178,14 +197,21 @@ def bound_a_factor_six(*, rng):
     by the same arithmetic that turns the printed coefficient into eq. (36)'s left factor
     :math:`(1-10\gamma^t\eta^2)/16`, the corrected one gives :math:`(1-60\gamma^t\eta^2)/16`,
     so the proof's :math:`\rho>0` needs :math:`\eta<1/\sqrt{60\max_t\gamma^t}`. Exact
-    (symbolic)."""
+    (symbolic): the identity fails for every positive R, :math:`\gamma`, :math:`\eta_l`; the
+    instance the hypotheses read is one admissible point (two scalar quadratics with L = 1
+    and spread 1, N = 2, K = 1, :math:`\gamma=NW=1`, R = 2, :math:`\eta_l=1/16`,
+    :math:`\eta_g=1`)."""
     coeff, remainder = _bound_a_gradient_coefficient()
-    R, gamma, step = sp.symbols("R gamma eta_l", positive=True)
     return Evidence(measured=float(coeff), theoretical=1.0, relation="==",
-                    instance=dict(R=R, gamma=gamma, step=step),
+                    instance=admissible_instance(L=1.0, R=2, step=1 / 16, sigma_g2=1.0,
+                                                 gamma=1.0),
                     tolerance=Tolerance.exact("sympy, exact rationals"),
                     details={"gradient_coefficient": str(coeff),
-                             "remainder_minus_sigma2": str(remainder)})
+                             "remainder_minus_sigma2": str(remainder),
+                             "smallest_instance": "cannot shrink: the coefficient is 6 for "
+                                                  "every positive R, gamma, eta_l; the "
+                                                  "instance is the least admissible one "
+                                                  "(N = 2, d = 1, R = 2)"})
 
 
 @claim("kvib.thm4_1.bound_a_measured", ref="Thm 4.1 proof, App. C.2, bound on (A) (factor 6 "
@@ -244,20 +270,24 @@ def bound_a_measured(*, rng, n_instances):
 def eta_g_range_needs_l_le_1(*, rng):
     r"""For L > 1 the range is :math:`\eta_g=1`, so :math:`L\eta_g^2Q=LQ>Q` whenever Q > 0;
     the step from eq. (35) to eq. (36) needs :math:`L\le1` (or keeps :math:`L\eta_g^2Q`).
-    The verdict follows from L > 1 and Q > 0 alone (algebra, recorded with numbers):
-    L = 2 is the smoothness of the two-client scalar quadratic :math:`f_i=x^2-b_ix` (from
-    :class:`flbounds.problems.Quadratic`), so :math:`\eta_g=1`; Q = 1/3 is the excess
-    variance :math:`\mathbb V(p)-\mathbb V(p^*)` of the sampling pair of
-    ``kvib.thm4_1.eq33_no_factor_two`` (any Q > 0 would do; the two pieces are not one FL
-    instance). Measured :math:`L\eta_g^2Q=2/3` against Q.
+    The verdict follows from L > 1 and Q > 0 alone, on one FL instance meeting every
+    hypothesis of the statement: two identical scalar quadratics :math:`f_i=x^2` (L = 2, so
+    :math:`\eta_g=1`; :math:`\sigma_g=\sigma_l=0`), N = 2, K = 1, R = 2,
+    :math:`\eta_l=1/(8RL)`, the round from :math:`x^t=1`; Q is the excess variance
+    :math:`\mathbb V(p)-\mathbb V(p^*)` of the applied :math:`p=(1/4,3/4)` over the optimal
+    :math:`p^*=(1/2,1/2)` on that round's z (any Q > 0 would do). Measured
+    :math:`L\eta_g^2Q=2Q` against Q. Smallest instance: N = 2 (one client has Q = 0), d = 1,
+    one round; any L > 1 fails by the factor L.
     Expected **violated**. No companion: eq. (35) itself keeps :math:`L\eta_g^2Q` and is
     what the summed checks use with L = 1 (``kvib.thm4_1.descent_chain``). Exact to rounding."""
-    problem = Quadratic(np.full((2, 1, 1), 2.0), np.array([[1.0], [-0.5]]))
+    inst, z = _identical_round(2.0)
+    problem = inst["problem"]
     eta_g = max(np.sqrt(1 / problem.L), 1.0)
-    z, p, p_star = _eq33_instance()
-    a = np.abs(z.ravel())
+    a = np.linalg.norm(z, axis=1)
+    p, p_star = np.array([0.25, 0.75]), optimal_isp_probabilities(a, 1.0)
     q = isp_variance(p, a) - isp_variance(p_star, a)
     return Evidence(measured=problem.L * eta_g**2 * q, theoretical=q, relation="<=",
-                    instance=dict(problem=problem, L=problem.L, eta_g=eta_g, Q=q),
+                    instance=dict(inst, eta_g=eta_g, Q=q),
                     tolerance=Tolerance.rounding(1e-12, "a few flops"),
-                    details={"L": problem.L, "eta_g": eta_g, "Q": q})
+                    details={"L": problem.L, "eta_g": eta_g, "Q": q, "z": z.ravel(),
+                             "p": p, "p_star": p_star})

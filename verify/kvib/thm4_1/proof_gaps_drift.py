@@ -7,7 +7,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from . import THM4_1
+from . import THM4_1, admissible_instance
 
 
 @claim("kvib.thm4_1.proof_drops_2_over_r", ref="Proof of Thm 4.1, App. C.2 before eq. (31) "
@@ -22,11 +22,15 @@ def proof_drops_2_over_r(*, rng, max_local_steps):
     dominates the dropped one; the ratio is at most 10/128. Measured: the largest ratio
     :math:`10RL^2\eta_l^2/(2/R)` over R = 2..max and the admissible extreme
     :math:`\eta_l=1/(8RL)` (L = 1; the ratio is scale-free). The claimed relation is ratio >= 1.
+    Every hypothesis of the statement holds on each R (two identical scalar quadratics,
+    :math:`\sigma_l=\sigma_g=0`, N = 2, K = 1, :math:`\eta_g=1`, the step at its limit);
+    the ratio is 10/128 at every R, so the smallest instance is R = 2.
     Expected **violated**; the corrected :math:`\sigma^2` keeps :math:`+2\sigma_l^2/R`
     (spec section 6 item 8). Our FL checks use :math:`\sigma_l=0`, where the slip is harmless."""
     ratios = [10 * r * (1 / (8 * r)) ** 2 / (2 / r) for r in range(2, max_local_steps + 1)]
     local_steps = np.arange(2, max_local_steps + 1)
     return Evidence(measured=max(ratios), theoretical=1.0, relation=">=",
-                    instance=dict(R=local_steps, L=1.0, step=1 / (8 * local_steps), eta_g=1.0),
+                    instance=[admissible_instance(L=1.0, R=int(r), step=1 / (8 * r))
+                              for r in local_steps],
                     tolerance=Tolerance.exact("closed form"),
                     details={"ratio_bound": 10 / 128})

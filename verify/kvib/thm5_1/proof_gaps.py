@@ -20,15 +20,26 @@ from . import THM5_1
        statement="min_{p in P_K} sum_i pi(i)^2/p_i = (sum_i pi(i))^2/K.", quick=dict(),
        full=dict())
 def thm51_proof_minimum(*, rng):
-    """The uncapped value is only a lower bound of the capped minimum; using it as the value
+    r"""The uncapped value is only a lower bound of the capped minimum; using it as the value
     (to upper-bound min_p sum_t l_t) is invalid once K max pi > sum pi. Counterexample
-    pi = (1, 3, 6), K = 2: (sum pi)^2/K = 50, true minimum 16 + 36 = 52. Expected
-    **violated**; the theorem itself still held on every instance tried
-    (``kvib.thm5_1.capped_regime``)."""
+    pi = (1, 3, 6), K = 2: (sum pi)^2/K = 50, true minimum 16 + 36 = 52. It is the first
+    round of a constant feedback sequence (:math:`\lambda=1/3`, :math:`b=3\pi`, c = 0), which
+    meets Assumption 5.1, with K = 2 in [1, N]. Smallest instance (``details``): the gap
+    needs :math:`K\max_i\pi(i)>\sum_i\pi(i)`, impossible at K = 1; N = 2 already fails for
+    any K in (1, 2), e.g. :math:`\pi=(1,3)`, K = 3/2: uncapped 32/3, true minimum 11 (the
+    kept N = 3 instance has an integer budget). Expected **violated**; the theorem itself
+    still held on every instance tried (``kvib.thm5_1.capped_regime``)."""
     pi = np.array([1.0, 3.0, 6.0])
+    fb = Assumption51Feedback(np.full(3, 1 / 3), 3 * pi, np.zeros(3))   # pi_t = pi, t >= 1
     return Evidence(measured=optimal_isp_objective(pi, 2), theoretical=pi.sum() ** 2 / 2,
                     relation="==", tolerance=Tolerance.rounding(1e-12, "a few ulp"),
-                    instance=dict(pi=pi, budget=2.0), details={"instance": {"pi": pi, "K": 2}})
+                    instance=dict(pi=fb.values(1), budget=2.0, feedback=fb, n_rounds=1,
+                                  n_clients=3),
+                    details={"instance": {"pi": pi, "K": 2},
+                             "smallest": {"pi": [1.0, 3.0], "K": 1.5,
+                                          "true_min": optimal_isp_objective(
+                                              np.array([1.0, 3.0]), 1.5),
+                                          "uncapped": 16 / 1.5}})
 
 
 @claim("kvib.thm5_1.proof_pi_star_squared_printed", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
@@ -48,8 +59,11 @@ def pi_star_squared_printed(*, rng):
     pi_star = fb.lam * fb.base
     return Evidence(measured=float(pi_star.sum() ** 2), theoretical=float(np.sum(pi_star**2)),
                     relation="==", tolerance=Tolerance.rounding(1e-15, "two flops"),
-                    instance=dict(feedback=fb, n_rounds=100),
-                    details={"pi_star": pi_star})
+                    instance=dict(feedback=fb, n_rounds=100, budget=1.0, n_clients=2),
+                    details={"pi_star": pi_star,
+                             "smallest_instance": "N = 2 (for one client Pi_*^2 = pi_*^2 "
+                                                  "holds); the gap needs no rounds, T = 100 "
+                                                  "only fixes Assumption 5.1's horizon"})
 
 
 @claim("kvib.thm5_1.proof_pi_star_squared_corrected", ref="Proof of Thm 5.1, App. D.1 eq. (41) "
@@ -102,5 +116,9 @@ def proof_average_from_above(*, rng, n_rounds):
     mean = float(fb.block(1, n_rounds + 1).sum(axis=1).mean())
     return Evidence(measured=float(np.sum(fb.lam * fb.base)), theoretical=mean, relation="<=",
                     tolerance=Tolerance.rounding(1e-15, "a few flops"),
-                    instance=dict(feedback=fb, n_rounds=n_rounds),
-                    details={"T": n_rounds, "mean_Pi_t": mean})
+                    instance=dict(feedback=fb, n_rounds=n_rounds, budget=1.0, n_clients=2),
+                    details={"T": n_rounds, "mean_Pi_t": mean,
+                             "smallest_instance": {"N": 1, "T": 1, "Pi_star": 1.0,
+                                                   "mean_Pi_t": 0.5,
+                                                   "why": "rising feedback is below its "
+                                                          "limit from the first round"}})

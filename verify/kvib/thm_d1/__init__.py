@@ -56,7 +56,8 @@ THM_D1 = result(
                    "sum_i sqrt(pi^2_{1:T}(i))/K"},
     hypotheses=(a5_1.only("bound", "rate", "eq50_51", "pmin"),
                 budget.only("bound", "rate", "eq50_51", "pmin"),
-                gamma_is_g2.only("bound", "rate", "eq50_51"), floor_range.only("eq49")))
+                gamma_is_g2.only("bound", "rate", "eq50_51", "pmin"),
+                floor_range.only("eq49")))
 
 
 def thm_d1_bound_value(*, N, G, zbar, K, root, last_factor=1.0):

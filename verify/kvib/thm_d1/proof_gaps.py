@@ -43,7 +43,11 @@ def last_term_algebra(*, rng, n_clients, k, n_rounds):
                                   gamma=G * G, G=G),
                     tolerance=Tolerance.rounding(1e-9 * printed, "cancellation of two sums"),
                     details={"G": G, "zbar": zbar, "ratio": constant / printed,
-                             "sympy_sum_of_G": str(symbolic)})
+                             "sympy_sum_of_G": str(symbolic),
+                             "smallest_instance": "the ratio is N for every K, T and feedback "
+                                                  "(N = 1 is an equality), so N = 2 is the "
+                                                  "smallest failing system (ratio 2); N = 4 is "
+                                                  "kept for the FTRL run's zbar"})
 
 
 @claim("kvib.thm_d1.pmin_branch_ignored", ref="Thm D.1 proof, App. D.2 after eq. (50) "
@@ -59,7 +63,9 @@ def pmin_branch_ignored(*, rng):
     feedback) the terms are larger. Instance: N = 3, K = 1, T = 1, :math:`\lambda=1/3`,
     :math:`b=(1,0.01,0.01)`, c = 0 (so :math:`G=1/3`, :math:`\sum_i\sqrt{\pi^2_{1:1}}=0.34`):
     :math:`p_{\min}=K/(2N)=1/6` and the terms are 2.35 against the printed 1.67. Expected
-    **violated** (proof-step); the companion ``kvib.thm_d1.pmin_both_branches`` adds
+    **violated** (proof-step). Smallest (``details``): N = 2, K = 1, T = 1,
+    :math:`b=(1,0.01)`: the first branch 1/4 is taken and the terms are 2.77 against 2.47
+    (N = 1 has no skew). The companion ``kvib.thm_d1.pmin_both_branches`` adds
     :math:`2N^2G^2/K` for that branch. The printed statement itself was not refuted
     (``kvib.thm_d1.printed_last_term``). Exact up to rounding."""
     n, k, t = 3, 1.0, 1
@@ -67,10 +73,17 @@ def pmin_branch_ignored(*, rng):
     G, root = fb.G, float(np.sum(np.sqrt(fb.squared_sums(t))))
     p_min = min(k / (2 * n), G * k / (np.sqrt(6) * root))
     printed = 2 * np.sqrt(6) * n * G * root / k
+    small = Assumption51Feedback(np.full(2, 0.5), np.array([1.0, 0.01]), np.zeros(2))
+    g2, root2 = small.G, float(np.sum(np.sqrt(small.squared_sums(1))))
+    smallest = dict(N=2, K=1, T=1, b=[1.0, 0.01], p_min=min(0.25, g2 / (np.sqrt(6) * root2)),
+                    terms=_pmin_terms(2, 1.0, g2, root2, min(0.25, g2 / (np.sqrt(6) * root2))),
+                    printed=2 * np.sqrt(6) * 2 * g2 * root2)
     return Evidence(measured=_pmin_terms(n, k, G, root, p_min), theoretical=printed,
                     relation="<=", tolerance=Tolerance.rounding(1e-12, "a few flops"),
-                    instance=dict(feedback=fb, n_rounds=t, budget=k, n_clients=n),
-                    details={"p_min": p_min, "K_over_2N": k / (2 * n), "G": G, "root_sum": root})
+                    instance=dict(feedback=fb, n_rounds=t, budget=k, n_clients=n,
+                                  gamma=G * G, G=G),
+                    details={"p_min": p_min, "K_over_2N": k / (2 * n), "G": G, "root_sum": root,
+                             "smallest_instance": smallest})
 
 
 @claim("kvib.thm_d1.pmin_both_branches", ref="Thm D.1 proof, App. D.2 after eq. (50) "

@@ -57,7 +57,7 @@ THM1 = result(
                         "so R(h_S, f_1) + R(h_S, f_2) = P(x_2) = 4 eps",
            "safl": "after Theorem 1 (Sec. 3): server data drawn from P remove the failure "
                    "(SA-FL restores learnability)"},
-    hypotheses=(partial_participation, nontrivial.only("bound", "not_pac", "bad_error", "safl"),
+    hypotheses=(partial_participation, nontrivial,
                 enough_samples.only("chernoff", "event")))
 
 

@@ -101,12 +101,15 @@ def event_probability_exact(*, rng, max_clients, max_samples):
        expected="violated", result=THM1, parts=("chernoff",),
        statement="For the printed s_hat ~ B(Mn, eps), the Chernoff step's threshold is twice the "
                  "mean: (1 - omega)Mn = (1 + 1) E[s_hat].",
-       quick=dict(M=10, m=5, n=1))
+       quick=dict(M=2, m=1, n=1))
 def binomial_parameter(*, rng, M, m, n):
     """The Chernoff step needs E[s_hat] = 4 eps Mn = (1 - omega)Mn/2 (the x_2 mass is 4 eps);
     the printed B(Mn, eps) has mean eps Mn, a quarter of it (spec 7.A.3, audit part A #3: the
     exact tables use 4 eps). Measured: (1 - omega)Mn / (2 E[s_hat]) under the printed law,
-    which must be 1 for the step; it is 4. Exact rationals."""
+    which must be 1 for the step; it is 4 for every (M, m, n), so the smallest system
+    (M = 2 clients, m = 1 taking part, n = 1 sample each) is the instance; every hypothesis of
+    the theorem holds on it (m < M, the construction's non-trivial pair of targets,
+    (M - m) n >= 1). Exact rationals."""
     omega = sp.Rational(m, M)
     eps = (1 - omega) / 8
     printed_mean = eps * M * n

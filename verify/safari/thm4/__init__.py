@@ -72,6 +72,16 @@ def q_condition(*, q, G1, G2, sigma_G2, local_steps, L, step_server):
                              L=L, step_server=step_server)
 
 
+@hypothesis("q_linear", "the q-condition in the proof's linear form q X <= (1 - q)(1 - L eta_s) "
+                        "G_1, X = 4 sigma_G^2 - 4 G_2 (1/(2K^2) - 2 L eta_s/K^2) (the reading "
+                        "(55) follows from; the printed closed form is vacuous when X + (1 - L "
+                        "eta_s) G_1 <= 0, e.g. sigma_G = 0), per seed")
+def q_linear(*, q, G1, G2, sigma_G2, local_steps, L, step_server):
+    K, eta = np.asarray(local_steps, dtype=float), np.asarray(step_server, dtype=float)
+    X = 4 * np.asarray(sigma_G2) - 4 * np.asarray(G2) * (1 / (2 * K**2) - 2 * L * eta / K**2)
+    return at_most(np.asarray(q) * X, (1 - np.asarray(q)) * (1 - L * eta) * np.asarray(G1))
+
+
 def drift_step_limit(*, L, local_steps):
     return 1.0 / (8 * L * local_steps)
 
@@ -81,12 +91,16 @@ def drift_step(*, step_client, L, local_steps):
     return at_most(step_client, drift_step_limit(L=L, local_steps=local_steps))
 
 
-_MAIN = ("bound", "q_condition", "proof_55")
+_MAIN = ("bound", "bound_linear", "q_condition", "proof_55")
 THM4 = result(
     "safari.thm4", ref="Theorem 4", title="SAFARI's non-convex rate under the q-condition",
     parts={"bound": "(1/R) sum_{r=1}^R E||grad F(x_r)||^2 <= 2(F(x_0) - F(x*))/(R eta_s) "
                     "+ delta, delta = L eta_s (1-q) sigma_s^2 + 80 q L^2 eta_s^2/K (sigma^2 "
                     "+ 6K sigma_G^2) + 8 L q eta_s sigma^2/(mK)",
+           "bound_linear": "the same bound with the q-condition read in the proof's linear "
+                           "form q X <= (1 - q)(1 - L eta_s) G_1 (the other reading of the "
+                           "condition; the closed form is vacuous when X + (1 - L eta_s) G_1 "
+                           "<= 0, as with identical clients)",
            "q_condition": "the q-condition as stated (term 2 L eta_s^2/K^2, G_1 and G_2 "
                           "maxima over rounds) is the condition the proof needs",
            "proof_55": "proof (54)-(55): the q-condition gives 4 R_c sigma_G^2 <= sum_{T_s} "
@@ -96,7 +110,8 @@ THM4 = result(
                     "x^i_{r,k}||^2 <= 5K eta_c^2 (sigma^2 + 6K sigma_G^2) + 30 K^2 eta_c^2 "
                     "||grad F(x_r)||^2"},
     hypotheses=(a3_smooth, a4_noise, a5_dissimilarity, step_condition.only(*_MAIN),
-                coupling.only(*_MAIN), q_condition.only("bound", "proof_55"),
+                coupling.only(*_MAIN), q_condition.only("bound", "q_condition", "proof_55"),
+                q_linear.only("bound_linear"),
                 drift_step.only("drift")))
 
 _NOISE = (nonnegative("sigma2", "client gradient noise sigma^2"),

@@ -209,8 +209,11 @@ def proof_eta_s_power(*, rng, step_server, x0):
     deterministic reading G_1 = ||grad F(x_0)||^2 = 4 and G_2 = ||sum_k (1 - eta_c)^k
     (x_0 - c_D)||^2 ~ 123.0 (noise-free first client round from x_0): the printed right side
     is ~1.27, the proof's ~1.13 (audit). Measured: printed vs proof right side, `==` up to
-    rounding (1e-12): violated. Per-seed values (max reading) are in
-    safari.thm4.printed_bound's details (q_printed vs q_proof)."""
+    rounding (1e-12): violated. The instance meets every hypothesis of the theorem, the
+    q-condition included: q = 0.8 (the runs' q) lies below both readings' right sides at
+    these G_1, G_2; the two right sides differ whenever eta_s != 1, so one admissible step is
+    enough. Per-seed values (max reading) are in safari.thm4.printed_bound's details
+    (q_printed vs q_proof)."""
     prob = two_group_problem()
     inst = reference_instance(prob, step_server)
     x0 = np.asarray(x0, dtype=float)
@@ -224,10 +227,14 @@ def proof_eta_s_power(*, rng, step_server, x0):
     K, L = LOCAL_STEPS, prob.L
     return Evidence(measured=float(q_printed), theoretical=float(q_proof), relation="==",
                     tolerance=Tolerance.rounding(1e-12, "closed forms in float64"),
-                    instance=inst, details={"G1": G1, "G2": G2,
+                    instance=dict(inst, q=0.8, G1=G1, G2=G2),
+                    details={"G1": G1, "G2": G2,
                              "coef_printed": 1 / (2 * K ** 2) - 2 * L * step_server ** 2 / K ** 2,
                              "coef_proof": 1 / (2 * K ** 2) - 2 * L * step_server / K ** 2,
-                             "linear_form_valid": [bool(lin_printed), bool(lin_proof)]})
+                             "linear_form_valid": [bool(lin_printed), bool(lin_proof)],
+                             "smallest_instance": "cannot shrink: one point; the two right "
+                                                  "sides differ at every eta_s in (0, 1) (e.g. "
+                                                  "1.327 vs 1.309 at eta_s = 0.001)"})
 
 
 @claim("safari.thm4.proof_max_bounding", ref="Thm 4, proof eqs. (54)-(55)", kind="proof-step",

@@ -56,28 +56,45 @@ def q_condition(*, q, G3, G4, eta_bar, L, mu):
     return bool(np.all(closed))
 
 
+@hypothesis("q_linear", "the q-condition in the proof's linear form q N <= (1 - q) D with D > 0 "
+                        "at every round (N, D as in the printed condition; the reading (83) "
+                        "follows from, the closed form being vacuous when 1 + N/D <= 0)")
+def q_linear(*, q, G3, G4, eta_bar, L, mu):
+    _, linear = thm5_q_condition(G3, G4, q=q, eta_bar=eta_bar, L=L, mu=mu)
+    return bool(np.all(linear))
+
+
 @hypothesis("mu_le_L", "0 < mu <= L (a mu-strongly convex, L-smooth F)")
 def mu_le_L(*, mu, L):
     return 0 < mu <= L
 
 
-_RUN = ("bound", "one_round")
+_RUN = ("bound", "bound_linear", "one_round")
+#: the proof steps about the q-condition itself: under the statement's other hypotheses
+#: (Assumptions 3-5, strong convexity, the step and its coupling), the printed q-condition
+#: being what they question (q_closed_form also under the proof's linear form it is compared
+#: with)
+_STEPS = ("q_closed_form", "q_constants")
 THM5 = result(
     "safari.thm5", ref="Theorem 5", title="SAFARI's strongly convex rate under the q-condition",
     parts={"bound": "E||x_R - x*||^2 <= (1 - eta_bar)^R ||x_0 - x*||^2 + delta_bar, "
                     "delta_bar = 8 q eta_c K sigma_G^2/mu + 2 q eta_c sigma^2/(mu m) + "
                     "(4 q L (1 + K eta_c L)/mu) 5 K eta_c^2 (sigma^2 + 6K sigma_G^2) + (1 - q) "
                     "(L + mu)/(2 L mu) eta_s sigma_s^2",
+           "bound_linear": "the same bound with the q-condition read in the proof's linear "
+                           "form q N <= (1 - q) D, D > 0, at every round (the other reading; "
+                           "the closed form is vacuous with identical clients)",
            "one_round": "the proof's one-round inequality (83): E||x_{r+1} - x*||^2 <= "
                         "(1 - eta_bar)||x_r - x*||^2 + eta_bar delta_bar under the q-condition",
            "q_closed_form": "the printed closed form q <= 1/(1 + N/D) is the proof's linear "
                             "condition q N <= (1 - q) D solved for q",
            "q_constants": "the q-condition's coefficients 4 eta_bar/mu^2 (on G_3) and "
                           "1/(L + mu) follow from the proof's per-round terms"},
-    hypotheses=(a3_smooth.only(*_RUN, "q_closed_form"), a4_noise.only(*_RUN),
-                a5_dissimilarity.only(*_RUN), strong_convexity.only(*_RUN, "q_closed_form"),
-                step_condition.only(*_RUN, "q_closed_form"),
-                coupling.only(*_RUN, "q_closed_form"), q_condition.only(*_RUN),
+    hypotheses=(*(h.only(*_RUN, *_STEPS) for h in (a3_smooth, a4_noise, a5_dissimilarity,
+                                                     strong_convexity, step_condition,
+                                                     coupling)),
+                q_condition.only("bound", "one_round"),
+                q_linear.only("bound_linear", "q_closed_form"),
                 mu_le_L.only("q_constants")))
 
 

@@ -4,9 +4,12 @@ finite-R bound against the exact E||x_R - x*||^2 with an anisotropic Hessian (L 
 
 from __future__ import annotations
 
+import numpy as np
+
 from flbounds.falsify import Box, Integers, attack_surface
 
-from ..closed_forms import homogeneous_stationary_error, thm5_delta_bar
+from ..assumptions import optimisation_instance
+from ..closed_forms import ClientQuadratics, homogeneous_stationary_error, thm5_delta_bar
 from . import thm5
 
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"
@@ -53,20 +56,23 @@ def exact_final_error(*, L, mu, q, eta_s, K, m, R, sigma2, sigma_s2, e0):
     return total
 
 
-def _linear_q_condition_every_round(*, L, mu, q, eta_s, K, **_):
-    """A trajectory-free sufficient condition for the proof's linear q-condition at every
-    round with identical clients: G_4 = F(x) - F* >= G_3/(2L) gives N <= (a - 2/(L mu)) G_3,
-    so q (a - 2/(L mu)) <= (1 - q) d (a, d the printed G_3 coefficients) implies q N <= (1 - q)
-    D whatever x_r is. The printed closed form is negative on identical clients (the theorem
-    is vacuous as printed there: safari.thm5.printed_closed_form_homogeneous), so the attack
-    uses the proof's reading, as the attacked claim does."""
+def _anisotropic_instance(*, mu, q, K, m, sigma2, sigma_s2, **p):
+    """Theorem 5's hypotheses (part ``bound_linear``) at a search point: m identical clients
+    with Hessian diag(L, mu), the coupling eta_c = 4 L eta_s/(K(L + mu)) and the round that
+    is worst for the linear q-condition. With identical clients G_4 = F(x) - F* >=
+    G_3/(2L) at every x (equality along the L-direction), N falls as G_4 grows and q N <=
+    (1 - q) D is homogeneous in the scale, so G_3 = 1, G_4 = 1/(2L) meets it iff every
+    round of every trajectory does. The printed closed form is negative on identical
+    clients (safari.thm5.printed_closed_form_homogeneous), so the attacked claim and its
+    attack use the proof's reading."""
+    pt = _point(dict(p, mu=mu))
+    L, eta_s = pt["L"], pt["eta_s"]
+    prob = ClientQuadratics(np.tile(np.diag([L, mu]), (m, 1, 1)), np.zeros((m, 2)))
     eta_c = 4 * L * eta_s / (K * (L + mu))
-    eb = eta_c * K * mu / 2
-    a = 4 * eb / mu ** 2 * (1 + 30 * L * eb / mu * (1 + 2 * L * eb / mu))
-    d = 1 / (L + mu) - (L + mu) ** 2 * eb / (4 * L ** 2 * mu ** 2)
-    if not eta_s <= 2 / (L + mu):
-        return "eta_s > 2/(L + mu)"
-    return q * (a - 2 / (L * mu)) <= (1 - q) * d or "linear q-condition not guaranteed"
+    return optimisation_instance(prob, sigma_G2=0.0, noise_var=sigma2, noise_var_s=sigma_s2,
+                                 mu=mu, step_server=eta_s, step_client=eta_c, local_steps=K,
+                                 q=q, G3=np.ones(1), G4=np.full(1, 1 / (2 * L)),
+                                 eta_bar=eta_c * K * mu / 2)
 
 
 @attack_surface("safari.thm5.anisotropic_homogeneous_bound",
@@ -75,7 +81,7 @@ def _linear_q_condition_every_round(*, L, mu, q, eta_s, K, **_):
                        "m": Integers(1, 16), "R": Integers(1, 10_000),
                        "sigma2": Box(1e-4, 10, log=True), "sigma_s2": Box(1e-4, 10, log=True),
                        "e0": Box(-5, 5, shape=2)},
-                validator=lambda **p: _linear_q_condition_every_round(**_point(p)),
+                instance=lambda **p: _anisotropic_instance(**p),
                 tolerance=1e-12, tolerance_why=CLOSED,
                 fixed=[{"mu": 0.5, "kappa": 4.0, "q": 0.2, "c": 0.025, "K": 5, "m": 3,
                         "R": 1500, "sigma2": 0.01, "sigma_s2": 0.01, "e0": [0.0, 3.0]}],

@@ -218,7 +218,11 @@ def printed_closed_form_homogeneous(*, rng, q, step_server, n_rounds, n_seeds):
     return Evidence(measured=share["printed_closed"], theoretical=share["printed_linear"],
                     relation="==", tolerance=Tolerance.exact("shares of rounds are counts"),
                     instance=instances,
-                    details={"share_of_rounds": share, "q": q, "n_rounds": n_rounds})
+                    details={"share_of_rounds": share, "q": q, "n_rounds": n_rounds,
+                             "smallest_instance": "one round of one seed (n_rounds = 1, "
+                                                  "n_seeds = 1) already gives 0 vs 1: with "
+                                                  "identical isotropic clients N + D < 0 at "
+                                                  "every x"})
 
 
 @claim("safari.thm5.delta_bar_dominates_stationary", ref="Thm 5 (delta_bar)",

@@ -11,7 +11,9 @@ Statement: let Assumptions 1, 2 and 3 hold, set :math:`\eta_k = 1/(LE\sqrt K)` a
    \frac3K + \frac{4}{En\sqrt K}\Bigr)\sigma^2 + \Bigl(4 + \frac{4}{\sqrt K}\Bigr)\gamma .
 
 Instances carry the values of :mod:`verify.subtrunc.assumptions` and ``K``; the proof-step
-parts carry what their step reads (``zeta`` and ``K`` for the auxiliary inequality).
+parts carry what their step reads (``zeta`` and ``K`` for the auxiliary inequality). The
+statement's hypotheses apply to the proof steps too, so a ``violated`` step rests on an
+instance that meets all of them.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ def aux_range(*, zeta, K):
 
 
 BOUND_PARTS = ("bound",)
+#: the parts under the statement's hypotheses (Assumptions 1-3, the noise the proof uses, the
+#: printed step and K >= 9): the bound and every proof step but the auxiliary inequality,
+#: which is a fact about (zeta, K) alone
+STATEMENT = ("bound", "self_bounding", "recursion", "step_26", "eq24_to_19")
 THM1 = result(
     "subtrunc.thm1", ref="Theorem 1", title="convergence of SubTrunc and UnionFL, eq. (19)",
     parts={"bound": "eq. (19): E||grad f(w_k*)||^2 <= 12 L f(w_0)/sqrt K + (2/(EnK) + 3/K + "
@@ -52,12 +58,9 @@ THM1 = result(
            "step_26": "proof, (25) -> (26): with eta = 1/(LE sqrt K), K >= 9, 1 - zeta K >= 1/3",
            "eq24_to_19": "proof: (24) with eta = 1/(LE sqrt K) and K >= 9 gives (19) term by "
                          "term"},
-    hypotheses=(a1.only("bound", "self_bounding", "recursion"),
-                a2.only("bound", "self_bounding", "recursion"), a3.only("bound"),
-                noise.only("bound", "recursion"), step_third.only("recursion"),
-                printed_step.only("bound", "step_26", "eq24_to_19"),
-                enough_rounds.only("bound", "step_26", "eq24_to_19"),
-                aux_range.only("aux")))
+    hypotheses=(*(h.only(*STATEMENT) for h in (a1, a2, a3, noise, printed_step,
+                                                enough_rounds)),
+                step_third.only("recursion"), aux_range.only("aux")))
 
 
 def printed_terms(*, L, f0, K, E, n, sigma2, gamma):

@@ -48,6 +48,13 @@ def tight_self_bounding_problem(n_clients=3, dim=2, L=1.0, seed=0):
     return LeastSquares(features, np.einsum("imd,id->im", features, centers), 0.0)
 
 
+def statement_values() -> dict:
+    """Values for Assumptions 1-3 and the noise: the tight family (L = 1), Gaussian noise
+    sigma^2 = 1 and zero selection bias (gamma = 0; Assumption 3 then holds with equality)."""
+    problem = tight_self_bounding_problem()
+    return dict(problem=problem, L=problem.L, bias_sq=0.0, gamma=0.0, **gaussian_noise(1.0))
+
+
 def first_term_constant(k_values: np.ndarray, factor: int = 1) -> np.ndarray:
     r"""The constant c(K) in :math:`4\zeta f_0/(\eta E(1-(1+\zeta)^{-K})) = c(K) Lf_0/\sqrt K`.
 
@@ -63,14 +70,18 @@ def first_term_constant(k_values: np.ndarray, factor: int = 1) -> np.ndarray:
        statement="With eta = 1/(LE sqrt K) and K >= 9, 1 - zeta K >= 1/3.")
 def one_minus_zeta_k(*, rng):
     """zeta K = 9/(4 sqrt K) exactly, so 1 - zeta K >= 1/3 iff K >= (27/8)^2 = 11.39: false at
-    K = 9, 10, 11 (0.25, 0.288, 0.322). Exact (sympy), so ``violated``. The theorem's bound
+    K = 9, 10, 11 (0.25, 0.288, 0.322). Exact (sympy), so ``violated``; the smallest failing
+    K is the first admissible one, 9. The margin depends on K alone; the instance the
+    hypotheses read is the tight least-squares family (3 clients, d = 2, L = 1, E = 1,
+    Gaussian noise sigma^2 = 1, zero selection bias), at the printed step, so every
+    hypothesis of the statement holds. The theorem's bound
     still follows from eq. (24) (``subtrunc.thm1.statement_from_eq24``)."""
     ks = list(range(9, 16))
     zk = [sp.simplify(zeta_expr().subs(eta, ETA) * k).subs(K, k) for k in ks]
     margin = [float(1 - z) for z in zk]
     threshold = sp.solve(sp.Eq(1 - sp.Rational(9, 4) / sp.sqrt(K), sp.Rational(1, 3)), K)
     return Evidence(measured=margin, theoretical=[1 / 3] * len(ks), relation=">=",
-                    instance=printed_step_instance(ks),
+                    instance=dict(printed_step_instance(ks), **statement_values()),
                     tolerance=Tolerance.exact("exact rationals and square roots (sympy)"),
                     details={"K": ks, "one_minus_zeta_K": margin,
                              "first_term_via_eq25_over_Lf0_at_K9": 4 / (3 * margin[0]),
@@ -100,7 +111,7 @@ def one_minus_zeta_k_corrected(*, rng, k_max, first_k):
     values = 1.0 - 9.0 / (4.0 * np.sqrt(grid))
     return Evidence(measured=[float(at_first), float(values.min()), float(below)],
                     theoretical=[1 / 3, 1 / 3, 0.0], relation=">=",
-                    instance=printed_step_instance(grid),
+                    instance=dict(printed_step_instance(grid), **statement_values()),
                     tolerance=Tolerance.rounding(1e-15, "float evaluation of 1 - 9/(4 sqrt K)"),
                     details={"value_at_first_k": str(sp.nsimplify(at_first)),
                              "value_below_first_k": float(expr.subs(K, first_k - 1)),
@@ -117,14 +128,14 @@ def recursion_factor(*, rng):
     has coefficient (9/2) eta^3 L^3 E^3 = 2 zeta, not zeta. Measured: the derived coefficient
     divided by the printed zeta (sympy: exactly 2) vs 1; ``violated`` (exact). The instance
     is that tight family (3 clients in d = 2, L = 1, E = 1, eta L E = 1/3, Gaussian noise
-    sigma^2 = 1): every hypothesis of the step holds and the factor 2 is attained, so no other
-    bound of the same term can rescue (21)'s 1 + zeta."""
+    sigma^2 = 1, zero selection bias, K = 9 at the printed step eta L E = 1/3): every
+    hypothesis of the statement holds and the factor 2 is attained, so no other bound of the
+    same term can rescue (21)'s 1 + zeta. The ratio is 2 for every instance, so this one
+    (the smallest admissible K) is kept."""
     lemma_term = eta ** 2 * L * E ** 2 * (9 * eta * L * E / 4) * 2 * L
     ratio = sp.simplify(lemma_term / zeta_expr())
-    problem = tight_self_bounding_problem()
     return Evidence(measured=float(ratio), theoretical=1.0, relation="<=",
-                    instance=dict(problem=problem, L=problem.L, step=1 / 3, local_steps=1,
-                                  **gaussian_noise(1.0)),
+                    instance=dict(printed_step_instance(9), **statement_values()),
                     tolerance=Tolerance.exact("symbolic ratio (sympy)"),
                     details={"derived_coefficient": str(sp.factor(lemma_term)),
                              "printed_coefficient": str(zeta_expr()),
@@ -163,7 +174,7 @@ def statement_from_eq24(*, rng, k_max):
     measured = [float(c1.max()), float(c2.max()), 0.0 if sigma_exact else 1.0,
                 float(-sigma_slack.subs(K, 9)), 0.0 if gamma_exact else 1.0]
     return Evidence(measured=measured, theoretical=[12.0, 12.0, 0.0, 0.0, 0.0], relation="<=",
-                    instance=printed_step_instance(ks),
+                    instance=dict(printed_step_instance(ks), **statement_values()),
                     tolerance=Tolerance.rounding(1e-12, "float evaluation of c(K)"),
                     details={"K_condition": [float(c) for c in cond],
                              "c_paper_zeta_K9_10_11": first_term_constant([9, 10, 11]).tolist(),

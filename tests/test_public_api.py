@@ -29,8 +29,6 @@ PUBLIC_API = [
     ("flbounds.algorithms", "local_gd"),
     ("flbounds.algorithms", "local_prox"),
     ("flbounds.algorithms", "local_momentum"),
-    ("flbounds.algorithms", "schedules"),
-    ("flbounds.algorithms", "aggregation"),
     ("flbounds.participation", "WithReplacement"),
     ("flbounds.participation", "Bernoulli"),
     ("flbounds.closed_forms", "fedavg_fixed_point"),

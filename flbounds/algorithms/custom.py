@@ -152,10 +152,23 @@ def _prepare(problem, plan, local, step, local_steps, aggregation, server_step, 
     shape = (problem.n_clients, local.state_size)
     states = np.zeros(shape) if state0 is None else as_float_array(state0, "state0",
                                                                    shape=shape, copy=True)
+    _try_step(local, problem.dim)
     counts = plan if is_counts else plan.astype(np.int64)
     return (problem_data(problem), counts, steps, local_steps,
             np.empty(0) if coefficients is None else coefficients, rule.code, server_step,
             states)
+
+
+def _try_step(local, dim):
+    """One call of the step on scratch arrays: a step that cannot run on the round's arrays
+    is a ``ValueError`` naming ``local`` before the run."""
+    try:
+        local.step(np.zeros(dim), np.ones(dim), np.zeros(dim), np.zeros(local.state_size), 1.0,
+                   local.params.copy())
+    except Exception as err:  # noqa: BLE001 (any failure of user code is reported as such)
+        raise ValueError(f"local: step(z, g, x, state, eta, params) fails on arrays of the "
+                         f"run's shapes (d = {dim}, state_size = {local.state_size}): "
+                         f"{type(err).__name__}: {err}") from None
 
 
 def _run(local, inputs, x, xs):

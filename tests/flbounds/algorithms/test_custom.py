@@ -103,6 +103,11 @@ def test_replicates_and_threads(problems):
         fedavg_batched(prob, plans, step=0.1, local_steps=TAU).x)
 
 
+@numba.njit
+def _two_arguments(z, g):
+    z[0] -= g[0]
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda p, plan: fedavg_family(p, plan, lambda *a: None, step=0.1, local_steps=1), "local"),
     (lambda p, plan: fedavg_family(p, plan, local_momentum(0.5, D), step=0.1, local_steps=1,
@@ -113,6 +118,10 @@ def test_replicates_and_threads(problems):
                                    local_steps=1), "shorter than the run"),
     (lambda p, plan: local_update(lambda *a: None, params=[np.nan]), "params"),
     (lambda p, plan: local_update(3.0), "step"),
+    (lambda p, plan: fedavg_family(p, plan, local_update(lambda z, g: None), step=0.1,
+                                   local_steps=1), "local"),
+    (lambda p, plan: fedavg_family(p, plan, local_update(_two_arguments), step=0.1,
+                                   local_steps=1), "local"),
     (lambda p, plan: local_momentum(1.0, D), "beta"),
     (lambda p, plan: local_prox(-1.0), "mu"),
     (lambda p, plan: fedavg_family(p, plan[None], local_gd(), step=0.1, local_steps=1),

@@ -83,16 +83,18 @@ def fedavg(problem, plan, step, local_steps, x0):
 def fedavg_uniform_isp(problem, uniforms, budget, step, local_steps, server_step, x0):
     """FedAvg with a uniform ISP sampler ([003] Algorithm 1, lambda = 1/N): client i joins
     round t iff ``uniforms[t, i] < K/N``; x <- x - server_step * sum_S (x - x_i) / (N K/N).
-    Returns the server iterates (T + 1, d)."""
+    ``step``: a number or one local step per round (T,). Returns the server iterates
+    (T + 1, d)."""
     n = problem.n_clients
     prob = budget / n
     xs = [np.array(x0, dtype=float)]
-    for row in uniforms:
+    for t, row in enumerate(uniforms):
         idx = np.flatnonzero(row < prob)
         x = xs[-1]
         Z = np.tile(x, (idx.size, 1))
+        eta = step[t] if np.ndim(step) else step
         for _ in range(local_steps):
-            Z = Z - step * problem.client_gradients(Z, clients=idx)
+            Z = Z - eta * problem.client_gradients(Z, clients=idx)
         xs.append(x - server_step * ((x - Z) / n).sum(axis=0) / prob)
     return np.array(xs)
 
@@ -159,3 +161,119 @@ def safari_plan(rng, *, n_rounds, q, eligible, n_sampled, local_steps, dim, clie
     server_noise = rng.standard_normal((n_rounds, dim)) * (server_noise_std / np.sqrt(dim))
     coins = rng.random(n_rounds) < q
     return coins, clients, client_noise, server_noise
+
+
+# ------------------------------------------------------------------ baselines with state
+# One participant at a time, from the papers' algorithms.
+
+
+def _local(problem, x, i, steps_here, direction=None):
+    """GD from x on client i with the given steps; ``direction(z)`` overrides the gradient."""
+    z = np.array(x, dtype=float)
+    for eta in steps_here:
+        g = problem.client_gradients(z[None], clients=[i])[0]
+        z = z - eta * (g if direction is None else direction(z, g))
+    return z
+
+
+def fedau(problem, plan, steps, local_steps, server_step, max_interval, x0):
+    """FedAU (Wang and Ji, ICLR 2024, Algorithm 1): omega_i the running mean of the closed
+    participation intervals (cut at max_interval), x += eta_g / N sum_S omega_i Delta_i.
+    Returns (xs, omegas)."""
+    n = problem.n_clients
+    x = np.array(x0, dtype=float)
+    intervals = [[] for _ in range(n)]
+    running = np.zeros(n, dtype=int)
+    omega = np.ones(n)
+    xs, omegas = [x.copy()], [omega.copy()]
+    for r, mask in enumerate(plan):
+        for i in range(n):
+            running[i] += 1
+            if mask[i] or running[i] == max_interval:
+                intervals[i].append(running[i])
+                running[i] = 0
+                omega[i] = np.mean(intervals[i])
+        step_sum = np.zeros_like(x)
+        for i in np.flatnonzero(mask):
+            step_sum += omega[i] * (_local(problem, x, i, [steps[r]] * local_steps) - x)
+        x = x + server_step * step_sum / n
+        xs.append(x.copy())
+        omegas.append(omega.copy())
+    return np.array(xs), np.array(omegas)
+
+
+def mifa(problem, plan, steps, local_steps, x0):
+    """MIFA (Gu et al., NeurIPS 2021, Algorithm 1): G_i <- (x - z_i) / (eta_t K) for the
+    participants, x <- x - eta_t mean_i G_i. Returns (xs, final G)."""
+    n = problem.n_clients
+    x = np.array(x0, dtype=float)
+    G = np.zeros((n, x.size))
+    xs = [x.copy()]
+    for r, mask in enumerate(plan):
+        for i in np.flatnonzero(mask):
+            G[i] = (x - _local(problem, x, i, [steps[r]] * local_steps)) / (steps[r] * local_steps)
+        x = x - steps[r] * local_steps * G.mean(axis=0)
+        xs.append(x.copy())
+    return np.array(xs), G
+
+
+def _proximal(mu, anchor):
+    return lambda z, g: g + mu * (z - anchor)
+
+
+def fedprox(problem, plan, steps, local_steps, mu, x0):
+    """FedProx (Li et al., MLSys 2020, Algorithm 2) with tau GD steps on
+    f_i(z) + mu/2 |z - x|^2, plain average. Returns xs."""
+    x = np.array(x0, dtype=float)
+    xs = [x.copy()]
+    for r, mask in enumerate(plan):
+        idx = np.flatnonzero(mask)
+        if idx.size:
+            ends = [_local(problem, x, i, [steps[r]] * local_steps, _proximal(mu, x.copy()))
+                    for i in idx]
+            x = np.mean(ends, axis=0)
+        xs.append(x.copy())
+    return np.array(xs)
+
+
+def fednova(problem, plan, steps, taus, server_step, x0):
+    """FedNova (Wang et al., NeurIPS 2020): d_i = (x - z_i) / (eta tau_i), weights p_i
+    normalized over S, x <- x - eta_g eta tau_eff sum_S w_i d_i. Returns (xs, tau_eff)."""
+    p = problem.weights
+    x = np.array(x0, dtype=float)
+    xs, effs = [x.copy()], []
+    for r, mask in enumerate(plan):
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            xs.append(x.copy())
+            effs.append(np.nan)
+            continue
+        w = p[idx] / p[idx].sum()
+        d = [(x - _local(problem, x, i, [steps[r]] * taus[i])) / (steps[r] * taus[i])
+             for i in idx]
+        eff = float(w @ taus[idx])
+        x = x - server_step * steps[r] * eff * (w @ np.array(d))
+        xs.append(x.copy())
+        effs.append(eff)
+    return np.array(xs), np.array(effs)
+
+
+def fedavg_momentum(problem, plan, steps, local_steps, beta, server_step, x0):
+    """FedAvg whose clients take heavy-ball local steps m_i <- beta m_i + g, z <- z - eta m_i,
+    keeping m_i across rounds; x <- x + eta_g (mean_S z_i - x). Returns (xs, final m)."""
+    x = np.array(x0, dtype=float)
+    m = np.zeros((problem.n_clients, x.size))
+    xs = [x.copy()]
+    for r, mask in enumerate(plan):
+        idx = np.flatnonzero(mask)
+        if idx.size:
+            ends = []
+            for i in idx:
+                z = x.copy()
+                for _ in range(local_steps):
+                    m[i] = beta * m[i] + problem.client_gradients(z[None], clients=[i])[0]
+                    z = z - steps[r] * m[i]
+                ends.append(z)
+            x = x + server_step * (np.mean(ends, axis=0) - x)
+        xs.append(x.copy())
+    return np.array(xs), m

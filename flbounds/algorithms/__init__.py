@@ -4,10 +4,16 @@ Randomness is data: participation plans, sampled indices and gradient noise are 
 never drawn here. Steps are numbers or schedules (:mod:`~flbounds.algorithms.schedules`);
 FedAvg's server rule is a parameter (:mod:`~flbounds.algorithms.aggregation`) and it takes
 plans of counts (sampling with replacement, :class:`flbounds.participation.WithReplacement`).
+SCAFFOLD, FedAU, MIFA, FedProx and FedNova return their state (control variates, weight
+estimates, memories, inexactness, normalized updates) in their traces. A researcher's own local
+step runs in :func:`fedavg_family` (:mod:`~flbounds.algorithms.custom`) with the same plans,
+aggregation rules, schedules and server step.
 """
 
 from . import aggregation as aggregation
 from . import schedules as schedules
+from .baselines import FedAUTrace as FedAUTrace
+from .baselines import MifaTrace as MifaTrace
 from .baselines import ScaffoldTrace as ScaffoldTrace
 from .baselines import fedau as fedau
 from .baselines import mifa as mifa
@@ -19,10 +25,22 @@ from .batched_safari import safari_batched as safari_batched
 from .batched_safari import safari_plans as safari_plans
 from .batched_sampler import fedavg_sampler_batched as fedavg_sampler_batched
 from .batched_sampler import sampler_uniforms as sampler_uniforms
+from .custom import CustomTrace as CustomTrace
+from .custom import LocalUpdate as LocalUpdate
+from .custom import fedavg_family as fedavg_family
+from .custom import fedavg_family_batched as fedavg_family_batched
+from .custom import local_gd as local_gd
+from .custom import local_momentum as local_momentum
+from .custom import local_prox as local_prox
+from .custom import local_update as local_update
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
 from .fedavg_sampler import fedavg_sampler as fedavg_sampler
 from .fedawe import fedawe as fedawe
+from .fednova import FedNovaTrace as FedNovaTrace
+from .fednova import fednova as fednova
+from .fedprox import FedProxTrace as FedProxTrace
+from .fedprox import fedprox as fedprox
 from .focus import FocusState as FocusState
 from .focus import FocusTrace as FocusTrace
 from .focus import focus as focus

@@ -25,6 +25,23 @@ class BaselineTrace(NamedTuple):
     x: np.ndarray
 
 
+class FedAUTrace(NamedTuple):
+    r"""Server iterates ``x`` (n_rounds + 1, d) and the clients' weight estimates ``omega``
+    (n_rounds + 1, N) after each round (row 0: the initial 1)."""
+
+    x: np.ndarray
+    omega: np.ndarray
+
+
+class MifaTrace(NamedTuple):
+    r"""Server iterates ``x`` (n_rounds + 1, d) and the memory ``memory`` (N, d) at the end:
+    client i's latest update :math:`G_i = (x_{r_i} - z_{\tau,i})/(\eta_{r_i}\tau)` (0 before
+    its first participation)."""
+
+    x: np.ndarray
+    memory: np.ndarray
+
+
 class ScaffoldTrace(NamedTuple):
     """Server iterates ``x`` and server control variates ``c`` (n_rounds + 1, d) after each
     round; ``c_clients`` (N, d), the clients' control variates at the end."""
@@ -57,7 +74,7 @@ def _local_gd(problem, x, idx, step, local_steps, correction=None):
 
 
 def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_interval=10,
-          normalize=False) -> BaselineTrace:
+          normalize=False) -> FedAUTrace:
     r"""FedAU (Wang and Ji, 2024): FedAvg with online-estimated participation weights.
 
     Client i keeps :math:`\omega_i`, the running mean of its observed participation intervals;
@@ -92,8 +109,9 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
 
     Returns
     -------
-    BaselineTrace
-        ``x`` (n_rounds + 1, d), the server iterates.
+    FedAUTrace
+        ``x`` (n_rounds + 1, d), the server iterates, and ``omega`` (n_rounds + 1, N), the
+        weight estimates used in each round (row r + 1: after round r's update).
 
     References
     ----------
@@ -105,6 +123,8 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     max_interval = check_int(max_interval, "max_interval", minimum=1)
     n_clients = problem.n_clients
     omega = np.ones(n_clients)
+    omegas = np.empty((plan.shape[0] + 1, n_clients))
+    omegas[0] = omega
     n_intervals = np.zeros(n_clients)
     open_interval = np.zeros(n_clients)
     for r, mask in enumerate(plan):
@@ -123,18 +143,22 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
             else:
                 x = x + server_step * (w @ delta) / n_clients
         xs[r + 1] = x
-    return BaselineTrace(xs)
+        omegas[r + 1] = omega
+    return FedAUTrace(xs, omegas)
 
 
-def mifa(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
+def mifa(problem, plan, *, step, local_steps, x0=None) -> MifaTrace:
     r"""MIFA (Gu et al., 2021): the server memorizes every client's latest update.
 
-    A participant pulls :math:`x_r`, runs :math:`\tau` GD steps and stores
-    :math:`G_i = x_r - x^{(r)}_{\tau,i}`; the server steps
-    :math:`x_{r+1} = x_r - \frac1N \sum_{i=1}^N G_i` over all clients (stale :math:`G_i` for
-    non-participants, 0 before a client's first participation). The reference notebook
-    instead stores :math:`G_i` relative to the client's *old* local model (stale-model bug)
-    and the torch version adds the update (ascent); neither bug is reproduced.
+    A participant pulls :math:`x_r`, runs :math:`\tau` GD steps with :math:`\eta_r` and stores
+    :math:`G_i = (x_r - x^{(r)}_{\tau,i})/(\eta_r\tau)`; the server steps
+    :math:`x_{r+1} = x_r - \eta_r\tau \frac1N \sum_{i=1}^N G_i` over all clients (stale
+    :math:`G_i` for non-participants, 0 before a client's first participation): Algorithm 1
+    of the paper, whose server step is the local step (with a constant step,
+    :math:`x_{r+1} = x_r - \frac1N\sum_i (x_{r_i} - z_{\tau,i})`, computed so). The
+    reference notebook instead stores :math:`G_i` relative to the client's *old* local model
+    (stale-model bug) and the torch version adds the update (ascent); neither bug is
+    reproduced.
 
     Parameters
     ----------
@@ -151,8 +175,9 @@ def mifa(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
 
     Returns
     -------
-    BaselineTrace
-        ``x`` (n_rounds + 1, d), the server iterates.
+    MifaTrace
+        ``x`` (n_rounds + 1, d), the server iterates, and the final memory :math:`G_i`
+        (N, d).
 
     References
     ----------
@@ -160,14 +185,18 @@ def mifa(problem, plan, *, step, local_steps, x0=None) -> BaselineTrace:
        Arbitrary Device Unavailability. NeurIPS 2021.
     """
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
-    memory = np.zeros((problem.n_clients, problem.dim))
+    # raw updates x_{r_i} - z_i and the step eta_{r_i} they were made with: the server step
+    # eta_r tau G_i is the raw update times eta_r / eta_{r_i} (exactly 1 for a constant step)
+    updates = np.zeros((problem.n_clients, problem.dim))
+    made_with = np.full(problem.n_clients, step[0] if step.size else 1.0)
     for r, mask in enumerate(plan):
         idx = np.flatnonzero(mask)
         if idx.size:
-            memory[idx] = x - _local_gd(problem, x, idx, step[r], local_steps)
-        x = x - memory.mean(axis=0)
+            updates[idx] = x - _local_gd(problem, x, idx, step[r], local_steps)
+            made_with[idx] = step[r]
+        x = x - ((step[r] / made_with)[:, None] * updates).mean(axis=0)
         xs[r + 1] = x
-    return BaselineTrace(xs)
+    return MifaTrace(xs, updates / (made_with[:, None] * local_steps))
 
 
 def scaffold(problem, plan, *, step, local_steps, x0=None,

@@ -27,10 +27,11 @@ from flbounds.algorithms._common import (
     start_point,
 )
 from flbounds.algorithms.fedavg import fedavg
-from flbounds.algorithms.focus import INITS, focus
+from flbounds.algorithms.focus import INITS
 from flbounds.kernels._layout import line_aligned
 from flbounds.kernels.replicates import focus_replicates, run_fedavg_replicates
 from flbounds.kernels.rounds import FocusRecord, FocusState
+from flbounds.kernels.scheduled import focus_scheduled_replicates
 from flbounds.validation import check_int
 
 
@@ -63,11 +64,10 @@ def check_plans(plans, n_clients: int) -> np.ndarray:
 
 
 def _constant_or_schedule(step, plans, local_steps, per_local_step=True):
-    """The step as a float if it is one for the whole run (the batched kernels' case), else
-    None (after checking the schedule)."""
+    """``(scalar, steps)`` of :func:`flbounds.algorithms.schedules.resolve` over the plans'
+    rounds (the schedule checked before any work)."""
     local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
-    return schedules.resolve(step, plans.shape[1], local_steps,
-                             per_local_step=per_local_step)[0]
+    return schedules.resolve(step, plans.shape[1], local_steps, per_local_step=per_local_step)
 
 
 def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedAvgTrace:
@@ -79,9 +79,10 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
         ``plans[b]`` is replicate b's participation plan.
     step, local_steps, x0
-        As in :func:`~flbounds.algorithms.fedavg`, shared by all replicates; a schedule whose
-        steps differ runs the replicates one after the other through
-        :func:`~flbounds.algorithms.fedavg`.
+        As in :func:`~flbounds.algorithms.fedavg`, shared by all replicates; a schedule with
+        one step per round runs in the same replicate-batched kernel (round r's step in
+        every replicate), one that changes within a round runs the replicates one after the
+        other through :func:`~flbounds.algorithms.fedavg`.
 
     Returns
     -------
@@ -90,17 +91,18 @@ def fedavg_batched(problem, plans, *, step, local_steps, x0=None) -> BatchedFedA
     """
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
-    constant = _constant_or_schedule(step, plans, local_steps)
-    if constant is None:
+    constant, steps = _constant_or_schedule(step, plans, local_steps)
+    if constant is None and steps.shape[1] > 1:
         return BatchedFedAvgTrace(np.array([fedavg(problem, plan, step=step,
                                                    local_steps=local_steps, x0=x0).x
                                             for plan in plans]))
-    step, local_steps = check_hyper(constant, local_steps)
+    step, local_steps = check_hyper(steps[0, 0] if constant is None else constant, local_steps)
     data = problem_data(problem)
     x = start_point(problem, x0)
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
     run_fedavg_replicates(data, plans,
-                          round_settings(step, local_steps, parallel=False, data=data), x, xs)
+                          round_settings(step, local_steps, parallel=False, data=data), x, xs,
+                          None if constant is not None else np.ascontiguousarray(steps[:, 0]))
     return BatchedFedAvgTrace(xs)
 
 
@@ -114,8 +116,7 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     plans : array_like of bool, shape (n_reps, n_rounds, n_clients)
     step, local_steps, x0, init
         As in :func:`~flbounds.algorithms.focus`, shared by all replicates (a schedule whose
-        steps differ: the replicates one after the other through
-        :func:`~flbounds.algorithms.focus`).
+        steps differ runs every replicate's scheduled loop in the same parallel kernel).
 
     Returns
     -------
@@ -124,13 +125,8 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
     """
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
-    constant = _constant_or_schedule(step, plans, local_steps, per_local_step=False)
-    if constant is None:
-        runs = [focus(problem, plan, step=step, local_steps=local_steps, x0=x0, init=init)
-                for plan in plans]
-        return BatchedFocusTrace(*(np.array([getattr(run, f) for run in runs])
-                                   for f in ("x", "y", "g")))
-    step, local_steps = check_hyper(constant, local_steps)
+    constant, steps = _constant_or_schedule(step, plans, local_steps, per_local_step=False)
+    step, local_steps = check_hyper(steps[0, 0] if constant is None else constant, local_steps)
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     data = problem_data(problem)
@@ -148,6 +144,9 @@ def focus_batched(problem, plans, *, step, local_steps, x0=None,
                         g, np.empty((n_reps, 0, dim)))
     records = FocusRecord(np.empty((n_reps, n_rounds + 1, dim)),
                           np.empty((n_reps, n_rounds + 1, dim)), np.empty((n_reps, 0, dim)))
-    focus_replicates(data, plans, round_settings(step, local_steps, parallel=False, data=data),
-                     states, records)
+    settings = round_settings(step, local_steps, parallel=False, data=data)
+    if constant is None:
+        focus_scheduled_replicates(data, plans, settings, steps, states, records)
+    else:
+        focus_replicates(data, plans, settings, states, records)
     return BatchedFocusTrace(records.xs, records.ys, states.g)

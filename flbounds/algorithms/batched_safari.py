@@ -31,7 +31,6 @@ from flbounds.algorithms.safari import (
     _empty_plan,
     _round_steps,
     kernel_plan,
-    safari,
     server_population,
 )
 from flbounds.kernels.replicates import run_safari_replicates
@@ -111,9 +110,8 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     plans : sequence of SafariPlan, or SafariPlan with a leading replicate axis
         Replicate b's plan (see :func:`stack_safari_plans`, :func:`safari_plans`).
     step_client, step_server
-        As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates; schedules
-        whose steps differ run the replicates one after the other through
-        :func:`~flbounds.algorithms.safari.safari` (the same numbers).
+        As in :func:`~flbounds.algorithms.safari.safari`, shared by all replicates (numbers or
+        schedules with one step per round, in the same replicate-batched kernel).
     x0 : array_like, shape (d,) or (n_reps, d), optional
         The start of every replicate, or one start per replicate (e.g. to continue runs).
     fast : bool, default True
@@ -129,15 +127,6 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     n_reps, n_rounds = plan.client_round.shape
     steps = [_round_steps(v, n_rounds, plan.client_noise.shape[3], name) for name, v in
              (("step_client", step_client), ("step_server", step_server))]
-    if not all(isinstance(v, float) for v in steps):
-        starts = (np.broadcast_to(np.zeros(problem.dim) if x0 is None else x0,
-                                  (n_reps, problem.dim)))
-        runs = [safari(problem, _replicate(plan, rep), step_client=step_client,
-                       step_server=step_server, x0=starts[rep], fast=fast)
-                for rep in range(n_reps)]
-        return BatchedSafariTrace(np.array([run.x for run in runs]),
-                                  plan.client_round.copy(),
-                                  np.array([run.local_grad_norm2 for run in runs]))
     step_client, step_server = steps
     if x0 is not None and np.ndim(x0) == 2:
         if np.shape(x0)[0] != n_reps:
@@ -156,7 +145,7 @@ def safari_batched(problem, plans, *, step_client: float, step_server: float, x0
     g2 = np.empty((n_reps, n_rounds))
     weights = None if getattr(problem, "uniform_weights", True) else problem.weights
     run_safari_replicates(data, server_population(data, weights), kernel_plan(plan),
-                          (float(step_client), float(step_server)),
+                          tuple(steps),
                           np.ascontiguousarray(starts, dtype=float), (xs, g2),
                           numba.get_num_threads())
     return BatchedSafariTrace(xs, plan.client_round.copy(), g2)

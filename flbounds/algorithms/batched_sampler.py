@@ -97,7 +97,8 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
     uniforms : array_like, shape (n_reps, T, N)
         The plan, e.g. :func:`sampler_uniforms`; T is the number of rounds.
     local_steps, step, server_step, weights, x0
-        As for ``fedavg_sampler``, shared by all replicates.
+        As for ``fedavg_sampler`` (``step`` a number or a schedule per round), shared by all
+        replicates.
     availability, avail_probs : optional
         Straggler plans (n_reps, T, N) and the known probabilities (N,).
     diagnostics : {True, "variance", False}
@@ -113,9 +114,9 @@ def fedavg_sampler_batched(problem, samplers, uniforms, *, local_steps: int, ste
     diagnostics = check_diagnostics(diagnostics)
     samplers, uniforms, lam, availability, avail_probs = _check_inputs(
         problem, samplers, uniforms, weights, availability, avail_probs)
-    check_hyper(local_steps, step, server_step)
+    step, steps = check_hyper(local_steps, step, server_step, uniforms.shape[1])
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
-    hyper = Hyper(int(local_steps), float(step), float(server_step), lam, availability,
-                  avail_probs, diagnostics)
+    hyper = Hyper(int(local_steps), step, float(server_step), lam, availability,
+                  avail_probs, diagnostics, steps)
     return run(problem, samplers, [ReplayUniforms(u) for u in uniforms], uniforms.shape[1],
                hyper, x)

@@ -29,6 +29,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.algorithms import schedules
+from flbounds.validation import check_int
+
 CONVENTIONS = ("end", "code")
 CONTROLS = ("none", "scaffold", "printed", "printed_alg4", "sign_flipped_alg4",
             "printed_alg4_mean")
@@ -153,9 +156,8 @@ def _check_inputs(theta0, weights, sync, groups, step):
         covered[g] += 1
     if np.any(covered != 1):
         raise ValueError("groups must be slices partitioning the parameter axis")
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError("step must be finite and > 0")
-    return theta, w, sync
+    scalar, steps = schedules.resolve(step, sync.shape[0], 1)
+    return theta, w, sync, scalar, steps[:, 0]
 
 
 def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -184,8 +186,11 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         Initial parameters (..., K, P) (identical across clients for FedAvg/FedALS).
     plan
         Sequence of length T of per-step batches (e.g. an index array (T, ..., K, b)).
-    step
-        Learning rate :math:`\eta`.
+    step : float, Schedule or array
+        Learning rate :math:`\eta`, or a schedule over the T steps
+        (:mod:`flbounds.algorithms.schedules`; its "rounds" are the steps s). With a schedule
+        the control refresh divides by the sum of the steps since the group's last sync
+        (:math:`\eta P_g` for a constant step).
     sync, groups
         Schedule (T, G) and the G parameter slices.
     control
@@ -208,7 +213,7 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         If given, keep the full weighted average after every ``record_every``-th step
         (``history`` of the trace).
     """
-    theta, w, sync = _check_inputs(theta0, weights, sync, groups, step)
+    theta, w, sync, scalar, steps = _check_inputs(theta0, weights, sync, groups, step)
     if control not in CONTROLS:
         raise ValueError(f"control must be one of {CONTROLS}")
     if control != "none" and (periods is None or len(periods) != len(groups)):
@@ -222,11 +227,13 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     if record_every is not None and (int(record_every) != record_every or record_every < 1):
         raise ValueError("record_every must be a positive integer")
     history = []
+    elapsed = np.zeros(len(groups))     # sum of the steps since each group's last sync
     for s in range(sync.shape[0]):
         direction = grad(theta, plan[s])
         if control != "none":
             direction = direction - c_k + c[..., None, :]
-        theta = theta - step * direction
+        theta = theta - steps[s] * direction
+        elapsed += steps[s]
         for g, sl in enumerate(groups):
             if not sync[s, g]:
                 continue
@@ -235,8 +242,9 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
                 dev = np.sum((theta[..., sl] - avg[..., None, :]) ** 2, axis=-1)
                 consensus[g].append(dev @ w)
             if control != "none":
-                _refresh_controls(c_k, c, theta, prev, sl, w,
-                                  (step * periods[g]), _CONTROL_RULES[control])
+                scale = scalar * periods[g] if scalar is not None else elapsed[g]
+                _refresh_controls(c_k, c, theta, prev, sl, w, scale, _CONTROL_RULES[control])
+            elapsed[g] = 0.0
             theta[..., sl] = avg[..., None, :]
             prev[..., sl] = theta[..., sl]
         if record_every is not None and (s + 1) % record_every == 0:
@@ -281,8 +289,9 @@ def local_sgd_fedavg(grad: Callable, theta0, plan, *, step: float, local_steps: 
         The clients' start.
     plan : sequence
         One entry per local step (the minibatches), passed to ``grad``.
-    step : float
-        The SGD step.
+    step : float, Schedule or array
+        The SGD step, or a schedule per round or per local step
+        (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau`, local steps per round.
     n_rounds : int
@@ -300,13 +309,19 @@ def local_sgd_fedavg(grad: Callable, theta0, plan, *, step: float, local_steps: 
     .. [1] P. Gholami, H. Seferoglu. Improved Generalization Bounds for Communication
        Efficient Federated Learning. arXiv:2404.11754 (2024), Algorithm 2.
     """
+    n_rounds = check_int(n_rounds, "n_rounds", minimum=0)
+    local_steps = check_int(local_steps, "local_steps", minimum=1)
+    steps = schedules.resolve(step, n_rounds, local_steps)[1]
     theta = np.array(theta0, dtype=float)
     K = theta.shape[-2]
     w = np.full(K, 1.0 / K) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (K,) or np.any(w < 0) or abs(w.sum() - 1.0) > 1e-12:
+        raise ValueError("weights must be K nonnegative numbers summing to 1")
     s = 0
-    for _ in range(n_rounds):
-        for _ in range(local_steps):
-            theta = theta - step * grad(theta, plan[s])
+    for r in range(n_rounds):
+        for t in range(local_steps):
+            eta = steps[r, t] if steps.shape[1] > 1 else steps[r, 0]
+            theta = theta - eta * grad(theta, plan[s])
             s += 1
         avg = weighted_average(theta, w)
         theta = np.broadcast_to(avg[..., None, :], theta.shape).copy()

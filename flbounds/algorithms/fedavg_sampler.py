@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.algorithms.sampler_rounds import (
     Hyper,
     SamplerTrace,
@@ -48,14 +49,24 @@ def local_updates(problem, x, *, local_steps: int, step: float) -> np.ndarray:
                                    step)[0]
 
 
-def check_hyper(local_steps, step, server_step) -> None:
-    """``local_steps`` a positive integer, ``step`` and ``server_step`` positive and finite."""
+def check_hyper(local_steps, step, server_step, n_rounds=None):
+    """``local_steps`` a positive integer, ``server_step`` positive and finite, ``step`` a
+    positive number or (with ``n_rounds``) a schedule with one step per round
+    (:mod:`flbounds.algorithms.schedules`). Returns ``(step, steps)``: the one step of the
+    run (the first step of a schedule) and the (T,) steps if they differ, else None."""
     if isinstance(local_steps, bool) or not isinstance(local_steps, int | np.integer) \
             or local_steps < 1:
         raise ValueError(f"local_steps must be a positive integer, got {local_steps!r}")
-    for name, v in (("step", step), ("server_step", server_step)):
-        if not (np.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be positive and finite, got {v!r}")
+    if not (np.isfinite(server_step) and server_step > 0):
+        raise ValueError(f"server_step must be positive and finite, got {server_step!r}")
+    if n_rounds is None:
+        if not (np.isfinite(step) and step > 0):
+            raise ValueError(f"step must be positive and finite, got {step!r}")
+        return float(step), None
+    scalar, steps = schedules.resolve(step, n_rounds, int(local_steps), per_local_step=False)
+    if scalar is not None:
+        return float(scalar), None
+    return float(steps[0, 0]), np.ascontiguousarray(steps[:, 0])
 
 
 def check_weights_and_availability(problem, weights, availability, avail_probs, shape,
@@ -93,7 +104,9 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
     rng
         Passed to ``sampler.sample``.
     n_rounds, local_steps, step, server_step
-        T, R, :math:`\eta_l`, :math:`\eta_g`.
+        T, R, :math:`\eta_l`, :math:`\eta_g`; ``step`` may be a schedule with one step per
+        round (:mod:`flbounds.algorithms.schedules`; a schedule whose steps differ runs the
+        rounds one by one instead of the one compiled loop, with the same numbers per round).
     weights : array_like, optional
         :math:`\lambda` (default: ``problem.weights`` if present, else uniform 1/N).
     availability, avail_probs : optional
@@ -112,10 +125,10 @@ def fedavg_sampler(problem, sampler, rng: np.random.Generator, *, n_rounds: int,
         raise ValueError(f"n_rounds must be a nonnegative integer, got {n_rounds!r}")
     lam, availability, avail_probs = check_weights_and_availability(
         problem, weights, availability, avail_probs, (n_rounds, n), "(n_rounds, N)")
-    check_hyper(local_steps, step, server_step)
+    step, steps = check_hyper(local_steps, step, server_step, int(n_rounds))
     x = np.zeros(problem.dim) if x0 is None else np.asarray(x0, dtype=float).copy()
-    hyper = Hyper(int(local_steps), float(step), float(server_step), lam,
+    hyper = Hyper(int(local_steps), step, float(server_step), lam,
                   None if availability is None else availability[None], avail_probs,
-                  diagnostics)
+                  diagnostics, steps)
     trace = run(problem, [sampler], [rng], int(n_rounds), hyper, x)
     return SamplerTrace(*(field[0] for field in trace))

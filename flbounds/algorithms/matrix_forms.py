@@ -18,8 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms._common import check_hyper, check_plan, check_problem, start_point
+from flbounds.algorithms import schedules
+from flbounds.algorithms._common import (
+    MAX_LOCAL_STEPS,
+    check_plan,
+    check_problem,
+    start_point,
+)
 from flbounds.participation.matrices import average_matrix, pull_matrix, push_matrix
+from flbounds.validation import check_int
 
 
 def stacked_gradient(problem, X) -> np.ndarray:
@@ -30,12 +37,20 @@ def stacked_gradient(problem, X) -> np.ndarray:
     return out
 
 
-def _setup(problem, plan, step, local_steps, x0):
+def _setup(problem, plan, step, local_steps, x0, per_local_step=True):
+    """Checked plan, the steps as a function ``eta(r, t)`` of round and local step, local
+    steps and the stacked start."""
     check_problem(problem)
     plan = check_plan(plan, problem.n_clients)
-    step, local_steps = check_hyper(step, local_steps)
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
+    steps = schedules.resolve(step, plan.shape[0], local_steps,
+                              per_local_step=per_local_step)[1]
     x = start_point(problem, x0)
-    return plan, step, local_steps, np.tile(x, (problem.n_clients + 1, 1))
+
+    def eta(r, t):
+        return steps[r, t if steps.shape[1] > 1 else 0]
+
+    return plan, eta, local_steps, np.tile(x, (problem.n_clients + 1, 1))
 
 
 def fedavg_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
@@ -54,8 +69,8 @@ def fedavg_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
         The clients' functions.
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
-    step : float
-        :math:`\eta > 0`.
+    step : float, Schedule or array
+        :math:`\eta > 0`, or a schedule (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau \ge 1`.
     x0 : array_like, shape (d,), optional
@@ -72,16 +87,16 @@ def fedavg_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
        Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
        eqs. (6a)-(6c) and (7).
     """
-    plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
+    plan, eta, local_steps, X = _setup(problem, plan, step, local_steps, x0)
     eye = np.eye(X.shape[0])
     out = [X[0].copy()]
-    for mask in plan:
+    for r, mask in enumerate(plan):
         D = np.diag(np.concatenate([[0.0], mask.astype(float)]))
         for t in range(local_steps):
             R = pull_matrix(mask) if t == 0 else eye
             A = average_matrix(mask) if t == local_steps - 1 else eye
             Y = R @ X
-            X = A @ (Y - step * D @ stacked_gradient(problem, Y))
+            X = A @ (Y - eta(r, t) * D @ stacked_gradient(problem, Y))
         out.append(X[0].copy())
     return np.array(out)
 
@@ -99,8 +114,8 @@ def fedavg_virtual(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
         The clients' functions.
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
-    step : float
-        :math:`\eta > 0`.
+    step : float, Schedule or array
+        :math:`\eta > 0`, or a schedule (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau \ge 1`.
     x0 : array_like, shape (d,), optional
@@ -117,11 +132,11 @@ def fedavg_virtual(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
        Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
        eqs. (41)-(44).
     """
-    plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
+    plan, eta, local_steps, X = _setup(problem, plan, step, local_steps, x0)
     out = [X[0].copy()]
-    for mask in plan:
+    for r, mask in enumerate(plan):
         for t in range(local_steps):
-            X = X - step * stacked_gradient(problem, X)
+            X = X - eta(r, t) * stacked_gradient(problem, X)
             if t == local_steps - 1:
                 w = np.concatenate([[0.0], mask / mask.sum()]) if mask.any() else \
                     np.eye(X.shape[0])[0]
@@ -150,8 +165,8 @@ def focus_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
         The clients' functions.
     plan : array_like of bool, shape (n_rounds, n_clients)
         Row r is the participation mask of :math:`S_r`.
-    step : float
-        :math:`\eta > 0`.
+    step : float, Schedule or array
+        :math:`\eta > 0`, or a schedule (:mod:`flbounds.algorithms.schedules`).
     local_steps : int
         :math:`\tau \ge 1`.
     x0 : array_like, shape (d,), optional
@@ -169,7 +184,8 @@ def focus_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
        Arbitrary Client Participation is Attainable. NeurIPS 2025. arXiv:2503.20117,
        eqs. (73)-(74), Algorithm 1.
     """
-    plan, step, local_steps, X = _setup(problem, plan, step, local_steps, x0)
+    plan, eta, local_steps, X = _setup(problem, plan, step, local_steps, x0,
+                                       per_local_step=False)
     n_nodes = X.shape[0]
     eye = np.eye(n_nodes)
     Y = np.zeros_like(X)
@@ -188,7 +204,8 @@ def focus_matrix(problem, plan, *, step, local_steps, x0=None) -> np.ndarray:
             grad = stacked_gradient(problem, X)
             Y = C @ (Y + grad - memory)
             memory = grad
-            X = R @ (X - step * D @ Y)
+            # t = 0 closes round r - 1 (its server step), t >= 1 are round r's local moves
+            X = R @ (X - eta(max(r - 1, 0) if t == 0 else r, 0) * D @ Y)
             if t == 0:
                 out.append(X[0].copy())
         previous = mask

@@ -75,6 +75,11 @@ class Hyper(NamedTuple):
     availability: np.ndarray | None
     avail_probs: np.ndarray | None
     diagnostics: bool | str = True
+    steps: np.ndarray | None = None     # (T,) round t's local step when they differ
+
+    def step_at(self, t: int) -> float:
+        r"""Round t's local step :math:`\eta_{l,t}`."""
+        return self.step if self.steps is None else float(self.steps[t])
 
 
 def _serial(problem, step, local_steps):
@@ -234,7 +239,7 @@ def _full_round(problem, samplers, sources, hyper, t, x, ctx):
     """Round t with every client's update: the exact variance terms and the draws."""
     settings, state, out = ctx.settings, ctx.state, ctx.out
     z = hyper.lam[None, :, None] * replicate_local_updates(problem, x, hyper.local_steps,
-                                                           hyper.step)
+                                                           hyper.step_at(t))
     pi_all = np.linalg.norm(z, axis=2)
     if settings is not None:
         draws = _compiled_draws(settings, pi_all, ctx.omega, sources, state)
@@ -273,7 +278,7 @@ def _drawn_round(problem, samplers, sources, hyper, t, x, ctx):
         mask = np.zeros((n_reps, n), dtype=bool)
         for b, draw in enumerate(draws):
             mask[b, draw.clients] = True
-    updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step, mask,
+    updates = drawn_local_updates(problem, x, hyper.local_steps, hyper.step_at(t), mask,
                                   ctx.updates)
     # the feedback norms are read by K-Vib and by the samplers' own update only
     norms = settings is None or settings.kind == KVIB
@@ -303,9 +308,11 @@ CHUNK_VALUES = 1 << 18
 
 def _loop_compiles(problem, sources, hyper, ctx) -> bool:
     """Whether the rounds can run as one compiled loop: drawn clients only, a uniform ISP or
-    K-Vib (compiled settings), no stragglers, a compiled problem, Generator or replay sources."""
+    K-Vib (compiled settings), one local step for the run, no stragglers, a compiled problem,
+    Generator or replay sources."""
     return ctx.settings is not None and ctx.settings.kind in (UNIFORM, KVIB) \
-        and not ctx.every_client and hyper.availability is None and _has_kernels(problem) \
+        and hyper.steps is None and not ctx.every_client and hyper.availability is None \
+        and _has_kernels(problem) \
         and all(isinstance(s, np.random.Generator | ReplayUniforms) for s in sources)
 
 

@@ -1,21 +1,17 @@
 r"""Replicate-batched Monte Carlo: all replicates of a client in one pass per round.
 
 A Monte Carlo run of FedAvg or SAFARI repeats one algorithm over many random plans
-(replicates). Here the replicates advance together, round by round: in round r each client
-gathers the iterates of the replicates it serves that round into a (d, B) block and runs its
-local steps on the whole block with :func:`flbounds.kernels.block_gradients.block_gradient`,
-so its data is read once per local step for all of them and the gradient is a small matrix
-product instead of B matrix-vector products.
+(replicates). Here they advance together: in round r each client gathers the iterates of the
+replicates it serves into a (d, B) block and runs its local steps on the block
+(:func:`~.block_gradients.block_gradient`: its data read once per local step for all, the
+gradient a small matrix product). A step may change from round to round.
 
-Bit for bit: replicate b of a batched run equals the single run with plan b (the block
-gradient computes every column in the one-point order, the server sums in client order as the
-single-run loops do), and the numbers do not depend on the thread count: threads split the
-replicates into contiguous groups, and a replicate's arithmetic does not depend on its group.
+Bit for bit: replicate b equals the single run with plan b (the block gradient computes every
+column in the one-point order, the server sums in client order as the single runs do), on any
+thread count: threads split the replicates into groups that do not change their arithmetic.
 
-Memory: O(B d) blocks and traces per group plus the data and a transposed copy of the
-group's plans; no (N, B, d) array (FOCUS keeps
-its per-client gradients (N, d) per replicate, which the algorithm itself needs). No RNG, no
-validation; plans are drawn in NumPy before the call.
+Memory: O(B d) blocks and traces per group, a transposed copy of the group's plans, no
+(N, B, d) array (FOCUS keeps its gradients (N, d) per replicate). No RNG, no validation.
 """
 
 import numpy as np
@@ -34,7 +30,8 @@ from flbounds.kernels.gradients import (
 )
 from flbounds.kernels.local_steps import local_descent
 from flbounds.kernels.mixed_rounds import MixedPlan, safari_rounds
-from flbounds.kernels.rounds import FocusRecord, FocusState, focus_loop
+from flbounds.kernels.rounds import FocusRecord, FocusState, RoundSettings, focus_loop
+from flbounds.kernels.scheduled import step_at
 
 
 @njit(cache=True, fastmath=False)
@@ -46,7 +43,7 @@ def _groups(n_reps, n_threads):
 @njit(cache=True, fastmath=False, inline="always")
 def _local_gd(data, c, Z, nb, settings, scratch, G, nxt):
     """``settings.local_steps`` GD steps of client c on the first nb columns of ``Z``; step t
-    hints slice t of client ``nxt``'s data (:func:`~flbounds.kernels.gradients.prefetch_slice`)."""
+    hints slice t of client ``nxt``'s data (:func:`~.gradients.prefetch_slice`)."""
     d = Z.shape[0]
     load_block_client(data, c, scratch[0])
     for t in range(settings.local_steps):
@@ -178,9 +175,10 @@ def local_update_masked(data, x, settings, mask, out):
 
 
 @njit(cache=True, fastmath=False)
-def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
+def _fedavg_group(data, plans, settings, x0, xs, lo, hi, steps=None):
     """FedAvg for replicates ``lo:hi``: per round, per client (increasing), the block of the
-    replicates it serves; finals summed into each replicate's server sum in client order."""
+    replicates it serves; finals summed into each replicate's server sum in client order;
+    round r's step ``steps[r]`` (default ``settings.step``)."""
     n_rounds, n_clients = plans.shape[1], plans.shape[2]
     width, d = hi - lo, x0.shape[0]
     Z, G = np.empty((d, width)), np.empty((d, width))
@@ -196,6 +194,8 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
     for b in range(lo, hi):
         copy_into(xs[b, 0], x0)
     for r in range(n_rounds):
+        here = settings if steps is None else RoundSettings(
+            steps[r], settings.local_steps, settings.n_threads, settings.min_work, settings.ahead)
         acc[:] = 0.0
         count[:] = 0
         for c in range(n_clients):
@@ -208,7 +208,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
                 continue
             for j in range(nb):
                 copy_into(Z[:, j], xs[lo + cols[j], r])
-            _local_gd(data, c, Z, nb, settings, scratch, G,
+            _local_gd(data, c, Z, nb, here, scratch, G,
                       index_ahead(settings.ahead, c, n_clients))
             for j in range(nb):
                 for p in range(d):
@@ -221,7 +221,7 @@ def _fedavg_group(data, plans, settings, x0, xs, lo, hi):
 
 
 @njit(cache=True, fastmath=False, parallel=True)
-def fedavg_replicates(data, plans, settings, x0, xs):
+def fedavg_replicates(data, plans, settings, x0, xs, steps=None):
     """:func:`flbounds.kernels.rounds.fedavg_rounds` for every plan ``plans[b]``
     (n_reps, R, N), replicate-batched (:func:`_fedavg_group`); ``xs`` (n_reps, R + 1, d).
     Groups of replicates run in parallel (``settings.n_threads`` groups)."""
@@ -229,7 +229,7 @@ def fedavg_replicates(data, plans, settings, x0, xs):
     n_groups = _groups(n_reps, settings.n_threads)
     for g in prange(n_groups):
         _fedavg_group(data, plans, settings, x0, xs, g * n_reps // n_groups,
-                      (g + 1) * n_reps // n_groups)
+                      (g + 1) * n_reps // n_groups, steps)
 
 
 @njit(cache=True, fastmath=False, parallel=True)
@@ -250,13 +250,13 @@ def _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work):
     """Server SGD step of round r for the replicates ``lo:hi`` whose round r is a server round
     (the order of :func:`flbounds.kernels.mixed_rounds.safari_rounds`)."""
     server_scratch, grad = work
-    d = grad.shape[0]
+    d, eta = grad.shape[0], step_at(steps[1], r)
     for b in range(lo, hi):
         if plans.client_round[b, r]:
             continue
         client_gradient(population, 0, X[b - lo], server_scratch, grad)
         for p in range(d):
-            X[b - lo, p] = X[b - lo, p] - steps[1] * (grad[p] + plans.server_noise[b, r, p])
+            X[b - lo, p] = X[b - lo, p] - eta * (grad[p] + plans.server_noise[b, r, p])
         g2[b, r] = np.nan
 
 
@@ -350,7 +350,7 @@ def _safari_group(data, population, plans, steps, x0, out, lo, hi):
     load_client(population, 0, server_scratch)
     work = (server_scratch, np.empty(d))
     for r in range(plans.client_round.shape[1]):
-        _safari_client_round(data, plans, steps[0], r, lo, hi, X, g2, blocks)
+        _safari_client_round(data, plans, step_at(steps[0], r), r, lo, hi, X, g2, blocks)
         _server_steps(population, plans, steps, r, lo, hi, X, xs, g2, work)
         for i in range(width):
             copy_into(xs[lo + i, r + 1], X[i])
@@ -369,15 +369,16 @@ def safari_replicates(data, population, plans, steps, x0, out, n_threads):
                       (g + 1) * n_reps // n_groups)
 
 
-def run_fedavg_replicates(data, plans, settings, x0, xs):
+def run_fedavg_replicates(data, plans, settings, x0, xs, steps=None):
     """:func:`fedavg_replicates`; with one group of replicates (one thread) the one call that
     kernel would make, :func:`_fedavg_group` over all replicates, is made directly: the same
-    numbers, and the parallel kernel, slow to compile, is compiled only where it can help."""
-    n_reps = plans.shape[0]
-    if min(n_reps, settings.n_threads) <= 1:
-        _fedavg_group(data, plans, settings, x0, xs, 0, n_reps)
+    numbers, and the parallel kernel, slow to compile, is compiled only where it can help;
+    ``steps`` (R,): a step per round (default ``settings.step``, the call as before)."""
+    extra = () if steps is None else (steps,)
+    if min(plans.shape[0], settings.n_threads) <= 1:
+        _fedavg_group(data, plans, settings, x0, xs, 0, plans.shape[0], *extra)
     else:
-        fedavg_replicates(data, plans, settings, x0, xs)
+        fedavg_replicates(data, plans, settings, x0, xs, *extra)
 
 
 def run_safari_replicates(data, population, plans, steps, x0, out, n_threads):

@@ -22,7 +22,8 @@ not depend on the thread count):
   :func:`~flbounds.kernels.rounds.fedavg_loop` to the bit: the same local steps, each final
   model added (times 1.0) in client order, the sum divided by :math:`\sum 1.0 = |S_r|`.
 - :func:`focus_scheduled_loop`: FOCUS / SG-FOCUS with :math:`\eta_r` = ``steps[r]`` in round
-  r's local moves and server step (the round helpers of :mod:`flbounds.kernels.rounds`).
+  r's local moves and server step (the round helpers of :mod:`flbounds.kernels.rounds`);
+  :func:`focus_scheduled_replicates` runs it for every replicate of a batch.
 
 :func:`step_at` reads round r's step from a number (the same for every round) or an array
 (R,), so a loop compiled for a constant step keeps its code and a schedule reuses the loop.
@@ -31,12 +32,19 @@ No RNG, no validation.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import overload
 
 from flbounds.kernels._arrays import copy_into
 from flbounds.kernels.gradients import CACHED, client_gradient, client_scratch, load_client
-from flbounds.kernels.rounds import RoundSettings, _focus_round, _sum_rows, participants
+from flbounds.kernels.rounds import (
+    FocusRecord,
+    FocusState,
+    RoundSettings,
+    _focus_round,
+    _sum_rows,
+    participants,
+)
 
 
 @njit(cache=True, fastmath=False)
@@ -110,6 +118,18 @@ def focus_scheduled_loop(data, plan, noise, settings, steps, state, record):
         copy_into(record.ys[r + 1], state.y)
         if record.g_sums.shape[0] > 0:
             _sum_rows(state.g, record.g_sums, r + 1)
+
+
+@njit(cache=True, fastmath=False, parallel=True)
+def focus_scheduled_replicates(data, plans, settings, steps, states, records):
+    """:func:`~flbounds.kernels.replicates.focus_replicates` with round r's step
+    ``steps[r, 0]`` (:func:`focus_scheduled_loop` per replicate, in parallel over them)."""
+    d = states.x.shape[1]
+    noise = np.zeros((0, 1, 1, d))
+    for rep in prange(plans.shape[0]):
+        state = FocusState(states.x[rep], states.y[rep], states.g[rep], states.models[rep])
+        record = FocusRecord(records.xs[rep], records.ys[rep], records.g_sums[rep])
+        focus_scheduled_loop(data, plans[rep], noise, settings, steps, state, record)
 
 
 def step_at(steps, r):

@@ -15,6 +15,7 @@ from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
+from flbounds.ledger.engine.store import share_pep_solves
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -84,6 +85,7 @@ def _check_outputs(args):
 def run(args) -> int:
     json_target = _check_outputs(args)
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
+    share_pep_solves(args.results)  # before the workers start: they inherit it
     # the pool starts before the claims are loaded: spawned workers import them meanwhile; a
     # pool that forks its workers (claims already imported) waits for them (see _check)
     pool = None if args.scheduler else start_pool(args.workers, timeout)

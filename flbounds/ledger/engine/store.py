@@ -31,8 +31,18 @@ from .rows import Skipped, cell_row, parse_row, read_jsonl, report_skipped
 
 DB_FILE = "results.sqlite"
 LEGACY_FILE = "results.jsonl"
+#: the accepted PEP solves, beside the results (:mod:`flbounds.pep.sdp`, Reuse)
+PEP_SOLVES_FILE = "pep_solves.sqlite"
 #: seconds a writer waits for another run's transaction before giving up
 BUSY_TIMEOUT_S = 60.0
+
+def share_pep_solves(directory) -> None:
+    """Let every PEP solve of this process and of the workers it starts afterwards reuse the
+    accepted solves kept in ``directory`` (:data:`PEP_SOLVES_FILE`; the variable
+    ``FLBOUNDS_PEP_CACHE`` read by :func:`flbounds.pep.sdp.solve`), unless the variable is
+    set already (an empty value turns the reuse off)."""
+    os.environ.setdefault("FLBOUNDS_PEP_CACHE", str(Path(directory) / PEP_SOLVES_FILE))
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (

@@ -85,15 +85,16 @@ def _check_outputs(args):
 def run(args) -> int:
     json_target = _check_outputs(args)
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
-    share_pep_solves(args.results)  # before the workers start: they inherit it
     # the pool starts before the claims are loaded: spawned workers import them meanwhile; a
-    # pool that forks its workers (claims already imported) waits for them (see _check)
-    pool = None if args.scheduler else start_pool(args.workers, timeout)
-    try:
-        results, start = _check(args, timeout, pool)
-    finally:
-        if pool is not None:
-            pool.close(kill=True)    # a no-op after a run; stops the workers after an error
+    # pool that forks its workers (claims already imported) waits for them (see _check); the
+    # workers inherit where the PEP solves are kept
+    with share_pep_solves(args.results):
+        pool = None if args.scheduler else start_pool(args.workers, timeout)
+        try:
+            results, start = _check(args, timeout, pool)
+        finally:
+            if pool is not None:
+                pool.close(kill=True)  # a no-op after a run; stops the workers after an error
     summary_to, unwritten = sys.stdout, None
     if json_target is not None:
         try:

@@ -284,7 +284,7 @@ def task_times_section(reports: dict[str, dict]) -> list[str]:
         units = max(tasks, key=_longest_unit)
         span = report.get("span_s")
         lines += [f"### {report['title']}", "",
-                  f"{report.get('date', '')}, {report.get('machine') or report.get('host')}; "
+                  f"{report.get('machine') or report.get('date', '') + ', ' + report['host']}; "
                   f"{report['tasks_count']} tasks ({report['claims']} claims, "
                   f"{report['attacks']} attacks), at most {report['workers']} at once; "
                   f"summed task time {report['task_wall_s']:.1f} s wall, "
@@ -296,7 +296,8 @@ def task_times_section(reports: dict[str, dict]) -> list[str]:
                   f"stored in `benchmarks/results/{name}.json`.", ""]
         if "quick" in report["profile"]:
             lines += ["A quick-profile record: its times show the shape of the ledger, not "
-                      "the full profile's durations the targets are about.", ""]
+                      "the full profile's durations the targets are about. Wall time above "
+                      "CPU time means a loaded machine.", ""]
         rows = [{"task": f"`{t['id']}`", "wall s": t["wall_s"],
                  "share": f"{t['share']:.1%}", "cumulative": f"{t['cumulative_share']:.1%}",
                  "CPU s": t["cpu_s"], "cells": t.get("cells") or "",

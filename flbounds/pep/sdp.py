@@ -260,10 +260,10 @@ def solve_key(problem, scale=1.0, solvers=None) -> str:
     if problem.objective is None:
         problem._prepare_constraints(verbose=0)
 
-    def term(key):
+    def term(key):  # a pair of leaf points, a leaf function value, or the constant 1
         if isinstance(key, tuple):
             return [f"p{key[0].counter}", f"p{key[1].counter}"]
-        return "1" if key == 1 else f"e{key.counter}"
+        return "1" if isinstance(key, int | float) else f"e{key.counter}"
 
     def expression(e):
         if not hasattr(e, "decomposition_dict"):

@@ -72,3 +72,23 @@ def test_without_the_variable_nothing_is_stored(tmp_path, monkeypatch):
     monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
     gd_rate(1.0, 2.0, 0.4)
     assert not list(tmp_path.iterdir())
+
+
+def test_key_tells_apart_which_function_value_a_coefficient_multiplies():
+    """The same constraints and objective coefficients, with the objective on f_1 (L = 2) or
+    on f_2 (L = 3), are other SDPs (leaves are named, not only counted)."""
+    from PEPit import PEP
+    from PEPit.functions import SmoothStronglyConvexFunction
+
+    def build(which):
+        problem = PEP()
+        f = [problem.declare_function(SmoothStronglyConvexFunction, mu=1.0, L=L)
+             for L in (2.0, 3.0)]
+        x0, x1 = problem.set_initial_point(), problem.set_initial_point()
+        values = [(fi(x0), fi(x1)) for fi in f]
+        problem.set_initial_condition((x0 - x1) ** 2 <= 1)
+        problem.set_performance_metric(values[which][0] - values[which][1])
+        return problem
+
+    assert sdp.solve_key(build(0)) == sdp.solve_key(build(0))
+    assert sdp.solve_key(build(0)) != sdp.solve_key(build(1))

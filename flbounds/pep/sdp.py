@@ -302,19 +302,24 @@ def reused(problem, compute, *, scale=1.0, solvers=None) -> SolveInfo:
 def _cached(path, key) -> SolveInfo | None:
     if not os.path.exists(path):
         return None
-    with contextlib.closing(sqlite3.connect(path, timeout=60)) as db:
-        try:
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=60)) as db:
             row = db.execute("SELECT info FROM solves WHERE key = ?", (key,)).fetchone()
-        except sqlite3.OperationalError:  # no table yet
-            return None
+    except sqlite3.Error:  # no table yet, or a file this process cannot read: solve
+        return None
     return None if row is None else SolveInfo(**json.loads(row[0]))
 
 
 def _store(path, key, info: SolveInfo) -> None:
-    with contextlib.closing(sqlite3.connect(path, timeout=60)) as db, db:
-        db.execute("CREATE TABLE IF NOT EXISTS solves (key TEXT PRIMARY KEY, info TEXT)")
-        db.execute("INSERT OR IGNORE INTO solves VALUES (?, ?)",
-                   (key, json.dumps(info.__dict__)))
+    """Keep ``info``; a file this process cannot write (a Dask worker on another machine)
+    only loses the reuse, never the solve."""
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=60)) as db, db:
+            db.execute("CREATE TABLE IF NOT EXISTS solves (key TEXT PRIMARY KEY, info TEXT)")
+            db.execute("INSERT OR IGNORE INTO solves VALUES (?, ?)",
+                       (key, json.dumps(info.__dict__)))
+    except sqlite3.Error:
+        pass
 
 
 def solve_first(forms) -> SolveInfo:

@@ -92,3 +92,10 @@ def test_key_tells_apart_which_function_value_a_coefficient_multiplies():
 
     assert sdp.solve_key(build(0)) == sdp.solve_key(build(0))
     assert sdp.solve_key(build(0)) != sdp.solve_key(build(1))
+
+
+def test_an_unwritable_cache_only_loses_the_reuse(tmp_path, monkeypatch):
+    monkeypatch.setenv(sdp.CACHE_ENV, str(tmp_path / "missing" / "pep_solves.sqlite"))
+    first, second = gd_rate(1.0, 2.0, 0.4), gd_rate(1.0, 2.0, 0.4)  # both solved
+    assert first.worst == second.worst and first.tight
+    assert not (tmp_path / "missing").exists()

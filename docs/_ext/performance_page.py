@@ -3,9 +3,12 @@
 ``benchmarks/results/<name>.json`` (one file per benchmark, see :mod:`benchmarks._results`)
 become ``reference/generated/performance-results.md``, which ``docs/performance.md`` includes:
 the targets with their standing in each benchmark's latest run, the latest run against the
-peers, the history of the peers runs and of the quick ledger's first and warm runs, and every
-other benchmark's runs. Nothing on the page is typed by hand: a new ``--record`` run changes
-it at the next build.
+peers, the history of the peers runs and of the quick ledger's first and warm runs, where the
+ledger's time goes (``task_times_<profile>.json`` of :mod:`benchmarks.task_times`: the longest
+tasks and cells) and its scale-out by simulation (``scale_sim_<profile>[_whole].json`` of
+:mod:`benchmarks.scale_sim`: the makespan on 1 .. 256 workers), and every other benchmark's
+runs. Nothing on the page is typed by hand: a new ``--record`` run, or a new task-time or
+simulation JSON, changes it at the next build.
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ OUT = Path("reference") / "generated" / "performance-results.md"
 #: the benchmark whose history and latest run get their own sections, and their order
 PEERS, FIRST_WARM, WALL = "peers", "scale_check_wall_first", "scale_check_wall"
 TARGET_N = 10000
+#: prefixes of the ledger's task-time reports and their simulated scale-out (not run records)
+TASK_TIMES, SCALE_SIM = "task_times_", "scale_sim_"
+#: rows of the task-time table
+TOP_TASKS = 15
+#: the issue's target for the longest single task (seconds, full profile)
+LONGEST_TARGET_S = 60.0
 ALGORITHMS = (("fedavg", "FedAvg"), ("focus", "FOCUS"), ("sampler", "FedAvg + sampler"))
 
 
@@ -247,12 +256,103 @@ def other_benchmarks(results: dict, skip: set[str]) -> list[str]:
     return lines
 
 
+def _profile_order(name: str, prefix: str) -> tuple:
+    """Full before quick, the split schedule before the one-task-per-claim one."""
+    rest = name[len(prefix):]
+    return (not rest.startswith("full"), rest.endswith("_whole"), rest)
+
+
+def _longest_unit(task: dict) -> float:
+    return max(task.get("cell_wall_s") or [task["wall_s"]])
+
+
+def task_times_section(reports: dict[str, dict]) -> list[str]:
+    """The longest tasks of each recorded ledger (:mod:`benchmarks.task_times`)."""
+    lines = ["## Where the ledger's time goes", "",
+             "`python -m flbounds check --profile P --workers 2`, then `python -m benchmarks "
+             "task_times --profile P` reads the results store: every claim's and attack's wall "
+             "and CPU seconds, and those of each cell of a claim split into cells (a split "
+             "claim's wall time spans its cells, which run side by side). Sorted by wall time, "
+             "longest first, with each task's share of the summed task time; *longest unit* "
+             "is the longest single task the scheduler sees (a cell for a split claim), "
+             f"against the target of at most {LONGEST_TARGET_S:g} s at the full profile.", ""]
+    for name in sorted(reports, key=lambda n: _profile_order(n, TASK_TIMES)):
+        report = reports[name]
+        tasks = report.get("tasks") or []
+        if not tasks:
+            continue
+        units = max(tasks, key=_longest_unit)
+        span = report.get("span_s")
+        lines += [f"### {report['title']}", "",
+                  f"{report.get('machine') or report.get('date', '') + ', ' + report['host']}; "
+                  f"{report['tasks_count']} tasks ({report['claims']} claims, "
+                  f"{report['attacks']} attacks), at most {report['workers']} at once; "
+                  f"summed task time {report['task_wall_s']:.1f} s wall, "
+                  f"{report['task_cpu_s']:.1f} s CPU ({report['cpu_recorded']} tasks with CPU "
+                  "recorded); first start to last end "
+                  + (f"{span:.1f} s" if isinstance(span, int | float) else "not recorded")
+                  + f"; longest unit {_longest_unit(units):.1f} s (`{units['id']}`); "
+                  f"commit(s) {', '.join(f'`{c}`' for c in report.get('commits', {}))}; "
+                  f"stored in `benchmarks/results/{name}.json`.", ""]
+        if "quick" in report["profile"]:
+            lines += ["A quick-profile record: its times show the shape of the ledger, not "
+                      "the full profile's durations the targets are about. Wall time above "
+                      "CPU time means a loaded machine.", ""]
+        rows = [{"task": f"`{t['id']}`", "wall s": t["wall_s"],
+                 "share": f"{t['share']:.1%}", "cumulative": f"{t['cumulative_share']:.1%}",
+                 "CPU s": t["cpu_s"], "cells": t.get("cells") or "",
+                 "longest cell s": max(t["cell_wall_s"]) if t.get("cell_wall_s") else "",
+                 "verdict": t.get("verdict")} for t in tasks[:TOP_TASKS]]
+        rest = tasks[TOP_TASKS:]
+        if rest:
+            rows.append({"task": f"{len(rest)} more", "wall s": sum(t["wall_s"] for t in rest),
+                         "share": f"{sum(t['share'] for t in rest):.1%}",
+                         "CPU s": sum(t["cpu_s"] for t in rest)})
+        lines += table(rows)
+    return lines
+
+
+def scale_sim_section(results: dict[str, dict]) -> list[str]:
+    """The simulated makespan on W workers (:mod:`benchmarks.scale_sim`), powers of two."""
+    lines = ["## Scale-out by simulation", "",
+             "`python -m benchmarks scale_sim benchmarks/results/task_times_P.json` (and "
+             "`--whole`: one task per claim, the ledger before cells) replays the recorded "
+             "durations on W = 1 .. 256 workers under the runner's longest-first order and "
+             "under a Dask-like first-free-worker order. Speed-up: the summed task time over "
+             "the makespan; the bound is max(total / W, longest unit), which no schedule "
+             "beats, so the longest unit caps the speed-up. A model of the schedule, not a "
+             "measurement: start-up, compilation and storage are not modelled.", ""]
+    for name in sorted(results, key=lambda n: _profile_order(n, SCALE_SIM)):
+        result = results[name]
+        source = result.get("source") or {}
+        lines += [f"### {result['title']}", "",
+                  f"{result['units']} units, total {result['total_s']:.1f} s, longest "
+                  f"{result['longest_s']:.1f} s (`{result['longest_id']}`), overhead "
+                  f"{result.get('overhead_s', 0):g} s per task; durations recorded "
+                  f"{source.get('date', '')} on {source.get('host', '')}; stored in "
+                  f"`benchmarks/results/{name}.json`.", ""]
+        rows = [{"W": r["workers"], "longest-first s": r["longest-first_s"],
+                 "speed-up": f"{r['longest-first_speedup']:.2f}", "dask s": r["dask_s"],
+                 "dask speed-up": f"{r['dask_speedup']:.2f}", "bound s": r["lower_bound_s"],
+                 "max speed-up": f"{r['max_speedup']:.2f}"}
+                for r in result["curve"] if r["workers"] & (r["workers"] - 1) == 0]
+        lines += table(rows)
+    return lines
+
+
 def render(results: dict) -> str:
+    times = {k: v for k, v in results.items() if k.startswith(TASK_TIMES)}
+    sims = {k: v for k, v in results.items() if k.startswith(SCALE_SIM)}
+    results = {k: v for k, v in results.items() if k not in times and k not in sims}
     lines = [*targets_section(results)]
     if PEERS in results:
         lines += peers_latest(results[PEERS]) + peers_history(results[PEERS])
     if FIRST_WARM in results:
         lines += first_warm_history(results[FIRST_WARM], results.get(WALL))
+    if times:
+        lines += task_times_section(times)
+    if sims:
+        lines += scale_sim_section(sims)
     lines += other_benchmarks(results, {PEERS, FIRST_WARM, WALL})
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
+from flbounds.ledger.engine.store import share_pep_solves
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -85,13 +86,15 @@ def run(args) -> int:
     json_target = _check_outputs(args)
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
     # the pool starts before the claims are loaded: spawned workers import them meanwhile; a
-    # pool that forks its workers (claims already imported) waits for them (see _check)
-    pool = None if args.scheduler else start_pool(args.workers, timeout)
-    try:
-        results, start = _check(args, timeout, pool)
-    finally:
-        if pool is not None:
-            pool.close(kill=True)    # a no-op after a run; stops the workers after an error
+    # pool that forks its workers (claims already imported) waits for them (see _check); the
+    # workers inherit where the PEP solves are kept
+    with share_pep_solves(args.results):
+        pool = None if args.scheduler else start_pool(args.workers, timeout)
+        try:
+            results, start = _check(args, timeout, pool)
+        finally:
+            if pool is not None:
+                pool.close(kill=True)  # a no-op after a run; stops the workers after an error
     summary_to, unwritten = sys.stdout, None
     if json_target is not None:
         try:

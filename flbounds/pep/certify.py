@@ -62,6 +62,7 @@ from .sdp import (
     attempts,
     dual_residual,
     gap_tolerance,
+    reused,
     solve,
 )
 
@@ -293,9 +294,16 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
         When no solve gives a bracket within the tolerance.
     """
 
+    problem, funcs, initial = build()
+    how = [("certified", {"L": float(L), "alternatives": len(alternatives),
+                          "rounding": ROUNDING, "bracket": BRACKET_REL})]
+    return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives),
+                  solvers=how)
+
+
+def _certified(problem, funcs, initial, L, alternatives) -> SolveInfo:
     from PEPit import Point
 
-    problem, funcs, initial = build()
     bounds = leaf_bounds(funcs, initial, L)
     failures = []
     for name, dual, status, seconds in attempts(problem, SOLVERS, failures):

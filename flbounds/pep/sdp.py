@@ -29,12 +29,24 @@ rounds at a quarter of the step of ``safari.thm4.tightness``'s grid (gradients o
 initial gap bounded by eta every entry is O(1) and Clarabel returns ``optimal`` (same value to
 1e-8 relative). Builders pass that ``scale`` to :func:`solve`, which divides the values and
 the gap by it before the acceptance test.
+
+Reuse. With ``FLBOUNDS_PEP_CACHE`` set to a file (the ledger's engine sets it to
+``pep_solves.sqlite`` beside its results store), :func:`solve` keeps every accepted solve
+there, keyed by :func:`solve_key` (a digest of the SDP as it is sent to the solver: every
+constraint's coefficients, the LMIs, the scale, the solver settings and acceptance bounds,
+the versions of PEPit, cvxpy and the solvers), and returns the stored :class:`SolveInfo` for
+an SDP already solved, by any claim, without calling a solver. Unset, nothing is stored.
+Clarabel and SCS through cvxpy take no cheap warm start, so none is attempted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import json
+import os
+import sqlite3
 import time
 import warnings
 from dataclasses import dataclass
@@ -171,7 +183,7 @@ def attempts(problem, solvers, failures):
         yield name, dual, str(problem.wrapper.prob.status), time.perf_counter() - start
 
 
-def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
+def solve(problem, *, scale=1.0, solvers=None, reuse=True) -> SolveInfo:
     """Solve a fully specified :class:`PEPit.PEP` (see the module docstring for acceptance).
 
     Parameters
@@ -183,6 +195,9 @@ def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
         before the acceptance test, so a number means the same at every scale.
     solvers : sequence of (name, options), optional
         Default :data:`SOLVERS`.
+    reuse : bool
+        Whether a stored solve of the same SDP may stand in (``FLBOUNDS_PEP_CACHE``, module
+        docstring); False for a caller that reads the solved problem's values afterwards.
 
     Returns
     -------
@@ -194,10 +209,17 @@ def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
     PEPSolveError
         When every solver fails, is not ``optimal`` or leaves a gap above :func:`gap_tolerance`.
     """
+    solvers = SOLVERS if solvers is None else solvers
+    if reuse:
+        return reused(problem, lambda: _solve(problem, scale, solvers), scale=scale,
+                      solvers=solvers)
+    return _solve(problem, scale, solvers)
+
+
+def _solve(problem, scale, solvers) -> SolveInfo:
     from PEPit import Point
 
     failures = []
-    solvers = SOLVERS if solvers is None else solvers
     for name, dual, status, seconds in attempts(problem, solvers, failures):
         primal = problem.wrapper.objective.value
         if dual is None or primal is None:
@@ -218,6 +240,86 @@ def solve(problem, *, scale=1.0, solvers=None) -> SolveInfo:
                          n_constraints=len(problem._list_of_constraints_sent_to_wrapper),
                          dual_residual=residual)
     raise PEPSolveError("no accurate solve: " + "; ".join(failures))
+
+
+#: the environment variable naming the file of stored solves (module docstring)
+CACHE_ENV = "FLBOUNDS_PEP_CACHE"
+
+
+def solve_key(problem, scale=1.0, solvers=None) -> str:
+    """Digest of the SDP :func:`solve` would send to the solvers (module docstring, Reuse).
+
+    Prepares ``problem``'s constraints (what its ``solve`` does first, once) and hashes each
+    constraint's kind and coefficients over the leaf points and function values (numbered in
+    the order the problem declared them), every LMI's entries, ``scale``, the solver settings,
+    the acceptance bounds and the solver libraries' versions. Two problems built alike give
+    the same key; any changed coefficient gives another.
+    """
+    from importlib.metadata import version
+
+    if problem.objective is None:
+        problem._prepare_constraints(verbose=0)
+
+    def term(key):  # a pair of leaf points, a leaf function value, or the constant 1
+        if isinstance(key, tuple):
+            return [f"p{key[0].counter}", f"p{key[1].counter}"]
+        return "1" if isinstance(key, int | float) else f"e{key.counter}"
+
+    def expression(e):
+        if not hasattr(e, "decomposition_dict"):
+            return float(e).hex()
+        return [(term(k), float(c).hex()) for k, c in e.decomposition_dict.items()]
+
+    digest = hashlib.sha256()
+    for c in problem._list_of_prepared_constraints:
+        digest.update(json.dumps([c.equality_or_inequality, expression(c.expression)]).encode())
+    for m in problem._list_of_prepared_psd:
+        digest.update(json.dumps([list(m.shape), [expression(e) for e in
+                                                   m.matrix_of_expressions.ravel()]]).encode())
+    versions = [version(p) for p in ("pepit", "cvxpy", "clarabel", "scs")]
+    digest.update(json.dumps([float(scale).hex(), [[n, sorted(o.items())] for n, o in
+                                                    (SOLVERS if solvers is None else solvers)],
+                              GAP_REL, GAP_ABS, RESIDUAL_REL, versions]).encode())
+    return digest.hexdigest()
+
+
+def reused(problem, compute, *, scale=1.0, solvers=None) -> SolveInfo:
+    """``compute()``, the accepted solve of ``problem`` (a :class:`SolveInfo`), or the one
+    stored under ``solve_key(problem, scale, solvers)`` when ``FLBOUNDS_PEP_CACHE`` names a
+    file (module docstring, Reuse); a new one is stored there. ``solvers`` names the way
+    ``compute`` accepts a solve (another acceptance, another key)."""
+    path = os.environ.get(CACHE_ENV)
+    if not path:
+        return compute()
+    key = solve_key(problem, scale, solvers)
+    if (stored := _cached(path, key)) is not None:
+        return stored
+    info = compute()
+    _store(path, key, info)
+    return info
+
+
+def _cached(path, key) -> SolveInfo | None:
+    if not os.path.exists(path):
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=60)) as db:
+            row = db.execute("SELECT info FROM solves WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error:  # no table yet, or a file this process cannot read: solve
+        return None
+    return None if row is None else SolveInfo(**json.loads(row[0]))
+
+
+def _store(path, key, info: SolveInfo) -> None:
+    """Keep ``info``; a file this process cannot write (a Dask worker on another machine)
+    only loses the reuse, never the solve."""
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=60)) as db, db:
+            db.execute("CREATE TABLE IF NOT EXISTS solves (key TEXT PRIMARY KEY, info TEXT)")
+            db.execute("INSERT OR IGNORE INTO solves VALUES (?, ?)",
+                       (key, json.dumps(info.__dict__)))
+    except sqlite3.Error:
+        pass
 
 
 def solve_first(forms) -> SolveInfo:

@@ -279,7 +279,7 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
         term = prob * (x - x_star) ** 2
         metric = term if metric is None else metric + term
     problem.set_performance_metric(metric)
-    info = solve(problem)
+    info = solve(problem, reuse=not return_problem)
     result = make_result(info, printed=printed, metric="E||x_R - x*||^2 / ||x_0 - x*||^2",
                          params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                      local_steps=tau, step=step, n_rounds=rounds,

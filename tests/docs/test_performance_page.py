@@ -41,3 +41,38 @@ def test_the_page_renders_every_stored_benchmark():
         assert bench["title"] in page or name in ("peers", "scale_check_wall_first",
                                                   "scale_check_wall")
     assert "History of the runs against the peers" in page
+
+
+def _times(profile):
+    tasks = [{"id": "a.split", "task": "claim", "wall_s": 30.0, "cpu_s": 25.0, "verdict": "holds",
+              "cells": 3, "cell_wall_s": [12.0, 10.0, 8.0], "cell_cpu_s": [9.0, 8.0, 8.0],
+              "share": 0.6, "cpu_share": 25 / 45, "cumulative_share": 0.6},
+             {"id": "b.whole", "task": "claim", "wall_s": 20.0, "cpu_s": 20.0,
+              "verdict": "holds", "cells": 0, "cell_wall_s": [], "cell_cpu_s": [],
+              "share": 0.4, "cpu_share": 20 / 45, "cumulative_share": 1.0}]
+    return {"title": f"Task times of the {profile} ledger", "machine": "m", "host": "h",
+            "date": "2026-01-01T00:00:00+00:00", "store": "s", "profile": profile,
+            "commits": {"abc1234": 2}, "source_commit": "", "workers": 2, "tasks_count": 2,
+            "claims": 2, "attacks": 0, "cpu_recorded": 2, "task_wall_s": 50.0,
+            "task_cpu_s": 45.0, "span_s": 31.0, "tasks": tasks}
+
+
+def test_task_times_and_the_simulated_curve_are_rendered_from_their_json():
+    """The ledger's task-time report and its scale-out simulation (benchmarks.task_times,
+    benchmarks.scale_sim) get their own sections, the longest unit named (a cell of a split
+    claim), and are not mistaken for run records."""
+    scale_sim = pytest.importorskip("benchmarks.scale_sim")
+    times = _times("quick")
+    sim = scale_sim.simulate(times, max_workers=4)
+    whole = scale_sim.simulate(times, whole=True, max_workers=4)
+    page = performance_page.render({"task_times_quick": times, "scale_sim_quick": sim,
+                                    "scale_sim_quick_whole": whole})
+    assert "## Where the ledger's time goes" in page
+    assert "longest unit 20.0 s (`b.whole`)" in page
+    assert "| `a.split` | 30 | 60.0% | 60.0% | 25 | 3 | 12 | holds |" in page
+    assert "## Scale-out by simulation" in page
+    assert page.index(sim["title"]) < page.index(whole["title"])
+    # 4 units (3 cells + 1 task), longest first on 2 workers: 20 + 8 | 12 + 10 -> 28 s of 50
+    assert "| 2 | 28 | 1.79 | " in page
+    # one task per claim: 30 | 20 -> 30 s
+    assert "| 2 | 30 | 1.67 | " in page

@@ -136,14 +136,50 @@ def lemma22_special_cases(*, rng, n_instances):
 EXAMPLE32_A, EXAMPLE32_K = np.array([1.0, 3.0, 6.0]), 3
 
 
+#: instances per cell of ``kvib.eq5.beyond_one`` (a cell is a task of its own)
+BEYOND_ONE_CHUNK = 500
+
+
+def _beyond_one_grid(*, rng, n_instances, n_rivals):
+    """The cells run as separate tasks: chunks of at most BEYOND_ONE_CHUNK instances."""
+    sizes = [min(BEYOND_ONE_CHUNK, n_instances - i)
+             for i in range(0, n_instances, BEYOND_ONE_CHUNK)]
+    return [dict(chunk=j, n_instances=n, n_rivals=n_rivals) for j, n in enumerate(sizes)]
+
+
+def _beyond_one_cell(*, rng, chunk, n_instances, n_rivals):
+    """One chunk's instances (drawn from the cell's own generator) and its two worst
+    relative excesses."""
+    cases, skipped = [], 0
+    while len(cases) < n_instances:
+        a = random_weights(rng, 60)
+        k = int(rng.integers(1, a.size))
+        if np.max(k * a / a.sum()) > 1:
+            cases.append((a, k))
+        else:
+            skipped += 1
+    worst_min, worst_isp = -np.inf, -np.inf
+    for a, k in cases:
+        eq5 = rsp_bound(k * a / a.sum(), a)
+        rivals = k * rng.dirichlet(np.ones(a.size), size=n_rivals)
+        best_rival = min(rsp_bound(r, a) for r in rivals)
+        isp_min = optimal_isp_objective(a, k) - np.sum(a * a)
+        if eq5 > 0:
+            worst_min = max(worst_min, (eq5 - best_rival) / eq5)
+            worst_isp = max(worst_isp, (isp_min - eq5) / eq5)
+    return dict(worst_min=worst_min, worst_isp=worst_isp, skipped=skipped,
+                cases=[[a, k] for a, k in cases])
+
+
 @claim("kvib.eq5.beyond_one", ref="eq. (5) where K a_i/sum a > 1 (Example 3.2 at K = 3: "
        "p_3 = 1.8)", kind="statement", expected="holds",
        parts=(LEMMA2_2.part("rsp"), SEC3.part("tighter_bound")),
        statement="Where eq. (5) gives some p_i > 1 (the multinomial's expected count, allowed "
                  "for RSP), K < N: p = K a/sum a still minimises eq. (3)'s RSP side over {p > 0, "
                  "sum p = K}, and the ISP optimum (eq. (4), capped) stays below that minimum.",
-       quick=dict(n_instances=500, n_rivals=50), full=dict(n_instances=5000, n_rivals=200))
-def eq5_beyond_one(*, rng, n_instances, n_rivals):
+       quick=dict(n_instances=500, n_rivals=50), full=dict(n_instances=5000, n_rivals=200),
+       cells=dict(grid=_beyond_one_grid, run=_beyond_one_cell))
+def eq5_beyond_one(*, rng, cells, n_instances, n_rivals):
     """Instances: random weights, K < N, whose eq. (5) exceeds 1 somewhere (others are
     skipped; their count is reported). Example 3.2's p_3 = 1.8 is at K = N = 3, where eq.
     (3)'s RSP side is 0 ((N - K)/(N - 1) = 0, the constant of sampling *without*
@@ -154,25 +190,12 @@ def eq5_beyond_one(*, rng, n_instances, n_rivals):
     eq. (5) is the Cauchy-Schwarz minimiser; (ii) the largest relative excess of the optimal
     ISP variance over the RSP side at eq. (5): <= 0. The earlier check
     ``kvib.eq5.rsp_optimum_bound`` compares the two procedures at the same p only where
-    eq. (5) <= 1 (ISP needs p <= 1)."""
-    cases, skipped = [], 0
-    while len(cases) < n_instances:
-        a = random_weights(rng, 60)
-        k = int(rng.integers(1, a.size))
-        if np.max(k * a / a.sum()) > 1:
-            cases.append((a, k))
-        else:
-            skipped += 1
-    worst_min, worst_isp, instances = -np.inf, -np.inf, []
-    for a, k in cases:
-        instances.append(dict(a=a, budget=k))
-        eq5 = rsp_bound(k * a / a.sum(), a)
-        rivals = k * rng.dirichlet(np.ones(a.size), size=n_rivals)
-        best_rival = min(rsp_bound(r, a) for r in rivals)
-        isp_min = optimal_isp_objective(a, k) - np.sum(a * a)
-        if eq5 > 0:
-            worst_min = max(worst_min, (eq5 - best_rival) / eq5)
-            worst_isp = max(worst_isp, (isp_min - eq5) / eq5)
+    eq. (5) <= 1 (ISP needs p <= 1). The instances are drawn and checked in chunks of
+    BEYOND_ONE_CHUNK, each chunk a task of its own (``_beyond_one_cell``); this combines them."""
+    instances = [dict(a=np.asarray(a), budget=k) for c in cells for a, k in c["cases"]]
+    worst_min = max(float(c["worst_min"]) for c in cells)
+    worst_isp = max(float(c["worst_isp"]) for c in cells)
+    skipped = sum(c["skipped"] for c in cells)
     p32 = EXAMPLE32_K * EXAMPLE32_A / EXAMPLE32_A.sum()
     return Evidence(measured=[worst_min, worst_isp], theoretical=[0.0, 0.0], relation="<=",
                     instance=instances,
@@ -180,5 +203,5 @@ def eq5_beyond_one(*, rng, n_instances, n_rivals):
                     details={"example32_p": p32, "example32_rsp_side": rsp_bound(p32, EXAMPLE32_A),
                              "example32_isp_optimum": optimal_isp_objective(
                                  EXAMPLE32_A, EXAMPLE32_K) - np.sum(EXAMPLE32_A**2),
-                             "instances_with_p_above_1": len(cases),
+                             "instances_with_p_above_1": len(instances),
                              "skipped_all_p_le_1": skipped})

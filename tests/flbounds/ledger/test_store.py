@@ -1,6 +1,7 @@
 """The SQLite results store: bad rows skipped and counted, JSONL import, runs and leases."""
 
 import json
+import os
 import socket
 import sqlite3
 import subprocess
@@ -175,3 +176,19 @@ def test_creating_the_schema_retries_while_another_run_holds_the_database():
     assert conn.calls == 3
     with pytest.raises(sqlite3.OperationalError, match="no such"):
         store_module._initialise(Racing(1, "no such table"))
+
+
+def test_share_pep_solves_beside_the_store(tmp_path, monkeypatch):
+    """`flbounds check` keeps accepted PEP solves beside the results store for the run's
+    duration; a value already set (an empty one turns the reuse off) is left alone."""
+    from flbounds.ledger.engine.store import PEP_SOLVES_FILE, share_pep_solves
+    from flbounds.pep.sdp import CACHE_ENV
+
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    with share_pep_solves(tmp_path):
+        assert os.environ[CACHE_ENV] == str(tmp_path / PEP_SOLVES_FILE)
+    assert CACHE_ENV not in os.environ
+    monkeypatch.setenv(CACHE_ENV, "")
+    with share_pep_solves(tmp_path):
+        assert os.environ[CACHE_ENV] == ""
+    assert os.environ[CACHE_ENV] == ""

@@ -4,15 +4,17 @@ planted 1000 times smaller, and Lemma B.5's tuning is the smallest of its three 
 import numpy as np
 
 import verify.kvib.thm4_1.final_bound as fb
+from flbounds.ledger import get
 
 KW = dict(n_clients=20, k=4, n_rounds=30, local_steps=2, n_seeds=4)
 
 
 def test_holds_and_a_planted_small_bound_fails(monkeypatch):
-    assert fb.final_bound_fl_run(rng=np.random.default_rng(0), **KW).verdict() == "holds"
+    claim = get("kvib.thm4_1.final_bound_fl_run")     # its cells (one per sampler) combined
+    assert claim.check(seed=0, **KW).verdict == "holds"
     real = fb.thm41_rhs
     monkeypatch.setattr(fb, "thm41_rhs", lambda **c: real(**c) / 1000)
-    assert fb.final_bound_fl_run(rng=np.random.default_rng(0), **KW).verdict() == "violated"
+    assert claim.check(seed=0, **KW).verdict == "violated"
 
 
 def test_tuned_step_is_lemma_b5s():

@@ -85,6 +85,45 @@ def thm41_bound(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta, variant
                                  if pos.any() else None})
 
 
+def _steps_grid(*, rng, n_draws, n_samples, lam, n_clients, zeta):
+    """The cells run as separate tasks: (lam, K, zeta), with the shared base direction drawn
+    from the claim's generator."""
+    base = rng.standard_normal(DIM).tolist()
+    return [dict(cell, n_draws=n_draws, n_samples=n_samples, base=base)
+            for cell in grid(lam=lam, n_clients=n_clients, zeta=zeta)]
+
+
+def _steps_cell(*, rng, n_draws, n_samples, base, **cell):
+    """One cell's checks (its own generator, keyed by the cell): name, measured,
+    theoretical, tolerance of each, and its model and weights."""
+    model, w, dr, s = ridge_cell(rng, np.asarray(base), n_samples=n_samples, n_draws=n_draws,
+                                 **cell)
+    checks = []
+
+    def add(name, m, t, tl):
+        checks.append([name, float(m), float(t), float(tl)])
+
+    scale = 1.0 + float(np.max(np.abs(dr.loo)) + np.max(dr.excess_copy) + np.max(dr.g_sq))
+    tag = f"lam={cell['lam']},K={cell['n_clients']},zeta={cell['zeta']}"
+    add(f"(16) smoothness per draw [{tag}]", -dr.smooth_slack.min(), 0.0, ROUNDING * scale)
+    add(f"(22) strong convexity per draw [{tag}]", -dr.sc_slack.min(), 0.0, ROUNDING * scale)
+    add(f"(29) ||g||^2<=2L excess per draw [{tag}]", -dr.pl_slack.min(), 0.0,
+        ROUNDING * scale)
+    cs = dr.g_dot_v.mean(0) - np.sqrt(dr.g_sq.mean(0) * dr.v_sq.mean(0))
+    add(f"(18)-(20) Cauchy-Schwarz [{tag}]", cs.max(), 0.0, ROUNDING * scale)
+    v_diff = dr.v_sq - 2 * w ** 2 * dr.local_gap / model.mu
+    m, se = v_diff.mean(0), v_diff.std(0, ddof=1) / np.sqrt(n_draws)
+    # the client with the largest m/se: some client has m > K_FAMILY se iff this one does
+    i = int(np.argmax(m / np.maximum(se, 1e-300)))
+    add(f"(21)-(22) E||v||^2 - 2w^2 G/mu, worst client [{tag}]", m[i], 0.0, K_FAMILY * se[i])
+    ex = dr.excess_copy - dr.nonid
+    m, se = ex.mean(0), ex.std(0, ddof=1) / np.sqrt(n_draws)
+    i = int(np.argmax(np.abs(m) / np.maximum(se, 1e-300)))
+    add(f"(35) |E excess - D_k|, worst client [{tag}]", abs(m[i]), 0.0, K_FAMILY * se[i])
+    return dict(checks=checks, w=w, model=dict(theta_star=model.theta_star,
+                                               noise_sd=model.noise_sd, lam=model.lam))
+
+
 @claim("fedals.thm41.proof_steps", ref="App. A, eqs. (16), (21)-(22), (28)-(29), (35)",
        kind="proof-step", expected="holds",
        parts=(THM41.part("proof"), *(THMA2.part(p) for p in (
@@ -95,8 +134,9 @@ def thm41_bound(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta, variant
        quick=dict(n_draws=500, n_samples=40, lam=[0.1, 1.0], n_clients=[2, 8],
                   zeta=[0.0, 1.0]),
        full=dict(n_draws=4000, n_samples=40, lam=[0.05, 0.1, 1.0],
-                 n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0]))
-def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
+                 n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0]),
+       cells=dict(grid=_steps_grid, run=_steps_cell))
+def thm41_proof_steps(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta):
     r"""Intermediate inequalities, to catch bugs a loose final bound would hide.
 
     measured <= theoretical element-wise, with
@@ -105,43 +145,48 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
     - Cauchy-Schwarz on the sample means (exact on the empirical measure; rounding),
     - E||v||^2 <= 2 w_k^2 G_k / mu (5 MC SE of the difference, ``K_FAMILY``),
     - |E excess_copy - D_k| == 0 (exchangeability (35); 5 MC SE of the difference).
-    All hold under the hypotheses; ``holds`` is expected.
+    All hold under the hypotheses; ``holds`` is expected. Each (lam, K, zeta) cell is a task
+    of its own (``_steps_cell``); this combines them.
     """
-    base = rng.standard_normal(DIM)
-    measured, theoretical, tol, names, instances = [], [], [], [], []
-
-    def add(name, m, t, tl):
-        measured.append(float(m))
-        theoretical.append(float(t))
-        tol.append(float(tl))
-        names.append(name)
-
-    for cell in grid(lam=lam, n_clients=n_clients, zeta=zeta):
-        model, w, dr, s = ridge_cell(rng, base, n_samples=n_samples, n_draws=n_draws, **cell)
-        instances.append(dict(model=model, w=w, local="erm"))
-        scale = 1.0 + float(np.max(np.abs(dr.loo)) + np.max(dr.excess_copy) + np.max(dr.g_sq))
-        tag = f"lam={cell['lam']},K={cell['n_clients']},zeta={cell['zeta']}"
-        add(f"(16) smoothness per draw [{tag}]", -dr.smooth_slack.min(), 0.0, ROUNDING * scale)
-        add(f"(22) strong convexity per draw [{tag}]", -dr.sc_slack.min(), 0.0, ROUNDING * scale)
-        add(f"(29) ||g||^2<=2L excess per draw [{tag}]", -dr.pl_slack.min(), 0.0,
-            ROUNDING * scale)
-        cs = dr.g_dot_v.mean(0) - np.sqrt(dr.g_sq.mean(0) * dr.v_sq.mean(0))
-        add(f"(18)-(20) Cauchy-Schwarz [{tag}]", cs.max(), 0.0, ROUNDING * scale)
-        v_diff = dr.v_sq - 2 * w ** 2 * dr.local_gap / model.mu
-        m, se = v_diff.mean(0), v_diff.std(0, ddof=1) / np.sqrt(n_draws)
-        # the client with the largest m/se: some client has m > K_FAMILY se iff this one does
-        i = int(np.argmax(m / np.maximum(se, 1e-300)))
-        add(f"(21)-(22) E||v||^2 - 2w^2 G/mu, worst client [{tag}]", m[i], 0.0, K_FAMILY * se[i])
-        ex = dr.excess_copy - dr.nonid
-        m, se = ex.mean(0), ex.std(0, ddof=1) / np.sqrt(n_draws)
-        i = int(np.argmax(np.abs(m) / np.maximum(se, 1e-300)))
-        add(f"(35) |E excess - D_k|, worst client [{tag}]", abs(m[i]), 0.0, K_FAMILY * se[i])
-    return Evidence(measured=measured, theoretical=theoretical, relation="<=",
-                    instance=instances,
-                    tolerance=Tolerance(np.array(tol), "rounding / 5 MC SE (family)",
+    checks = [c for cell in cells for c in cell["checks"]]
+    instances = [dict(model=RidgeModel(**c["model"]), w=np.asarray(c["w"]), local="erm")
+                 for c in cells]
+    return Evidence(measured=[c[1] for c in checks], theoretical=[c[2] for c in checks],
+                    relation="<=", instance=instances,
+                    tolerance=Tolerance(np.array([c[3] for c in checks]),
+                                        "rounding / 5 MC SE (family)",
                                         "1e-10 x risk scale for deterministic steps; "
                                         "K_FAMILY = 5 std/sqrt(T) for expectation steps"),
-                    details={"checks": names})
+                    details={"checks": [c[0] for c in checks]})
+
+
+def _logistic_pool(pool_seed, base, K, zeta, pool_size, lam):
+    """Client k's pool: optimum base + zeta u_k (u_k standard normal), drawn from
+    ``pool_seed`` (so that the combine step rebuilds the instance the cell ran on)."""
+    pool_rng = np.random.default_rng(pool_seed)
+    return logistic_pool(pool_rng, np.asarray(base) + zeta * pool_rng.standard_normal((K, DIM)),
+                         pool_size, lam)
+
+
+def _logistic_grid(*, rng, n_draws, n_samples, lam, n_clients, zeta, pool_size):
+    """The cells run as separate tasks: (K, zeta), with the shared base optimum and each
+    cell's pool seed drawn from the claim's generator."""
+    base = (2.0 * rng.standard_normal(DIM)).tolist()
+    return [dict(cell, n_draws=n_draws, n_samples=n_samples, lam=lam, pool_size=pool_size,
+                 base=base, pool_seed=int(rng.integers(2**63)))
+            for cell in grid(n_clients=n_clients, zeta=zeta)]
+
+
+def _logistic_cell(*, rng, n_draws, n_samples, lam, pool_size, base, pool_seed, n_clients,
+                   zeta):
+    """One cell (draws and bootstrap from its own generator, keyed by the cell)."""
+    pool = _logistic_pool(pool_seed, base, n_clients, zeta, pool_size, lam)
+    w = client_weights(rng, n_clients, "uniform")
+    dr = one_round_draws(pool, w, n_samples, n_draws, rng)
+    s = summarize_bound(dr, w, pool.mu, pool.L, rng)
+    return dict(w=w, se=np.hypot(s.gap_se, s.bound_se), base=base, pool_seed=pool_seed,
+                row=dict(n_clients=n_clients, zeta=zeta, gap=s.gap, gap_se=s.gap_se,
+                         bound=s.bound, L=pool.L))
 
 
 @claim("fedals.thm41.logistic_bound", ref="Thm 4.1 (= Thm A.2), logistic-loss instance",
@@ -150,30 +195,24 @@ def thm41_proof_steps(*, rng, n_draws, n_samples, lam, n_clients, zeta):
        quick=dict(n_draws=150, n_samples=40, lam=0.1, n_clients=[1, 4], zeta=[0.0, 2.0],
                   pool_size=500),
        full=dict(n_draws=2000, n_samples=40, lam=0.1, n_clients=[1, 2, 4, 8, 16],
-                 zeta=[0.0, 1.0, 2.0], pool_size=2000))
-def logistic_bound(*, rng, n_draws, n_samples, lam, n_clients, zeta, pool_size):
+                 zeta=[0.0, 1.0, 2.0], pool_size=2000),
+       cells=dict(grid=_logistic_grid, run=_logistic_cell))
+def logistic_bound(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta, pool_size):
     r"""Logistic loss with two logits on x uniform on the sphere, labels from
     :math:`\sigma(x^\top\theta^\star_k)`. Each :math:`\mathcal D_k` is uniform on a fixed finite
     pool, so the population risk is exact and samples are iid (with replacement). Per sample
     the Hessian is at most :math:`\tfrac12\|x\|^2 + \lambda`, so L = 1/2 + lambda, mu = lambda:
-    hypotheses met, expected ``holds``; tolerance 4 SE of (gap - bound).
+    hypotheses met, expected ``holds``; tolerance 4 SE of (gap - bound). Each (K, zeta) cell
+    is a task of its own (``_logistic_cell``); this combines them, rebuilding each cell's
+    pools from its pool seed for the hypotheses.
     """
-    base = 2.0 * rng.standard_normal(DIM)
-    gaps, bounds, ses, rows, instances = [], [], [], [], []
-    for cell in grid(n_clients=n_clients, zeta=zeta):
-        K = cell["n_clients"]
-        pool = logistic_pool(rng, base + cell["zeta"] * rng.standard_normal((K, DIM)),
-                             pool_size, lam)
-        w = client_weights(rng, K, "uniform")
-        dr = one_round_draws(pool, w, n_samples, n_draws, rng)
-        s = summarize_bound(dr, w, pool.mu, pool.L, rng)
-        instances.append(dict(model=pool, w=w, local="erm"))
-        gaps.append(s.gap)
-        bounds.append(s.bound)
-        ses.append(np.hypot(s.gap_se, s.bound_se))
-        rows.append(dict(cell, gap=s.gap, gap_se=s.gap_se, bound=s.bound, L=pool.L))
-    return Evidence(measured=gaps, theoretical=bounds, relation="<=", instance=instances,
-                    tolerance=Tolerance.mc(ses, k=4, what="gap - bound"),
+    rows = [c["row"] for c in cells]
+    instances = [dict(model=_logistic_pool(c["pool_seed"], c["base"], c["row"]["n_clients"],
+                                           c["row"]["zeta"], pool_size, lam),
+                      w=np.asarray(c["w"]), local="erm") for c in cells]
+    return Evidence(measured=[r["gap"] for r in rows], theoretical=[r["bound"] for r in rows],
+                    relation="<=", instance=instances,
+                    tolerance=Tolerance.mc([c["se"] for c in cells], k=4, what="gap - bound"),
                     details={"cells": rows})
 
 

@@ -82,9 +82,26 @@ def _thm1a_cell(n, p, tau, multiple):
         return listed
     printed = thm1a(mu=MU, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step)
     return dict(constants=constants, within_hypotheses=multiple <= 1, worst=res.worst,
-                printed=printed, instance=class_instance(p, MU, L_SMOOTH, tau, step),
-                ratio=res.worst / printed, gap=res.gap, solver=res.solver,
+                printed=printed, ratio=res.worst / printed, gap=res.gap, solver=res.solver,
                 gram=res.gram_size, seconds=res.seconds)
+
+
+def _thm1a_grid_points(sizes, taus, multiples):
+    return [(n, p, tau, m) for n in sizes for p in P_SETS[n] for tau in taus for m in multiples
+            if n * tau <= MAX_GRADIENTS]
+
+
+def _thm1a_grid(*, rng, sizes, taus, multiples):
+    """The cells run as separate tasks: one SDP each (points where the proof's weight is gone
+    are no cell: they are listed as skipped)."""
+    return [dict(n=n, p=list(p), tau=tau, multiple=m)
+            for n, p, tau, m in _thm1a_grid_points(sizes, taus, multiples)
+            if not _lyapunov_weight_gone(n, p, tau, m)]
+
+
+def _thm1a_one(*, rng, n, p, tau, multiple):
+    """One cell's worst case (deterministic: the generator is not used)."""
+    return _thm1a_cell(n, tuple(p), tau, multiple)
 
 
 @claim("focus.thm1a.tightness", ref="Thm 1(a), eq. (23)", kind="tightness", expected="holds",
@@ -94,8 +111,9 @@ def _thm1a_cell(n, p, tau, multiple):
                  "expectation over the participating set).",
        quick=dict(sizes=(2, 4, 6, 8), taus=(3,), multiples=(1.0,)),
        full=dict(sizes=(2, 3, 4, 5, 6, 7, 8), taus=(1, 3, 5),
-                 multiples=(1.0, 2.0, 3.0, 4.0, 5.0)))
-def thm1a_tightness(*, rng, sizes, taus, multiples):
+                 multiples=(1.0, 2.0, 3.0, 4.0, 5.0)),
+       cells=dict(grid=_thm1a_grid, run=_thm1a_one))
+def thm1a_tightness(*, rng, cells, sizes, taus, multiples):
     """Psi = ||x - x*||^2 + (1 - 8 eta L^2 N/mu) sum_i ||x - z_i||^2 (the proof's weight, one
     state; flbounds.pep.tracking). mu = 1, L = 2, Bernoulli p per N (P_SETS: the Theorem 1 p,
     uniform 0.5, a skewed one), steps = multiples of the printed admissible step; multiples > 1
@@ -107,16 +125,14 @@ def thm1a_tightness(*, rng, sizes, taus, multiples):
     printed rate about 4x loose in 1 - rho. A cell outside the hypotheses whose SDP has no
     accurate solve is listed without a number (``unsolved``); inside, it makes the claim an
     error. Each worst case is the certified upper bound of flbounds.pep.certify (``gap``: the
-    bracket down to the solver's primal value). Tolerance: the SDP acceptance bound."""
-    grid = [(n, p, tau, m) for n in sizes for p in P_SETS[n] for tau in taus for m in multiples
-            if n * tau <= MAX_GRADIENTS]
-    cells = [c for g in grid if (c := _thm1a_cell(*g)) is not None]
+    bracket down to the solver's primal value). Tolerance: the SDP acceptance bound. Each cell
+    (one SDP) is a task of its own (``_thm1a_one``); this combines them."""
+    grid = _thm1a_grid_points(sizes, taus, multiples)
     skipped = [dict(N=n, p=list(p), tau=tau, multiple=m) for n, p, tau, m in grid
                if _lyapunov_weight_gone(n, p, tau, m)]
     inside = [c for c in cells if c["within_hypotheses"]]
-    instances = [c.pop("instance") for c in inside]
-    for c in cells:
-        c.pop("instance", None)
+    instances = [class_instance(c["constants"]["p"], MU, L_SMOOTH, c["constants"]["tau"],
+                                c["constants"]["step"]) for c in inside]
     worst = np.array([c["worst"] for c in inside])
     printed = np.array([c["printed"] for c in inside])
     applicable, reason, witness = _witness_for_excess(inside, worst, printed)

@@ -56,18 +56,12 @@ def _runs(problem, make, seeds, n_rounds, local_steps, eta):
     return out
 
 
-@claim("kvib.thm4_1.final_bound_fl_run", ref="Thm 4.1, App. C.2 last display, on FL runs at "
-       "Lemma B.5's step", kind="statement", expected="holds", result=THM4_1,
-       parts=("rate", "explicit"),
-       statement="At Lemma B.5's tuned step, rho min_t E||grad f(x^t)||^2 <= (2M(4 beta_1 + "
-                 "5 L sigma^2)/T)^{1/2} + (5 sigma^2 beta_2)^{1/3} (2M/T)^{2/3} + 2LM/T on FL "
-                 "runs (K-Vib and a poor fixed ISP).",
-       quick=dict(n_clients=50, k=5, n_rounds=100, local_steps=5, n_seeds=6),
-       full=dict(n_clients=100, k=10, n_rounds=400, local_steps=5, n_seeds=20))
-def final_bound_fl_run(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
-    """Measured per sampler: the ratio of rho min_t (seed mean of ||grad f(x^t)||^2 + 4 SE)
-    to the smallest reading of the bound (module docstring); <= 1. Details: the ratios
-    against the corrected bound, the step's fixed point (eta, 8 L eta) and beta_1, beta_2."""
+#: the samplers, in the order of the measured ratios
+SAMPLERS = ("kvib", "poor_fixed_isp")
+
+
+def _setup(rng, n_clients, k, n_rounds, local_steps, n_seeds):
+    """The problem, its constants, the two samplers and the seeds, drawn from ``rng``."""
     n, dim = n_clients, 10
     problem = shared_hessian_quadratics(rng, n, dim, mu=0.1, L=1.0, spread=0.01)
     L = problem.L
@@ -80,30 +74,73 @@ def final_bound_fl_run(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
     poor = optimal_isp_probabilities(np.exp(-8.0 * np.arange(n) / n), k)
     makers = {"kvib": lambda: KVib(n, k, n_rounds, G=G), "poor_fixed_isp": lambda: FixedISP(poor)}
     seeds = [int(s) for s in rng.integers(2**32, size=n_seeds)]
-    ratios, corrected, steps = {}, {}, {}
-    for name, make in makers.items():
-        eta, history = 1 / (8 * L), []
-        for _ in range(3):
-            runs = _runs(problem, make, seeds, n_rounds, local_steps, eta)
-            beta1_grad = float(np.mean([r[2] for r in runs]))
-            beta2 = float(np.mean([r[3].mean() for r in runs]))
-            history.append(eta)
-            eta = tuned_step(M=M, L=L, T=n_rounds, sigma2=6 * sigma_g2, beta1=beta1_grad,
-                             beta2=beta2)
-        eta_run = history[-1]
-        grads = np.array([r[0] for r in runs])
-        upper = grads.mean(0) + 4 * grads.std(0, ddof=1) / np.sqrt(n_seeds)
-        rho = float(min(np.min(1 - 10 * r[3] * eta_run**2) for r in runs) / 16)
-        beta1_printed = float(np.mean([r[1] for r in runs]))
-        small = thm41_rhs(M=M, L=L, T=n_rounds, sigma2=sigma_g2, beta1=beta1_printed,
-                          gamma=beta2, last=2.0)
-        large = thm41_rhs(M=M, L=L, T=n_rounds, sigma2=6 * sigma_g2, beta1=beta1_grad,
-                          gamma=beta2, last=16.0)
-        ratios[name] = rho * float(upper.min()) / small
-        corrected[name] = rho * float(upper.min()) / large
-        steps[name] = {"eta_run": eta_run, "eta_retuned": eta, "eta_times_8L": eta_run * 8 * L,
+    return problem, L, sigma_g2, M, makers, seeds
+
+
+def _sampler(problem, make, seeds, *, L, M, sigma_g2, n_rounds, local_steps):
+    """One sampler's step fixed point and its ratios to the smallest and corrected bounds."""
+    eta, history = 1 / (8 * L), []
+    for _ in range(3):
+        runs = _runs(problem, make, seeds, n_rounds, local_steps, eta)
+        beta1_grad = float(np.mean([r[2] for r in runs]))
+        beta2 = float(np.mean([r[3].mean() for r in runs]))
+        history.append(eta)
+        eta = tuned_step(M=M, L=L, T=n_rounds, sigma2=6 * sigma_g2, beta1=beta1_grad,
+                         beta2=beta2)
+    eta_run = history[-1]
+    grads = np.array([r[0] for r in runs])
+    upper = grads.mean(0) + 4 * grads.std(0, ddof=1) / np.sqrt(len(seeds))
+    rho = float(min(np.min(1 - 10 * r[3] * eta_run**2) for r in runs) / 16)
+    beta1_printed = float(np.mean([r[1] for r in runs]))
+    small = thm41_rhs(M=M, L=L, T=n_rounds, sigma2=sigma_g2, beta1=beta1_printed,
+                      gamma=beta2, last=2.0)
+    large = thm41_rhs(M=M, L=L, T=n_rounds, sigma2=6 * sigma_g2, beta1=beta1_grad,
+                      gamma=beta2, last=16.0)
+    return dict(ratio=rho * float(upper.min()) / small,
+                corrected=rho * float(upper.min()) / large,
+                steps={"eta_run": eta_run, "eta_retuned": eta, "eta_times_8L": eta_run * 8 * L,
                        "beta1_printed": beta1_printed, "beta1_gradient_units": beta1_grad,
-                       "beta2": beta2, "rho": rho}
+                       "beta2": beta2, "rho": rho})
+
+
+def _sampler_cells(*, rng, **params):
+    """The cells run as separate tasks: one per sampler, each with the claim generator's
+    state, from which it draws the problem and the seeds as the one-task run did."""
+    state = rng.bit_generator.state
+    return [dict(params, sampler=name, state=state) for name in SAMPLERS]
+
+
+def _sampler_cell(*, rng, sampler, state, n_clients, k, n_rounds, local_steps, n_seeds):
+    """One sampler's runs (the cell's own generator is not used)."""
+    claim_rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
+    claim_rng.bit_generator.state = state
+    problem, L, sigma_g2, M, makers, seeds = _setup(claim_rng, n_clients, k, n_rounds,
+                                                    local_steps, n_seeds)
+    return _sampler(problem, makers[sampler], seeds, L=L, M=M, sigma_g2=sigma_g2,
+                    n_rounds=n_rounds, local_steps=local_steps)
+
+
+@claim("kvib.thm4_1.final_bound_fl_run", ref="Thm 4.1, App. C.2 last display, on FL runs at "
+       "Lemma B.5's step", kind="statement", expected="holds", result=THM4_1,
+       parts=("rate", "explicit"),
+       statement="At Lemma B.5's tuned step, rho min_t E||grad f(x^t)||^2 <= (2M(4 beta_1 + "
+                 "5 L sigma^2)/T)^{1/2} + (5 sigma^2 beta_2)^{1/3} (2M/T)^{2/3} + 2LM/T on FL "
+                 "runs (K-Vib and a poor fixed ISP).",
+       quick=dict(n_clients=50, k=5, n_rounds=100, local_steps=5, n_seeds=6),
+       full=dict(n_clients=100, k=10, n_rounds=400, local_steps=5, n_seeds=20),
+       cells=dict(grid=_sampler_cells, run=_sampler_cell))
+def final_bound_fl_run(*, rng, cells, n_clients, k, n_rounds, local_steps, n_seeds):
+    """Measured per sampler: the ratio of rho min_t (seed mean of ||grad f(x^t)||^2 + 4 SE)
+    to the smallest reading of the bound (module docstring); <= 1. Details: the ratios
+    against the corrected bound, the step's fixed point (eta, 8 L eta) and beta_1, beta_2.
+    Each sampler is a task of its own (``_sampler_cell``); this combines them."""
+    problem, L, sigma_g2, M, makers, _ = _setup(rng, n_clients, k, n_rounds, local_steps,
+                                                n_seeds)
+    out = dict(zip(SAMPLERS, cells, strict=True))
+    ratios = {name: out[name]["ratio"] for name in makers}
+    corrected = {name: out[name]["corrected"] for name in makers}
+    steps = {name: out[name]["steps"] for name in makers}
+    n = n_clients
     instance = dict(problem=problem, L=L, lam=np.full(n, 1.0 / n), sigma_g2=sigma_g2,
                     sigma_l2=0.0, local_noise=0.0, R=local_steps, eta_g=1.0,
                     step=max(s["eta_run"] for s in steps.values()) / local_steps, budget=k,

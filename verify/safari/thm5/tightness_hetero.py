@@ -54,6 +54,19 @@ def _cell(q, K, n, pattern, fraction, s):
                 gram=res.gram_size, seconds=res.seconds)
 
 
+def _grid(*, rng, qs, Ks, ns, patterns, fractions, ss):
+    """The cells run as separate tasks: one SDP each (cells outside the hypotheses solve
+    nothing)."""
+    return [dict(q=q, K=K, n=n, pattern=pat, fraction=f, s=s) for q in qs for K in Ks
+            for n in ns for pat in patterns for f in fractions for s in ss
+            if n * K <= MAX_LOCAL_GRADIENTS]
+
+
+def _one(*, rng, q, K, n, pattern, fraction, s):
+    """One cell's worst case (deterministic: the generator is not used)."""
+    return _cell(q, K, n, pattern, fraction, s)
+
+
 def _witness(inside):
     """The first cell whose worst case exceeds (83), replayed; (applicable, reason, dict)."""
     for c in inside:
@@ -83,8 +96,9 @@ def _witness(inside):
        quick=dict(qs=(0.0, 0.5), Ks=(2,), ns=(2, 3), patterns=("full", "biased"),
                   fractions=(0.05,), ss=(0.0, 0.1, 1.0, 10.0)),
        full=dict(qs=(0.25, 0.5, 1.0), Ks=(1, 3), ns=(2, 3, 4), patterns=("full", "biased"),
-                 fractions=(0.005, 0.05), ss=(0.0, 0.1, 1.0, 10.0)))
-def thm5_hetero_tightness(*, rng, qs, Ks, ns, patterns, fractions, ss):
+                 fractions=(0.005, 0.05), ss=(0.0, 0.1, 1.0, 10.0)),
+       cells=dict(grid=_grid, run=_one))
+def thm5_hetero_tightness(*, rng, cells, qs, Ks, ns, patterns, fractions, ss):
     """mu = 1, L = 2, eta_c = 4 L eta_s/(K(L + mu)), eta_s a fraction of 2/(L + mu) (cells
     outside Theorem 5's hypotheses as ``safari.thm5.tightness`` decides them are listed
     without a number). "biased": n - 2 of the first n - 1 clients sampled (the last never).
@@ -98,9 +112,8 @@ def thm5_hetero_tightness(*, rng, qs, Ks, ns, patterns, fractions, ss):
     0.9982: q = 0.25, K = 3, N = 2, s = 1; 240 cells, about 4 min). Steps
     >= 0.1 x 2/(L + mu) are left out: with q > 0 the q-condition admits no state but x* there
     (``safari.thm5.tightness``). A cell inside the hypotheses without an accurate solve makes
-    the claim an error."""
-    cells = [_cell(q, K, n, pat, f, s) for q in qs for K in Ks for n in ns for pat in patterns
-             for f in fractions for s in ss if n * K <= MAX_LOCAL_GRADIENTS]
+    the claim an error. Each cell (one SDP) is a task of its own (``_one``); this combines
+    them."""
     inside = [c for c in cells if c["within_hypotheses"]]
     worst = np.array([c["worst"] for c in inside])
     printed = np.array([c["one_round"] for c in inside])

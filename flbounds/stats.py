@@ -125,14 +125,11 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
 
     Parameters
     ----------
-    x : array_like, shape (n,)
-        Positive abscissae, at least 3 points, not all equal.
-    y : array_like, shape (n,) or (n_seeds, n)
-        Positive values.
-    n_boot : int, default 2000
-        Bootstrap resamples; 0 skips the bootstrap (``ci_low = ci_high = nan``).
-    ci : float, default 0.95
-        Two-sided confidence level of the percentile interval.
+    x, y : array_like, shapes (n,) and (n,) or (n_seeds, n)
+        Positive values; x at least 3 points, not all equal.
+    n_boot, ci : int and float, default 2000 and 0.95
+        Bootstrap resamples (0 skips the bootstrap: ``ci_low = ci_high = nan``) and the
+        two-sided confidence level of the percentile interval.
     rng : numpy.random.Generator
         Source of the resampling (may be None when ``n_boot == 0``).
     mean : {"geometric", "arithmetic"}, default "geometric"
@@ -169,8 +166,7 @@ def loglog_slope(x, y, *, n_boot: int = 2000, ci: float = 0.95, rng,
 
 
 def _seeds_curve(avg: np.ndarray, mean: str, axis: int) -> np.ndarray:
-    """The fitted log curve: ``avg`` itself (1-D pairs), the mean of log y over seeds
-    (geometric) or the log of the mean of y over seeds (arithmetic)."""
+    """The log curve: ``avg`` (1-D pairs), mean log y (geometric) or log mean y over seeds."""
     if avg.ndim == 1:
         return avg
     if mean == "arithmetic":
@@ -218,19 +214,15 @@ def mc_mean(samples, axis: int = 0) -> MeanSE:
 def clopper_pearson(k: int, n: int, *, confidence: float = 0.99) -> tuple[float, float]:
     r"""Exact (Clopper-Pearson) two-sided interval for a binomial proportion.
 
-    .. math::
-
-        \mathrm{low} = B^{-1}(\alpha/2; k, n - k + 1), \qquad
-        \mathrm{high} = B^{-1}(1 - \alpha/2; k + 1, n - k),
+    .. math:: \mathrm{low} = B^{-1}(\alpha/2; k, n - k + 1), \qquad
+              \mathrm{high} = B^{-1}(1 - \alpha/2; k + 1, n - k),
 
     with :math:`\alpha = 1 - \mathrm{confidence}`, low = 0 if k = 0 and high = 1 if k = n.
 
     Parameters
     ----------
-    k : int
-        Successes, 0 <= k <= n.
-    n : int
-        Trials, n >= 1.
+    k, n : int
+        Successes and trials, 0 <= k <= n, n >= 1.
     confidence : float, default 0.99
 
     Returns
@@ -252,19 +244,20 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.99) -> tuple[float,
 def quantile_lower_bound(samples, p: float, *, confidence: float = 0.99) -> float:
     r"""Distribution-free lower confidence bound for the ``p``-quantile :math:`\xi_p`.
 
-    Returns the order statistic :math:`X_{(j)}` with the largest j such that
-    :math:`P(\mathrm{Bin}(n, p) \ge j) \ge` ``confidence``. The count of samples at or
-    below :math:`\xi_p` is :math:`\mathrm{Bin}(n, p')` with :math:`p' \ge p` (equality for
-    continuous laws), so :math:`X_{(j)} \le \xi_p` with probability at least
-    ``confidence``. Returns -inf when no order statistic qualifies (too few samples).
-
     Parameters
     ----------
     samples : array_like
         Finite values (flattened), at least 1.
-    p : float
-        Quantile level in (0, 1).
-    confidence : float, default 0.99
+    p, confidence : float
+        Quantile level in (0, 1); confidence level in (0, 1), default 0.99.
+
+    Returns
+    -------
+    float
+        :math:`X_{(j)}` for the largest j with :math:`P(\mathrm{Bin}(n, p) \ge j) \ge`
+        ``confidence`` (-inf if none): the count of samples :math:`\le \xi_p` is
+        :math:`\mathrm{Bin}(n, p')`, :math:`p' \ge p` (= for continuous laws), so
+        :math:`X_{(j)} \le \xi_p` with probability at least ``confidence``.
     """
     x = np.sort(as_float_array(samples, "samples").ravel())
     if x.size == 0:
@@ -379,12 +372,21 @@ def slope_from_means(x, y, rng: np.random.Generator, *, n_boot: int = 1000,
                      y_se=None) -> tuple[float, float, float]:
     """Least-squares slope of log y on log x for MC means y with standard errors ``y_se``.
 
-    Unlike :func:`loglog_slope` (which resamples positive replicates), the
-    inputs here are Monte Carlo means whose single draws can be negative (gaps): the 95%
-    interval is a parametric bootstrap.
+    Parameters
+    ----------
+    x, y : array_like
+        Positive abscissae and MC means at them (single draws may be negative, gaps: unlike
+        :func:`loglog_slope`, which resamples positive replicates).
+    rng : numpy.random.Generator
+    n_boot : int, default 1000
+        Replicates of the parametric bootstrap of the 95% interval: each y plus a normal of
+        sd ``y_se``, floored at 1e-300.
+    y_se : array_like, optional
+        Standard errors of ``y``; without them the interval is the point itself.
 
-    Replicates perturb each y by its standard error (``y_se``; normal, truncated at 1e-300).
-    Returns (slope, ci_low, ci_high); without ``y_se`` the interval is the point itself.
+    Returns
+    -------
+    (slope, ci_low, ci_high) : tuple of float
     """
     lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     slope = float(np.polyfit(lx, ly, 1)[0])

@@ -26,25 +26,62 @@ class BaselineTrace(NamedTuple):
 
 
 class FedAUTrace(NamedTuple):
-    r"""Server iterates ``x`` (n_rounds + 1, d) and the clients' weight estimates ``omega``
-    (n_rounds + 1, N) after each round (row 0: the initial 1)."""
+    r"""Trace of :func:`fedau`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_rounds + 1, d)
+        Server iterates, ``x[0] = x0``.
+    omega : ndarray, shape (n_rounds + 1, N)
+        The clients' weight estimates after each round (row 0: the initial 1).
+
+    References
+    ----------
+    S. Wang and M. Ji, A lightweight method for tackling unknown participation statistics in
+    federated averaging (FedAU), ICLR 2024.
+    """
 
     x: np.ndarray
     omega: np.ndarray
 
 
 class MifaTrace(NamedTuple):
-    r"""Server iterates ``x`` (n_rounds + 1, d) and the memory ``memory`` (N, d) at the end:
-    client i's latest update :math:`G_i = (x_{r_i} - z_{\tau,i})/(\eta_{r_i}\tau)` (0 before
-    its first participation)."""
+    r"""Trace of :func:`mifa`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_rounds + 1, d)
+        Server iterates.
+    memory : ndarray, shape (N, d)
+        At the end, client i's latest update
+        :math:`G_i = (x_{r_i} - z_{\tau,i})/(\eta_{r_i}\tau)` (0 before its first
+        participation).
+
+    References
+    ----------
+    X. Gu, K. Huang, J. Zhang and L. Huang, Fast federated learning in the presence of
+    arbitrary device unavailability (MIFA), NeurIPS 2021.
+    """
 
     x: np.ndarray
     memory: np.ndarray
 
 
 class ScaffoldTrace(NamedTuple):
-    """Server iterates ``x`` and server control variates ``c`` (n_rounds + 1, d) after each
-    round; ``c_clients`` (N, d), the clients' control variates at the end."""
+    """Trace of :func:`scaffold`.
+
+    Attributes
+    ----------
+    x, c : ndarray, shape (n_rounds + 1, d)
+        Server iterates and server control variates after each round.
+    c_clients : ndarray, shape (N, d)
+        The clients' control variates at the end.
+
+    References
+    ----------
+    S. P. Karimireddy et al., SCAFFOLD: stochastic controlled averaging for federated
+    learning, ICML 2020.
+    """
 
     x: np.ndarray
     c: np.ndarray

@@ -55,8 +55,19 @@ __all__ = ["CustomTrace", "LocalUpdate", "fedavg_family", "fedavg_family_batched
 
 
 class LocalUpdate(NamedTuple):
-    """A client's local step: ``step(z, g, x, state, eta, params)`` (in place), its
-    parameters (float64 array), the length of each client's state and a label."""
+    """A client's local step (module docstring); made by :func:`local_update`.
+
+    Attributes
+    ----------
+    step : callable
+        ``step(z, g, x, state, eta, params)``, changing ``z`` and ``state`` in place.
+    params : ndarray
+        Its parameters :math:`\theta` (1-D float64).
+    state_size : int
+        The length of each client's persistent state (0: none).
+    label : str
+        A name for reports.
+    """
 
     step: Callable
     params: np.ndarray
@@ -70,17 +81,45 @@ class LocalUpdate(NamedTuple):
 
 
 class CustomTrace(NamedTuple):
-    """``x`` (n_rounds + 1, d) server iterates; ``state`` (N, state_size) the clients' states
-    after the last round."""
+    """Trace of :func:`fedavg_family` (of :func:`fedavg_family_batched`: one more leading axis,
+    n_reps).
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_rounds + 1, d)
+        Server iterates.
+    state : ndarray, shape (N, state_size)
+        The clients' states after the last round.
+    """
 
     x: np.ndarray
     state: np.ndarray
 
 
 def local_update(step, *, params=(), state_size=0, label=None) -> LocalUpdate:
-    """Describe a local step (module docstring): ``step`` a numba ``@njit`` function or a
-    Python function ``step(z, g, x, state, eta, params)``; ``params`` finite numbers;
-    ``state_size`` the length of each client's persistent state (0: none)."""
+    """Describe a local step (module docstring).
+
+    Parameters
+    ----------
+    step : callable
+        A numba ``@njit`` function or a Python function ``step(z, g, x, state, eta, params)``
+        that changes ``z`` and ``state`` in place and returns nothing.
+    params : array_like of float, default ()
+        Finite numbers passed to ``step`` as a 1-D float64 array (copied).
+    state_size : int, default 0
+        The length of each client's persistent state (0: none).
+    label : str, optional
+        A name for reports (default: ``step.__name__``).
+
+    Returns
+    -------
+    LocalUpdate
+
+    Raises
+    ------
+    ValueError
+        If ``step`` is not callable, ``params`` are not finite or ``state_size < 0``.
+    """
     if not callable(step):
         raise ValueError("step must be callable: step(z, g, x, state, eta, params)")
     params = as_float_array(np.atleast_1d(np.asarray(params, dtype=float)), "params", ndim=1,
@@ -112,13 +151,34 @@ def _momentum_step(z, g, x, state, eta, params):
 
 
 def local_gd() -> LocalUpdate:
-    r"""FedAvg's local step, :math:`z \leftarrow z - \eta g`."""
+    r"""FedAvg's local step, :math:`z \leftarrow z - \eta g`.
+
+    Returns
+    -------
+    LocalUpdate
+        No parameters, no state.
+    """
     return local_update(_gd_step, label="gradient step")
 
 
 def local_prox(mu) -> LocalUpdate:
     r"""FedProx's local step on :math:`f_i(z) + \frac\mu2\lVert z - x\rVert^2`,
-    :math:`z \leftarrow z - \eta(g + \mu(z - x))` (:math:`\mu \ge 0`)."""
+    :math:`z \leftarrow z - \eta(g + \mu(z - x))`.
+
+    Parameters
+    ----------
+    mu : float
+        The proximal parameter, finite, :math:`\mu \ge 0` (0: :func:`local_gd`'s step).
+
+    Returns
+    -------
+    LocalUpdate
+        ``params = [mu]``, no state.
+
+    References
+    ----------
+    T. Li et al., Federated optimization in heterogeneous networks (FedProx), MLSys 2020.
+    """
     mu = float(mu)
     if not (np.isfinite(mu) and mu >= 0.0):
         raise ValueError(f"mu must be finite and >= 0, got {mu}")
@@ -128,7 +188,20 @@ def local_prox(mu) -> LocalUpdate:
 def local_momentum(beta, dim) -> LocalUpdate:
     r"""Heavy-ball local steps, :math:`m_i \leftarrow \beta m_i + g`,
     :math:`z \leftarrow z - \eta m_i`, the buffer :math:`m_i` (length ``dim``) kept by the
-    client across rounds (:math:`0 \le \beta < 1`)."""
+    client across rounds.
+
+    Parameters
+    ----------
+    beta : float
+        The momentum, :math:`0 \le \beta < 1`.
+    dim : int
+        The length of the buffer, the problem's dimension d (>= 1).
+
+    Returns
+    -------
+    LocalUpdate
+        ``params = [beta]``, ``state_size = dim`` (the buffers start at ``state0``, default 0).
+    """
     beta = float(beta)
     if not (np.isfinite(beta) and 0.0 <= beta < 1.0):
         raise ValueError(f"beta must lie in [0, 1), got {beta}")
@@ -219,9 +292,22 @@ def fedavg_family(problem, plan, local, *, step, local_steps, x0=None, aggregati
 
 def fedavg_family_batched(problem, plans, local, *, step, local_steps, x0=None,
                           aggregation=None, server_step=1.0, state0=None) -> CustomTrace:
-    """:func:`fedavg_family` for every plan of ``plans`` (n_reps, n_rounds, n_clients);
-    replicate b equals the single run on ``plans[b]`` bit for bit (each replicate starts
-    from ``state0``). Returns ``x`` (n_reps, R + 1, d) and ``state`` (n_reps, N, k)."""
+    """:func:`fedavg_family` for every plan of ``plans``; replicate b equals the single run on
+    ``plans[b]`` bit for bit (each replicate starts from ``x0`` and ``state0``).
+
+    Parameters
+    ----------
+    problem : flbounds.problems problem
+    plans : array_like, shape (n_reps, n_rounds, n_clients)
+        One plan (masks or counts) per replicate, n_reps >= 1.
+    local, step, local_steps, x0, aggregation, server_step, state0
+        As for :func:`fedavg_family`.
+
+    Returns
+    -------
+    CustomTrace
+        ``x`` (n_reps, n_rounds + 1, d) and ``state`` (n_reps, N, state_size).
+    """
     arr = np.asarray(plans)
     if arr.ndim != 3 or arr.shape[0] < 1:
         raise ValueError(f"plans must have shape (n_reps >= 1, n_rounds, n_clients), got "

@@ -34,9 +34,22 @@ from flbounds.validation import check_positive
 
 
 class FedNovaTrace(NamedTuple):
-    r"""``x`` (n_rounds + 1, d) server iterates; ``updates`` (n_rounds, N, d) the normalized
-    updates :math:`d_i` of the participants (NaN rows for the others); ``tau_eff``
-    (n_rounds,) :math:`\tau_{\mathrm{eff}}` (NaN for an empty round)."""
+    r"""Trace of :func:`fednova`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_rounds + 1, d)
+        Server iterates.
+    updates : ndarray, shape (n_rounds, N, d)
+        The normalized updates :math:`d_i` of the participants (NaN rows for the others).
+    tau_eff : ndarray, shape (n_rounds,)
+        :math:`\tau_{\mathrm{eff}}` (NaN for an empty round).
+
+    References
+    ----------
+    J. Wang, Q. Liu, H. Liang, G. Joshi and H. V. Poor, Tackling the objective inconsistency
+    problem in heterogeneous federated optimization (FedNova), NeurIPS 2020.
+    """
 
     x: np.ndarray
     updates: np.ndarray

@@ -28,9 +28,23 @@ from flbounds.validation import check_finite
 
 
 class FedProxTrace(NamedTuple):
-    r"""``x`` (n_rounds + 1, d) server iterates; ``mu`` the proximal parameter;
-    ``inexactness`` (n_rounds, N): :math:`\gamma_{r,i}` of every participant (NaN for the
-    others, and where :math:`\nabla f_i(x_r) = 0`)."""
+    r"""Trace of :func:`fedprox`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n_rounds + 1, d)
+        Server iterates.
+    mu : float
+        The proximal parameter :math:`\mu`.
+    inexactness : ndarray, shape (n_rounds, N)
+        :math:`\gamma_{r,i}` of every participant (NaN for the others, and where
+        :math:`\nabla f_i(x_r) = 0`).
+
+    References
+    ----------
+    T. Li, A. K. Sahu, M. Zaheer, M. Sanjabi, A. Talwalkar and V. Smith, Federated
+    optimization in heterogeneous networks (FedProx), MLSys 2020.
+    """
 
     x: np.ndarray
     mu: float

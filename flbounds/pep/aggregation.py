@@ -43,7 +43,13 @@ class Sum:
 @dataclass(frozen=True)
 class Unbiased:
     r"""Inverse-probability weights :math:`w_i = s_i p_i / \pi_i` (unbiased for
-    :math:`\sum_i p_i m_i`); ``weights`` :math:`p` default :math:`1/N`."""
+    :math:`\sum_i p_i m_i`); :math:`\pi_i = 0` gives weight 0.
+
+    Attributes
+    ----------
+    weights : tuple of float, optional
+        :math:`p`, one per client (default :math:`1/N` each).
+    """
 
     weights: tuple | None = None
 
@@ -59,7 +65,20 @@ class Unbiased:
 @dataclass(frozen=True)
 class FixedWeights:
     r"""Fixed weights over the participants: :math:`w_i = \text{scale}\; s_i p_i` (Li et
-    al.'s Scheme II: ``scale = N/K`` under uniform K-subsets)."""
+    al.'s Scheme II: ``scale = N/K`` under uniform K-subsets).
+
+    Attributes
+    ----------
+    weights : tuple of float
+        :math:`p`, one nonnegative number per client.
+    scale : float, default 1
+        A positive factor.
+
+    References
+    ----------
+    X. Li, K. Huang, W. Yang, S. Wang and Z. Zhang, On the convergence of FedAvg on non-IID
+    data, ICLR 2020 (Scheme II).
+    """
 
     weights: tuple
     scale: float = 1.0
@@ -78,7 +97,13 @@ class FixedWeights:
 @dataclass(frozen=True)
 class Normalized:
     r"""Weights renormalised over the participants: :math:`w_i = s_i p_i / \sum_{j \in S}
-    p_j` (0 on an empty round; sample-count weighting with :math:`p_i` the sample counts)."""
+    p_j` (0 on an empty round; sample-count weighting with :math:`p_i` the sample counts).
+
+    Attributes
+    ----------
+    weights : tuple of float
+        :math:`p`, one nonnegative number per client.
+    """
 
     weights: tuple
 

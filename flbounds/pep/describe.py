@@ -62,8 +62,14 @@ from .aggregation import (  # noqa: F401  (the rules are part of the vocabulary)
 
 @dataclass(frozen=True)
 class Local:
-    """A client's round: ``run(f, pulled, state) -> (new_state, messages)`` (dicts of
-    points; ``new_state`` may omit a client variable that does not change)."""
+    """A client's round (module docstring).
+
+    Attributes
+    ----------
+    run, label : callable, str
+        ``run(f, pulled, state) -> (new_state, messages)`` (dicts of points; ``new_state``
+        may omit a client variable that does not change); a name for reports.
+    """
 
     run: Callable
     label: str
@@ -156,8 +162,14 @@ def local_custom(run, label="custom local update") -> Local:
 
 @dataclass(frozen=True)
 class Server:
-    """The server's step: ``update(state, aggregated) -> new server points`` (a dict; server
-    variables left out keep their value)."""
+    """The server's step (module docstring).
+
+    Attributes
+    ----------
+    update, label : callable, str
+        ``update(state, aggregated) -> new server points`` (a dict; server variables left
+        out keep their value); a name for reports.
+    """
 
     update: Callable
     label: str
@@ -291,10 +303,18 @@ CLASSES = ("smooth-strongly-convex", "quadratic")
 
 @dataclass(frozen=True)
 class Setting:
-    """What the supremum runs over: ``n_clients`` clients, each ``L``-smooth and
-    ``mu``-strongly convex (or a quadratic of that class), all one function
-    (``identical``) or not, all stationary at one :math:`x^\\star` (``common_minimizer``) or
-    :math:`x^\\star` the minimizer of their mean."""
+    """What the supremum runs over.
+
+    Attributes
+    ----------
+    n_clients, mu, L : int, float, float
+        N >= 1 clients, each ``L``-smooth and ``mu``-strongly convex, 0 <= mu <= L.
+    function_class : {"smooth-strongly-convex", "quadratic"}
+        The clients' class (quadratics: of the same constants).
+    identical, common_minimizer : bool, default False
+        All clients one function; all stationary at one :math:`x^\\star` (else
+        :math:`x^\\star` is the minimizer of their mean).
+    """
 
     n_clients: int
     mu: float
@@ -317,15 +337,21 @@ class Setting:
 
 @dataclass(frozen=True)
 class Measure:
-    r"""What is measured: ``value(state, star)`` a quadratic function of the state's points
-    (a PEPit expression; ``star`` has ``x`` and the clients' ``gradients`` at :math:`x^\star`),
-    bounded by 1 at the start; the worst case is :math:`\sup E[V(X^+)]` (``runs = 1``) or,
-    with ``runs = 2``, :math:`\sup E[V(X^+ - \tilde X^+)]` for two runs with the same clients
-    and participation, :math:`V(X - \tilde X) \le 1` (``star`` then None).
+    r"""What is measured: the worst case is :math:`\sup E[V(X^+)]` over :math:`V(X) \le 1`
+    (``runs = 1``) or, with ``runs = 2``, :math:`\sup E[V(X^+ - \tilde X^+)]` for two runs with
+    the same clients and participation, :math:`V(X - \tilde X) \le 1` (``star`` then None).
 
-    ``bounds(state)``, optional, returns ``{free start point: bound on its norm}`` implied by
-    :math:`V \le 1` when every client is stationary at :math:`x^\star = 0`: what a certified
-    solve (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs."""
+    Attributes
+    ----------
+    value, label : callable, str
+        :math:`V` = ``value(state, star)``, a quadratic function of the state's points (a PEPit
+        expression; ``star`` has ``x`` and the clients' ``gradients`` at :math:`x^\star`).
+    runs : {1, 2}, default 1
+    bounds : callable, optional
+        ``bounds(state) -> {free start point: bound on its norm}`` implied by :math:`V \le 1`
+        when every client is stationary at :math:`x^\star = 0`: what a certified solve
+        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs.
+    """
 
     value: Callable
     label: str
@@ -345,7 +371,12 @@ def lyapunov(value, label, bounds=None) -> Measure:
 
 def distance() -> Measure:
     r""":math:`E\|x^+ - x^\star\|^2 / \|x - x^\star\|^2` (:math:`\|x\| \le 1` at
-    :math:`x^\star = 0`)."""
+    :math:`x^\star = 0`).
+
+    Returns
+    -------
+    Measure
+    """
     return Measure(lambda state, star: (state["x"] - star.x) ** 2,
                    "E||x+ - x*||^2 / ||x - x*||^2", bounds=lambda state: {state["x"]: 1.0})
 

@@ -155,6 +155,16 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     (:mod:`.anchor`). A shared minimizer is always at the origin, every client stationary
     there with value 0 (the form :mod:`.certify` needs).
 
+    Parameters
+    ----------
+    round_ : Round
+    setting : Setting
+    measure : Measure
+    participation : None, bool vector, process or sampler
+        See :func:`flbounds.pep.expect.law_of`.
+    form : {"origin", "values", "pepit"}, default "origin"
+        Where a minimizer the clients do not share is placed (above).
+
     Returns
     -------
     (PEPit.PEP, dict)
@@ -207,6 +217,12 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
         ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
         the smooth strongly convex class, and ``measure.bounds``.
+
+    Returns
+    -------
+    WorstCase
+        The worst-case value (its solve status and gap) with the round's, setting's and
+        participation law's description in ``params``.
 
     Raises
     ------

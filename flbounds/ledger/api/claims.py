@@ -41,6 +41,8 @@ class Claim:
     ----------
     id, ref, kind, statement, expected, expected_full, quick, full, parts, outside, corrects, func
         As :func:`claim`'s arguments (``parts`` qualified), ``func`` the decorated function.
+    cells : Cells, optional
+        The claim's grid of cells (:mod:`flbounds.ledger.api.cells`); None: one task.
     """
 
     id: str

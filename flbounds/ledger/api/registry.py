@@ -231,7 +231,20 @@ def matches(claim_id: str, pattern: str) -> bool:
 def select(patterns: list[str] | tuple[str, ...] = ()) -> list[Claim]:
     """The registered claims matching any of ``patterns`` (all claims when none is given).
 
-    Raises ``ValueError`` naming the first pattern that matches no claim.
+    Parameters
+    ----------
+    patterns : list or tuple of str, default ()
+        Exact claim ids, dotted prefixes (``focus``) or globs (:func:`matches`).
+
+    Returns
+    -------
+    list of Claim
+        In the registry's order.
+
+    Raises
+    ------
+    ValueError
+        Naming the first pattern that matches no claim.
     """
     table = load_all()
     if not patterns:

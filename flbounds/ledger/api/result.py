@@ -226,6 +226,8 @@ class CheckResult:
         The source commit (``+dirty`` when modified).
     started, finished : str
         ISO-8601 UTC wall-clock start and end of the task.
+    cpu_s : float
+        CPU seconds of the thread that ran the task (0: not recorded).
     """
 
     id: str

@@ -1,7 +1,6 @@
 r"""Numbered results: one object per theorem, lemma, corollary, ..., with parts and hypotheses.
 
-A paper's result is declared once, in the module (or folder) of the paper that holds its
-claims::
+A result is declared once, in the module (or folder) of the paper that holds its claims::
 
     from flbounds.ledger import claim, hypothesis, result
 
@@ -165,8 +164,13 @@ def _part_ids(parts, what: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Part:
-    """One separate assertion of a result: its short id, its text, and, when no claim can
-    check it, the reason (shown by the coverage table)."""
+    """One separate assertion of a result (the coverage table lists them).
+
+    Attributes
+    ----------
+    id, text, unchecked : str
+        Its short id, its text and, when no claim can check it, the reason ("": checkable).
+    """
 
     id: str
     text: str
@@ -257,10 +261,9 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
     ----------
     id
         ``<paper key>.<name>`` (``focus.lemma4``, ``kvib.thm5_2``); the paper must be declared.
-    ref
-        The paper's own numbering: ``"Lemma 4"``, ``"Theorem 1(a)"``, ``"Table 2"``.
-    title
-        What the result is about, in a few words.
+    ref, title
+        The paper's own numbering (``"Lemma 4"``, ``"Theorem 1(a)"``, ``"Table 2"``); what
+        the result is about, in a few words.
     kind
         One of :data:`RESULT_KINDS`; by default read from ``ref``'s first word.
     parts
@@ -269,10 +272,9 @@ def result(id: str, *, ref: str, title: str, kind: str | None = None,
         ``"statement"``.
     hypotheses
         :class:`Hypothesis` predicates; each applies to every part unless restricted.
-    not_checked
-        Why no claim checks this result at all (a drawing, a notation table).
-    statement
-        The statement as printed, in the project's notation (optional).
+    not_checked, statement
+        Why no claim checks this result at all (a drawing, a notation table); the statement
+        as printed, in the project's notation (optional).
 
     Returns
     -------
@@ -369,11 +371,9 @@ def forget(module_root: str) -> None:
 
 
 def resolve_parts(claim_id: str, result: Result | None, parts) -> tuple[str, ...]:
-    """Qualified part ids ``<result>:<part>`` of a claim declaration.
-
-    ``parts`` are short ids of ``result`` or qualified ids (``"focus.cor1:bound"``); with a
-    result and no parts, the claim checks every part of it.
-    """
+    """Qualified part ids ``<result>:<part>`` of a claim declaration: ``parts`` are short ids
+    of ``result`` or qualified ids (``"focus.cor1:bound"``); with a result and no parts, the
+    claim checks every part of it."""
     if result is not None and not isinstance(result, Result):
         raise ValueError(f"claim {claim_id!r}: result must be a Result (flbounds.ledger."
                          f"result), got {type(result).__name__}")

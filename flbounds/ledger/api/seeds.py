@@ -16,7 +16,20 @@ def check_seed(seed) -> int:
 
 
 def claim_seed_sequence(seed: int, claim_id: str) -> np.random.SeedSequence:
-    """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result."""
+    """SeedSequence keyed by (root seed, claim id); replicates use ``.spawn`` on the result.
+
+    Parameters
+    ----------
+    seed : int
+        The root seed, a non-negative integer (else ``ValueError``).
+    claim_id : str
+        The claim's id; its SHA-256 digest gives the spawn key.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Entropy ``seed``, spawn key four 32-bit words of the digest.
+    """
     check_seed(seed)
     digest = hashlib.sha256(claim_id.encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))

@@ -13,9 +13,9 @@ from pathlib import Path
 from flbounds.ledger import ResultStore, run_claims
 from flbounds.ledger.api.registry import PROFILES, failed_plugins
 from flbounds.ledger.engine.outputs import OutputError, output_file, output_folder, write_text
+from flbounds.ledger.engine.pep_solves import share_pep_solves
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
-from flbounds.ledger.engine.store import share_pep_solves
 
 from ._common import (
     DEFAULT_RESULTS,

@@ -14,7 +14,6 @@ once, the first time a run writes into the store; until then readers include its
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
@@ -32,27 +31,8 @@ from .rows import Skipped, cell_row, parse_row, read_jsonl, report_skipped
 
 DB_FILE = "results.sqlite"
 LEGACY_FILE = "results.jsonl"
-#: the accepted PEP solves, beside the results (:mod:`flbounds.pep.sdp`, Reuse)
-PEP_SOLVES_FILE = "pep_solves.sqlite"
 #: seconds a writer waits for another run's transaction before giving up
 BUSY_TIMEOUT_S = 60.0
-
-@contextlib.contextmanager
-def share_pep_solves(directory):
-    """Within this block, every PEP solve of this process and of the workers it starts
-    reuses the accepted solves kept in ``directory`` (:data:`PEP_SOLVES_FILE`; the variable
-    ``FLBOUNDS_PEP_CACHE`` read by :func:`flbounds.pep.sdp.solve`), unless the variable is
-    set already (an empty value turns the reuse off). The variable is restored on exit."""
-    name = "FLBOUNDS_PEP_CACHE"
-    if name in os.environ:
-        yield
-        return
-    os.environ[name] = str(Path(directory) / PEP_SOLVES_FILE)
-    try:
-        yield
-    finally:
-        os.environ.pop(name, None)
-
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (

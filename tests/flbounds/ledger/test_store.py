@@ -181,7 +181,7 @@ def test_creating_the_schema_retries_while_another_run_holds_the_database():
 def test_share_pep_solves_beside_the_store(tmp_path, monkeypatch):
     """`flbounds check` keeps accepted PEP solves beside the results store for the run's
     duration; a value already set (an empty one turns the reuse off) is left alone."""
-    from flbounds.ledger.engine.store import PEP_SOLVES_FILE, share_pep_solves
+    from flbounds.ledger.engine.pep_solves import PEP_SOLVES_FILE, share_pep_solves
     from flbounds.pep.sdp import CACHE_ENV
 
     monkeypatch.delenv(CACHE_ENV, raising=False)

@@ -35,9 +35,10 @@ gradient descent's classical rate.
   :func:`~flbounds.pep.witness.replay_focus_rounds`); SAFARI's 1-D witnesses in
   :mod:`flbounds.pep.server_steps_witness` and :mod:`flbounds.pep.server_hetero_witness`.
 
-Any FL round as a description (:mod:`flbounds.pep.describe`): client and server state, a
-local update (gradient steps, tracking, control variates, a proximal step, or a user-written
-step over PEPit points), push with an aggregation rule (:class:`Uniform`, :class:`Sum`,
+Any FL round as a description (:mod:`flbounds.pep.describe`, its built-in local updates and
+server steps in :mod:`flbounds.pep.steps`): client and server state, a local update (gradient
+steps, tracking, control variates, a proximal step, or a user-written step over PEPit
+points), push with an aggregation rule (:class:`Uniform`, :class:`Sum`,
 :class:`Unbiased`, :class:`FixedWeights`, :class:`Normalized`), a server step, and a
 participation law whose expectation is exact through the moments of the round's random
 coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves its PEP
@@ -63,16 +64,7 @@ from .describe import (
     client_sum,
     distance,
     gradient_at,
-    local_control_variate,
-    local_custom,
-    local_gd,
-    local_prox,
-    local_tracking,
     lyapunov,
-    server_control_variate,
-    server_model_step,
-    server_momentum,
-    server_tracking,
     two_runs,
 )
 from .described import (
@@ -93,6 +85,17 @@ from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
+from .steps import (
+    local_control_variate,
+    local_custom,
+    local_gd,
+    local_prox,
+    local_tracking,
+    server_control_variate,
+    server_model_step,
+    server_momentum,
+    server_tracking,
+)
 from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",

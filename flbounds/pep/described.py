@@ -24,16 +24,11 @@ from __future__ import annotations
 
 from flbounds.validation import check_positive
 
-from .describe import (
-    FixedWeights,
-    Round,
-    client_mean,
-    client_sum,
-    gradient_at,
+from .describe import FixedWeights, Round, client_mean, client_sum, gradient_at, lyapunov
+from .steps import (
     local_control_variate,
     local_gd,
     local_tracking,
-    lyapunov,
     server_control_variate,
     server_model_step,
     server_momentum,
@@ -81,8 +76,8 @@ def focus_round(local_steps, step) -> Round:
     Returns
     -------
     Round
-        See :func:`~flbounds.pep.describe.local_tracking` and
-        :func:`~flbounds.pep.describe.server_tracking`.
+        See :func:`~flbounds.pep.steps.local_tracking` and
+        :func:`~flbounds.pep.steps.server_tracking`.
 
     References
     ----------

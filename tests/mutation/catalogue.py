@@ -271,7 +271,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "uniform RSP includes client 2 with probability K/N + 0.015 (1 - K/N): 1% more "
            "at K/N = 0.6"),
     # ---------------------------------------------------------------- PEP round builders
-    Mutant("pep.local_gd.step", ("focus",), "flbounds/pep/describe.py",
+    Mutant("pep.local_gd.step", ("focus",), "flbounds/pep/steps.py",
            "z = z - step * (g + prox * (z - x)) if prox else z - step * g",
            "z = z - step * (g + prox * (z - x)) if prox else z - 1.02 * step * g",
            "PEP FedAvg local step 2% longer than the algorithm's"),

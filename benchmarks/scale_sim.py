@@ -16,8 +16,8 @@ wait for one another):
 Every policy is bounded below by ``max(total / W, longest task)``: no run of these tasks
 on W workers ends sooner, so the longest task caps the speed-up at ``total / longest``.
 ``--overhead`` adds seconds per task (scheduling and transfer). Written: the curve for every
-W as JSON (``scale_sim_<profile>[_whole].json`` in ``--out``) and the powers of two as a
-table (the same name, ``.md``, and the terminal). This is a model of the
+W as JSON (``scale_sim_<profile>[_whole].json`` in ``--out``; the docs' performance page
+renders it) and the powers of two as a table on the terminal. This is a model of the
 schedule, not a measurement: the durations are those of the recorded run (a loaded machine
 inflates them alike), and start-up, compilation and result storage are not modelled.
 """
@@ -150,11 +150,8 @@ def main(argv=None) -> Path:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{NAME}_{report['profile']}{'_whole' if args.whole else ''}.json"
     path.write_text(json.dumps(result, indent=1), encoding="utf-8")
-    text = table(result)
-    path.with_suffix(".md").write_text(f"## {result['title']}\n\n```\n{text}\n```\n",
-                                       encoding="utf-8")
-    print(text)
-    print(f"written: {path} and {path.with_suffix('.md').name}", file=sys.stderr)
+    print(table(result))
+    print(f"written: {path}", file=sys.stderr)
     return path
 
 

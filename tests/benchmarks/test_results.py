@@ -13,6 +13,10 @@ from benchmarks import _peers_record, _results, scale_check_wall
 from benchmarks import _peers_report as report
 
 STORED = _results.load_all()
+#: snapshots of one run's task times and of its simulated scale-out (benchmarks.task_times,
+#: benchmarks.scale_sim), not run histories: their own shape, checked below
+SNAPSHOTS = ("task_times_", "scale_sim_")
+HISTORIES = {name: bench for name, bench in STORED.items() if not name.startswith(SNAPSHOTS)}
 
 
 def test_the_results_are_data_not_prose():
@@ -21,7 +25,17 @@ def test_the_results_are_data_not_prose():
         [".json"] * len(STORED)
 
 
-@pytest.mark.parametrize("name", sorted(STORED))
+@pytest.mark.parametrize("name", sorted(n for n in STORED if n.startswith(SNAPSHOTS)))
+def test_a_stored_snapshot_has_its_fields(name):
+    snap = STORED[name]
+    assert snap["title"]
+    if name.startswith("task_times_"):
+        assert snap["profile"] and snap["host"] and snap["claims"] and snap["tasks"]
+    else:                                   # units: how many tasks the schedule places
+        assert snap["curve"] and snap["longest_s"] > 0 and snap["total_s"] >= snap["longest_s"]
+
+
+@pytest.mark.parametrize("name", sorted(HISTORIES))
 def test_a_stored_benchmark_follows_the_schema(name):
     bench = STORED[name]
     assert bench["benchmark"] == name and bench["title"]

@@ -77,4 +77,4 @@ def test_cells_are_scheduled_alone_unless_whole(tmp_path):
     path.write_text(json.dumps(report))
     out = scale_sim.main([str(path), "--out", str(tmp_path), "--max-workers", "4"])
     assert json.loads(out.read_text())["curve"][-1]["workers"] == 4
-    assert "longest-first" in out.with_suffix(".md").read_text()
+    assert not out.with_suffix(".md").exists()     # results are data: the table is printed

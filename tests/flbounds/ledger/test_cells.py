@@ -28,7 +28,9 @@ from flbounds.ledger.engine.tasks import execute
 from flbounds.ledger.engine.workers import WorkerPool, can_fork
 
 CLAIM = "testpaper.thm.grid"
-TIMINGS = {"elapsed_s", "cpu_s", "started", "finished", "git_commit"}
+#: provenance, not results: when and where a row was computed (a task run by the engine also
+#: records the versions of the plugin it came from, which Claim.check leaves out)
+TIMINGS = {"elapsed_s", "cpu_s", "started", "finished", "git_commit", "versions"}
 SIZES = [1, 2, 3, 5, 8, 13]
 RAN: list[int] = []          # sizes of the cells run in this process
 

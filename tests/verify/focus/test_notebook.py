@@ -53,7 +53,7 @@ def test_stale_model_claim_holds_once_the_line_is_fixed(monkeypatch):
 def test_fixed_claim_fails_on_a_biased_reference(monkeypatch):
     def biased(problem, plan, **kw):
         trace = mifa(problem, plan, **kw)
-        return type(trace)(trace.x * (1 + 1e-6))
+        return trace._replace(x=trace.x * (1 + 1e-6))
 
     monkeypatch.setattr(notebook, "mifa", biased)
     assert _verdict("focus.code.notebook_mifa_fixed") == "violated"

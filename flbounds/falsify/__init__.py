@@ -8,7 +8,8 @@ as the ledger task ``attack:<claim id>``; ``shrink`` simplifies a violating witn
 from .search import Attack, search
 from .shrink import Shrunk, shrink
 from .spaces import SPD, Box, Integers, Simplex, Space, Transform
-from .surfaces import Surface, attack_surface, get_surface, surfaces
+from .surfaces import Surface, attack_surface, get_surface, no_attack, surfaces, unattacked
 
 __all__ = ["SPD", "Attack", "Box", "Integers", "Shrunk", "Simplex", "Space", "Surface",
-           "Transform", "attack_surface", "get_surface", "search", "shrink", "surfaces"]
+           "Transform", "attack_surface", "get_surface", "no_attack", "search", "shrink",
+           "surfaces", "unattacked"]

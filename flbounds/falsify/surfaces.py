@@ -27,6 +27,8 @@ import numpy as np
 from .spaces import Space
 
 _SURFACES: dict[str, Surface] = {}
+#: claim id -> why no attack searches its bound (declared beside the attacks: no_attack)
+_NO_ATTACK: dict[str, str] = {}
 EXPECTED = ("holds", "violated")
 #: default evaluation budgets of an attack per ledger profile
 DEFAULT_BUDGET = {"quick": 300, "full": 5000}
@@ -183,6 +185,53 @@ def attack_surface(claim_id: str, *, space: Mapping | Space,
         return func
 
     return register
+
+
+def no_attack(claim_id: str, reason: str) -> None:
+    """Declare why the bound ``claim_id`` checks has no attack surface (a reason a referee
+    accepts: the claim is an exact identity over its whole domain, a rate with no per-instance
+    ratio, a worst case already computed by performance estimation, ...).
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim (checked against the registry by :func:`unattacked`).
+    reason : str
+        One or two sentences.
+    """
+    if not isinstance(claim_id, str) or "." not in claim_id:
+        raise ValueError(f"claim_id must be a dotted claim id, got {claim_id!r}")
+    if not isinstance(reason, str) or len(reason.split()) < 4:
+        raise ValueError(f"reason must say why, in words, got {reason!r}")
+    old = _NO_ATTACK.get(claim_id)
+    if old is not None and old != reason:
+        raise ValueError(f"no_attack for {claim_id!r} declared twice")
+    _NO_ATTACK[claim_id] = reason
+
+
+def unattacked() -> dict[str, str]:
+    """Every bound claim declared without an attack, with the reason (imports the claim
+    packages first).
+
+    Returns
+    -------
+    dict of str to str
+        Claim id -> the reason no attack searches its bound.
+
+    Raises
+    ------
+    ValueError
+        Naming a declaration on an unknown claim or on a claim that has an attack surface.
+    """
+    table = surfaces()
+    from flbounds.ledger.api.registry import load_all
+
+    claims = load_all()
+    bad = sorted(f"{cid} (unknown claim)" for cid in _NO_ATTACK if cid not in claims)
+    bad += sorted(f"{cid} (has an attack surface)" for cid in _NO_ATTACK if cid in table)
+    if bad:
+        raise ValueError("no_attack declarations to fix: " + ", ".join(bad))
+    return dict(sorted(_NO_ATTACK.items()))
 
 
 def surfaces() -> dict[str, Surface]:

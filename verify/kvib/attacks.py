@@ -23,7 +23,9 @@ from flbounds.sampling import (
 from flbounds.sampling.online import Assumption51Feedback, ftrl_full_information, regrets
 
 from .closed_forms import _lemma_b1_sum
+from .conditions import feedback_max
 from .lemma_b5 import lemma_b5_bound as printed_lemma_b5
+from .proof_gaps_online import _pmin_terms
 from .thm4_1 import admissible_instance, thm41_rhs
 from .thm4_1.proof_gaps import _psi_min, _t1_coefficients
 from .thm_d1 import thm_d1_bound_value
@@ -261,35 +263,41 @@ def floor_inequality(*, x):
     return (1 / (1 - x) ** 2 - 1) / (6 * x)
 
 
-def _d1_instance(*, base, decay, n, T, k_frac):
+D1_N = 2 * N_MAX
+
+
+def _d1_point(base, decay, lam, n, T, k_frac):
+    """Feedback, budget and G of one Theorem D.1 point: pi_t(i) = lam_i (b_i + c_i/sqrt t),
+    c = decay b with decay in [-1, 1] (from above or below), lam on the simplex, K in [1, N)
+    (K = N caps every client: zbar = 0), G the largest feedback over the T rounds."""
+    lam = np.asarray(lam, dtype=float)[:n]
+    base = np.asarray(base, dtype=float)[:n]
+    fb = Assumption51Feedback(lam / lam.sum(), base, np.asarray(decay)[:n] * base)
+    return fb, _budget(n, 0.999 * k_frac), feedback_max(fb, T)
+
+
+def _d1_instance(*, base, decay, lam, n, T, k_frac):
     """The values Theorem D.1's predicates read at a point (gamma = G^2, as the run)."""
-    fb = _feedback(base, decay, n)
-    return dict(feedback=fb, n_rounds=T, budget=_budget(n, k_frac) * 0.999, n_clients=n,
-                gamma=fb.G**2, G=fb.G)
-
-
-def _feedback(base, decay, n):
-    """Assumption 5.1 feedback pi_t(i) = lam_i (b_i + c_i/sqrt t), c = decay b >= 0 (from
-    above)."""
-    return Assumption51Feedback(np.full(n, 1.0 / n), base[:n], decay[:n] * base[:n])
+    fb, k, G = _d1_point(base, decay, lam, n, T, k_frac)
+    return dict(feedback=fb, n_rounds=T, budget=k, n_clients=n, gamma=G**2, G=G)
 
 
 @attack_surface("kvib.thm_d1.printed_last_term",
-          space={"base": Box(1e-3, 1e3, log=True, shape=2 * N_MAX),
-                 "decay": Box(0, 1, shape=2 * N_MAX), "n": Integers(2, 2 * N_MAX),
-                 "T": Integers(1, 40), "k_frac": Box(0, 1)},
+          space={"base": Box(1e-3, 1e3, log=True, shape=D1_N),
+                 "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
+                 "n": Integers(2, D1_N), "T": Integers(1, 100), "k_frac": Box(0, 1)},
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
           budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
           fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
-                  "decay": np.full(2 * N_MAX, 0.5), "n": 4, "T": 10, "k_frac": 0.5}],
-          note="full-information FTRL (gamma = G^2); N up to 16; feedback from above (G, "
-               "the largest feedback, is then the first round's); K in [1, N) (k_frac scaled "
-               "by 0.999); "
-               "an instance with every round capped (zbar = 0, vacuous bound) is rejected")
-def printed_last_term(*, base, decay, n, T, k_frac):
+                  "decay": np.full(D1_N, 0.5), "lam": np.full(D1_N, 1 / D1_N), "n": 4,
+                  "T": 10, "k_frac": 0.5}],
+          note="full-information FTRL (gamma = G^2, G the largest feedback over the run); N "
+               "up to 16; Assumption 5.1 feedback from above or below (decay in [-1, 1]), "
+               "any lambda on the simplex; T up to 100; K in [1, N); an instance with every "
+               "round capped (zbar = 0, vacuous bound) is rejected")
+def printed_last_term(*, base, decay, lam, n, T, k_frac):
     """Regret_S over eq. (51) as printed (last term 22 N G^2/zbar)."""
-    fb, k = _feedback(base, decay, n), _budget(n, k_frac) * 0.999
-    G = fb.G
+    fb, k, G = _d1_point(base, decay, lam, n, T, k_frac)
     tr = ftrl_full_information(fb, T, k, G * G)
     zbar = float(tr.z.min())
     if zbar <= 0:
@@ -297,3 +305,48 @@ def printed_last_term(*, base, decay, n, T, k_frac):
     root = float(np.sum(np.sqrt(fb.squared_sums(T))))
     bound = thm_d1_bound_value(N=n, G=G, zbar=zbar, K=k, root=root)
     return regrets(tr.costs, fb, k).static / bound
+
+
+@attack_surface("kvib.thm_d1.full_information",
+          space={"base": Box(1e-3, 1e3, log=True, shape=D1_N),
+                 "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
+                 "n": Integers(2, D1_N), "T": Integers(1, 100), "k_frac": Box(0, 1)},
+          tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
+          budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
+          fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
+                  "decay": np.full(D1_N, 0.5), "lam": np.full(D1_N, 1 / D1_N), "n": 4,
+                  "T": 10, "k_frac": 0.5}],
+          note="as kvib.thm_d1.printed_last_term, against eq. (51) with the derivation's last "
+               "term 22 N^2 G^2/zbar")
+def corrected_last_term(*, base, decay, lam, n, T, k_frac):
+    """Regret_S over eq. (51) with the corrected last term."""
+    fb, k, G = _d1_point(base, decay, lam, n, T, k_frac)
+    tr = ftrl_full_information(fb, T, k, G * G)
+    zbar = float(tr.z.min())
+    if zbar <= 0:
+        return np.nan
+    root = float(np.sum(np.sqrt(fb.squared_sums(T))))
+    bound = thm_d1_bound_value(N=n, G=G, zbar=zbar, K=k, root=root, last_factor=n)
+    return regrets(tr.costs, fb, k).static / bound
+
+
+
+@attack_surface("kvib.thm_d1.pmin_both_branches",
+          space={"base": Box(1e-3, 1e3, log=True, shape=D1_N),
+                 "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
+                 "n": Integers(2, D1_N), "T": Integers(1, 10**6), "k_frac": Box(0, 1)},
+          tolerance=1e-12, tolerance_why="a few ulp of the ratio (as the claim)",
+          budget={"quick": 1000, "full": 20000}, instance=lambda **point: _d1_instance(**point),
+          fixed=[{"base": np.concatenate([[1.0, 0.01, 0.01], np.ones(D1_N - 3)]),
+                  "decay": np.zeros(D1_N), "lam": np.full(D1_N, 1 / D1_N), "n": 3, "T": 1,
+                  "k_frac": 0.0}],
+          note="the constants of an actual Assumption 5.1 feedback (from above or below, any "
+               "lambda), N up to 16, T up to 10^6, K in [1, N); fixed: the printed step's "
+               "counterexample, where the first branch K/(2N) is taken")
+def pmin_both(*, base, decay, lam, n, T, k_frac):
+    """Eq. (50)'s terms at p_min over the corrected right side (+ 2 N^2 G^2/K)."""
+    fb, k, G = _d1_point(base, decay, lam, n, T, k_frac)
+    root = float(np.sum(np.sqrt(fb.squared_sums(T))))
+    p_min = min(k / (2 * n), G * k / (np.sqrt(6) * root))
+    rhs = 2 * np.sqrt(6) * n * G * root / k + 2 * n**2 * G**2 / k
+    return _pmin_terms(n, k, G, root, p_min) / rhs

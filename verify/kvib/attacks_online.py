@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, Simplex
-from flbounds.sampling import optimal_isp_objective, optimal_isp_probabilities
+from flbounds.sampling import (
+    optimal_factor,
+    optimal_isp_objective,
+    optimal_isp_probabilities,
+    optimal_isp_variance,
+)
 from flbounds.sampling.online import Assumption51Feedback, best_fixed_cost
 
 from .attacks import _budget, _surface
@@ -118,3 +123,35 @@ def descent_round(*, c, x, n, k_frac, w, R, step_frac, L):
     if rhs <= 0:
         return np.inf if lhs > rhs else 0.0
     return lhs / rhs
+
+
+@_surface("kvib.thm4_1.bound_a_measured",
+          space={"c": Box(-3, 3, shape=2 * N_ONLINE), "x": Box(-10, 10, shape=2),
+                 "n": Integers(2, N_ONLINE), "k_frac": Box(0, 1), "w": Simplex(N_ONLINE),
+                 "R": Integers(1, 10), "step_frac": Box(1e-3, 1), "L": Box(1e-2, 1e2, log=True)},
+          instance=lambda **point: _round_instance(**point),
+          tolerance=1e-12, tolerance_why="rounding: a few ulp of the ratio (as the claim)",
+          fixed=[{"c": np.linspace(-1, 1, 2 * N_ONLINE), "x": [1.0, -1.0], "n": 4,
+                  "k_frac": 0.3, "w": np.full(N_ONLINE, 1 / N_ONLINE), "R": 5, "step_frac": 1.0,
+                  "L": 1.0}],
+          note="one FedAvg round of the shared-Hessian instances of descent_printed: N up to "
+               "16, K in [1, N), R up to 10, eta_l up to 1/(8RL), L over 1e-2..1e2; (A) and "
+               "gamma^t exact (Def. C.1)")
+def bound_a_round(*, c, x, n, k_frac, w, R, step_frac, L):
+    """(A) = delta_* + ||sum_i lambda_i g_i||^2 over the corrected bound 5 R^2 gamma^t eta_l^2
+    (sigma^2 + 6 ||grad f||^2), sigma^2 = 6 sigma_g^2."""
+    b, k, step, _, x = _round_point(c=c, x=x, n=n, k_frac=k_frac, w=w, R=R,
+                                    step_frac=step_frac, L=L)
+    lam = 1.0 / n
+    g = (1 - (1 - step * L) ** R) * (x[None, :] - b / L)       # x - x_i^R, shared Hessian L I
+    z = lam * g
+    a = np.sqrt(np.sum(z * z, axis=1))
+    term_a = optimal_isp_variance(a, k) + float(np.sum(z.sum(axis=0) ** 2))
+    alpha = optimal_factor(a, k) if a.sum() > 0 and k < n else 0.0
+    gamma = (alpha * (n - k) / k + n) * lam
+    grad = L * x - b.mean(axis=0)
+    sigma2 = 6 * float(np.mean(np.sum((b - b.mean(axis=0)) ** 2, axis=1)))
+    bound = 5 * R**2 * gamma * step**2 * (sigma2 + 6 * float(grad @ grad))
+    if bound <= 0:
+        return 0.0 if term_a <= 0 else np.inf
+    return term_a / bound

@@ -28,6 +28,13 @@ def budget_in_range(budget, n_clients) -> bool:
     return bool(np.all(k >= 1 - RTOL) and at_most(k, n_clients))
 
 
+def feedback_max(feedback, n_rounds) -> float:
+    r"""The largest feedback :math:`\max_{t\le T,i}\pi_t(i)` (Assumption 5.1's G over the
+    run). Each client's :math:`\pi_t(i)=\lambda_i(b_i+c_i/\sqrt t)` is monotone in t, so the
+    largest value is at t = 1 (feedback from above) or t = T (from below)."""
+    return float(max(np.max(feedback.values(1)), np.max(feedback.values(int(n_rounds)))))
+
+
 def isp_probabilities(p, budget) -> bool:
     """Remark 2.1: 0 < p_i <= 1 for every client and sum_i p_i = K (rounding slack)."""
     ks = np.broadcast_to(np.asarray(budget, dtype=float), (len(_arrays(p)),))

@@ -85,23 +85,35 @@ def baselines_regret_in_k(*, rng, n_clients, n_rounds, ks, n_seeds):
        expected="holds",
        parts=(FIG6.part("baselines_k"), FIG3.part("regret_k")),
        statement="Under the exact regret, K-Vib, Vrb and Mabs all have regret falling faster "
-                 "than 1/K (K-slope <= -1).",
+                 "than the cost's scale 1/K (every K-slope interval at or below -1, level "
+                 "0.05 family-wise).",
        quick=_BASE_QUICK, full=_BASE_FULL)
 def adaptive_regret_falls(*, rng, n_clients, n_rounds, ks, n_seeds):
-    """Companion of ``kvib.app_f.baselines_regret_in_k`` on the same kind of instance: for
-    every adaptive sampler the upper end of the 95% seed-bootstrap CI of the K-slope is <= -1
-    (the loss scale itself falls like 1/K). Expected **holds**."""
+    r"""Companion of ``kvib.app_f.baselines_regret_in_k`` on the same kind of instance. The
+    reference slope -1 is not a paper's gate: it is the scale of the cost itself. Every
+    :math:`p\in\mathcal P_K` sums to K, so :math:`\ell_t(p)=\sum_i\pi_t(i)^2/p_i` scales
+    like 1/K (uncapped, :math:`\min_p\ell_t=(\sum_i\pi_t(i))^2/K`): a regret falling faster
+    than 1/K is one whose share of the cost falls too. Rule fixed before the runs
+    (:func:`.online_claims.interval_rule`, level :data:`ALPHA`, Bonferroni over the three
+    samplers, seed-bootstrap percentile intervals of each K-slope): holds when every interval
+    lies at or below -1, violated (this remark, not the paper) when one lies wholly above,
+    otherwise inconclusive with the half-widths the runs resolve. (An earlier version
+    compared each 97.5% bootstrap quantile with -1, without the family-wise level.)"""
     fb = Assumption51Feedback.generate(rng, n_clients)
     regs = _baseline_regrets(rng, fb, ks, n_rounds, n_seeds)
-    fits = {k: loglog_slope(ks, v, rng=rng) for k, v in regs.items()}
+    boot = {k: _boot_slopes(rng, ks, v) for k, v in regs.items()}
+    rule = interval_rule(boot, -1.0, alpha=ALPHA, effect="<=")
+    point = {k: loglog_slope(ks, v, n_boot=0, rng=None).slope for k, v in regs.items()}
     return Evidence(instance=dict(feedback=fb, n_rounds=n_rounds, budget=np.asarray(ks, float),
-                                      n_clients=n_clients),
-                    measured=[f.ci_high for f in fits.values()], theoretical=-1.0,
-                    relation="<=",
-                    tolerance=Tolerance(0.0, "seed bootstrap",
-                                        "97.5% bootstrap quantile of each slope"),
-                    details={"samplers": list(fits),
-                             "slopes": {k: f.slope for k, f in fits.items()}})
+                                  n_clients=n_clients),
+                    measured=rule["measured"], theoretical=-1.0, relation="<=",
+                    undecided=rule["undecided"],
+                    tolerance=Tolerance(0.0, "seed bootstrap, Bonferroni",
+                                        f"two-sided {1 - ALPHA:g} family-wise percentile "
+                                        "intervals of the three slopes"),
+                    details={"samplers": list(regs), "slopes": point,
+                             "intervals": rule["intervals"], "half_widths": rule["half_widths"],
+                             "alpha": ALPHA})
 
 
 @claim("kvib.app_f.kvib_steeper_than_baselines", ref="Thm 5.2 vs Vrb/Mabs regret rates; "

@@ -57,3 +57,13 @@ def test_descent_round_points_are_judged_and_can_fail(monkeypatch):
     real = online.expected_descent  # a planted ascent instead of the exact descent
     monkeypatch.setattr(online, "expected_descent", lambda *a: -100 * abs(real(*a)))
     assert online.descent_round(**ROUND) > 1
+
+
+def test_bound_a_round_points_are_judged_and_can_fail(monkeypatch):
+    surface = get_surface("kvib.thm4_1.bound_a_measured")
+    valid = surface.effective_validator()
+    assert valid(**ROUND) is True
+    assert valid(**dict(ROUND, step_frac=1.5)) is not True     # eta_l above 1/(8RL)
+    assert 0 < online.bound_a_round(**ROUND) <= 1
+    monkeypatch.setattr(online, "optimal_isp_variance", lambda a, k: 1e3 * float(a @ a))
+    assert online.bound_a_round(**ROUND) > 1

@@ -14,17 +14,24 @@ import numpy as np
 from flbounds.falsify import SPD, Box, Integers, attack_surface
 from flbounds.participation import Bernoulli
 
+from ..classes import (
+    CLASS_SPACE,
+    D_CLASS,
+    EXACT_CLASSES,
+    N_CLASSES,
+    class_round,
+    expect,
+    fixed_classes,
+)
 from ..instances import lemma4_step
 from ..one_round import (
     EXACT,
-    ROUND_SPACE,
     ROUNDING,
     D,
     N,
     _expect,
     attack_round,
     fixed_round,
-    round_instance,
 )
 from . import lemma4_rhs
 from .corrected import corrected_constant, near_worst_instance, printed_constant
@@ -37,15 +44,18 @@ def _attack_step(mu, L, tau, q_min):
 
 
 @attack_surface("focus.lemma4.consensus",
-                space={**ROUND_SPACE, "p": Box(0.3, 1.0, shape=N)}, fixed=fixed_round,
-                instance=lambda **inst: round_instance(inst, _attack_step),
-                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
+                space={**CLASS_SPACE, "p": Box(0.3, 1.0, shape=N_CLASSES)},
+                fixed=lambda: [_as_classes(i) for i in fixed_round()],
+                instance=lambda **inst: _class_instance(**inst),
+                tolerance=ROUNDING, tolerance_why=EXACT_CLASSES, budget={"quick": 200},
                 note="step = step_frac x Lemma 4's bound min{q^1.5/(8L sqrt N), "
-                     "q^1.5/(8L(tau-1))}; p >= 0.3 as the claim's instances (rare "
-                     "participation breaks the lemma: focus.lemma4.rare_participation)")
+                     "q^1.5/(8L(tau-1))}; N = 4..16 in four classes, tau <= 10, both readings "
+                     "of q; p >= 0.3 as the claim's instances (rare participation breaks the "
+                     "lemma: focus.lemma4.rare_participation)")
 def lemma4(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over Lemma 4's right side (eq. (97))."""
-    return _lemma4_ratio(inst, printed_constant)
+    lhs, rhs = class_round_sides(inst, printed_constant)
+    return lhs / rhs
 
 
 def _lemma4_ratio(inst, constant):
@@ -90,27 +100,62 @@ def lemma4_rare(*, n_clients, p, empty_rounds):
     return lhs / rhs
 
 
+def _as_classes(inst) -> dict:
+    """A point of the N = 4 round space as a point of the class space (one client per class,
+    q as the library defines it)."""
+    return {**inst, **{f"size{c}": 1 for c in range(N_CLASSES)}, "reading": 0}
+
+
 def _fixed_corrected():
     """The consensus claim's instance and rare_participation's witness embedded in d = 3
-    (identity Hessians, b = 0, p = 0.02, tau = 1, models at e_1, server 80 empty rounds away)."""
+    (identity Hessians, b = 0, p = 0.02, tau = 1, models at e_1, server 80 empty rounds
+    away), the near-worst instance, and N = 16 (four classes of four, p = 0.02, tau = 10)."""
     q_min = float(Bernoulli(np.full(N, 0.02)).aggregation_weights().min())
     drift = N * 80 * lemma4_step(1.0, N, 1, q_min)
     witness = {**{f"A{i}": np.eye(D) for i in range(N)}, "b": np.zeros((N, D)),
                "p": np.full(N, 0.02), "tau": 1, "step_frac": 1.0,
                "offset": np.eye(D)[0] * (1 - drift), "offset_scale": 1.0,
                "spread": np.tile(np.eye(D)[0], (N, 1)), "spread_scale": drift}
-    return [*fixed_round(), witness, near_worst_instance()]
+    return [*(_as_classes(i) for i in (*fixed_round(), witness, near_worst_instance())),
+            fixed_classes((0.02,) * N_CLASSES, 10, sizes=(4, 4, 4, 4))]
+
+
+def _class_step(problem, tau, q_min):
+    """Lemma 4's bound at the point's N (step_frac multiplies it)."""
+    return lemma4_step(problem.L, problem.n_clients, tau, q_min)
+
+
+def _class_instance(**inst) -> dict:
+    """The values Lemma 4's hypotheses read at a point of the class space."""
+    problem, _, _, q, step, _ = class_round(inst, _class_step)
+    return dict(q=q, problem=problem, mu=float(problem.client_mu.min()), L=problem.L,
+                tau=inst["tau"], step=step)
+
+
+def class_round_sides(inst, constant):
+    """(LHS, RHS) of eq. (97) on one point of the class space: exact expectation over the
+    per-class counts, the library's FOCUS round, Lemma 4's step x step_frac."""
+    problem, masks, probs, q, step, st = class_round(inst, _class_step)
+    q_min, n = float(q.min()), problem.n_clients
+    lhs, grad = expect(problem, st, masks, probs, step, inst["tau"],
+                       [lambda s: s.consensus_error(),
+                        lambda s: float(np.sum(problem.gradient(s.x) ** 2))])
+    rhs = lemma4_rhs(q_min=q_min, n=n, step=step, consensus=st.consensus_error(), grad=grad,
+                     constant=constant(q_min, n))
+    return lhs, rhs
 
 
 @attack_surface("focus.lemma4.corrected",
-                space={**ROUND_SPACE, **{f"A{i}": SPD(D, 0.1, 2.0) for i in range(N)},
-                       "p": Box(0.01, 1.0, shape=N, log=True), "tau": Integers(1, 10)},
-                fixed=_fixed_corrected, tolerance=ROUNDING, tolerance_why=EXACT,
-                instance=lambda **inst: round_instance(inst, _attack_step),
+                space={**CLASS_SPACE,
+                       **{f"A{c}": SPD(D_CLASS, 0.1, 2.0) for c in range(N_CLASSES)}},
+                fixed=_fixed_corrected, tolerance=ROUNDING, tolerance_why=EXACT_CLASSES,
+                instance=lambda **inst: _class_instance(**inst),
                 budget={"quick": 200, "full": 2000},
-                note="step = step_frac x Lemma 4's bound; the lemma's whole domain: p_i >= "
-                     "0.01, tau <= 10, spectra free in [0.1, 2] (isotropic clients, as the "
-                     "witness, included)")
+                note="step = step_frac x Lemma 4's bound; the lemma's whole domain: N = 4..16 "
+                     "in four classes of identical clients, p_i >= 0.01, tau <= 10, spectra "
+                     "free in [0.1, 2] (isotropic clients, as the witness, included), both "
+                     "readings of q")
 def lemma4_corrected(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over the corrected right side (constant x (N + 1))."""
-    return _lemma4_ratio(inst, corrected_constant)
+    lhs, rhs = class_round_sides(inst, corrected_constant)
+    return lhs / rhs

@@ -9,13 +9,20 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, attack_surface
-from flbounds.participation import Bernoulli, subset_distribution
-from flbounds.problems import Quadratic
 
-from ..instances import consistent_state, thm1a_step_printed
-from ..one_round import EXACT, ROUND_SPACE, ROUNDING, N, _expect, fixed_round
+from ..classes import (
+    CLASS_SPACE,
+    EXACT_CLASSES,
+    class_round,
+    class_sizes,
+    expand,
+    expect,
+    fixed_classes,
+)
+from ..instances import thm1a_step_printed
+from ..one_round import ROUNDING
 from ..pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
-from . import eq110_step, thm1a, thm1b, thm1b_conditions
+from . import eq110_step, thm1a, thm1b, thm1b_conditions, thm1b_repaired
 
 
 @attack_surface("focus.thm1a.step_condition_gap",
@@ -39,53 +46,47 @@ def step_gap(*, mu, L_over_mu, n, tau, q_min):
 # reachable state; the attack searches the whole hypothesis domain for a round that does not:
 # Bernoulli p_i down to 0.01, tau up to 10, the step anywhere up to the theorem's largest
 # (step_frac = 1 is the corner), Hessians with spectrum in [1, 2] (mu = 1, L = 2 as the
-# claims), N = 4 (the exact expectation enumerates the 2^N participation sets).
+# claims), N from 4 to 16 in four classes of identical clients (the exact expectation sums
+# over the per-class counts, :mod:`..classes`), both readings of q (empty rounds counted 0,
+# or conditioned on a non-empty round).
 
-THM1_P = np.array([0.3, 0.5, 0.7, 0.9])
-THM1_TAU, THM1_MU, THM1_L = 3, 1.0, 2.0
-THM1_SPACE = {**ROUND_SPACE, "p": Box(0.01, 1.0, shape=N, log=True), "tau": Integers(1, 10),
-              "step_frac": Box(1e-3, 1.0, log=True)}
+THM1_P = (0.3, 0.5, 0.7, 0.9)
 
 
 def _fixed_thm1():
-    """The claims' instance (p = (.3, .5, .7, .9), tau = 3, the theorem's largest step) and
-    the rare-participation corner (every p_i = 0.01, tau = 10)."""
-    base = {k: v for k, v in fixed_round()[0].items()}
-    return [{**base, "p": THM1_P, "tau": THM1_TAU, "step_frac": 1.0},
-            {**base, "p": np.full(N, 0.01), "tau": 10, "step_frac": 1.0}]
-
-
-def _point(inst, step_rule):
-    """(problem, masks, probs, q, step, state) at one point, step = step_frac x the rule."""
-    problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(N)]), inst["b"])
-    proc = Bernoulli(inst["p"])
-    q = proc.aggregation_weights()
-    masks, probs = subset_distribution(proc)
-    step = inst["step_frac"] * step_rule(problem, inst["tau"], float(q.min()))
-    x_prev = problem.x_star + inst["offset_scale"] * inst["offset"]
-    models = x_prev + inst["spread_scale"] * inst["spread"]
-    return problem, masks, probs, q, step, consistent_state(problem, models, x_prev, step)
+    """The claims' instance (p = (.3, .5, .7, .9), tau = 3, one client per class, the
+    theorem's largest step), the rare-participation corner (every p_i = 0.01, tau = 10) and
+    N = 16 (four classes of four)."""
+    return [fixed_classes(THM1_P, 3), fixed_classes((0.01,) * 4, 10),
+            fixed_classes(THM1_P, 3, sizes=(4, 4, 4, 4))]
 
 
 def _step_1a(problem, tau, q_min):
-    return thm1a_step_printed(float(problem.client_mu.min()), problem.L, N, tau, q_min)
+    return thm1a_step_printed(float(problem.client_mu.min()), problem.L, problem.n_clients,
+                              tau, q_min)
 
 
 def _step_1b(problem, tau, q_min):
-    return min(thm1b_conditions(problem.mu, problem.L, N, tau, q_min).values())
+    return min(thm1b_conditions(problem.mu, problem.L, problem.n_clients, tau,
+                                q_min).values())
 
 
 def _instance_1a(**inst) -> dict:
     """The values Theorem 1(a)'s hypotheses read at one point of the attack space."""
-    problem, _, _, q, step, _ = _point(inst, _step_1a)
+    problem, _, _, q, step, _ = class_round(inst, _step_1a)
     return dict(q=q, problem=problem, L=problem.L, mu=float(problem.client_mu.min()),
                 tau=inst["tau"], step=step)
 
 
 def _instance_1b(**inst) -> dict:
     """The values Theorem 1(b)'s hypotheses read (beta = the PL constant of F)."""
-    problem, _, _, q, step, _ = _point(inst, _step_1b)
+    problem, _, _, q, step, _ = class_round(inst, _step_1b)
     return dict(q=q, problem=problem, L=problem.L, beta=problem.mu, tau=inst["tau"], step=step)
+
+
+def _p(inst) -> np.ndarray:
+    """Every client's participation probability at a point."""
+    return expand(inst["p"], class_sizes(inst))
 
 
 def _psi(problem, state, weight) -> float:
@@ -101,35 +102,63 @@ def _phi(problem, state, weight) -> float:
                  + weight * np.sum((state.x - state.models) ** 2))
 
 
-@attack_surface("focus.thm1a.mc_below_bound", space=THM1_SPACE, fixed=_fixed_thm1,
-                instance=_instance_1a, tolerance=ROUNDING, tolerance_why=EXACT,
+@attack_surface("focus.thm1a.mc_below_bound", space=CLASS_SPACE, fixed=_fixed_thm1,
+                instance=_instance_1a, tolerance=ROUNDING, tolerance_why=EXACT_CLASSES,
                 budget={"quick": 200},
                 note="one round from a reachable state over Theorem 1(a)'s hypothesis domain "
-                     "(p_i >= 0.01, tau <= 10, step <= the printed bound); Psi with the "
-                     "proof's weight c = 1 - 8 eta L^2 N/mu")
+                     "(N = 4..16 in four classes, p_i >= 0.01, tau <= 10, step <= the printed "
+                     "bound, both readings of q); Psi with the proof's weight c = 1 - 8 eta "
+                     "L^2 N/mu")
 def thm1a_one_round(**inst):
     """E[Psi_{r+1} | state] over (1 - eta mu N/2) Psi_r: the contraction Thm 1(a) rests on."""
-    problem, masks, probs, q, step, state = _point(inst, _step_1a)
-    mu = float(problem.client_mu.min())
-    weight = thm1a_lyapunov_weight(mu, problem.L, N, step)
-    after = _expect(problem, state, masks, probs, step, inst["tau"],
-                    lambda s: _psi(problem, s, weight))
-    rate = thm1a(mu=mu, L=problem.L, p=inst["p"], tau=inst["tau"], step=step)
+    problem, masks, probs, _, step, state = class_round(inst, _step_1a)
+    mu, n = float(problem.client_mu.min()), problem.n_clients
+    weight = thm1a_lyapunov_weight(mu, problem.L, n, step)
+    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
+                      [lambda s: _psi(problem, s, weight)])
+    rate = thm1a(mu=mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
     return after / (rate * _psi(problem, state, weight))
 
 
-@attack_surface("focus.thm1b.printed_rate", space=THM1_SPACE, fixed=_fixed_thm1,
-                instance=_instance_1b, tolerance=ROUNDING, tolerance_why=EXACT,
+@attack_surface("focus.thm1b.printed_rate", space=CLASS_SPACE, fixed=_fixed_thm1,
+                instance=_instance_1b, tolerance=ROUNDING, tolerance_why=EXACT_CLASSES,
                 budget={"quick": 200},
                 note="one round from a reachable state over Theorem 1(b)'s hypothesis domain "
-                     "(quadratics, PL with beta = lambda_min of the mean Hessian; p_i >= 0.01, "
-                     "tau <= 10, step <= the printed bound and the proof's 1/(4LN), "
-                     "1/(2(tau-1)LN)); Phi with the proof's weight c = 1 - 4 eta L^2")
+                     "(quadratics, PL with beta = lambda_min of the mean Hessian; N = 4..16 in "
+                     "four classes, p_i >= 0.01, tau <= 10, step <= the printed bound and the "
+                     "proof's 1/(4LN), 1/(2(tau-1)LN), both readings of q); Phi with the "
+                     "proof's weight c = 1 - 4 eta L^2")
 def thm1b_one_round(**inst):
     """E[Phi_{r+1} | state] over (1 - eta beta N) Phi_r: the contraction Thm 1(b) rests on."""
-    problem, masks, probs, q, step, state = _point(inst, _step_1b)
+    problem, masks, probs, _, step, state = class_round(inst, _step_1b)
     weight = thm1b_consensus_weight(problem.L, step)
-    after = _expect(problem, state, masks, probs, step, inst["tau"],
-                    lambda s: _phi(problem, s, weight))
-    rate = thm1b(beta=problem.mu, L=problem.L, p=inst["p"], tau=inst["tau"], step=step)
+    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
+                      [lambda s: _phi(problem, s, weight)])
+    rate = thm1b(beta=problem.mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
+    return after / (rate * _phi(problem, state, weight))
+
+
+def _step_repaired(problem, tau, q_min):
+    """Theorem 1(b)'s printed step with the repaired proof's extra eta <= 3 q_min/(128 N)."""
+    return min(_step_1b(problem, tau, q_min), 3 * q_min / (128 * problem.n_clients))
+
+
+def _instance_repaired(**inst) -> dict:
+    """The values Theorem 1(b)'s hypotheses read at the repaired step."""
+    problem, _, _, q, step, _ = class_round(inst, _step_repaired)
+    return dict(q=q, problem=problem, L=problem.L, beta=problem.mu, tau=inst["tau"], step=step)
+
+
+@attack_surface("focus.thm1b.repaired_rate", space=CLASS_SPACE, fixed=_fixed_thm1,
+                instance=_instance_repaired, tolerance=ROUNDING, tolerance_why=EXACT_CLASSES,
+                budget={"quick": 200},
+                note="as focus.thm1b.printed_rate, at the repaired step (the printed bound and "
+                     "eta <= 3 q_min/(128 N)) against the repaired rate 1 - eta beta N/4")
+def thm1b_repaired_round(**inst):
+    """E[Phi_{r+1} | state] over (1 - eta beta N/4) Phi_r: the repaired proof's contraction."""
+    problem, masks, probs, _, step, state = class_round(inst, _step_repaired)
+    weight = thm1b_consensus_weight(problem.L, step)
+    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
+                      [lambda s: _phi(problem, s, weight)])
+    rate = thm1b_repaired(beta=problem.mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
     return after / (rate * _phi(problem, state, weight))

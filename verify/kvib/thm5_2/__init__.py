@@ -16,7 +16,7 @@ import numpy as np
 
 from flbounds.ledger import bound, hypothesis, integer, nonnegative, positive, result
 
-from ..conditions import assumption_5_1, budget_in_range
+from ..conditions import assumption_5_1, budget_in_range, feedback_max
 
 
 @hypothesis("A5.1", "Assumption 5.1: feedback pi_t(i) in [0, G] with |pi_t(i) - pi_*(i)| <= "
@@ -33,8 +33,9 @@ def budget(*, budget, n_clients):
 @hypothesis("settings", "gamma = G^2 N/(K theta), theta = (N/(TK))^{1/3} with T K >= N, and "
                         "G bounds the feedback (Assumption 5.1's G)")
 def settings(*, n_clients, budget, n_rounds, G, feedback):
+    top = max(feedback_max(feedback, t) for t in np.ravel(n_rounds))
     return bool(np.all(np.asarray(n_rounds) * np.asarray(budget) >= np.asarray(n_clients))
-                and G >= feedback.G * (1 - 1e-12))
+                and G >= top * (1 - 1e-12))
 
 
 THM5_2 = result(

@@ -18,7 +18,7 @@ import numpy as np
 from flbounds.ledger import bound, hypothesis, integer, nonnegative, positive, result
 
 from ...predicates import at_most
-from ..conditions import assumption_5_1, budget_in_range
+from ..conditions import assumption_5_1, budget_in_range, feedback_max
 
 
 @hypothesis("A5.1", "Assumption 5.1: feedback pi_t(i) in [0, G] with |pi_t(i) - pi_*(i)| <= "
@@ -32,9 +32,10 @@ def budget(*, budget, n_clients):
     return budget_in_range(budget, n_clients)
 
 
-@hypothesis("gamma", "gamma = G^2, G the largest feedback")
-def gamma_is_g2(*, gamma, G, feedback):
-    return bool(abs(G - feedback.G) <= 1e-12 * G and abs(gamma - G * G) <= 1e-12 * G * G)
+@hypothesis("gamma", "gamma = G^2, G the largest feedback over the T rounds")
+def gamma_is_g2(*, gamma, G, feedback, n_rounds):
+    top = feedback_max(feedback, n_rounds)
+    return bool(abs(G - top) <= 1e-12 * G and abs(gamma - G * G) <= 1e-12 * G * G)
 
 
 @hypothesis("x", "x in [0, 1/2] (p_min <= K/(2N), x = N p_min/K)")

@@ -1,0 +1,43 @@
+"""Bound claims declared without an attack carry a reason, name registered claims, and never
+name a claim that has an attack surface; bad declarations are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from flbounds.falsify import no_attack, surfaces, unattacked
+from flbounds.falsify.surfaces import _NO_ATTACK
+from flbounds.ledger import get
+
+
+def test_every_declaration_names_an_unattacked_registered_claim():
+    table = unattacked()
+    attacked = surfaces()
+    assert len(table) >= 40
+    for claim_id, reason in table.items():
+        assert get(claim_id).id == claim_id
+        assert claim_id not in attacked
+        assert len(reason.split()) >= 8, claim_id
+
+
+def test_a_declaration_on_an_attacked_or_unknown_claim_is_refused(monkeypatch):
+    monkeypatch.setitem(_NO_ATTACK, "kvib.lemma2_1.isp_le_rsp_bound", "has an attack already")
+    with pytest.raises(ValueError, match="has an attack surface"):
+        unattacked()
+    monkeypatch.delitem(_NO_ATTACK, "kvib.lemma2_1.isp_le_rsp_bound")
+    monkeypatch.setitem(_NO_ATTACK, "kvib.no_such_claim", "names no registered claim at all")
+    with pytest.raises(ValueError, match="unknown claim"):
+        unattacked()
+
+
+@pytest.mark.parametrize("claim_id, reason", [("nodot", "a reason of some words"),
+                                               ("kvib.x", "too short"), ("kvib.x", None)])
+def test_bad_declarations_raise(claim_id, reason):
+    with pytest.raises(ValueError):
+        no_attack(claim_id, reason)
+
+
+def test_a_second_different_reason_is_refused(monkeypatch):
+    monkeypatch.setitem(_NO_ATTACK, "kvib.some_claim", "the first reason given here")
+    with pytest.raises(ValueError, match="declared twice"):
+        no_attack("kvib.some_claim", "another reason given here")

@@ -336,7 +336,7 @@ def corrected_last_term(*, base, decay, lam, n, T, k_frac):
                  "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
                  "n": Integers(2, D1_N), "T": Integers(1, 10**6), "k_frac": Box(0, 1)},
           tolerance=1e-12, tolerance_why="a few ulp of the ratio (as the claim)",
-          budget={"quick": 1000, "full": 20000}, instance=lambda **point: _d1_instance(**point),
+          budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
           fixed=[{"base": np.concatenate([[1.0, 0.01, 0.01], np.ones(D1_N - 3)]),
                   "decay": np.zeros(D1_N), "lam": np.full(D1_N, 1 / D1_N), "n": 3, "T": 1,
                   "k_frac": 0.0}],

@@ -146,15 +146,16 @@ def class_round_sides(inst, constant):
 
 
 @attack_surface("focus.lemma4.corrected",
-                space={**CLASS_SPACE,
+                space={**CLASS_SPACE, "reading": Integers(0, 0),
                        **{f"A{c}": SPD(D_CLASS, 0.1, 2.0) for c in range(N_CLASSES)}},
                 fixed=_fixed_corrected, tolerance=ROUNDING, tolerance_why=EXACT_CLASSES,
                 instance=lambda **inst: _class_instance(**inst),
                 budget={"quick": 200, "full": 2000},
                 note="step = step_frac x Lemma 4's bound; the lemma's whole domain: N = 4..16 "
                      "in four classes of identical clients, p_i >= 0.01, tau <= 10, spectra "
-                     "free in [0.1, 2] (isotropic clients, as the witness, included), both "
-                     "readings of q")
+                     "free in [0.1, 2] (isotropic clients, as the witness, included); q as "
+                     "the library reads it (an empty round counts 0): with q conditioned on a "
+                     "non-empty round the bound fails (focus.lemma4.corrected_conditioned_q)")
 def lemma4_corrected(**inst):
     """E||1 x_{r+1} - X_{(r+1)tau}||^2 over the corrected right side (constant x (N + 1))."""
     lhs, rhs = class_round_sides(inst, corrected_constant)

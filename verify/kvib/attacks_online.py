@@ -16,7 +16,6 @@ import numpy as np
 from flbounds.falsify import Box, Integers, Simplex
 from flbounds.sampling import (
     optimal_factor,
-    optimal_isp_objective,
     optimal_isp_probabilities,
     optimal_isp_variance,
 )
@@ -24,6 +23,13 @@ from flbounds.sampling.online import Assumption51Feedback, best_fixed_cost
 
 from .attacks import _budget, _surface
 from .thm4_1 import admissible_instance
+from .thm4_1.descent_round import (
+    instance_at,
+    printed_sides,
+    repaired_sides,
+    side_ratio,
+    terms_at,
+)
 from .thm5_1 import thm5_1_bound
 
 N_ONLINE = 16
@@ -75,54 +81,51 @@ def _round_point(*, c, x, n, k_frac, w, R, step_frac, L):
     return b, k, step, p, np.asarray(x, dtype=float)
 
 
-def expected_descent(grad, zsum, L, v_p):
-    r""":math:`f(x)-\mathbb Ef(x-d)` for :math:`f=\frac L2\|x\|^2-\bar b^\top x` and the ISP
-    estimate d of :math:`\sum_iz_i` with variance :math:`\mathbb V(p)` (exact: f is quadratic
-    and E d = sum z)."""
-    return float(grad @ zsum) - 0.5 * L * (float(zsum @ zsum) + v_p)
+def _round_terms(**point):
+    """The round of ``point`` in the terms of :mod:`verify.kvib.thm4_1.descent_round`."""
+    b, k, _, p, x = _round_point(**point)
+    return dict(centers=b, x=x, p=p, L=point["L"], R=point["R"], step_frac=point["step_frac"],
+                budget=k)
+
+
+ROUND_SPACE = {"c": Box(-3, 3, shape=2 * N_ONLINE), "x": Box(-10, 10, shape=2),
+               "n": Integers(2, N_ONLINE), "k_frac": Box(0, 1), "w": Simplex(N_ONLINE),
+               "R": Integers(1, 10), "step_frac": Box(1e-3, 1), "L": Box(1e-2, 1e2, log=True)}
+#: the printed claim's witness in the space's coordinates (p = (0.99, 0.01) from w + 0.01)
+ROUND_WITNESS = {"c": np.zeros(2 * N_ONLINE), "x": [1.0, 0.0], "n": 2, "k_frac": 0.0,
+                 "w": np.r_[0.98, 0.0, 0.02, np.zeros(N_ONLINE - 3)], "R": 1,
+                 "step_frac": 1.0, "L": 10.0}
+ROUND_NOTE = ("eq. (36) on one round, exactly (shared-Hessian quadratics make E f(x^{t+1}) a "
+              "closed form under ISP): N up to 16, K in [1, N), p_i down to ~0.01, R up to 10, "
+              "the step up to 1/(8L), L in [0.01, 100]; ")
+
+
+def _round_judged(**point):
+    return instance_at(_round_terms(**point))
+
+
+@_surface("kvib.thm4_1.descent_round_printed", space=ROUND_SPACE, instance=_round_judged,
+          tolerance=1e-12, tolerance_why="rounding: closed-form expectations, a few flops",
+          fixed=[ROUND_WITNESS], shrink=True,
+          note=ROUND_NOTE + "every reading of Q, gamma and sigma^2 taken for the paper")
+def descent_round(**point):
+    """Eq. (36)'s left side over its largest right side in one round, both exact."""
+    lhs, rhs, _ = printed_sides(terms_at(_round_terms(**point)))
+    return side_ratio(lhs, rhs)
+
+
+@_surface("kvib.thm4_1.descent_round_repaired", space=ROUND_SPACE, instance=_round_judged,
+          tolerance=1e-12, tolerance_why="rounding: closed-form expectations, a few flops",
+          fixed=[ROUND_WITNESS],
+          note=ROUND_NOTE + "every reading taken against the repaired line")
+def descent_round_repaired(**point):
+    """The repaired line's left side over its smallest right side in one round."""
+    return side_ratio(*repaired_sides(terms_at(_round_terms(**point))))
 
 
 def _round_instance(**point):
     b, k, step, p, _ = _round_point(**point)
     return admissible_instance(L=point["L"], R=point["R"], step=step, centers=b, budget=k)
-
-
-@_surface("kvib.thm4_1.descent_printed",
-          space={"c": Box(-3, 3, shape=2 * N_ONLINE), "x": Box(-10, 10, shape=2),
-                 "n": Integers(2, N_ONLINE), "k_frac": Box(0, 1), "w": Simplex(N_ONLINE),
-                 "R": Integers(1, 10), "step_frac": Box(1e-3, 1), "L": Box(1e-2, 1e2, log=True)},
-          instance=lambda **point: _round_instance(**point),
-          tolerance=1e-12, tolerance_why="rounding: closed-form expectations, a few flops",
-          fixed=[{"c": np.linspace(-1, 1, 2 * N_ONLINE), "x": [1.0, -1.0], "n": 4,
-                  "k_frac": 0.3, "w": np.full(N_ONLINE, 1 / N_ONLINE), "R": 5, "step_frac": 1.0,
-                  "L": 1.0}],
-          note="eq. (36) per round, exactly (shared-Hessian quadratics make E f(x^{t+1}) a "
-               "closed form under ISP): N up to 16, K in [1, N), p_i down to ~0.01, R up to "
-               "10, the step up to 1/(8L); Q as printed (Def. 4.1, pseudo-gradient units), "
-               "sigma^2 = 6 sigma_g^2 (eq. (32))")
-def descent_round(*, c, x, n, k_frac, w, R, step_frac, L):
-    """Eq. (36)'s left side over its right side in one round, both exact."""
-    b, k, step, p, x = _round_point(c=c, x=x, n=n, k_frac=k_frac, w=w, R=R,
-                                    step_frac=step_frac, L=L)
-    eta, lam = R * step, 1.0 / n
-    g = (1 - (1 - step * L) ** R) * (x[None, :] - b / L)       # x - x_i^R, shared Hessian L I
-    z = lam * g
-    sq = np.sum(z * z, axis=1)
-    a = np.sqrt(sq)
-    v_p = float(np.sum(sq * (1 - p) / p))
-    v_star = optimal_isp_objective(a, k) - float(sq.sum())
-    grad = L * x - b.mean(axis=0)
-    zsum = z.sum(axis=0)
-    descent = expected_descent(grad, zsum, L, v_p)
-    sigma2 = 6 * float(np.mean(np.sum((b - b.mean(axis=0)) ** 2, axis=1)))
-    alpha = v_star / ((n - k) / k * float(sq.sum())) if sq.sum() > 0 else 0.0
-    gamma = (alpha * (n - k) / k + n) * lam
-    lhs = (1 - 10 * gamma * eta**2) / 16 * float(grad @ grad)
-    rhs = (2 * descent / eta + (v_p - v_star + 1.25 * L * sigma2) * eta
-           + 0.625 * gamma * sigma2 * eta**2)
-    if rhs <= 0:
-        return np.inf if lhs > rhs else 0.0
-    return lhs / rhs
 
 
 @_surface("kvib.thm4_1.bound_a_measured",

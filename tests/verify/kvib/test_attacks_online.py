@@ -51,12 +51,16 @@ def test_descent_round_expectation_matches_sampled_rounds():
 
 
 def test_descent_round_points_are_judged_and_can_fail(monkeypatch):
-    surface = get_surface("kvib.thm4_1.descent_printed")
-    assert surface.effective_validator()(**ROUND) is True
+    import verify.kvib.thm4_1.descent_round as dr
+
+    for name in ("kvib.thm4_1.descent_round_printed", "kvib.thm4_1.descent_round_repaired"):
+        assert get_surface(name).effective_validator()(**ROUND) is True
     assert 0 < online.descent_round(**ROUND) <= 1
-    real = online.expected_descent  # a planted ascent instead of the exact descent
-    monkeypatch.setattr(online, "expected_descent", lambda *a: -100 * abs(real(*a)))
+    assert 0 < online.descent_round_repaired(**ROUND) <= 1
+    real = dr.expected_descent  # a planted ascent instead of the exact descent
+    monkeypatch.setattr(dr, "expected_descent", lambda *a: -100 * abs(real(*a)))
     assert online.descent_round(**ROUND) > 1
+    assert online.descent_round_repaired(**ROUND) > 1
 
 
 def test_bound_a_round_points_are_judged_and_can_fail(monkeypatch):
@@ -67,3 +71,14 @@ def test_bound_a_round_points_are_judged_and_can_fail(monkeypatch):
     assert 0 < online.bound_a_round(**ROUND) <= 1
     monkeypatch.setattr(online, "optimal_isp_variance", lambda a, k: 1e3 * float(a @ a))
     assert online.bound_a_round(**ROUND) > 1
+
+
+def test_the_printed_lines_witness_breaks_it_under_every_reading():
+    import verify.kvib.thm4_1.descent_round as dr
+
+    assert online.descent_round(**online.ROUND_WITNESS) > 2
+    b, k, step, p, x = online._round_point(**online.ROUND_WITNESS)
+    assert np.allclose(p, [0.99, 0.01], rtol=0, atol=1e-15) and k == 1.0
+    lhs, rhs, readings = dr.printed_sides(dr.terms_at(dr.WITNESS))
+    assert lhs > 6 and max(readings.values()) == rhs < 0
+    assert 0 < online.descent_round_repaired(**online.ROUND_WITNESS) < 0.05

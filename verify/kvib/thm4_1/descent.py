@@ -133,7 +133,10 @@ def descent_chain(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
     (``details["shares"]``), the heterogeneity term < 1%. Measured: per sampler, the seed mean
     of LHS - RHS (<= 0 within 4 SE). Expected **holds**: LHS/RHS is ~0.02-0.03 (the factor
     1/16 and the 2/eta on the descent make eq. (36) loose by construction), and the poor
-    sampler's larger Q is matched by a smaller descent and a larger gradient norm."""
+    sampler's larger Q is matched by a smaller descent and a larger gradient norm. This
+    reading is not a corrected eq. (36): on one round with L = 10 and the applied
+    p = (0.99, 0.01) it fails too (``kvib.thm4_1.descent_round_printed``, whose details give
+    every reading); the repaired line is ``kvib.thm4_1.descent_round_repaired``."""
     out, info = _descent_sums(rng, n_clients=n_clients, k=k, n_rounds=n_rounds,
                               local_steps=local_steps, n_seeds=n_seeds, q_units="gradient")
     return _evidence(out, info, "Q / eta^2")
@@ -153,8 +156,10 @@ def descent_printed(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
     without the sampling term the descent term alone exceeds the 1/16-weighted gradient sum
     (LHS/RHS ~0.03). In pilots with far more skewed fixed p (:math:`e^{-40i/N}`) the literal
     form still held (LHS/RHS 0.009 down to 5e-12): the 1/16 slack and the descent term cover
-    the lost sampling term. So the unit slip is a bookkeeping error of the proof, not a
-    counterexample to eq. (36) on these instances."""
+    the lost sampling term. On these run instances the unit slip is therefore not visible;
+    one round with a poorer sampler (p = (0.99, 0.01)) breaks eq. (36) under every reading of
+    Q, exactly: ``kvib.thm4_1.descent_round_printed`` (violated), repaired in
+    ``kvib.thm4_1.descent_round_repaired``."""
     out, info = _descent_sums(rng, n_clients=n_clients, k=k, n_rounds=n_rounds,
                               local_steps=local_steps, n_seeds=n_seeds, q_units="printed")
     return _evidence(out, info, "printed Q")

@@ -55,7 +55,10 @@ def _eq33_coupling(z: np.ndarray, p: np.ndarray, p_star: np.ndarray, *, factor: 
         rhs.append(float(_product_law(np.array([bits], float), p)[0]))
         rows.append(np.all(B == bits, axis=1).astype(float))
         rhs.append(float(_product_law(np.array([bits], float), p_star)[0]))
-    res = linprog(-(ex - factor * (q + ey)), A_eq=np.array(rows), b_eq=np.array(rhs),
+    # the A-rows fix the total mass, so the last B-row is implied: left in, its rounding
+    # (both marginals sum to 1 only to 1e-16) makes HiGHS' presolve report a coupling with
+    # masses near 1e-7 (p* ~ 4e-7) infeasible
+    res = linprog(-(ex - factor * (q + ey)), A_eq=np.array(rows[:-1]), b_eq=np.array(rhs[:-1]),
                   bounds=(0, 1), method="highs")
     if not res.success:
         raise RuntimeError(f"coupling LP failed: {res.message}")

@@ -47,7 +47,8 @@ written that way in :mod:`flbounds.pep.described`, SAFARI (a :class:`Mixture` of
 round and a server step), FedAU, MIFA and K-Vib's sampled step in
 :mod:`flbounds.pep.described_server`; :mod:`flbounds.pep.scenarios` unrolls described rounds
 over their random branches (several rounds, function values at the next state, relaxations
-imposed where gradients are taken), from which every rate above is built;
+imposed where gradients are taken), from which every rate above is built, and solves a
+random round's worst case (:func:`mixture_worst_case`);
 :mod:`flbounds.pep.replay` runs the same descriptions on arrays (a quadratic problem, one
 participating set at a time), which the tests compare with ``flbounds.algorithms``.
 """
@@ -98,6 +99,7 @@ from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
+from .scenarios import mixture_worst_case
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
@@ -124,7 +126,7 @@ __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", 
            "scaffold_round", "server_control_variate", "server_model_step", "server_momentum",
            "server_tracking", "two_runs", "worst_case", "fedau_round", "kvib_round",
            "mifa_lyapunov", "mifa_round", "model_copy", "safari_round", "server_gradient_round",
-           "single",
+           "mixture_worst_case", "single",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
            "gd_contraction", "gd_rate", "fedavg_descent_rate", "moments_from_subsets",
            "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",

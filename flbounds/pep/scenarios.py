@@ -157,5 +157,51 @@ def heterogeneity(problem, funcs, points, bound):
             problem.add_constraint((g - mean) ** 2 <= bound)
 
 
+def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"):
+    r"""The worst :math:`E[V(X^+)]` over :math:`V(X) \le 1` after one round of ``program`` (a
+    :class:`~flbounds.pep.describe.Mixture`, a Round, or a ``(Round, participation)`` pair):
+    :func:`flbounds.pep.engine.worst_case` for a round drawn at random.
+
+    Parameters
+    ----------
+    program : Mixture, Round or (Round, participation)
+    setting : Setting
+    measure : Measure
+        A one-run measure (:func:`~flbounds.pep.describe.lyapunov`,
+        :func:`~flbounds.pep.describe.distance`).
+    printed : float, optional
+        A printed rate to report beside the worst case.
+    form : {"origin", "values", "pepit"}
+        Where a minimizer the clients do not share is placed (as in
+        :func:`flbounds.pep.engine.build`).
+
+    Returns
+    -------
+    WorstCase
+        The checked solve (:func:`flbounds.pep.sdp.solve`) with the branches in ``params``.
+    """
+    from PEPit import PEP
+
+    from .describe import Measure, Setting
+    from .result import make_result
+    from .sdp import solve
+
+    if not isinstance(setting, Setting) or not isinstance(measure, Measure) or \
+            measure.runs != 1:
+        raise ValueError("setting and measure must be a Setting and a one-run Measure")
+    parts = branches(program, setting.n_clients)
+    problem = PEP()
+    funcs, star = declare(problem, setting, form)
+    start = initial_state(parts[0][1], funcs)
+    problem.set_initial_condition(measure.value(start, star) <= 1)
+    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
+    return make_result(solve(problem), printed=printed, metric=measure.label, params=dict(
+        branches=[dict(probability=w, algorithm=r.name, local=r.local.label,
+                       server=r.server.label, participation=law.label) for w, r, law in parts],
+        n_clients=setting.n_clients, mu=setting.mu, L=setting.L,
+        function_class=setting.function_class, identical=setting.identical,
+        common_minimizer=setting.common_minimizer))
+
+
 __all__ = ["Recorded", "Recorder", "branches", "declare", "expected", "heterogeneity",
-           "initial_state", "realize", "unroll"]
+           "initial_state", "mixture_worst_case", "realize", "unroll"]

@@ -57,3 +57,18 @@ def test_safari_mixture_is_the_weighted_sum_of_its_branches():
                                    abs=gap_tolerance(1.0))
     mixed = pep.safari_rate(MU, L, 0.4, TAU, STEP, 0.3).worst
     assert mixed <= 0.4 * client + 0.6 * server + gap_tolerance(1.0)
+
+
+def test_a_mixture_worst_case_is_safari_rate():
+    """The public route for a random round (flbounds.pep.scenarios.mixture_worst_case) on
+    SAFARI with identical clients gives safari_rate's value."""
+    from flbounds.pep.scenarios import mixture_worst_case
+
+    ref = pep.safari_rate(MU, L, 0.4, TAU, STEP, 0.3).worst
+    res = mixture_worst_case(pep.safari_round(0.4, TAU, STEP, 0.3),
+                             pep.Setting(1, MU, L, identical=True), pep.distance())
+    assert res.worst == pytest.approx(ref, abs=gap_tolerance(ref))
+    assert [b["probability"] for b in res.params["branches"]] == [0.4, 0.6]
+    with pytest.raises(ValueError, match="one-run"):
+        mixture_worst_case(pep.safari_round(0.4, TAU, STEP, 0.3),
+                           pep.Setting(1, MU, L, identical=True), pep.two_runs())

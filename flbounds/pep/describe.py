@@ -229,8 +229,17 @@ class Round:
 
 @dataclass(frozen=True)
 class Branch:
-    """One branch of a :class:`Mixture`: ``round`` under ``participation`` with probability
-    ``probability``."""
+    """One branch of a :class:`Mixture`.
+
+    Attributes
+    ----------
+    probability : float
+        The branch's probability, in [0, 1].
+    round : Round
+        The round run on this branch.
+    participation : optional
+        Its participation law (:func:`flbounds.pep.expect.law_of`); None: every client.
+    """
 
     probability: float
     round: Round
@@ -271,7 +280,19 @@ class Mixture:
 
 
 def single(round_, participation=None) -> Mixture:
-    """``round_`` under ``participation`` as a one-branch :class:`Mixture`."""
+    """``round_`` under ``participation`` as a one-branch :class:`Mixture`.
+
+    Parameters
+    ----------
+    round_ : Round
+    participation : optional
+        As :attr:`Branch.participation`.
+
+    Returns
+    -------
+    Mixture
+        One branch of probability 1.
+    """
     return Mixture(round_.name, (Branch(1.0, round_, participation),))
 
 

@@ -43,16 +43,23 @@ points), push with an aggregation rule (:class:`Uniform`, :class:`Sum`,
 participation law whose expectation is exact through the moments of the round's random
 coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves its PEP
 (:mod:`flbounds.pep.engine`). FedAvg, FOCUS, SCAFFOLD and FedAvg with server momentum are
-written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` runs the same
-descriptions on arrays (a quadratic problem, one participating set at a time), which the
-tests compare with ``flbounds.algorithms``.
+written that way in :mod:`flbounds.pep.described`, SAFARI (a :class:`Mixture` of a client
+round and a server step), FedAU, MIFA and K-Vib's sampled step in
+:mod:`flbounds.pep.described_server`; :mod:`flbounds.pep.scenarios` unrolls described rounds
+over their random branches (several rounds, function values at the next state, relaxations
+imposed where gradients are taken), from which every rate above is built, and solves a
+random round's worst case (:func:`mixture_worst_case`);
+:mod:`flbounds.pep.replay` runs the same descriptions on arrays (a quadratic problem, one
+participating set at a time), which the tests compare with ``flbounds.algorithms``.
 """
 
 from .descent import fedavg_descent_rate
 from .describe import (
+    Branch,
     FixedWeights,
     Local,
     Measure,
+    Mixture,
     Normalized,
     Round,
     Server,
@@ -65,6 +72,8 @@ from .describe import (
     distance,
     gradient_at,
     lyapunov,
+    model_copy,
+    single,
     two_runs,
 )
 from .described import (
@@ -76,12 +85,21 @@ from .described import (
     scaffold_lyapunov,
     scaffold_round,
 )
+from .described_server import (
+    fedau_round,
+    kvib_round,
+    mifa_lyapunov,
+    mifa_round,
+    safari_round,
+    server_gradient_round,
+)
 from .engine import build, worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
+from .scenarios import mixture_worst_case
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
@@ -99,13 +117,16 @@ from .steps import (
 from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
-           "FixedWeights", "Local", "Measure", "Normalized", "Round", "Server", "Setting", "Sum",
+           "Branch", "FixedWeights", "Local", "Measure", "Mixture", "Normalized", "Round",
+           "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",
            "fedavg_round", "focus_lyapunov", "focus_round", "gradient_at",
            "local_control_variate", "local_custom", "local_gd", "local_prox", "local_tracking",
            "lyapunov", "momentum_lyapunov", "momentum_round", "scaffold_lyapunov",
            "scaffold_round", "server_control_variate", "server_model_step", "server_momentum",
-           "server_tracking", "two_runs", "worst_case",
+           "server_tracking", "two_runs", "worst_case", "fedau_round", "kvib_round",
+           "mifa_lyapunov", "mifa_round", "model_copy", "safari_round", "server_gradient_round",
+           "mixture_worst_case", "single",
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
            "gd_contraction", "gd_rate", "fedavg_descent_rate", "moments_from_subsets",
            "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",

@@ -15,6 +15,9 @@ non-convex FedAvg analyses (e.g. K-Vib's eq. (36) of K-Vib, whose weights are th
 ``verify.kvib.pep_conditions``); sampling and noise terms, additive constants of the sampler
 and the data, are outside this class.
 
+The round is the description :func:`flbounds.pep.described.fedavg_round` (global step
+:math:`\eta_g`) over one client, its next state from :func:`flbounds.pep.scenarios.unroll`.
+
 References
 ----------
 K-Vib: K-Vib, Appendix C.2 (where such a descent step is used).
@@ -25,7 +28,11 @@ from __future__ import annotations
 from flbounds.validation import check_finite, check_int, check_positive
 
 from .anchor import origin
+from .describe import Setting
+from .described import fedavg_round
+from .engine import State
 from .result import WorstCase, make_result
+from .scenarios import declare, unroll
 from .sdp import solve
 
 
@@ -58,7 +65,6 @@ def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient
         ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
-    from PEPit.functions import SmoothFunction
 
     L = check_positive(L, "L")
     R = check_int(local_steps, "local_steps", minimum=1)
@@ -67,23 +73,17 @@ def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient
     w_g = check_finite(gradient_weight, "gradient_weight")
     w_d = check_positive(descent_weight, "descent_weight")
     problem = PEP()
-    func = problem.declare_function(SmoothFunction, L=L)
-    x = origin()  # translation symmetry (.anchor)
-    x_next = _round(func, x, eta_l, eta_g, R)
+    funcs, _ = declare(problem, Setting(1, 0.0, L, "smooth", identical=True), None)
+    func, x = funcs[0], origin()  # translation symmetry (.anchor)
+    (_, after), = unroll(fedavg_round(R, eta_l, global_step=eta_g), funcs,
+                         State({"x": x}, [{}]))[1]
+    x_next = after["x"]
     problem.set_initial_condition(w_d * (func(x) - func(x_next)) <= 1)
     problem.set_performance_metric(w_g * func.gradient(x) ** 2)
     return make_result(solve(problem), printed=printed,
                        metric="w_g ||grad f(x)||^2 / (w_d (f(x) - f(x+)))",
                        params=dict(L=L, local_steps=R, step_local=eta_l, step_global=eta_g,
                                    gradient_weight=w_g, descent_weight=w_d))
-
-
-def _round(func, x, eta_l, eta_g, R):
-    """R local gradient steps of eta_l from x, the server moving eta_g times the change."""
-    z = x
-    for _ in range(R):
-        z = z - eta_l * func.gradient(z)
-    return x + eta_g * (z - x)
 
 
 __all__ = ["fedavg_descent_rate"]

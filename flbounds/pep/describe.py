@@ -139,6 +139,24 @@ def client_sum(name) -> Derived:
     return Derived("sum", str(name))
 
 
+def model_copy(name="x") -> Derived:
+    """A client point: equal to the server point ``name`` at the start (every client at the
+    model, a proof's initialisation: :math:`z_i = x_0`).
+
+    Parameters
+    ----------
+    name : str, default "x"
+        A server state point.
+
+    Returns
+    -------
+    Derived
+        For :attr:`Round.initial`, under a client state point's name:
+        ``initial={"z": model_copy("x"), "g": gradient_at("z")}``.
+    """
+    return Derived("copy", str(name))
+
+
 def client_mean(name) -> Derived:
     """A server point: the mean of the clients' points ``name`` over all N clients
     (SCAFFOLD: :math:`c = \\sum_i c_i / N`).
@@ -197,16 +215,90 @@ class Round:
             raise ValueError(f"server_state and client_state share names {sorted(both)}")
         for name, how in self.initial.items():
             if not isinstance(how, Derived):
-                raise ValueError(f"initial[{name!r}] must be gradient_at/client_sum/client_mean")
-            own = self.client_state if how.kind == "gradient" else self.server_state
-            if name not in own or how.of not in self.client_state:
+                raise ValueError(f"initial[{name!r}] must be gradient_at/client_sum/client_mean/"
+                                 "model_copy")
+            own = self.client_state if how.kind in ("gradient", "copy") else self.server_state
+            source = self.server_state if how.kind == "copy" else self.client_state
+            if name not in own or how.of not in source:
                 raise ValueError(f"initial[{name!r}]: {how.kind} of {how.of!r} does not match "
                                  "the state's points")
 
 
+# --------------------------------------------------------------------------- a random round
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One branch of a :class:`Mixture`.
+
+    Attributes
+    ----------
+    probability : float
+        The branch's probability, in [0, 1].
+    round : Round
+        The round run on this branch.
+    participation : optional
+        Its participation law (:func:`flbounds.pep.expect.law_of`); None: every client.
+    """
+
+    probability: float
+    round: Round
+    participation: object = None
+
+
+@dataclass(frozen=True)
+class Mixture:
+    r"""A round drawn at random each time, independently of the participation: with
+    probability :math:`q_b` the round of branch :math:`b` under its own participation law
+    (SAFARI: a client round with probability :math:`q`, else a server step). The expectation
+    of a measure is :math:`\sum_b q_b E_b[\cdot]`, each :math:`E_b` exact
+    (:mod:`flbounds.pep.expect`); :mod:`flbounds.pep.scenarios` builds it.
+
+    Attributes
+    ----------
+    name : str
+    branches : tuple of Branch
+        Probabilities in [0, 1] summing to 1; every round has the same state points.
+    """
+
+    name: str
+    branches: tuple
+
+    def __post_init__(self):
+        branches = tuple(b if isinstance(b, Branch) else Branch(*b) for b in self.branches)
+        if not branches or not all(isinstance(b.round, Round) for b in branches):
+            raise ValueError("branches must be (probability, Round, participation) triples")
+        probs = [float(b.probability) for b in branches]
+        if not all(0.0 <= p <= 1.0 for p in probs) or abs(sum(probs) - 1.0) > 1e-12:
+            raise ValueError(f"branch probabilities must be in [0, 1] and sum to 1, got {probs}")
+        first = branches[0].round
+        for b in branches[1:]:
+            if (b.round.server_state, b.round.client_state) != (first.server_state,
+                                                                first.client_state):
+                raise ValueError("every branch's round must have the same state points")
+        object.__setattr__(self, "branches", branches)
+
+
+def single(round_, participation=None) -> Mixture:
+    """``round_`` under ``participation`` as a one-branch :class:`Mixture`.
+
+    Parameters
+    ----------
+    round_ : Round
+    participation : optional
+        As :attr:`Branch.participation`.
+
+    Returns
+    -------
+    Mixture
+        One branch of probability 1.
+    """
+    return Mixture(round_.name, (Branch(1.0, round_, participation),))
+
+
 # --------------------------------------------------------------------------- setting, measure
 
-CLASSES = ("smooth-strongly-convex", "quadratic")
+CLASSES = ("smooth-strongly-convex", "quadratic", "smooth")
 
 
 @dataclass(frozen=True)
@@ -217,8 +309,9 @@ class Setting:
     ----------
     n_clients, mu, L : int, float, float
         N >= 1 clients, each ``L``-smooth and ``mu``-strongly convex, 0 <= mu <= L.
-    function_class : {"smooth-strongly-convex", "quadratic"}
-        The clients' class (quadratics: of the same constants).
+    function_class : {"smooth-strongly-convex", "quadratic", "smooth"}
+        The clients' class (quadratics: of the same constants; ``"smooth"``: L-smooth, not
+        necessarily convex, ``mu`` ignored).
     identical, common_minimizer : bool, default False
         All clients one function; all stationary at one :math:`x^\\star` (else
         :math:`x^\\star` is the minimizer of their mean).
@@ -333,6 +426,7 @@ def two_runs(value=None, label=None) -> Measure:
     return Measure(value, str(label or "two runs"), runs=2)
 
 
-__all__ = ["CLASSES", "RULES", "Derived", "FixedWeights", "Local", "Measure", "Normalized",
-           "Round", "Server", "Setting", "Sum", "Unbiased", "Uniform", "aggregation",
-           "client_mean", "client_sum", "distance", "gradient_at", "lyapunov", "two_runs"]
+__all__ = ["CLASSES", "RULES", "Branch", "Derived", "FixedWeights", "Local", "Measure",
+           "Mixture", "Normalized", "Round", "Server", "Setting", "Sum", "Unbiased", "Uniform",
+           "aggregation", "client_mean", "client_sum", "distance", "gradient_at", "lyapunov",
+           "model_copy", "single", "two_runs"]

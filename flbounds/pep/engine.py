@@ -73,14 +73,19 @@ class State:
 
 
 def _functions(problem, setting):
-    from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
+    from PEPit.functions import (
+        SmoothFunction,
+        SmoothStronglyConvexFunction,
+        SmoothStronglyConvexQuadraticFunction,
+    )
 
-    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
+    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
            "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
+    kw = dict(L=setting.L) if cls is SmoothFunction else dict(mu=setting.mu, L=setting.L)
     n = setting.n_clients
     if setting.identical:
-        return [problem.declare_function(cls, mu=setting.mu, L=setting.L)] * n
-    return [problem.declare_function(cls, mu=setting.mu, L=setting.L) for _ in range(n)]
+        return [problem.declare_function(cls, **kw)] * n
+    return [problem.declare_function(cls, **kw) for _ in range(n)]
 
 
 #: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
@@ -104,6 +109,10 @@ def initial_state(round_: Round, funcs, *, pin_model=False) -> State:
     server = {k: (origin() if pin_model and k == "x" else Point())
               for k in round_.server_state if k not in derived}
     clients = [{k: Point() for k in round_.client_state if k not in derived} for _ in funcs]
+    for name, how in derived.items():
+        if how.kind == "copy":
+            for c in clients:
+                c[name] = server[how.of]
     for name, how in derived.items():
         if how.kind == "gradient":
             for f, c in zip(funcs, clients, strict=True):

@@ -300,6 +300,11 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
     from flbounds.participation import Bernoulli, UniformWithoutReplacement, subset_distribution
 
     n = int(n_clients)
+    if isinstance(participation, ParticipationLaw):
+        if participation.n_clients != n:
+            raise ValueError(f"participation has {participation.n_clients} clients, "
+                             f"the setting has {n}")
+        return participation
     if participation is None:
         return ParticipationLaw(np.ones((1, n), dtype=bool), np.ones(1), "full")
     procedure = getattr(participation, "procedure", None)

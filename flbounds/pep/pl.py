@@ -20,7 +20,9 @@ of FOCUS, with its own weight),
 with the same state as :func:`flbounds.pep.focus_rate` (pulled model :math:`x`, stored points
 :math:`z_i`, tracker :math:`y = \sum_i \nabla f_i(z_i)`). :math:`F(x^+)` is a function value at
 a pattern-dependent point, so the expectation is the exact :math:`2^N`-pattern sum (no
-moment shortcut): N <= 4 is practical.
+moment shortcut): N <= 4 is practical. The round is the description
+:func:`flbounds.pep.described.focus_round`, unrolled over the participating sets
+(:func:`flbounds.pep.scenarios.unroll`); the PL constraints are imposed on its states.
 
 References
 ----------
@@ -35,8 +37,12 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import minimizer
+from .describe import Setting
+from .described import focus_round
+from .engine import initial_state
 from .result import WorstCase, make_result, required_step
-from .rounds import focus_local_run, point_sum
+from .rounds import point_sum
+from .scenarios import declare, unroll
 from .sdp import solve_first
 from .tracking import _process, required_weight
 
@@ -87,9 +93,6 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None, 
         ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
-    from PEPit.functions import SmoothFunction
-
-    from flbounds.participation import subset_distribution
 
     beta = check_positive(beta, "beta")
     L = check_positive(L, "L")
@@ -100,29 +103,25 @@ def focus_pl_rate(beta, L, p, local_steps, step=None, *, consensus_weight=None, 
     n = process.n_clients
     step = required_step(step)
     c = required_weight(consensus_weight)
-    masks, probs = subset_distribution(process)
+
+    rnd = focus_round(tau, step)
 
     def build(form, scale):
         problem = PEP()
-        funcs = [problem.declare_function(SmoothFunction, L=L) for _ in range(n)]
+        funcs, _ = declare(problem, Setting(n, 0.0, L, "smooth"), None)
         x_star = minimizer(funcs, form)
         f_star = (1 / n) * point_sum([f(x_star) for f in funcs])
-        x = problem.set_initial_point()
-        z = [problem.set_initial_point() for _ in range(n)]
-        g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
+        start = initial_state(rnd, funcs)
+        x = start["x"]
         gap0 = _impose_pl(problem, funcs, x, f_star, beta)
-        problem.set_initial_condition(gap0 + c * point_sum([(x - zi) ** 2 for zi in z])
+        problem.set_initial_condition(gap0 + c * point_sum([(x - zi) ** 2
+                                                            for zi in start.client("z")])
                                       <= scale)
-        runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
         metric = None
-        for mask, prob in zip(masks, probs, strict=True):
-            if prob == 0:
-                continue
-            y_new = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
-            x_new = x - step * y_new
-            z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
+        for prob, state in unroll((rnd, process), funcs, start)[1]:
+            x_new = state["x"]
             phi = _impose_pl(problem, funcs, x_new, f_star, beta) \
-                + c * point_sum([(x_new - zi) ** 2 for zi in z_new])
+                + c * point_sum([(x_new - zi) ** 2 for zi in state.client("z")])
             metric = prob * phi if metric is None else metric + prob * phi
         problem.set_performance_metric(metric)
         return problem

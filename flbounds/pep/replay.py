@@ -90,6 +90,10 @@ def start_state(round_, clients, free):
     own = [{k: Vector(free[k][i]) for k in round_.client_state if k not in derived}
            for i in range(len(clients))]
     for name, how in derived.items():
+        if how.kind == "copy":
+            for c in own:
+                c[name] = server[how.of]
+    for name, how in derived.items():
         if how.kind == "gradient":
             for f, c in zip(clients, own, strict=True):
                 c[name] = f.gradient(c[how.of])

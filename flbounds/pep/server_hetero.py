@@ -26,6 +26,11 @@ An optional constraint on the round's state (``state_constraint=(a, b)``) reads
 :math:`S` that can be drawn, so every state in the SDP meets it whatever the draw (with
 identical clients it is :func:`flbounds.pep.server_steps.safari_rate`'s).
 
+The SDP is built from the description :func:`flbounds.pep.described_server.safari_round`
+(the client round under :func:`sampled_sets`' law); the heterogeneity bound is imposed at
+every point where the round takes a gradient (:class:`flbounds.pep.scenarios.Recorder`),
+and at :math:`x^\star`.
+
 References
 ----------
 SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1.
@@ -34,16 +39,17 @@ SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
 from flbounds.validation import check_int
 
-from .anchor import anchored_minimizer
-from .moments import moments_from_subsets
+from .describe import Setting, distance
+from .described_server import safari_round
+from .engine import initial_state
+from .expect import ParticipationLaw
 from .result import WorstCase, make_result
-from .rounds import point_sum, weighted_gram
+from .scenarios import Recorder, declare, expected, heterogeneity
 from .sdp import solve_first
 from .server_steps import check_round_args
 
@@ -81,29 +87,6 @@ def _check_args(mu, L, q, local_steps, step_client, step_server, n_clients, sigm
     if not (np.isfinite(s) and s >= 0):
         raise ValueError(f"sigma_g2_ratio must be a finite number >= 0, got {sigma_g2_ratio!r}")
     return mu, L, q, K, eta_c, step, constraint, n, s
-
-
-def _local_runs(funcs, x, eta_c, K):
-    """Each client's K steps from ``x``: (last iterates, every intermediate iterate)."""
-    ends, inner = [], []
-    for f in funcs:
-        z = x
-        for k in range(K):
-            z = z - eta_c * f.gradient(z)
-            if k < K - 1:
-                inner.append(z)
-        ends.append(z)
-    return ends, inner
-
-
-def _heterogeneity(problem, funcs, points, s):
-    r""":math:`\|\nabla f_i(y) - \nabla F(y)\|^2 \le s` at every point ``y``, every client."""
-    n = len(funcs)
-    for y in points:
-        grads = [f.gradient(y) for f in funcs]
-        mean = (1 / n) * point_sum(grads)
-        for g in grads:
-            problem.add_constraint((g - mean) ** 2 <= s)
 
 
 def safari_hetero_rate(mu, L, q, local_steps, step_client, step_server, n_clients, *,
@@ -152,8 +135,6 @@ def safari_hetero_rate(mu, L, q, local_steps, step_client, step_server, n_client
         mu, L, q, local_steps, step_client, step_server, n_clients, sigma_g2_ratio,
         state_constraint)
     masks, probs = sampled_sets(n, n_sampled, eligible)
-    round_ = _Round(q, K, step, eta_c, masks, probs, constraint, s, drop_heterogeneity,
-                    drop_server_step)
     if s == 0.0 and n > 1 and not drop_heterogeneity:
         # sigma_G = 0 uniformly in x: every f_i is F plus a constant, the round is
         # safari_rate's (exact, no relaxation); its Gram matrix has no strictly feasible point
@@ -164,7 +145,9 @@ def safari_hetero_rate(mu, L, q, local_steps, step_client, step_server, n_client
                                   drop_server_step=drop_server_step)
         info = _info_of(homogeneous)
     else:
-        info = _solve_round(round_, mu, L, n)
+        info = solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s,
+                           state_constraint=constraint, drop_heterogeneity=drop_heterogeneity,
+                           drop_server_step=drop_server_step)
     return make_result(info, printed=printed,
                        metric="E||x_{r+1} - x*||^2, ||x_r - x*||^2 <= 1, sigma_G^2 <= s "
                               "(one SAFARI round, heterogeneous clients; upper bound)",
@@ -175,54 +158,40 @@ def safari_hetero_rate(mu, L, q, local_steps, step_client, step_server, n_client
                                    sigma_g2_ratio=s, state_constraint=constraint))
 
 
-@dataclass(frozen=True)
-class _Round:
-    """The SDP of one SAFARI round at fixed constants (:meth:`build`: one of its forms)."""
+def round_problem(mu, L, q, K, eta_c, step, n, masks, probs, s, *, state_constraint=None,
+                  drop_heterogeneity=False, drop_server_step=False, at_origin=True, scale=1.0):
+    """The PEPit problem of one heterogeneous SAFARI round (module docstring), unsolved:
+    :math:`x^\\star` at the origin or free (``at_origin``, :mod:`.anchor`), the initial
+    distance bounded by ``scale`` and :math:`\\sigma_G^2` by ``s * scale``."""
+    from PEPit import PEP
 
-    q: float
-    K: int
-    step: float
-    eta_c: float
-    masks: np.ndarray
-    probs: np.ndarray
-    constraint: tuple | None
-    s: float
-    drop_heterogeneity: bool
-    drop_server_step: bool
-
-    def build(self, mu, L, n, at_origin, scale=1.0):
-        from PEPit import PEP
-        from PEPit.functions import SmoothStronglyConvexFunction
-
-        problem = PEP()
-        funcs = [problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-                 for _ in range(n)]
-        x_star = anchored_minimizer(funcs, at_origin=at_origin)
-        x = problem.set_initial_point()
-        problem.set_initial_condition((x - x_star) ** 2 <= scale)
-        grad_F = (1 / n) * point_sum([f.gradient(x) for f in funcs])
-        ends, inner = _local_runs(funcs, x, self.eta_c, self.K)
-        if not self.drop_heterogeneity and n > 1:
-            _heterogeneity(problem, funcs, [x_star, x, *inner], self.s * scale)
-        if self.constraint is not None:
-            _impose_state_constraint(problem, funcs, x, x_star, grad_F, self.masks, self.probs,
-                                     self.constraint)
-        x_server = x if self.drop_server_step else x - self.step * grad_F
-        metric = (1 - self.q) * (x_server - x_star) ** 2
-        if self.q > 0:
-            moments = moments_from_subsets(self.masks, self.probs)
-            diffs = [z - x_star for z in ends]
-            metric = metric + self.q * weighted_gram(diffs, diffs, moments.avg_pair)
-        problem.set_performance_metric(metric)
-        return problem
+    law = ParticipationLaw(masks, probs, "SAFARI's sampled sets")
+    program = safari_round(q, K, eta_c, step, law, drop_server_step=drop_server_step)
+    measure = distance()
+    problem = PEP()
+    funcs, star = declare(problem, Setting(n, mu, L), "origin" if at_origin else "values")
+    start = initial_state(program.branches[0].round, funcs)
+    problem.set_initial_condition(measure.value(start, star) <= scale)
+    recorder = Recorder(funcs)
+    metric = expected(program, recorder.funcs, start, measure.value, star, run_all=True)
+    if not drop_heterogeneity and n > 1:
+        points = {id(p): p for p in (star.x, start["x"], *recorder.points)}
+        heterogeneity(problem, funcs, list(points.values()), s * scale)
+    if state_constraint is not None:
+        _impose_state_constraint(problem, funcs, start["x"], star.x, law, state_constraint)
+    problem.set_performance_metric(metric)
+    return problem
 
 
-def _solve_round(round_, mu, L, n):
-    """Equivalent forms in order (.anchor, .sdp 'Scale'): x* at the origin or free, the
-    initial distance bounded by 1 or 0.1. Measured at q = 0.5, K = 3, eta_s = 0.0133, N = 4,
-    2 of 3 eligible sampled, s = 1: scale 1 stops at optimal_inaccurate (gap 6e-7), scale
-    0.1 is accepted (same value in both forms to 1.3e-7)."""
-    return solve_first([(lambda a=at, c=sc: round_.build(mu, L, n, a, c), sc)
+def solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s, **kw):
+    """Equivalent forms of :func:`round_problem` in order (.anchor, .sdp 'Scale'): x* at the
+    origin or free, the initial distance bounded by 1 or 0.1. Measured at q = 0.5, K = 3,
+    eta_s = 0.0133, N = 4, 2 of 3 eligible sampled, s = 1: scale 1 stops at
+    optimal_inaccurate (gap 6e-7), scale 0.1 is accepted (same value in both forms to
+    1.3e-7)."""
+    return solve_first([(lambda a=at, c=sc: round_problem(mu, L, q, K, eta_c, step, n, masks,
+                                                          probs, s, at_origin=a, scale=c,
+                                                          **kw), sc)
                         for sc in (1.0, 0.1) for at in (True, False)])
 
 
@@ -234,17 +203,22 @@ def _info_of(result):
                      gram_size=result.gram_size, n_constraints=result.n_constraints)
 
 
-def _impose_state_constraint(problem, funcs, x, x_star, grad_F, masks, probs, constraint):
+def _impose_state_constraint(problem, funcs, x, x_star, law, constraint):
     r""":math:`a\|\nabla F(x)\|^2 - bG(S) \le 0` for every set :math:`S` of positive
     probability."""
     a, b = constraint
-    g3 = grad_F**2
-    for mask, prob in zip(masks, probs, strict=True):
-        if prob <= 0:
-            continue
+    grads = [f.gradient(x) for f in funcs]
+    grad_F = grads[0]
+    for g in grads[1:]:
+        grad_F = grad_F + g
+    g3 = (1 / len(funcs)) * grad_F
+    g3 = g3**2
+    for mask in law.masks:
         members = [funcs[i] for i in np.flatnonzero(mask)]
-        g4 = (1 / len(members)) * point_sum([f(x) - f(x_star) for f in members])
-        problem.add_constraint(a * g3 - b * g4 <= 0)
+        g4 = members[0](x) - members[0](x_star)
+        for f in members[1:]:
+            g4 = g4 + (f(x) - f(x_star))
+        problem.add_constraint(a * g3 - b * ((1 / len(members)) * g4) <= 0)
 
 
-__all__ = ["safari_hetero_rate", "sampled_sets"]
+__all__ = ["round_problem", "safari_hetero_rate", "sampled_sets", "solve_round"]

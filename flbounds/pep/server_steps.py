@@ -24,6 +24,11 @@ sampled set does not matter); additive floors from noise or heterogeneity are ou
   value (any instance meets it with its true infimum), so the SDP value is an *upper* bound
   on the class's worst case: "worst <= printed" certifies a printed bound.
 
+Both are built from the description :func:`flbounds.pep.described_server.safari_round` (a
+:class:`~flbounds.pep.describe.Mixture` of a client round and the server's gradient step):
+one round in exact expectation over the coin (:func:`flbounds.pep.scenarios.expected`), R
+rounds over the :math:`2^R` coin sequences (:func:`flbounds.pep.scenarios.unroll`).
+
 Heterogeneous clients for one strongly convex round are in :mod:`flbounds.pep.server_hetero`
 (:func:`~flbounds.pep.server_hetero.safari_hetero_rate`). Which steps, constraints and printed
 values a paper's theorem asks for is the caller's (e.g. ``verify.safari.pep_conditions``).
@@ -39,10 +44,13 @@ import math
 
 from flbounds.validation import check_int, check_positive
 
-from .anchor import anchored_minimizer, origin, zero
+from .anchor import origin, zero
+from .describe import Setting, distance
+from .described_server import safari_round
+from .engine import State, initial_state, next_state
 from .gd import check_class
 from .result import WorstCase, make_result
-from .rounds import gd_steps
+from .scenarios import Recorder, branches, declare, expected, realize
 from .sdp import solve, solve_first
 
 
@@ -113,24 +121,21 @@ def safari_rate(mu, L, q, local_steps, step_client, step_server, *, printed=None
         ``printed`` is the caller's ``printed``.
     """
     from PEPit import PEP
-    from PEPit.functions import SmoothStronglyConvexFunction
 
     mu, L, q, K, eta_c, step, constraint = check_round_args(mu, L, q, local_steps, step_client,
                                                             step_server, state_constraint)
+    program = safari_round(q, K, eta_c, step, drop_server_step=drop_server_step)
+    measure = distance()
     problem = PEP()
-    func = problem.declare_function(SmoothStronglyConvexFunction, mu=mu, L=L)
-    x_star = anchored_minimizer([func])
-    x = problem.set_initial_point()
-    problem.set_initial_condition((x - x_star) ** 2 <= 1)
-    grad = func.gradient(x)
+    # every client the same F: one client, stationary at x* = 0 with F(x*) = 0 (.anchor)
+    funcs, star = declare(problem, Setting(1, mu, L, identical=True))
+    start = initial_state(program.branches[0].round, funcs)
+    problem.set_initial_condition(measure.value(start, star) <= 1)
     if constraint is not None:
         a, b = constraint
-        problem.add_constraint(a * grad**2 - b * (func(x) - func(x_star)) <= 0)
-    x_server = x if drop_server_step else x - step * grad
-    metric = (1 - q) * (x_server - x_star) ** 2
-    if q > 0:
-        metric = metric + q * (gd_steps(func, x, eta_c, K) - x_star) ** 2
-    problem.set_performance_metric(metric)
+        x, f = start["x"], funcs[0]
+        problem.add_constraint(a * f.gradient(x) ** 2 - b * (f(x) - f(star.x)) <= 0)
+    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
     return make_result(solve(problem), printed=printed,
                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
@@ -168,8 +173,7 @@ def safari_nonconvex_rate(L, q, local_steps, step_client, step_server, n_rounds,
         An upper bound on the class's worst case (module docstring); ``printed`` is the
         caller's ``printed``.
     """
-    from PEPit import PEP, Expression
-    from PEPit.functions import SmoothFunction
+    from PEPit import PEP, Expression, Point
 
     L = check_positive(L, "L")
     q = _check_q(q)
@@ -177,16 +181,18 @@ def safari_nonconvex_rate(L, q, local_steps, step_client, step_server, n_rounds,
     eta_c = check_positive(step_client, "step_client")
     step = check_positive(step_server, "step_server")
     R = check_int(n_rounds, "n_rounds", minimum=1)
+    program = safari_round(q, K, eta_c, step, drop_server_step=drop_server_step)
 
     def build(pinned, scale):
         problem = PEP()
-        func = problem.declare_function(SmoothFunction, L=L)
+        funcs, _ = declare(problem, Setting(1, 0.0, L, "smooth", identical=True), None)
+        func = funcs[0]
         # F* relaxed to a scalar (pinned at 0 by the shift symmetry, or free); the start at
         # the origin or free (translation symmetry, .anchor)
         f_low = zero() if pinned else Expression(is_leaf=True)
-        x0 = origin() if pinned else problem.set_initial_point()
+        x0 = origin() if pinned else Point()
         problem.set_initial_condition(func(x0) - f_low <= scale)
-        metric, visited = _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step)
+        metric, visited = _coin_tree(program, funcs, x0, R)
         for point in visited:
             problem.add_constraint(f_low <= func(point))
         problem.set_performance_metric(metric)
@@ -202,38 +208,30 @@ def safari_nonconvex_rate(L, q, local_steps, step_client, step_server, n_rounds,
                                    n_rounds=R))
 
 
-def _coin_tree(func, x0, q, K, eta_c, step, R, drop_server_step):
-    """(1/R) sum_r E||grad F(x_r)||^2 over every coin sequence, and every point visited. Each
-    prefix of coins is expanded once, so a node's gradient is computed once."""
-    metric, visited, level = None, [x0], [((), 1.0, x0)]
+def _coin_tree(program, funcs, x0, R):
+    """(1/R) sum_r E||grad F(x_r)||^2 over every coin sequence of ``program`` (unrolled as
+    :func:`flbounds.pep.scenarios.unroll`), and every point visited: the start, then for each
+    node and branch the points the round took a gradient at and the branch's next model.
+    Each level's gradients are taken before the next level is expanded (the order of the SDP's
+    rows, on which the interior-point iterations depend)."""
+    recorder = Recorder(funcs)
+    parts = branches(program, len(funcs))
+    metric, visited, level = None, {id(x0): x0}, [(1.0, State({"x": x0}, [{}]))]
     for _ in range(R):
         children = []
-        for coins, prob, x in level:
-            for client, weight in ((True, q), (False, 1 - q)):
-                if weight == 0.0:
-                    continue
-                children.append((coins + (client,), prob * weight,
-                                 _round(func, x, client, K, eta_c, step, drop_server_step,
-                                        visited)))
-        for _, prob, x in children:
-            term = (prob / R) * func.gradient(x) ** 2
+        for prob, state in level:
+            for weight, round_, law in parts:
+                after = next_state(round_, recorder.funcs, state)
+                visited.update((id(p), p) for p in recorder.points)
+                for k, pk in enumerate(law.probs):
+                    child = realize(after, law, k)
+                    visited.setdefault(id(child["x"]), child["x"])
+                    children.append((prob * weight * float(pk), child))
+        for prob, state in children:
+            term = (prob / R) * funcs[0].gradient(state["x"]) ** 2
             metric = term if metric is None else metric + term
         level = children
-    return metric, visited
-
-
-def _round(func, x, client, K, eta_c, step, drop_server_step, visited):
-    """One round from ``x``: K local steps (client round) or one server step."""
-    if client:
-        for _ in range(K):
-            x = x - eta_c * func.gradient(x)
-            visited.append(x)
-        return x
-    if drop_server_step:
-        return x
-    x = x - step * func.gradient(x)
-    visited.append(x)
-    return x
+    return metric, list(visited.values())
 
 
 __all__ = ["check_state_constraint", "safari_nonconvex_rate", "safari_rate"]

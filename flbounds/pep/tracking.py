@@ -57,12 +57,13 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import anchored_minimizer, minimizer
-from .describe import CLASSES, Setting
+from .describe import CLASSES, Setting, model_copy
 from .described import focus_lyapunov, focus_round
-from .engine import build, certified_solve
+from .engine import build, certified_solve, initial_state
 from .gd import check_class
 from .result import WorstCase, make_result, required_step
 from .rounds import focus_local_run, point_sum
+from .scenarios import declare, unroll
 from .sdp import solve, solve_first
 
 #: largest N tau at which focus_rate retries the heterogeneous form for an accurate value
@@ -230,7 +231,10 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
     the proof's initialisation (``init="gradient"``), exact over the :math:`2^{NR}` patterns.
 
     The SDP grows like :math:`N \tau 2^{N(R-1)}` gradients (one local run per client and per
-    reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``).
+    reachable pull point), so only tiny N R are feasible (``benchmarks/pep_sizes.py``). The
+    rounds are :func:`~flbounds.pep.described.focus_round` started with every client at
+    :math:`x_0` (:func:`~flbounds.pep.describe.model_copy`), unrolled over every sequence of
+    participating sets (:func:`flbounds.pep.scenarios.unroll`).
 
     Parameters
     ----------
@@ -257,6 +261,8 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
         With ``return_problem``: ``(WorstCase, (x0, x_star, client functions))``, the
         PEPit points of the solved problem.
     """
+    from dataclasses import replace
+
     from PEPit import PEP
 
     mu, L = check_class(mu, L)
@@ -265,18 +271,18 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
     step = required_step(step)
     process = _process(p, None)
     n = process.n_clients
-    from flbounds.participation import subset_distribution
-    masks, probs = subset_distribution(process)
+    rnd = focus_round(tau, step)
+    # the proof's initialisation: every client at x_0, its stored gradient there
+    rnd = replace(rnd, initial={**rnd.initial, "z": model_copy("x")})
     problem = PEP()
-    funcs = _client_functions(problem, mu, L, n, function_class)
+    funcs, _ = declare(problem, Setting(n, mu, L, function_class), None)
     x_star = minimizer(funcs, "pepit")
-    x0 = problem.set_initial_point()
+    start = initial_state(rnd, funcs)
+    x0 = start["x"]
     problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
-    g0 = [f.gradient(x0) for f in funcs]
-    leaves = _expand([(1.0, x0, g0)], funcs, masks, probs, step, tau, rounds)
     metric = None
-    for prob, x, _ in leaves:
-        term = prob * (x - x_star) ** 2
+    for prob, state in unroll((rnd, process), funcs, start, rounds)[-1]:
+        term = prob * (state["x"] - x_star) ** 2
         metric = term if metric is None else metric + term
     problem.set_performance_metric(metric)
     info = solve(problem, reuse=not return_problem)
@@ -287,24 +293,6 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
     if return_problem:
         return result, (x0, x_star, funcs)
     return result
-
-
-def _expand(nodes, funcs, masks, probs, step, tau, rounds):
-    """Tree of reachable states (prob, pulled x, stored gradients) after ``rounds`` rounds."""
-    for _ in range(rounds):
-        children = []
-        for prob, x, g in nodes:
-            runs = [focus_local_run(f, x, gi, step, tau) for f, gi in zip(funcs, g, strict=True)]
-            y = point_sum(g)
-            for mask, pr in zip(masks, probs, strict=True):
-                if pr == 0:
-                    continue
-                g_new = [r[1] + gi if s else gi for r, gi, s in zip(runs, g, mask, strict=True)]
-                y_new = y + point_sum([r[1] for r, s in zip(runs, mask, strict=True) if s]) \
-                    if mask.any() else y
-                children.append((prob * pr, x - step * y_new, g_new))
-        nodes = children
-    return nodes
 
 
 def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participation=None):

@@ -275,8 +275,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "z = z - step * (g + prox * (z - x)) if prox else z - step * g",
            "z = z - step * (g + prox * (z - x)) if prox else z - 1.02 * step * g",
            "PEP FedAvg local step 2% longer than the algorithm's"),
-    Mutant("pep.tracking.push", ("focus",), "flbounds/pep/rounds.py",
-           "v = func.gradient(z) - stored_gradient",
-           "v = func.gradient(z) - 0.98 * stored_gradient",
+    Mutant("pep.tracking.push", ("focus",), "flbounds/pep/steps.py",
+           "v = f.gradient(z) - g_old",
+           "v = f.gradient(z) - 0.98 * g_old",
            "PEP FOCUS push with 98% of the stored gradient subtracted"),
 )

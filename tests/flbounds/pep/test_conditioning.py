@@ -9,7 +9,7 @@ import pytest
 import flbounds.pep.sdp as sdp
 from flbounds.ledger import bounds, get
 from flbounds.pep import PEPSolveError, gap_tolerance, gd_contraction, gd_rate
-from flbounds.pep.server_steps import _coin_tree, safari_nonconvex_rate
+from flbounds.pep.server_steps import safari_nonconvex_rate
 
 L = 2.0
 TOP = 1 / (8 * np.sqrt(30) * L)  # SAFARI Thm 4's admissible eta_s at L = 2
@@ -20,12 +20,15 @@ def _free_thm4(q, K, step, R):
     from PEPit import PEP, Expression
     from PEPit.functions import SmoothFunction
 
+    from flbounds.pep.described_server import safari_round
+    from flbounds.pep.server_steps import _coin_tree
+
     problem = PEP()
     func = problem.declare_function(SmoothFunction, L=L)
     f_low = Expression(is_leaf=True)
     x0 = problem.set_initial_point()
     problem.set_initial_condition(func(x0) - f_low <= 1)
-    metric, visited = _coin_tree(func, x0, q, K, 2 * step / K, step, R, False)
+    metric, visited = _coin_tree(safari_round(q, K, 2 * step / K, step), [func], x0, R)
     for point in visited:
         problem.add_constraint(f_low <= func(point))
     problem.set_performance_metric(metric)

@@ -54,14 +54,24 @@ def test_tightness_claim_holds_on_quick():
 def test_dropping_the_gradient_correction_changes_the_verdict(monkeypatch):
     """Clients that push raw gradients (no - g_i^old correction) double-count the tracker;
     the relaxed worst case exceeds the printed rate and the claim leaves 'holds'."""
-    def uncorrected(func, x, stored_gradient, step, local_steps):
-        z, v = x, None
-        for t in range(local_steps):
-            if t > 0:
-                z = z - step * v
-            v = func.gradient(z)
-        return z, v
-    monkeypatch.setattr(pl_module, "focus_local_run", uncorrected)
+    from dataclasses import replace
+
+    from flbounds.pep.steps import local_custom
+
+    real = pl_module.focus_round
+
+    def uncorrected_round(tau, step):
+        def run(f, pulled, state):
+            z, v = pulled["x"], None
+            for t in range(tau):
+                if t > 0:
+                    z = z - step * v
+                v = f.gradient(z)
+            return {"z": z, "g": state["g"] + v}, {"v": v}
+
+        return replace(real(tau, step), local=local_custom(run, "raw"))
+
+    monkeypatch.setattr(pl_module, "focus_round", uncorrected_round)
     res = get("focus.thm1b.tightness").check(seed=0)
     assert res.verdict != "holds"
 

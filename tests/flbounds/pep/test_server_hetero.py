@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from flbounds.pep import gap_tolerance, safari_hetero_rate
-from flbounds.pep.server_hetero import _Round, _solve_round, sampled_sets
+from flbounds.pep.server_hetero import sampled_sets, solve_round
 from flbounds.pep.server_hetero_witness import replay_round, safari_hetero_witness
 from flbounds.pep.server_steps import safari_rate
 from flbounds.pep.server_steps_witness import safari_witness
@@ -23,8 +23,8 @@ def _general_sdp(n, s, q=Q, k=K, step=STEP):
     """The heterogeneous SDP itself (no shortcut at s = 0), full participation."""
     eta_c = 4 * L * step / (k * (L + MU))
     masks, probs = sampled_sets(n)
-    round_ = _Round(q, k, step, eta_c, masks, probs, CONSTRAINT, s, False, False)
-    return _solve_round(round_, MU, L, n).worst
+    return solve_round(MU, L, q, k, eta_c, step, n, masks, probs, s,
+                       state_constraint=CONSTRAINT).worst
 
 
 @pytest.mark.parametrize("n", [2, 3])

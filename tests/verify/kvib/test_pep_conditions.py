@@ -33,10 +33,19 @@ def test_bad_input_names_the_argument(call, name):
 def test_claim_holds_and_a_planted_ascent_step_changes_it(monkeypatch):
     assert get("kvib.thm4_1.descent_tightness").check(seed=0).verdict == "holds"
 
-    def ascent(func, x, eta_l, eta_g, R):
-        z = x
-        for _ in range(R):
-            z = z + eta_l * func.gradient(z)
-        return x + eta_g * (z - x)
-    monkeypatch.setattr(descent_module, "_round", ascent)
+    from dataclasses import replace
+
+    from flbounds.pep.steps import local_custom
+
+    real = descent_module.fedavg_round
+
+    def ascent(R, eta_l, **kw):
+        def run(f, pulled, state):
+            z = pulled["x"]
+            for _ in range(R):
+                z = z + eta_l * f.gradient(z)
+            return {}, {"delta": z - pulled["x"]}
+
+        return replace(real(R, eta_l, **kw), local=local_custom(run, "ascent"))
+    monkeypatch.setattr(descent_module, "fedavg_round", ascent)
     assert get("kvib.thm4_1.descent_tightness").check(seed=0).verdict != "holds"

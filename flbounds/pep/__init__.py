@@ -46,8 +46,16 @@ coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves 
 written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` runs the same
 descriptions on arrays (a quadratic problem, one participating set at a time), which the
 tests compare with ``flbounds.algorithms``.
+
+Clients in symmetry classes (same inclusion probability, aggregation weight and function
+class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
+solve the same PEP with one representative per class, an SDP whose size does not grow with
+N (:mod:`flbounds.pep.symmetric`, derivation in its docstring);
+:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` rebuilds one quadratic per
+class and replays it through ``flbounds.algorithms`` at the full N.
 """
 
+from .classlaw import Classes, class_law
 from .descent import fedavg_descent_rate
 from .describe import (
     FixedWeights,
@@ -96,9 +104,11 @@ from .steps import (
     server_momentum,
     server_tracking,
 )
+from .symmetric import worst_case_symmetric
 from .tracking import focus_rate, focus_rounds_rate
 
-__all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
+__all__ = ["GAP_ABS", "GAP_REL", "Classes", "PEPSolveError", "SolveInfo", "SubsetMoments",
+           "WorstCase", "class_law", "worst_case_symmetric",
            "FixedWeights", "Local", "Measure", "Normalized", "Round", "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",
            "fedavg_round", "focus_lyapunov", "focus_round", "gradient_at",

@@ -265,9 +265,12 @@ def _product_of_binomials(sizes, probs):
         keep = pmf >= TAIL
         supports.append(k[keep])
         masses.append(pmf[keep])
-    grid = np.array(list(itertools.product(*supports)), dtype=float)
-    mass = np.array([np.prod(m) for m in itertools.product(*masses)])
-    return grid, mass / mass.sum()
+    grid = np.stack([g.ravel() for g in np.meshgrid(*supports, indexing="ij")], axis=1)
+    mass = masses[0]
+    for m in masses[1:]:
+        mass = np.multiply.outer(mass, m)
+    mass = mass.ravel()
+    return grid.astype(float), mass / mass.sum()
 
 
 def _hypergeometric(sizes, m):

@@ -148,12 +148,17 @@ def test_class_moments_equal_the_subset_law(process):
 
 
 def test_the_target_size_solves_quickly():
-    """One FedAvg round, exact Bernoulli participation, N = 1000 in 2 classes (< 10 s)."""
+    """One FedAvg round, exact Bernoulli participation, N = 1000 in 2 classes: under 10 s of
+    CPU (the class law, the build and the solve; CPU rather than wall, which a loaded
+    machine inflates)."""
+    import time
+
     groups, p = _two_classes(1000)
+    start = time.process_time()
     res = pep.worst_case(pep.fedavg_round(3, 0.2), pep.Setting(1000, 1.0, 2.0,
                                                                   common_minimizer=True),
                          pep.distance(), Bernoulli(p), classes=groups)
-    assert res.seconds < 10 and 0 < res.worst < 1
+    assert time.process_time() - start < 10 and 0 < res.worst < 1
 
 
 @pytest.mark.parametrize("classes, match", [

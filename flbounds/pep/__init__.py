@@ -51,8 +51,9 @@ Clients in symmetry classes (same inclusion probability, aggregation weight and 
 class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
 solve the same PEP with one representative per class, an SDP whose size does not grow with
 N (:mod:`flbounds.pep.symmetric`, derivation in its docstring);
-:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` rebuilds one quadratic per
-class and replays it through ``flbounds.algorithms`` at the full N.
+:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
+:func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
+and replay it through ``flbounds.algorithms`` at the full N.
 """
 
 from .classlaw import Classes, class_law

@@ -10,7 +10,7 @@ from flbounds.participation import Bernoulli, UniformWithoutReplacement
 from flbounds.pep.classlaw import class_law, classes_of
 from flbounds.pep.expect import law_of
 from flbounds.pep.symmetric import build_symmetric
-from flbounds.pep.symmetric_witness import fedavg_symmetric_witness
+from flbounds.pep.symmetric_witness import fedavg_symmetric_witness, focus_symmetric_witness
 from flbounds.pep.witness import witness_tolerance
 
 
@@ -211,4 +211,14 @@ def test_the_witness_replays_the_worst_case_at_n_100():
     p = np.r_[np.full(40, 0.1), np.full(60, 0.05)]
     w = fedavg_symmetric_witness(1.0, 2.0, Bernoulli(p), groups, 2, 0.2)
     assert w.deviation < 1e-4
+    assert abs(w.witness.replayed - w.witness.pep) <= witness_tolerance(w.witness)
+
+
+def test_the_focus_witness_replays_the_worst_case_at_n_100():
+    """FOCUS (step and consensus weight 1/N), one quadratic per class, run by
+    flbounds.algorithms.focus from the solve's state on N = 100 clients."""
+    n = 100
+    groups = [list(range(40)), list(range(40, n))]
+    p = np.r_[np.full(40, 0.1), np.full(60, 0.05)]
+    w = focus_symmetric_witness(1.0, 2.0, Bernoulli(p), groups, 2, 0.1 / n, 1.0 / n)
     assert abs(w.witness.replayed - w.witness.pep) <= witness_tolerance(w.witness)

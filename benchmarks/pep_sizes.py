@@ -20,21 +20,42 @@
    gradients of one non-convex function.
 6. FOCUS under PL (``focus_pl_rate``): the 2^N-pattern sum, N function values per pattern.
 
+8. Against N (table ``against_n``): one FedAvg round (tau = 3, step 0.1, clients sharing
+   x*, ``distance``) and one FOCUS round (tau = 2, step 0.1/N, ``focus_lyapunov(1/N)``: its
+   server sums the N trackers, so the step scales as 1/N as in its Theorem 1(a)), exact
+   Bernoulli participation with two classes (the first half p = 0.3, the rest p = 0.7), in
+   the direct form (``pep.worst_case``: one function per client, N <= 8, full profile 16),
+   the symmetric form (``classes=``: one representative per class, N = 2 .. 10^4) and, for
+   FedAvg, raw PEPit (the moment form written by hand, N <= 8, full 16).
+
 The output's notes summarise the growth: the largest one-round N solved within 10 s and the
 multi-round sizes that solve at all.
 
-Run: ``python -m benchmarks pep_sizes [--profile full] [--out DIR]``. Times are single solves
-(wall clock, including PEPit's compilation), not best-of-n: they are minutes apart at most.
+Run: ``python -m benchmarks pep_sizes [--profile full] [--out DIR] [--only against_n]
+[--record]``; ``--record`` appends the run to ``benchmarks/results/pep_sizes.json``. Times
+are single solves (wall clock, including PEPit's compilation and, for the symmetric form, the
+class law; the table against N also gives the process's CPU seconds, steadier on a shared
+machine), not best-of-n: they are minutes apart at most.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
 import numpy as np
 
-from benchmarks._common import parse_args, write
+from benchmarks import _results
+from benchmarks._common import (
+    DEFAULT_OUT,
+    OUT_HELP,
+    PROFILE_HELP,
+    machine_line,
+    markdown_table,
+    out_folder,
+    prog,
+)
 from flbounds.ledger import bounds
 from flbounds.participation import Bernoulli
 from flbounds.pep import (
@@ -193,19 +214,128 @@ def growth_notes(table, budget=10.0):
     return " | ".join(lines)
 
 
+def _raw_fedavg_common(n, tau, step, process):
+    """One FedAvg round with a shared minimizer written by hand in PEPit (the moment form
+    sum_ij W_ij <z_i - x*, z_j - x*> + P(empty) ||x - x*||^2), the direct SDP's twin."""
+    from PEPit import PEP
+    from PEPit.functions import SmoothStronglyConvexFunction
+
+    from flbounds.pep import participation_moments, solve
+    from flbounds.pep.anchor import anchored_minimizer
+    from flbounds.pep.rounds import gd_steps, weighted_gram
+
+    moments = participation_moments(process, n)
+    problem = PEP()
+    funcs = [problem.declare_function(SmoothStronglyConvexFunction, mu=1.0, L=2.0)
+             for _ in range(n)]
+    ref, x = anchored_minimizer(funcs, common=True), problem.set_initial_point()
+    problem.set_initial_condition((x - ref) ** 2 <= 1)
+    ends = [gd_steps(f, x, step, tau) - ref for f in funcs]
+    metric = weighted_gram(ends, ends, moments.avg_pair)
+    if moments.empty > 0:
+        metric = metric + moments.empty * (x - ref) ** 2
+    problem.set_performance_metric(metric)
+    return solve(problem)
+
+
+def _halves(n):
+    h = max(1, n // 2)
+    return [list(range(h)), list(range(h, n))], np.r_[np.full(h, 0.3), np.full(n - h, 0.7)]
+
+
+def _described(algorithm, n):
+    from flbounds import pep
+
+    setting = pep.Setting(n, 1.0, 2.0, common_minimizer=True)
+    if algorithm == "fedavg":
+        return pep.fedavg_round(3, 0.1), setting, pep.distance()
+    return pep.focus_round(2, 0.1 / n), setting, pep.focus_lyapunov(1.0 / n)
+
+
+def _against_row(algorithm, form, n, fn):
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        res = fn()
+        worst, gram, ncons, gap, status = res.worst, res.gram_size, res.n_constraints, \
+            res.gap, "optimal"
+    except PEPSolveError as exc:
+        worst, gram, ncons, gap, status = None, None, None, None, f"error: {exc}"[:60]
+    row = dict(algorithm=algorithm, form=form, N=n, classes=2 if n > 1 else 1, gram=gram,
+               constraints=ncons, worst=worst, gap=gap, status=status,
+               seconds=round(time.perf_counter() - start, 3),
+               cpu_seconds=round(time.process_time() - cpu, 3))
+    print(row, file=sys.stderr, flush=True)
+    return row
+
+
+def against_n(profile):
+    """Table ``against_n``: time and SDP size against N, direct, symmetric and raw PEPit."""
+    from flbounds import pep
+
+    small = range(2, (16 if profile == "full" else 8) + 1, 2)
+    large = [2, 4, 8, 16, 32, 100, 1000, 10_000]
+    out = []
+    for algorithm in ("fedavg", "focus"):
+        for n in small:
+            groups, p = _halves(n)
+            out.append(_against_row(algorithm, "direct", n, lambda n=n, p=p, a=algorithm:
+                                    pep.worst_case(*_described(a, n), Bernoulli(p))))
+            if algorithm == "fedavg":
+                out.append(_against_row(algorithm, "raw PEPit", n, lambda n=n, p=p:
+                                        _raw_fedavg_common(n, 3, 0.1, Bernoulli(p))))
+        for n in large:
+            groups, p = _halves(n)
+            out.append(_against_row(algorithm, "symmetric", n,
+                                    lambda n=n, p=p, g=groups, a=algorithm: pep.worst_case(
+                                        *_described(a, n), Bernoulli(p), classes=g)))
+    return out
+
+
+TITLE = "Worst-case SDP sizes and solve times"
+UNITS = {"seconds": "s (wall)", "cpu_seconds": "s (this process's CPU)",
+         "gram": "side of the Gram matrix", "constraints": "scalar constraints",
+         "worst": "worst-case ratio", "gap": "primal-dual gap"}
+TARGETS = [{"what": "one FedAvg round, exact Bernoulli participation, N = 1000 clients in 2 "
+                    "classes, symmetric form, one core", "table": "against_n",
+            "column": "cpu_seconds", "at_most": 10.0}]
+COLUMNS = {"results": ["builder", "N", "tau", "R", "gram", "constraints", "worst", "gap",
+                       "solver", "seconds"],
+           "against_n": ["algorithm", "form", "N", "classes", "gram", "constraints", "worst",
+                         "gap", "status", "seconds", "cpu_seconds"]}
+
+
 def main(argv=None):
-    args = parse_args(argv, __doc__)
-    table = rows(args.profile)
-    return write(args.out, NAME, "Worst-case SDP sizes and solve times", table,
-                 ["builder", "N", "tau", "R", "gram", "constraints", "worst", "gap", "solver",
-                  "seconds"],
-                 notes="FOCUS one round: certified upper bound (flbounds.pep.certify), gap = "
-                       "bracket to the solver's primal value. Others: Clarabel, SCS (eps 1e-8) "
-                       "when Clarabel is not 'optimal' "
-                       "within the gap tolerance or leaves a dual residual above 1e-5 "
-                       "(flbounds.pep.sdp); equivalent forms tried in turn "
-                       "(flbounds.pep.sdp.solve_first). Growth: "
-                       + growth_notes(table))
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=out_folder, default=str(DEFAULT_OUT), help=OUT_HELP)
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick",
+                        help=PROFILE_HELP)
+    parser.add_argument("--only", choices=("all", "against_n"), default="all",
+                        help="run every table (default) or only the table against N")
+    parser.add_argument("--record", action="store_true",
+                        help="append the run to benchmarks/results/pep_sizes.json")
+    args = parser.parse_args(argv)
+    tables = {}
+    if args.only == "all":
+        tables["results"] = rows(args.profile)
+    tables["against_n"] = against_n(args.profile)
+    notes = ("FOCUS one round (table results): certified upper bound (flbounds.pep.certify), "
+             "gap = bracket to the solver's primal value. Others: Clarabel, SCS (eps 1e-8) "
+             "when Clarabel is not 'optimal' within the gap tolerance or leaves a dual "
+             "residual above 1e-5 (flbounds.pep.sdp). ")
+    if "results" in tables:
+        notes += "Growth: " + growth_notes(tables["results"])
+    md = f"## {TITLE}\n\n{machine_line()}\n\n" + "\n".join(
+        f"### {name}\n\n{markdown_table(table, COLUMNS[name])}" for name, table in tables.items())
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{NAME}.md").write_text(md + f"\n{notes}\n", encoding="utf-8")
+    run = _results.run_record(tables, profile=args.profile)
+    (args.out / f"{NAME}.json").write_text(_results.dumps(
+        {"benchmark": NAME, "title": TITLE, "units": UNITS, **run}) + "\n", encoding="utf-8")
+    if args.record:
+        _results.append(NAME, run, title=TITLE, command=f"python -m benchmarks {NAME} --record",
+                        units=UNITS, targets=TARGETS)
+    return tables
 
 
 if __name__ == "__main__":

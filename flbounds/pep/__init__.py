@@ -51,8 +51,17 @@ imposed where gradients are taken), from which every rate above is built, and so
 random round's worst case (:func:`mixture_worst_case`);
 :mod:`flbounds.pep.replay` runs the same descriptions on arrays (a quadratic problem, one
 participating set at a time), which the tests compare with ``flbounds.algorithms``.
+
+Clients in symmetry classes (same inclusion probability, aggregation weight and function
+class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
+solve the same PEP with one representative per class, an SDP whose size does not grow with
+N (:mod:`flbounds.pep.symmetric`, derivation in its docstring);
+:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
+:func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
+and replay it through ``flbounds.algorithms`` at the full N.
 """
 
+from .classlaw import Classes, class_law
 from .descent import fedavg_descent_rate
 from .describe import (
     Branch,
@@ -114,9 +123,11 @@ from .steps import (
     server_momentum,
     server_tracking,
 )
+from .symmetric import worst_case_symmetric
 from .tracking import focus_rate, focus_rounds_rate
 
-__all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
+__all__ = ["GAP_ABS", "GAP_REL", "Classes", "PEPSolveError", "SolveInfo", "SubsetMoments",
+           "WorstCase", "class_law", "worst_case_symmetric",
            "Branch", "FixedWeights", "Local", "Measure", "Mixture", "Normalized", "Round",
            "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",

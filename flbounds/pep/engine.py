@@ -208,7 +208,7 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
 
 
 def worst_case(round_: Round, setting: Setting, measure: Measure, participation=None, *,
-               printed=None, certified=False) -> WorstCase:
+               printed=None, certified=False, classes=None) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation`` (module docstring of :mod:`.describe`).
 
@@ -226,6 +226,10 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
         ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
         the smooth strongly convex class, and ``measure.bounds``.
+    classes : partition of the clients, optional
+        Symmetry classes of interchangeable clients: the SDP then has one representative per
+        class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
+        same value; not with ``certified``).
 
     Returns
     -------
@@ -239,6 +243,13 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         When no solver returns an accurate solve (or, with ``certified``, no certificate
         within its bracket tolerance).
     """
+    if classes is not None:
+        if certified:
+            raise ValueError("certified: not offered with classes (the symmetric form)")
+        from .symmetric import worst_case_symmetric
+
+        return worst_case_symmetric(round_, setting, measure, participation, classes=classes,
+                                    printed=printed)
     if certified:
         info, law = certified_solve(round_, setting, measure, participation)
     else:

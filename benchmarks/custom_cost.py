@@ -22,12 +22,14 @@ Before timing, the three paths' iterates are compared (``identical``: the same b
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 
 import numba
 import numpy as np
 from numba import njit
 
+from benchmarks import _results
 from benchmarks._common import (
     DEFAULT_OUT,
     OUT_HELP,
@@ -137,19 +139,39 @@ def main(argv=None):
     if not min_time > 0:
         parser.error(f"--min-time must be positive, got {min_time}")
     numba.set_num_threads(1)
+    load_before = os.getloadavg()[0]
     rows = [measure(kind, p, repeats, min_time) for kind in KINDS for p in FRACTIONS]
     for row in rows:
         print(f"{row['kind']:9s} p={row['p']:<4} builtin {row['builtin_s'] * 1e3:8.1f} ms, "
               f"description x{row['description_over_builtin']:.3f}, custom "
               f"x{row['custom_over_builtin']:.3f}, identical {row['identical']}")
-    return write(args.out, NAME, "Generic FedAvg-family round against the built-in FedAvg "
-                 "(N = 10^4, tau = 5, one thread)", rows, COLUMNS,
-                 notes="Ratios: seconds per call over the built-in's, median over repeats "
-                       "(the order of the paths rotates). 'description': fedavg_family with "
-                       "local_gd(); 'custom': fedavg_family with a user's @njit step.",
-                 units=UNITS, profile=args.profile, record=args.record, targets=TARGETS,
-                 command="python -m benchmarks custom_cost --record")
+    title = ("Generic FedAvg-family round against the built-in FedAvg (N = 10^4, tau = 5, "
+             "one thread)")
+    paths_written = write(args.out, NAME, title, rows, COLUMNS,
+                          notes="Ratios: seconds per call over the built-in's, median over "
+                                "repeats (the order of the paths rotates). 'description': "
+                                "fedavg_family with local_gd(); 'custom': fedavg_family with a "
+                                "user's @njit step.", units=UNITS, profile=args.profile)
+    if args.record:
+        paths_written.append(_results.append(
+            NAME, _results.run_record({"results": rows}, profile=args.profile,
+                                      caveat=busy_caveat(load_before)),
+            title=title, command="python -m benchmarks custom_cost --record", units=UNITS,
+            targets=TARGETS))
+    return paths_written
 
+
+def busy_caveat(load_before):
+    """A caveat when the machine ran more processes than it has cores (the 1-minute load
+    average before or after the run): other processes share the cores and the times and
+    ratios are noisier than on an idle machine."""
+    cores = os.cpu_count() or 1
+    load = max(load_before, os.getloadavg()[0])
+    if load <= cores:
+        return None
+    return (f"busy machine: load average up to {load:.1f} on {cores} cores during the run "
+            "(other processes shared the cores; the paths were timed in turn, so the ratios "
+            "hold better than the times)")
 
 if __name__ == "__main__":
     main()

@@ -111,19 +111,25 @@ def _local_gd(problem, x, idx, step, local_steps, correction=None):
 
 
 def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_interval=10,
-          normalize=False) -> FedAUTrace:
+          normalize=False, weights_from="past") -> FedAUTrace:
     r"""FedAU (Wang and Ji, 2024): FedAvg with online-estimated participation weights.
 
     Client i keeps :math:`\omega_i`, the running mean of its observed participation intervals;
     an interval is closed when i participates or when it reaches ``max_interval`` = K rounds
     (then it is recorded as K). With :math:`\Delta_i = x^{(r)}_{\tau,i} - x_r`,
 
-    .. math:: x_{r+1} = x_r + \frac{\eta_g}{N} \sum_{i \in S_r} \omega_i \Delta_i
+    .. math:: x_{r+1} = x_r + \frac{\eta_g}{N} \sum_{i \in S_r} \omega^{(r)}_i \Delta_i
 
-    (the published rule; ``normalize=True`` gives the reference notebook's variant
-    :math:`x_r + \sum_{S_r} \omega_i\Delta_i / \sum_{S_r}\omega_i`). Weights start at 1. The
-    torch reference client never advances its interval counter (the ``participation_counter``
-    lines sit in the wrong branch); that bug is not reproduced.
+    (the published rule; ``normalize=True`` gives the FOCUS reference notebook's variant
+    :math:`x_r + \sum_{S_r} \omega_i\Delta_i / \sum_{S_r}\omega_i`). Weights start at 1. By
+    default (``weights_from="past"``) :math:`\omega^{(r)}_i` is the mean of the intervals
+    closed *before* round r, so it does not depend on i's participation in round r: the
+    authors' code (``github.com/IBM/fedau``, ``main.py``, "interval used in the next round")
+    does this, and the paper's analysis needs :math:`\omega^{(r)}_i` independent of
+    :math:`q^{(r)}_i`. ``weights_from="current"`` also counts the interval that round r closes
+    (the rule of earlier versions of this function). The torch client of the FOCUS reference
+    code (``github.com/BichengYing/FedASL``) never advances its interval counter (the
+    ``participation_counter`` lines sit in the wrong branch); that bug is not reproduced.
 
     Parameters
     ----------
@@ -142,13 +148,18 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     max_interval : int
         K, the longest participation interval recorded.
     normalize : bool
-        The reference notebook's normalised average instead of the published rule.
+        The FOCUS reference notebook's normalised average instead of the published rule.
+    weights_from : {"past", "current"}, default "past"
+        Whether round r's weights count only the intervals closed before round r (the
+        method) or also the one round r closes.
 
     Returns
     -------
     FedAUTrace
         ``x`` (n_rounds + 1, d), the server iterates, and ``omega`` (n_rounds + 1, N), the
-        weight estimates used in each round (row r + 1: after round r's update).
+        weight estimates after each round (row r + 1: after round r's closures; round r
+        weights its participants by row r with ``weights_from="past"``, by row r + 1 with
+        ``"current"``).
 
     References
     ----------
@@ -158,6 +169,8 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     plan, step, local_steps, x, xs = _setup(problem, plan, step, local_steps, x0)
     server_step = check_positive(server_step, "server_step")
     max_interval = check_int(max_interval, "max_interval", minimum=1)
+    if weights_from not in ("past", "current"):
+        raise ValueError(f"weights_from must be 'past' or 'current', got {weights_from!r}")
     n_clients = problem.n_clients
     omega = np.ones(n_clients)
     omegas = np.empty((plan.shape[0] + 1, n_clients))
@@ -165,6 +178,7 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     n_intervals = np.zeros(n_clients)
     open_interval = np.zeros(n_clients)
     for r, mask in enumerate(plan):
+        before = omega.copy() if weights_from == "past" else None
         open_interval += 1.0
         close = mask | (open_interval >= max_interval)
         omega[close] = (n_intervals[close] * omega[close] + open_interval[close]) / (
@@ -174,7 +188,7 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
         idx = np.flatnonzero(mask)
         if idx.size:
             delta = _local_gd(problem, x, idx, step[r], local_steps) - x
-            w = omega[idx]
+            w = (omega if before is None else before)[idx]
             if normalize:
                 x = x + (w @ delta) / w.sum()
             else:
@@ -193,9 +207,13 @@ def mifa(problem, plan, *, step, local_steps, x0=None) -> MifaTrace:
     :math:`G_i` for non-participants, 0 before a client's first participation): Algorithm 1
     of the paper, whose server step is the local step (with a constant step,
     :math:`x_{r+1} = x_r - \frac1N\sum_i (x_{r_i} - z_{\tau,i})`, computed so). The
-    reference notebook instead stores :math:`G_i` relative to the client's *old* local model
-    (stale-model bug) and the torch version adds the update (ascent); neither bug is
-    reproduced.
+    authors' code (``github.com/hmgxr128/MIFA_code``, ``src/trainers/fdu.py``) makes no step
+    until every client has been available once and then fills the memory with every client's
+    update at the initial model; here the memory starts at 0 and the run steps from round 0
+    (with every client in the first round the two coincide, the code one round later: checked
+    in ``tests/flbounds/algorithms/test_authors_code.py``). The FOCUS reference notebook
+    instead stores :math:`G_i` relative to the client's *old* local model (stale-model bug)
+    and its torch version adds the update (ascent); neither bug is reproduced.
 
     Parameters
     ----------

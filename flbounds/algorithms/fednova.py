@@ -14,7 +14,10 @@ client weights) the server steps with the effective number of steps
 
 With equal :math:`\tau_i`, :math:`\eta_g = 1` and uniform weights this is FedAvg; with unequal
 :math:`\tau_i` it removes FedAvg's bias toward the clients that run more steps (the paper's
-objective inconsistency). An empty round leaves :math:`x` unchanged.
+objective inconsistency). An empty round leaves :math:`x` unchanged. With full participation
+this is the authors' code (``github.com/JYWa/FedNova``, ``distoptim/FedNova.py``, momentum 0,
+no proximal term, no server momentum), checked in
+``tests/flbounds/algorithms/test_authors_code.py``.
 
 References
 ----------

@@ -11,6 +11,11 @@ leaves :math:`x` unchanged). :math:`\mu = 0` is FedAvg. The trace records how in
 participant solved its subproblem, the paper's :math:`\gamma`-inexactness (Definition 2):
 :math:`\gamma_{r,i} = \lVert\nabla h_i(z_{\tau,i}; x_r)\rVert / \lVert\nabla f_i(x_r)\rVert`.
 
+The authors' code (``github.com/litian96/FedProx``) draws devices uniformly and averages their
+models weighted by sample counts :math:`n_i`; that rule is
+``fedavg_family(problem, plan, local_prox(mu), aggregation=aggregation.sample_counts(n))``
+(checked against a twin of the code in ``tests/flbounds/algorithms/test_authors_code.py``).
+
 References
 ----------
 T. Li, A. K. Sahu, M. Zaheer, M. Sanjabi, A. Talwalkar, V. Smith. Federated Optimization in

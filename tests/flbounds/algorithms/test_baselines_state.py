@@ -28,8 +28,11 @@ def _close(got, want):
 
 @pytest.mark.parametrize("kind", ["quadratic", "ridge"])
 def test_fedau_twin_and_weight_estimates(problems, kind):
+    """The twin counts round r's own interval in its weights (``weights_from="current"``);
+    the default, the authors' order, is checked against their code in test_authors_code."""
     prob, plan = problems[kind], _plan(1, 0.3)
-    tr = fedau(prob, plan, step=STEPS, local_steps=TAU, server_step=0.8, max_interval=4)
+    tr = fedau(prob, plan, step=STEPS, local_steps=TAU, server_step=0.8, max_interval=4,
+               weights_from="current")
     xs, omegas = ref.fedau(prob, plan, STEPS, TAU, 0.8, 4, np.zeros(D))
     _close(tr.x, xs)
     np.testing.assert_array_equal(tr.omega, omegas)
@@ -108,6 +111,8 @@ def test_fednova_removes_the_objective_inconsistency():
     (lambda p, plan: mifa(p, plan, step=np.full(R - 1, 0.1), local_steps=TAU), "step"),
     (lambda p, plan: fedau(p, plan, step=schedules.constant(0.1), local_steps=0),
      "local_steps"),
+    (lambda p, plan: fedau(p, plan, step=0.1, local_steps=TAU, weights_from="now"),
+     "weights_from"),
     (lambda p, plan: fedprox(p, plan.astype(int) * 2, step=0.1, local_steps=TAU, mu=0.1),
      "plan"),
 ])

@@ -68,17 +68,19 @@ def test_safari_mixture_rejects_bad_input():
 
 
 @pytest.mark.parametrize("normalize", [False, True])
-def test_fedau_description_is_fedau(problem, normalize):
-    """Four rounds of FedAU; each replayed round uses the weights FedAU used in it."""
+@pytest.mark.parametrize("weights_from, row", [("past", 0), ("current", 1)])
+def test_fedau_description_is_fedau(problem, normalize, weights_from, row):
+    """Four rounds of FedAU; each replayed round uses the weights FedAU used in it (row r of
+    the trace's omega by default, row r + 1 when the round's own interval counts)."""
     from flbounds.algorithms.baselines import fedau
 
     plan = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
     x0 = np.array([1.0, -0.5])
     trace = fedau(problem, plan, step=0.05, local_steps=2, x0=x0, server_step=1.3,
-                  max_interval=2, normalize=normalize)
+                  max_interval=2, normalize=normalize, weights_from=weights_from)
     clients = _clients(problem)
     for r, mask in enumerate(plan):
-        rnd = fedau_round(2, 0.05, trace.omega[r + 1], server_step=1.3, normalize=normalize)
+        rnd = fedau_round(2, 0.05, trace.omega[r + row], server_step=1.3, normalize=normalize)
         got, _ = run_round(rnd, clients, start_state(rnd, clients, {"x": trace.x[r]}), mask)
         np.testing.assert_allclose(got["x"].v, trace.x[r + 1], atol=ROUNDING)
 

@@ -46,6 +46,13 @@ coefficients (:mod:`flbounds.pep.expect`); :func:`worst_case` builds and solves 
 written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` runs the same
 descriptions on arrays (a quadratic problem, one participating set at a time), which the
 tests compare with ``flbounds.algorithms``.
+
+Rates over many rounds (:mod:`flbounds.pep.lyapunov`): :func:`lyapunov_rate` searches the
+quadratic Lyapunov function of a described round's state with the best certified contraction
+(Taylor, Van Scoy and Lessard 2018; exact expectation over the participation) and brackets it
+from below by a replayed witness (:class:`LyapunovRate`); :func:`safari_bracket` does the
+same for SAFARI's round. :mod:`flbounds.pep.atlas` tabulates them against the participation
+probability (``flbounds atlas``).
 """
 
 from .descent import fedavg_descent_rate
@@ -79,10 +86,12 @@ from .described import (
 from .engine import build, worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
+from .lyapunov import LyapunovRate, lyapunov_rate, safari_bracket
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .second_moment import witness_rate
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
 from .steps import (
@@ -98,7 +107,8 @@ from .steps import (
 )
 from .tracking import focus_rate, focus_rounds_rate
 
-__all__ = ["GAP_ABS", "GAP_REL", "PEPSolveError", "SolveInfo", "SubsetMoments", "WorstCase",
+__all__ = ["GAP_ABS", "GAP_REL", "LyapunovRate", "PEPSolveError", "SolveInfo", "SubsetMoments",
+           "WorstCase", "lyapunov_rate", "safari_bracket", "witness_rate",
            "FixedWeights", "Local", "Measure", "Normalized", "Round", "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",
            "fedavg_round", "focus_lyapunov", "focus_round", "gradient_at",

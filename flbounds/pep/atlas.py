@@ -42,6 +42,7 @@ from . import described
 from .describe import Setting
 from .lyapunov import lyapunov_rate, safari_bracket
 from .sdp import PEPSolveError
+from .second_moment import witness_rate
 
 #: built-in rounds of the atlas: name -> (local_steps, step, n_clients) -> Round
 ALGORITHMS = {
@@ -91,11 +92,14 @@ def check_args(*, mu, L, local_steps, n_clients, ps, step):
     return mu, L, tau, n, ps, step
 
 
-def _cell(run):
+def _cell(run, witness=None):
+    """One cell: the bracket of ``run()``; when no certificate, ``witness()``'s contraction
+    alone (above 1: a replayed instance on which the algorithm diverges)."""
     try:
         res = run()
-    except PEPSolveError as exc:  # no accurate solve or no certificate: said, not hidden
-        return dict(certified=None, witness=None, error=str(exc)[:200])
+    except PEPSolveError as exc:  # no certificate or no accurate solve: said, not hidden
+        low = None if witness is None else witness()[0]
+        return dict(certified=None, witness=low, error=str(exc)[:200])
     return dict(certified=res.certified, witness=res.witness, search=list(res.search),
                 status=res.worst_case.status, printed=res.printed,
                 seconds=round(res.seconds, 3))
@@ -139,7 +143,9 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     builders, missing = algorithms()
     setting = Setting(n, mu, L, common_minimizer=True)
     series = {name: [_cell(lambda b=build, p=p: lyapunov_rate(b(tau, step, n), setting,
-                                                            Bernoulli([p] * n)))
+                                                            Bernoulli([p] * n)),
+                           lambda b=build, p=p: witness_rate(b(tau, step, n), setting,
+                                                             Bernoulli([p] * n)))
                      for p in ps] for name, build in builders.items()}
     if printed:
         series.update(_printed_series(mu, L, tau, n, ps, setting))
@@ -192,7 +198,7 @@ def markdown(atlas: dict) -> str:
         for k in names:
             cell = atlas["series"][k][j]
             text = f"[{_fmt(cell['witness'])}, {_fmt(cell['certified'])}]" if "error" not in \
-                cell else "no accurate solve"
+                cell else f"witness {_fmt(cell['witness'])}, no certificate"
             if cell.get("printed") is not None:
                 text += f" ({cell['printed']:.6f})"
             row.append(text)

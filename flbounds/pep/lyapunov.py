@@ -55,8 +55,11 @@ automated convergence guarantees, ICML 2018.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,10 +91,11 @@ class LyapunovRate:
         bound on the contraction of :math:`E V_P` per round, hence of
         :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V_P(\\xi_0)`).
     witness : float or None
-        Per-round contraction of :math:`E\\|\\xi_R\\|^2` on the worst 1-D quadratic instance
-        (a lower bound on the class's rate); None when not computed.
+        Per-round contraction of :math:`E\\|\\xi_R\\|^2` on the worst quadratic witness (a
+        lower bound on the class's rate); None when not computed.
     search : (float, float)
-        The bisection's last infeasible and feasible :math:`\\rho`.
+        The bisection's last infeasible and feasible :math:`\\rho` (infeasibility proved when
+        ``params["undecided_solves"]`` is 0).
     printed : float or None
         A printed rate passed by the caller.
     P : ndarray
@@ -216,6 +220,7 @@ class _Search:
         rules += [lam[i] >= 0 for i in np.flatnonzero(ineq)]
         self.problem = cp.Problem(cp.Minimize(cp.trace(self.P)), rules)
         self.n_leaves, self.n_constraints = n, len(constraints)
+        self.unknown = 0  # solves that neither found P nor proved infeasibility
 
     def _affine(self, expr):
         n = len(self.leaves)
@@ -233,21 +238,24 @@ class _Search:
         return M, d, const
 
     def feasible(self, rho):
-        """``P`` (an array) when the LMI is solved at ``rho``, else None."""
-        import contextlib
-        import io
-        import warnings
-
+        """``P`` (an array) when Clarabel solves the LMI at ``rho``, else None; a solve that
+        neither finds P nor proves infeasibility is counted in ``unknown`` (measured: Clarabel
+        fails or ends ``infeasible_inaccurate`` below the optimum, in 0.01 s; SCS then takes
+        seconds and decides no more)."""
         self.rho.value = float(rho)
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
                 self.problem.solve(solver="CLARABEL")
-        except Exception:  # noqa: BLE001  (a failed solve proves nothing: not feasible)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001  (Clarabel's Rust panics are BaseException)
+            self.unknown += 1
             return None
-        if self.problem.status != "optimal" or self.P.value is None:
-            return None
-        return 0.5 * (self.P.value + self.P.value.T)
+        if self.problem.status == "optimal" and self.P.value is not None:
+            return 0.5 * (self.P.value + self.P.value.T)
+        self.unknown += self.problem.status != "infeasible"
+        return None
 
 
 def _lyapunov_measure(P, round_):
@@ -290,8 +298,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     rho_max : float, default 1
         The largest rate searched (the bisection starts on [0, rho_max]).
     printed : float, optional
-        A printed rate to report beside the bracket (e.g. from
-        ``flbounds.ledger.api.bounds.get(id)``).
+        A printed rate to report beside the bracket (``flbounds.ledger.api.bounds.get(id)``).
     witness : bool, default True
         Whether to compute the witness's contraction.
 
@@ -321,8 +328,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     lo, hi = 0.0, rho_max
     while hi - lo > BISECTION_TOL:
         mid = 0.5 * (lo + hi)
-        found = search.feasible(mid)
-        if found is None:
+        if (found := search.feasible(mid)) is None:
             lo = mid
         else:
             hi, P = mid, found
@@ -336,7 +342,8 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
             raise
         check = worst_case(round_, setting, measure, participation, certified=True)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
-    if not lo - slack <= check.worst <= hi + slack:
+    low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
+    if not low_end <= check.worst <= hi + slack:
         raise PEPSolveError(f"the Lyapunov search and its check disagree: bisection "
                             f"[{lo:.9g}, {hi:.9g}], sup E[V+]/V = {check.worst:.9g}")
     low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
@@ -345,7 +352,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         coordinates=_coordinates(round_, setting.n_clients), worst_case=check,
         witness_instance=instance, seconds=time.perf_counter() - clock,
         params=dict(check.params, n_leaves=search.n_leaves,
-                    n_constraints=search.n_constraints))
+                    n_constraints=search.n_constraints, undecided_solves=search.unknown))
 
 
 def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
@@ -377,8 +384,7 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
     clock = time.perf_counter()
     check = safari_rate(mu, L, q, local_steps, step_client, step_server, printed=printed)
     lam = np.linspace(check.params.get("mu", mu), check.params.get("L", L), GRID)
-    rates = q * (1 - step_client * lam) ** (2 * local_steps) + (1 - q) * (1 - step_server
-                                                                          * lam) ** 2
+    rates = q * (1 - step_client * lam) ** (2 * local_steps) + (1 - q) * (1 - step_server * lam)**2
     k = int(np.argmax(rates))
     return LyapunovRate(certified=check.worst, witness=float(rates[k]),
                         search=(check.worst, check.worst), printed=check.printed,

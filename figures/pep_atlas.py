@@ -32,23 +32,32 @@ def compute(profile="quick", seed=0, **options):
             "mu": atlas["constants"]["mu"], "L": atlas["constants"]["L"]}
 
 
+MARKERS = "osD^v<>"
+
+
 def plot(data):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.6), sharey=False)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.6))
     p = data["p"]
     for k, name in enumerate(data["names"]):
-        ax = right if ("Thm" in str(name)) else left
+        ax = right if "Thm" in str(name) else left
         cert, wit, printed = (data[f"s{k}_{f}"] for f in ("certified", "witness", "printed"))
-        (line,) = ax.semilogy(p, 1 - cert, "o-", label=f"{name}: certified")
-        ax.semilogy(p, 1 - wit, ":", color=line.get_color(), label=f"{name}: witness")
+        (line,) = ax.semilogy(p, 1 - cert, marker=MARKERS[k % len(MARKERS)], ls="-",
+                              markerfacecolor="none", label=f"{name}: certified")
+        ax.semilogy(p, np.where(wit < 1, 1 - wit, np.nan), ":", color=line.get_color(),
+                    label=f"{name}: witness")
+        if np.any(wit >= 1):  # a replayed instance on which the algorithm diverges
+            ax.plot(p[wit >= 1], np.full(int(np.sum(wit >= 1)), 0.0), "x", ms=9,
+                    color=line.get_color(), clip_on=False, transform=ax.get_xaxis_transform(),
+                    label=f"{name}: witness diverges")
         if np.isfinite(printed).any():
             ax.semilogy(p, 1 - printed, "--", color=line.get_color(), label=f"{name}: printed")
     left.set_title(rf"common step $\eta = {float(data['step']):.3g}$, "
                    rf"$N = {int(data['n_clients'])}$, $\tau = {int(data['local_steps'])}$")
     right.set_title("at the papers' printed steps")
     for ax in (left, right):
-        ax.set_xlabel("participation probability $p$")
+        ax.set_xlabel("participation probability $p$ (SAFARI: $q$)")
         ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-        ax.legend(fontsize=8)
+        ax.legend()
     fig.suptitle(rf"Worst-case rate over many rounds, $L/\mu = "
                  rf"{float(data['L']) / float(data['mu']):g}$")
     return fig

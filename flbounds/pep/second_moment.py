@@ -162,6 +162,16 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
     quadratics and, with ``measure``, the quadratics fitted to its one-round worst case
     (:func:`fitted_instance`; left out when its solve returns no values).
 
+    Parameters
+    ----------
+    round_ : Round
+    setting : Setting
+        Clients sharing :math:`x^\\star` (or identical), smooth strongly convex.
+    participation : None, bool vector, process or sampler
+        See :func:`flbounds.pep.expect.law_of` (exact expectation).
+    measure : Measure, optional
+        A one-run measure whose one-round worst case over quadratics is fitted.
+
     Returns
     -------
     (float, tuple)

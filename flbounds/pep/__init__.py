@@ -47,7 +47,7 @@ written that way in :mod:`flbounds.pep.described`; :mod:`flbounds.pep.replay` ru
 descriptions on arrays (a quadratic problem, one participating set at a time), which the
 tests compare with ``flbounds.algorithms``.
 
-Rates over many rounds (:mod:`flbounds.pep.lyapunov`): :func:`lyapunov_rate` searches the
+Rates over many rounds (:mod:`flbounds.pep.lyapunov_search`): :func:`lyapunov_rate` searches the
 quadratic Lyapunov function of a described round's state with the best certified contraction
 (Taylor, Van Scoy and Lessard 2018; exact expectation over the participation) and brackets it
 from below by a replayed witness (:class:`LyapunovRate`); :func:`safari_bracket` does the
@@ -86,7 +86,7 @@ from .described import (
 from .engine import build, worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
-from .lyapunov import LyapunovRate, lyapunov_rate, safari_bracket
+from .lyapunov_search import LyapunovRate, lyapunov_rate, safari_bracket
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase

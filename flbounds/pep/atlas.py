@@ -2,7 +2,7 @@ r"""A rate atlas: worst-case contraction per round against the participation pro
 
 For each algorithm with a description (:mod:`flbounds.pep.described`) and each participation
 probability :math:`p` (every one of N clients independently, ``Bernoulli([p] * N)``), the
-bracket of :func:`flbounds.pep.lyapunov.lyapunov_rate`: the contraction of a replayed 1-D
+bracket of :func:`~flbounds.pep.lyapunov_search.lyapunov_rate`: the contraction of a replayed
 witness (lower end) and the best rate certified by a quadratic Lyapunov function of the
 round's state (upper end), at fixed :math:`L/\mu`, :math:`\tau` and local step. Clients share
 their minimizer (no loss for FOCUS and SCAFFOLD; FedAvg's rate to its own fixed point with
@@ -11,8 +11,8 @@ heterogeneous clients is another question). Where a paper prints a rate it is se
 - FOCUS Thm 1(a), :math:`1 - \eta\mu N/2` per round at its admissible step (which depends on
   :math:`p`), next to the bracket of FOCUS at that step;
 - SAFARI Thm 5, :math:`1 - \bar\eta` per round (noise and heterogeneity 0), next to
-  :func:`~flbounds.pep.lyapunov.safari_bracket` with :math:`q = p` the probability of a client
-  round (SAFARI's coin, not a participation probability) and Thm 5's coupled steps
+  :func:`~flbounds.pep.lyapunov_search.safari_bracket` with :math:`q = p` the probability of
+  a client round (SAFARI's coin, not a participation probability) and Thm 5's coupled steps
   (:data:`SAFARI_FRACTION` of its largest server step). Thm 5 also asks its q-condition of
   every round's state, which this bracket does not impose: a certified value above the
   printed rate is a comparison, not a violation (``safari.thm5.tightness`` is the claim).
@@ -40,7 +40,7 @@ from flbounds.validation import check_int, check_positive
 
 from . import described
 from .describe import Setting
-from .lyapunov import lyapunov_rate, safari_bracket
+from .lyapunov_search import lyapunov_rate, safari_bracket
 from .sdp import PEPSolveError
 from .second_moment import witness_rate
 

@@ -1,5 +1,5 @@
 r"""Witnesses of a rate over many rounds: quadratic instances whose exact second moment is
-replayed round after round (the lower end of :func:`flbounds.pep.lyapunov.lyapunov_rate`).
+replayed round after round (the lower end of :func:`flbounds.pep.lyapunov_search.lyapunov_rate`).
 
 On a quadratic problem with :math:`x^\star = 0` (``b = 0``) a described round is linear in its
 free state, :math:`\xi^+ = T_S \xi` for each participating set :math:`S`;

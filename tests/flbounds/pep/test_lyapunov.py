@@ -1,4 +1,4 @@
-"""Rates over many rounds (flbounds.pep.lyapunov): the Lyapunov search against known rates,
+"""Rates over many rounds (flbounds.pep.lyapunov_search): the Lyapunov search against known rates,
 its bracket against replayed witnesses, the witnesses against flbounds.algorithms."""
 
 import itertools
@@ -8,7 +8,7 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import Bernoulli, UniformWithoutReplacement, subset_distribution
-from flbounds.pep import lyapunov as lyap
+from flbounds.pep import lyapunov_search as lyap
 from flbounds.pep import second_moment as sm
 from flbounds.pep.expect import law_of
 from flbounds.pep.sdp import PEPSolveError
@@ -163,3 +163,11 @@ def test_no_certificate_below_rho_max_raises():
     with pytest.raises(PEPSolveError, match="no quadratic Lyapunov"):
         lyap.lyapunov_rate(pep.fedavg_round(1, 1.5), pep.Setting(1, 1.0, 2.0,
                                                                  common_minimizer=True))
+
+
+def test_the_module_does_not_shadow_the_measure_builder():
+    """``pep.lyapunov`` stays the measure builder of flbounds.pep.describe (a submodule named
+    ``lyapunov`` would replace it on import)."""
+    from flbounds.pep.describe import lyapunov
+
+    assert pep.lyapunov is lyapunov and pep.lyapunov_rate is lyap.lyapunov_rate

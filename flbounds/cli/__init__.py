@@ -28,6 +28,7 @@ COMMANDS = {
     "falsify": "falsify",
     "replay": "replay",
     "bound": "bound",
+    "atlas": "atlas",
 }
 
 __all__ = ["COMMANDS", "DEFAULT_RESULTS", "UsageError", "build_parser", "main"]
@@ -49,6 +50,7 @@ EXAMPLES = """examples:
   flbounds falsify focus.lemma4.rare_participation --budget 300
   flbounds report                               the HTML ledger of the stored results
   flbounds findings focus                       what fails in a paper, and by how much
+  flbounds atlas                                worst-case rates against participation
 
 exit codes: 0 every verdict as expected, 1 an unexpected verdict or an error, 2 usage"""
 

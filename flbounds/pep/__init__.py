@@ -59,6 +59,13 @@ N (:mod:`flbounds.pep.symmetric`, derivation in its docstring);
 :func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
 :func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
 and replay it through ``flbounds.algorithms`` at the full N.
+
+Rates over many rounds (:mod:`flbounds.pep.lyapunov_search`): :func:`lyapunov_rate` searches the
+quadratic Lyapunov function of a described round's state with the best certified contraction
+(Taylor, Van Scoy and Lessard 2018; exact expectation over the participation) and brackets it
+from below by a replayed witness (:class:`LyapunovRate`); :func:`safari_bracket` does the
+same for SAFARI's round. :mod:`flbounds.pep.atlas` tabulates them against the participation
+probability (``flbounds atlas``).
 """
 
 from .classlaw import Classes, class_law
@@ -105,11 +112,13 @@ from .described_server import (
 from .engine import build, worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
+from .lyapunov_search import LyapunovRate, lyapunov_rate, safari_bracket
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
 from .result import WorstCase
 from .scenarios import mixture_worst_case
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
+from .second_moment import witness_rate
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
 from .steps import (
@@ -126,8 +135,9 @@ from .steps import (
 from .symmetric import worst_case_symmetric
 from .tracking import focus_rate, focus_rounds_rate
 
-__all__ = ["GAP_ABS", "GAP_REL", "Classes", "PEPSolveError", "SolveInfo", "SubsetMoments",
-           "WorstCase", "class_law", "worst_case_symmetric",
+__all__ = ["GAP_ABS", "GAP_REL", "Classes", "LyapunovRate", "PEPSolveError", "SolveInfo",
+           "SubsetMoments", "WorstCase", "class_law", "lyapunov_rate", "safari_bracket",
+           "witness_rate", "worst_case_symmetric",
            "Branch", "FixedWeights", "Local", "Measure", "Mixture", "Normalized", "Round",
            "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",

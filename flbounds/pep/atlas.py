@@ -1,0 +1,234 @@
+r"""A rate atlas: worst-case contraction per round against the participation probability.
+
+For each algorithm with a description (:mod:`flbounds.pep.described`) and each participation
+probability :math:`p` (every one of N clients independently, ``Bernoulli([p] * N)``), the
+bracket of :func:`~flbounds.pep.lyapunov_search.lyapunov_rate`: the contraction of a replayed
+witness (lower end) and the best rate certified by a quadratic Lyapunov function of the
+round's state (upper end), at fixed :math:`L/\mu`, :math:`\tau` and local step. Clients share
+their minimizer (no loss for FOCUS and SCAFFOLD; FedAvg's rate to its own fixed point with
+heterogeneous clients is another question). Where a paper prints a rate it is set beside:
+
+- FOCUS Thm 1(a), :math:`1 - \eta\mu N/2` per round at its admissible step (which depends on
+  :math:`p`), next to the bracket of FOCUS at that step;
+- SAFARI Thm 5, :math:`1 - \bar\eta` per round (noise and heterogeneity 0), next to
+  :func:`~flbounds.pep.lyapunov_search.safari_bracket` with :math:`q = p` the probability of
+  a client round (SAFARI's coin, not a participation probability) and Thm 5's coupled steps
+  (:data:`SAFARI_FRACTION` of its largest server step). Thm 5 also asks its q-condition of
+  every round's state, which this bracket does not impose: a certified value above the
+  printed rate is a comparison, not a violation (``safari.thm5.tightness`` is the claim).
+
+The printed values come from the ledger's bounds (``flbounds.ledger.api.bounds.get(id)``, as
+``flbounds bound`` shows them). :func:`write_table` writes the JSON and Markdown table; the
+figure is ``figures/pep_atlas.py``; ``flbounds atlas`` does both.
+
+Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_clients) ->
+Round``. FedAU and MIFA enter through :data:`HOOKS`: when :mod:`flbounds.pep.described`
+defines ``fedau_round`` / ``mifa_round`` (taking ``local_steps, step`` and, if it names it,
+``n_clients``), :func:`algorithms` adds them; until then the atlas lists them as missing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from flbounds.validation import check_int, check_positive
+
+from . import described
+from .describe import Setting
+from .lyapunov_search import lyapunov_rate, safari_bracket
+from .sdp import PEPSolveError
+from .second_moment import witness_rate
+
+#: built-in rounds of the atlas: name -> (local_steps, step, n_clients) -> Round
+ALGORITHMS = {
+    "FedAvg": lambda tau, step, n: described.fedavg_round(tau, step),
+    "SCAFFOLD": lambda tau, step, n: described.scaffold_round(tau, step, n),
+    "FOCUS": lambda tau, step, n: described.focus_round(tau, step),
+}
+#: rounds described elsewhere: name -> function of flbounds.pep.described (added when present)
+HOOKS = {"FedAU": "fedau_round", "MIFA": "mifa_round"}
+#: SAFARI's server step as a fraction of Thm 5's largest, 2/(L + mu): at 1 the coupled client
+#: step 4 L eta_s/(K(L + mu)) exceeds 2/L for small K and the client round expands
+SAFARI_FRACTION = 0.3
+#: sizes of the two profiles (the CLI's options override them)
+PROFILES = {
+    "quick": dict(n_clients=2, local_steps=2, ps=(0.05, 0.2, 0.5, 0.8, 1.0)),
+    "full": dict(n_clients=3, local_steps=3,
+                 ps=(0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
+}
+
+
+def algorithms() -> tuple[dict, list]:
+    """The atlas's builders (:data:`ALGORITHMS` plus the :data:`HOOKS` that exist) and the
+    names of the hooked algorithms without a description yet."""
+    out, missing = dict(ALGORITHMS), []
+    for name, attr in HOOKS.items():
+        func = getattr(described, attr, None)
+        if func is None:
+            missing.append(name)
+            continue
+        takes_n = "n_clients" in inspect.signature(func).parameters
+        out[name] = (lambda f, t: (lambda tau, step, n: f(tau, step, n_clients=n) if t
+                                   else f(tau, step)))(func, takes_n)
+    return out, missing
+
+
+def check_args(*, mu, L, local_steps, n_clients, ps, step):
+    """Validated atlas constants (``ValueError`` naming the argument)."""
+    mu, L = check_positive(mu, "mu"), check_positive(L, "L")
+    if mu > L:
+        raise ValueError(f"L must be >= mu, got L={L}, mu={mu}")
+    tau = check_int(local_steps, "local_steps", minimum=1)
+    n = check_int(n_clients, "n_clients", minimum=1, maximum=8)
+    ps = tuple(float(p) for p in ps)
+    if not ps or not all(0 < p <= 1 for p in ps):
+        raise ValueError(f"ps must be probabilities in (0, 1], got {ps}")
+    step = 1.0 / (4 * L * tau) if step is None else check_positive(step, "step")
+    return mu, L, tau, n, ps, step
+
+
+def _cell(run, witness=None):
+    """One cell: the bracket of ``run()``; when no certificate, ``witness()``'s contraction
+    alone (above 1: a replayed instance on which the algorithm diverges)."""
+    try:
+        res = run()
+    except PEPSolveError as exc:  # no certificate or no accurate solve: said, not hidden
+        low = None if witness is None else witness()[0]
+        return dict(certified=None, witness=low, error=str(exc)[:200])
+    return dict(certified=res.certified, witness=res.witness, search=list(res.search),
+                status=res.worst_case.status, printed=res.printed,
+                seconds=round(res.seconds, 3))
+
+
+def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, step=None,
+                  profile="quick", printed=True) -> dict:
+    r"""The atlas's numbers (module docstring).
+
+    Parameters
+    ----------
+    mu, L : float
+        The clients' class, ``0 < mu <= L``.
+    local_steps, n_clients : int, optional
+        :math:`\tau` and N (default: the profile's).
+    ps : sequence of float, optional
+        Participation probabilities in (0, 1] (default: the profile's).
+    step : float, optional
+        The local step of every algorithm (default :math:`1/(4L\tau)`).
+    profile : {"quick", "full"}
+    printed : bool, default True
+        Also FOCUS at Thm 1(a)'s step and SAFARI under Thm 5, with their printed rates.
+
+    Returns
+    -------
+    dict
+        ``constants``, ``missing`` (hooked algorithms without a description) and ``series``:
+        name -> list of cells (one per ``p``: ``certified``, ``witness``, ``printed``,
+        ``status``, ``seconds``; ``error`` instead when no accurate solve).
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+    cfg = PROFILES[profile]
+    mu, L, tau, n, ps, step = check_args(
+        mu=mu, L=L, local_steps=cfg["local_steps"] if local_steps is None else local_steps,
+        n_clients=cfg["n_clients"] if n_clients is None else n_clients,
+        ps=cfg["ps"] if ps is None else ps, step=step)
+    from flbounds.participation import Bernoulli
+
+    clock = time.perf_counter()
+    builders, missing = algorithms()
+    setting = Setting(n, mu, L, common_minimizer=True)
+    series = {name: [_cell(lambda b=build, p=p: lyapunov_rate(b(tau, step, n), setting,
+                                                            Bernoulli([p] * n)),
+                           lambda b=build, p=p: witness_rate(b(tau, step, n), setting,
+                                                             Bernoulli([p] * n)))
+                     for p in ps] for name, build in builders.items()}
+    if printed:
+        series.update(_printed_series(mu, L, tau, n, ps, setting))
+    return dict(constants=dict(mu=mu, L=L, local_steps=tau, n_clients=n, step=step,
+                               ps=list(ps), profile=profile),
+                missing=missing, series=series, seconds=round(time.perf_counter() - clock, 2))
+
+
+def _printed_series(mu, L, tau, n, ps, setting):
+    from flbounds.ledger.api.bounds import get
+    from flbounds.participation import Bernoulli
+
+    focus, safari = [], []
+    top = SAFARI_FRACTION * 2.0 / (L + mu)  # a fraction of Thm 5's eta_s <= 2/(L + mu)
+    thm1a, thm5 = get("focus.thm1a"), get("safari.thm5")
+    for p in ps:
+        value = thm1a.evaluate(mu=mu, L=L, p=np.full(n, p), tau=tau)
+        cell = _cell(lambda v=value, p=p: lyapunov_rate(
+            described.focus_round(tau, v.step), setting, Bernoulli([p] * n), printed=v.value))
+        focus.append(dict(cell, step=value.step, printed=value.value))
+        eta_c = 4 * L * top / (tau * (L + mu))
+        rate = thm5.evaluate(mu=mu, L=L, local_steps=tau, n_sampled=n, q=p, R=1, dist0=1.0,
+                             sigma2=0.0, sigma_s2=0.0, sigma_G2=0.0, step=top).value
+        cell = _cell(lambda p=p, r=rate, e=eta_c: safari_bracket(mu, L, p, tau, e, top,
+                                                                 printed=r))
+        safari.append(dict(cell, step=top, step_client=eta_c, printed=rate))
+    return {"FOCUS at Thm 1(a)'s step": focus, "SAFARI, q = p (Thm 5's steps)": safari}
+
+
+def _fmt(x):
+    return "—" if x is None else f"{x:.6f}"
+
+
+def markdown(atlas: dict) -> str:
+    """The atlas as a Markdown table: one row per p, ``witness – certified`` per algorithm
+    (and ``printed`` where a paper gives one)."""
+    c = atlas["constants"]
+    lines = [f"Worst-case contraction per round (E||x_R - x*||^2 factor), mu = {c['mu']:g}, "
+             f"L = {c['L']:g}, tau = {c['local_steps']}, N = {c['n_clients']}, step "
+             f"{c['step']:.4g} (FOCUS Thm 1(a) and SAFARI Thm 5 rows at their printed steps); "
+             "each cell [witness, certified], (printed) where a paper gives one; SAFARI "
+             "without Thm 5's q-condition on the state", ""]
+    names = list(atlas["series"])
+    head = ["p"] + [f"{k} (printed)" if any(cell.get("printed") is not None
+                                            for cell in atlas["series"][k]) else k
+                    for k in names]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for j, p in enumerate(c["ps"]):
+        row = [f"{p:g}"]
+        for k in names:
+            cell = atlas["series"][k][j]
+            text = f"[{_fmt(cell['witness'])}, {_fmt(cell['certified'])}]" if "error" not in \
+                cell else f"witness {_fmt(cell['witness'])}, no certificate"
+            if cell.get("printed") is not None:
+                text += f" ({cell['printed']:.6f})"
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    if atlas["missing"]:
+        lines += ["", "Not described yet (flbounds.pep.described): "
+                  + ", ".join(atlas["missing"]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(atlas: dict, out_dir) -> list[Path]:
+    """``atlas.json`` and ``atlas.md`` in ``out_dir`` (created)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "atlas.json", out / "atlas.md"]
+    paths[0].write_text(json.dumps(atlas, indent=1) + "\n", encoding="utf-8")
+    paths[1].write_text(markdown(atlas), encoding="utf-8")
+    return paths
+
+
+def arrays(atlas: dict) -> dict:
+    """The atlas as flat arrays (NaN where no value), for the figure and its ``.npz``."""
+    out = {"p": np.asarray(atlas["constants"]["ps"], float)}
+    for k, cells in enumerate(atlas["series"].values()):
+        for field in ("certified", "witness", "printed"):
+            out[f"s{k}_{field}"] = np.array([np.nan if cell.get(field) is None
+                                             else cell[field] for cell in cells], float)
+    out["names"] = np.array(list(atlas["series"]))
+    return out
+
+
+__all__ = ["ALGORITHMS", "HOOKS", "PROFILES", "algorithms", "arrays", "check_args",
+           "compute_atlas", "markdown", "write_table"]

@@ -1,0 +1,396 @@
+r"""Rates over many rounds: the best contraction certified by a quadratic Lyapunov function.
+
+A one-round worst case of a fixed measure (:mod:`flbounds.pep.engine`) is a rate only for
+that measure. Here the measure is searched for (Taylor, Van Scoy and Lessard, ICML 2018):
+over every quadratic function of the round's state
+
+.. math:: V_P(\xi) = \sum_{a, b} P_{ab} \langle \xi_a, \xi_b\rangle, \qquad
+          P \succeq e_x e_x^\top,
+
+(:math:`\xi_a` the state's points, :attr:`LyapunovRate.coordinates`: the server's free points,
+then every client's points, stored gradients included; :math:`V_P \ge \|x - x^\star\|^2`),
+find the smallest :math:`\rho` with :math:`E[V_P(\xi^+)] \le \rho V_P(\xi)` for every state
+and every client function of the class, the expectation exact over the participation
+(:mod:`.expect`). Then :math:`E\|x_R - x^\star\|^2 \le \rho^R V_P(\xi_0)` for every R.
+
+The search. Clients share their minimizer, pinned at the origin with every gradient 0 there
+(the zero state is then the fixed point of any described round; FOCUS and SCAFFOLD are
+invariant under :math:`f_i \to f_i + \langle a_i, \cdot\rangle`, :math:`\sum_i a_i = 0`, in the
+coordinates :math:`z_i - x^\star, g_i - \nabla f_i(x^\star)`, so this loses nothing for them).
+Both :math:`E[V_P(\xi^+)]` and :math:`V_P(\xi)` are linear in :math:`P` and in the Gram
+matrix :math:`G` of the round's points (its leaf points: the free state, the gradients); the
+class's interpolation inequalities :math:`e_k(G, F) \le 0` are linear in :math:`(G, F)`. By
+the S-procedure :math:`\rho` is certified when some :math:`\lambda \ge 0` give
+
+.. math:: \textstyle \sum_{ab} P_{ab}(A_{ab} - \rho B_{ab}) - \sum_k \lambda_k E_k \preceq 0,
+          \qquad \sum_k \lambda_k e^F_k = 0,
+
+(:math:`A_{ab}, B_{ab}, E_k` the matrices of :math:`E\langle\xi^+_a, \xi^+_b\rangle`,
+:math:`\langle\xi_a, \xi_b\rangle`, :math:`e_k` over the leaves, :math:`e^F_k` the function
+values' coefficients): an LMI in :math:`(P, \lambda)` at fixed :math:`\rho`, and, for a fixed
+:math:`P`, the dual of the one-round PEP of :math:`V_P`. Feasibility is monotone in
+:math:`\rho` (:math:`B(P) \succeq 0`), so :math:`\rho` is found by bisection.
+
+The certificate. The search's solver is not trusted: its last feasible :math:`P` is handed to
+:func:`flbounds.pep.engine.worst_case` as a measure (:func:`flbounds.pep.describe.lyapunov`),
+whose solve has the project's discipline (an inaccurate solve raises; then, when
+:math:`P \succ 0` gives the start's norm bounds, the certified bound rebuilt from the
+multipliers, ``certified=True``, :mod:`.certify`). That value,
+:math:`\sup E[V_P^+]/V_P`, is the reported ``certified`` rate; it must lie in the bisection's
+bracket (:data:`CONSISTENCY`), else :class:`~.sdp.PEPSolveError`.
+
+The witness (:mod:`.second_moment`). A lower bound: quadratic clients (1-D curvatures in
+:math:`\{\mu, L\}^N` and on a grid, and quadratics fitted to the one-round worst case of the
+searched :math:`V_P`), on which a round is linear, :math:`\xi^+ = T_S \xi`; the spectral
+radius of :math:`\Sigma \mapsto \sum_S P(S) T_S \Sigma T_S^\top` is the exact per-round
+contraction of :math:`E\|\xi_R\|^2` from the worst start. The certified rate holds on that
+instance too, and with :math:`P \succ 0` (:math:`V_P \ge c\|\xi\|^2`, measured on every
+round here) it bounds :math:`E\|\xi_R\|^2`, so ``witness <= certified``.
+
+References
+----------
+A. Taylor, B. Van Scoy and L. Lessard, Lyapunov functions for first-order methods: tight
+automated convergence guarantees, ICML 2018.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from flbounds.validation import check_positive
+
+from .describe import Round, Setting, lyapunov
+from .result import WorstCase
+from .sdp import PEPSolveError, gap_tolerance
+from .second_moment import GRID, check_setting, free_points, witness_rate
+
+#: bisection stops when the bracket [infeasible, feasible] is this narrow (absolute on rho)
+BISECTION_TOL = 1e-7
+#: how far the certified value may sit outside the bisection's bracket, relative to
+#: max(1, rho): the search's feasibility is the solver's (residuals ~1e-8), the check's value
+#: is accurate to gap_tolerance (1e-6); a sign error in the decrease condition moves the
+#: bracket by O(rho) (to 0 on gradient descent), far beyond this
+CONSISTENCY = 1e-5
+
+
+@dataclass(frozen=True)
+class LyapunovRate:
+    """The bracket [witness, certified] of a round's per-round contraction over many rounds.
+
+    Attributes
+    ----------
+    certified : float
+        :math:`\\sup E[V_P^+]/V_P` for the searched :math:`P` (an accepted solve): an upper
+        bound on the contraction of :math:`E V_P` per round, hence of
+        :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V_P(\\xi_0)`).
+    witness : float or None
+        Per-round contraction of :math:`E\\|\\xi_R\\|^2` on the worst quadratic witness (a
+        lower bound on the class's rate); None when not computed.
+    search : (float, float)
+        The bisection's last infeasible and feasible :math:`\\rho` (infeasibility proved when
+        ``params["undecided_solves"]`` is 0).
+    printed : float or None
+        A printed rate passed by the caller.
+    P : ndarray
+        The Lyapunov matrix over ``coordinates``.
+    coordinates : tuple of str
+    worst_case : WorstCase
+        The certifying solve (status, gap, SDP size).
+    witness_instance : tuple
+        The witness's client curvatures.
+    seconds : float
+    params : dict
+    """
+
+    certified: float
+    witness: float | None
+    search: tuple
+    printed: float | None
+    P: np.ndarray
+    coordinates: tuple
+    worst_case: WorstCase
+    witness_instance: tuple = ()
+    seconds: float = 0.0
+    params: dict = field(default_factory=dict)
+
+    @property
+    def bracket(self) -> tuple:
+        """``(witness, certified)``."""
+        return (self.witness, self.certified)
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary."""
+        return dict(certified=self.certified, witness=self.witness, search=list(self.search),
+                    printed=self.printed, P=np.asarray(self.P).tolist(),
+                    coordinates=list(self.coordinates), status=self.worst_case.status,
+                    gap=self.worst_case.gap, witness_instance=list(self.witness_instance),
+                    seconds=self.seconds, params=self.params)
+
+
+# --------------------------------------------------------------------------- the state
+
+
+def _coordinates(round_: Round, n_clients: int):
+    """The state's points V reads: free server points, then each client's points."""
+    server, _ = free_points(round_)
+    return tuple(server) + tuple(f"{k}[{i}]" for i in range(n_clients)
+                                 for k in round_.client_state)
+
+
+def _points(state, round_: Round):
+    server, _ = free_points(round_)
+    return [state[k] for k in server] + [c[k] for c in state.clients for k in round_.client_state]
+
+
+# --------------------------------------------------------------------------- the search
+
+
+def _decrease(after, before, rho):
+    """The matrix of E[V+] - rho V, whose negativity (with the multipliers) certifies rho."""
+    return after - rho * before
+
+
+class _Search:
+    """The LMI of the module docstring over one round's leaves, re-solved at each rho."""
+
+    def __init__(self, round_, setting, participation):
+        import cvxpy as cp
+        from PEPit import PEP, Point
+
+        from .anchor import anchored_minimizer
+        from .engine import _functions, initial_state, next_state
+        from .expect import expectation, law_of
+
+        law = law_of(participation, setting.n_clients)
+        problem = PEP()
+        funcs = _functions(problem, setting)
+        anchored_minimizer(funcs, common=True)
+        start = initial_state(round_, funcs)
+        before = _points(start, round_)
+        after = _points(next_state(round_, funcs, start), round_)
+        k = len(before)
+        self.pairs = [(a, b) for a in range(k) for b in range(a, k)]
+        exprs_after = [expectation(after[a] * after[b], law) for a, b in self.pairs]
+        exprs_before = [before[a] * before[b] for a, b in self.pairs]
+        problem.set_performance_metric(exprs_after[0])
+        problem._prepare_constraints(verbose=0)
+        if problem._list_of_prepared_psd:
+            raise ValueError("setting: the class adds LMIs, not supported by the search")
+        constraints = [c for c in problem._list_of_prepared_constraints
+                       if id(problem.objective) not in {id(q) for q in
+                                                        c.expression.decomposition_dict}]
+        self.leaves = {id(p): i for i, p in enumerate(Point.list_of_leaf_points)}
+        self.values = {}
+        for c in constraints:
+            for key in c.expression.decomposition_dict:
+                if not isinstance(key, tuple | int | float):
+                    self.values.setdefault(id(key), len(self.values))
+        lin = [self._affine(e) for e in (*exprs_after, *exprs_before)]
+        cons = [self._affine(c.expression) for c in constraints]
+        ineq = [c.equality_or_inequality == "inequality" for c in constraints]
+        n = len(self.leaves)
+        weight = [1.0 if a == b else 2.0 for a, b in self.pairs]
+        self.rho = cp.Parameter(nonneg=True)
+        self.P = cp.Variable((k, k), symmetric=True)
+        p = cp.hstack([self.P[a, b] for a, b in self.pairs])
+        npair = len(self.pairs)
+
+        def stack(parts, scale=None):  # (n*n + nf + 1, m) columns of flattened affine maps
+            cols = [np.concatenate([M.ravel(), d, [c]]) for M, d, c in parts]
+            out = np.column_stack(cols) if cols else np.zeros((n * n + len(self.values) + 1, 0))
+            return out * (np.asarray(scale) if scale is not None else 1.0)
+
+        A, B = stack(lin[:npair], weight), stack(lin[npair:], weight)
+        E = stack(cons)
+        lam = cp.Variable(E.shape[1])
+        total = _decrease(A @ p, B @ p, self.rho) - E @ lam
+        M = cp.reshape(total[:n * n], (n, n), order="C")
+        Z = cp.Variable((n, n), symmetric=True)
+        ex = np.zeros((k, k))
+        ex[0, 0] = 1.0
+        rules = [Z == M, Z << 0, total[n * n:n * n + len(self.values)] == 0,
+                 total[-1] <= 0, self.P - ex >> 0]
+        rules += [lam[i] >= 0 for i in np.flatnonzero(ineq)]
+        self.problem = cp.Problem(cp.Minimize(cp.trace(self.P)), rules)
+        self.n_leaves, self.n_constraints = n, len(constraints)
+        self.unknown = 0  # solves that neither found P nor proved infeasibility
+
+    def _affine(self, expr):
+        n = len(self.leaves)
+        M, d, const = np.zeros((n, n)), np.zeros(len(self.values)), 0.0
+        for key, c in expr.decomposition_dict.items():
+            c = float(c)
+            if isinstance(key, tuple):
+                a, b = self.leaves[id(key[0])], self.leaves[id(key[1])]
+                M[a, b] += 0.5 * c
+                M[b, a] += 0.5 * c
+            elif isinstance(key, int | float):
+                const += c * float(key)
+            else:
+                d[self.values[id(key)]] += c
+        return M, d, const
+
+    def feasible(self, rho):
+        """``P`` (an array) when Clarabel solves the LMI at ``rho``, else None; a solve that
+        neither finds P nor proves infeasibility is counted in ``unknown`` (measured: Clarabel
+        fails or ends ``infeasible_inaccurate`` below the optimum, in 0.01 s; SCS then takes
+        seconds and decides no more)."""
+        self.rho.value = float(rho)
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                self.problem.solve(solver="CLARABEL")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001  (Clarabel's Rust panics are BaseException)
+            self.unknown += 1
+            return None
+        if self.problem.status == "optimal" and self.P.value is not None:
+            return 0.5 * (self.P.value + self.P.value.T)
+        self.unknown += self.problem.status != "infeasible"
+        return None
+
+
+def _lyapunov_measure(P, round_):
+    P = np.asarray(P, float)
+
+    def value(state, star):  # x* = 0 and every gradient there 0: the points are deviations
+        pts = _points(state, round_)
+        total = P[0, 0] * (pts[0] * pts[0])
+        for a, b in itertools.product(range(len(pts)), repeat=2):
+            if (a, b) != (0, 0) and P[a, b] != 0.0:
+                total = total + P[a, b] * (pts[a] * pts[b])
+        return total
+
+    def bounds(state):  # xi' P xi <= 1 gives ||xi_a|| <= sqrt((P^-1)_aa) for every point
+        inv = np.linalg.inv(P)
+        server, own = free_points(round_)
+        names = list(server) + [k for _ in state.clients for k in round_.client_state]
+        free = set(server) | set(own)
+        return {pt: float(np.sqrt(max(inv[a, a], 0.0)))
+                for a, (pt, name) in enumerate(zip(_points(state, round_), names, strict=True))
+                if name in free}
+
+    return lyapunov(value, "E[V_P(xi+)] / V_P(xi), P searched",
+                    bounds if np.linalg.eigvalsh(P)[0] > 0 else None)
+
+
+def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_max=1.0,
+                  printed=None, witness=True) -> LyapunovRate:
+    r"""The best per-round contraction certified by a quadratic Lyapunov function of the
+    round's state, and a replayed witness's contraction (module docstring).
+
+    Parameters
+    ----------
+    round_ : Round
+        A described round (:mod:`flbounds.pep.described`).
+    setting : Setting
+        Clients sharing :math:`x^\star` (or identical), smooth strongly convex.
+    participation : None, bool vector, process or sampler
+        See :func:`flbounds.pep.expect.law_of` (exact expectation).
+    rho_max : float, default 1
+        The largest rate searched (the bisection starts on [0, rho_max]).
+    printed : float, optional
+        A printed rate to report beside the bracket (``flbounds.ledger.api.bounds.get(id)``).
+    witness : bool, default True
+        Whether to compute the witness's contraction.
+
+    Returns
+    -------
+    LyapunovRate
+        ``certified`` (upper end), ``witness`` (lower end), the searched ``P``.
+
+    Raises
+    ------
+    ValueError
+        On a setting the search does not support, or ``rho_max`` not > 0.
+    PEPSolveError
+        When no quadratic V certifies ``rho_max``, the certifying solve is not accurate, or
+        the certified value leaves the bisection's bracket.
+    """
+    from .engine import worst_case
+
+    check_setting(round_, setting)
+    rho_max = check_positive(rho_max, "rho_max")
+    printed = None if printed is None else float(printed)
+    clock = time.perf_counter()
+    search = _Search(round_, setting, participation)
+    P = search.feasible(rho_max)
+    if P is None:
+        raise PEPSolveError(f"no quadratic Lyapunov function certifies rho <= {rho_max:g}")
+    lo, hi = 0.0, rho_max
+    while hi - lo > BISECTION_TOL:
+        mid = 0.5 * (lo + hi)
+        if (found := search.feasible(mid)) is None:
+            lo = mid
+        else:
+            hi, P = mid, found
+    # the ratio does not depend on P's scale; the search's P (normalised by P >= e_x e_x')
+    # has entries up to 1e4 with FOCUS, on which Clarabel fails, at unit norm it does not
+    measure = _lyapunov_measure(P / np.linalg.eigvalsh(P)[-1], round_)
+    try:
+        check = worst_case(round_, setting, measure, participation)
+    except PEPSolveError:
+        if measure.bounds is None:
+            raise
+        check = worst_case(round_, setting, measure, participation, certified=True)
+    slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
+    low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
+    if not low_end <= check.worst <= hi + slack:
+        raise PEPSolveError(f"the Lyapunov search and its check disagree: bisection "
+                            f"[{lo:.9g}, {hi:.9g}], sup E[V+]/V = {check.worst:.9g}")
+    low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
+    return LyapunovRate(
+        certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P,
+        coordinates=_coordinates(round_, setting.n_clients), worst_case=check,
+        witness_instance=instance, seconds=time.perf_counter() - clock,
+        params=dict(check.params, n_leaves=search.n_leaves,
+                    n_constraints=search.n_constraints, undecided_solves=search.unknown))
+
+
+def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
+                   printed=None) -> LyapunovRate:
+    r"""SAFARI's strongly convex round (identical clients, no noise): the same bracket.
+
+    The state is :math:`x` alone, so every quadratic :math:`V` is :math:`P\|x - x^\star\|^2`
+    and the best certified rate is the one-round worst case
+    (:func:`flbounds.pep.safari_rate`). The witness is the worst 1-D quadratic
+    :math:`F = \lambda x^2/2` on a grid of :math:`[\mu, L]` (both ends included): a round
+    multiplies :math:`x` by :math:`(1 - \eta_c\lambda)^K` (a client round, probability
+    :math:`q`) or :math:`1 - \eta_s\lambda`, so :math:`E x_R^2 = \rho_\lambda^R x_0^2` with
+    :math:`\rho_\lambda = q(1 - \eta_c\lambda)^{2K} + (1 - q)(1 - \eta_s\lambda)^2`.
+
+    Parameters
+    ----------
+    mu, L, q, local_steps, step_client, step_server : float, float, float, int, float, float
+        As :func:`flbounds.pep.safari_rate`.
+    printed : float, optional
+        A printed rate (e.g. Thm 5's :math:`1 - \bar\eta`).
+
+    Returns
+    -------
+    LyapunovRate
+        ``P`` is ``[[1]]`` over ``("x",)``; ``search`` is the certified value twice.
+    """
+    from .server_steps import safari_rate
+
+    clock = time.perf_counter()
+    check = safari_rate(mu, L, q, local_steps, step_client, step_server, printed=printed)
+    lam = np.linspace(check.params.get("mu", mu), check.params.get("L", L), GRID)
+    rates = q * (1 - step_client * lam) ** (2 * local_steps) + (1 - q) * (1 - step_server * lam)**2
+    k = int(np.argmax(rates))
+    return LyapunovRate(certified=check.worst, witness=float(rates[k]),
+                        search=(check.worst, check.worst), printed=check.printed,
+                        P=np.ones((1, 1)), coordinates=("x",), worst_case=check,
+                        witness_instance=(float(lam[k]),),
+                        seconds=time.perf_counter() - clock, params=check.params)
+
+
+__all__ = ["BISECTION_TOL", "CONSISTENCY", "LyapunovRate", "lyapunov_rate", "safari_bracket"]

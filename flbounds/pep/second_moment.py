@@ -1,0 +1,208 @@
+r"""Witnesses of a rate over many rounds: quadratic instances whose exact second moment is
+replayed round after round (the lower end of :func:`flbounds.pep.lyapunov_search.lyapunov_rate`).
+
+On a quadratic problem with :math:`x^\star = 0` (``b = 0``) a described round is linear in its
+free state, :math:`\xi^+ = T_S \xi` for each participating set :math:`S`;
+:func:`round_matrices` reads :math:`T_S` off the round run on arrays
+(:func:`flbounds.pep.replay.run_round`, the arithmetic of ``flbounds.algorithms``, which the
+tests replay over every participation plan). Then :math:`E[\xi_R\xi_R^\top] =
+\mathcal L^R(\xi_0\xi_0^\top)` exactly, :math:`\mathcal L(\Sigma) = \sum_S P(S) T_S
+\Sigma T_S^\top`, and the per-round contraction of :math:`E\|\xi_R\|^2` from the worst
+start is the spectral radius of :math:`\mathcal L` (:func:`second_moment_rate`). The
+witnesses (:func:`witness_rate`) are 1-D clients :math:`f_i = \lambda_i x^2/2` (every
+:math:`\lambda \in \{\mu, L\}^N` and identical curvatures on a grid of :math:`[\mu, L]`)
+and, given a Lyapunov measure, the quadratics fitted to its one-round worst case
+(:func:`fitted_instance`). Each is a member of the class, so no rate certified for the class
+can be below its contraction.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .describe import Round, Setting
+from .sdp import PEPSolveError
+
+#: the identical-curvature grid of the 1-D witnesses, points in [mu, L]
+GRID = 17
+#: above this many clients the witnesses split the clients into two groups (mu | L)
+MAX_ENUMERATED = 6
+#: up to this many state coordinates the second-moment operator's eigenvalues are dense
+DENSE = 24
+
+
+def free_points(round_: Round):
+    """Names of the free server and client points (the rest are derived at the start)."""
+    return ([k for k in round_.server_state if k not in round_.initial],
+            [k for k in round_.client_state if k not in round_.initial])
+
+
+def check_setting(round_, setting):
+    """``ValueError`` unless the clients share x* (or are identical), smooth strongly convex."""
+    if not isinstance(round_, Round) or not isinstance(setting, Setting):
+        raise ValueError("round_ and setting must be a Round and a Setting (flbounds.pep)")
+    if not (setting.common_minimizer or setting.identical):
+        raise ValueError("setting: the Lyapunov search needs clients sharing x* "
+                         "(common_minimizer=True) or identical clients")
+    if setting.function_class != "smooth-strongly-convex":
+        raise ValueError("setting: the Lyapunov search needs the smooth strongly convex class")
+
+
+def round_matrices(round_: Round, problem, law):
+    """The linear maps :math:`T_S` of one round on the free state of a quadratic ``problem``
+    with :math:`x^\\star = 0` (``b = 0``), one per set of ``law``: columns are the described
+    round (:func:`flbounds.pep.replay.run_round`) run from the basis states.
+
+    Returns
+    -------
+    (K, n, n) array
+        With :math:`n` = (free server points + N free client points) times the dimension.
+    """
+    from .replay import QuadraticClient, run_round, start_state
+
+    server, own = free_points(round_)
+    n, d = problem.n_clients, problem.dim
+    size = (len(server) + n * len(own)) * d
+    clients = [QuadraticClient(problem, i) for i in range(n)]
+
+    def unpack(vec):
+        vec = vec.reshape(-1, d)
+        free = {k: vec[j] for j, k in enumerate(server)}
+        rest = vec[len(server):].reshape(n, len(own), d)
+        free.update({k: rest[:, j] for j, k in enumerate(own)})
+        return free
+
+    def pack(state):
+        srv, cl = state
+        return np.concatenate([srv[k].v for k in server]
+                              + [c[k].v for c in cl for k in own])
+
+    out = np.empty((law.probs.size, size, size))
+    for j, basis in enumerate(np.eye(size)):
+        start = start_state(round_, clients, unpack(basis))
+        for s, mask in enumerate(law.masks):
+            out[s, :, j] = pack(run_round(round_, clients, start, mask, law.inclusion))
+    return out
+
+
+def second_moment_rate(matrices, probs) -> float:
+    r"""Spectral radius of :math:`\Sigma \mapsto \sum_S P(S) T_S \Sigma T_S^\top`: the
+    per-round contraction of :math:`E\|\xi_R\|^2` from the worst start (dense eigenvalues up
+    to :data:`DENSE` state coordinates, ARPACK on the operator above)."""
+    T = np.asarray(matrices, float)
+    probs = np.asarray(probs, float)
+    n = T.shape[1]
+    if n <= DENSE:
+        op = sum(p * np.kron(t, t) for p, t in zip(probs, T, strict=True))
+        return float(np.max(np.abs(np.linalg.eigvals(op))))
+    from scipy.sparse.linalg import LinearOperator, eigs
+
+    def apply(v):
+        S = v.reshape(n, n)
+        return sum(p * t @ S @ t.T for p, t in zip(probs, T, strict=True)).ravel()
+
+    op = LinearOperator((n * n, n * n), matvec=apply, dtype=float)
+    return float(np.max(np.abs(eigs(op, k=1, which="LM", tol=1e-12,
+                                    return_eigenvectors=False))))
+
+
+def fitted_instance(round_: Round, setting: Setting, participation, measure):
+    r"""Quadratic clients fitted to the one-round worst case of ``measure`` (a
+    :class:`~flbounds.pep.describe.Measure`, e.g. a searched :math:`V_P`) over the
+    quadratic class (the optimal Gram matrix factored, each client's
+    :math:`\mu I \preceq Q_i \preceq L I` fitted to its points and gradients by
+    :func:`flbounds.pep.witness.fit_quadratic`; :math:`x^\star = 0`).
+
+    The solve need not be accurate (any status with values): the instance is a valid member
+    of the class whatever the fit, and its rate is computed exactly.
+
+    Returns
+    -------
+    (flbounds.problems.Quadratic, float)
+        The instance (``b = 0``) and the worst relative fit residual.
+    """
+    import dataclasses
+
+    from flbounds.problems import Quadratic
+
+    from .engine import build
+    from .sdp import SOLVERS, attempts
+    from .witness import fit_quadratic
+
+    quad = dataclasses.replace(setting, function_class="quadratic")
+    problem, parts = build(round_, quad, measure, participation)
+    failures = []  # any solve with values will do: the instance's rate is computed exactly
+    if not any(problem.G_value is not None for _ in attempts(problem, SOLVERS[:1], failures)):
+        raise PEPSolveError("fitted witness: no solve with values " + "; ".join(failures))
+    A, residual = [], 0.0
+    for f in parts["funcs"]:
+        pts = [(x.eval(), g.eval()) for x, g, _ in f.list_of_points]
+        Q, res = fit_quadratic(np.column_stack([x for x, _ in pts]),
+                               np.column_stack([g for _, g in pts]), setting.mu, setting.L)
+        A.append(Q)
+        residual = max(residual, res)
+    A = np.array(A)
+    return Quadratic(A, np.zeros(A.shape[:2])), residual
+
+
+def _curvatures(setting):
+    mu, L, n = setting.mu, setting.L, setting.n_clients
+    grid = [(lam,) * n for lam in np.linspace(mu, L, GRID)]
+    if setting.identical or mu == L:
+        return grid
+    if n <= MAX_ENUMERATED:
+        return grid + [c for c in itertools.product((mu, L), repeat=n) if len(set(c)) > 1]
+    return grid + [(mu,) * k + (L,) * (n - k) for k in range(1, n)]
+
+
+def witness_rate(round_: Round, setting: Setting, participation=None, measure=None):
+    """The largest per-round contraction over the witnesses (module docstring): 1-D
+    quadratics and, with ``measure``, the quadratics fitted to its one-round worst case
+    (:func:`fitted_instance`; left out when its solve returns no values).
+
+    Parameters
+    ----------
+    round_ : Round
+    setting : Setting
+        Clients sharing :math:`x^\\star` (or identical), smooth strongly convex.
+    participation : None, bool vector, process or sampler
+        See :func:`flbounds.pep.expect.law_of` (exact expectation).
+    measure : Measure, optional
+        A one-run measure whose one-round worst case over quadratics is fitted.
+
+    Returns
+    -------
+    (float, tuple)
+        The contraction and the witness: its client curvatures, or ``("fitted", d,
+        residual)``.
+    """
+    from flbounds.problems import Quadratic
+
+    from .expect import law_of
+
+    check_setting(round_, setting)
+    law = law_of(participation, setting.n_clients)
+    best, where = -np.inf, ()
+    for lam in _curvatures(setting):
+        problem = Quadratic(np.asarray(lam, float)[:, None, None],
+                            np.zeros((setting.n_clients, 1)))
+        rate = second_moment_rate(round_matrices(round_, problem, law), law.probs)
+        if rate > best:
+            best, where = rate, tuple(float(v) for v in lam)
+    if measure is not None:
+        try:
+            problem, residual = fitted_instance(round_, setting, participation, measure)
+        except PEPSolveError:
+            return best, where
+        rate = second_moment_rate(round_matrices(round_, problem, law), law.probs)
+        if rate > best:
+            best, where = rate, ("fitted", problem.dim, residual)
+    return best, where
+
+
+
+
+__all__ = ["check_setting", "fitted_instance", "free_points", "round_matrices",
+           "second_moment_rate", "witness_rate"]

@@ -1,0 +1,75 @@
+"""The rate atlas (flbounds.pep.atlas, ``flbounds atlas``): table, figure, hooks, usage."""
+
+import json
+
+import numpy as np
+import pytest
+
+from flbounds.cli import main
+from flbounds.pep import atlas, described
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["--p", "0,0.5"], "ps"),
+    (["--p", "0.5,1.2"], "ps"),
+    (["--p", "a,b"], "--p"),
+    (["--mu", "2", "--L", "1"], "L"),
+    (["--tau", "0"], "local_steps"),
+    (["--clients", "9"], "n_clients"),
+    (["--step", "-1"], "step"),
+    (["--profile", "huge"], "profile"),
+])
+def test_bad_arguments_exit_2_with_a_message(argv, word, capsys, tmp_path):
+    assert main(["atlas", "--out", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flbounds: error:") and word in err
+    assert not any(tmp_path.iterdir())  # nothing computed, nothing written
+
+
+def test_a_small_atlas_writes_table_and_figure(tmp_path, capsys):
+    assert main(["atlas", "--out", str(tmp_path), "--p", "0.5,1", "--clients", "1",
+                 "--tau", "1"]) == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"atlas.json", "atlas.md", "pep_atlas.png", "pep_atlas.pdf"} <= names
+    table = json.loads((tmp_path / "atlas.json").read_text())
+    assert {"FedAvg", "SCAFFOLD", "FOCUS"} <= set(table["series"])
+    assert any("Thm 1(a)" in k for k in table["series"])
+    for name, cells in table["series"].items():
+        assert len(cells) == 2
+        for cell in cells:
+            assert "error" not in cell, (name, cell)
+            assert cell["witness"] <= cell["certified"] + 1e-5, (name, cell)
+    text = (tmp_path / "atlas.md").read_text()
+    assert "| 0.5 |" in text and "| 1 |" in text
+    for name in atlas.HOOKS:
+        if name in table["missing"]:
+            assert name in text
+
+
+def test_gradient_descent_cell():
+    """One client, one step, p = 1: FedAvg is gradient descent at the atlas's step."""
+    table = atlas.compute_atlas(ps=(1.0,), n_clients=1, local_steps=1, printed=False)
+    step = table["constants"]["step"]
+    known = max(abs(1 - step * 1.0), abs(1 - step * 4.0)) ** 2
+    assert table["series"]["FedAvg"][0]["certified"] == pytest.approx(known, abs=1e-6)
+
+
+def test_hooked_algorithms_enter_when_described(monkeypatch):
+    """FedAU and MIFA join the atlas once flbounds.pep.described has their rounds."""
+    for attr in atlas.HOOKS.values():
+        monkeypatch.delattr(described, attr, raising=False)
+    builders, missing = atlas.algorithms()
+    assert sorted(missing) == sorted(atlas.HOOKS) and set(builders) == set(atlas.ALGORITHMS)
+    monkeypatch.setattr(described, "fedau_round", lambda local_steps, step, n_clients:
+                        described.scaffold_round(local_steps, step, n_clients), raising=False)
+    builders, missing = atlas.algorithms()
+    assert "FedAU" in builders and missing == ["MIFA"]
+    assert builders["FedAU"](2, 0.1, 3).name == "SCAFFOLD"
+
+
+def test_arrays_and_markdown_of_a_failed_cell():
+    table = dict(constants=dict(mu=1.0, L=4.0, local_steps=2, n_clients=2, step=0.1,
+                                ps=[0.5], profile="quick"), missing=["MIFA"],
+                 series={"FedAvg": [dict(certified=None, witness=None, error="no solve")]})
+    assert "no certificate" in atlas.markdown(table) and "MIFA" in atlas.markdown(table)
+    assert np.isnan(atlas.arrays(table)["s0_certified"]).all()

@@ -33,20 +33,27 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
     return out
 
 
+SPLITS = {"noniid": "label skew (2 classes per client)", "iid": "iid"}
+
+
 def plot(data: dict):
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
     depth = np.arange(1, data["noniid"].shape[0] + 1)
-    for split, style in (("noniid", "o-"), ("iid", "s--")):
+    for (split, name), style, color in zip(SPLITS.items(), ("o-", "s--"), ("C0", "C1"),
+                                           strict=True):
         vals = data[split]
-        ax.plot(depth, np.median(vals, axis=1), style, label=f"{split} (median)")
+        ax.plot(depth, np.median(vals, axis=1), style, color=color,
+                label=f"{name}: median over seeds")
         for j in range(vals.shape[1]):
-            ax.plot(depth, vals[:, j], ".", alpha=0.3, color="C0" if split == "noniid" else "C1")
+            ax.plot(depth, vals[:, j], ".", alpha=0.35, color=color,
+                    label="one seed" if j == 0 else None)
     ax.set_yscale("log")
     ax.set_xticks(depth, [r"layer 1 ($\phi$)", r"layer 2 ($\phi$)", r"layer 3 ($h$)"])
+    ax.set_xlabel("layer of the MLP 20-64-64-10 (weights and bias)")
     ax.set_ylabel("consensus distance per parameter")
-    ax.set_title(r"FedAvg, $\tau = 50$: consensus distance by depth")
+    ax.set_title(rf"FedAvg, $\tau = 50$: consensus distance by depth ({vals.shape[1]} seeds)")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
 
 

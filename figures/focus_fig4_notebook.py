@@ -46,8 +46,8 @@ def compute(profile="quick", seed=0):
     steps = [s * ROWS_PER_CLIENT for s in NOTEBOOK_STEPS]
     data = run_scenarios(problem, steps, n_rounds=cfg["n_rounds"], n_seeds=cfg["n_seeds"],
                          seed=seed, tau=TAU)
-    data["title"] = ("Released notebook configuration: least squares, N = 16, d = 50, "
-                     "500 rows/client, tau = 3")
+    data["title"] = (r"Released notebook configuration: least squares, $N = 16$, $d = 50$, "
+                     r"500 rows per client, $\tau = 3$")
     return data
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 
+import matplotlib.ticker
 import numpy as np
 
 from figures._common import plt, run_figure
@@ -73,22 +74,37 @@ def compute(profile="quick", seed=0):
 
 
 def plot(data):
-    fig, ax = plt.subplots(figsize=(7, 4.8))
+    fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12.5, 4.8), layout="constrained",
+                                   width_ratios=(1.35, 1))
     steps = data["steps"]
-    ax.loglog(steps, data["fedavg_tau1"], "o-", label=r"FedAvg $\tau=1$ (exact limsup)")
-    ax.loglog(steps, data["fedavg_tau5"], "s-", label=r"FedAvg $\tau=5$ (exact limsup)")
-    ax.axhline(float(data["bias_limit"]), ls="--", color="gray",
-               label=r"$\|\arg\min \sum_i q_i f_i - x^\star\|^2$ ($\eta \to 0$)")
+    bias = r"$\|\arg\min\ \Sigma_i q_i f_i - x^\star\|^2$ ($\eta \to 0$ limit)"
+    for axis in (ax, zoom):
+        axis.loglog(steps, data["fedavg_tau1"], "o-", color="C0",
+                    label=r"FedAvg $\tau=1$ (exact limsup)")
+        axis.loglog(steps, data["fedavg_tau5"], "s-", color="C1",
+                    label=r"FedAvg $\tau=5$ (exact limsup)")
+        axis.axhline(float(data["bias_limit"]), ls="--", color="gray", label=bias)
+        axis.set_xlabel(r"step size $\eta$")
     sg = data["sg_focus"]
-    ax.loglog(steps, sg.mean(axis=0), "^-", label=rf"SG-FOCUS $\tau=5$, $\sigma={SIGMA}$ (MC)")
+    ax.loglog(steps, sg.mean(axis=0), "^-", color="C2",
+              label=rf"SG-FOCUS $\tau=5$, $\sigma={SIGMA}$ (Monte Carlo)")
     slope, lo, hi, icpt = data["sg_slope"]
     ax.loglog(steps, np.exp(icpt) * steps**slope, ":", color="k",
-              label=f"fit slope {slope:.2f} [{lo:.2f}, {hi:.2f}]; theory 1")
-    ax.loglog(steps, data["focus_exact"], "v-", label=r"FOCUS $\tau=5$ (exact gradients)")
-    ax.set_xlabel(r"step size $\eta$")
+              label=f"fitted slope {slope:.2f} [{lo:.2f}, {hi:.2f}]; theory 1")
+    ax.loglog(steps, data["focus_exact"], "v-", color="C3",
+              label=r"FOCUS $\tau=5$ (exact gradients, last round)")
     ax.set_ylabel(r"stationary $E\|x_r - x^\star\|^2$")
     ax.set_title(r"Error floors vs step: $N = 8$, Bernoulli $p_i \in [0.1, 0.95]$")
     ax.legend(loc="center right")
+    for axis in (ax, zoom):         # after the last loglog, which resets the ticks
+        # within one decade numbers label the minor ticks: 2 and 5 per decade stay readable
+        axis.xaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.LogFormatterSciNotation(
+            labelOnlyBase=False, minor_thresholds=(2, 1)))
+    zoom.set_title(r"FedAvg's floors, zoomed: no vanishing as $\eta \to 0$")
+    zoom.yaxis.set_minor_formatter(matplotlib.ticker.LogFormatterSciNotation(
+        labelOnlyBase=False, minor_thresholds=(2, 1)))
+    zoom.legend(loc="upper left")
     return fig
 
 

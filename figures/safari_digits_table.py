@@ -48,15 +48,16 @@ def _cell(samples):
 
 
 def plot(data: dict):
-    fig, axes = plt.subplots(3, 1, figsize=(7, 7.5))
-    cols = [f"p={p}" for p in PS]
+    fig, axes = plt.subplots(3, 1, figsize=(7, 8))
+    cols = [f"$p={p}$" for p in PS]
     tables = [
-        ("Table 1 analogue: FedAvg test accuracy (%)", [f"s={s}" for s in SS],
+        ("Table 1 analogue: FedAvg test accuracy (%)", [f"$s={s}$" for s in SS],
          [[f"{v:.2f}" for v in row] for row in data["fedavg"].mean(axis=0)]),
-        ("Table 2 analogue: SAFARI (q=0.8, $n_T$=200) minus FedAvg", [f"s={s}" for s in SS],
+        (r"Table 2 analogue: SAFARI ($q=0.8$, $n_T=200$) $-$ FedAvg (% points)",
+         [f"$s={s}$" for s in SS],
          [[_cell(data["gains"][:, a, b]) for b in range(len(PS))] for a in range(len(SS))]),
-        ("Table 3 analogue: gain vs server size $n_T$ (s=4)",
-         [f"$n_T$={n}" for n in data["sizes"]],
+        (r"Table 3 analogue: SAFARI $-$ FedAvg vs server size $n_T$ ($s=4$)",
+         [f"$n_T={n}$" for n in data["sizes"]],
          [[_cell(data["by_size"][:, a, b]) for b in range(len(PS))]
           for a in range(len(data["sizes"]))]),
     ]
@@ -66,8 +67,12 @@ def plot(data: dict):
         tab = ax.table(cellText=cells, rowLabels=rows, colLabels=cols, loc="center",
                        cellLoc="center")
         tab.scale(1, 1.3)
-    fig.suptitle(rf"Digits replication ($M = 10$, $m = 5$; {data['fedavg'].shape[0]} seeds)")
-    fig.tight_layout()
+    fig.suptitle(rf"Digits replication ($M = 10$, $m = 5$; mean of {data['fedavg'].shape[0]} "
+                 "seeds)")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.text(0.5, 0.01, "$p$: classes per client; $s$: clients that never participate.\n"
+             r"'-': the 95% t-interval of the difference lies inside $[-2, 2]$ points.",
+             ha="center", va="bottom")
     return fig
 
 

@@ -1,7 +1,7 @@
 r"""SAFARI Theorem 1: failure probability of FL vs n, and its geometric fall with server data.
 
 Left: :math:`P[R_P(\mathcal L(\mathcal F(S)), f_2) > (1-\omega)/8]` for ERM (ties to
-:math:`f_1`) against the per-client sample size n, exact (binomial CDF) and Monte Carlo with
+:math:`f_1`) against the per-client sample size n, exact (binomial CDF, lines) and Monte Carlo with
 99% Clopper-Pearson bars, without server data and with :math:`n_T` server samples; the
 paper's lower bound 1/20 is drawn. Right: the same probability against :math:`n_T` (log
 scale) with the reference slope :math:`\log(1-4\epsilon)`. (Spec ``000_safari.md`` V1.)
@@ -13,6 +13,7 @@ import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
 from figures._common import run_figure
@@ -52,21 +53,26 @@ def plot(data: dict):
     for n_t, color in ((0, "C0"), (4, "C1"), (12, "C2")):
         y = data[f"mc_{n_t}"]
         ax.errorbar(data["n"], y, yerr=[y - data[f"lo_{n_t}"], data[f"hi_{n_t}"] - y], fmt="o",
-                    color=color, label=fr"MC, $n_T={n_t}$")
+                    color=color, label=fr"Monte Carlo, $n_T={n_t}$")
         ax.plot(data["n"], data[f"exact_{n_t}"], color=color, linewidth=1)
-    ax.axhline(1 / 20, color="k", linestyle="--", label="Thm 1 bound 1/20")
+    ax.plot([], [], color="grey", linewidth=1, label="exact (binomial CDF)")
+    ax.axhline(1 / 20, color="k", linestyle="--",
+               label=r"Thm 1: $P \geq 1/20$ (no server data)")
     ax.set_xscale("log")
     ax.set_xlabel("samples per client $n$")
     ax.set_ylabel(r"$P[R_P > (1-\omega)/8]$  (ERM, target $f_2$)")
     ax.set_title(fr"FL fails for every $n$ ($M={M}, m={m}$)")
-    ax.legend()
+    ax.legend(loc="center right")
     x = data["n_T"]
-    bx.semilogy(x, data["vs_nT"], "o", label="MC ($n=10$)")
+    bx.semilogy(x, data["vs_nT"], "o", label="Monte Carlo ($n=10$)")
     ref = data["vs_nT"][0] * (1 - data["p_x2"]) ** x
-    bx.semilogy(x, ref, "k--", label=fr"slope $\log(1-4\epsilon)={np.log(1 - data['p_x2']):.3f}$")
+    slope = np.log(1 - data["p_x2"])
+    bx.semilogy(x, ref, "k--",
+                label=fr"$(1-4\epsilon)^{{n_T}}$: slope $\ln(1-4\epsilon)={slope:.3f}$")
+    bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     bx.set_xlabel("server samples $n_T$")
-    bx.set_ylabel("failure probability")
-    bx.set_title(f"SA-FL: geometric fall (fitted slope {float(data['slope']):.3f})")
+    bx.set_ylabel(r"$P[R_P > (1-\omega)/8]$")
+    bx.set_title(f"SA-FL: geometric fall in $n_T$ (fitted slope {float(data['slope']):.3f})")
     bx.legend()
     fig.tight_layout()
     return fig

@@ -75,30 +75,35 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 
 def plot(data: dict):
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.2))
-    for eta, color in ((0.02, "C0"), (0.005, "C1")):
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4), layout="constrained")
+    # the two steps' curves coincide (the floor does not depend on the step): the second is
+    # dashed over the first, its closed form in smaller markers, so both stay visible
+    for eta, color, marker, size, style in ((0.02, "C0", "o", 9, "-"),
+                                            (0.005, "C1", "s", 5, "--")):
         band(ax, data["q"], data[f"mc_q_{eta}"], label=fr"measured, $\eta_s={eta}$", color=color)
-        ax.plot(data["q"], data[f"closed_q_{eta}"], "o", color=color, markerfacecolor="none",
+        ax.lines[-1].set_linestyle(style)
+        ax.plot(data["q"], data[f"closed_q_{eta}"], marker, color=color, markersize=size,
+                markerfacecolor="none",
                 label=fr"closed form $\|\nabla F(\bar x)\|^2$, $\eta_s={eta}$")
-    ax.plot(data["q"], data["first_order"], "k--", linewidth=1,
+    ax.plot(data["q"], data["first_order"], "k:", linewidth=1.2,
             label=r"first order $(2q/(1+q))^2\|c_\mathcal{D}-\bar c\|^2$")
     ax.set_xlabel("client-round probability $q$")
     ax.set_ylabel(r"tail average of $\|\nabla F(x_r)\|^2$")
     ax.set_title("SAFARI floor vs $q$ (4 of 10 clients excluded)")
-    ax.legend()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
     x = data["eta_s"]
-    band(bx, x, data["mc_eta"], label="measured floor, $q=0.8$")
-    bx.plot(x, data["closed_eta"], "o", markerfacecolor="none", label="closed form")
-    bx.plot(x, data["thm4_eta"], "r-", label="Thm 4 right side (as printed)")
+    band(bx, x, data["mc_eta"], label="measured floor, $q=0.8$", color="C0")
+    bx.plot(x, data["closed_eta"], "o", color="C0", markersize=9, markerfacecolor="none",
+            label="closed form")
+    bx.plot(x, data["thm4_eta"], "--", color="C3", label="Thm 4 right side (as printed)")
     bx.set_xscale("log")
     bx.set_yscale("log")
     bx.set_xticks(x, [f"{v:g}" for v in x], minor=False)
     bx.set_xticks([], minor=True)
     bx.set_xlabel(r"server step $\eta_s$ ($\eta_c = 2\eta_s/K$)")
-    bx.set_ylabel(r"$\|\nabla F\|^2$")
+    bx.set_ylabel(r"tail average of $\|\nabla F(x_r)\|^2$")
     bx.set_title(r"The floor does not vanish as $\eta_s \to 0$")
-    bx.legend()
-    fig.tight_layout()
+    bx.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2)
     return fig
 
 

@@ -67,10 +67,16 @@ def compute(profile="quick", seed=0):
 
 
 def plot(data):
-    return contraction_gaps(
-        data, printed=r"Theorem 5: $\bar\eta = 2\eta_s L\mu/(L+\mu)$",
+    fig = contraction_gaps(
+        data, printed=r"Theorem 5 (printed): $1-\rho = \bar\eta = 2\eta_s L\mu/(L+\mu)$",
         mc="Monte Carlo (one quadratic)", xlabel=r"server step $\eta_s$",
-        title=r"SAFARI, identical clients, $N = 4$, $m = 2$, $q = 0.5$, $K = 3$")
+        title=r"SAFARI, identical clients, $N = 4$, $m = 2$, $q = 0.5$, $K = 3$, $\mu = 1$, "
+              r"$L = 2$")
+    ax = fig.axes[0]
+    ax.set_xticks(data["steps"], [f"{s:g}" for s in data["steps"]])   # the steps drawn
+    ax.set_xticks([], minor=True)
+    ax.legend(loc="upper left")          # above the curves' start, clear of the lines
+    return fig
 
 
 def main(argv=None):

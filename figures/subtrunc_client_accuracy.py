@@ -31,7 +31,8 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 
 def plot(data: dict):
-    fig, axes = plt.subplots(1, len(DATASETS), figsize=(11, 3.8), constrained_layout=True)
+    fig, axes = plt.subplots(1, len(DATASETS), figsize=(11, 4.4), sharey=True,
+                             constrained_layout=True)
     for ax, source in zip(axes, DATASETS, strict=True):
         acc = data[f"{source}_accuracy"]  # (rules, seeds, clients)
         centred = acc - acc.mean(axis=2, keepdims=True)
@@ -39,8 +40,13 @@ def plot(data: dict):
         stds = centred.std(axis=2).mean(axis=1)
         ax.set_xticks(np.arange(1, len(SHORT) + 1),
                       [f"{name}\nstd {s:.2f}" for name, s in zip(SHORT, stds, strict=True)])
-        ax.set(title=f"{source}: per-client accuracy minus the run's mean (whiskers 5-95%)",
-               ylabel="accuracy$_i$ - mean [%]")
+        ax.set_title(source)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel(r"accuracy $-$ run's mean (% points)")
+    fig.suptitle("Per-client test accuracy minus the run's mean over clients\n"
+                 "(box 25-75% with the median, "
+                 f"whiskers 5-95%, {data[f'{DATASETS[0]}_accuracy'].shape[1]} seeds; "
+                 "std: over clients, mean over seeds)")
     return fig
 
 

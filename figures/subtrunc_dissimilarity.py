@@ -41,26 +41,32 @@ def compute(profile: str = "quick", seed: int = 0) -> dict:
 
 
 def plot(data: dict):
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), constrained_layout=True)
-    for source, marker in zip(DATASETS, ("o", "s"), strict=True):
-        axes[0].errorbar(data["lams"], data[f"{source}_lam_std_mean"],
-                         yerr=data[f"{source}_lam_std_ci"], marker=marker, capsize=3,
-                         label=source)
-        axes[1].errorbar(data["windows"], data[f"{source}_window_std_mean"],
-                         yerr=data[f"{source}_window_std_ci"], marker=marker, capsize=3,
-                         label=source)
-        axes[2].errorbar(data["windows"], data[f"{source}_window_participation_gini_mean"],
-                         yerr=data[f"{source}_window_participation_gini_ci"], marker=marker,
-                         capsize=3, label=source)
-    axes[0].set(xlabel="$\\lambda$ (SubTrunc, $b=1.1$, $\\phi=\\ln(1+x)$; 0 = DivFL)",
-                ylabel="client dissimilarity: std of accuracy [%]")
-    axes[1].set(xlabel="window $|u_t|$ (UnionFL, $\\mu=1$)",
-                ylabel="client dissimilarity: std of accuracy [%]")
-    axes[2].set(xlabel="window $|u_t|$ (UnionFL, $\\mu=1$)",
-                ylabel="Gini of participation counts")
-    for ax in axes:
-        ax.legend()
-    fig.suptitle("mean over seeds with 95% t-intervals (paired data splits and plans)")
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), constrained_layout=True)
+    lam_labels = ["0\n(DivFL)"] + [f"{v:g}" for v in data["lams"][1:]]
+    panels = (("lam_std", lam_labels, r"SubTrunc: dissimilarity vs $\lambda$",
+               r"$\lambda$ (SubTrunc, $b=1.1$, $\phi=\ln(1+x)$)",
+               "std over clients of accuracy (%)"),
+              ("window_std", [f"{w:g}" for w in data["windows"]],
+               "UnionFL: dissimilarity vs window", r"window $|u_t|$ (UnionFL, $\mu=1$)",
+               "std over clients of accuracy (%)"),
+              ("window_participation_gini", [f"{w:g}" for w in data["windows"]],
+               "UnionFL: participation vs window", r"window $|u_t|$ (UnionFL, $\mu=1$)",
+               "Gini of participation counts"))
+    for ax, (key, labels, title, xlabel, ylabel) in zip(axes, panels, strict=True):
+        pos = np.arange(len(labels))
+        for k, (source, marker) in enumerate(zip(DATASETS, ("o", "s"), strict=True)):
+            # the two data sets side by side at each setting, so their intervals do not hide
+            # each other
+            ax.errorbar(pos + 0.08 * (2 * k - 1), data[f"{source}_{key}_mean"],
+                        yerr=data[f"{source}_{key}_ci"], marker=marker, capsize=3,
+                        label=source)
+        ax.set_xticks(pos, labels)
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        ax.grid(alpha=0.3)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=len(DATASETS))
+    fig.suptitle("Client dissimilarity and participation under SubTrunc and UnionFL: mean over "
+                 "seeds with 95% t-intervals (paired data splits and plans)")
     return fig
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from flbounds.algorithms import schedules
 from flbounds.kernels import rounds
 from flbounds.kernels.gradients import hint_ahead
 from flbounds.kernels.rounds import RoundSettings
@@ -68,6 +69,19 @@ def start_point(problem, x0) -> np.ndarray:
     if x0 is None:
         return np.zeros(problem.dim)
     return as_float_array(x0, "x0", shape=(problem.dim,), copy=True)
+
+
+def checked_run(problem, plan, step, local_steps, x0, *, per_local_step=True):
+    """The checked inputs of a run over participation masks, checked in this order:
+    ``(plan, steps, local_steps, x)`` with ``steps`` the (n_rounds, 1) or (n_rounds, tau)
+    array of :func:`flbounds.algorithms.schedules.resolve` and ``x`` the start
+    (:func:`start_point`)."""
+    check_problem(problem)
+    plan = check_plan(plan, problem.n_clients)
+    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
+    steps = schedules.resolve(step, plan.shape[0], local_steps,
+                              per_local_step=per_local_step)[1]
+    return plan, steps, local_steps, start_point(problem, x0)
 
 
 def problem_data(problem):

@@ -14,8 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from flbounds.algorithms import schedules
-from flbounds.algorithms._common import MAX_LOCAL_STEPS, check_plan, check_problem, start_point
+from flbounds.algorithms._common import checked_run
 from flbounds.validation import check_int, check_positive
 
 
@@ -90,14 +89,11 @@ class ScaffoldTrace(NamedTuple):
 
 def _setup(problem, plan, step, local_steps, x0):
     """Checked plan, the steps per round (R,), local steps, start and the iterate array."""
-    check_problem(problem)
-    plan = check_plan(plan, problem.n_clients)
-    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
-    steps = schedules.resolve(step, plan.shape[0], local_steps, per_local_step=False)[1][:, 0]
-    x = start_point(problem, x0)
+    plan, steps, local_steps, x = checked_run(problem, plan, step, local_steps, x0,
+                                              per_local_step=False)
     xs = np.empty((plan.shape[0] + 1, problem.dim))
     xs[0] = x
-    return plan, steps, local_steps, x, xs
+    return plan, steps[:, 0], local_steps, x, xs
 
 
 def _local_gd(problem, x, idx, step, local_steps, correction=None):

@@ -18,15 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms import schedules
-from flbounds.algorithms._common import (
-    MAX_LOCAL_STEPS,
-    check_plan,
-    check_problem,
-    start_point,
-)
+from flbounds.algorithms._common import checked_run
 from flbounds.participation.matrices import average_matrix, pull_matrix, push_matrix
-from flbounds.validation import check_int
 
 
 def stacked_gradient(problem, X) -> np.ndarray:
@@ -40,12 +33,8 @@ def stacked_gradient(problem, X) -> np.ndarray:
 def _setup(problem, plan, step, local_steps, x0, per_local_step=True):
     """Checked plan, the steps as a function ``eta(r, t)`` of round and local step, local
     steps and the stacked start."""
-    check_problem(problem)
-    plan = check_plan(plan, problem.n_clients)
-    local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
-    steps = schedules.resolve(step, plan.shape[0], local_steps,
-                              per_local_step=per_local_step)[1]
-    x = start_point(problem, x0)
+    plan, steps, local_steps, x = checked_run(problem, plan, step, local_steps, x0,
+                                              per_local_step=per_local_step)
 
     def eta(r, t):
         return steps[r, t if steps.shape[1] > 1 else 0]

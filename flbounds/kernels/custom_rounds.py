@@ -1,19 +1,25 @@
 r"""FedAvg-family rounds with a local step written by the user.
 
-:func:`custom_rounds` is :func:`~flbounds.kernels.scheduled.fedavg_general_loop` with the
-local step a function argument: at local step t of round r, client i's gradient
-:math:`g = \nabla f_i(z)` comes from the problem's compiled kernel and
+:func:`round_loop` compiles the round loop around a local step: at local step t of round r,
+client i's gradient :math:`g = \nabla f_i(z)` comes from the problem's compiled kernel and
 
 ``local_step(z, g, x, state_i, eta, params)``
 
 moves ``z`` (and the client's persistent ``state_i``, a row of ``states`` (N, k)) in place,
 with :math:`x = x_r` the pulled model, :math:`\eta = \eta_{r,t}` and ``params`` the update's
-hyper-parameters. The combination (``form``, ``coefficients``, counts) is that of
-``fedavg_general_loop``, followed by the server step
+hyper-parameters. Client i's model enters the aggregate with :math:`a = c_{r,i} a_i`
+(``counts`` and ``coefficients``; no coefficients: :math:`a = c_{r,i}`), combined by ``form``
+as in :mod:`flbounds.kernels.scheduled`, then the server step
 :math:`x_{r+1} = x_r + \eta_g(\bar z - x_r)` (:math:`x_{r+1} = \bar z` when
-:math:`\eta_g = 1`, the same operations as FedAvg). The loop is serial (the iterates do not
-depend on the thread count); numba compiles it once per ``local_step`` function, not cached
-(a function argument has no stable cache key).
+:math:`\eta_g = 1`); an empty round leaves :math:`x` unchanged. The loop is serial (the
+iterates do not depend on the thread count).
+
+The step is part of the compiled loop, not an argument: a loop compiled for the library's
+:func:`gradient_step` is cached on disk
+(:func:`~flbounds.kernels.scheduled.fedavg_general_loop` is that loop with
+:math:`\eta_g = 1`, so FedAvg's general rounds and :func:`custom_rounds` with the gradient
+step are one code), while :func:`custom_rounds` compiles a loop once per user ``local_step``
+in a process, not cached (a user's function has no stable cache key).
 
 :func:`python_rounds` makes the same operations in Python, calling ``local_step`` as a
 Python function and the compiled gradient of one client per local step (:func:`one_gradient`):
@@ -22,6 +28,8 @@ with a step function that does the same arithmetic, the same bits.
 No RNG, no validation.
 """
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -29,54 +37,87 @@ from flbounds.kernels._arrays import copy_into
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 
 
-@njit(fastmath=False)
+def round_loop(local_step, *, cache=False):
+    """The round loop of the module docstring with ``local_step`` (a numba function) compiled
+    into it: ``loop(data, counts, steps, local_steps, coefficients, form, server_step, params,
+    states, x0, xs)``; ``xs`` (R + 1, d) receives the iterates, ``states`` (N, k) is updated
+    in place. ``cache`` only for a library step bound at module level (its cache key names
+    it)."""
+
+    def loop(data, counts, steps, local_steps, coefficients, form, server_step, params,
+             states, x0, xs):
+        n_rounds, n_clients = counts.shape
+        d = x0.shape[0]
+        scratch = client_scratch(data)
+        z, grad, acc = np.empty(d), np.empty(d), np.empty(d)
+        per_step = steps.shape[1] > 1
+        copy_into(xs[0], x0)
+        for r in range(n_rounds):
+            x = xs[r]
+            for p in range(d):
+                acc[p] = 0.0
+            total = 0.0
+            m = 0
+            for i in range(n_clients):
+                c = counts[r, i]
+                if c == 0:
+                    continue
+                m += 1
+                load_client(data, i, scratch)
+                for p in range(d):
+                    z[p] = x[p]
+                for t in range(local_steps):
+                    eta = steps[r, t] if per_step else steps[r, 0]
+                    client_gradient(data, i, z, scratch, grad)
+                    local_step(z, grad, x, states[i], eta, params)
+                a = float(c) if coefficients.shape[0] == 0 else c * coefficients[i]
+                total += a
+                if form == 2:
+                    for p in range(d):
+                        acc[p] += a * (z[p] - x[p])
+                else:
+                    for p in range(d):
+                        acc[p] += a * z[p]
+            for p in range(d):
+                if m == 0:
+                    new = x[p]
+                elif form == 0:
+                    new = acc[p] / total
+                elif form == 1:
+                    new = acc[p]
+                else:
+                    new = x[p] + acc[p]
+                xs[r + 1, p] = new if server_step == 1.0 or m == 0 else \
+                    x[p] + server_step * (new - x[p])
+
+    return njit(cache=cache, fastmath=False)(loop)
+
+
+@functools.cache
+def _user_loop(local_step):
+    return round_loop(local_step)
+
+
 def custom_rounds(data, counts, steps, local_steps, coefficients, form, server_step,
                   local_step, params, states, x0, xs):
-    """The round loop of the module docstring; ``xs`` (R + 1, d) receives the iterates,
-    ``states`` (N, k) is updated in place."""
-    n_rounds, n_clients = counts.shape
-    d = x0.shape[0]
-    scratch = client_scratch(data)
-    z, grad, acc = np.empty(d), np.empty(d), np.empty(d)
-    per_step = steps.shape[1] > 1
-    copy_into(xs[0], x0)
-    for r in range(n_rounds):
-        x = xs[r]
-        for p in range(d):
-            acc[p] = 0.0
-        total = 0.0
-        m = 0
-        for i in range(n_clients):
-            c = counts[r, i]
-            if c == 0:
-                continue
-            m += 1
-            load_client(data, i, scratch)
-            for p in range(d):
-                z[p] = x[p]
-            for t in range(local_steps):
-                eta = steps[r, t] if per_step else steps[r, 0]
-                client_gradient(data, i, z, scratch, grad)
-                local_step(z, grad, x, states[i], eta, params)
-            a = float(c) if coefficients.shape[0] == 0 else c * coefficients[i]
-            total += a
-            if form == 2:
-                for p in range(d):
-                    acc[p] += a * (z[p] - x[p])
-            else:
-                for p in range(d):
-                    acc[p] += a * z[p]
-        for p in range(d):
-            if m == 0:
-                new = x[p]
-            elif form == 0:
-                new = acc[p] / total
-            elif form == 1:
-                new = acc[p]
-            else:
-                new = x[p] + acc[p]
-            xs[r + 1, p] = new if server_step == 1.0 or m == 0 else \
-                x[p] + server_step * (new - x[p])
+    """The round loop of the module docstring with the numba function ``local_step``
+    (compiled once per step function in a process); ``xs`` (R + 1, d) receives the
+    iterates, ``states`` (N, k) is updated in place."""
+    _user_loop(local_step)(data, counts, steps, local_steps, coefficients, form, server_step,
+                           params, states, x0, xs)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def gradient_step(z, g, x, state, eta, params):
+    r"""FedAvg's local step :math:`z \leftarrow z - \eta g` in the signature of ``local_step``
+    (compiled into :data:`gradient_rounds`)."""
+    for p in range(z.shape[0]):
+        z[p] -= eta * g[p]
+
+
+#: the round loop with :func:`gradient_step`, cached on disk (run by
+#: :func:`~flbounds.kernels.scheduled.fedavg_general_loop`)
+gradient_rounds = round_loop(gradient_step, cache=True)
 
 
 @njit(cache=True, fastmath=False)

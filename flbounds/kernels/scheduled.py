@@ -36,7 +36,8 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from flbounds.kernels._arrays import copy_into
-from flbounds.kernels.gradients import CACHED, client_gradient, client_scratch, load_client
+from flbounds.kernels.custom_rounds import gradient_rounds
+from flbounds.kernels.gradients import CACHED, client_scratch
 from flbounds.kernels.rounds import (
     FocusRecord,
     FocusState,
@@ -50,49 +51,13 @@ from flbounds.kernels.rounds import (
 @njit(cache=True, fastmath=False)
 def fedavg_general_loop(data, counts, steps, local_steps, coefficients, form, x0, xs):
     """FedAvg with per-round steps, counts and a combination rule (module docstring);
-    ``coefficients`` of length 0 means all ones. ``xs`` (R + 1, d) receives the iterates."""
-    n_rounds, n_clients = counts.shape
-    d = x0.shape[0]
-    scratch = client_scratch(data)
-    z, grad, acc = np.empty(d), np.empty(d), np.empty(d)
-    per_step = steps.shape[1] > 1
-    copy_into(xs[0], x0)
-    for r in range(n_rounds):
-        x = xs[r]
-        for p in range(d):
-            acc[p] = 0.0
-        total = 0.0
-        m = 0
-        for i in range(n_clients):
-            c = counts[r, i]
-            if c == 0:
-                continue
-            m += 1
-            load_client(data, i, scratch)
-            for p in range(d):
-                z[p] = x[p]
-            for t in range(local_steps):
-                eta = steps[r, t] if per_step else steps[r, 0]
-                client_gradient(data, i, z, scratch, grad)
-                for p in range(d):
-                    z[p] -= eta * grad[p]
-            a = float(c) if coefficients.shape[0] == 0 else c * coefficients[i]
-            total += a
-            if form == 2:
-                for p in range(d):
-                    acc[p] += a * (z[p] - x[p])
-            else:
-                for p in range(d):
-                    acc[p] += a * z[p]
-        for p in range(d):
-            if m == 0:
-                xs[r + 1, p] = x[p]
-            elif form == 0:
-                xs[r + 1, p] = acc[p] / total
-            elif form == 1:
-                xs[r + 1, p] = acc[p]
-            else:
-                xs[r + 1, p] = x[p] + acc[p]
+    ``coefficients`` of length 0 means all ones. ``xs`` (R + 1, d) receives the iterates.
+
+    The loop is :data:`~flbounds.kernels.custom_rounds.gradient_rounds` (the round loop of
+    :func:`~flbounds.kernels.custom_rounds.custom_rounds` with the gradient step) with server
+    step 1, which keeps the aggregate: the same operations."""
+    gradient_rounds(data, counts, steps, local_steps, coefficients, form, 1.0, np.empty(0),
+                    np.empty((counts.shape[1], 0)), x0, xs)
 
 
 @njit(cache=True, fastmath=False)

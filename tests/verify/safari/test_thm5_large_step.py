@@ -4,6 +4,7 @@ corrected statement holds, and each claim changes verdict under a planted bug.""
 
 from fractions import Fraction
 
+import mpmath as mp
 import pytest
 
 import verify.safari.thm5.attacks as attacks
@@ -85,3 +86,18 @@ def test_corrected_claim_fails_on_a_planted_unsquared_step(monkeypatch):
                                       "safari.thm5.large_step_corrected"])
 def test_claims_as_expected(claim_id):
     assert _verdict(claim_id) == CLAIMS[claim_id].expected
+
+
+def test_float64_is_not_enough_where_one_minus_eta_bar_cancels(monkeypatch):
+    """At R = 1 with eta_bar near 1 the float64 ratio is off by more than the 1e-12
+    tolerance; the 50-digit one agrees with an 80-digit one to 1e-25."""
+    point = {"mu": 1.9727885010149449, "kappa": 1.0001455844138976, "q": 0.05753724918372468,
+             "c": 0.99999808711424, "K": 8, "m": 1, "R": 1, "sigma2": 1e-4, "sigma_s2": 1e-4,
+             "e0": [-4.47597088921013, -4.768387602268495]}
+    fifty = attacks.anisotropic_bound(**point)
+    assert abs(_float64_ratio(point) - fifty) > 1e-11 * fifty
+    monkeypatch.setattr(attacks, "DIGITS", 80)
+    with mp.workdps(80):
+        exact, bound = attacks.sides(**point)
+        eighty = exact / bound
+    assert abs(eighty - fifty) < 1e-15 * fifty  # fifty is rounded to float64 on return

@@ -1,7 +1,8 @@
 r"""Theorem 5 of SAFARI (strongly convex): the result, its parts, its hypotheses and
 its printed bound. Claims: :mod:`.runs` (Monte Carlo and closed forms), :mod:`.constants`
 (the q-condition's printed constants), :mod:`.tightness` and :mod:`.hetero_tightness` (PEP),
-:mod:`.attacks`.
+:mod:`.attacks`, :mod:`.large_step` (the printed bound broken at eta_s = 2/(L + mu), and
+its statement under the proof's hypotheses, part ``bound_corrected``).
 
 Statement: under Assumptions 3-5, every F_i mu-strongly convex, :math:`\eta_s \le 2/(L+\mu)`,
 :math:`\bar\eta = \eta_c K\mu/2 = 2\eta_s L\mu/(L+\mu)` and, at every round, the q-condition

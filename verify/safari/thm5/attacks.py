@@ -1,6 +1,8 @@
 r"""Attack surfaces of Theorem 5 (SAFARI): its delta_bar against the exact stationary error of
 SAFARI with identical clients (closed forms of :mod:`verify.safari.closed_forms`), and its
-finite-R bound against the exact E||x_R - x*||^2 with an anisotropic Hessian (L > mu)."""
+finite-R bound against the exact E||x_R - x*||^2 with an anisotropic Hessian (L >= mu), in
+50-digit arithmetic: as printed (expected violated, :mod:`.large_step`) and under the proof's
+hypotheses (part ``bound_corrected``, expected holds)."""
 
 from __future__ import annotations
 

@@ -35,6 +35,10 @@ NOT_ATTACKED = {
         "1 <= m < M and n up to the claim's limits (exhaustive): a residual to rounding, not "
         "a ratio; Theorem 1's bound is attacked by safari.thm1.event_probability"),
     "safari.thm5.homogeneous_bound": THM5_SAME,
+    "safari.thm5.large_step_printed": (
+        "one shrunk counterexample evaluated exactly; the printed bound over the whole "
+        "identical-client domain is attacked by safari.thm5.anisotropic_homogeneous_bound, "
+        "whose search starts from this witness"),
     "safari.cor2.rate": THM5_SAME,
     "safari.cor2.rate_anisotropic": THM5_SAME,
     "safari.cor1.rate_first_sentence": THM4_SAME,

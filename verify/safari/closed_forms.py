@@ -124,10 +124,10 @@ def thm5_q_condition(G3, G4, *, q, eta_bar, L, mu, corrected=False):
     N = (c * eta_bar / mu ** 2 * (1 + 30 * L * eta_bar / mu * (1 + 2 * L * eta_bar / mu)) * G3
          - 4 * G4 / mu)
     D = (1 / e - (L + mu) ** 2 * eta_bar / (4 * L ** 2 * mu ** 2)) * G3
-    with np.errstate(divide="ignore", invalid="ignore"):
-        closed = q <= 1.0 / (1.0 + N / D)
+    with np.errstate(divide="ignore", invalid="ignore"):   # D = 0 at eta_s = 2/(L + mu)
+        closed = (q <= 1.0 / (1.0 + N / D)) & (1.0 + N / D > 0)
     linear = (q * N <= (1 - q) * D) & (D > 0)
-    return closed & (1.0 + N / D > 0), linear
+    return closed, linear
 
 
 def drift_bound(*, step_client, local_steps, sigma2, sigma_G2, grad_norm2):

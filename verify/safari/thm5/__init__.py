@@ -1,7 +1,8 @@
 r"""Theorem 5 of SAFARI (strongly convex): the result, its parts, its hypotheses and
 its printed bound. Claims: :mod:`.runs` (Monte Carlo and closed forms), :mod:`.constants`
 (the q-condition's printed constants), :mod:`.tightness` and :mod:`.hetero_tightness` (PEP),
-:mod:`.attacks`.
+:mod:`.attacks`, :mod:`.large_step` (the printed bound broken at eta_s = 2/(L + mu), and
+its statement under the proof's hypotheses, part ``bound_corrected``).
 
 Statement: under Assumptions 3-5, every F_i mu-strongly convex, :math:`\eta_s \le 2/(L+\mu)`,
 :math:`\bar\eta = \eta_c K\mu/2 = 2\eta_s L\mu/(L+\mu)` and, at every round, the q-condition
@@ -64,12 +65,26 @@ def q_linear(*, q, G3, G4, eta_bar, L, mu):
     return bool(np.all(linear))
 
 
+@hypothesis("q_proof", "the q-condition with the constants the proof's (81)-(82) give, in its "
+                       "linear form q N' <= (1 - q) D' with D' > 0 at every round: N' = (16 "
+                       "eta_bar/mu^2)(1 + (30 L eta_bar/mu)(1 + 2 L eta_bar/mu)) G_3 - (4/mu) G_4, "
+                       "D' = (1/(L mu) - (L + mu)^2 eta_bar/(4 L^2 mu^2)) G_3")
+def q_proof(*, q, G3, G4, eta_bar, L, mu):
+    _, linear = thm5_q_condition(G3, G4, q=q, eta_bar=eta_bar, L=L, mu=mu, corrected=True)
+    return bool(np.all(linear))
+
+
+@hypothesis("drift_step", "eta_c <= 1/(8 L K) (the local-drift lemma the proof's (77) uses)")
+def drift_step(*, step_client, L, local_steps):
+    return at_most(step_client, 1.0 / (8 * L * local_steps))
+
+
 @hypothesis("mu_le_L", "0 < mu <= L (a mu-strongly convex, L-smooth F)")
 def mu_le_L(*, mu, L):
     return 0 < mu <= L
 
 
-_RUN = ("bound", "bound_linear", "one_round")
+_RUN = ("bound", "bound_linear", "bound_corrected", "one_round")
 #: the proof steps about the q-condition itself: under the statement's other hypotheses
 #: (Assumptions 3-5, strong convexity, the step and its coupling), the printed q-condition
 #: being what they question (q_closed_form also under the proof's linear form it is compared
@@ -84,6 +99,10 @@ THM5 = result(
            "bound_linear": "the same bound with the q-condition read in the proof's linear "
                            "form q N <= (1 - q) D, D > 0, at every round (the other reading; "
                            "the closed form is vacuous with identical clients)",
+           "bound_corrected": "the same bound under the hypotheses the proof uses: the "
+                              "q-condition with the constants (81)-(82) give (16 eta_bar/mu^2 "
+                              "on G_3, 1/(L mu) for the printed 1/(L + mu)), linear form, at "
+                              "every round, and eta_c <= 1/(8 L K) for the local-drift lemma",
            "one_round": "the proof's one-round inequality (83): E||x_{r+1} - x*||^2 <= "
                         "(1 - eta_bar)||x_r - x*||^2 + eta_bar delta_bar under the q-condition",
            "q_closed_form": "the printed closed form q <= 1/(1 + N/D) is the proof's linear "
@@ -95,6 +114,7 @@ THM5 = result(
                                                      coupling)),
                 q_condition.only("bound", "one_round"),
                 q_linear.only("bound_linear", "q_closed_form"),
+                q_proof.only("bound_corrected"), drift_step.only("bound_corrected"),
                 mu_le_L.only("q_constants")))
 
 

@@ -8,6 +8,7 @@ at 3-6x their speed, the Gram matrix's lower half copied from the upper one (the
 are the same numbers).
 """
 
+import numpy as np
 from numba import njit
 
 
@@ -28,3 +29,23 @@ def ridge_moment_sums(X, y, gram, xy):
             for m in range(n):
                 acc += X[t, m, i] * y[t, m]
             xy[t, i] = acc
+
+
+#: rows shorter than this are summed by numpy's reductions one term after the other (its
+#: pairwise summation unrolls by 8): :func:`normalize_rows` is bit-identical below it
+SEQUENTIAL_ROW = 8
+
+
+@njit(cache=True, fastmath=False, error_model="numpy")
+def normalize_rows(x):
+    r"""Divide each row of ``x`` (m, d) in place by its Euclidean norm, the squares summed in
+    order: the same numbers as ``x / np.linalg.norm(x, axis=-1, keepdims=True)`` for
+    ``d < SEQUENTIAL_ROW``, at about 3x its speed on short rows."""
+    m, d = x.shape
+    for r in range(m):
+        acc = 0.0
+        for j in range(d):
+            acc += x[r, j] * x[r, j]
+        norm = np.sqrt(acc)
+        for j in range(d):
+            x[r, j] = x[r, j] / norm

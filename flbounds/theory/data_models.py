@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, softmax
 
-from flbounds.kernels.moments import ridge_moment_sums
+from flbounds.kernels.moments import SEQUENTIAL_ROW, normalize_rows, ridge_moment_sums
 from flbounds.validation import as_float_array
 
 NEWTON_GRAD_TOL = 1e-12
@@ -51,6 +51,9 @@ def _check_sizes(n_samples, n_clients: int, minimum: int = 1) -> np.ndarray:
 def sphere_points(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> np.ndarray:
     """Points uniform on the unit sphere :math:`S^{d-1}`, shape ``shape + (dim,)``."""
     x = rng.standard_normal((*shape, dim))
+    if dim < SEQUENTIAL_ROW:  # the same bits as numpy's norm, without its reduction overhead
+        normalize_rows(x.reshape(-1, dim))
+        return x
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
@@ -62,6 +65,17 @@ def _last_axis_max(a: np.ndarray) -> np.ndarray:
     for j in range(1, a.shape[-1]):
         np.maximum(top, a[..., j], out=top)
     return top[..., None]
+
+
+def _last_axis_sum(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=-1, keepdims=True)`` for a short last axis, one addition per class: numpy
+    sums fewer than 8 terms in order, so these are its numbers (pairwise beyond: numpy's)."""
+    if a.shape[-1] >= 8:
+        return a.sum(axis=-1, keepdims=True)
+    total = a[..., 0].copy()
+    for j in range(1, a.shape[-1]):
+        total += a[..., j]
+    return total[..., None]
 
 
 class RidgeData(NamedTuple):
@@ -140,13 +154,17 @@ class RidgeModel:
             return sphere_points(rng, shape, self.dim)
         return rng.standard_normal((*shape, self.dim))
 
-    def sample(self, rng: np.random.Generator, n_draws: int, n_samples) -> RidgeData:
-        """Draw datasets for every client; ``n_samples`` is an int or one int per client."""
+    def sample(self, rng: np.random.Generator, n_draws: int, n_samples, *,
+               keep_samples: bool = True) -> RidgeData:
+        """Draw datasets for every client; ``n_samples`` is an int or one int per client.
+
+        ``keep_samples=False`` returns the sufficient statistics only (X and y None, the same
+        draws): what the local ERM needs, without copying every sample."""
         sizes = _check_sizes(n_samples, self.n_clients)
         K, d = self.n_clients, self.dim
         gram, xy = np.empty((n_draws, K, d, d)), np.empty((n_draws, K, d))
         yy = np.empty((n_draws, K))
-        equal = bool(np.all(sizes == sizes[0]))
+        equal = bool(keep_samples) and bool(np.all(sizes == sizes[0]))
         Xs, ys = [], []
         for k in range(K):
             X = self._covariates(rng, (n_draws, sizes[k]))
@@ -302,13 +320,15 @@ class SoftmaxPool:
         """Mean loss and gradient over the sample axis; X (T, K, n, d'), c (T, K, n)."""
         W = theta.reshape(*theta.shape[:-1], self.n_classes, -1)
         logits = np.matmul(X, W.swapaxes(-1, -2))
-        top = _last_axis_max(logits)
-        logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
-        picked = np.take_along_axis(logp, c[..., None], axis=-1)[..., 0]
+        shifted = logits - _last_axis_max(logits)
+        lse = np.log(_last_axis_sum(np.exp(shifted)))
+        # log p of the picked class only (the same operations on the same numbers as taking
+        # it from the whole log p); the whole log p only for the gradient
+        picked = np.take_along_axis(shifted, c[..., None], axis=-1)[..., 0] - lse[..., 0]
         risk = -picked.mean(axis=-1) + 0.5 * self.lam * np.sum(theta ** 2, axis=-1)
         if not need_grad:
             return risk, None
-        resid = np.exp(logp)
+        resid = np.exp(shifted - lse)
         np.put_along_axis(resid, c[..., None],
                           np.take_along_axis(resid, c[..., None], axis=-1) - 1.0, axis=-1)
         grad = np.matmul(resid.swapaxes(-1, -2), X) / X.shape[-2]

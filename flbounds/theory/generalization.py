@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from flbounds.theory.data_models import RidgeModel
 from flbounds.validation import check_probability_vector
 
 MC_CHUNK_ELEMENTS = 4_000_000
@@ -55,8 +56,11 @@ def _check_weights(weights, n_clients: int) -> np.ndarray:
 
 def _control_variate(model, data, ref: np.ndarray) -> np.ndarray:
     """R_k(ref_k) - R_{S_k}(ref_k) for fixed points ref (K, d): mean exactly 0."""
-    star = np.broadcast_to(ref, (_n_draws(data), *ref.shape))
-    return model.population_risk(star) - model.empirical_risk(data, star)
+    T = _n_draws(data)
+    star = np.broadcast_to(ref, (T, *ref.shape))
+    # R_k(ref_k) is the same for every draw: computed once (per draw, the same numbers)
+    population = np.broadcast_to(model.population_risk(ref[None]), (T, ref.shape[0]))
+    return population - model.empirical_risk(data, star)
 
 
 def _n_draws(data) -> int:
@@ -104,7 +108,10 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
 
 
 def _chunk(model, w, n_samples, n_draws, rng, local, reference) -> OneRoundDraws:
-    data, copy = model.sample(rng, n_draws, n_samples), model.sample(rng, n_draws, n_samples)
+    # the local ERM reads the ridge data's sufficient statistics only: no copy of the samples
+    lean = {"keep_samples": False} if local is None and isinstance(model, RidgeModel) else {}
+    data = model.sample(rng, n_draws, n_samples, **lean)
+    copy = model.sample(rng, n_draws, n_samples, **lean)
     if local is None:
         return one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
                                local_is_erm=True, reference=reference)

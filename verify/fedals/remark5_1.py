@@ -12,8 +12,8 @@ from scipy.stats import spearmanr
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ._predicates import integer_alpha, noniid_split
-from .mlp_experiment import FULL, QUICK, _setup
-from .mlp_task import run_fedals
+from .mlp_cells import as_run, sweep_cell, sweep_grid
+from .mlp_experiment import FULL, QUICK
 
 REMARK51 = result(
     "fedals.remark5_1", ref="Remark 5.1", title="training risk against tau",
@@ -22,19 +22,26 @@ REMARK51 = result(
     hypotheses=(integer_alpha, noniid_split))
 
 
+def _tau_grid(*, rng, n_seeds, n_steps, n_test, local_steps):
+    """One cell per tau: FedAvg (alpha = 1) on the claim's non-iid task, initial model and
+    plan (:mod:`.mlp_cells`)."""
+    return sweep_grid(rng, settings=[dict(alpha=1, local_steps=tau) for tau in local_steps],
+                      split="noniid", n_seeds=n_seeds, n_steps=n_steps, n_test=n_test)
+
+
 @claim("fedals.remark51.train_risk_vs_tau", ref="Remark 5.1", kind="remark", expected="holds",
        result=REMARK51, parts=("train_risk",),
        statement="At a fixed number of local steps T, more local steps per averaging (larger "
                  "tau) leave a higher training risk in the non-iid setting.",
        quick=dict(QUICK, local_steps=[1, 5, 25, 125]),
-       full=dict(FULL, local_steps=[1, 5, 25, 125]))
-def train_risk_vs_tau(*, rng, n_seeds, n_steps, n_test, local_steps):
+       full=dict(FULL, local_steps=[1, 5, 25, 125]),
+       cells=dict(grid=_tau_grid, run=sweep_cell))
+def train_risk_vs_tau(*, rng, cells, n_seeds, n_steps, n_test, local_steps):
     r"""V11: FedAvg (alpha = 1) on the MLP, same task/init/plan for every tau. Rule: Spearman
     (tau, mean final training risk of the averaged model) >= 0.9 (with 4 values: a strict
-    increase). Both profiles show a steep increase; ``holds``."""
-    task, theta0, plan = _setup(rng, n_seeds, n_steps, n_test)
-    risks = [run_fedals(task, theta0, plan, step=0.05, local_steps=tau, alpha=1,
-                        n_steps=n_steps).train_loss for tau in local_steps]
+    increase). Both profiles show a steep increase; ``holds``. Each tau is a cell (one run,
+    ``_tau_grid``)."""
+    risks = [as_run(c).train_loss for c in cells]
     means = [float(r.mean()) for r in risks]
     rho = float(spearmanr(local_steps, means).statistic)
     return Evidence(measured=rho, theoretical=0.9, relation=">=",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ._predicates import iid_split, integer_alpha, noniid_split
+from .mlp_cells import as_run, sweep_cell, sweep_grid
 from .mlp_experiment import EXACT_LIMITS, FULL, QUICK, _decide, _paired, _table
 from .mlp_task import alpha_sweep
 from .table2 import TABLE2
@@ -35,13 +36,24 @@ TABLE1 = result(
     hypotheses=(integer_alpha, noniid_split.only("noniid", "scaffold"), iid_split.only("iid")))
 
 
+#: the four columns of the SCAFFOLD claim, one cell (one run) each
+SCAFFOLD_CELLS = [dict(alpha=a, control=c) for a in (1, 10) for c in ("none", "scaffold")]
+
+
+def _scaffold_grid(*, rng, n_seeds, n_steps, n_test):
+    """FedAvg, SCAFFOLD, FedALS and FedALS+SCAFFOLD (non-iid, tau = ``TAU``), one cell each
+    on the claim's task, initial model and plan (:mod:`.mlp_cells`)."""
+    return sweep_grid(rng, settings=SCAFFOLD_CELLS, split="noniid", n_seeds=n_seeds,
+                      n_steps=n_steps, n_test=n_test, local_steps=TAU)
+
+
 @claim("fedals.table1.scaffold_columns", ref="Table 1 (SCAFFOLD and FedALS+SCAFFOLD, non-iid)",
        kind="reproduction", expected="not-applicable", expected_full="not-reproduced",
        result=TABLE1, parts=("scaffold",),
        statement="In the non-iid setup FedALS+SCAFFOLD (alpha = 10) is more accurate than "
                  "SCAFFOLD (alpha = 1), as FedALS is over FedAvg.",
-       quick=QUICK, full=FULL)
-def scaffold_columns(*, rng, n_seeds, n_steps, n_test):
+       quick=QUICK, full=FULL, cells=dict(grid=_scaffold_grid, run=sweep_cell))
+def scaffold_columns(*, rng, cells, n_seeds, n_steps, n_test):
     """SCAFFOLD = FedALS's per-group control variates with alpha = 1 (the corrected control
     update, ``fedals.alg4.corrected_scaffold_exact``); FedALS+SCAFFOLD with alpha = 10.
     Measured: the decisive t-limit of acc(FedALS+SCAFFOLD) - acc(SCAFFOLD) (module rule);
@@ -52,10 +64,9 @@ def scaffold_columns(*, rng, n_seeds, n_steps, n_test):
     SCAFFOLD - FedAvg -0.0001 +- 0.0006 (the paper's "SCAFFOLD ~ FedAvg").
 
     A synthetic re-run of an empirical result (kind ``reproduction``): not reproducing the paper's
-    effect here is not a paper error."""
-    res = alpha_sweep(rng, local_steps=TAU,
-                      split="noniid", alphas=[1, 10], n_seeds=n_seeds, n_steps=n_steps,
-                      n_test=n_test, controls=("none", "scaffold"))
+    effect here is not a paper error. Each column is a cell (one run, ``_scaffold_grid``)."""
+    res = {(c["alpha"], c["control"]): as_run(out)
+           for c, out in zip(SCAFFOLD_CELLS, cells, strict=True)}
     diff = _paired(res[(1, "scaffold")].test_acc, res[(10, "scaffold")].test_acc)
     measured, decided = _decide([diff])
     columns = {"FedAvg": res[(1, "none")], "FedALS": res[(10, "none")],

@@ -13,8 +13,8 @@ from scipy.stats import spearmanr
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ._predicates import integer_alpha, noniid_split
+from .mlp_cells import as_run, sweep_cell, sweep_grid
 from .mlp_experiment import EXACT_LIMITS, FULL, QUICK, _decide, _paired, _table
-from .mlp_task import alpha_sweep
 
 #: local steps of the re-runs (the paper's tau = 5, Sec. 7), passed to ``alpha_sweep``
 TAU = 5
@@ -34,22 +34,32 @@ TABLE2 = result(
                 noniid_split.only("interior_optimum", "alpha10_vs_1", "gap")))
 
 
+def _alpha_grid(*, rng, n_seeds, n_steps, n_test, alphas):
+    """One cell per alpha: the non-iid sweep at tau = ``TAU``, each cell one run on the
+    claim's task, initial model and plan (:mod:`.mlp_cells`)."""
+    return sweep_grid(rng, settings=[dict(alpha=a) for a in alphas], split="noniid",
+                      n_seeds=n_seeds, n_steps=n_steps, n_test=n_test, local_steps=TAU)
+
+
+def _alpha_runs(alphas, cells):
+    return {a: as_run(c) for a, c in zip(alphas, cells, strict=True)}
+
+
 @claim("fedals.table2.interior_optimum", ref="Table 2, Sec. 7.4", kind="reproduction",
        expected="not-reproduced", result=TABLE2, parts=("interior_optimum",),
        statement="Accuracy first rises with alpha and peaks at an interior alpha (alpha = 10 "
                  "in Table 2), above both alpha = 1 and the largest alpha.",
-       quick=dict(QUICK, alphas=(1, 5, 10, 25, 100)), full=dict(FULL, alphas=(1, 5, 10, 25, 100)))
-def interior_optimum(*, rng, n_seeds, n_steps, n_test, alphas):
+       quick=dict(QUICK, alphas=(1, 5, 10, 25, 100)), full=dict(FULL, alphas=(1, 5, 10, 25, 100)),
+       cells=dict(grid=_alpha_grid, run=sweep_cell))
+def interior_optimum(*, rng, cells, n_seeds, n_steps, n_test, alphas):
     """alpha* = the interior alpha with the best mean accuracy (chosen on the same data, which
     favours the paper). Holds when acc(alpha*) exceeds acc(1) and acc(alpha_max) (both lower
     limits > 0); not-reproduced when either difference is significantly negative. Measured: the
     two decisive t-limits; theoretical 0 (>=).
 
     A synthetic re-run of an empirical result (kind ``reproduction``): not reproducing the paper's
-    effect here is not a paper error."""
-    res = alpha_sweep(rng, local_steps=TAU,
-                      split="noniid", alphas=list(alphas), n_seeds=n_seeds,
-                      n_steps=n_steps, n_test=n_test)
+    effect here is not a paper error. Each alpha is a cell (one run, ``_alpha_grid``)."""
+    res = _alpha_runs(alphas, cells)
     interior = alphas[1:-1]
     best = interior[int(np.argmax([res[a].test_acc.mean() for a in interior]))]
     diffs = [_paired(res[alphas[0]].test_acc, res[best].test_acc),
@@ -69,8 +79,9 @@ def interior_optimum(*, rng, n_seeds, n_steps, n_test, alphas):
                  "test loss (so a smaller gap is not mere underfitting), averaging the "
                  "representation layers less often (larger alpha) lowers the generalization "
                  "gap (test loss - train loss).",
-       quick=dict(QUICK, alphas=ALPHAS), full=dict(FULL, alphas=ALPHAS))
-def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
+       quick=dict(QUICK, alphas=ALPHAS), full=dict(FULL, alphas=ALPHAS),
+       cells=dict(grid=_alpha_grid, run=sweep_cell))
+def gap_falls_with_alpha(*, rng, cells, n_seeds, n_steps, n_test, alphas):
     r"""Rule (spec V9): Spearman(alpha, mean gap) <= -0.9, and the gap at the largest alpha is
     below the gap at alpha = 1 with a paired one-sided 95% upper limit < 0. measured:
     [rho, upper limit of gap(alpha_max) - gap(1)]; theoretical [-0.9, 0]; tolerance exact (the
@@ -92,11 +103,9 @@ def gap_falls_with_alpha(*, rng, n_seeds, n_steps, n_test, alphas):
     training loss rises 0.022 -> 0.676, so the gate passes; the gap falls 1.317, 1.160,
     1.013, 0.814, 0.542 (rho = -1, paired upper limit -0.73): ``holds``. Details also hold
     the accuracy per alpha and its argmax (the paper's Table 2 peaks in the interior, at
-    alpha = 10; here alpha = 1).
+    alpha = 10; here alpha = 1). Each alpha is a cell (one run, ``_alpha_grid``).
     """
-    res = alpha_sweep(rng, local_steps=TAU,
-                      split="noniid", alphas=alphas, n_seeds=n_seeds, n_steps=n_steps,
-                      n_test=n_test)
+    res = _alpha_runs(alphas, cells)
     gaps = [res[a].gap.mean() for a in alphas]
     rho = float(spearmanr(alphas, gaps).statistic)
     ends = _paired(res[alphas[0]].gap, res[alphas[-1]].gap)

@@ -105,9 +105,13 @@ def fl_runs(rng, source: str, rules, *, n_seeds: int, n_rounds: int):
     The randomness is keyed by (root entropy, "subtrunc.fl", source, seed index), so every
     claim sees the same data splits and plans and pairs its comparisons (module docstring).
     """
+    return fl_runs_at(_root_entropy(rng), source, rules, n_seeds=n_seeds, n_rounds=n_rounds)
+
+
+def fl_runs_at(root: int, source: str, rules, *, n_seeds: int, n_rounds: int):
+    """:func:`fl_runs` from the root entropy itself (what a claim's cell receives)."""
     digest = hashlib.sha256(f"subtrunc.fl.{source}".encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    root = _root_entropy(rng)
     out = []
     for rule in rules:
         row = []
@@ -195,12 +199,52 @@ def _trend_rows(rng, rules, x, metrics, n_seeds, n_rounds):
     rows = []
     for source in DATASETS:
         runs = fl_runs(rng, source, rules, n_seeds=n_seeds, n_rounds=n_rounds)
-        for m in metrics:
-            vals = _metric(runs, m)
-            slopes = _slopes(vals, x)
-            rows.append(dict(dataset=source, metric=m, means=vals.mean(axis=1).tolist(),
-                             slope_per_unit=float(slopes.mean()),
-                             **decide_row(slopes * (x[-1] - x[0]), float(vals[0].mean()))))
+        rows += _trend_rows_of(source, {m: _metric(runs, m) for m in metrics}, x)
+    return rows
+
+
+def _trend_rows_of(source, values, x):
+    """:func:`_trend_rows`'s rows of one dataset from its metrics' values (n_rules, n_seeds)."""
+    rows = []
+    for m, vals in values.items():
+        slopes = _slopes(vals, x)
+        rows.append(dict(dataset=source, metric=m, means=vals.mean(axis=1).tolist(),
+                         slope_per_unit=float(slopes.mean()),
+                         **decide_row(slopes * (x[-1] - x[0]), float(vals[0].mean()))))
+    return rows
+
+
+def trend_grid(rng, rules, *, metrics, n_seeds, n_rounds, decide):
+    """A trend claim's cells: one per (dataset, rule), each the rule's runs on every seed
+    (:func:`fl_runs_at`, so the claims still share them within a process); one placeholder
+    cell when the profile does not decide (the runs skipped)."""
+    if not decide:
+        return [dict(decide=False)]
+    root = str(_root_entropy(rng))
+    return [dict(decide=True, source=source, rule=rule._asdict(), root=root,
+                 metrics=list(metrics), n_seeds=n_seeds, n_rounds=n_rounds)
+            for source in DATASETS for rule in rules]
+
+
+def trend_cell(*, rng, decide, source=None, rule=None, root=None, metrics=(), n_seeds=0,
+               n_rounds=0):
+    """One (dataset, rule) cell of :func:`trend_grid`: each metric per seed (``rng``, the
+    cell's own generator, is not used: the runs are keyed by the root entropy)."""
+    del rng
+    if not decide:
+        return {}
+    runs = fl_runs_at(int(root), source, [SelectionRule(**rule)], n_seeds=n_seeds,
+                      n_rounds=n_rounds)
+    return {m: _metric(runs, m)[0] for m in metrics}
+
+
+def trend_rows_from_cells(cells, n_rules, x, metrics):
+    """:func:`_trend_rows` from the outputs of :func:`trend_grid`'s cells (grid order)."""
+    rows = []
+    for i, source in enumerate(DATASETS):
+        group = cells[i * n_rules:(i + 1) * n_rules]
+        rows += _trend_rows_of(source, {m: np.array([c[m] for c in group], dtype=float)
+                                        for m in metrics}, x)
     return rows
 
 

@@ -1,11 +1,19 @@
-"""Data models' fast paths (ridge moments, mini-batches, the softmax pools' maximum) give
-numpy's numbers, bit for bit."""
+"""Data models' fast paths (ridge moments, sphere points, mini-batches, the softmax pools'
+maximum and class sums, the draws without kept samples, the control variates computed once)
+give numpy's numbers, bit for bit."""
 
 import numpy as np
 import pytest
 
-from flbounds.kernels.moments import ridge_moment_sums
-from flbounds.theory.data_models import RidgeModel, _last_axis_max
+from flbounds.kernels.moments import normalize_rows, ridge_moment_sums
+from flbounds.theory.data_models import (
+    RidgeModel,
+    _last_axis_max,
+    _last_axis_sum,
+    logistic_pool,
+    sphere_points,
+)
+from flbounds.theory.generalization import _control_variate, one_round_draws
 from flbounds.theory.generalization_rounds import batch_rows
 
 SHAPES = [(1, 1, 1), (3, 7, 1), (5, 64, 1), (4, 9, 2), (2, 33, 3), (6, 20, 5), (1, 100, 10)]
@@ -70,3 +78,51 @@ def test_last_axis_max_is_numpys(classes):
     assert got.shape == want.shape
     assert np.array_equal(got, want, equal_nan=True)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("classes", [1, 2, 3, 7, 8, 10])
+def test_last_axis_sum_is_numpys(classes):
+    rng = np.random.default_rng(classes)
+    a = rng.standard_normal((4, 30, classes)) * np.exp(5 * rng.standard_normal((4, 30, classes)))
+    got, want = _last_axis_sum(a), a.sum(axis=-1, keepdims=True)
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 5, 7])
+def test_normalized_rows_are_numpys(dim):
+    x = np.random.default_rng(dim).standard_normal((50, 40, dim))
+    want = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    normalize_rows(x.reshape(-1, dim))
+    assert np.array_equal(x, want)
+
+
+@pytest.mark.parametrize("dim", [3, 9])
+def test_sphere_points_are_numpys(dim):
+    x = np.random.default_rng(dim).standard_normal((20, 7, dim))
+    got = sphere_points(np.random.default_rng(dim), (20, 7), dim)
+    assert np.array_equal(got, x / np.linalg.norm(x, axis=-1, keepdims=True))
+
+
+def test_samples_not_kept_are_the_same_draws():
+    model = RidgeModel(theta_star=np.random.default_rng(0).standard_normal((3, 4)), lam=0.1)
+    kept = model.sample(np.random.default_rng(1), 6, 11)
+    lean = model.sample(np.random.default_rng(1), 6, 11, keep_samples=False)
+    assert lean.X is None and lean.y is None
+    for a, b in zip(kept[:3], lean[:3], strict=True):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("kind", ["ridge", "pool"])
+def test_control_variate_is_per_draw_numbers(kind):
+    rng = np.random.default_rng(4)
+    model = (RidgeModel(rng.standard_normal((3, 4)), lam=0.1) if kind == "ridge"
+             else logistic_pool(rng, rng.standard_normal((3, 4)), 50, 0.1))
+    data = model.sample(rng, 9, 12)
+    ref = model.reference_theta
+    star = np.broadcast_to(ref, (9, *ref.shape))
+    want = model.population_risk(star) - model.empirical_risk(data, star)
+    assert np.array_equal(_control_variate(model, data, ref), want)
+    w = np.full(3, 1 / 3)
+    first = one_round_draws(model, w, 12, 5, np.random.default_rng(2))
+    again = one_round_draws(model, w, 12, 5, np.random.default_rng(2))
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))

@@ -22,6 +22,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
+from ...replay import generator_of, seed_of
 from ..assumptions import a1, gaussian_noise, noise, step_third
 from ..toy_problems import random_least_squares
 
@@ -77,38 +78,65 @@ def _setup(rng, local_steps, scale):
     return prob, scale / (3 * prob.L * local_steps)
 
 
+def _eq44_grid(*, rng, n_paths, n_points, local_steps, scales):
+    """One cell per (E, scale): the children of the claim's generator its problem and its
+    start points come from, spawned in the one-task run's order."""
+    cells = []
+    for E in local_steps:
+        for scale in scales:
+            problem_seed = seed_of(rng.spawn(1)[0])
+            cells.append(dict(E=E, scale=scale, n_paths=n_paths, problem=problem_seed,
+                              points=[seed_of(r) for r in rng.spawn(n_points)]))
+    return cells
+
+
+def _eq44_problem(problem, E, scale):
+    """``_setup``'s problem and step, from the problem's child seed."""
+    prob = random_least_squares(generator_of(problem), N_CLIENTS, DIM)
+    return prob, scale / (3 * prob.L * E)
+
+
+def _eq44_cell(*, rng, E, scale, n_paths, problem, points):
+    """(LHS - RHS) per start point of one (E, scale) (``rng``, the cell's own generator, is
+    not used: the cell replays the claim's children)."""
+    del rng
+    prob, step = _eq44_problem(problem, E, scale)
+    diffs, ses, ratios = [], [], []
+    for r in map(generator_of, points):
+        w = 2 * r.normal(size=DIM)
+        _, grads = local_paths(prob, w, local_steps=E, step=step, rng=r, n_paths=n_paths)
+        u = grads.mean(axis=2)                               # (paths, E, d)
+        full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
+        lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
+        g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
+        rhs = eq44_rhs(step=step, L=prob.L, E=E, n=N_CLIENTS,
+                       u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
+        d = lhs - rhs
+        diffs.append(d.mean())
+        ses.append(d.std(ddof=1) / np.sqrt(n_paths))
+        ratios.append(float(lhs.mean() / rhs.mean()))
+    return dict(diffs=diffs, ses=ses, ratios=ratios, problem=problem)
+
+
 @claim("subtrunc.lemma2.gradient_error", ref="Lemma 2, eq. (44)", kind="statement",
        expected="holds", result=LEMMA2, parts=("eq44",),
        statement="eta L E <= 1/3: sum_tau E||grad f(w_k) - u_tau||^2 <= eta^2 L^2 E^2 sum_tau "
                  "E||u_tau||^2 + (9 eta^2 L^2 E^3/(2n)) sum_i ||grad f_i(w_k)||^2 + "
                  "eta^2 L^2 E^2 (1/n + 3E/4) sigma^2.",
        quick=dict(n_paths=400, n_points=3, local_steps=(2, 5), scales=(1.0, 0.3)),
-       full=dict(n_paths=20000, n_points=10, local_steps=(2, 5, 10), scales=(1.0, 0.3, 0.1)))
-def gradient_error(*, rng, n_paths, n_points, local_steps, scales):
+       full=dict(n_paths=20000, n_points=10, local_steps=(2, 5, 10), scales=(1.0, 0.3, 0.1)),
+       cells=dict(grid=_eq44_grid, run=_eq44_cell))
+def gradient_error(*, rng, cells, n_paths, n_points, local_steps, scales):
     """n = 20 clients, d = 5, sigma^2 = 1, eta = scale/(3 L E) (scale 1: the boundary),
     start points w ~ N(0, 4 I). Measured: per cell the MC mean of (LHS - RHS) per path;
     theoretical 0 (<=). Tolerance: 4 MC SE of that mean. The ratio of the means is
-    reported."""
-    diffs, ses, ratios, instances = [], [], [], []
-    for E in local_steps:
-        for scale in scales:
-            prob, step = _setup(rng, E, scale)
-            instances.append(lemma2_instance(prob, step, E))
-            L = prob.L
-            for r in rng.spawn(n_points):
-                w = 2 * r.normal(size=DIM)
-                _, grads = local_paths(prob, w, local_steps=E, step=step, rng=r,
-                                       n_paths=n_paths)
-                u = grads.mean(axis=2)                               # (paths, E, d)
-                full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
-                lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
-                g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
-                rhs = eq44_rhs(step=step, L=L, E=E, n=N_CLIENTS,
-                               u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
-                d = lhs - rhs
-                diffs.append(d.mean())
-                ses.append(d.std(ddof=1) / np.sqrt(n_paths))
-                ratios.append(float(lhs.mean() / rhs.mean()))
+    reported. Each (E, scale) is a cell (``_eq44_cell``); this combines them."""
+    plan = [(E, scale) for E in local_steps for scale in scales]
+    instances = [lemma2_instance(*_eq44_problem(c["problem"], E, scale), E)
+                 for (E, scale), c in zip(plan, cells, strict=True)]
+    diffs = [x for c in cells for x in c["diffs"]]
+    ses = [x for c in cells for x in c["ses"]]
+    ratios = [x for c in cells for x in c["ratios"]]
     return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
                     tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
                     instance=instances, details={"max_ratio_of_means": max(ratios)})

@@ -216,6 +216,29 @@ def solve(problem, *, scale=1.0, solvers=None, reuse=True) -> SolveInfo:
     return _solve(problem, scale, solvers)
 
 
+def accurate(status, dual, primal, residual) -> bool:
+    """The acceptance test of a solve (module docstring), in the problem's own units.
+
+    Parameters
+    ----------
+    status : str
+        The solver's status.
+    dual, primal : float
+        The dual and primal values.
+    residual : float
+        :func:`dual_residual` of the solve.
+
+    Returns
+    -------
+    bool
+        ``optimal``, the gap within :func:`gap_tolerance` and the residual within
+        :data:`RESIDUAL_REL` relative. :mod:`.certify` reads this function through the module
+        (a test that replaces it makes every solve inaccurate everywhere).
+    """
+    return (status == "optimal" and abs(dual - primal) <= gap_tolerance(dual)
+            and residual <= RESIDUAL_REL * max(1.0, abs(dual)))
+
+
 def _solve(problem, scale, solvers) -> SolveInfo:
     from PEPit import Point
 
@@ -227,11 +250,8 @@ def _solve(problem, scale, solvers) -> SolveInfo:
             continue
         dual, primal = float(dual) / scale, float(primal) / scale
         gap = abs(dual - primal)
-        if status != "optimal" or not gap <= gap_tolerance(dual):
-            failures.append(f"{name}: status {status}, gap {gap:.2e}")
-            continue
         residual = dual_residual(problem) / scale
-        if not residual <= RESIDUAL_REL * max(1.0, abs(dual)):
+        if not accurate(status, dual, primal, residual):
             failures.append(f"{name}: status {status}, gap {gap:.2e}, dual residual "
                             f"{residual:.2e}")
             continue
@@ -322,7 +342,7 @@ def _store(path, key, info: SolveInfo) -> None:
         pass
 
 
-def solve_first(forms) -> SolveInfo:
+def solve_first(forms, certified=None) -> SolveInfo:
     """Solve the first of several equivalent formulations that passes :func:`solve`'s test.
 
     Parameters
@@ -332,11 +352,16 @@ def solve_first(forms) -> SolveInfo:
         condition is bounded by ``scale``. The forms must have the same optimal value (they
         differ by pinned symmetries or by scale, :mod:`.anchor`); the solvers do not treat
         them alike, so one that stops at ``optimal_inaccurate`` is followed by the next.
+    certified : callable, optional
+        Called when no form is accurate: returns a :class:`SolveInfo` whose ``worst`` is a
+        rigorous upper bound rebuilt from a solver's multipliers (status ``certified (...)``,
+        :func:`flbounds.pep.certify.solve_certified`), or raises :class:`PEPSolveError`.
 
     Raises
     ------
     PEPSolveError
-        When no form is solved accurately (every failure is listed).
+        When no form is solved accurately and no certificate is found (every failure is
+        listed).
     """
     failures = []
     for k, (build, scale) in enumerate(forms):
@@ -344,4 +369,9 @@ def solve_first(forms) -> SolveInfo:
             return solve(build(), scale=scale)
         except PEPSolveError as exc:
             failures.append(f"form {k}: {exc}")
+    if certified is not None:
+        try:
+            return certified()
+        except PEPSolveError as exc:
+            failures.append(f"certificate: {exc}")
     raise PEPSolveError("no accurate solve in any form: " + " | ".join(failures))

@@ -45,13 +45,14 @@ import math
 from flbounds.validation import check_int, check_positive
 
 from .anchor import origin, zero
+from .certify import solve_certified
 from .describe import Setting, distance
 from .described_server import safari_round
 from .engine import State, initial_state, next_state
 from .gd import check_class
 from .result import WorstCase, make_result
 from .scenarios import Recorder, branches, declare, expected, realize
-from .sdp import solve, solve_first
+from .sdp import solve_first
 
 
 def check_round_args(mu, L, q, local_steps, step_client, step_server, state_constraint):
@@ -126,17 +127,24 @@ def safari_rate(mu, L, q, local_steps, step_client, step_server, *, printed=None
                                                             step_server, state_constraint)
     program = safari_round(q, K, eta_c, step, drop_server_step=drop_server_step)
     measure = distance()
-    problem = PEP()
-    # every client the same F: one client, stationary at x* = 0 with F(x*) = 0 (.anchor)
-    funcs, star = declare(problem, Setting(1, mu, L, identical=True))
-    start = initial_state(program.branches[0].round, funcs)
-    problem.set_initial_condition(measure.value(start, star) <= 1)
-    if constraint is not None:
-        a, b = constraint
-        x, f = start["x"], funcs[0]
-        problem.add_constraint(a * f.gradient(x) ** 2 - b * (f(x) - f(star.x)) <= 0)
-    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
-    return make_result(solve(problem), printed=printed,
+
+    def build():
+        problem = PEP()
+        # every client the same F: one client, stationary at x* = 0 with F(x*) = 0 (.anchor)
+        funcs, star = declare(problem, Setting(1, mu, L, identical=True))
+        start = initial_state(program.branches[0].round, funcs)
+        problem.set_initial_condition(measure.value(start, star) <= 1)
+        if constraint is not None:
+            a, b = constraint
+            x, f = start["x"], funcs[0]
+            problem.add_constraint(a * f.gradient(x) ** 2 - b * (f(x) - f(star.x)) <= 0)
+        problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
+        return problem, funcs[:1], {start["x"]: 1.0}  # ||x_r - x*|| <= 1, x* = 0
+
+    # when the solve is not accurate: the certified bound (flbounds.pep.certify)
+    info = solve_first([(lambda: build()[0], 1.0)],
+                       certified=lambda: solve_certified(build, L))
+    return make_result(info, printed=printed,
                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
                                    step_client=eta_c, state_constraint=constraint))

@@ -230,7 +230,7 @@ def _info_of(result):
     from .sdp import SolveInfo
 
     return SolveInfo(worst=result.worst, primal=result.worst, gap=result.gap,
-                     solver=result.solver, status="optimal", seconds=result.seconds,
+                     solver=result.solver, status=result.status, seconds=result.seconds,
                      gram_size=result.gram_size, n_constraints=result.n_constraints)
 
 

@@ -1,0 +1,80 @@
+"""Tightness grids whose every solve counts as inaccurate: the verdict comes from the
+certified upper bound (flbounds.pep.certify), never an error from the host's rounding.
+
+``flbounds.pep.sdp.accurate`` is replaced by a test that refuses every solve, so each SDP
+reaches its certified fallback; the claims' verdicts need only an upper bound ("worst <=
+printed"), which the certificate is whatever the solver's accuracy. Each grid is cut to its
+hardest cells (largest SDP, largest step inside the hypotheses, largest heterogeneity).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flbounds.ledger import get
+from flbounds.pep import sdp
+from flbounds.pep.server_hetero import safari_hetero_rate
+
+
+@pytest.fixture
+def inaccurate(monkeypatch):
+    """Every solve inaccurate, nothing reused from a store of earlier solves."""
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    monkeypatch.setattr(sdp, "accurate", lambda *args: False)
+
+
+def _certified(cells):
+    inside = [c for c in cells if c.get("within_hypotheses") and "worst" in c]
+    assert inside
+    assert all(c["status"].startswith("certified") for c in inside), \
+        [c["status"] for c in inside]
+    return inside
+
+
+def test_the_forced_acceptance_refuses_every_solve(inaccurate):
+    with pytest.raises(sdp.PEPSolveError, match="no accurate solve"):
+        from flbounds.pep.gd import gd_rate
+
+        gd_rate(1.0, 2.0, 0.5)
+
+
+def test_safari_thm5_tightness_from_certified_bounds(inaccurate):
+    res = get("safari.thm5.tightness").check(seed=0, qs=(0.5,), Ks=(3,),
+                                             fractions=(0.02, 1.0))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_safari_thm5_hetero_tightness_from_certified_bounds(inaccurate):
+    res = get("safari.thm5.hetero_tightness").check(
+        seed=0, qs=(0.5,), Ks=(2,), ns=(3,), patterns=("biased",), fractions=(0.05,),
+        ss=(0.0, 10.0))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_focus_thm1a_tightness_from_certified_bounds(inaccurate):
+    res = get("focus.thm1a.tightness").check(seed=0, sizes=(4,), taus=(3,), multiples=(1.0,))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_no_certificate_for_an_unbounded_sdp(inaccurate):
+    """Without the heterogeneity bound the SDP is unbounded: no certified number."""
+    with pytest.raises(sdp.PEPSolveError):
+        safari_hetero_rate(1.0, 4.0, 0.5, 2, 0.05, 0.2, 2, sigma_g2_ratio=0.5,
+                           drop_heterogeneity=True)
+
+
+def test_a_certified_bound_is_above_the_accurate_value(monkeypatch):
+    """The certified bound of a heterogeneous SAFARI round brackets the accurate worst case
+    from above, within the certificate's bracket tolerance."""
+    from flbounds.pep.certify import bracket_tolerance
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    args = (1.0, 4.0, 0.5, 2, 0.05, 0.2, 2)
+    exact = safari_hetero_rate(*args, sigma_g2_ratio=1.0)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = safari_hetero_rate(*args, sigma_g2_ratio=1.0)
+    assert bound.status.startswith("certified")
+    assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)

@@ -78,3 +78,39 @@ def test_a_certified_bound_is_above_the_accurate_value(monkeypatch):
     bound = safari_hetero_rate(*args, sigma_g2_ratio=1.0)
     assert bound.status.startswith("certified")
     assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)
+
+
+def test_kvib_descent_tightness_from_scaled_certified_bounds(inaccurate):
+    """The non-convex descent PEP has no a-priori bounds: its certificate is scaled by
+    ||grad f(x)|| (flbounds.pep.certify_scaled); the largest R and the outside step whose
+    gradient weight is negative (bound 0) included."""
+    res = get("kvib.thm4_1.descent_tightness").check(seed=0, local_steps=(3,),
+                                                    multiples=(1.0, 5.0))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+    assert all(c["status"].startswith("certified") for c in res.details["cells"])
+
+
+def test_a_scaled_certificate_brackets_the_accurate_value(monkeypatch):
+    from flbounds.pep.certify import bracket_tolerance
+    from flbounds.pep.descent import fedavg_descent_rate
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    exact = fedavg_descent_rate(1.0, 1, 0.125, gradient_weight=0.5, descent_weight=16.0)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = fedavg_descent_rate(1.0, 1, 0.125, gradient_weight=0.5, descent_weight=16.0)
+    assert bound.status.startswith("certified")
+    assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)
+
+
+def test_scaled_upper_refuses_a_slope_at_or_above_the_weight():
+    from flbounds.pep.certify import Certificate
+    from flbounds.pep.certify_scaled import scaled_upper
+
+    cert = Certificate(upper=1.5, dual=1.0, eig_excess=0.5, trace_bound=1.0,
+                       value_leftover=0.0, primal=1.0)
+    assert scaled_upper(cert, 0.5) == float("inf")
+    assert scaled_upper(cert, 0.4) == float("inf")
+    assert scaled_upper(cert, 1.0) == 2.0  # (k + rho) / (1 - (E + rho) / w), rho = 0
+    assert scaled_upper(cert, 2.0) == 1.0 / (1 - 0.25)
+    assert scaled_upper(cert, -1.0) == 0.0

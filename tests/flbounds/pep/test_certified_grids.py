@@ -114,3 +114,25 @@ def test_scaled_upper_refuses_a_slope_at_or_above_the_weight():
     assert scaled_upper(cert, 1.0) == 2.0  # (k + rho) / (1 - (E + rho) / w), rho = 0
     assert scaled_upper(cert, 2.0) == 1.0 / (1 - 0.25)
     assert scaled_upper(cert, -1.0) == 0.0
+
+
+def test_focus_cor3_tightness_from_certified_bounds(inaccurate):
+    """FedAvg with identical clients (engine.solve_built's fallback), inside and outside."""
+    res = get("focus.cor3.rate_tightness").check(seed=0, sizes=(3,), taus=(3,),
+                                                fractions=(1.0, 3.0))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_focus_rounds_rate_certified_in_the_common_form(monkeypatch):
+    """Two FOCUS rounds (multi-round scenario tree): the certified bound of the form with a
+    shared minimizer (the round's invariance) brackets the accurate heterogeneous value."""
+    from flbounds.pep import focus_rounds_rate
+    from flbounds.pep.certify import bracket_tolerance
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    exact = focus_rounds_rate(1.0, 2.0, (0.5, 0.8), 2, 0.02, 2)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = focus_rounds_rate(1.0, 2.0, (0.5, 0.8), 2, 0.02, 2)
+    assert bound.status.startswith("certified")
+    assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)

@@ -186,6 +186,7 @@ def rounds_tightness(*, rng, cases):
         wit = focus_rounds_witness(MU, L_SMOOTH, p, 2, step, rounds)
         cells.append(dict(N=n, R=rounds, step=step, worst=res.worst, printed=res.printed,
                           ratio=res.ratio, gram=res.gram_size, seconds=res.seconds,
+                          status=res.status,
                           witness_replayed=wit.replayed, witness_pep=wit.pep,
                           witness_fit_residual=wit.fit_residual))
         worst.append(res.worst)

@@ -20,6 +20,17 @@ constant and the :math:`r^2` part, which over-covers it). Hence, when :math:`E +
 
 valid whatever the solver's accuracy (the rest of the argument is :mod:`.certify`'s). When
 :math:`w \le 0` the objective is at most 0 pointwise (:math:`o = w\,r^2`), and 0 is the bound.
+
+Values bounded by a constant. An anchor's value may be bounded independently of :math:`r`
+(SAFARI's non-convex rounds: :math:`0 \le F(x_0) - F^\star \le c`). Every leaf value is then
+within :math:`C + \phi_k r^2` (:func:`.certify.leaf_bounds`: the anchor's value plus terms
+quadratic in the leaves), and :math:`\sum_k |d_k| C` joins the constant:
+:math:`o \le (k + \rho + \sum_k |d_k| C) / (1 - (E + \rho)/w)`.
+
+The weight. For :math:`o = \sum_t p_t \|\nabla f(x_t)\|^2` (weights :math:`p_t \ge 0`) with
+:math:`r = \|\nabla f(x_0)\|`, :math:`\|\nabla f(x_t)\| \ge r - L\|x_t - x_0\| \ge r(1 - L
+b_t)` with :math:`b_t` the unit bound of :math:`\|x_t - x_0\|`, so :math:`w = \sum_t p_t
+\max(0, 1 - L b_t)^2` (:func:`gradient_weight`).
 """
 
 from __future__ import annotations
@@ -30,7 +41,29 @@ from .certify import bracket_tolerance, certify, leaf_bounds
 from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, reused
 
 
-def scaled_upper(cert, weight) -> float:
+def gradient_weight(terms, x0, L, bound_of) -> float:
+    r""":math:`w = \sum_t p_t \max(0, 1 - L b_t)^2` of the module docstring.
+
+    Parameters
+    ----------
+    terms : iterable of (float, PEPit.Point)
+        ``(p_t, x_t)``: the objective is :math:`\sum_t p_t \|\nabla f(x_t)\|^2`.
+    x0 : PEPit.Point
+        The point whose gradient norm is the scale :math:`r`.
+    L : float
+        Smoothness constant.
+    bound_of : callable
+        ``bound_of(point)``: a bound on the point's norm in units of :math:`r`.
+    """
+    total = 0.0
+    for p, x in terms:
+        if p < 0:
+            raise ValueError(f"terms: weights must be >= 0, got {p}")
+        total += p * max(0.0, 1.0 - L * bound_of(x - x0)) ** 2
+    return total
+
+
+def scaled_upper(cert, weight, constant=0.0) -> float:
     """The upper bound of the module docstring from a unit-scale :class:`.certify.Certificate`.
 
     Parameters
@@ -39,6 +72,8 @@ def scaled_upper(cert, weight) -> float:
         :func:`.certify.certify` with the leaves' bounds in units of :math:`r`.
     weight : float
         :math:`w` with :math:`o \\ge w r^2` on the feasible set.
+    constant : float
+        :math:`\\sum_k |d_k| C`, the value leftover of the constant value bounds.
 
     Returns
     -------
@@ -51,10 +86,10 @@ def scaled_upper(cert, weight) -> float:
     slope = (cert.eig_excess + cert.value_leftover + rounding) / weight
     if not slope < 1:
         return float("inf")
-    return (cert.dual + rounding) / (1 - slope)
+    return (cert.dual + rounding + constant) / (1 - slope)
 
 
-def solve_scaled(build, L, weight) -> SolveInfo:
+def solve_scaled(build, L, weight=None) -> SolveInfo:
     """Solve a PEP (each solver of :data:`.sdp.SOLVERS` in turn) and accept the scaled
     certified bound of the first solve whose bracket [primal value, bound] is within
     :func:`.certify.bracket_tolerance`.
@@ -62,13 +97,17 @@ def solve_scaled(build, L, weight) -> SolveInfo:
     Parameters
     ----------
     build : callable
-        ``build()`` returns ``(problem, funcs, initial)``: the :class:`PEPit.PEP`, its
-        functions (each anchored at a bounded point) and the leaves' bounds in units of the
-        scale :math:`r` (:func:`.certify.leaf_bounds`).
+        ``build()`` returns ``(problem, funcs, initial)`` or ``(problem, funcs, initial,
+        weight)`` (then ``weight`` here is not used): the :class:`PEPit.PEP`, its
+        functions (each anchored at a bounded point) and the leaves' bounds
+        (:func:`.certify.leaf_bounds`): points in units of the scale :math:`r`, leaf
+        expressions (anchor values) by constants (module docstring).
     L : float
         Smoothness constant of every function.
-    weight : float
-        :math:`w`, with the objective :math:`\\ge w r^2` on the feasible set.
+    weight : float or callable
+        :math:`w`, with the objective :math:`\\ge w r^2` on the feasible set, or
+        ``weight(bound_of)`` computing it from ``bound_of(point)``, a bound on a point's norm
+        in units of :math:`r` (e.g. :func:`gradient_weight`).
 
     Returns
     -------
@@ -80,23 +119,38 @@ def solve_scaled(build, L, weight) -> SolveInfo:
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
-    problem, funcs, initial = build()
-    how = [("certified-scaled", {"L": float(L), "weight": float(weight)})]
-    return reused(problem, lambda: _scaled(problem, funcs, initial, L, float(weight)),
-                  solvers=how)
+    problem, funcs, initial, *rest = build()
+    weight = rest[0] if rest else weight
+    # the key: the SDP and the way its bound is computed (a computed weight is a function of
+    # the SDP)
+    how = [("certified-scaled", {"L": float(L), "weight": "computed" if callable(weight)
+                                 else float(weight)})]
+    return reused(problem, lambda: _scaled(problem, funcs, initial, L, weight), solvers=how)
 
 
 def _scaled(problem, funcs, initial, L, weight) -> SolveInfo:
     from PEPit import Point
 
-    bounds = leaf_bounds(funcs, initial, L)
+    from .certify import _norm_bound
+
+    points = {k: b for k, b in initial.items() if isinstance(k, Point)}
+    constants = {k: b for k, b in initial.items() if not isinstance(k, Point)}
+    unit, scaled = leaf_bounds(funcs, {**points, **dict.fromkeys(constants, 0.0)}, L)
+    _, fixed = leaf_bounds(funcs, {**dict.fromkeys(points, 0.0), **constants}, L)
+    if callable(weight):
+        weight = float(weight(lambda point: _norm_bound(point, unit)))
     failures = []
     for name, _dual, status, seconds in attempts(problem, SOLVERS, failures):
         if problem.G_value is None or problem.wrapper.objective.value is None:
             failures.append(f"{name}: status {status}, no values")
             continue
-        cert = certify(problem, *bounds)
-        upper = scaled_upper(cert, weight)
+        both = certify(problem, unit, {k: scaled[k] + fixed[k] for k in scaled})
+        rounding = both.upper - both.dual - both.eig_excess - both.value_leftover
+        leftover = certify(problem, unit, scaled).value_leftover
+        constant = certify(problem, unit, fixed).value_leftover
+        cert = both._replace(value_leftover=leftover,
+                             upper=both.dual + both.eig_excess + leftover + rounding)
+        upper = scaled_upper(cert, weight, constant)
         width = abs(upper - cert.primal)
         if math.isfinite(upper) and width <= bracket_tolerance(upper):
             return SolveInfo(worst=upper, primal=cert.primal, gap=width, solver=name,
@@ -109,4 +163,4 @@ def _scaled(problem, funcs, initial, L, weight) -> SolveInfo:
     raise PEPSolveError("no certified solve: " + "; ".join(failures))
 
 
-__all__ = ["scaled_upper", "solve_scaled"]
+__all__ = ["gradient_weight", "scaled_upper", "solve_scaled"]

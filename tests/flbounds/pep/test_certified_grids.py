@@ -136,3 +136,28 @@ def test_focus_rounds_rate_certified_in_the_common_form(monkeypatch):
     bound = focus_rounds_rate(1.0, 2.0, (0.5, 0.8), 2, 0.02, 2)
     assert bound.status.startswith("certified")
     assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)
+
+
+def test_safari_thm4_tightness_from_scaled_certified_bounds(inaccurate):
+    """SAFARI's non-convex rounds over a 2-round coin tree (the grid's largest quick SDP and
+    its outside step): scaled by ||grad F(x_0)||, F(x_0) - F* bounded by its scale."""
+    res = get("safari.thm4.tightness").check(seed=0, qs=(0.5,), Ks=(3,), rounds=(2,),
+                                            multiples=(1.0, 5.0))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_a_scaled_certificate_with_a_bounded_value_brackets_the_accurate_value(monkeypatch):
+    import math
+
+    from flbounds.pep.certify import bracket_tolerance
+    from flbounds.pep.server_steps import safari_nonconvex_rate
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    step = 0.25 / (16 * math.sqrt(30))
+    args = (2.0, 0.0, 5, 2 * step / 5, step, 2)
+    exact = safari_nonconvex_rate(*args)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = safari_nonconvex_rate(*args)
+    assert bound.status.startswith("certified")
+    assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)

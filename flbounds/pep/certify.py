@@ -30,7 +30,8 @@ eigenvalue of the float64 :math:`M` is within :math:`n \varepsilon \|M\|_F` of t
 (Weyl; eigvalsh is backward stable), and :math:`k, d` carry at most a relative
 :math:`m\varepsilon` from the :math:`m` terms summed; :data:`ROUNDING` times those is added.
 
-A-priori bounds (:func:`leaf_bounds`). They need a bounded feasible set, which the FOCUS PEP
+A-priori bounds (:func:`leaf_bounds`; there in general: any L-smooth client anchored at a
+bounded point). They need a bounded feasible set, which the FOCUS PEP
 has once every client is stationary at a common :math:`x^\star = 0` with
 :math:`f_i(0) = 0` (``anchor.anchored_minimizer(common=True)``; the FOCUS round is invariant
 under :math:`f_i \to f_i + \langle a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`, so this loses

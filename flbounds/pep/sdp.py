@@ -9,7 +9,8 @@ the multipliers reconstruct the dual bound's proof to within :data:`RESIDUAL_REL
 (:func:`dual_residual`: leftover coefficients, negative dual-slack eigenvalue and negative
 multipliers, weighted by the solver's primal point); otherwise the next solver is tried, and
 when none is accurate :class:`PEPSolveError` is raised. An inaccurate solve therefore never
-becomes a number: a claim whose verdict rests on it is an ``error``.
+becomes a number; a builder may instead return a certified upper bound (``solve_first(...,
+certified=...)``, :mod:`.certify`, :mod:`.certify_scaled`), valid whatever the accuracy.
 
 Clarabel (interior point, default tolerances 1e-8) is fast and accurate on most PEPs here, but
 on the FOCUS Lyapunov PEP it often stops at ``optimal_inaccurate`` (the local-step
@@ -19,7 +20,8 @@ has residuals below 1e-7 and a gap below the tolerance; on a FOCUS one-round ins
 accepted answers agree to 4e-7 relative, so :data:`GAP_REL` = 1e-6 is the accuracy a claim may
 rely on (``tolerance`` of the tightness claims), not the (smaller) reported gap. Where no
 setting gives an accurate solve (FOCUS at p_min <= 0.3, N >= 5), :mod:`.certify` turns the
-solver's multipliers into a rigorous upper bound instead.
+solver's multipliers into a rigorous upper bound instead. :func:`accurate` is the one
+acceptance test (replace it to make every solve count as inaccurate).
 
 Scale. The PEPs are homogeneous (points times a, function values times a^2 keep every class),
 so bounding the initial condition by s instead of 1 multiplies the optimal value by s. The

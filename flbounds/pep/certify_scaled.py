@@ -19,7 +19,8 @@ constant and the :math:`r^2` part, which over-covers it). Hence, when :math:`E +
 .. math:: o \le \frac{k + \rho}{1 - (E + \rho)/w},
 
 valid whatever the solver's accuracy (the rest of the argument is :mod:`.certify`'s). When
-:math:`w \le 0` the objective is at most 0 pointwise (:math:`o = w\,r^2`), and 0 is the bound.
+the objective *is* :math:`w r^2` (``exact``) and :math:`w \le 0`, it is at most 0 pointwise
+and 0 is the bound; a lower bound :math:`w \le 0` proves nothing (no bound).
 
 Values bounded by a constant. An anchor's value may be bounded independently of :math:`r`
 (SAFARI's non-convex rounds: :math:`0 \le F(x_0) - F^\star \le c`). Every leaf value is then
@@ -63,7 +64,7 @@ def gradient_weight(terms, x0, L, bound_of) -> float:
     return total
 
 
-def scaled_upper(cert, weight, constant=0.0) -> float:
+def scaled_upper(cert, weight, constant=0.0, exact=False) -> float:
     """The upper bound of the module docstring from a unit-scale :class:`.certify.Certificate`.
 
     Parameters
@@ -74,14 +75,17 @@ def scaled_upper(cert, weight, constant=0.0) -> float:
         :math:`w` with :math:`o \\ge w r^2` on the feasible set.
     constant : float
         :math:`\\sum_k |d_k| C`, the value leftover of the constant value bounds.
+    exact : bool
+        The objective equals :math:`w r^2` (then :math:`w \\le 0` gives the bound 0).
 
     Returns
     -------
     float
-        The bound, or ``inf`` when :math:`E + \\rho \\ge w > 0`.
+        The bound, or ``inf`` when :math:`E + \\rho \\ge w` (or :math:`w \\le 0`, not
+        ``exact``).
     """
     if weight <= 0:
-        return 0.0
+        return 0.0 if exact else float("inf")
     rounding = cert.upper - cert.dual - cert.eig_excess - cert.value_leftover
     slope = (cert.eig_excess + cert.value_leftover + rounding) / weight
     if not slope < 1:
@@ -89,7 +93,7 @@ def scaled_upper(cert, weight, constant=0.0) -> float:
     return (cert.dual + rounding + constant) / (1 - slope)
 
 
-def solve_scaled(build, L, weight=None) -> SolveInfo:
+def solve_scaled(build, L, weight=None, *, exact=False) -> SolveInfo:
     """Solve a PEP (each solver of :data:`.sdp.SOLVERS` in turn) and accept the scaled
     certified bound of the first solve whose bracket [primal value, bound] is within
     :func:`.certify.bracket_tolerance`.
@@ -108,6 +112,8 @@ def solve_scaled(build, L, weight=None) -> SolveInfo:
         :math:`w`, with the objective :math:`\\ge w r^2` on the feasible set, or
         ``weight(bound_of)`` computing it from ``bound_of(point)``, a bound on a point's norm
         in units of :math:`r` (e.g. :func:`gradient_weight`).
+    exact : bool
+        The objective equals :math:`w r^2` (:func:`scaled_upper`).
 
     Returns
     -------
@@ -124,11 +130,12 @@ def solve_scaled(build, L, weight=None) -> SolveInfo:
     # the key: the SDP and the way its bound is computed (a computed weight is a function of
     # the SDP)
     how = [("certified-scaled", {"L": float(L), "weight": "computed" if callable(weight)
-                                 else float(weight)})]
-    return reused(problem, lambda: _scaled(problem, funcs, initial, L, weight), solvers=how)
+                                 else float(weight), "exact": bool(exact)})]
+    return reused(problem, lambda: _scaled(problem, funcs, initial, L, weight, exact),
+                  solvers=how)
 
 
-def _scaled(problem, funcs, initial, L, weight) -> SolveInfo:
+def _scaled(problem, funcs, initial, L, weight, exact) -> SolveInfo:
     from PEPit import Point
 
     from .certify import _norm_bound
@@ -150,7 +157,7 @@ def _scaled(problem, funcs, initial, L, weight) -> SolveInfo:
         constant = certify(problem, unit, fixed).value_leftover
         cert = both._replace(value_leftover=leftover,
                              upper=both.dual + both.eig_excess + leftover + rounding)
-        upper = scaled_upper(cert, weight, constant)
+        upper = scaled_upper(cert, weight, constant, exact)
         width = abs(upper - cert.primal)
         if math.isfinite(upper) and width <= bracket_tolerance(upper):
             return SolveInfo(worst=upper, primal=cert.primal, gap=width, solver=name,

@@ -90,7 +90,8 @@ def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient
 
     # when no solve is accurate: the scaled certified bound (flbounds.pep.certify_scaled)
     info = solve_first([(lambda: build(False)[0], 1.0)],
-                       certified=lambda: solve_scaled(lambda: build(True), L, w_g))
+                       certified=lambda: solve_scaled(lambda: build(True), L, w_g,
+                                                      exact=True))
     return make_result(info, printed=printed,
                        metric="w_g ||grad f(x)||^2 / (w_d (f(x) - f(x+)))",
                        params=dict(L=L, local_steps=R, step_local=eta_l, step_global=eta_g,

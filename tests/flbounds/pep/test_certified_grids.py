@@ -113,7 +113,8 @@ def test_scaled_upper_refuses_a_slope_at_or_above_the_weight():
     assert scaled_upper(cert, 0.4) == float("inf")
     assert scaled_upper(cert, 1.0) == 2.0  # (k + rho) / (1 - (E + rho) / w), rho = 0
     assert scaled_upper(cert, 2.0) == 1.0 / (1 - 0.25)
-    assert scaled_upper(cert, -1.0) == 0.0
+    assert scaled_upper(cert, -1.0, exact=True) == 0.0  # the objective is w r^2 <= 0
+    assert scaled_upper(cert, 0.0) == float("inf")  # a lower bound w = 0 proves nothing
 
 
 def test_focus_cor3_tightness_from_certified_bounds(inaccurate):

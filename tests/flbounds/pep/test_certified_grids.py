@@ -162,3 +162,21 @@ def test_a_scaled_certificate_with_a_bounded_value_brackets_the_accurate_value(m
     bound = safari_nonconvex_rate(*args)
     assert bound.status.startswith("certified")
     assert exact.worst - exact.gap <= bound.worst <= exact.worst + bracket_tolerance(bound.worst)
+
+
+def test_worst_case_falls_back_to_the_certified_bound_in_the_smooth_class(monkeypatch):
+    """engine.worst_case without certified=True: a described round over non-convex clients
+    sharing x* (anchored there, leaf_bounds' general anchor) gets the certified bound, which
+    brackets the accurate value from above."""
+    from flbounds import pep
+    from flbounds.participation import Bernoulli
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    setting = pep.Setting(2, 0.0, 2.0, "smooth", common_minimizer=True)
+    args = (pep.fedavg_round(2, 0.1), setting, pep.distance(), Bernoulli([0.4, 0.7]))
+    exact = pep.worst_case(*args)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = pep.worst_case(*args)
+    assert bound.status.startswith("certified")
+    assert exact.worst - exact.gap <= bound.worst
+    assert bound.worst <= exact.worst + pep.certify.bracket_tolerance(bound.worst)

@@ -55,6 +55,16 @@ def gradient_weight(terms, x0, L, bound_of) -> float:
         Smoothness constant.
     bound_of : callable
         ``bound_of(point)``: a bound on the point's norm in units of :math:`r`.
+
+    Returns
+    -------
+    float
+        :math:`w \ge 0`.
+
+    Raises
+    ------
+    ValueError
+        On a negative weight :math:`p_t`.
     """
     total = 0.0
     for p, x in terms:

@@ -269,7 +269,17 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
     sharing :math:`x^\star` (or identical), an L-smooth class without extra LMIs (strongly
-    convex or not; :func:`.certify.leaf_bounds`)."""
+    convex or not; :func:`.certify.leaf_bounds`).
+
+    Parameters
+    ----------
+    setting : Setting
+    measure : Measure
+
+    Returns
+    -------
+    bool
+    """
     return (measure.bounds is not None and measure.runs == 1
             and bool(setting.common_minimizer or setting.identical)
             and setting.function_class != "quadratic")
@@ -280,6 +290,15 @@ def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
     """:func:`.sdp.solve` of ``problem`` (built by :func:`build` from the same arguments);
     when no solve is accurate and the SDP is :func:`certifiable`, the certified upper bound
     (:func:`certified_solve`, status ``certified (...)``) instead of the error.
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        ``build(round_, setting, measure, participation)[0]``, unsolved.
+    round_ : Round
+    setting : Setting
+    measure : Measure
+    participation : None, bool vector, process or sampler
 
     Returns
     -------

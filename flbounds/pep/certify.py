@@ -30,7 +30,8 @@ eigenvalue of the float64 :math:`M` is within :math:`n \varepsilon \|M\|_F` of t
 (Weyl; eigvalsh is backward stable), and :math:`k, d` carry at most a relative
 :math:`m\varepsilon` from the :math:`m` terms summed; :data:`ROUNDING` times those is added.
 
-A-priori bounds (:func:`leaf_bounds`). They need a bounded feasible set, which the FOCUS PEP
+A-priori bounds (:func:`leaf_bounds`; there in general: any L-smooth client anchored at a
+bounded point). They need a bounded feasible set, which the FOCUS PEP
 has once every client is stationary at a common :math:`x^\star = 0` with
 :math:`f_i(0) = 0` (``anchor.anchored_minimizer(common=True)``; the FOCUS round is invariant
 under :math:`f_i \to f_i + \langle a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`, so this loses
@@ -55,7 +56,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .sdp import (
-    RESIDUAL_REL,
     SOLVERS,
     PEPSolveError,
     SolveInfo,
@@ -111,15 +111,24 @@ class Certificate(NamedTuple):
 
 
 def leaf_bounds(funcs, initial, L):
-    """A-priori bounds on the norms of the leaf points and on the leaf function values.
+    r"""A-priori bounds on the norms of the leaf points and on the leaf function values.
+
+    Each function needs an *anchor*: one of its points :math:`(a, g_a, f_a)` whose point,
+    gradient and value are bounded by ``initial`` (or are combinations of bounded leaves, e.g.
+    :math:`x^\star = 0` with value 0). For every L-smooth function, convex or not,
+    :math:`\|\nabla f(u)\| \le \|g_a\| + L\|u - a\|` and :math:`|f(u)| \le |f_a| +
+    \|g_a\|\|u - a\| + \tfrac L2\|u - a\|^2`; the SDP's interpolation conditions of the
+    smooth (strongly) convex and smooth classes are exact, so every feasible point is such a
+    function and the bounds hold on the whole feasible set.
 
     Parameters
     ----------
     funcs : list of PEPit functions
-        L-smooth convex, each stationary at the origin with value 0 there (a point
-        ``(origin, origin, zero)`` added, e.g. by ``anchored_minimizer(common=True)``).
+        L-smooth, each with an anchor (above).
     initial : dict
-        ``{point: bound on its norm}`` for every leaf point that is not a gradient.
+        ``{point: bound on its norm}`` for every leaf point that is not a gradient of a
+        function at a bounded point, and ``{leaf expression: bound on |value|}`` for every
+        leaf function value at an anchor or outside the functions (e.g. a free :math:`F^\star`).
     L : float
         Smoothness constant.
 
@@ -131,41 +140,66 @@ def leaf_bounds(funcs, initial, L):
     Raises
     ------
     ValueError
-        When a function is not pinned at the origin, a bound is negative or not finite, or a
-        leaf point is neither an initial point nor a gradient of a bounded point.
+        When a function has no anchor, a bound is negative or not finite, or a leaf point is
+        neither bounded nor a gradient of a bounded point.
     """
     from PEPit import Point
 
     if not (np.isfinite(L) and L > 0):
         raise ValueError(f"L must be finite and > 0, got {L}")
-    points = {}
-    for pt, b in initial.items():
+    points, values = {}, {}
+    for key, b in initial.items():
         if not (np.isfinite(b) and b >= 0):
             raise ValueError(f"initial bounds must be finite and >= 0, got {b}")
-        points[id(pt)] = float(b)
+        (points if isinstance(key, Point) else values)[id(key)] = float(b)
     source = {}
     for f in funcs:
         if not getattr(f, "L", L) <= L:
             raise ValueError(f"L={L} is below a function's smoothness constant {f.L}")
-        if not any(not (u.decomposition_dict or g.decomposition_dict or v.decomposition_dict)
-                   for u, g, v in f.list_of_points):
-            raise ValueError("funcs: every function must be stationary at the origin with "
-                             "value 0 there (anchored_minimizer(common=True))")
         for u, g, _v in f.list_of_points:
-            if g.get_is_leaf():
-                source[id(g)] = u
-    values = {}
+            if g.get_is_leaf() and id(g) not in points:
+                source[id(g)] = (f, u)
+    anchors = {}
     for leaf in Point.list_of_leaf_points:
         if id(leaf) in points:
             continue
         if id(leaf) not in source:
             raise ValueError("initial: a leaf point is neither bounded nor a gradient")
-        points[id(leaf)] = L * _norm_bound(source[id(leaf)], points)
+        f, u = source[id(leaf)]
+        a, g_a, _ = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
+        points[id(leaf)] = _norm_bound(g_a, points) + L * _norm_bound(u - a, points)
     for f in funcs:
+        a, g_a, f_a = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
         for u, _g, v in f.list_of_points:
-            if v.get_is_leaf():
-                values[id(v)] = 0.5 * L * _norm_bound(u, points) ** 2
+            if v.get_is_leaf() and id(v) not in values:
+                d = _norm_bound(u - a, points)
+                values[id(v)] = f_a + _norm_bound(g_a, points) * d + 0.5 * L * d**2
     return points, values
+
+
+def _anchor(f, points, values):
+    """``(a, g_a, bound on |f_a|)``: the first point of ``f`` whose point, gradient and value
+    are bounded (:func:`leaf_bounds`)."""
+    for u, g, v in f.list_of_points:
+        try:
+            _norm_bound(u, points), _norm_bound(g, points)
+            return u, g, _value_bound(v, values)
+        except ValueError:
+            continue
+    raise ValueError("funcs: a function has no point with bounded point, gradient and value "
+                     "(an anchor, e.g. anchored_minimizer)")
+
+
+def _value_bound(v, values):
+    total = 0.0
+    for leaf, coef in v.decomposition_dict.items():
+        if isinstance(leaf, int | float):
+            total += abs(float(coef) * float(leaf))
+        elif id(leaf) in values:
+            total += abs(float(coef)) * values[id(leaf)]
+        else:
+            raise ValueError("initial: a function value depends on a leaf with no bound")
+    return total
 
 
 def _norm_bound(point, bounds):
@@ -337,13 +371,13 @@ def _certified(problem, funcs, initial, L, alternatives) -> SolveInfo:
 
 
 def _accurate(problem, status, dual, cert):
-    """:func:`.sdp.solve`'s acceptance test, and the dual value below the certified bound."""
-    if status != "optimal" or dual is None:
+    """:func:`.sdp.accurate` (read through the module), and the dual value below the
+    certified bound."""
+    from . import sdp
+
+    if dual is None or not float(dual) <= cert.upper:
         return False
-    dual = float(dual)
-    if not abs(dual - cert.primal) <= gap_tolerance(dual) or not dual <= cert.upper:
-        return False
-    return dual_residual(problem) <= RESIDUAL_REL * max(1.0, abs(dual))
+    return sdp.accurate(status, float(dual), cert.primal, dual_residual(problem))
 
 
 def _excess(M, bounds):

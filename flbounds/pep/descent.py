@@ -27,13 +27,14 @@ from __future__ import annotations
 
 from flbounds.validation import check_finite, check_int, check_positive
 
-from .anchor import origin
+from .anchor import origin, zero
+from .certify_scaled import solve_scaled
 from .describe import Setting
 from .described import fedavg_round
 from .engine import State
 from .result import WorstCase, make_result
 from .scenarios import declare, unroll
-from .sdp import solve
+from .sdp import solve_first
 
 
 def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient_weight=1.0,
@@ -64,7 +65,7 @@ def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient
     WorstCase
         ``printed`` is the caller's ``printed``.
     """
-    from PEPit import PEP
+    from PEPit import PEP, Point
 
     L = check_positive(L, "L")
     R = check_int(local_steps, "local_steps", minimum=1)
@@ -72,15 +73,26 @@ def fedavg_descent_rate(L, local_steps, step_local, *, step_global=1.0, gradient
     eta_g = check_positive(step_global, "step_global")
     w_g = check_finite(gradient_weight, "gradient_weight")
     w_d = check_positive(descent_weight, "descent_weight")
-    problem = PEP()
-    funcs, _ = declare(problem, Setting(1, 0.0, L, "smooth", identical=True), None)
-    func, x = funcs[0], origin()  # translation symmetry (.anchor)
-    (_, after), = unroll(fedavg_round(R, eta_l, global_step=eta_g), funcs,
-                         State({"x": x}, [{}]))[1]
-    x_next = after["x"]
-    problem.set_initial_condition(w_d * (func(x) - func(x_next)) <= 1)
-    problem.set_performance_metric(w_g * func.gradient(x) ** 2)
-    return make_result(solve(problem), printed=printed,
+
+    def build(pinned):
+        problem = PEP()
+        funcs, _ = declare(problem, Setting(1, 0.0, L, "smooth", identical=True), None)
+        func, x = funcs[0], origin()  # translation symmetry (.anchor)
+        if pinned:  # f(x) = 0 (shift symmetry): the anchor of the certificate
+            func.add_point((x, Point(), zero()))
+        (_, after), = unroll(fedavg_round(R, eta_l, global_step=eta_g), funcs,
+                             State({"x": x}, [{}]))[1]
+        x_next = after["x"]
+        problem.set_initial_condition(w_d * (func(x) - func(x_next)) <= 1)
+        problem.set_performance_metric(w_g * func.gradient(x) ** 2)
+        # every leaf in units of r = ||grad f(x)||, and the objective is w_g r^2
+        return problem, funcs[:1], {func.gradient(x): 1.0}
+
+    # when no solve is accurate: the scaled certified bound (flbounds.pep.certify_scaled)
+    info = solve_first([(lambda: build(False)[0], 1.0)],
+                       certified=lambda: solve_scaled(lambda: build(True), L, w_g,
+                                                      exact=True))
+    return make_result(info, printed=printed,
                        metric="w_g ||grad f(x)||^2 / (w_d (f(x) - f(x+)))",
                        params=dict(L=L, local_steps=R, step_local=eta_l, step_global=eta_g,
                                    gradient_weight=w_g, descent_weight=w_d))

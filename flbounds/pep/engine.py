@@ -22,7 +22,7 @@ from .anchor import anchored_minimizer, minimizer, origin
 from .describe import Measure, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .result import WorstCase, make_result
-from .sdp import solve
+from .sdp import solve_first
 
 
 class Star:
@@ -225,7 +225,9 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
         ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
-        the smooth strongly convex class, and ``measure.bounds``.
+        an L-smooth class without extra LMIs, and ``measure.bounds``. Without it, that bound
+        is still the fallback when no solve is accurate and those conditions hold
+        (:func:`solve_built`).
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
         class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
@@ -254,7 +256,7 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         info, law = certified_solve(round_, setting, measure, participation)
     else:
         problem, parts = build(round_, setting, measure, participation)
-        info, law = solve(problem), parts["law"]
+        info, law = solve_built(problem, round_, setting, measure, participation), parts["law"]
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,
@@ -262,6 +264,54 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         identical=setting.identical, common_minimizer=setting.common_minimizer,
         participation=law.label, empty_probability=law.empty_probability,
         inclusion=np.round(law.inclusion, 12).tolist()))
+
+
+def certifiable(setting: Setting, measure: Measure) -> bool:
+    r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
+    sharing :math:`x^\star` (or identical), an L-smooth class without extra LMIs (strongly
+    convex or not; :func:`.certify.leaf_bounds`).
+
+    Parameters
+    ----------
+    setting : Setting
+    measure : Measure
+
+    Returns
+    -------
+    bool
+    """
+    return (measure.bounds is not None and measure.runs == 1
+            and bool(setting.common_minimizer or setting.identical)
+            and setting.function_class != "quadratic")
+
+
+def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
+                participation=None):
+    """:func:`.sdp.solve` of ``problem`` (built by :func:`build` from the same arguments);
+    when no solve is accurate and the SDP is :func:`certifiable`, the certified upper bound
+    (:func:`certified_solve`, status ``certified (...)``) instead of the error.
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        ``build(round_, setting, measure, participation)[0]``, unsolved.
+    round_ : Round
+    setting : Setting
+    measure : Measure
+    participation : None, bool vector, process or sampler
+
+    Returns
+    -------
+    SolveInfo
+
+    Raises
+    ------
+    PEPSolveError
+        When no solve is accurate and no certificate is found (or none applies).
+    """
+    fallback = (lambda: certified_solve(round_, setting, measure, participation)[0]) \
+        if certifiable(setting, measure) else None
+    return solve_first([(lambda: problem, 1.0)], certified=fallback)
 
 
 def certified_solve(round_: Round, setting: Setting, measure: Measure, participation=None, *,
@@ -272,20 +322,19 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
 
     if measure.bounds is None or measure.runs != 1:
         raise ValueError("measure: a certified solve needs a one-run measure with bounds")
-    if not (setting.common_minimizer or setting.identical) or \
-            setting.function_class != "smooth-strongly-convex":
+    if not certifiable(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "in the smooth strongly convex class")
+                         "in a class without extra LMIs (not quadratic)")
     law = []
 
-    def certifiable():
+    def parts_of():
         problem, parts = build(round_, setting, measure, participation)
         law.append(parts["law"])
         return problem, list({id(f): f for f in parts["funcs"]}.values()), \
             measure.bounds(parts["start"])
 
-    return solve_certified(certifiable, setting.L, alternatives=alternatives), law[0]
+    return solve_certified(parts_of, setting.L, alternatives=alternatives), law[0]
 
 
-__all__ = ["FORMS", "Star", "State", "build", "certified_solve", "initial_state",
-           "next_state", "worst_case"]
+__all__ = ["FORMS", "Star", "State", "build", "certifiable", "certified_solve", "initial_state",
+           "next_state", "solve_built", "worst_case"]

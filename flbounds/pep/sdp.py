@@ -9,7 +9,8 @@ the multipliers reconstruct the dual bound's proof to within :data:`RESIDUAL_REL
 (:func:`dual_residual`: leftover coefficients, negative dual-slack eigenvalue and negative
 multipliers, weighted by the solver's primal point); otherwise the next solver is tried, and
 when none is accurate :class:`PEPSolveError` is raised. An inaccurate solve therefore never
-becomes a number: a claim whose verdict rests on it is an ``error``.
+becomes a number; a builder may instead return a certified upper bound (``solve_first(...,
+certified=...)``, :mod:`.certify`, :mod:`.certify_scaled`), valid whatever the accuracy.
 
 Clarabel (interior point, default tolerances 1e-8) is fast and accurate on most PEPs here, but
 on the FOCUS Lyapunov PEP it often stops at ``optimal_inaccurate`` (the local-step
@@ -19,7 +20,8 @@ has residuals below 1e-7 and a gap below the tolerance; on a FOCUS one-round ins
 accepted answers agree to 4e-7 relative, so :data:`GAP_REL` = 1e-6 is the accuracy a claim may
 rely on (``tolerance`` of the tightness claims), not the (smaller) reported gap. Where no
 setting gives an accurate solve (FOCUS at p_min <= 0.3, N >= 5), :mod:`.certify` turns the
-solver's multipliers into a rigorous upper bound instead.
+solver's multipliers into a rigorous upper bound instead. :func:`accurate` is the one
+acceptance test (replace it to make every solve count as inaccurate).
 
 Scale. The PEPs are homogeneous (points times a, function values times a^2 keep every class),
 so bounding the initial condition by s instead of 1 multiplies the optimal value by s. The
@@ -216,6 +218,29 @@ def solve(problem, *, scale=1.0, solvers=None, reuse=True) -> SolveInfo:
     return _solve(problem, scale, solvers)
 
 
+def accurate(status, dual, primal, residual) -> bool:
+    """The acceptance test of a solve (module docstring), in the problem's own units.
+
+    Parameters
+    ----------
+    status : str
+        The solver's status.
+    dual, primal : float
+        The dual and primal values.
+    residual : float
+        :func:`dual_residual` of the solve.
+
+    Returns
+    -------
+    bool
+        ``optimal``, the gap within :func:`gap_tolerance` and the residual within
+        :data:`RESIDUAL_REL` relative. :mod:`.certify` reads this function through the module
+        (a test that replaces it makes every solve inaccurate everywhere).
+    """
+    return (status == "optimal" and abs(dual - primal) <= gap_tolerance(dual)
+            and residual <= RESIDUAL_REL * max(1.0, abs(dual)))
+
+
 def _solve(problem, scale, solvers) -> SolveInfo:
     from PEPit import Point
 
@@ -227,11 +252,8 @@ def _solve(problem, scale, solvers) -> SolveInfo:
             continue
         dual, primal = float(dual) / scale, float(primal) / scale
         gap = abs(dual - primal)
-        if status != "optimal" or not gap <= gap_tolerance(dual):
-            failures.append(f"{name}: status {status}, gap {gap:.2e}")
-            continue
         residual = dual_residual(problem) / scale
-        if not residual <= RESIDUAL_REL * max(1.0, abs(dual)):
+        if not accurate(status, dual, primal, residual):
             failures.append(f"{name}: status {status}, gap {gap:.2e}, dual residual "
                             f"{residual:.2e}")
             continue
@@ -322,7 +344,7 @@ def _store(path, key, info: SolveInfo) -> None:
         pass
 
 
-def solve_first(forms) -> SolveInfo:
+def solve_first(forms, certified=None) -> SolveInfo:
     """Solve the first of several equivalent formulations that passes :func:`solve`'s test.
 
     Parameters
@@ -332,11 +354,16 @@ def solve_first(forms) -> SolveInfo:
         condition is bounded by ``scale``. The forms must have the same optimal value (they
         differ by pinned symmetries or by scale, :mod:`.anchor`); the solvers do not treat
         them alike, so one that stops at ``optimal_inaccurate`` is followed by the next.
+    certified : callable, optional
+        Called when no form is accurate: returns a :class:`SolveInfo` whose ``worst`` is a
+        rigorous upper bound rebuilt from a solver's multipliers (status ``certified (...)``,
+        :func:`flbounds.pep.certify.solve_certified`), or raises :class:`PEPSolveError`.
 
     Raises
     ------
     PEPSolveError
-        When no form is solved accurately (every failure is listed).
+        When no form is solved accurately and no certificate is found (every failure is
+        listed).
     """
     failures = []
     for k, (build, scale) in enumerate(forms):
@@ -344,4 +371,9 @@ def solve_first(forms) -> SolveInfo:
             return solve(build(), scale=scale)
         except PEPSolveError as exc:
             failures.append(f"form {k}: {exc}")
+    if certified is not None:
+        try:
+            return certified()
+        except PEPSolveError as exc:
+            failures.append(f"certificate: {exc}")
     raise PEPSolveError("no accurate solve in any form: " + " | ".join(failures))

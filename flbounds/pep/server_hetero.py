@@ -163,7 +163,19 @@ def round_problem(mu, L, q, K, eta_c, step, n, masks, probs, s, *, state_constra
     """The PEPit problem of one heterogeneous SAFARI round (module docstring), unsolved:
     :math:`x^\\star` at the origin or free (``at_origin``, :mod:`.anchor`), the initial
     distance bounded by ``scale`` and :math:`\\sigma_G^2` by ``s * scale``."""
-    from PEPit import PEP
+    return _round_parts(mu, L, q, K, eta_c, step, n, masks, probs, s,
+                        state_constraint=state_constraint, drop_heterogeneity=drop_heterogeneity,
+                        drop_server_step=drop_server_step, at_origin=at_origin, scale=scale)[0]
+
+
+def _round_parts(mu, L, q, K, eta_c, step, n, masks, probs, s, *, state_constraint,
+                 drop_heterogeneity, drop_server_step, at_origin, scale):
+    r""":func:`round_problem`, its functions and the a-priori norm bounds of its free leaves
+    (:func:`flbounds.pep.certify.leaf_bounds`; None without a heterogeneity bound): the start
+    :math:`\|x_r\| \le \sqrt{c}` and, with :math:`x^\star = 0` and :math:`\nabla F(x^\star)
+    = 0`, each client's :math:`\|\nabla f_i(x^\star)\| \le \sqrt{s c}` (the heterogeneity
+    bound at :math:`x^\star`)."""
+    from PEPit import PEP, Point
 
     law = ParticipationLaw(masks, probs, "SAFARI's sampled sets")
     program = safari_round(q, K, eta_c, step, law, drop_server_step=drop_server_step)
@@ -180,7 +192,13 @@ def round_problem(mu, L, q, K, eta_c, step, n, masks, probs, s, *, state_constra
     if state_constraint is not None:
         _impose_state_constraint(problem, funcs, start["x"], star.x, law, state_constraint)
     problem.set_performance_metric(metric)
-    return problem
+    bounded = at_origin and (n == 1 or not drop_heterogeneity)
+    initial = {start["x"]: np.sqrt(scale)} if bounded else None
+    if bounded:
+        for f in {id(f): f for f in funcs}.values():
+            initial.update((g, np.sqrt(s * scale)) for u, g, _v in f.list_of_points
+                           if u is star.x and isinstance(g, Point) and g.get_is_leaf())
+    return problem, funcs, initial
 
 
 def solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s, **kw):
@@ -188,18 +206,31 @@ def solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s, **kw):
     origin or free, the initial distance bounded by 1 or 0.1. Measured at q = 0.5, K = 3,
     eta_s = 0.0133, N = 4, 2 of 3 eligible sampled, s = 1: scale 1 stops at
     optimal_inaccurate (gap 6e-7), scale 0.1 is accepted (same value in both forms to
-    1.3e-7)."""
+    1.3e-7). When none is accurate, the certified upper bound of the first form
+    (:func:`flbounds.pep.certify.solve_certified`; not without a heterogeneity bound, whose SDP
+    is unbounded)."""
+    from .certify import solve_certified
+
+    def parts():
+        return _round_parts(mu, L, q, K, eta_c, step, n, masks, probs, s, at_origin=True,
+                            scale=1.0, **{k: kw.get(k) for k in _KEYS})
+
+    certified = None if kw.get("drop_heterogeneity") and n > 1 else \
+        (lambda: solve_certified(parts, L))
     return solve_first([(lambda a=at, c=sc: round_problem(mu, L, q, K, eta_c, step, n, masks,
                                                           probs, s, at_origin=a, scale=c,
                                                           **kw), sc)
-                        for sc in (1.0, 0.1) for at in (True, False)])
+                        for sc in (1.0, 0.1) for at in (True, False)], certified=certified)
+
+
+_KEYS = ("state_constraint", "drop_heterogeneity", "drop_server_step")
 
 
 def _info_of(result):
     from .sdp import SolveInfo
 
     return SolveInfo(worst=result.worst, primal=result.worst, gap=result.gap,
-                     solver=result.solver, status="optimal", seconds=result.seconds,
+                     solver=result.solver, status=result.status, seconds=result.seconds,
                      gram_size=result.gram_size, n_constraints=result.n_constraints)
 
 

@@ -41,17 +41,20 @@ SAFARI: Server-assisted FL under incomplete client participation, Algorithm 1.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from flbounds.validation import check_int, check_positive
 
 from .anchor import origin, zero
+from .certify import solve_certified
+from .certify_scaled import gradient_weight, solve_scaled
 from .describe import Setting, distance
 from .described_server import safari_round
 from .engine import State, initial_state, next_state
 from .gd import check_class
 from .result import WorstCase, make_result
 from .scenarios import Recorder, branches, declare, expected, realize
-from .sdp import solve, solve_first
+from .sdp import solve_first
 
 
 def check_round_args(mu, L, q, local_steps, step_client, step_server, state_constraint):
@@ -126,17 +129,24 @@ def safari_rate(mu, L, q, local_steps, step_client, step_server, *, printed=None
                                                             step_server, state_constraint)
     program = safari_round(q, K, eta_c, step, drop_server_step=drop_server_step)
     measure = distance()
-    problem = PEP()
-    # every client the same F: one client, stationary at x* = 0 with F(x*) = 0 (.anchor)
-    funcs, star = declare(problem, Setting(1, mu, L, identical=True))
-    start = initial_state(program.branches[0].round, funcs)
-    problem.set_initial_condition(measure.value(start, star) <= 1)
-    if constraint is not None:
-        a, b = constraint
-        x, f = start["x"], funcs[0]
-        problem.add_constraint(a * f.gradient(x) ** 2 - b * (f(x) - f(star.x)) <= 0)
-    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
-    return make_result(solve(problem), printed=printed,
+
+    def build():
+        problem = PEP()
+        # every client the same F: one client, stationary at x* = 0 with F(x*) = 0 (.anchor)
+        funcs, star = declare(problem, Setting(1, mu, L, identical=True))
+        start = initial_state(program.branches[0].round, funcs)
+        problem.set_initial_condition(measure.value(start, star) <= 1)
+        if constraint is not None:
+            a, b = constraint
+            x, f = start["x"], funcs[0]
+            problem.add_constraint(a * f.gradient(x) ** 2 - b * (f(x) - f(star.x)) <= 0)
+        problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
+        return problem, funcs[:1], {start["x"]: 1.0}  # ||x_r - x*|| <= 1, x* = 0
+
+    # when the solve is not accurate: the certified bound (flbounds.pep.certify)
+    info = solve_first([(lambda: build()[0], 1.0)],
+                       certified=lambda: solve_certified(build, L))
+    return make_result(info, printed=printed,
                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
                        params=dict(mu=mu, L=L, q=q, local_steps=K, step_server=step,
                                    step_client=eta_c, state_constraint=constraint))
@@ -192,31 +202,50 @@ def safari_nonconvex_rate(L, q, local_steps, step_client, step_server, n_rounds,
         f_low = zero() if pinned else Expression(is_leaf=True)
         x0 = origin() if pinned else Point()
         problem.set_initial_condition(func(x0) - f_low <= scale)
-        metric, visited = _coin_tree(program, funcs, x0, R)
+        metric, visited, terms = _coin_tree(program, funcs, x0, R)
         for point in visited:
             problem.add_constraint(f_low <= func(point))
         problem.set_performance_metric(metric)
-        return problem
+        return problem, func, x0, terms
+
+    def scaled():
+        # pinned form: x0 = 0 and F* = 0, so 0 <= f(x0) <= eta_s; every leaf in units of
+        # r = ||grad f(x0)||, the metric >= w r^2 (flbounds.pep.certify_scaled)
+        problem, func, x0, terms = build(True, step)
+        return problem, [func], {func.gradient(x0): 1.0, func(x0): step}, \
+            lambda bound_of: gradient_weight(terms, x0, L, bound_of)
 
     # initial gap bounded by eta_s, not 1: gradients O(1) instead of O(1/sqrt(eta_s))
-    # (flbounds.pep.sdp, 'Scale'); equivalent forms tried in order (solve_first)
-    info = solve_first([(lambda: build(True, step), step), (lambda: build(False, step), step),
-                        (lambda: build(True, step / 10), step / 10)])
+    # (flbounds.pep.sdp, 'Scale'); equivalent forms tried in order (solve_first); none
+    # accurate: the scaled certified bound of the pinned form, divided by its scale
+    info = solve_first([(lambda: build(True, step)[0], step),
+                        (lambda: build(False, step)[0], step),
+                        (lambda: build(True, step / 10)[0], step / 10)],
+                       certified=lambda: _unscaled(solve_scaled(scaled, L), step))
     return make_result(info, printed=printed,
                        metric="(1/R) sum_{r=1}^R E||grad F(x_r)||^2 / (F(x_0) - F*)",
                        params=dict(L=L, q=q, local_steps=K, step_server=step, step_client=eta_c,
                                    n_rounds=R))
 
 
+def _unscaled(info, scale):
+    """``info`` of a PEP whose initial condition is bounded by ``scale``, at scale 1 (the PEP
+    is homogeneous: every value is proportional to ``scale``)."""
+    return replace(info, worst=info.worst / scale, primal=info.primal / scale,
+                   gap=info.gap / scale, dual_residual=info.dual_residual / scale)
+
+
 def _coin_tree(program, funcs, x0, R):
     """(1/R) sum_r E||grad F(x_r)||^2 over every coin sequence of ``program`` (unrolled as
-    :func:`flbounds.pep.scenarios.unroll`), and every point visited: the start, then for each
+    :func:`flbounds.pep.scenarios.unroll`), its terms ``(weight, x_r)``, and every point
+    visited: the start, then for each
     node and branch the points the round took a gradient at and the branch's next model.
     Each level's gradients are taken before the next level is expanded (the order of the SDP's
     rows, on which the interior-point iterations depend)."""
     recorder = Recorder(funcs)
     parts = branches(program, len(funcs))
     metric, visited, level = None, {id(x0): x0}, [(1.0, State({"x": x0}, [{}]))]
+    terms = []
     for _ in range(R):
         children = []
         for prob, state in level:
@@ -229,9 +258,10 @@ def _coin_tree(program, funcs, x0, R):
                     children.append((prob * weight * float(pk), child))
         for prob, state in children:
             term = (prob / R) * funcs[0].gradient(state["x"]) ** 2
+            terms.append((prob / R, state["x"]))
             metric = term if metric is None else metric + term
         level = children
-    return metric, list(visited.values())
+    return metric, list(visited.values()), terms
 
 
 __all__ = ["check_state_constraint", "safari_nonconvex_rate", "safari_rate"]

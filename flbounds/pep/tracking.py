@@ -57,6 +57,7 @@ import numpy as np
 from flbounds.validation import check_int, check_positive
 
 from .anchor import anchored_minimizer, minimizer
+from .certify import solve_certified
 from .describe import CLASSES, Setting, model_copy
 from .described import focus_lyapunov, focus_round
 from .engine import build, certified_solve, initial_state
@@ -274,18 +275,31 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
     rnd = focus_round(tau, step)
     # the proof's initialisation: every client at x_0, its stored gradient there
     rnd = replace(rnd, initial={**rnd.initial, "z": model_copy("x")})
-    problem = PEP()
-    funcs, _ = declare(problem, Setting(n, mu, L, function_class), None)
-    x_star = minimizer(funcs, "pepit")
-    start = initial_state(rnd, funcs)
-    x0 = start["x"]
-    problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
-    metric = None
-    for prob, state in unroll((rnd, process), funcs, start, rounds)[-1]:
-        term = prob * (state["x"] - x_star) ** 2
-        metric = term if metric is None else metric + term
-    problem.set_performance_metric(metric)
-    info = solve(problem, reuse=not return_problem)
+    def rounds_problem(common):
+        problem = PEP()
+        funcs, _ = declare(problem, Setting(n, mu, L, function_class), None)
+        # common: every client stationary at x* = 0 (the round's invariance, module docstring)
+        x_star = anchored_minimizer(funcs, common=True) if common else minimizer(funcs, "pepit")
+        start = initial_state(rnd, funcs)
+        x0 = start["x"]
+        problem.set_initial_condition((x0 - x_star) ** 2 <= 1)
+        metric = None
+        for prob, state in unroll((rnd, process), funcs, start, rounds)[-1]:
+            term = prob * (state["x"] - x_star) ** 2
+            metric = term if metric is None else metric + term
+        problem.set_performance_metric(metric)
+        return problem, funcs, x0, x_star
+
+    problem, funcs, x0, x_star = rounds_problem(False)
+    if return_problem or function_class == "quadratic":  # no certificate (points, LMIs)
+        info = solve(problem, reuse=not return_problem)
+    else:  # no accurate solve: the certified bound of the common form (flbounds.pep.certify)
+        def parts():
+            common, funcs_c, x0_c, _ = rounds_problem(True)
+            return common, list({id(f): f for f in funcs_c}.values()), {x0_c: 1.0}
+
+        info = solve_first([(lambda: problem, 1.0)],
+                           certified=lambda: solve_certified(parts, L))
     result = make_result(info, printed=printed, metric="E||x_R - x*||^2 / ||x_0 - x*||^2",
                          params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                      local_steps=tau, step=step, n_rounds=rounds,

@@ -28,7 +28,7 @@ def _free_thm4(q, K, step, R):
     f_low = Expression(is_leaf=True)
     x0 = problem.set_initial_point()
     problem.set_initial_condition(func(x0) - f_low <= 1)
-    metric, visited = _coin_tree(safari_round(q, K, 2 * step / K, step), [func], x0, R)
+    metric, visited, _ = _coin_tree(safari_round(q, K, 2 * step / K, step), [func], x0, R)
     for point in visited:
         problem.add_constraint(f_low <= func(point))
     problem.set_performance_metric(metric)

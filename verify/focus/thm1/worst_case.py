@@ -83,7 +83,7 @@ def _thm1a_cell(n, p, tau, multiple):
     printed = thm1a(mu=MU, L=L_SMOOTH, p=np.asarray(p), tau=tau, step=step)
     return dict(constants=constants, within_hypotheses=multiple <= 1, worst=res.worst,
                 printed=printed, ratio=res.worst / printed, gap=res.gap, solver=res.solver,
-                gram=res.gram_size, seconds=res.seconds)
+                status=res.status, gram=res.gram_size, seconds=res.seconds)
 
 
 def _thm1a_grid_points(sizes, taus, multiples):
@@ -186,6 +186,7 @@ def rounds_tightness(*, rng, cases):
         wit = focus_rounds_witness(MU, L_SMOOTH, p, 2, step, rounds)
         cells.append(dict(N=n, R=rounds, step=step, worst=res.worst, printed=res.printed,
                           ratio=res.ratio, gram=res.gram_size, seconds=res.seconds,
+                          status=res.status,
                           witness_replayed=wit.replayed, witness_pep=wit.pep,
                           witness_fit_residual=wit.fit_residual))
         worst.append(res.worst)

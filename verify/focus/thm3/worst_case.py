@@ -73,7 +73,7 @@ def _fedavg_cell(n, tau, fraction, process, within):
     return dict(constants=dict(cell, empty_probability=res.params["empty_probability"]),
                 within_hypotheses=within, worst=res.worst, printed=printed,
                 instance=class_instance(process, MU, L_SMOOTH, tau, step),
-                ratio=res.worst / printed, gap=res.gap, solver=res.solver)
+                ratio=res.worst / printed, gap=res.gap, solver=res.solver, status=res.status)
 
 
 @claim("focus.cor3.rate_tightness", ref="Cor. 3 / proof of Thm 3, eq. (66)", kind="tightness",

@@ -27,7 +27,7 @@ def _cell(R, multiple, gamma=1.0):
     return dict(constants=dict(R=R, step=step, multiple=multiple, gamma=gamma),
                 within_hypotheses=bool(multiple <= 1 and rho > 0), rho=rho, worst=res.worst,
                 printed=res.printed, ratio=res.worst / res.printed, gap=res.gap,
-                solver=res.solver)
+                solver=res.solver, status=res.status)
 
 
 @claim("kvib.thm4_1.descent_tightness", ref="Thm 4.1 proof, App. C.2 eq. (36)",

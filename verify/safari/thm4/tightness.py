@@ -43,7 +43,7 @@ def _thm4_cell(q, K, R, multiple):
     return dict(constants=constants,
                 within_hypotheses=bool(within), worst=res.worst,
                 printed=res.printed, ratio=res.worst / res.printed, gap=res.gap,
-                solver=res.solver, gram=res.gram_size, seconds=res.seconds)
+                solver=res.solver, status=res.status, gram=res.gram_size, seconds=res.seconds)
 
 
 @claim("safari.thm4.tightness", ref="Thm 4 with sigma = sigma_s = sigma_G = 0",

@@ -90,7 +90,7 @@ def _thm5_cell(q, K, fraction):
         res = safari_rate(MU, L_SMOOTH, q, K, eta_c, step, printed=free.printed,
                           state_constraint=thm5_state_constraint(MU, L_SMOOTH, q, K, step))
         cell.update(worst=res.worst, ratio=res.worst / res.printed, gap=res.gap,
-                    solver=res.solver)
+                    solver=res.solver, status=res.status)
     return cell
 
 

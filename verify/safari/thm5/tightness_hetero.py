@@ -51,6 +51,7 @@ def _cell(q, K, n, pattern, fraction, s):
     return dict(constants=constants, within_hypotheses=True, worst=res.worst,
                 one_round=one_round, thm5_r1=res.printed, ratio=res.worst / one_round,
                 ratio_thm5_r1=res.worst / res.printed, gap=res.gap, solver=res.solver,
+                status=res.status,
                 gram=res.gram_size, seconds=res.seconds)
 
 

@@ -51,6 +51,10 @@ imposed where gradients are taken), from which every rate above is built, and so
 random round's worst case (:func:`mixture_worst_case`);
 :mod:`flbounds.pep.replay` runs the same descriptions on arrays (a quadratic problem, one
 participating set at a time), which the tests compare with ``flbounds.algorithms``.
+:mod:`flbounds.pep.bridge` writes a FedAvg-family algorithm once, as a :class:`LocalRule`
+(:func:`gradient_steps`, :func:`proximal_steps`, :func:`control_variates`), and gives both its
+simulated run (:func:`simulate`, :func:`local_update`) and its described round
+(:func:`pep_round`).
 
 Clients in symmetry classes (same inclusion probability, aggregation weight and function
 class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
@@ -68,6 +72,15 @@ same for SAFARI's round. :mod:`flbounds.pep.atlas` tabulates them against the pa
 probability (``flbounds atlas``).
 """
 
+from .bridge import (
+    LocalRule,
+    control_variates,
+    gradient_steps,
+    local_update,
+    pep_round,
+    proximal_steps,
+    simulate,
+)
 from .classlaw import Classes, class_law
 from .descent import fedavg_descent_rate
 from .describe import (
@@ -151,4 +164,6 @@ __all__ = ["GAP_ABS", "GAP_REL", "Classes", "LyapunovRate", "PEPSolveError", "So
            "fedavg_rate", "focus_pl_rate", "focus_rate", "focus_rounds_rate", "gap_tolerance",
            "gd_contraction", "gd_rate", "fedavg_descent_rate", "moments_from_subsets",
            "participation_moments", "safari_hetero_rate", "safari_nonconvex_rate", "safari_rate",
-           "solve"]
+           "solve",
+           "LocalRule", "control_variates", "gradient_steps", "local_update", "pep_round",
+           "proximal_steps", "simulate"]

@@ -21,15 +21,29 @@ The printed values come from the ledger's bounds (``flbounds.ledger.api.bounds.g
 ``flbounds bound`` shows them). :func:`write_table` writes the JSON and Markdown table; the
 figure is ``figures/pep_atlas.py``; ``flbounds atlas`` does both.
 
-Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_clients) ->
-Round``. FedAU and MIFA enter through :data:`HOOKS`: when :mod:`flbounds.pep.described`
-defines ``fedau_round`` / ``mifa_round`` (taking ``local_steps, step`` and, if it names it,
-``n_clients``), :func:`algorithms` adds them; until then the atlas lists them as missing.
+Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_clients, p)
+-> Round`` (:mod:`flbounds.pep.described` and :mod:`flbounds.pep.described_server`):
+
+- FedAU (:func:`~flbounds.pep.described_server.fedau_round`, its published rule
+  :math:`x^+ = x + \frac1N\sum_{i \in S}\omega_i\Delta_i`) needs the clients' weights
+  :math:`\omega_i`, FedAU's online estimates of the mean interval between a client's
+  participations. Under ``Bernoulli([p] * N)`` that interval is geometric with mean
+  :math:`1/p`, so the estimates settle at :math:`\omega_i = 1/p`, the weights the atlas uses
+  (the steady state; the rounds before the estimates settle are not in the cell). With
+  :math:`\omega_i = 1/p` the aggregation is unbiased, and at :math:`p = 1` FedAU is FedAvg.
+- MIFA (:func:`~flbounds.pep.described_server.mifa_round`): the state searched by
+  :func:`~flbounds.pep.lyapunov_search.lyapunov_rate` holds the model and every client's
+  remembered update :math:`u_i`, so its certified rate is that of a quadratic Lyapunov
+  function of the model and the memory (:func:`~flbounds.pep.described_server.mifa_lyapunov`
+  is one such function with a fixed weight).
+
+A cell without a certificate (no quadratic Lyapunov function certifies a rate below 1, or no
+accurate solve) keeps the reason (``error``) and the replayed witness's contraction, which
+is above 1 when the witness diverges.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from pathlib import Path
@@ -38,20 +52,21 @@ import numpy as np
 
 from flbounds.validation import check_int, check_positive
 
-from . import described
+from . import described, described_server
 from .describe import Setting
 from .lyapunov_search import lyapunov_rate, safari_bracket
 from .sdp import PEPSolveError
 from .second_moment import witness_rate
 
-#: built-in rounds of the atlas: name -> (local_steps, step, n_clients) -> Round
+#: rounds of the atlas: name -> (local_steps, step, n_clients, p) -> Round, p the clients'
+#: participation probability (FedAU's weights settle at 1/p: module docstring)
 ALGORITHMS = {
-    "FedAvg": lambda tau, step, n: described.fedavg_round(tau, step),
-    "SCAFFOLD": lambda tau, step, n: described.scaffold_round(tau, step, n),
-    "FOCUS": lambda tau, step, n: described.focus_round(tau, step),
+    "FedAvg": lambda tau, step, n, p: described.fedavg_round(tau, step),
+    "SCAFFOLD": lambda tau, step, n, p: described.scaffold_round(tau, step, n),
+    "FOCUS": lambda tau, step, n, p: described.focus_round(tau, step),
+    "FedAU": lambda tau, step, n, p: described_server.fedau_round(tau, step, [1.0 / p] * n),
+    "MIFA": lambda tau, step, n, p: described_server.mifa_round(tau, step, n),
 }
-#: rounds described elsewhere: name -> function of flbounds.pep.described (added when present)
-HOOKS = {"FedAU": "fedau_round", "MIFA": "mifa_round"}
 #: SAFARI's server step as a fraction of Thm 5's largest, 2/(L + mu): at 1 the coupled client
 #: step 4 L eta_s/(K(L + mu)) exceeds 2/L for small K and the client round expands
 SAFARI_FRACTION = 0.3
@@ -61,21 +76,6 @@ PROFILES = {
     "full": dict(n_clients=3, local_steps=3,
                  ps=(0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
 }
-
-
-def algorithms() -> tuple[dict, list]:
-    """The atlas's builders (:data:`ALGORITHMS` plus the :data:`HOOKS` that exist) and the
-    names of the hooked algorithms without a description yet."""
-    out, missing = dict(ALGORITHMS), []
-    for name, attr in HOOKS.items():
-        func = getattr(described, attr, None)
-        if func is None:
-            missing.append(name)
-            continue
-        takes_n = "n_clients" in inspect.signature(func).parameters
-        out[name] = (lambda f, t: (lambda tau, step, n: f(tau, step, n_clients=n) if t
-                                   else f(tau, step)))(func, takes_n)
-    return out, missing
 
 
 def check_args(*, mu, L, local_steps, n_clients, ps, step):
@@ -126,7 +126,7 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     Returns
     -------
     dict
-        ``constants``, ``missing`` (hooked algorithms without a description) and ``series``:
+        ``constants`` and ``series``:
         name -> list of cells (one per ``p``: ``certified``, ``witness``, ``printed``,
         ``status``, ``seconds``; ``error`` instead when no accurate solve).
     """
@@ -140,18 +140,17 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     from flbounds.participation import Bernoulli
 
     clock = time.perf_counter()
-    builders, missing = algorithms()
     setting = Setting(n, mu, L, common_minimizer=True)
-    series = {name: [_cell(lambda b=build, p=p: lyapunov_rate(b(tau, step, n), setting,
+    series = {name: [_cell(lambda b=build, p=p: lyapunov_rate(b(tau, step, n, p), setting,
                                                             Bernoulli([p] * n)),
-                           lambda b=build, p=p: witness_rate(b(tau, step, n), setting,
+                           lambda b=build, p=p: witness_rate(b(tau, step, n, p), setting,
                                                              Bernoulli([p] * n)))
-                     for p in ps] for name, build in builders.items()}
+                     for p in ps] for name, build in ALGORITHMS.items()}
     if printed:
         series.update(_printed_series(mu, L, tau, n, ps, setting))
     return dict(constants=dict(mu=mu, L=L, local_steps=tau, n_clients=n, step=step,
                                ps=list(ps), profile=profile),
-                missing=missing, series=series, seconds=round(time.perf_counter() - clock, 2))
+                series=series, seconds=round(time.perf_counter() - clock, 2))
 
 
 def _printed_series(mu, L, tau, n, ps, setting):
@@ -179,15 +178,28 @@ def _fmt(x):
     return "—" if x is None else f"{x:.6f}"
 
 
+def _reason(cell) -> str:
+    """A failed cell's text: the witness's contraction and why there is no certificate."""
+    error = cell.get("error", "")
+    why = ("no quadratic Lyapunov function certifies a rate below 1"
+           if error.startswith("no quadratic Lyapunov") else f"no certificate ({error})")
+    low = cell.get("witness")
+    if low is not None and low > 1:
+        return f"unbounded: witness {_fmt(low)} > 1; {why}"
+    return f"witness {_fmt(low)}; {why}"
+
+
 def markdown(atlas: dict) -> str:
-    """The atlas as a Markdown table: one row per p, ``witness – certified`` per algorithm
-    (and ``printed`` where a paper gives one)."""
+    """The atlas as a Markdown table: one row per p, ``[witness, certified]`` per algorithm
+    (and ``(printed)`` where a paper gives one; the reason where there is no certificate)."""
     c = atlas["constants"]
     lines = [f"Worst-case contraction per round (E||x_R - x*||^2 factor), mu = {c['mu']:g}, "
              f"L = {c['L']:g}, tau = {c['local_steps']}, N = {c['n_clients']}, step "
              f"{c['step']:.4g} (FOCUS Thm 1(a) and SAFARI Thm 5 rows at their printed steps); "
              "each cell [witness, certified], (printed) where a paper gives one; SAFARI "
-             "without Thm 5's q-condition on the state", ""]
+             "without Thm 5's q-condition on the state; FedAU with its weights at their "
+             "steady state under Bernoulli(p) participation, omega_i = 1/p (the mean "
+             "interval between participations); MIFA's rate is over its model and memory", ""]
     names = list(atlas["series"])
     head = ["p"] + [f"{k} (printed)" if any(cell.get("printed") is not None
                                             for cell in atlas["series"][k]) else k
@@ -198,14 +210,11 @@ def markdown(atlas: dict) -> str:
         for k in names:
             cell = atlas["series"][k][j]
             text = f"[{_fmt(cell['witness'])}, {_fmt(cell['certified'])}]" if "error" not in \
-                cell else f"witness {_fmt(cell['witness'])}, no certificate"
+                cell else _reason(cell)
             if cell.get("printed") is not None:
                 text += f" ({cell['printed']:.6f})"
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
-    if atlas["missing"]:
-        lines += ["", "Not described yet (flbounds.pep.described): "
-                  + ", ".join(atlas["missing"]) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -230,5 +239,5 @@ def arrays(atlas: dict) -> dict:
     return out
 
 
-__all__ = ["ALGORITHMS", "HOOKS", "PROFILES", "algorithms", "arrays", "check_args",
+__all__ = ["ALGORITHMS", "PROFILES", "arrays", "check_args",
            "compute_atlas", "markdown", "write_table"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from flbounds.cli import main
-from flbounds.pep import atlas, described
+from flbounds.pep import atlas
 
 
 @pytest.mark.parametrize("argv, word", [
@@ -32,7 +32,7 @@ def test_a_small_atlas_writes_table_and_figure(tmp_path, capsys):
     names = {p.name for p in tmp_path.iterdir()}
     assert {"atlas.json", "atlas.md", "pep_atlas.png", "pep_atlas.pdf"} <= names
     table = json.loads((tmp_path / "atlas.json").read_text())
-    assert {"FedAvg", "SCAFFOLD", "FOCUS"} <= set(table["series"])
+    assert set(atlas.ALGORITHMS) <= set(table["series"])
     assert any("Thm 1(a)" in k for k in table["series"])
     for name, cells in table["series"].items():
         assert len(cells) == 2
@@ -40,10 +40,7 @@ def test_a_small_atlas_writes_table_and_figure(tmp_path, capsys):
             assert "error" not in cell, (name, cell)
             assert cell["witness"] <= cell["certified"] + 1e-5, (name, cell)
     text = (tmp_path / "atlas.md").read_text()
-    assert "| 0.5 |" in text and "| 1 |" in text
-    for name in atlas.HOOKS:
-        if name in table["missing"]:
-            assert name in text
+    assert "| 0.5 |" in text and "| 1 |" in text and "omega_i = 1/p" in text
 
 
 def test_gradient_descent_cell():
@@ -54,22 +51,35 @@ def test_gradient_descent_cell():
     assert table["series"]["FedAvg"][0]["certified"] == pytest.approx(known, abs=1e-6)
 
 
-def test_hooked_algorithms_enter_when_described(monkeypatch):
-    """FedAU and MIFA join the atlas once flbounds.pep.described has their rounds."""
-    for attr in atlas.HOOKS.values():
-        monkeypatch.delattr(described, attr, raising=False)
-    builders, missing = atlas.algorithms()
-    assert sorted(missing) == sorted(atlas.HOOKS) and set(builders) == set(atlas.ALGORITHMS)
-    monkeypatch.setattr(described, "fedau_round", lambda local_steps, step, n_clients:
-                        described.scaffold_round(local_steps, step, n_clients), raising=False)
-    builders, missing = atlas.algorithms()
-    assert "FedAU" in builders and missing == ["MIFA"]
-    assert builders["FedAU"](2, 0.1, 3).name == "SCAFFOLD"
+def test_fedau_and_mifa_are_described_rounds():
+    """FedAU at p uses its settled weights 1/p (unbiased, FedAvg at p = 1); MIFA is
+    flbounds.pep.described_server's round, its memory in the searched state."""
+    from flbounds.pep import described_server
+    from flbounds.pep.describe import FixedWeights
+
+    fedau = atlas.ALGORITHMS["FedAU"](2, 0.1, 3, 0.25)
+    rule = fedau.push["delta"]
+    assert isinstance(rule, FixedWeights) and rule.weights == pytest.approx((4.0,) * 3)
+    mifa = atlas.ALGORITHMS["MIFA"](2, 0.1, 3, 0.25)
+    assert mifa.name == described_server.mifa_round(2, 0.1, 3).name
+    assert "u" in mifa.client_state
+
+
+def test_fedau_is_fedavg_at_full_participation():
+    """With every client in every round, omega = 1 and FedAU's cell is FedAvg's: a wrong
+    weight (omega = p instead of 1/p) would move it."""
+    table = atlas.compute_atlas(ps=(1.0,), n_clients=1, local_steps=1, printed=False)
+    fedavg, fedau = table["series"]["FedAvg"][0], table["series"]["FedAU"][0]
+    assert fedau["certified"] == pytest.approx(fedavg["certified"], abs=1e-6)
 
 
 def test_arrays_and_markdown_of_a_failed_cell():
     table = dict(constants=dict(mu=1.0, L=4.0, local_steps=2, n_clients=2, step=0.1,
-                                ps=[0.5], profile="quick"), missing=["MIFA"],
-                 series={"FedAvg": [dict(certified=None, witness=None, error="no solve")]})
-    assert "no certificate" in atlas.markdown(table) and "MIFA" in atlas.markdown(table)
+                                ps=[0.5], profile="quick"),
+                 series={"FedAvg": [dict(certified=None, witness=None, error="no solve")],
+                         "MIFA": [dict(certified=None, witness=1.2, error="no quadratic "
+                                       "Lyapunov function certifies rho <= 1")]})
+    text = atlas.markdown(table)
+    assert "no certificate (no solve)" in text
+    assert "unbounded: witness 1.200000 > 1; no quadratic Lyapunov function" in text
     assert np.isnan(atlas.arrays(table)["s0_certified"]).all()

@@ -85,8 +85,9 @@ def step_104(*, q):
                 note="identical clients x^2/2, tau = 1, Lemma 4's largest step, the state "
                      "after a full round and k empty rounds")
 def lemma4_rare(*, n_clients, p, empty_rounds):
-    """Eq. (97)'s left side over its right side on the reachable one-dimensional family."""
-    lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds)
+    """Eq. (97)'s left side over its right side on the reachable one-dimensional family (one
+    round per number of participants: the clients are identical)."""
+    lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds, by_count=True)
     return lhs / rhs
 
 

@@ -38,6 +38,16 @@ def _expect(problem, state, masks, probs, step, tau, fn):
                for s, pr in zip(masks, probs, strict=True) if pr > 0)
 
 
+def _expect_all(problem, state, masks, probs, step, tau, fns):
+    """``tuple(_expect(..., fn) for fn in fns)`` bit for bit, one round per set for all."""
+    totals = [0] * len(fns)
+    for s, pr in zip(masks, probs, strict=True):
+        if pr > 0:
+            after = focus_round(problem, state, s, step, tau)
+            totals = [t + pr * fn(after) for t, fn in zip(totals, fns, strict=True)]
+    return tuple(totals)
+
+
 def _instance(rng, tau):
     problem = random_quadratics(rng, 4, 3, mu=1.0, L=2.0)
     proc = Bernoulli(P_LEMMA)

@@ -35,7 +35,7 @@ import warnings
 from ..api.plugins import PluginLoadWarning
 from ..api.registry import claims_loaded, load_all
 from ..api.taskkey import adopt_digests, sources_fixed
-from .tasks import execute, limit_blas_for_process
+from .tasks import execute, freeze_plugin_roots, limit_blas_for_process
 
 Task = tuple[str, str, int]
 #: seconds a closing pool waits for idle workers to exit before killing them
@@ -332,6 +332,7 @@ def worker_main(parent: int) -> None:
     warnings.showwarning = _show_warning
     load_all()                 # import the claims before any task's clock starts
     limit_blas_for_process()
+    freeze_plugin_roots()      # the plugins' versions: one look-up, not one per module
     with sources_fixed():      # a worker serves one run: its code is what it imported
         _serve(channel)
     # end of input: every reply is written and nothing else is held, so skip the interpreter's

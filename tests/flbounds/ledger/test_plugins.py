@@ -341,3 +341,16 @@ def test_rows_record_a_plugin_checkouts_commit(monkeypatch, tmp_path):
     assert tasks.plugin_versions.__wrapped__("gitplug_mod") == {"gitplug commit": head}
     monkeypatch.undo()
     assert tasks.plugin_versions.__wrapped__("verify.focus.lemma4") == {}
+
+
+def test_frozen_plugin_roots_give_the_same_versions(monkeypatch):
+    """A pool worker reads the entry points once: each module's versions are unchanged."""
+    from flbounds.ledger.engine import tasks
+
+    monkeypatch.setattr(tasks, "_plugin_roots", None)
+    modules = ["verify.focus.lemma4.counterexample", "paper_checks", "no_such_plugin.mod"]
+    before = [tasks._module_versions(m) for m in modules]
+    tasks.freeze_plugin_roots()
+    assert tasks._plugin_roots
+    assert [tasks._module_versions(m) for m in modules] == before
+    assert before == [tasks.plugin_versions.__wrapped__(m) for m in modules]

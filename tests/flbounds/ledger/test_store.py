@@ -192,3 +192,11 @@ def test_share_pep_solves_beside_the_store(tmp_path, monkeypatch):
     with share_pep_solves(tmp_path):
         assert os.environ[CACHE_ENV] == ""
     assert os.environ[CACHE_ENV] == ""
+
+
+def test_commits_do_not_wait_for_the_disk(tmp_path):
+    """WAL with synchronous=NORMAL: a commit per task is not an fsync per task."""
+    store = ResultStore(tmp_path)
+    conn = store.connect(create=True)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] in (b"wal", "wal")
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1     # NORMAL

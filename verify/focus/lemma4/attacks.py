@@ -29,7 +29,7 @@ from ..one_round import (
     ROUNDING,
     D,
     N,
-    _expect,
+    _expect_all,
     attack_round,
     fixed_round,
 )
@@ -69,9 +69,9 @@ def lemma4_round_sides(inst, constant):
     expectation over the 2^N sets, the library's FOCUS round, Lemma 4's step x step_frac."""
     problem, masks, probs, q_min, step, st = attack_round(inst, _attack_step)
     tau = inst["tau"]
-    lhs = _expect(problem, st, masks, probs, step, tau, lambda s: s.consensus_error())
-    grad = _expect(problem, st, masks, probs, step, tau,
-                   lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
+    lhs, grad = _expect_all(problem, st, masks, probs, step, tau,
+                            (lambda s: s.consensus_error(),
+                             lambda s: float(np.sum(problem.gradient(s.x) ** 2))))
     rhs = lemma4_rhs(q_min=q_min, n=N, step=step, consensus=st.consensus_error(), grad=grad,
                      constant=constant(q_min, N))
     return lhs, rhs
@@ -95,8 +95,9 @@ def step_104(*, q):
                 note="identical clients x^2/2, tau = 1, Lemma 4's largest step, the state "
                      "after a full round and k empty rounds")
 def lemma4_rare(*, n_clients, p, empty_rounds):
-    """Eq. (97)'s left side over its right side on the reachable one-dimensional family."""
-    lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds)
+    """Eq. (97)'s left side over its right side on the reachable one-dimensional family (one
+    round per number of participants: the clients are identical)."""
+    lhs, rhs, _, _ = lemma4_sides(n_clients, p, empty_rounds, by_count=True)
     return lhs / rhs
 
 

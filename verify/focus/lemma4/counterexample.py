@@ -18,18 +18,22 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
-from ..instances import consistent_state, lemma4_step
+from ..instances import consistent_state, focus_round, lemma4_step
 from ..one_round import ROUNDING, _expect
 from . import LEMMA4, lemma4_rhs
 
 
-def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
+def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1, *,
+                 by_count: bool = False):
     r"""The pieces of eq. (97) for identical clients :math:`f_i(x) = x^2/2` (d = 1,
     L = mu = 1) at Lemma 4's largest step, from the state FOCUS reaches after one round in
     which every client pulls x = 1 and then ``empty_rounds`` rounds without participants:
     client models and stored gradients at 1, tracker y = N, server model before its step
     :math:`1 - N k\eta`. Returns (E C', C, E||grad F(x')||^2, q_min, step) with C the
-    consensus error of the state and C' that after one more round."""
+    consensus error of the state and C' that after one more round.
+
+    ``by_count``: the same expectations from one round per number of participants
+    (:func:`_expect_by_count`; N + 1 rounds instead of 2^N, equal up to rounding)."""
     problem = Quadratic(np.ones((n_clients, 1, 1)), np.zeros((n_clients, 1)))
     process = Bernoulli(np.full(n_clients, p))
     masks, probs = subset_distribution(process)
@@ -37,11 +41,35 @@ def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int =
     step = lemma4_step(problem.L, n_clients, local_steps, q_min)
     x_prev = np.array([1.0 - n_clients * empty_rounds * step])
     state = consistent_state(problem, np.ones((n_clients, 1)), x_prev, step)
-    lhs = _expect(problem, state, masks, probs, step, local_steps,
-                  lambda s: s.consensus_error())
-    grad = _expect(problem, state, masks, probs, step, local_steps,
-                   lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
+    consensus = lambda s: s.consensus_error()                           # noqa: E731
+    gradient = lambda s: float(np.sum(problem.gradient(s.x) ** 2))     # noqa: E731
+    if by_count:
+        lhs, grad = _expect_by_count(problem, state, masks, probs, step, local_steps,
+                                     (consensus, gradient))
+    else:
+        lhs = _expect(problem, state, masks, probs, step, local_steps, consensus)
+        grad = _expect(problem, state, masks, probs, step, local_steps, gradient)
     return lhs, state.consensus_error(), grad, q_min, step
+
+
+def _expect_by_count(problem, state, masks, probs, step, local_steps, fns):
+    """The expectations of ``fns`` over the sets, as :func:`~verify.focus.one_round._expect`
+    computes each, for identical clients in identical states: a round's outcome then depends
+    on its set only through the number of participants, so one round per count (its first
+    set) stands for all its sets; the sum runs over the sets in the same order. Equal to the
+    enumeration up to rounding (the per-set values agree to the last bit or two: the
+    clients' sums run in another order)."""
+    counts = np.asarray(masks, dtype=bool).sum(axis=1)
+    values: dict[int, tuple] = {}
+    totals = [0] * len(fns)
+    for mask, count, pr in zip(masks, counts, probs, strict=True):
+        if not pr > 0:
+            continue
+        if count not in values:
+            after = focus_round(problem, state, mask, step, local_steps)
+            values[count] = tuple(fn(after) for fn in fns)
+        totals = [t + pr * v for t, v in zip(totals, values[count], strict=True)]
+    return tuple(totals)
 
 
 def lemma4_instance(n_clients: int, p: float, local_steps: int = 1) -> dict:
@@ -52,10 +80,12 @@ def lemma4_instance(n_clients: int, p: float, local_steps: int = 1) -> dict:
                 step=lemma4_step(1.0, n_clients, local_steps, float(q.min())))
 
 
-def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1):
-    """Both sides of eq. (97) as printed on the family of :func:`lemma4_parts`.
-    Returns (LHS, RHS, q_min, step)."""
-    lhs, consensus, grad, q_min, step = lemma4_parts(n_clients, p, empty_rounds, local_steps)
+def lemma4_sides(n_clients: int, p: float, empty_rounds: int, local_steps: int = 1, *,
+                 by_count: bool = False):
+    """Both sides of eq. (97) as printed on the family of :func:`lemma4_parts` (``by_count``
+    as there). Returns (LHS, RHS, q_min, step)."""
+    lhs, consensus, grad, q_min, step = lemma4_parts(n_clients, p, empty_rounds, local_steps,
+                                                     by_count=by_count)
     rhs = lemma4_rhs(q_min=q_min, n=n_clients, step=step, consensus=consensus, grad=grad,
                      constant=16 / (3 * q_min))
     return lhs, rhs, q_min, step

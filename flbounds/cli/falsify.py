@@ -147,12 +147,13 @@ def list_surfaces(ids: list[str], reasons: dict[str, str] | None = None) -> int:
                      surface.budget["full"], surface.method))
     print("\n".join(aligned(("attackable claim", "expected", "budget quick", "budget full",
                              "method"), rows, right=(2, 3))))
-    print(f"{len(rows)} attackable claims; 'flbounds falsify ID' attacks one")
+    without = ""
     if reasons:
         print("\nno attack: reason")
         for cid, why in reasons.items():
             print(f"  {cid}: {why}")
-        print(f"{len(reasons)} bound claims without an attack")
+        without = f"{len(reasons)} bound claims without an attack (reasons above); "
+    print(f"{without}{len(rows)} attackable claims; 'flbounds falsify ID' attacks one")
     return 0
 
 

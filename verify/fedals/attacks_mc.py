@@ -1,0 +1,78 @@
+r"""Attack surfaces of FedALS's corrected Remark 4.2 bounds (Cases I and II), Monte Carlo
+quantities attacked as ``fedals.thm41.bound`` is: each evaluation draws its datasets and
+participant plans from a generator with a fixed seed (common random numbers, so the ratio is a
+deterministic function of the point and a witness replays exactly) and compares the gap's
+*lower* 5-standard-error limit (``K_FAMILY``) with the bound: a ratio above 1 is a violation
+significant at 5 SE. The space is Remark 4.2's domain for uniform K: K up to 16 clients, K_hat
+up to 16 draws (Case II: K_hat <= K, the hypothesis rejects the rest), non-iidness zeta from 0
+(iid) to 3, lambda over three decades and n down to d + 2 samples. A point is judged by the
+claim's own result hypotheses (``instance=``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from flbounds.falsify import Box, Integers, attack_surface
+from flbounds.theory.data_models import RidgeModel
+
+from .instances import DIM, K_FAMILY, NOISE_SD
+from .remark4_2.case1 import _bound as _bound72
+from .remark4_2.case1 import _common, _instance, _weight_moment
+from .remark4_2.case2 import _bound73, _case2_instance, _case2_terms
+from .thm4_1.attacks import MC, MC_SEED
+
+K_MAX = 16
+#: dataset and plan draws per evaluation
+N_DRAWS = 400
+SPACE = {"n_clients": Integers(1, K_MAX), "n_participants": Integers(1, K_MAX),
+         "zeta": Box(0, 3), "lam": Box(0.01, 10, log=True),
+         "n_samples": Integers(DIM + 2, 60)}
+
+
+def _case1_instance(*, n_clients, n_participants, zeta, lam, n_samples):
+    """Remark 4.2's Case I hypotheses at a point (uniform K over ``n_clients``)."""
+    rng = np.random.default_rng(MC_SEED)    # the model _common and _case2_terms draw first
+    model = RidgeModel(rng.standard_normal(DIM) + zeta * rng.standard_normal((n_clients, DIM)),
+                       NOISE_SD, lam)
+    return _instance(model, np.full(n_clients, 1.0 / n_clients), n_participants)
+
+
+@attack_surface("fedals.remark42.case1_bound", space=SPACE, tolerance=0.0, tolerance_why=MC,
+                budget={"quick": 40, "full": 300}, instance=_case1_instance,
+                fixed=[{"n_clients": 2, "n_participants": 16, "zeta": 0.0, "lam": 1.0,
+                        "n_samples": 40}],
+                note="K, K_hat <= 16 (draws with replacement), zeta 0..3, lambda 0.01..10, "
+                     f"n >= d + 2; {N_DRAWS} draws per point, gap at its lower 5-SE limit")
+def case1(*, n_clients, n_participants, zeta, lam, n_samples):
+    """(out-of-sample gap - 5 SE) over the corrected Case I bound (E w^3, E w^2, D^w)."""
+    params = dict(n_clients=n_clients, n_participants=n_participants, zeta=zeta, lam=lam,
+                  n_samples=n_samples, n_draws=N_DRAWS)
+    model, weights, _, oos, G, G_se, D = _common(np.random.default_rng(MC_SEED), params)
+    first = np.array([_weight_moment(p, n_participants, 3) for p in weights])
+    second = np.array([_weight_moment(p, n_participants, 2) for p in weights])
+    bound, bound_se = _bound72(G, G_se, D["w2_weighted"], first, second, model.L / model.mu)
+    se = float(np.hypot(oos.std(ddof=1) / np.sqrt(N_DRAWS), bound_se))
+    return (float(oos.mean()) - K_FAMILY * se) / bound
+
+
+def _case2_point_instance(*, n_clients, n_participants, zeta, lam, n_samples):
+    """Remark 4.2's Case II hypotheses at a point (K_hat > K fails ``case_II``)."""
+    return _case2_instance(_case1_instance(n_clients=n_clients, n_participants=1, zeta=zeta,
+                                           lam=lam, n_samples=n_samples)["model"],
+                           n_clients, n_participants)
+
+
+@attack_surface("fedals.remark42.case2_bound", space=SPACE, tolerance=0.0, tolerance_why=MC,
+                budget={"quick": 40, "full": 300}, instance=_case2_point_instance,
+                fixed=[{"n_clients": 10, "n_participants": 2, "zeta": 1.0, "lam": 0.1,
+                        "n_samples": 40}],
+                note="K <= 16, K_hat <= K (uniform subsets), zeta 0..3, lambda 0.01..10, "
+                     f"n >= d + 2; {N_DRAWS} draws per point, gap at its lower 5-SE limit")
+def case2(*, n_clients, n_participants, zeta, lam, n_samples):
+    """(out-of-sample gap - 5 SE) over bound (73) with D conditional on participation."""
+    terms = _case2_terms(np.random.default_rng(MC_SEED), n_clients, n_participants, zeta, lam,
+                         n_samples, N_DRAWS)
+    bound, bound_se, _, _ = _bound73(terms, n_participants, terms["D_part"])
+    se = float(np.hypot(terms["oos"].std(ddof=1) / np.sqrt(N_DRAWS), bound_se))
+    return (float(terms["oos"].mean()) - K_FAMILY * se) / bound

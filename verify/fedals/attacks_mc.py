@@ -16,6 +16,7 @@ import numpy as np
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.theory.data_models import RidgeModel
 
+from ._local_sgd import _b1_runs
 from .instances import DIM, K_FAMILY, NOISE_SD
 from .remark4_2.case1 import _bound as _bound72
 from .remark4_2.case1 import _common, _instance, _weight_moment
@@ -64,7 +65,7 @@ def _case2_point_instance(*, n_clients, n_participants, zeta, lam, n_samples):
 
 
 @attack_surface("fedals.remark42.case2_bound", space=SPACE, tolerance=0.0, tolerance_why=MC,
-                budget={"quick": 40, "full": 300}, instance=_case2_point_instance,
+                budget={"quick": 40, "full": 150}, instance=_case2_point_instance,
                 fixed=[{"n_clients": 10, "n_participants": 2, "zeta": 1.0, "lam": 0.1,
                         "n_samples": 40}],
                 note="K <= 16, K_hat <= K (uniform subsets), zeta 0..3, lambda 0.01..10, "
@@ -76,3 +77,50 @@ def case2(*, n_clients, n_participants, zeta, lam, n_samples):
     bound, bound_se, _, _ = _bound73(terms, n_participants, terms["D_part"])
     se = float(np.hypot(terms["oos"].std(ddof=1) / np.sqrt(N_DRAWS), bound_se))
     return (float(terms["oos"].mean()) - K_FAMILY * se) / bound
+
+
+# ---- Theorem B.1 (one round after tau local mini-batch SGD steps) ----
+
+B1_SPACE = {"n_clients": Integers(1, K_MAX), "zeta": Box(0, 3), "lam": Box(0.01, 10, log=True),
+            "n_samples": Integers(DIM + 2, 60), "batch_frac": Box(0, 1),
+            "step": Box(0.01, 1.5, log=True), "tau": Integers(1, 20)}
+
+
+def _b1_batch(n_samples, batch_frac):
+    return 1 + int(round(batch_frac * (n_samples - 1)))
+
+
+#: draws per evaluation of Thm B.1 (each costs a pilot of 200 draws too: ~1 s per point)
+B1_DRAWS = 200
+
+
+def _b1_cell(*, n_clients, zeta, lam, n_samples, batch_frac, step, tau):
+    (run,) = _b1_runs(np.random.default_rng(MC_SEED), n_draws=B1_DRAWS, n_clients=n_clients,
+                      n_samples=n_samples, lam=lam, batch_size=_b1_batch(n_samples, batch_frac),
+                      step=step, local_steps=[tau], zeta=[zeta])
+    return run
+
+
+def _b1_instance(**point):
+    """Thm B.1's hypotheses at a point: the model (drawn as ``_b1_runs`` draws it), uniform
+    K, tau local SGD steps."""
+    rng = np.random.default_rng(MC_SEED)
+    base = rng.standard_normal(DIM)
+    model = RidgeModel(base + point["zeta"] * rng.standard_normal((point["n_clients"], DIM)),
+                       NOISE_SD, point["lam"])
+    return dict(model=model, w=np.full(point["n_clients"], 1.0 / point["n_clients"]),
+                local="sgd", local_steps=point["tau"])
+
+
+@attack_surface("fedals.thmB1.bound", space=B1_SPACE, tolerance=0.0, tolerance_why=MC,
+                budget={"quick": 12, "full": 45}, instance=_b1_instance,
+                fixed=[{"n_clients": 4, "zeta": 1.0, "lam": 0.1, "n_samples": 40,
+                        "batch_frac": 7 / 39, "step": 0.5, "tau": t} for t in (1, 20)],
+                note="K <= 16 clients, zeta 0..3, lambda 0.01..10, n >= d + 2, batch 1..n, "
+                     f"step 0.01..1.5, tau 1..20; {B1_DRAWS} draws, gap at its lower 5-SE limit "
+                     "(~1 s a point: a thin search)")
+def thm_b1(*, n_clients, zeta, lam, n_samples, batch_frac, step, tau):
+    """(gap - 5 SE) over bound (37) in one (zeta, tau) cell of the claim's simulator."""
+    s = _b1_cell(n_clients=n_clients, zeta=zeta, lam=lam, n_samples=n_samples,
+                 batch_frac=batch_frac, step=step, tau=tau)["summary"]
+    return (s.gap - K_FAMILY * float(np.hypot(s.gap_se, s.bound_se))) / s.bound

@@ -45,3 +45,33 @@ def test_a_bound_a_tenth_of_case_two_is_found(monkeypatch):
     original = mc._bound73
     monkeypatch.setattr(mc, "_bound73", lambda *a: (0.1 * original(*a)[0], *original(*a)[1:]))
     assert surface.ratio(**point) > surface.threshold
+
+
+B1_POINT = dict(n_clients=8, zeta=0.0, lam=3.4, n_samples=37, batch_frac=0.4, step=0.22,
+                tau=17)
+
+
+def test_thm_b1_fixed_points_hold_and_zero_local_steps_are_rejected():
+    surface = get_surface("fedals.thmB1.bound")
+    for point in surface.fixed_instances():
+        assert surface.effective_validator()(**point) is True
+        assert surface.ratio(**point) <= surface.threshold
+    rejected = surface.effective_validator()(**dict(B1_POINT, tau=0))
+    assert isinstance(rejected, str) and "sgd" in rejected
+
+
+def test_a_bound_a_tenth_of_thm_b1_is_found(monkeypatch):
+    """Where the gap's lower 5-SE limit is positive (about 0.2 of (37)), a tenth of (37) is
+    exceeded."""
+    surface = get_surface("fedals.thmB1.bound")
+    assert 0 < surface.ratio(**B1_POINT) <= surface.threshold
+    original = mc._b1_runs
+
+    def planted(*args, **kwargs):
+        runs = original(*args, **kwargs)
+        for run in runs:
+            run["summary"] = run["summary"]._replace(bound=0.1 * run["summary"].bound)
+        return runs
+
+    monkeypatch.setattr(mc, "_b1_runs", planted)
+    assert surface.ratio(**B1_POINT) > surface.threshold

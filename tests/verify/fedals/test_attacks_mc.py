@@ -75,3 +75,21 @@ def test_a_bound_a_tenth_of_thm_b1_is_found(monkeypatch):
 
     monkeypatch.setattr(mc, "_b1_runs", planted)
     assert surface.ratio(**B1_POINT) > surface.threshold
+
+
+def test_logistic_fixed_points_hold_and_a_hundredth_of_the_bound_is_found(monkeypatch):
+    surface = get_surface("fedals.thm41.logistic_bound")
+    ratios = [surface.ratio(**point) for point in surface.fixed_instances()]
+    assert all(surface.effective_validator()(**p) is True for p in surface.fixed_instances())
+    assert max(ratios) <= surface.threshold
+    point = surface.fixed_instances()[int(np.argmax(ratios))]
+    assert max(ratios) > 0.0    # the gap's lower limit is positive there (about 0.015)
+    original = mc._logistic_cell
+
+    def planted(**kwargs):
+        cell = original(**kwargs)
+        cell["row"]["bound"] *= 0.01
+        return cell
+
+    monkeypatch.setattr(mc, "_logistic_cell", planted)
+    assert surface.ratio(**point) > surface.threshold

@@ -1,6 +1,7 @@
-r"""Attack surfaces of SubTrunc's two repaired statements: the corrected intro claim
-(nondecreasing concave of monotone submodular is submodular) and the distorted-greedy
-guarantee on UnionFL's :math:`h_t = G - c` (Harshaw et al. 2019).
+r"""Attack surfaces of SubTrunc's repaired statements: the corrected intro claim
+(nondecreasing concave of monotone submodular is submodular), the distorted-greedy
+guarantee on UnionFL's :math:`h_t = G - c` (Harshaw et al. 2019) and the Cauchy-Schwarz
+repair of eq. (31) (exact on the claim's cosine family).
 
 Both are margin claims, attacked as ``1 - min scaled margin`` (above 1 exactly when a margin is
 negative beyond rounding), over instances built the way the claims build theirs but with every
@@ -28,6 +29,7 @@ from flbounds.selection import (
 
 from ._common import ROUNDING, _scaled
 from .instances import distances
+from .lemma1 import cosine_instance, eq31_closed_form
 from .sec3c.greedy_h import _distorted_target, _windows_for
 
 N_SEC2, N_UNION = 8, 10
@@ -117,3 +119,21 @@ def distorted_guarantee(*, points, n, k, recent, mu_scale):
     h = union_instance(points=points, n=n, k=k, recent=recent, mu_scale=mu_scale)["objective"]
     best, _ = brute_force_max(_distorted_target(h), int(k))
     return 1.0 - (h.value(distorted_greedy(h, int(k))) - best) / max(1.0, abs(best))
+
+
+# ---- the Cauchy-Schwarz repair of (31), exact on the cosine family ----
+
+@attack_surface("subtrunc.eq31.corrected",
+                space={"step": Box(1e-4, 0.25, log=True), "n_clients": Integers(1, 16)},
+                instance=lambda *, step, n_clients: dict(cosine_instance(n_clients, step),
+                                                         bias_sq=0.0, gamma=0.0),
+                tolerance=1e-14, tolerance_why="closed forms of exp in float64 (as the claim)",
+                budget={"quick": 60, "full": 300},
+                fixed=[{"step": s, "n_clients": 1} for s in (0.01, 0.05, 1 / 6)],
+                note="the claim's family (n identical clients 1 + cos w, all selected: gamma = 0, "
+                     "tau = 2, sigma = 1) in "
+                     "closed form, eta up to 0.25 (above 1/6 = 1/(3 L E) rejected), n <= 16")
+def eq31_repair(*, step, n_clients):
+    """Exact E||u_hat_0 + u_hat_1||^2 over tau sum E||u_t||^2 + tau^2 sigma^2/n."""
+    lhs, _, repaired = eq31_closed_form(step, n_clients)
+    return lhs / repaired

@@ -8,6 +8,7 @@ import verify.subtrunc.attacks_repairs as repairs
 from flbounds.falsify import search
 from flbounds.falsify.surfaces import get_surface
 from flbounds.selection import distorted_greedy
+from verify.subtrunc.lemma1 import eq31_closed_form as repairs_closed_form
 
 
 @pytest.mark.parametrize("claim_id", ["subtrunc.intro.nondecreasing_concave",
@@ -51,3 +52,17 @@ def test_plain_greedy_for_distorted_greedy_is_found(monkeypatch):
                     validator=surface.effective_validator())
     assert attack.best_ratio > surface.threshold
     assert distorted_greedy is not repairs.distorted_greedy
+
+
+def test_eq31_repair_rejects_a_step_above_one_third_and_finds_the_printed_bound(monkeypatch):
+    """eta L E = 2 eta > 1/3 is outside Lemma 1; planted: the printed (31) (tau sigma^2/n for
+    tau^2 sigma^2/n), the refuted step, is found (ratio 1.147 at eta = 1/6)."""
+    surface = get_surface("subtrunc.eq31.corrected")
+    validate = surface.effective_validator()
+    assert validate(step=1 / 6, n_clients=1) is True
+    assert isinstance(validate(step=0.2, n_clients=1), str)
+    assert surface.ratio(step=1 / 6, n_clients=1) < 1
+    monkeypatch.setattr(repairs, "eq31_closed_form",
+                        lambda step, n: (lambda t: (t[0], t[1], t[1]))(
+                            repairs_closed_form(step, n)))
+    assert surface.ratio(step=1 / 6, n_clients=1) > surface.threshold

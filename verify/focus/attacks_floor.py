@@ -1,5 +1,7 @@
-r"""Attack surfaces of SG-FOCUS's multi-round floors, Theorems 4 and 5 as printed (the
-checkpointed bounds of ``focus.thm4.floor_bound`` and ``focus.thm5.floor_bound``).
+r"""Attack surfaces of SG-FOCUS's multi-round floors: Theorems 4 and 5 as printed (the
+checkpointed bounds of ``focus.thm4.floor_bound`` and ``focus.thm5.floor_bound``) and the
+statements their proofs support (``focus.thm4.corrected_floor_bound``,
+``focus.thm5.repaired_bound``).
 
 Monte Carlo with common random numbers, as FedALS's ``fedals.thm41.bound``: every evaluation
 draws its participation plans and noise from one fixed seed (the ratio is a deterministic
@@ -33,6 +35,7 @@ from .sg_focus import (
     thm5_contraction,
     thm5_floor,
 )
+from .sg_proofs import thm4_corrected_floor
 
 MC_SEED = 20261129
 N_MAX, N_RUNS, N_ROUNDS, EVERY, SIGMA = 16, 8, 2000, 100, 0.1
@@ -84,7 +87,7 @@ def _checkpoint_ratio(problem, proc, step, offset, observable, rate, floor):
 
 
 @attack_surface("focus.thm4.floor_bound", space=SPACE, fixed=FIXED, instance=_thm4_instance,
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 300},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 200},
                 note="N <= 16 quadratics, p_i >= 0.01, eta up to Thm 4's, x_0 = x* + offset, "
                      f"tau = {TAU}, {N_RUNS} runs x {N_ROUNDS} rounds, lower 5-SE limit")
 def thm4_floor_attack(*, n, p, mu, step_frac, offset, seed):
@@ -98,7 +101,7 @@ def thm4_floor_attack(*, n, p, mu, step_frac, offset, seed):
 
 
 @attack_surface("focus.thm5.floor_bound", space=SPACE, fixed=FIXED, instance=_thm5_instance,
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 300},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 200},
                 note="N <= 16 quadratics (PL, beta = lambda_min(A-bar)), p_i >= 0.01, eta up to "
                      f"Thm 5's, tau = {TAU}, {N_RUNS} runs x {N_ROUNDS} rounds, lower 5-SE limit")
 def thm5_floor_attack(*, n, p, mu, step_frac, offset, seed):
@@ -109,3 +112,56 @@ def thm5_floor_attack(*, n, p, mu, step_frac, offset, seed):
                              thm5_contraction(beta=problem.mu, n=n, step=step),
                              thm5_floor(L=problem.L, tau=TAU, beta=problem.mu, q_min=q_min,
                                         step=step, sigma=SIGMA))
+
+
+# ---- the statements the proofs support: Theorem 4's corrected floor, Theorem 5 repaired ----
+
+def _repaired_step(problem, q_min, step_frac):
+    return step_frac * min(thm5_step(problem.mu, problem.L, problem.n_clients, TAU, q_min),
+                           q_min / (64 * problem.n_clients))
+
+
+def _repaired_instance(*, n, p, mu, step_frac, offset, seed):
+    problem, proc, q_min = _setup(n=n, p=p, mu=mu, seed=seed)
+    return sg_instance(problem, proc, _repaired_step(problem, q_min, step_frac), SIGMA,
+                       beta=problem.mu)
+
+
+@attack_surface("focus.thm4.corrected_floor_bound", space=SPACE, fixed=FIXED,
+                instance=_thm4_instance, tolerance=0.0, tolerance_why=MC,
+                budget={"quick": 60, "full": 200},
+                note="as focus.thm4.floor_bound, against the floor 4(q_min + 4N^2) eta sigma^2/"
+                     "(mu N q_min) the proof supports")
+def thm4_corrected_attack(*, n, p, mu, step_frac, offset, seed):
+    """E||x_r - x*||^2 (lower 5-SE limit) over the contraction term + the corrected floor."""
+    problem, proc, q_min = _setup(n=n, p=p, mu=mu, seed=seed)
+    step = _thm4_step(problem, q_min, step_frac)
+    mu_min = float(problem.client_mu.min())
+    return _checkpoint_ratio(problem, proc, step, offset, _squared_distance,
+                             thm4_contraction(mu=mu_min, n=n, step=step),
+                             thm4_corrected_floor(mu=mu_min, n=n, q_min=q_min, step=step,
+                                                  sigma=SIGMA))
+
+
+def _repaired_step_condition(**point):
+    """The repaired statement's own extra condition eta <= q_min/(64N) (not a predicate of
+    the printed theorem): step_frac above 1 breaks it when q_min/(64N) is the binding term."""
+    problem, _, q_min = _setup(n=point["n"], p=point["p"], mu=point["mu"], seed=point["seed"])
+    ok = _repaired_step(problem, q_min, point["step_frac"]) <= q_min / (64 * point["n"])
+    return True if ok else "step: eta <= q_min/(64N) (the repaired statement)"
+
+
+@attack_surface("focus.thm5.repaired_bound", space=SPACE, fixed=FIXED,
+                instance=_repaired_instance, validator=_repaired_step_condition,
+                tolerance=0.0, tolerance_why=MC,
+                budget={"quick": 60, "full": 200},
+                note="as focus.thm5.floor_bound at eta <= min(Thm 5's, q_min/(64N)), against "
+                     "(1 - eta beta N/4)^r Omega_0 + 4 x the printed floor")
+def thm5_repaired_attack(*, n, p, mu, step_frac, offset, seed):
+    """E[F(x_r) - F*] (lower 5-SE limit) over the repaired bound."""
+    problem, proc, q_min = _setup(n=n, p=p, mu=mu, seed=seed)
+    step = _repaired_step(problem, q_min, step_frac)
+    return _checkpoint_ratio(problem, proc, step, offset, _optimality_gap,
+                             1 - step * problem.mu * n / 4,
+                             4 * thm5_floor(L=problem.L, tau=TAU, beta=problem.mu, q_min=q_min,
+                                            step=step, sigma=SIGMA))

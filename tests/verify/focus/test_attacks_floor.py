@@ -8,7 +8,8 @@ import pytest
 import verify.focus.attacks_floor as floor
 from flbounds.falsify.surfaces import get_surface
 
-CLAIMS = ["focus.thm4.floor_bound", "focus.thm5.floor_bound"]
+CLAIMS = ["focus.thm4.floor_bound", "focus.thm5.floor_bound",
+          "focus.thm4.corrected_floor_bound", "focus.thm5.repaired_bound"]
 
 
 @pytest.mark.parametrize("claim_id", CLAIMS)

@@ -41,7 +41,7 @@ def _case1_instance(*, n_clients, n_participants, zeta, lam, n_samples):
 
 
 @attack_surface("fedals.remark42.case1_bound", space=SPACE, tolerance=0.0, tolerance_why=MC,
-                budget={"quick": 40, "full": 300}, instance=_case1_instance,
+                budget={"quick": 40, "full": 200}, instance=_case1_instance,
                 fixed=[{"n_clients": 2, "n_participants": 16, "zeta": 0.0, "lam": 1.0,
                         "n_samples": 40}],
                 note="K, K_hat <= 16 (draws with replacement), zeta 0..3, lambda 0.01..10, "

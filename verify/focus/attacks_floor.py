@@ -87,7 +87,7 @@ def _checkpoint_ratio(problem, proc, step, offset, observable, rate, floor):
 
 
 @attack_surface("focus.thm4.floor_bound", space=SPACE, fixed=FIXED, instance=_thm4_instance,
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 200},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 150},
                 note="N <= 16 quadratics, p_i >= 0.01, eta up to Thm 4's, x_0 = x* + offset, "
                      f"tau = {TAU}, {N_RUNS} runs x {N_ROUNDS} rounds, lower 5-SE limit")
 def thm4_floor_attack(*, n, p, mu, step_frac, offset, seed):
@@ -101,7 +101,7 @@ def thm4_floor_attack(*, n, p, mu, step_frac, offset, seed):
 
 
 @attack_surface("focus.thm5.floor_bound", space=SPACE, fixed=FIXED, instance=_thm5_instance,
-                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 200},
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 60, "full": 150},
                 note="N <= 16 quadratics (PL, beta = lambda_min(A-bar)), p_i >= 0.01, eta up to "
                      f"Thm 5's, tau = {TAU}, {N_RUNS} runs x {N_ROUNDS} rounds, lower 5-SE limit")
 def thm5_floor_attack(*, n, p, mu, step_frac, offset, seed):
@@ -129,7 +129,7 @@ def _repaired_instance(*, n, p, mu, step_frac, offset, seed):
 
 @attack_surface("focus.thm4.corrected_floor_bound", space=SPACE, fixed=FIXED,
                 instance=_thm4_instance, tolerance=0.0, tolerance_why=MC,
-                budget={"quick": 60, "full": 200},
+                budget={"quick": 60, "full": 150},
                 note="as focus.thm4.floor_bound, against the floor 4(q_min + 4N^2) eta sigma^2/"
                      "(mu N q_min) the proof supports")
 def thm4_corrected_attack(*, n, p, mu, step_frac, offset, seed):
@@ -154,7 +154,7 @@ def _repaired_step_condition(**point):
 @attack_surface("focus.thm5.repaired_bound", space=SPACE, fixed=FIXED,
                 instance=_repaired_instance, validator=_repaired_step_condition,
                 tolerance=0.0, tolerance_why=MC,
-                budget={"quick": 60, "full": 200},
+                budget={"quick": 60, "full": 150},
                 note="as focus.thm5.floor_bound at eta <= min(Thm 5's, q_min/(64N)), against "
                      "(1 - eta beta N/4)^r Omega_0 + 4 x the printed floor")
 def thm5_repaired_attack(*, n, p, mu, step_frac, offset, seed):

@@ -46,7 +46,7 @@ def _instance(*, n, c, p, step_frac, x0):
                        "step_frac": Box(0.05, 1.2), "x0": Box(-4, 4)},
                 instance=_instance, tolerance=0.0,
                 tolerance_why="none beyond the ratio itself: the mean's lower 5-SE limit",
-                budget={"quick": 60, "full": 400},
+                budget={"quick": 60, "full": 300},
                 fixed=[{"n": 4, "c": np.resize([1.5, -0.5, 0.5, -1.5], N_MAX),
                         "p": np.resize([0.3, 0.5, 0.7, 0.9], N_MAX), "step_frac": 1.0,
                         "x0": 2.0}],

@@ -1,7 +1,8 @@
 r"""Attack surfaces of SG-FOCUS's multi-round floors: Theorems 4 and 5 as printed (the
 checkpointed bounds of ``focus.thm4.floor_bound`` and ``focus.thm5.floor_bound``) and the
 statements their proofs support (``focus.thm4.corrected_floor_bound``,
-``focus.thm5.repaired_bound``).
+``focus.thm5.repaired_bound``), and Theorem 6 repaired (``focus.thm6.repaired_bound``: the
+averaged squared gradient over R = 400 rounds, its own constants below).
 
 Monte Carlo with common random numbers, as FedALS's ``fedals.thm41.bound``: every evaluation
 draws its participation plans and noise from one fixed seed (the ratio is a deterministic
@@ -23,6 +24,7 @@ from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import mc_mean
 
+from .assumptions import constants, noise
 from .instances import thm4_step, thm5_step
 from .sg_focus import (
     TAU,
@@ -36,6 +38,9 @@ from .sg_focus import (
     thm5_floor,
 )
 from .sg_proofs import thm4_corrected_floor
+from .thm6 import SIGMA as THM6_SIGMA
+from .thm6 import TAU as THM6_TAU
+from .thm6 import _averaged_grad_sq, thm6_repaired, thm6_step
 
 MC_SEED = 20261129
 N_MAX, N_RUNS, N_ROUNDS, EVERY, SIGMA = 16, 8, 2000, 100, 0.1
@@ -165,3 +170,46 @@ def thm5_repaired_attack(*, n, p, mu, step_frac, offset, seed):
                              1 - step * problem.mu * n / 4,
                              4 * thm5_floor(L=problem.L, tau=TAU, beta=problem.mu, q_min=q_min,
                                             step=step, sigma=SIGMA))
+
+
+# ---- Theorem 6 repaired (general non-convex, averaged squared gradient) ----
+
+THM6_RUNS, THM6_ROUNDS = 20, 400
+THM6_SPACE = {"n": Integers(2, N_MAX), "p": Box(0.01, 1.0, log=True, shape=N_MAX),
+              "L": Box(0.1, 4.0, log=True), "step_frac": Box(0.05, 1.2),
+              "offset": Box(0.0, 3.0), "seed": Integers(0, 10**6)}
+
+
+def _thm6_setup(*, n, p, L, step_frac, offset, seed):
+    problem = random_quadratics(np.random.default_rng(seed), n, 3, mu=L / 2, L=L)
+    process = Bernoulli(np.asarray(p, dtype=float)[:n])
+    q_min = float(process.aggregation_weights().min())
+    step = step_frac * thm6_step(problem.L, n, THM6_TAU, q_min)
+    return problem, process, q_min, step
+
+
+def _thm6_instance(**point):
+    problem, process, _, step = _thm6_setup(**point)
+    return constants(problem, process, tau=THM6_TAU, step=step, start_consensus=0.0,
+                     **noise(THM6_SIGMA, problem.dim))
+
+
+@attack_surface("focus.thm6.repaired_bound", space=THM6_SPACE, instance=_thm6_instance,
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 30, "full": 120},
+                fixed=[{"n": 4, "p": np.resize([0.3, 0.5, 0.7, 0.9], N_MAX), "L": L,
+                        "step_frac": 1.0, "offset": o, "seed": 0}
+                       for L in (0.25, 2.0) for o in (0.0, 1.0)],
+                note=f"N <= 16 quadratics (mu = L/2, L 0.1..4), p_i >= 0.01, eta up to Thm 6's, "
+                     f"x_0 = x* + offset, tau = {THM6_TAU}, sigma = {THM6_SIGMA}, "
+                     f"{THM6_RUNS} runs x {THM6_ROUNDS} rounds, lower 5-SE limit")
+def thm6_repaired_attack(*, n, p, L, step_frac, offset, seed):
+    """(1/R) sum_r E||grad F(x_r)||^2 (lower 5-SE limit) over the repaired bound."""
+    problem, process, q_min, step = _thm6_setup(n=n, p=p, L=L, step_frac=step_frac,
+                                                offset=offset, seed=seed)
+    x0 = problem.x_star + offset
+    runs = _averaged_grad_sq(problem, process, np.random.default_rng(MC_SEED), step=step,
+                             n_runs=THM6_RUNS, n_rounds=THM6_ROUNDS, x0=x0)
+    stats = mc_mean(runs)
+    bound = thm6_repaired(problem.loss(x0) - problem.F_star, step, n, problem.L, q_min,
+                          THM6_SIGMA, THM6_ROUNDS)
+    return float((stats.mean - K_SE * stats.se) / bound)

@@ -32,3 +32,19 @@ def test_a_floor_with_eta_squared_is_found(monkeypatch, claim_id, name):
     original = getattr(floor, name)
     monkeypatch.setattr(floor, name, lambda **kw: original(**kw) * kw["step"])
     assert surface.ratio(**point) > surface.threshold
+
+
+def test_thm6_repaired_fixed_points_hold_a_large_step_is_rejected_and_a_tenth_is_found(
+        monkeypatch):
+    surface = get_surface("focus.thm6.repaired_bound")
+    ratios = []
+    for point in surface.fixed_instances():
+        assert surface.effective_validator()(**point) is True
+        ratios.append(surface.ratio(**point))
+    assert max(ratios) <= surface.threshold
+    point = surface.fixed_instances()[int(np.argmax(ratios))]
+    rejected = surface.effective_validator()(**dict(point, step_frac=1.2))
+    assert isinstance(rejected, str) and "step" in rejected
+    original = floor.thm6_repaired
+    monkeypatch.setattr(floor, "thm6_repaired", lambda *a: 0.1 * original(*a))
+    assert surface.ratio(**point) > surface.threshold

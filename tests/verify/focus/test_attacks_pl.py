@@ -24,3 +24,17 @@ def test_a_rate_a_thousand_times_as_fast_is_found(monkeypatch):
     monkeypatch.setattr(pl, "thm1b", lambda *, beta, L, p, tau, step:
                         1 - 1000 * step * beta * len(p))
     assert surface.ratio(**point) > surface.threshold
+
+
+def test_thm1c_fixed_point_holds_a_large_step_is_rejected_and_a_planted_constant_is_found(
+        monkeypatch):
+    """Planted: 8 (F(x_0) - F*)/(eta N R) with 8 replaced by 0.08."""
+    surface = get_surface("focus.thm1c.nonconvex_rate")
+    point = surface.fixed_instances()[0]
+    assert surface.effective_validator()(**point) is True
+    assert 0 < surface.ratio(**point) <= surface.threshold
+    rejected = surface.effective_validator()(**dict(point, step_frac=1.2))
+    assert isinstance(rejected, str) and "step" in rejected
+    original = pl.thm1c
+    monkeypatch.setattr(pl, "thm1c", lambda **kw: 0.01 * original(**kw))
+    assert surface.ratio(**point) > surface.threshold

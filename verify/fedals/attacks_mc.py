@@ -15,14 +15,17 @@ import numpy as np
 
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.theory.data_models import RidgeModel
+from flbounds.theory.generalization import summarize_bound
+from flbounds.theory.generalization_rounds import r_round_fedavg
 
-from ._local_sgd import _b1_runs
+from ._local_sgd import _avg_se, _b1_runs
 from .instances import DIM, K_FAMILY, NOISE_SD
 from .remark4_2.case1 import _bound as _bound72
 from .remark4_2.case1 import _common, _instance, _weight_moment
 from .remark4_2.case2 import _bound73, _case2_instance, _case2_terms
 from .thm4_1.attacks import MC, MC_SEED
 from .thm4_1.claims import _logistic_cell, _logistic_pool
+from .thm4_3 import attacks as ROUNDS
 
 K_MAX = 16
 #: dataset and plan draws per evaluation
@@ -159,3 +162,34 @@ def logistic(*, base, n_clients, zeta, lam, n_samples):
                           zeta=zeta)
     row = cell["row"]
     return (row["gap"] - K_FAMILY * float(cell["se"])) / row["bound"]
+
+
+# ---- (56) as printed (E(Delta + eps) under the root), on fedals.thm43.per_round_bound's space ----
+
+EQ56_SPACE = {"base": Box(-2, 2, shape=DIM), "u": Box(-2, 2, shape=(ROUNDS.K_MAX, DIM)),
+              "zeta": Box(0, 3), "n_clients": Integers(1, ROUNDS.K_MAX),
+              "lam": Box(0.01, 10, log=True), "tau": Integers(1, 10),
+              "batch_size": Integers(1, 8), "step_frac": Box(0.01, 1.0, log=True)}
+EQ56_FIXED = [{"base": np.ones(DIM), "u": np.eye(ROUNDS.K_MAX, DIM), "zeta": 1.0,
+               "n_clients": 4, "lam": 0.1, "tau": tau, "batch_size": 4, "step_frac": 0.5}
+              for tau in (1, 10)]
+
+
+@attack_surface("fedals.thm43.eq56_printed", space=EQ56_SPACE,
+                tolerance=0.0, tolerance_why=MC, budget={"quick": 20, "full": 150},
+                instance=ROUNDS._instance, fixed=EQ56_FIXED,
+                note="the space of fedals.thm43.per_round_bound's attack (ridge, K <= 16, "
+                     "tau 1..10, batch 1..8, step up to 1/L, R = 5 rounds, 100 draws), against "
+                     "(56) as printed")
+def eq56(*, base, u, zeta, n_clients, lam, tau, batch_size, step_frac):
+    """(round-averaged gap - 5 SE) over the round-averaged printed (56)."""
+    rng = np.random.default_rng(ROUNDS.MC_SEED)
+    model = ROUNDS._model(base, u, zeta, n_clients, lam)
+    w = np.full(n_clients, 1.0 / n_clients)
+    trace = r_round_fedavg(model, w, rng, n_draws=ROUNDS.N_DRAWS, n_rounds=ROUNDS.N_ROUNDS,
+                           local_steps=tau, batch_size=batch_size, step=step_frac / model.L)
+    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="eq56") for dr in trace.draws]
+    gap, gap_se = _avg_se(trace.corrected)
+    bound = float(np.mean([s.bound for s in sums]))
+    bound_se = float(np.sqrt(np.mean([s.bound_se ** 2 for s in sums])))
+    return (gap - K_FAMILY * float(np.hypot(gap_se, bound_se))) / bound

@@ -93,3 +93,21 @@ def test_logistic_fixed_points_hold_and_a_hundredth_of_the_bound_is_found(monkey
 
     monkeypatch.setattr(mc, "_logistic_cell", planted)
     assert surface.ratio(**point) > surface.threshold
+
+
+def test_eq56_fixed_points_hold_zero_steps_are_rejected_and_a_hundredth_is_found(monkeypatch):
+    from flbounds.falsify import search
+
+    surface = get_surface("fedals.thm43.eq56_printed")
+    for point in surface.fixed_instances():
+        assert surface.effective_validator()(**point) is True
+        assert surface.ratio(**point) <= surface.threshold
+    rejected = surface.effective_validator()(**dict(surface.fixed_instances()[0], tau=0))
+    assert isinstance(rejected, str) and "sgd" in rejected
+    original = mc.summarize_bound
+    monkeypatch.setattr(mc, "summarize_bound",
+                        lambda *a, **kw: original(*a, **kw)._replace(
+                            bound=0.01 * original(*a, **kw).bound))
+    attack = search(surface.ratio, surface.space, budget=20, seed=0,
+                    validator=surface.effective_validator())
+    assert attack.best_ratio > surface.threshold

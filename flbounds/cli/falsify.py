@@ -81,9 +81,9 @@ def select_surfaces(patterns) -> list[str]:
 def run(args) -> int:
     from flbounds.falsify.task import PROGRESS, attack_task, budget_profile
 
-    ids = select_surfaces(args.patterns)
     if args.list:
-        return list_surfaces(ids)
+        return list_surfaces(*select_listed(args.patterns))
+    ids = select_surfaces(args.patterns)
     try:    # every output path checked before any work (as for 'check')
         output_folder(args.results, "--results")
         results_store(args.results, write=True)
@@ -116,8 +116,27 @@ def run(args) -> int:
     return 0 if all(r["verdict"] == r["expected"] for r in rows) else 1
 
 
-def list_surfaces(ids: list[str]) -> int:
-    """The attackable claims: id, expected verdict of the attack, budgets, search method."""
+def select_listed(patterns) -> tuple[list[str], dict[str, str]]:
+    """For ``--list``: the attacked claims and the claims declared without an attack (id ->
+    reason) matching ``patterns`` (usage error if a pattern matches neither)."""
+    from flbounds.falsify import unattacked
+
+    try:
+        reasons = unattacked()
+    except ValueError as exc:    # a no_attack declaration on an unknown or attacked claim
+        raise UsageError(str(exc)) from None
+    ids = select_surfaces([p for p in patterns
+                           if not any(matches(cid, p) for cid in reasons)])
+    if patterns:
+        ids = [cid for cid in ids if any(matches(cid, p) for p in patterns)]
+        reasons = {cid: why for cid, why in reasons.items()
+                   if any(matches(cid, p) for p in patterns)}
+    return ids, reasons
+
+
+def list_surfaces(ids: list[str], reasons: dict[str, str] | None = None) -> int:
+    """The attackable claims (id, expected verdict of the attack, budgets, search method),
+    then the bound claims declared without an attack, each with its reason."""
     from flbounds.falsify import get_surface
     from flbounds.ledger import get
 
@@ -128,7 +147,13 @@ def list_surfaces(ids: list[str]) -> int:
                      surface.budget["full"], surface.method))
     print("\n".join(aligned(("attackable claim", "expected", "budget quick", "budget full",
                              "method"), rows, right=(2, 3))))
-    print(f"{len(rows)} attackable claims; 'flbounds falsify ID' attacks one")
+    without = ""
+    if reasons:
+        print("\nno attack: reason")
+        for cid, why in reasons.items():
+            print(f"  {cid}: {why}")
+        without = f"{len(reasons)} bound claims without an attack (reasons above); "
+    print(f"{without}{len(rows)} attackable claims; 'flbounds falsify ID' attacks one")
     return 0
 
 

@@ -41,3 +41,21 @@ def test_a_second_different_reason_is_refused(monkeypatch):
     monkeypatch.setitem(_NO_ATTACK, "kvib.some_claim", "the first reason given here")
     with pytest.raises(ValueError, match="declared twice"):
         no_attack("kvib.some_claim", "another reason given here")
+
+
+def test_falsify_list_shows_the_reasons(capsys):
+    """`flbounds falsify --list` prints the unattacked claims with their reasons, filtered by
+    the patterns (a pattern matching only unattacked claims is accepted)."""
+    from flbounds.cli import main
+
+    assert main(["falsify", "--list", "subtrunc"]) == 0
+    out = capsys.readouterr().out
+    assert "no attack: reason" in out
+    reasons = {cid: why for cid, why in unattacked().items() if cid.startswith("subtrunc.")}
+    for cid, why in reasons.items():
+        assert f"{cid}: {why}" in out
+    assert "subtrunc.prop3.exhaustive" in out and "kvib." not in out
+    assert main(["falsify", "--list", "subtrunc.thm1.self_bounding"]) == 0
+    out = capsys.readouterr().out
+    assert "subtrunc.thm1.self_bounding:" in out
+    assert "1 bound claims without an attack (reasons above)" in out

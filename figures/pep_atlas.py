@@ -36,8 +36,9 @@ MARKERS = "osD^v<>"
 
 
 def plot(data):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.6))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 6.2))
     p = data["p"]
+    diverging = 0
     for k, name in enumerate(data["names"]):
         ax = right if "Thm" in str(name) else left
         cert, wit, printed = (data[f"s{k}_{f}"] for f in ("certified", "witness", "printed"))
@@ -46,7 +47,9 @@ def plot(data):
         ax.semilogy(p, np.where(wit < 1, 1 - wit, np.nan), ":", color=line.get_color(),
                     label=f"{name}: witness")
         if np.any(wit >= 1):  # a replayed instance on which the algorithm diverges
-            ax.plot(p[wit >= 1], np.full(int(np.sum(wit >= 1)), 0.0), "x", ms=9,
+            # at the axis' foot, each series a little higher so the marks do not overlap
+            diverging += 1
+            ax.plot(p[wit >= 1], np.full(int(np.sum(wit >= 1)), 0.03 * diverging), "x", ms=9,
                     color=line.get_color(), clip_on=False, transform=ax.get_xaxis_transform(),
                     label=f"{name}: witness diverges")
         if np.isfinite(printed).any():
@@ -57,7 +60,9 @@ def plot(data):
     for ax in (left, right):
         ax.set_xlabel("participation probability $p$ (SAFARI: $q$)")
         ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-        ax.legend()
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize="small",
+                  frameon=False)
+    fig.subplots_adjust(bottom=0.36, wspace=0.25)
     fig.suptitle(rf"Worst-case rate over many rounds, $L/\mu = "
                  rf"{float(data['L']) / float(data['mu']):g}$")
     return fig

@@ -7,8 +7,8 @@ Each function returns a :class:`~flbounds.pep.describe.Round`; pass it with a
 (``fedavg``, ``focus``, ``baselines.scaffold``), with SCAFFOLD's global step and the server
 momentum of FedAvgM (Hsu, Qi and Brown, 2019) as parameters.
 
-- :func:`fedavg_round` with :func:`~flbounds.pep.describe.distance` (a common minimizer) or
-  :func:`~flbounds.pep.describe.two_runs` (heterogeneous clients) is the round of
+- :func:`fedavg_round` with :func:`~flbounds.pep.measures.distance` (a common minimizer) or
+  :func:`~flbounds.pep.measures.two_runs` (heterogeneous clients) is the round of
   :func:`flbounds.pep.fedavg_rate`.
 - :func:`focus_round` with :func:`focus_lyapunov` over clients sharing a minimizer is the
   round of :func:`flbounds.pep.focus_rate` (its module docstring shows why sharing the

@@ -32,7 +32,7 @@ values' coefficients): an LMI in :math:`(P, \lambda)` at fixed :math:`\rho`, and
 :math:`\rho` (:math:`B(P) \succeq 0`), so :math:`\rho` is found by bisection.
 
 The certificate. The search's solver is not trusted: its last feasible :math:`P` is handed to
-:func:`flbounds.pep.engine.worst_case` as a measure (:func:`flbounds.pep.describe.lyapunov`),
+:func:`flbounds.pep.engine.worst_case` as a measure (:func:`flbounds.pep.measures.lyapunov`),
 whose solve has the project's discipline (an inaccurate solve raises; then, when
 :math:`P \succ 0` gives the start's norm bounds, the certified bound rebuilt from the
 multipliers, ``certified=True``, :mod:`.certify`). That value,

@@ -167,8 +167,8 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     program : Mixture, Round or (Round, participation)
     setting : Setting
     measure : Measure
-        A one-run measure (:func:`~flbounds.pep.describe.lyapunov`,
-        :func:`~flbounds.pep.describe.distance`).
+        A one-run measure (:func:`~flbounds.pep.measures.lyapunov`,
+        :func:`~flbounds.pep.measures.distance`).
     printed : float, optional
         A printed rate to report beside the worst case.
     form : {"origin", "values", "pepit"}

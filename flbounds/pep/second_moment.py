@@ -110,7 +110,7 @@ def second_moment_rate(matrices, probs) -> float:
 
 def fitted_instance(round_: Round, setting: Setting, participation, measure):
     r"""Quadratic clients fitted to the one-round worst case of ``measure`` (a
-    :class:`~flbounds.pep.describe.Measure`, e.g. a searched :math:`V_P`) over the
+    :class:`~flbounds.pep.measures.Measure`, e.g. a searched :math:`V_P`) over the
     quadratic class (the optimal Gram matrix factored, each client's
     :math:`\mu I \preceq Q_i \preceq L I` fitted to its points and gradients by
     :func:`flbounds.pep.witness.fit_quadratic`; :math:`x^\star = 0`).

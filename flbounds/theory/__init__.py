@@ -8,7 +8,7 @@ r"""Learning-theory constructions and exact limits that are not tied to one pape
 - :mod:`.thresholds`: one-dimensional threshold classifiers (ERM with a pinned tie-break,
   exact excess error under mixtures of uniforms, the transfer constant of a mixture);
 - :mod:`.data_models`: client data models with exact population risks (ridge, softmax
-  pools) and the OLS closed forms;
+  pools); :mod:`.ols`: the OLS closed forms;
 - :mod:`.generalization`, :mod:`.generalization_rounds`: Monte Carlo estimators of the
   one-round and R-round generalization gaps of averaged models, with control variates.
 """

@@ -12,11 +12,9 @@ import numpy as np
 from flbounds.ledger import Evidence, Tolerance, claim, result
 from flbounds.theory.data_models import (
     RidgeModel,
-    ols_averaged_gap,
-    ols_local_gap,
-    ols_nonidness,
 )
 from flbounds.theory.generalization import one_round_draws
+from flbounds.theory.ols import ols_averaged_gap, ols_local_gap, ols_nonidness
 
 from .instances import DIM
 

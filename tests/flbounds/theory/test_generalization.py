@@ -7,12 +7,10 @@ from flbounds.theory.data_models import (
     RidgeModel,
     SoftmaxPool,
     logistic_pool,
-    ols_averaged_gap,
-    ols_local_gap,
-    ols_nonidness,
 )
 from flbounds.theory.generalization import one_round_batch, one_round_draws, summarize_bound
 from flbounds.theory.generalization_rounds import batch_plan, one_pass_plan, ridge_local_sgd
+from flbounds.theory.ols import ols_averaged_gap, ols_local_gap, ols_nonidness
 
 
 def _ridge(K=3, d=4, lam=0.2, seed=0):

@@ -1,0 +1,101 @@
+"""What a worst case measures (:class:`Measure`): a quadratic Lyapunov ratio
+(:func:`lyapunov`, :func:`distance`) or the contraction of two runs (:func:`two_runs`); part
+of the round vocabulary of :mod:`flbounds.pep.describe`, which re-exports them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Measure:
+    r"""What is measured: the worst case is :math:`\sup E[V(X^+)]` over :math:`V(X) \le 1`
+    (``runs = 1``) or, with ``runs = 2``, :math:`\sup E[V(X^+ - \tilde X^+)]` for two runs with
+    the same clients and participation, :math:`V(X - \tilde X) \le 1` (``star`` then None).
+
+    Attributes
+    ----------
+    value, label : callable, str
+        :math:`V` = ``value(state, star)``, a quadratic function of the state's points (a PEPit
+        expression; ``star`` has ``x`` and the clients' ``gradients`` at :math:`x^\star`).
+    runs : {1, 2}, default 1
+    bounds : callable, optional
+        ``bounds(state) -> {free start point: bound on its norm}`` implied by :math:`V \le 1`
+        when every client is stationary at :math:`x^\star = 0`: what a certified solve
+        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs.
+    """
+
+    value: Callable
+    label: str
+    runs: int = 1
+    bounds: Callable | None = None
+
+
+def lyapunov(value, label, bounds=None) -> Measure:
+    r""":math:`E[V(X^+)] / V(X)` for the caller's quadratic :math:`V` = ``value(state, star)``.
+
+    Parameters
+    ----------
+    value : callable
+        ``value(state, star)``: a quadratic function of the state's points (a PEPit
+        expression; server points ``state["x"]``, client points ``state.client("z")``, one
+        per client) and of ``star`` (``star.x`` and ``star.gradients``, the clients'
+        gradients at :math:`x^\star`).
+    label : str
+        A name for reports.
+    bounds : callable, optional
+        ``bounds(state) -> {free start point: bound on its norm}``, for a certified solve
+        (see :class:`Measure`).
+
+    Returns
+    -------
+    Measure
+        One run (``runs = 1``).
+    """
+    if not callable(value):
+        raise ValueError("value must be callable: value(state, star) -> expression")
+    if bounds is not None and not callable(bounds):
+        raise ValueError("bounds must be callable: bounds(state) -> {point: norm bound}")
+    return Measure(value, str(label), bounds=bounds)
+
+
+def distance() -> Measure:
+    r""":math:`E\|x^+ - x^\star\|^2 / \|x - x^\star\|^2` (:math:`\|x\| \le 1` at
+    :math:`x^\star = 0`).
+
+    Returns
+    -------
+    Measure
+    """
+    return Measure(lambda state, star: (state["x"] - star.x) ** 2,
+                   "E||x+ - x*||^2 / ||x - x*||^2", bounds=lambda state: {state["x"]: 1.0})
+
+
+def two_runs(value=None, label=None) -> Measure:
+    r"""Contraction of two runs (same clients, same participation): default
+    :math:`E\|x^+ - \tilde x^+\|^2 / \|x - \tilde x\|^2`.
+
+    Parameters
+    ----------
+    value : callable, optional
+        ``value(diff, star)``: a quadratic function of ``diff``, the difference of the two
+        runs' states (accessed like a state), with ``star`` None; default
+        :math:`\|x - \tilde x\|^2`.
+    label : str, optional
+        A name for reports (``"two runs"`` when ``value`` is given without one; ignored
+        without ``value``).
+
+    Returns
+    -------
+    Measure
+        ``runs = 2``, no ``bounds`` (no certified solve).
+    """
+    if value is None:
+        return Measure(lambda diff, star: diff["x"] ** 2,
+                       "E||x+ - x~+||^2 / ||x - x~||^2 (two runs, same clients and "
+                       "participation)", runs=2)
+    return Measure(value, str(label or "two runs"), runs=2)
+
+
+__all__ = ["Measure", "distance", "lyapunov", "two_runs"]

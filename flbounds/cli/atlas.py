@@ -54,8 +54,14 @@ def run(args) -> int:
         atlas.check_args(**{k: cfg[k] if v is None else v for k, v in options.items()
                             if k in ("local_steps", "n_clients", "ps")},
                          mu=args.mu, L=args.L, step=args.step)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    except ValueError as exc:  # name the command-line option, not the function's argument
+        message = str(exc)
+        for name, flag in (("ps", "--p"), ("local_steps", "--tau"), ("n_clients", "--clients"),
+                           ("step", "--step"), ("mu", "--mu"), ("L", "--L")):
+            if message.startswith(f"{name} "):
+                message = f"{flag} ({name}) {message[len(name) + 1:]}"
+                break
+        raise UsageError(message) from None
     table = atlas.compute_atlas(profile=args.profile, printed=not args.no_printed, **options)
     written = atlas.write_table(table, args.out)
     if not args.no_figure:

@@ -25,8 +25,12 @@ CLAIMS = ("focus.thm1a.tightness", "safari.thm5.tightness")
 
 def compute(profile="quick", seed=0, **options):
     """The atlas's arrays (``seed`` unused: every number is a worst case or an exact
-    expectation)."""
-    atlas = compute_atlas(profile=profile, **options)
+    expectation), the printed rates looked up in the ledger's bounds."""
+    from flbounds.ledger.api.bounds import get
+    from flbounds.ledger.api.registry import load_all
+
+    load_all()
+    atlas = compute_atlas(profile=profile, printed=get, **options)
     return {**arrays(atlas), "n_clients": atlas["constants"]["n_clients"],
             "local_steps": atlas["constants"]["local_steps"], "step": atlas["constants"]["step"],
             "mu": atlas["constants"]["mu"], "L": atlas["constants"]["L"]}
@@ -60,12 +64,30 @@ def plot(data):
     for ax in (left, right):
         ax.set_xlabel("participation probability $p$ (SAFARI: $q$)")
         ax.set_ylabel(r"contraction gap $1-\rho$ per round")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize="small",
-                  frameon=False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     fig.subplots_adjust(bottom=0.36, wspace=0.25)
     fig.suptitle(rf"Worst-case rate over many rounds, $L/\mu = "
                  rf"{float(data['L']) / float(data['mu']):g}$")
     return fig
+
+
+def draw(table, out):
+    """The figure of an atlas table (:func:`flbounds.pep.atlas.compute_atlas`'s dict) as
+    ``pep_atlas.png`` (300 dpi) and ``pep_atlas.pdf`` in ``out``; returns the paths."""
+    from pathlib import Path
+
+    from figures._style import DPI, figure_style
+
+    c = table["constants"]
+    data = {**arrays(table), **{k: c[k] for k in ("n_clients", "local_steps", "step", "mu",
+                                                   "L")}}
+    paths = [Path(out) / "pep_atlas.png", Path(out) / "pep_atlas.pdf"]
+    with figure_style():
+        fig = plot(data)
+        fig.savefig(paths[0], dpi=DPI)
+        fig.savefig(paths[1])
+    plt.close(fig)
+    return paths
 
 
 def main(argv=None):

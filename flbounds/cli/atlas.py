@@ -62,7 +62,12 @@ def run(args) -> int:
                 message = f"{flag} ({name}) {message[len(name) + 1:]}"
                 break
         raise UsageError(message) from None
-    table = atlas.compute_atlas(profile=args.profile, printed=not args.no_printed, **options)
+    from flbounds.ledger.api.bounds import get
+    from flbounds.ledger.api.registry import load_all
+
+    load_all()   # the papers' plugins register the printed bounds
+    table = atlas.compute_atlas(profile=args.profile, printed=None if args.no_printed else get,
+                                **options)
     written = atlas.write_table(table, args.out)
     if not args.no_figure:
         written += _figure(table, args.out)
@@ -72,20 +77,10 @@ def run(args) -> int:
 
 
 def _figure(table, out):
+    """The atlas figure, drawn by the ``pep_atlas`` figure of the figures' registry."""
     import matplotlib
 
     matplotlib.use("Agg")
-    from figures._style import DPI, figure_style
-    from figures.pep_atlas import plot
-    from flbounds.pep.atlas import arrays
+    from flbounds.ledger.api.figures import select_figures
 
-    c = table["constants"]
-    data = {**arrays(table), **{k: c[k] for k in ("n_clients", "local_steps", "step", "mu",
-                                                   "L")}}
-    paths = [Path(out) / "pep_atlas.png", Path(out) / "pep_atlas.pdf"]
-    with figure_style():
-        fig = plot(data)
-        fig.savefig(paths[0], dpi=DPI)
-        fig.savefig(paths[1])
-    matplotlib.pyplot.close(fig)
-    return paths
+    return select_figures(["pep_atlas"])["pep_atlas"].draw(table, out)

@@ -17,9 +17,10 @@ heterogeneous clients is another question). Where a paper prints a rate it is se
   every round's state, which this bracket does not impose: a certified value above the
   printed rate is a comparison, not a violation (``safari.thm5.tightness`` is the claim).
 
-The printed values come from the ledger's bounds (``flbounds.ledger.api.bounds.get(id)``, as
-``flbounds bound`` shows them). :func:`write_table` writes the JSON and Markdown table; the
-figure is ``figures/pep_atlas.py``; ``flbounds atlas`` does both.
+The printed values come from the ledger's bounds, looked up by the caller's ``printed``
+(``flbounds.ledger.api.bounds.get``, as ``flbounds bound`` shows them). :func:`write_table`
+writes the JSON and Markdown table; the figure is ``figures/pep_atlas.py``; ``flbounds
+atlas`` does both.
 
 Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_clients, p)
 -> Round`` (:mod:`flbounds.pep.described` and :mod:`flbounds.pep.described_server`):
@@ -106,7 +107,7 @@ def _cell(run, witness=None):
 
 
 def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, step=None,
-                  profile="quick", printed=True) -> dict:
+                  profile="quick", printed=None) -> dict:
     r"""The atlas's numbers (module docstring).
 
     Parameters
@@ -120,8 +121,11 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     step : float, optional
         The local step of every algorithm (default :math:`1/(4L\tau)`).
     profile : {"quick", "full"}
-    printed : bool, default True
-        Also FOCUS at Thm 1(a)'s step and SAFARI under Thm 5, with their printed rates.
+    printed : callable, optional
+        A lookup of registered printed bounds by result id, e.g.
+        ``flbounds.ledger.api.bounds.get`` (with the papers' plugins loaded): adds FOCUS at
+        Thm 1(a)'s step and SAFARI under Thm 5, with their printed rates. None or False:
+        without them (this module takes no paper's bound from anywhere else).
 
     Returns
     -------
@@ -146,15 +150,17 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
                            lambda b=build, p=p: witness_rate(b(tau, step, n, p), setting,
                                                              Bernoulli([p] * n)))
                      for p in ps] for name, build in ALGORITHMS.items()}
+    if printed and not callable(printed):
+        raise ValueError("printed must be a lookup of printed bounds by id (e.g. "
+                         f"flbounds.ledger.api.bounds.get) or None, got {printed!r:.60}")
     if printed:
-        series.update(_printed_series(mu, L, tau, n, ps, setting))
+        series.update(_printed_series(mu, L, tau, n, ps, setting, printed))
     return dict(constants=dict(mu=mu, L=L, local_steps=tau, n_clients=n, step=step,
                                ps=list(ps), profile=profile),
                 series=series, seconds=round(time.perf_counter() - clock, 2))
 
 
-def _printed_series(mu, L, tau, n, ps, setting):
-    from flbounds.ledger.api.bounds import get
+def _printed_series(mu, L, tau, n, ps, setting, get):
     from flbounds.participation import Bernoulli
 
     focus, safari = [], []

@@ -282,15 +282,20 @@ def _d1_instance(*, base, decay, lam, n, T, k_frac):
     return dict(feedback=fb, n_rounds=T, budget=k, n_clients=n, gamma=G**2, G=G)
 
 
+#: Theorem D.1's search space (its attacks share it) and the claim's own instance
+D1_SPACE = {"base": Box(1e-3, 1e3, log=True, shape=D1_N), "decay": Box(-1, 1, shape=D1_N),
+            "lam": Simplex(D1_N, floor=1e-3), "n": Integers(2, D1_N), "T": Integers(1, 100),
+            "k_frac": Box(0, 1)}
+D1_FIXED = {"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
+            "decay": np.full(D1_N, 0.5), "lam": np.full(D1_N, 1 / D1_N), "n": 4, "T": 10,
+            "k_frac": 0.5}
+
+
 @attack_surface("kvib.thm_d1.printed_last_term",
-          space={"base": Box(1e-3, 1e3, log=True, shape=D1_N),
-                 "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
-                 "n": Integers(2, D1_N), "T": Integers(1, 100), "k_frac": Box(0, 1)},
+          space=D1_SPACE,
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
           budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
-          fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
-                  "decay": np.full(D1_N, 0.5), "lam": np.full(D1_N, 1 / D1_N), "n": 4,
-                  "T": 10, "k_frac": 0.5}],
+          fixed=[D1_FIXED],
           note="full-information FTRL (gamma = G^2, G the largest feedback over the run); N "
                "up to 16; Assumption 5.1 feedback from above or below (decay in [-1, 1]), "
                "any lambda on the simplex; T up to 100; K in [1, N); an instance with every "
@@ -308,14 +313,10 @@ def printed_last_term(*, base, decay, lam, n, T, k_frac):
 
 
 @attack_surface("kvib.thm_d1.full_information",
-          space={"base": Box(1e-3, 1e3, log=True, shape=D1_N),
-                 "decay": Box(-1, 1, shape=D1_N), "lam": Simplex(D1_N, floor=1e-3),
-                 "n": Integers(2, D1_N), "T": Integers(1, 100), "k_frac": Box(0, 1)},
+          space=D1_SPACE,
           tolerance=1e-9, tolerance_why="deterministic runs (as the claim)",
           budget={"quick": 300, "full": 5000}, instance=lambda **point: _d1_instance(**point),
-          fixed=[{"base": np.concatenate([2.0 ** np.arange(N_MAX), np.ones(N_MAX)]),
-                  "decay": np.full(D1_N, 0.5), "lam": np.full(D1_N, 1 / D1_N), "n": 4,
-                  "T": 10, "k_frac": 0.5}],
+          fixed=[D1_FIXED],
           note="as kvib.thm_d1.printed_last_term, against eq. (51) with the derivation's last "
                "term 22 N^2 G^2/zbar")
 def corrected_last_term(*, base, decay, lam, n, T, k_frac):

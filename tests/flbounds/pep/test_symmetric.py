@@ -147,18 +147,15 @@ def test_class_moments_equal_the_subset_law(process):
     assert law.empty_probability == pytest.approx(full.empty_probability, abs=1e-15)
 
 
-def test_the_target_size_solves_quickly():
-    """One FedAvg round, exact Bernoulli participation, N = 1000 in 2 classes: under 10 s of
-    CPU (the class law, the build and the solve; CPU rather than wall, which a loaded
-    machine inflates)."""
-    import time
-
+def test_the_target_size_solves():
+    """One FedAvg round, exact Bernoulli participation, N = 1000 in 2 classes, solves to a
+    contraction (its time is measured in ``benchmarks/pep_sizes.py``, not asserted here: a
+    test must pass on a busy machine)."""
     groups, p = _two_classes(1000)
-    start = time.process_time()
     res = pep.worst_case(pep.fedavg_round(3, 0.2), pep.Setting(1000, 1.0, 2.0,
                                                                   common_minimizer=True),
                          pep.distance(), Bernoulli(p), classes=groups)
-    assert time.process_time() - start < 10 and 0 < res.worst < 1
+    assert 0 < res.worst < 1
 
 
 @pytest.mark.parametrize("classes, match", [

@@ -37,6 +37,9 @@ def test_every_checked_step_has_a_ratio():
     names = " ".join(b1.b1_step_ratios(**point))
     for ref in ("(16)", "(40)", "(41)-(44)", "(45)", "(47)-(49)", "(50)"):
         assert ref in names
+    # (45) and (50) under both readings of eps_k (on S'_k as printed, on S_k as meant)
+    assert sum(name.startswith(("(45)", "(50)")) and "as printed" in name
+               for name in b1.b1_step_ratios(**point)) == 2
 
 
 def test_points_outside_the_hypotheses_are_rejected():

@@ -11,7 +11,8 @@ the claims already imported, no other thread in the parent): they start with eve
 loaded, in milliseconds, where a fresh interpreter spends a second or more importing them
 while competing with the parent for the cores. A pool started before the claims are loaded
 waits for them and forks at its first task. Otherwise, and for every replacement, a worker
-is a fresh Python process (``python -c``, the parent's ``sys.path``).
+is a fresh Python process (``python -c``, the parent's ``sys.path``), which sees only the
+claims that the plugins declare; a pool that must fork (``fork=True``) raises instead.
 
 Workers never outlive the parent: on Linux a worker asks for SIGKILL on the parent's death
 (``PR_SET_PDEATHSIG``) and then checks that the parent is still the one that started it
@@ -54,12 +55,24 @@ _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
 def can_fork() -> bool:
     """True when this process may fork workers: Linux, no thread besides this one (a fork
     copies only the calling thread; a lock another thread held would stay held) and numba's
-    thread pool not started (its OpenMP and TBB layers do not survive a fork)."""
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")
-            and threading.active_count() == 1):
-        return False
+    thread pool not started (its OpenMP and TBB layers do not survive a fork). See
+    :func:`fork_obstacle` for what stands in the way."""
+    return fork_obstacle() is None
+
+
+def fork_obstacle() -> str | None:
+    """Why this process may not fork workers (:func:`can_fork`), None when it may. Another
+    thread is named: some outlive what started them (e.g. the offload thread a Dask client
+    leaves for the rest of the process), so no fork is safe after them."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return f"no fork on {sys.platform}"
+    if threading.active_count() != 1:
+        others = [t.name for t in threading.enumerate() if t is not threading.current_thread()]
+        return f"other threads are alive ({', '.join(others)})"
     parallel = sys.modules.get("numba.np.ufunc.parallel")
-    return not getattr(parallel, "_is_initialized", False)
+    if getattr(parallel, "_is_initialized", False):
+        return "numba's thread pool is started"
+    return None
 
 
 class _Forked:
@@ -178,8 +191,11 @@ class WorkerPool:
     """Up to ``size`` worker processes; each task gets ``timeout`` seconds (None: no limit)."""
 
     def __init__(self, size: int, *, timeout: float | None = None, fork: bool | None = None):
-        """``fork``: False never forks; True or None forks the first workers whenever
-        :func:`can_fork` allows it. Replacements are always spawned."""
+        """``fork``: None forks the first workers whenever :func:`can_fork` allows it and
+        spawns them otherwise; True forks them or raises ``RuntimeError`` saying why it
+        cannot (for workers that must inherit this process's state, such as claims declared
+        at run time, which a spawned worker never sees); False never forks. Replacements are
+        always spawned."""
         self.size, self.timeout = size, timeout
         self.fork = fork
         self._events: queue.Queue = queue.Queue()
@@ -196,6 +212,12 @@ class WorkerPool:
         will fork waits for its first task (spawned workers start now and import the claims
         while the caller prepares the tasks)."""
         count = self.size if count is None else min(count, self.size)
+        if len(self._idle) + len(self._busy) >= count:
+            return
+        if self.fork and not can_fork():
+            raise RuntimeError(f"WorkerPool(fork=True) cannot fork its workers: "
+                               f"{fork_obstacle() or 'can_fork() is False'}; fork=None "
+                               f"spawns them instead")
         fork = can_fork() if self.fork is None else self.fork
         if fork and not claims_loaded():
             self._deferred = max(count, self._deferred or 0)

@@ -225,6 +225,7 @@ def test_resume_reuses_stored_cells_and_a_failed_cell_fails_the_claim(grid_claim
     RAN.clear()
     [failed] = run_claims([broken], seed=3, workers=1, store=store)
     assert failed.verdict == "error" and "cell 3 of 6 failed" in failed.reason
+    assert failed.task_key == one.task_key       # the claim's own key, as its row would have
     assert "cell down" in failed.reason
     monkeypatch.setitem(registry._REGISTRY, CLAIM, grid_claim)
     RAN.clear()

@@ -128,7 +128,7 @@ def test_cells_as_tasks_give_the_one_task_row_bit_for_bit(grid_claim, tmp_path):
 
 
 # The claim reaches a two-worker pool's workers only if they are forked from a process that
-# declared it; a process may fork only while no other thread is alive (workers.can_fork), and
+# declared it; a process may fork only while no other thread is alive (forking.can_fork), and
 # a test process is not one: a Dask client, for one, leaves its offload thread behind for the
 # rest of the process. So the two-worker run is made in a fresh interpreter of its own.
 TWO_WORKERS = '''

@@ -192,7 +192,8 @@ def _git_head(root: Path) -> str | None:
 
 def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0) -> dict:
     """The ``error`` row of a task that did not return (timed out, worker died); for a
-    cell's task, the row of its claim."""
+    cell's task, the row of its claim. Its ``task_key`` is the task's own, as in the row
+    the task would have returned."""
     task_id, profile, seed = task
     if task_id.startswith(CELL_PREFIX):
         task_id = parse_cell_task(task_id)[0]
@@ -212,7 +213,10 @@ def failure_row(task: tuple[str, str, int], reason: str, elapsed_s: float = 0.0)
             expected=c.expected_for(profile), reproducer=c.reproducer(profile, seed),
             params=c.params(profile), seed=seed, elapsed_s=0.0, versions={}, profile=profile,
             task_key=task_key(c, profile, seed)).to_dict()
+    # the task's own key: the stand-in function above lives in this module, whose code
+    # digest is not the claim's
     row.update(reason=reason, traceback="", elapsed_s=float(elapsed_s),
+               task_key=task_key(c, profile, seed),
                git_commit=source_commit() or "", finished=_utc_now(),
                versions={**(row.get("versions") or {}),
                          **plugin_versions(getattr(c, "module", ""))})

@@ -11,7 +11,8 @@ the claims already imported, no other thread in the parent): they start with eve
 loaded, in milliseconds, where a fresh interpreter spends a second or more importing them
 while competing with the parent for the cores. A pool started before the claims are loaded
 waits for them and forks at its first task. Otherwise, and for every replacement, a worker
-is a fresh Python process (``python -c``, the parent's ``sys.path``).
+is a fresh Python process (``python -c``, the parent's ``sys.path``), which sees only the
+claims that the plugins declare; a pool that must fork (``fork=True``) raises instead.
 
 Workers never outlive the parent: on Linux a worker asks for SIGKILL on the parent's death
 (``PR_SET_PDEATHSIG``) and then checks that the parent is still the one that started it
@@ -35,6 +36,7 @@ import warnings
 from ..api.plugins import PluginLoadWarning
 from ..api.registry import claims_loaded, load_all
 from ..api.taskkey import adopt_digests, sources_fixed
+from .forking import _Forked, can_fork, fork_obstacle
 from .tasks import execute, freeze_plugin_roots, limit_blas_for_process
 
 Task = tuple[str, str, int]
@@ -51,78 +53,13 @@ _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[2]); "
          "from flbounds.ledger.engine.workers import worker_main; worker_main(int(sys.argv[1]))")
 
 
-def can_fork() -> bool:
-    """True when this process may fork workers: Linux, no thread besides this one (a fork
-    copies only the calling thread; a lock another thread held would stay held) and numba's
-    thread pool not started (its OpenMP and TBB layers do not survive a fork)."""
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")
-            and threading.active_count() == 1):
-        return False
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    return not getattr(parallel, "_is_initialized", False)
-
-
-class _Forked:
-    """A worker forked from this process: the part of :class:`subprocess.Popen` the pool
-    uses (pipes, poll, wait, kill). ``close`` lists the parent's pipe ends to the other
-    workers, closed in the child (a worker holding another's stdin would keep it from ever
-    seeing the end of its input)."""
-
-    def __init__(self, close: list[int]):
-        task_r, task_w = os.pipe()
-        reply_r, reply_w = os.pipe()
-        parent = os.getpid()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:                                            # pragma: no cover - child
-            try:
-                for fd in (*close, task_w, reply_r):
-                    os.close(fd)
-                os.dup2(task_r, 0)
-                os.dup2(reply_w, 1)
-                os.close(task_r)
-                os.close(reply_w)
-                sys.stdin = open(0, encoding="utf-8", closefd=False)
-                worker_main(parent)
-            finally:
-                os._exit(1)
-        os.close(task_r)
-        os.close(reply_w)
-        self.pid, self.returncode = pid, None
-        self.stdin = open(task_w, "w", encoding="utf-8", buffering=1)
-        self.stdout = open(reply_r, encoding="utf-8")
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:        # reaped elsewhere: it is gone all the same
-                pid, status = self.pid, 255 << 8
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        end = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if end is not None and time.monotonic() >= end:
-                raise subprocess.TimeoutExpired("flbounds worker", timeout)
-            time.sleep(0.005)
-        return self.returncode
-
-    def kill(self) -> None:
-        if self.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
-
-
 class _Worker:
     def __init__(self, index: int, *, fork_closing: list[int] | None = None):
         """A spawned worker, or (``fork_closing`` given: the parent's pipe ends to the other
         workers) a forked one. Its replies reach the pool once :meth:`listen` is called."""
         self.index = index
         if fork_closing is not None:
-            self.proc = _Forked(fork_closing)
+            self.proc = _Forked(fork_closing, worker_main)
         else:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", _BOOT, str(os.getpid()), json.dumps(sys.path)],
@@ -178,8 +115,11 @@ class WorkerPool:
     """Up to ``size`` worker processes; each task gets ``timeout`` seconds (None: no limit)."""
 
     def __init__(self, size: int, *, timeout: float | None = None, fork: bool | None = None):
-        """``fork``: False never forks; True or None forks the first workers whenever
-        :func:`can_fork` allows it. Replacements are always spawned."""
+        """``fork``: None forks the first workers whenever :func:`can_fork` allows it and
+        spawns them otherwise; True forks them or raises ``RuntimeError`` saying why it
+        cannot (for workers that must inherit this process's state, such as claims declared
+        at run time, which a spawned worker never sees); False never forks. Replacements are
+        always spawned."""
         self.size, self.timeout = size, timeout
         self.fork = fork
         self._events: queue.Queue = queue.Queue()
@@ -196,6 +136,12 @@ class WorkerPool:
         will fork waits for its first task (spawned workers start now and import the claims
         while the caller prepares the tasks)."""
         count = self.size if count is None else min(count, self.size)
+        if len(self._idle) + len(self._busy) >= count:
+            return
+        if self.fork and not can_fork():
+            raise RuntimeError(f"WorkerPool(fork=True) cannot fork its workers: "
+                               f"{fork_obstacle() or 'can_fork() is False'}; fork=None "
+                               f"spawns them instead")
         fork = can_fork() if self.fork is None else self.fork
         if fork and not claims_loaded():
             self._deferred = max(count, self._deferred or 0)

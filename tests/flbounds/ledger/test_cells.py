@@ -4,7 +4,8 @@ workers and on Dask; a run killed mid-grid and resumed recomputes only the missi
 bad declaration raises ``ValueError`` naming ``cells``.
 
 The claims are declared under ``testpaper`` in the ``ledger_sandbox`` (tests/flbounds/
-conftest.py); the pool workers of two-worker runs are forked, so they see them too.
+conftest.py); the pool workers of two-worker runs are forked, so they see them too, from a
+fresh interpreter (a test process may have other threads alive, and then cannot fork).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -55,9 +57,8 @@ def _combine(*, rng, cells, n_draws, sizes):
                     details={"cells": cells, "after_grid": float(rng.random())})
 
 
-@pytest.fixture
-def grid_claim(ledger_sandbox):
-    RAN.clear()
+def _declare_grid_claim():
+    """Declare :data:`CLAIM` (under the paper ``testpaper``, declared by the caller)."""
     thm = result("testpaper.thm", ref="Theorem 1", title="a grid of cells",
                  parts={"mean": "the sample mean is centred"})
     claim(CLAIM, ref="Theorem 1", kind="statement", statement="The mean is centred.",
@@ -65,6 +66,12 @@ def grid_claim(ledger_sandbox):
           quick=dict(n_draws=400, sizes=SIZES),
           cells=dict(grid=_grid, run=_cell))(_combine)
     return registry.get(CLAIM)
+
+
+@pytest.fixture
+def grid_claim(ledger_sandbox):
+    RAN.clear()
+    return _declare_grid_claim()
 
 
 def _bits(result) -> str:
@@ -120,17 +127,76 @@ def test_cells_as_tasks_give_the_one_task_row_bit_for_bit(grid_claim, tmp_path):
     assert _bits(run_claims([grid_claim], seed=3, workers=1)[0]) == _bits(one)
 
 
-@pytest.mark.skipif(not can_fork(), reason="the sandbox's claims reach forked workers only")
-@pytest.mark.xfail(strict=False, reason="open defect: passes alone and with tests/flbounds/ledger "
-                   "under -n 2, but differed in two whole-suite runs (the row's details); "
-                   "_same_row now names the leaves that differ")
+# The claim reaches a two-worker pool's workers only if they are forked from a process that
+# declared it; a process may fork only while no other thread is alive (forking.can_fork), and
+# a test process is not one: a Dask client, for one, leaves its offload thread behind for the
+# rest of the process. So the two-worker run is made in a fresh interpreter of its own.
+TWO_WORKERS = '''
+import json, sys
+from pathlib import Path
+import flbounds.ledger.api.registry as registry
+registry._LOADED = True                    # this script's claim only, no plugins
+from flbounds.ledger import ResultStore, paper, run_claims
+from flbounds.ledger.engine.workers import WorkerPool
+from tests.flbounds.ledger.test_cells import _declare_grid_claim
+
+paper("testpaper", title="A paper the tests declare", source="arXiv:0000.00000",
+      reference="T. Tester, 2026")
+grid_claim = _declare_grid_claim()
+folder = Path(sys.argv[1])
+pool = WorkerPool(2, fork=True)
+pool.start()
+forked = [type(w.proc).__name__ for w in pool._idle]
+[split] = run_claims([grid_claim], seed=3, store=ResultStore(folder), pool=pool)
+print(json.dumps(dict(forked=forked, row=split.to_dict(),
+                      cells=len(ResultStore(folder).cell_records()))))
+'''
+
+
+def _two_worker_run(tmp_path) -> dict:
+    """The run of :data:`TWO_WORKERS` in a fresh interpreter: its forked workers' kinds, the
+    claim's row and the number of stored cells."""
+    script = tmp_path / "two_workers.py"
+    script.write_text(TWO_WORKERS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "store")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the sandbox's claims reach forked workers only (Linux)")
 def test_two_workers_give_the_same_row(grid_claim, tmp_path):
     one = grid_claim.check(seed=3)
-    pool = WorkerPool(2, fork=True)
-    pool.start()
-    [split] = run_claims([grid_claim], seed=3, store=ResultStore(tmp_path), pool=pool)
-    _same_row(split, one)
-    assert len(ResultStore(tmp_path).cell_records()) == len(SIZES)
+    run = _two_worker_run(tmp_path)
+    assert run["forked"] == ["_Forked", "_Forked"]
+    _same_row(run["row"], one)
+    assert run["cells"] == len(SIZES)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="as the test above")
+def test_two_workers_give_the_same_row_while_another_thread_is_alive(grid_claim, tmp_path):
+    """The condition of a whole-suite run: a thread left alive in the test process by an
+    earlier test (Dask's offload thread). A pool asked to fork here used to spawn its workers
+    instead, without a word: they lacked the sandbox's claim, and every cell was an error."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="left-by-an-earlier-test", daemon=True)
+    other.start()
+    try:
+        assert not can_fork()
+        pool = WorkerPool(2, fork=True)
+        with pytest.raises(RuntimeError, match=r"fork=True.*left-by-an-earlier-test"):
+            pool.start()
+        assert pool.capacity() == 2 and not pool._idle
+        one = grid_claim.check(seed=3)
+        run = _two_worker_run(tmp_path)
+    finally:
+        stop.set()
+        other.join()
+    assert run["forked"] == ["_Forked", "_Forked"]
+    _same_row(run["row"], one)
+    assert run["cells"] == len(SIZES)
 
 
 def test_dask_gives_the_same_row(grid_claim):
@@ -159,6 +225,7 @@ def test_resume_reuses_stored_cells_and_a_failed_cell_fails_the_claim(grid_claim
     RAN.clear()
     [failed] = run_claims([broken], seed=3, workers=1, store=store)
     assert failed.verdict == "error" and "cell 3 of 6 failed" in failed.reason
+    assert failed.task_key == one.task_key       # the claim's own key, as its row would have
     assert "cell down" in failed.reason
     monkeypatch.setitem(registry._REGISTRY, CLAIM, grid_claim)
     RAN.clear()

@@ -155,13 +155,16 @@ def printed_bound(*, rng, cases, n_seeds, q, x0):
        statement="Theorem 4 as printed at a small client-round probability q = 0.05 (eta_s = "
                  "0.01) on the reference instance.",
        quick=dict(n_rounds=100000, n_seeds=4, q=0.05, x0=(0.0, 2.0)),
-       full=dict(n_rounds=400000, n_seeds=20, q=0.05, x0=(0.0, 2.0)))
+       full=dict(n_rounds=400000, n_seeds=6, q=0.05, x0=(0.0, 2.0)))
 def printed_bound_small_q(*, rng, n_rounds, n_seeds, q, x0):
     """Audit part A (extra data point): at q = 0.05 the printed q-condition holds on every seed
     and the floor is small, (2q/(1+q))^2 ~ 0.009, but the bound's delta ~ 0.0055 plus the
     transient 2 Delta F/(R eta_s) (0.004 at R = 1e5, 0.001 at R = 4e5) is smaller still: the
     audit's exact average 0.01027 vs RHS 0.00650 at R = 4e5. Same protocol as
-    safari.thm4.printed_bound (per-seed q-condition, 4 SE)."""
+    safari.thm4.printed_bound (per-seed q-condition, 4 SE). Size (full): 6 seeds of the
+    paper-scale 400,000 rounds; 20 seeds gave a tolerance of 9e-5 against the margin of
+    0.0038 (0.01027 measured, 0.00650 the bound), and 6 seeds gave 8e-5: the violation
+    stands by over 40 tolerances."""
     r = _case(rng, 0.01, n_rounds, n_seeds, q, x0)
     return Evidence(measured=r["mean"], theoretical=r["rhs"], relation="<=",
                     tolerance=Tolerance.mc(r["se"]),

@@ -349,11 +349,13 @@ def solve_first(forms, certified=None) -> SolveInfo:
 
     Parameters
     ----------
-    forms : iterable of (callable, float)
+    forms : iterable of (callable, float) or (callable, float, solvers)
         ``(build, scale)``: ``build()`` returns a fresh :class:`PEPit.PEP` whose initial
         condition is bounded by ``scale``. The forms must have the same optimal value (they
         differ by pinned symmetries or by scale, :mod:`.anchor`); the solvers do not treat
-        them alike, so one that stops at ``optimal_inaccurate`` is followed by the next.
+        them alike, so one that stops at ``optimal_inaccurate`` is followed by the next. A
+        third entry names the solvers of that attempt (default :data:`SOLVERS`), so that a
+        builder can try every form with the fast solvers before any with the slow one.
     certified : callable, optional
         Called when no form is accurate: returns a :class:`SolveInfo` whose ``worst`` is a
         rigorous upper bound rebuilt from a solver's multipliers (status ``certified (...)``,
@@ -366,9 +368,9 @@ def solve_first(forms, certified=None) -> SolveInfo:
         listed).
     """
     failures = []
-    for k, (build, scale) in enumerate(forms):
+    for k, (build, scale, *solvers) in enumerate(forms):
         try:
-            return solve(build(), scale=scale)
+            return solve(build(), scale=scale, solvers=solvers[0] if solvers else None)
         except PEPSolveError as exc:
             failures.append(f"form {k}: {exc}")
     if certified is not None:

@@ -206,10 +206,15 @@ def solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s, **kw):
     origin or free, the initial distance bounded by 1 or 0.1. Measured at q = 0.5, K = 3,
     eta_s = 0.0133, N = 4, 2 of 3 eligible sampled, s = 1: scale 1 stops at
     optimal_inaccurate (gap 6e-7), scale 0.1 is accepted (same value in both forms to
-    1.3e-7). When none is accurate, the certified upper bound of the first form
-    (:func:`flbounds.pep.certify.solve_certified`; not without a heterogeneity bound, whose SDP
-    is unbounded)."""
+    1.3e-7). Every form is tried with Clarabel (both settings of
+    :data:`~flbounds.pep.sdp.SOLVERS`) before any with SCS, whose 20,000 iterations cost
+    several times an interior-point solve when they end inaccurate: a round that only its
+    third form solves accurately no longer pays two SCS runs first (the accepted solve is the
+    same whenever Clarabel accepts one). When none is accurate, the certified upper bound of
+    the first form (:func:`flbounds.pep.certify.solve_certified`; not without a heterogeneity
+    bound, whose SDP is unbounded)."""
     from .certify import solve_certified
+    from .sdp import SOLVERS
 
     def parts():
         return _round_parts(mu, L, q, K, eta_c, step, n, masks, probs, s, at_origin=True,
@@ -217,9 +222,12 @@ def solve_round(mu, L, q, K, eta_c, step, n, masks, probs, s, **kw):
 
     certified = None if kw.get("drop_heterogeneity") and n > 1 else \
         (lambda: solve_certified(parts, L))
+    interior = tuple(pair for pair in SOLVERS if pair[0] != "SCS")
+    first_order = tuple(pair for pair in SOLVERS if pair[0] == "SCS")
     return solve_first([(lambda a=at, c=sc: round_problem(mu, L, q, K, eta_c, step, n, masks,
                                                           probs, s, at_origin=a, scale=c,
-                                                          **kw), sc)
+                                                          **kw), sc, solvers)
+                        for solvers in (interior, first_order) if solvers
                         for sc in (1.0, 0.1) for at in (True, False)], certified=certified)
 
 

@@ -139,18 +139,42 @@ def drift_bound(*, step_client, local_steps, sigma2, sigma_G2, grad_norm2):
     return 5 * K * ec ** 2 * (sigma2 + 6 * K * sigma_G2) + 30 * K ** 2 * ec ** 2 * grad_norm2
 
 
+def drift_terms(A_i, *, step_client, local_steps):
+    r"""The powers :math:`M^j = (I - \eta_c A_i)^j`, :math:`j < K`, and the running sums
+    :math:`\sum_{j<k}\|M^j\|_F^2` for :math:`k = 1, \dots, K`: the parts of
+    :func:`exact_drift` that do not depend on the point (one pass serves every point and every
+    :math:`k \le K`)."""
+    d = A_i.shape[0]
+    M = np.eye(d) - step_client * A_i
+    Mj, var, powers, variances = np.eye(d), 0.0, [], []
+    for _ in range(local_steps):
+        powers.append(Mj)
+        var += np.sum(Mj ** 2)
+        variances.append(var)
+        Mj = M @ Mj
+    return powers, variances
+
+
+def exact_drifts(terms, grad_i, *, step_client, sigma2) -> list[float]:
+    r""":func:`exact_drift` at :math:`k = 1, \dots, K` in one pass, from
+    :func:`drift_terms` ``(A_i, step_client=..., local_steps=K)``: the same operations in the
+    same order, so entry k - 1 equals ``exact_drift(..., k=k)`` bit for bit."""
+    powers, variances = terms
+    d = grad_i.shape[0]
+    mean, values = np.zeros(d), []
+    for Mj, var in zip(powers, variances, strict=True):
+        mean = mean + Mj @ grad_i
+        values.append(float(step_client ** 2 * (mean @ mean + sigma2 / d * var)))
+    return values
+
+
 def exact_drift(A_i, grad_i, *, step_client, k, sigma2):
     r"""Exact :math:`E\|x^i_{r,k} - x_r\|^2` of ``k`` local SGD steps on a quadratic client,
     isotropic noise with :math:`E\|\xi\|^2 = \sigma^2`:
     :math:`\|\eta\sum_{j<k} M^j \nabla f_i(x_r)\|^2 + \eta^2\sigma^2/d\,\sum_{j<k}\|M^j\|_F^2`."""
-    d = A_i.shape[0]
-    M = np.eye(d) - step_client * A_i
-    Mj, mean, var = np.eye(d), np.zeros(d), 0.0
-    for _ in range(k):
-        mean = mean + Mj @ grad_i
-        var += np.sum(Mj ** 2)
-        Mj = M @ Mj
-    return float(step_client ** 2 * (mean @ mean + sigma2 / d * var))
+    values = exact_drifts(drift_terms(A_i, step_client=step_client, local_steps=k), grad_i,
+                          step_client=step_client, sigma2=sigma2)
+    return values[-1] if values else 0.0
 
 
 def homogeneous_stationary_error(*, q, step_client, step_server, local_steps, n_sampled, mu,

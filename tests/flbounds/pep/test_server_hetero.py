@@ -105,3 +105,27 @@ def test_witness_is_a_replayed_lower_bound_above_the_homogeneous_worst_case():
     assert wit.replayed <= res.worst + gap_tolerance(res.worst)
     assert wit.replayed > safari_rate(MU, L, Q, K, STEP_C, STEP,
                                       state_constraint=CONSTRAINT).worst
+
+
+def test_every_form_is_tried_with_clarabel_before_scs(monkeypatch):
+    """solve_round tries its four forms with the interior-point settings first and only then
+    with SCS (slow when it ends inaccurate), then the certificate."""
+    from flbounds.pep import certify, sdp
+
+    calls = []
+
+    def fail(problem, *, scale=1.0, solvers=None, reuse=True):
+        calls.append((scale, [name for name, _ in solvers]))
+        raise sdp.PEPSolveError("planted")
+
+    def no_certificate(*args, **kwargs):
+        raise sdp.PEPSolveError("planted")
+
+    monkeypatch.setattr(sdp, "solve", fail)
+    monkeypatch.setattr(certify, "solve_certified", no_certificate)
+    masks, probs = sampled_sets(2)
+    with pytest.raises(sdp.PEPSolveError, match="certificate: planted"):
+        solve_round(MU, L, Q, K, STEP_C, STEP, 2, masks, probs, 1.0)
+    assert [scale for scale, _ in calls] == [1.0, 1.0, 0.1, 0.1] * 2
+    assert all(names == ["CLARABEL", "CLARABEL"] for _, names in calls[:4])
+    assert all(names == ["SCS"] for _, names in calls[4:])

@@ -14,8 +14,14 @@ decades, split between each client's curvature axes. Lemma 1's selection: any bu
 :math:`1 \le \kappa \le n`; the law a mixture of the uniform law on :math:`\kappa`-subsets
 (enumerated, :func:`~verify.subtrunc.quadratic_rounds.uniform_law`) and one searched subset,
 or the subset DivFL, SubTrunc (lam, b searched, the truncation) or UnionFL (U_t and mu
-searched) selects with the library's greedy (r = n); Assumption 3's gamma is the exact
-:math:`\max_\tau E\|b_\tau\|^2` of that law, the smallest the lemma admits.
+searched) selects with the library's greedy (r = n), or the law of their stochastic greedy,
+eq. (17), with 1 <= r <= n, enumerated exactly
+(:func:`~verify.subtrunc.quadratic_rounds.stochastic_greedy_law`; kappa capped so that at
+most 300 partial selections are visited: every kappa up to n = 8, kappa <= 2 at n = 16);
+Assumption 3's gamma is the exact
+:math:`\max_\tau E\|b_\tau\|^2` of that law, the smallest the lemma admits. As
+:math:`\eta \to 0` both sides of (27) tend to :math:`f(w_k)`, so Lemma 1's ratio tends to 1
+there (the small-step limit, not a tight constant).
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.falsify import Box, Integers, attack_surface
-from flbounds.selection import SelectionRule, select_clients
+from flbounds.selection import (
+    FacilityLocation,
+    SelectionRule,
+    SubTruncObjective,
+    UnionFLObjective,
+    gradient_distances,
+    phi_values,
+    select_clients,
+    window_union,
+)
 
 from .assumptions import gaussian_noise
 from .lemma1 import lemma1_rhs
@@ -32,10 +47,13 @@ from .quadratic_rounds import (
     ClientQuadratics,
     average_gradient_moments,
     consensus,
+    law_moments,
     local_moments,
+    partial_selections,
     planar_clients,
     point_law,
     selected_round,
+    stochastic_greedy_law,
     uniform_law,
 )
 
@@ -182,52 +200,97 @@ def gradient_error_step(**point):
 
 # ---- Lemma 1: eq. (27) with the selection law ----
 
-RULE_NAMES = ("uniform/subset mixture", "DivFL", "SubTrunc", "UnionFL")
+RULE_NAMES = ("uniform/subset mixture", "DivFL", "SubTrunc", "UnionFL",
+              "DivFL stochastic", "SubTrunc stochastic", "UnionFL stochastic")
+#: most partial selections a stochastic-greedy law is enumerated over (kappa is capped so)
+MAX_PARTIAL = 300
 
 
-def _budget(k_frac, n):
-    """1 <= kappa <= n from a fraction (kappa = ceil(k_frac n), at least 1)."""
-    return max(1, min(n, int(np.ceil(k_frac * n))))
+def _budget(k_frac, n, rule=0):
+    """1 <= kappa <= n from a fraction (kappa = ceil(k_frac n), at least 1); for a
+    stochastic-greedy rule at most the kappa whose law has <= MAX_PARTIAL partial selections
+    (every kappa up to n = 8, kappa <= 2 at n = 16)."""
+    k = max(1, min(n, int(np.ceil(k_frac * n))))
+    while rule >= 4 and k > 1 and partial_selections(n, k) > MAX_PARTIAL:
+        k -= 1
+    return k
 
 
-def selection_law(prob, w0, *, n, k, rule, pick, mix, lam, b, mu):
+def _objective(name, grads, losses, recent, *, lam, b, mu):
+    """The set function a rule maximizes (as :func:`flbounds.selection.select_clients`)."""
+    dissim = gradient_distances(grads)
+    if name == "divfl":
+        return FacilityLocation(dissim)
+    if name == "subtrunc":
+        return SubTruncObjective(dissim, phi_values(losses, "log1p"), lam=lam, b=b)
+    return UnionFLObjective(dissim, recent, mu=mu)
+
+
+def selection_law(prob, w0, *, n, k, rule, pick, mix, lam, b, mu, r_frac):
     """(pi, Pi) of the round's selection law (see the module docstring)."""
     if rule == 0:
         top = np.argsort(-np.asarray(pick)[:n], kind="stable")[:k]
         pi_u, Pi_u = uniform_law(n, k)
         pi_s, Pi_s = point_law(top, n)
         return mix * pi_u + (1 - mix) * pi_s, mix * Pi_u + (1 - mix) * Pi_s
-    name = ("divfl", "subtrunc", "unionfl")[rule - 1]
+    name = ("divfl", "subtrunc", "unionfl")[(rule - 1) % 3]
+    W = np.broadcast_to(np.asarray(w0, dtype=float), (n, 2))
+    grads, losses = prob.gradients(W), prob.values(W)
+    history = [np.flatnonzero(np.asarray(pick)[:n] > 0.5)]
+    if rule >= 4:
+        f = _objective(name, grads, losses, window_union(history, n, 1), lam=float(lam),
+                       b=float(b), mu=float(mu))
+        return law_moments(*stochastic_greedy_law(f, k, max(1, int(np.ceil(r_frac * n)))))
     sel = SelectionRule(name, lam=float(lam), b=float(b), mu=float(mu), window=1,
                         sample_size=n)
-    W = np.broadcast_to(np.asarray(w0, dtype=float), (n, 2))
-    chosen = select_clients(sel, k=k, grads=prob.gradients(W), losses=prob.values(W),
-                            data_fractions=np.full(n, 1 / n),
-                            history=[np.flatnonzero(np.asarray(pick)[:n] > 0.5)],
+    chosen = select_clients(sel, k=k, grads=grads, losses=losses,
+                            data_fractions=np.full(n, 1 / n), history=history,
                             keys=np.zeros((k + 1, n)))
     return point_law(chosen, n)
 
 
-def lemma1_sides(*, eig, angle, centers, w0, n, k_frac, local_steps, step_frac, sigma2,
-                 noise_frac, rule, pick, mix, lam, b, mu):
+def _key(point):
+    return tuple((name, np.asarray(value).tobytes()) for name, value in sorted(point.items()))
+
+
+_LAST: dict = {}
+
+
+def lemma1_sides(**point):
     """(E f(w_{k+1}), eq. (27)'s right side at gamma = max_tau E||b_tau||^2, gamma, problem)."""
+    f_next, gamma, prob = _round(**point)
+    E = int(point["local_steps"])
+    rhs = lemma1_rhs(prob, np.asarray(point["w0"], dtype=float), local_steps=E,
+                     step=_step(point["step_frac"], E), sigma2=point["sigma2"], gamma=gamma)
+    return f_next, rhs, gamma, prob
+
+
+def _round(**point):
+    """(E f(w_{k+1}), gamma, problem) of the round; the last point's are kept (the instance
+    and the ratio of one point share them)."""
+    key = _key(point)
+    if _LAST.get("key") != key:
+        _LAST.update(key=key, value=_exact_round(**point))
+    return _LAST["value"]
+
+
+def _exact_round(*, eig, angle, centers, w0, n, k_frac, local_steps, step_frac, sigma2,
+                 noise_frac, rule, pick, mix, lam, b, mu, r_frac):
     prob, noise = _clients(eig=eig, angle=angle, centers=centers,
                            noise_frac=noise_frac, sigma2=sigma2, n=n)
-    E, step, k = int(local_steps), _step(step_frac, local_steps), _budget(k_frac, n)
+    E, step, k = int(local_steps), _step(step_frac, local_steps), _budget(k_frac, n,
+                                                                               int(rule))
     pi, Pi = selection_law(prob, w0, n=n, k=k, rule=int(rule), pick=pick, mix=mix, lam=lam,
-                           b=b, mu=mu)
+                           b=b, mu=mu, r_frac=r_frac)
     mom = local_moments(prob, w0, step=step, local_steps=E, noise_covs=noise)
     f_next, bias_sq = selected_round(prob, mom, pi, Pi, k, sigma2)
-    gamma = float(bias_sq.max())
-    rhs = lemma1_rhs(prob, np.asarray(w0, dtype=float), local_steps=E, step=step,
-                     sigma2=sigma2, gamma=gamma)
-    return f_next, rhs, gamma, prob
+    return f_next, float(bias_sq.max()), prob
 
 
 def _lemma1_instance(**point):
     """The values Lemma 1's hypotheses read: A1 (L = 1), A2 (f_i >= 0: A_i PSD, minimum 0),
     A3 with the law's exact bias (gamma = bias_sq), the noise, eta L E <= 1/3."""
-    _, _, gamma, prob = lemma1_sides(**point)
+    _, gamma, prob = _round(**point)
     return dict(problem=prob, L=1.0, step=_step(point["step_frac"], point["local_steps"]),
                 local_steps=int(point["local_steps"]), bias_sq=gamma, gamma=gamma,
                 **gaussian_noise(point["sigma2"]))
@@ -236,14 +299,14 @@ def _lemma1_instance(**point):
 LEMMA1_SPACE = dict(LEMMA2_SPACE, eig=Box(0, 1, shape=(N_MAX, 2)), k_frac=Box(0, 1),
                     rule=Integers(0, len(RULE_NAMES) - 1), pick=Box(0, 1, shape=N_MAX),
                     mix=Box(0, 1), lam=Box(0, 5), b=Box(0.05, 3),
-                    mu=Box(0.01, 10, log=True))
+                    mu=Box(0.01, 10, log=True), r_frac=Box(0, 1))
 
 
 def _lemma1_point(n, k_frac, rule, local_steps, *, mix=1.0, **kw):
     point = _lemma2_point(n, local_steps, **kw)
     point["eig"] = np.abs(point["eig"])
     return dict(point, k_frac=k_frac, rule=rule, pick=np.linspace(1, 0, N_MAX), mix=mix,
-                lam=1.0, b=1.1, mu=1.0)
+                lam=1.0, b=1.1, mu=1.0, r_frac=0.5)
 
 
 LEMMA1_FIXED = [
@@ -254,7 +317,9 @@ LEMMA1_FIXED = [
     dict(_lemma1_point(8, 0.4, 2, 5, eig=(1.0, 0.3), centers=HETEROGENEOUS, spread=0.5),
          lam=5.0, b=3.0),
     dict(_lemma1_point(8, 0.4, 3, 5, eig=(1.0, 0.3), centers=HETEROGENEOUS, spread=0.5),
-         pick=np.tile([1.0, 0.0], N_MAX // 2), mu=10.0)]
+         pick=np.tile([1.0, 0.0], N_MAX // 2), mu=10.0),
+    dict(_lemma1_point(6, 0.5, 5, 5, eig=(1.0, 0.3), centers=HETEROGENEOUS, spread=0.5),
+         lam=5.0, b=3.0, r_frac=0.3)]
 
 
 @attack_surface("subtrunc.lemma1.one_round", space=LEMMA1_SPACE, fixed=LEMMA1_FIXED,
@@ -263,7 +328,8 @@ LEMMA1_FIXED = [
                 note="n <= 16 convex planar quadratics (f_i >= 0), heterogeneous, E <= 20, eta "
                      "up to 1/(3 L E), sigma^2 over 9 decades, 1 <= kappa <= n; selection: "
                      "uniform kappa-subsets mixed with one searched subset, or DivFL, "
-                     "SubTrunc (lam, b), UnionFL (U_t, mu) greedy; gamma the exact "
+                     "SubTrunc (lam, b), UnionFL (U_t, mu) greedy (r = n) or the exact law "
+                     "of their stochastic greedy (1 <= r <= n); gamma the exact "
                      "max_tau E||b_tau||^2 of the law")
 def one_round(**point):
     """E f(w_{k+1}) over eq. (27)'s right side with gamma = max_tau E||b_tau||^2."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
+from math import comb
 from typing import NamedTuple
 
 import numpy as np
@@ -58,10 +59,10 @@ def rotations(angles) -> np.ndarray:
 
 
 def planar_clients(eig, angles, noise_frac, sigma2):
-    """Hessians :math:`R_i \\operatorname{diag}(e_i) R_i^\\top` scaled to largest
-    :math:`|e| = 1` (L = 1; all-zero curvature becomes :math:`\\operatorname{diag}(1, 0)` for
-    client 0), and noise covariances :math:`\\sigma^2 R_i \\operatorname{diag}(s_i, 1 - s_i)
-    R_i^\\top` (the noise split between the client's two curvature axes)."""
+    r"""Hessians :math:`R_i \operatorname{diag}(e_i) R_i^\top` scaled to largest :math:`|e| = 1`
+    (L = 1; all-zero curvature becomes :math:`\operatorname{diag}(1, 0)` for client 0), and
+    noise covariances :math:`\sigma^2 R_i \operatorname{diag}(s_i, 1 - s_i) R_i^\top` (the
+    noise split between the client's two curvature axes)."""
     eig = np.asarray(eig, dtype=float)
     top = np.abs(eig).max()
     eig = eig / top if top > 0 else np.where(np.arange(eig.size).reshape(eig.shape) == 0,
@@ -87,18 +88,15 @@ def local_moments(problem: ClientQuadratics, w, *, step, local_steps, noise_covs
     A, c = problem.hessians, problem.targets
     n, d = c.shape
     contraction = np.eye(d) - step * A
-    mean = np.broadcast_to(np.asarray(w, dtype=float), (n, d)).copy()
-    cov = np.zeros((n, d, d))
-    means, covs = [mean], [cov]
-    for _ in range(local_steps):
-        mean = mean - step * np.einsum("nij,nj->ni", A, mean - c)
-        cov = np.einsum("nij,njk,nlk->nil", contraction, cov, contraction) \
-            + step ** 2 * noise_covs
-        means.append(mean)
-        covs.append(cov)
-    means, covs = np.array(means), np.array(covs)
-    grad_means = np.einsum("nij,tnj->tni", A, means - c)
-    grad_vars = np.einsum("nij,tnjk,nki->tn", A, covs, A)
+    transposed = np.swapaxes(contraction, -1, -2)
+    means = np.empty((local_steps + 1, n, d))
+    covs = np.zeros((local_steps + 1, n, d, d))
+    means[0] = w
+    for t in range(local_steps):
+        means[t + 1] = means[t] - step * (A @ (means[t] - c)[..., None])[..., 0]
+        covs[t + 1] = contraction @ covs[t] @ transposed + step ** 2 * noise_covs
+    grad_means = (A @ (means - c)[..., None])[..., 0]
+    grad_vars = np.trace(A @ covs @ A, axis1=-2, axis2=-1)
     return LocalMoments(means, covs, grad_means, grad_vars)
 
 
@@ -148,6 +146,39 @@ def point_law(selected, n: int):
     mask = np.zeros(n)
     mask[np.asarray(selected, dtype=int)] = 1.0
     return mask, np.outer(mask, mask)
+
+
+def stochastic_greedy_law(f, k: int, sample_size: int):
+    r"""The law of stochastic greedy's k picks (eq. (17): at each step R is a uniform
+    ``sample_size``-subset of the remaining clients and the best gain in R is added, ties to
+    the smallest index, as :func:`flbounds.selection.stochastic_greedy` with uniform keys),
+    enumerated over partial selections: the remaining clients ranked by gain, the one at rank
+    j (from 0) is added with probability :math:`\binom{m-j-1}{r-1}/\binom{m}{r}` (it is in R,
+    the j better ones are not). Returns ``(probs, masks)``."""
+    level = {(): 1.0}
+    for _ in range(k):
+        following: dict = {}
+        for chosen, p in level.items():
+            state = f.start()
+            for e in chosen:
+                f.push(state, e)
+            cand = np.setdiff1d(np.arange(f.n), chosen)
+            m, r = cand.size, min(sample_size, cand.size)
+            order = cand[np.lexsort((cand, -f.gains(state, cand)))]
+            for j, e in enumerate(order[:m - r + 1]):
+                key = tuple(sorted((*chosen, int(e))))
+                following[key] = following.get(key, 0.0) + p * comb(m - j - 1, r - 1) / comb(m, r)
+        level = following
+    masks = np.zeros((len(level), f.n))
+    for row, chosen in enumerate(level):
+        masks[row, list(chosen)] = 1.0
+    return np.array(list(level.values())), masks
+
+
+def partial_selections(n: int, k: int) -> int:
+    r"""The most partial selections :func:`stochastic_greedy_law` can visit:
+    :math:`\sum_{j<k}\binom{n}{j}`."""
+    return sum(comb(n, j) for j in range(k))
 
 
 def selected_round(problem: ClientQuadratics, mom: LocalMoments, pi, Pi, k: int, noise_var):

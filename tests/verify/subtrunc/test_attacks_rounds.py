@@ -175,3 +175,27 @@ def test_lemma1_with_too_much_descent_is_found(monkeypatch):
                 - 1.75 * step * local_steps * float(grad @ grad))
     _planted(monkeypatch, "lemma1_rhs", planted)
     assert surface.ratio(**point) > surface.threshold
+
+
+def test_the_stochastic_greedy_law_matches_the_library_sampler():
+    """Exact law of eq. (17) against 6,000 runs of flbounds' stochastic greedy (uniform
+    keys): every subset's frequency within 5 binomial standard errors."""
+    from flbounds.selection import stochastic_greedy, stochastic_greedy_plan
+
+    prob, _ = _clients(7, 0.1, seed=3)
+    W = np.broadcast_to(np.array([0.5, 1.0]), (7, 2))
+    f = rounds._objective("subtrunc", prob.gradients(W), prob.values(W), None, lam=2.0, b=1.0,
+                          mu=0.0)
+    probs, masks = rounds.stochastic_greedy_law(f, 3, 2)
+    assert np.isclose(probs.sum(), 1) and masks.sum(axis=1).tolist() == [3] * len(probs)
+    rng, runs = np.random.default_rng(4), 6000
+    counts = {}
+    for _ in range(runs):
+        chosen = tuple(sorted(stochastic_greedy(f, 3, sample_size=2,
+                                                keys=stochastic_greedy_plan(rng, 7, 3))))
+        counts[chosen] = counts.get(chosen, 0) + 1
+    exact = {tuple(np.flatnonzero(m)): p for p, m in zip(probs, masks, strict=True)}
+    assert set(counts) <= set(exact)
+    for subset, p in exact.items():
+        se = np.sqrt(p * (1 - p) / runs)
+        assert abs(counts.get(subset, 0) / runs - p) <= 5 * se + 1e-12, subset

@@ -38,8 +38,11 @@ def _clients(n, eig_low, seed=0):
 
 
 def _close(samples, exact, axis=0):
+    """MC mean within 5 SE of the exact value (plus the rounding of a float64 mean of 20,000
+    equal terms, where the value is deterministic)."""
     se = samples.std(axis=axis, ddof=1) / np.sqrt(samples.shape[axis])
-    return np.all(np.abs(samples.mean(axis=axis) - exact) <= 5 * se + 1e-12)
+    return np.all(np.abs(samples.mean(axis=axis) - exact)
+                  <= 5 * se + 1e-10 * np.abs(exact) + 1e-12)
 
 
 def test_lemma2_moments_match_the_claims_simulator():
@@ -53,6 +56,9 @@ def test_lemma2_moments_match_the_claims_simulator():
     u = grads.mean(axis=2)
     assert _close(np.sum((u[:, :1] - u) ** 2, axis=2),
                   np.sum((u_mean[0] - u_mean[:E]) ** 2, axis=1) + u_var[:E])
+    assert _close(np.sum(u ** 2, axis=2), np.sum(u_mean[:E] ** 2, axis=1) + u_var[:E])
+    assert _close(np.sum(grads ** 2, axis=3),
+                  np.sum(mom.grad_means[:E] ** 2, axis=2) + mom.grad_vars[:E])
     spread = iterates - iterates.mean(axis=2, keepdims=True)
     assert _close(np.sum(spread ** 2, axis=(2, 3)), consensus(mom))
 

@@ -17,11 +17,14 @@ or the subset DivFL, SubTrunc (lam, b searched, the truncation) or UnionFL (U_t 
 searched) selects with the library's greedy (r = n), or the law of their stochastic greedy,
 eq. (17), with 1 <= r <= n, enumerated exactly
 (:func:`~verify.subtrunc.quadratic_rounds.stochastic_greedy_law`; kappa capped so that at
-most 300 partial selections are visited: every kappa up to n = 8, kappa <= 2 at n = 16);
-Assumption 3's gamma is the exact
-:math:`\max_\tau E\|b_\tau\|^2` of that law, the smallest the lemma admits. As
+most 300 partial selections are visited: every kappa up to n = 8, kappa <= 3 at n = 16);
+Assumption 3's gamma is the exact :math:`\max_\tau E\|b_\tau\|^2` of that law, the smallest
+the lemma admits. As
 :math:`\eta \to 0` both sides of (27) tend to :math:`f(w_k)`, so Lemma 1's ratio tends to 1
-there (the small-step limit, not a tight constant).
+there (the small-step limit, not a tight constant). Two reductions keep the space small
+without losing worst cases: client minima :math:`f_i^* = 0` (a floor :math:`h \ge 0` adds
+:math:`\bar h` to both sides of (27), moving the ratio towards 1), and a deterministic
+:math:`w_k` (both sides are linear in the law of :math:`w_k` for a fixed gamma).
 """
 
 from __future__ import annotations
@@ -209,7 +212,7 @@ MAX_PARTIAL = 300
 def _budget(k_frac, n, rule=0):
     """1 <= kappa <= n from a fraction (kappa = ceil(k_frac n), at least 1); for a
     stochastic-greedy rule at most the kappa whose law has <= MAX_PARTIAL partial selections
-    (every kappa up to n = 8, kappa <= 2 at n = 16)."""
+    (every kappa up to n = 8, kappa <= 3 at n = 13..16)."""
     k = max(1, min(n, int(np.ceil(k_frac * n))))
     while rule >= 4 and k > 1 and partial_selections(n, k) > MAX_PARTIAL:
         k -= 1

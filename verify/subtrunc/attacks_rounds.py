@@ -17,7 +17,7 @@ or the subset DivFL, SubTrunc (lam, b searched, the truncation) or UnionFL (U_t 
 searched) selects with the library's greedy (r = n), or the law of their stochastic greedy,
 eq. (17), with 1 <= r <= n, enumerated exactly
 (:func:`~verify.subtrunc.quadratic_rounds.stochastic_greedy_law`; kappa capped so that at
-most 300 partial selections are visited: every kappa up to n = 8, kappa <= 3 at n = 16);
+most 100 partial selections are visited: every kappa up to n = 6, kappa <= 2 at n = 16);
 Assumption 3's gamma is the exact :math:`\max_\tau E\|b_\tau\|^2` of that law, the smallest
 the lemma admits. As
 :math:`\eta \to 0` both sides of (27) tend to :math:`f(w_k)`, so Lemma 1's ratio tends to 1
@@ -150,7 +150,7 @@ LEMMA2_NOTE = ("n <= 16 planar quadratics, indefinite allowed, heterogeneous min
 
 @attack_surface("subtrunc.lemma2.gradient_error", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
                 instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 2000}, note=LEMMA2_NOTE)
+                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
 def gradient_error(**point):
     """sum_tau E||grad f(w_k) - u_tau||^2 over eq. (44)'s right side."""
     s = lemma2_sides(**point)
@@ -162,7 +162,7 @@ def gradient_error(**point):
 
 @attack_surface("subtrunc.lemma2.proof_step_56", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
                 instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 2000}, note=LEMMA2_NOTE)
+                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
 def consensus_step(**point):
     """max over tau = 1..E of sum_i E||w^(i)_tau - w_bar_tau||^2 over (56)'s right side."""
     s = lemma2_sides(**point)
@@ -175,7 +175,7 @@ def consensus_step(**point):
 
 @attack_surface("subtrunc.lemma2.proof_step_57", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
                 instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 2000}, note=LEMMA2_NOTE)
+                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
 def consensus_lemma3(**point):
     """max over tau = 1..E of sum_i E||w^(i)_tau - w_bar_tau||^2 over (57)'s right side."""
     s = lemma2_sides(**point)
@@ -187,7 +187,7 @@ def consensus_lemma3(**point):
 
 @attack_surface("subtrunc.lemma2.proof_step_59", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
                 instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 2000},
+                budget={"quick": 200, "full": 1500},
                 note=LEMMA2_NOTE + "; tau = 0 (both sides 0) carries no ratio: E = 1 is "
                 "skipped (nan)")
 def gradient_error_step(**point):
@@ -206,13 +206,13 @@ def gradient_error_step(**point):
 RULE_NAMES = ("uniform/subset mixture", "DivFL", "SubTrunc", "UnionFL",
               "DivFL stochastic", "SubTrunc stochastic", "UnionFL stochastic")
 #: most partial selections a stochastic-greedy law is enumerated over (kappa is capped so)
-MAX_PARTIAL = 300
+MAX_PARTIAL = 100
 
 
 def _budget(k_frac, n, rule=0):
     """1 <= kappa <= n from a fraction (kappa = ceil(k_frac n), at least 1); for a
     stochastic-greedy rule at most the kappa whose law has <= MAX_PARTIAL partial selections
-    (every kappa up to n = 8, kappa <= 3 at n = 13..16)."""
+    (every kappa up to n = 6, kappa <= 3 at n = 9..13, <= 2 at n = 14..16)."""
     k = max(1, min(n, int(np.ceil(k_frac * n))))
     while rule >= 4 and k > 1 and partial_selections(n, k) > MAX_PARTIAL:
         k -= 1
@@ -327,12 +327,12 @@ LEMMA1_FIXED = [
 
 @attack_surface("subtrunc.lemma1.one_round", space=LEMMA1_SPACE, fixed=LEMMA1_FIXED,
                 instance=_lemma1_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 2000},
+                budget={"quick": 200, "full": 1500},
                 note="n <= 16 convex planar quadratics (f_i >= 0), heterogeneous, E <= 20, eta "
                      "up to 1/(3 L E), sigma^2 over 9 decades, 1 <= kappa <= n; selection: "
                      "uniform kappa-subsets mixed with one searched subset, or DivFL, "
                      "SubTrunc (lam, b), UnionFL (U_t, mu) greedy (r = n) or the exact law "
-                     "of their stochastic greedy (1 <= r <= n); gamma the exact "
+                     "of their stochastic greedy (1 <= r <= n, kappa capped); gamma the exact "
                      "max_tau E||b_tau||^2 of the law")
 def one_round(**point):
     """E f(w_{k+1}) over eq. (27)'s right side with gamma = max_tau E||b_tau||^2."""

@@ -148,9 +148,14 @@ LEMMA2_NOTE = ("n <= 16 planar quadratics, indefinite allowed, heterogeneous min
                "decades split between the curvature axes; exact second moments")
 
 
-@attack_surface("subtrunc.lemma2.gradient_error", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
-                instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
+def _lemma2_surface(claim_id, note=LEMMA2_NOTE):
+    """The attack surface of one Lemma 2 bound: the shared space, fixed points, predicates."""
+    return attack_surface(claim_id, space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
+                          instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
+                          budget={"quick": 200, "full": 1500}, note=note)
+
+
+@_lemma2_surface("subtrunc.lemma2.gradient_error")
 def gradient_error(**point):
     """sum_tau E||grad f(w_k) - u_tau||^2 over eq. (44)'s right side."""
     s = lemma2_sides(**point)
@@ -160,9 +165,7 @@ def gradient_error(**point):
     return float(np.sum(s["error"][:E])) / rhs
 
 
-@attack_surface("subtrunc.lemma2.proof_step_56", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
-                instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
+@_lemma2_surface("subtrunc.lemma2.proof_step_56")
 def consensus_step(**point):
     """max over tau = 1..E of sum_i E||w^(i)_tau - w_bar_tau||^2 over (56)'s right side."""
     s = lemma2_sides(**point)
@@ -173,9 +176,7 @@ def consensus_step(**point):
     return float(np.max(s["consensus"][1:] / rhs))
 
 
-@attack_surface("subtrunc.lemma2.proof_step_57", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
-                instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 1500}, note=LEMMA2_NOTE)
+@_lemma2_surface("subtrunc.lemma2.proof_step_57")
 def consensus_lemma3(**point):
     """max over tau = 1..E of sum_i E||w^(i)_tau - w_bar_tau||^2 over (57)'s right side."""
     s = lemma2_sides(**point)
@@ -185,11 +186,9 @@ def consensus_lemma3(**point):
     return float(np.max(s["consensus"][1:] / rhs))
 
 
-@attack_surface("subtrunc.lemma2.proof_step_59", space=LEMMA2_SPACE, fixed=LEMMA2_FIXED,
-                instance=_lemma2_instance, tolerance=1e-12, tolerance_why=EXACT,
-                budget={"quick": 200, "full": 1500},
-                note=LEMMA2_NOTE + "; tau = 0 (both sides 0) carries no ratio: E = 1 is "
-                "skipped (nan)")
+@_lemma2_surface("subtrunc.lemma2.proof_step_59",
+                 note=LEMMA2_NOTE + "; tau = 0 (both sides 0) carries no ratio: E = 1 is "
+                 "skipped (nan)")
 def gradient_error_step(**point):
     """max over tau = 1..E-1 of E||grad f(w_k) - u_tau||^2 over (59)'s right side."""
     s = lemma2_sides(**point)

@@ -265,6 +265,11 @@ REFUTED = ("the printed step is refuted by a deterministic witness inside its hy
 NOT_ATTACKED = {
     "subtrunc.eq31.noise_bound": REFUTED,
     "subtrunc.sec3c.unionfl_greedy_guarantee": REFUTED,
+    "subtrunc.lemma1.norm_reading": (
+        "eq. (27) under the norm reading of Assumption 3 is refuted by a deterministic witness "
+        "inside its hypotheses (expected violated), its ratio 22 s/(21 s + 32) derived in "
+        "closed form on the whole family; the same rounds under the reading eq. (33) uses "
+        "are searched by the attack on subtrunc.lemma1.one_round"),
     "subtrunc.thm1.recursion_factor": REFUTED,
     "subtrunc.thm1.one_minus_zeta_k_corrected": (
         "exact: 1 - zeta K = 1 - 9/(4 sqrt K) is increasing in K, evaluated at the integers "

@@ -57,7 +57,9 @@ is 0. The value is then certified by multipliers with a margin
 (:mod:`.certify_margin`: a solve with the objective :math:`E\Phi^+ + \sigma
 \operatorname{tr} G`, values grown from the anchor :math:`(0, g, 0)` of every client and
 :math:`|F^\star| \le 1`). A step at or above :math:`2/(LN)` may leave the set unbounded;
-no margin then certifies anything and the solve error stands.
+no margin then certifies anything and the solve error stands. The gradient pin rests on the
+round's invariance; :func:`invariant` checks it on the round actually built (a round that
+is not invariant, e.g. one pushing raw gradients, gets no certificate).
 
 References
 ----------
@@ -223,7 +225,19 @@ def invariant(rnd, process, beta, L, c, rel=1e-9) -> bool:
     a_i = 0`), no point a client is evaluated at, no constraint and not the metric depends on
     the :math:`a_i` (coefficients below ``rel`` times the expression's largest, i.e. cancelled
     up to rounding). FOCUS's tracking round passes; a round that reads raw gradients does
-    not."""
+    not.
+
+    Parameters
+    ----------
+    rnd, process, beta, L, c
+        As :func:`pinned`.
+    rel : float
+        Relative size below which a coefficient counts as cancelled.
+
+    Returns
+    -------
+    bool
+    """
     from PEPit import Point
 
     n = process.n_clients

@@ -271,7 +271,8 @@ class Mixture:
             raise ValueError("branches must be (probability, Round, participation) triples")
         probs = [float(b.probability) for b in branches]
         if not all(0.0 <= p <= 1.0 for p in probs) or abs(sum(probs) - 1.0) > 1e-12:
-            raise ValueError(f"branch probabilities must be in [0, 1] and sum to 1, got {probs}")
+            raise ValueError(f"branches: probabilities must be in [0, 1] and sum to 1, got "
+                             f"{probs}")
         first = branches[0].round
         for b in branches[1:]:
             if (b.round.server_state, b.round.client_state) != (first.server_state,

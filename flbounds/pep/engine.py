@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import anchored_minimizer, minimizer, origin
-from .describe import Measure, Round, Setting
+from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .result import WorstCase, make_result
 from .sdp import solve_first
@@ -207,18 +207,23 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     return problem, dict(law=law, funcs=funcs, start=start, star=star)
 
 
-def worst_case(round_: Round, setting: Setting, measure: Measure, participation=None, *,
-               printed=None, certified=False, classes=None) -> WorstCase:
+def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, participation=None,
+               *, printed=None, certified=False, classes=None) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation`` (module docstring of :mod:`.describe`).
 
     Parameters
     ----------
-    round_ : Round
+    round_ : Round or Mixture
+        A :class:`~.describe.Mixture` is a round drawn at random (SAFARI's coin): each
+        branch runs under its own participation law, and the expectation is the
+        probability-weighted sum of the branches' exact ones
+        (:func:`.scenarios.mixture_worst_case`, the same SDP and result).
     setting : Setting
     measure : Measure
     participation : None, bool vector, process or sampler
-        See :func:`flbounds.pep.expect.law_of`.
+        See :func:`flbounds.pep.expect.law_of`; None with a Mixture (its branches carry
+        theirs).
     printed : float, optional
         A printed rate to report beside the worst case.
     certified : bool
@@ -245,6 +250,19 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         When no solver returns an accurate solve (or, with ``certified``, no certificate
         within its bracket tolerance).
     """
+    if isinstance(round_, Mixture):
+        if participation is not None:
+            raise ValueError("participation: a Mixture carries each branch's participation "
+                             "law; pass None")
+        if classes is not None:
+            raise ValueError("classes: not offered for a Mixture")
+        from .scenarios import mixture_worst_case
+
+        return mixture_worst_case(round_, setting, measure, printed=printed,
+                                  certified=certified)
+    if not isinstance(round_, Round):
+        raise ValueError(f"round_ must be a Round or a Mixture (flbounds.pep.describe), got "
+                         f"{type(round_).__name__}")
     if classes is not None:
         if certified:
             raise ValueError("certified: not offered with classes (the symmetric form)")

@@ -157,10 +157,52 @@ def heterogeneity(problem, funcs, points, bound):
             problem.add_constraint((g - mean) ** 2 <= bound)
 
 
-def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"):
+def build_mixture(program, setting, measure, *, form="origin"):
+    r"""The PEPit problem of one round of ``program`` (a random round) measured by
+    ``measure`` (unsolved): :math:`V \le 1` at the start, the performance metric
+    :math:`E[V(X^+)] = \sum_b q_b E_b[V(X^+)]` (:func:`expected`).
+
+    Parameters
+    ----------
+    program : Mixture, Round or (Round, participation)
+    setting : Setting
+    measure : Measure
+        A one-run measure.
+    form : {"origin", "values", "pepit"}
+        Where a minimizer the clients do not share is placed (as in
+        :func:`flbounds.pep.engine.build`).
+
+    Returns
+    -------
+    (PEPit.PEP, dict)
+        The problem and its parts (``funcs``, ``start``, ``star``, ``branches``: the
+        ``(probability, Round, ParticipationLaw)`` of :func:`branches`).
+    """
+    from PEPit import PEP
+
+    _check_one_run(setting, measure)
+    parts = branches(program, setting.n_clients)
+    problem = PEP()
+    funcs, star = declare(problem, setting, form)
+    start = initial_state(parts[0][1], funcs)
+    problem.set_initial_condition(measure.value(start, star) <= 1)
+    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
+    return problem, dict(funcs=funcs, start=start, star=star, branches=parts)
+
+
+def _check_one_run(setting, measure):
+    from .describe import Measure, Setting
+
+    if not isinstance(setting, Setting) or not isinstance(measure, Measure) or \
+            measure.runs != 1:
+        raise ValueError("setting and measure must be a Setting and a one-run Measure")
+
+
+def mixture_worst_case(program, setting, measure, *, printed=None, form="origin",
+                       certified=False):
     r"""The worst :math:`E[V(X^+)]` over :math:`V(X) \le 1` after one round of ``program`` (a
     :class:`~flbounds.pep.describe.Mixture`, a Round, or a ``(Round, participation)`` pair):
-    :func:`flbounds.pep.engine.worst_case` for a round drawn at random.
+    what :func:`flbounds.pep.engine.worst_case` returns for a Mixture (its one entry point).
 
     Parameters
     ----------
@@ -174,34 +216,47 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     form : {"origin", "values", "pepit"}
         Where a minimizer the clients do not share is placed (as in
         :func:`flbounds.pep.engine.build`).
+    certified : bool
+        As in :func:`flbounds.pep.engine.worst_case`: accept the certified upper bound
+        when no solve is accurate (needs :func:`flbounds.pep.engine.certifiable`). Without
+        it that bound is still the fallback where it applies.
 
     Returns
     -------
     WorstCase
-        The checked solve (:func:`flbounds.pep.sdp.solve`) with the branches in ``params``.
+        The checked solve (:func:`flbounds.pep.sdp.solve`, or the certified bound) with the
+        branches in ``params``.
     """
-    from PEPit import PEP
-
-    from .describe import Measure, Setting
+    from .certify import solve_certified
+    from .engine import certifiable
     from .result import make_result
-    from .sdp import solve
+    from .sdp import solve_first
 
-    if not isinstance(setting, Setting) or not isinstance(measure, Measure) or \
-            measure.runs != 1:
-        raise ValueError("setting and measure must be a Setting and a one-run Measure")
-    parts = branches(program, setting.n_clients)
-    problem = PEP()
-    funcs, star = declare(problem, setting, form)
-    start = initial_state(parts[0][1], funcs)
-    problem.set_initial_condition(measure.value(start, star) <= 1)
-    problem.set_performance_metric(expected(program, funcs, start, measure.value, star))
-    return make_result(solve(problem), printed=printed, metric=measure.label, params=dict(
+    _check_one_run(setting, measure)
+    if certified and not certifiable(setting, measure):
+        raise ValueError("certified: a certified solve needs a measure with bounds and clients "
+                         "sharing x* (or identical) in a class without extra LMIs")
+    problem, parts = build_mixture(program, setting, measure, form=form)
+
+    def certificate():
+        def again():
+            problem, parts = build_mixture(program, setting, measure, form=form)
+            return problem, list({id(f): f for f in parts["funcs"]}.values()), \
+                measure.bounds(parts["start"])
+
+        return solve_certified(again, setting.L)
+
+    fallback = certificate if certifiable(setting, measure) else None
+    info = certificate() if certified else solve_first([(lambda: problem, 1.0)],
+                                                       certified=fallback)
+    return make_result(info, printed=printed, metric=measure.label, params=dict(
         branches=[dict(probability=w, algorithm=r.name, local=r.local.label,
-                       server=r.server.label, participation=law.label) for w, r, law in parts],
+                       server=r.server.label, participation=law.label)
+                  for w, r, law in parts["branches"]],
         n_clients=setting.n_clients, mu=setting.mu, L=setting.L,
         function_class=setting.function_class, identical=setting.identical,
         common_minimizer=setting.common_minimizer))
 
 
-__all__ = ["Recorded", "Recorder", "branches", "declare", "expected", "heterogeneity",
-           "initial_state", "mixture_worst_case", "realize", "unroll"]
+__all__ = ["Recorded", "Recorder", "branches", "build_mixture", "declare", "expected",
+           "heterogeneity", "initial_state", "mixture_worst_case", "realize", "unroll"]

@@ -180,3 +180,27 @@ def test_worst_case_falls_back_to_the_certified_bound_in_the_smooth_class(monkey
     assert bound.status.startswith("certified")
     assert exact.worst - exact.gap <= bound.worst
     assert bound.worst <= exact.worst + pep.certify.bracket_tolerance(bound.worst)
+
+
+def test_focus_thm1b_tightness_from_certified_bounds(inaccurate):
+    """The PL relaxation's grid at its largest quick SDP (N = 2, tau = 2): every form
+    refused, the certified bound of the pinned form (flbounds.pep.pl, multipliers with a
+    margin, flbounds.pep.certify_margin) gives the verdict."""
+    res = get("focus.thm1b.tightness").check(seed=0, sizes=(2,), taus=(2,), multiples=(1.0,))
+    assert res.verdict == "holds", res.reason
+    _certified(res.details["cells"])
+
+
+def test_a_pl_certified_bound_is_above_the_accurate_value(monkeypatch):
+    from flbounds.pep.certify import bracket_tolerance
+    from flbounds.pep.pl import focus_pl_rate
+
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    args = (1.0, 2.0, (0.5, 0.8), 1, 0.05)
+    exact = focus_pl_rate(*args, consensus_weight=1 - 4 * 0.05 * 4.0)
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+    bound = focus_pl_rate(*args, consensus_weight=1 - 4 * 0.05 * 4.0)
+    assert bound.status.startswith("certified")
+    # the PL forms agree to their acceptance bound only (tests/flbounds/pep/test_certify_margin)
+    assert exact.worst - sdp.gap_tolerance(exact.worst) <= bound.worst
+    assert bound.worst <= exact.worst + bracket_tolerance(bound.worst)

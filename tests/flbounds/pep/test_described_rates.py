@@ -105,3 +105,24 @@ def test_description_reproduces_the_hand_built_value(name):
 
 def test_every_case_has_a_before_value():
     assert set(CASES) == set(BEFORE)
+
+
+#: the SAFARI cases of CASES without a state constraint, as (q, K, eta_c, eta_s, drop): a
+#: Mixture through the one entry point flbounds.pep.worst_case
+SAFARI_MIXTURES = {
+    "safari_rate/free": (0.5, 3, 0.05, 0.02, False),
+    "safari_rate/q0.3": (0.3, 2, 0.1, 0.05, False),
+    "safari_rate/q0": (0.0, 2, 0.1, 0.3, False),
+    "safari_rate/drop": (0.5, 3, ETA_C5, 0.02, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAFARI_MIXTURES))
+def test_worst_case_of_the_safari_mixture_reproduces_the_pinned_rate(name):
+    q, K, eta_c, eta_s, drop = SAFARI_MIXTURES[name]
+    worst, _ = BEFORE[name]
+    res = pep.worst_case(pep.safari_round(q, K, eta_c, eta_s, drop_server_step=drop),
+                         pep.Setting(1, 1.0, 2.0, identical=True), pep.distance())
+    assert res.worst == pytest.approx(worst, abs=gap_tolerance(worst))
+    # branches of probability 0 are left out of the SDP (flbounds.pep.scenarios.branches)
+    assert [b["probability"] for b in res.params["branches"]] == [w for w in (q, 1 - q) if w]

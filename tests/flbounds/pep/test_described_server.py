@@ -72,3 +72,28 @@ def test_a_mixture_worst_case_is_safari_rate():
     with pytest.raises(ValueError, match="one-run"):
         mixture_worst_case(pep.safari_round(0.4, TAU, STEP, 0.3),
                            pep.Setting(1, MU, L, identical=True), pep.two_runs())
+
+
+def test_worst_case_refuses_a_bad_mixture_naming_the_argument():
+    rnd = pep.fedavg_round(TAU, STEP)
+    with pytest.raises(ValueError, match="branches: probabilities .* sum to 1"):
+        pep.Mixture("m", ((0.5, rnd, None), (0.6, rnd, None)))
+    with pytest.raises(ValueError, match="branches: probabilities must be in"):
+        pep.Mixture("m", ((-0.2, rnd, None), (1.2, rnd, None)))
+    setting = pep.Setting(N, MU, L, common_minimizer=True)
+    mixture = pep.single(rnd, Bernoulli([0.4, 0.7, 0.9]))
+    with pytest.raises(ValueError, match="participation: a Mixture"):
+        pep.worst_case(mixture, setting, pep.distance(), Bernoulli([0.4, 0.7, 0.9]))
+    with pytest.raises(ValueError, match="classes"):
+        pep.worst_case(mixture, setting, pep.distance(), classes=[[0, 1, 2]])
+    with pytest.raises(ValueError, match="round_ must be a Round or a Mixture"):
+        pep.worst_case("fedavg", setting, pep.distance())
+
+
+def test_a_one_branch_mixture_is_its_round():
+    """worst_case of single(round, law) and of (round, law): the same SDP, the same value."""
+    law = Bernoulli([0.4, 0.7, 0.9])
+    setting = pep.Setting(N, MU, L, common_minimizer=True)
+    ref = pep.worst_case(pep.fedavg_round(TAU, STEP), setting, pep.distance(), law).worst
+    res = pep.worst_case(pep.single(pep.fedavg_round(TAU, STEP), law), setting, pep.distance())
+    assert res.worst == pytest.approx(ref, abs=gap_tolerance(ref))

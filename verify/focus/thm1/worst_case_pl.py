@@ -52,7 +52,7 @@ def _cell(n, tau, multiple):
                                                    beta=BETA),
                 within_hypotheses=multiple <= 1, worst=res.worst, printed=res.printed,
                 ratio=res.worst / res.printed, gap=res.gap, solver=res.solver,
-                gram=res.gram_size, seconds=res.seconds)
+                status=res.status, gram=res.gram_size, seconds=res.seconds)
 
 
 @claim("focus.thm1b.tightness", ref="Thm 1(b), eq. (24)", kind="tightness", expected="holds",
@@ -71,9 +71,11 @@ def thm1b_tightness(*, rng, sizes, taus, multiples):
     2^N-pattern sum (F at the next server model depends on the pattern). Grid: N tau <= 4
     (PL_MAX_GRADIENTS: larger cells have no solve passing the acceptance test). At the
     admissible step the relaxed worst case sits near 0.991 x the printed rate (the printed
-    rate about 2x loose in 1 - rho). A cell outside the hypotheses whose SDP has no accurate
-    solve is listed without a number (``unsolved``); inside them it makes the claim an error.
-    Tolerance: the SDP acceptance bound."""
+    rate about 2x loose in 1 - rho). A cell with no accurate solve takes the certified upper
+    bound of the SDP's pinned form (``flbounds.pep.pl``: multipliers with a margin, status
+    ``certified (...)``); a cell outside the hypotheses with neither is listed without a
+    number (``unsolved``), inside them it makes the claim an error. Tolerance: the SDP
+    acceptance bound."""
     cells = [c for n in sizes for tau in taus for m in multiples
              if n * tau <= PL_MAX_GRADIENTS and (c := _cell(n, tau, m)) is not None]
     inside = [c for c in cells if c["within_hypotheses"]]

@@ -182,8 +182,16 @@ def _processes(rng, n):
 
 
 def _round_samples(process, rng, n_plans):
-    """Round DEPTH of ``n_plans`` independent plans: i.i.d. draws of one round's set."""
-    return np.array([process.plan(rng, DEPTH + 1)[DEPTH] for _ in range(n_plans)])
+    """``n_plans`` i.i.d. draws of one round's set. A memoryless process draws its rounds
+    i.i.d., so they are the rounds of one plan; a Markov on/off process (clients independent
+    chains) gives round DEPTH of ``n_plans`` independent chains per client, drawn as one
+    plan of the process with its clients repeated ``n_plans`` times (block k of N clients is
+    plan k)."""
+    if isinstance(process, MarkovOnOff):
+        n = process.n_clients
+        chains = MarkovOnOff(np.tile(process.rates, n_plans), np.tile(process.stay_on, n_plans))
+        return chains.plan(rng, DEPTH + 1)[DEPTH].reshape(n_plans, n)
+    return process.plan(rng, n_plans)
 
 
 def _pvalues(samples, exact):
@@ -211,8 +219,9 @@ def _cyclic_gap(rng, n):
                  "pi_i = P(i in S) are the moments of the participating sets it draws.",
        quick=dict(n_instances=3, n_plans=4000), full=dict(n_instances=12, n_plans=40000))
 def moments_match_plans(*, rng, n_instances, n_plans):
-    """Random N in 3..7; per instance a Bernoulli, a uniform and a weighted m-of-N, a Markov
-    on/off process (round 4 of each plan, so its transitions count) and a round-robin. For the
+    """Random N in 3..7; per instance a Bernoulli, a uniform and a weighted m-of-N (n_plans
+    rounds of one plan: i.i.d. sets), a Markov on/off process (round 4 of n_plans independent
+    chains per client, so its transitions count) and a round-robin. For the
     random processes each (process, client, moment) cell is a z-test of the plan frequency
     against the exact value, Holm-Bonferroni at family-wise level 1e-3 over all cells
     (``flbounds.stats.holm``); measured: the number of rejected cells. The round-robin is

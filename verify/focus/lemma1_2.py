@@ -104,15 +104,15 @@ def _instance(rng, n_clients, dim, mu, L):
 def local_models(problem, x_start, *, step, local_steps):
     r"""Client models of the virtual form after t = 0..local_steps local GD steps from the
     averaged model ``x_start``: shape (local_steps + 1, N, d), computed by
-    :func:`flbounds.algorithms.fedavg` on one-client, one-round plans."""
+    :func:`flbounds.algorithms.fedavg` on one-client plans of ``local_steps`` rounds of one
+    local step: the server average of one client is its model, so round t's iterate is the
+    model after t local steps (the bits of one round of t local steps)."""
     n = problem.n_clients
     out = np.empty((local_steps + 1, n, problem.dim))
-    out[0] = x_start
     for i in range(n):
-        plan = np.zeros((1, n), dtype=bool)
-        plan[0, i] = True
-        for t in range(1, local_steps + 1):
-            out[t, i] = fedavg(problem, plan, step=step, local_steps=t, x0=x_start).x[-1]
+        plan = np.zeros((local_steps, n), dtype=bool)
+        plan[:, i] = True
+        out[:, i] = fedavg(problem, plan, step=step, local_steps=1, x0=x_start).x
     return out
 
 

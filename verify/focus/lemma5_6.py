@@ -91,23 +91,42 @@ def _noisy_round(problem, state, mask, step, tau, xi):
 
 def exact_noise_mean(problem, state, mask, step, tau, sigma, observable):
     """E over the noise of observable(next state), exact for quadratics (module docstring)."""
+    return exact_noise_means(problem, state, mask, step, tau, sigma, (observable,))[0]
+
+
+def exact_noise_means(problem, state, mask, step, tau, sigma, observables):
+    """``tuple(exact_noise_mean(..., obs) for obs in observables)`` bit for bit, one round
+    per noise vector for all of them."""
     m = int(np.count_nonzero(mask))
     size = tau * m * problem.dim
     s = sigma / np.sqrt(problem.dim)
-    base = observable(_noisy_round(problem, state, mask, step, tau, np.zeros(size)))
-    total = base
+    start = _noisy_round(problem, state, mask, step, tau, np.zeros(size))
+    base = [observable(start) for observable in observables]
+    totals = list(base)
     for j in range(size):
         e = np.zeros(size)
         e[j] = s
-        plus = observable(_noisy_round(problem, state, mask, step, tau, e))
-        minus = observable(_noisy_round(problem, state, mask, step, tau, -e))
-        total += 0.5 * (plus + minus - 2 * base)
-    return total
+        after_plus = _noisy_round(problem, state, mask, step, tau, e)
+        after_minus = _noisy_round(problem, state, mask, step, tau, -e)
+        for k, observable in enumerate(observables):
+            totals[k] += 0.5 * (observable(after_plus) + observable(after_minus) - 2 * base[k])
+    return tuple(totals)
 
 
 def _expect(problem, state, masks, probs, step, tau, sigma, observable):
     return sum(pr * exact_noise_mean(problem, state, s, step, tau, sigma, observable)
                for s, pr in zip(masks, probs, strict=True) if pr > 0)
+
+
+def _expect_all(problem, state, masks, probs, step, tau, sigma, observables):
+    """``tuple(_expect(..., obs) for obs in observables)`` bit for bit, one round per set and
+    noise vector for all of them."""
+    totals = [0] * len(observables)
+    for s, pr in zip(masks, probs, strict=True):
+        if pr > 0:
+            means = exact_noise_means(problem, state, s, step, tau, sigma, observables)
+            totals = [t + pr * v for t, v in zip(totals, means, strict=True)]
+    return tuple(totals)
 
 
 def _state(rng, problem, step, sigma):
@@ -251,10 +270,11 @@ def sg_consensus(*, rng, n_states, taus):
                                    **noise(SIGMA, problem.dim)))
         for _ in range(n_states):
             st = _state(rng, problem, step, SIGMA)
-            lhs.append(_expect(problem, st, masks, probs, step, tau, SIGMA,
-                               lambda s: s.consensus_error()))
-            grad = _expect(problem, st, masks, probs, step, tau, SIGMA,
-                           lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
+            consensus, grad = _expect_all(
+                problem, st, masks, probs, step, tau, SIGMA,
+                (lambda s: s.consensus_error(),
+                 lambda s: float(np.sum(problem.gradient(s.x) ** 2))))
+            lhs.append(consensus)
             rhs.append(lemma6_rhs(q_min=q_min, n=n, step=step, consensus=st.consensus_error(),
                                   grad=grad, sigma=SIGMA))
     lhs, rhs = np.array(lhs), np.array(rhs)

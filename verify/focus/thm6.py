@@ -104,9 +104,18 @@ def _averaged_grad_sq(problem, process, rng, *, step, n_runs, n_rounds, x0):
         plan = process.plan(child, n_rounds)
         noise = SIGMA / np.sqrt(d) * child.standard_normal((n_rounds, n, TAU, d))
         xs = sg_focus(problem, plan, noise, step=step, local_steps=TAU, x0=x0).x[:n_rounds]
-        grads = np.stack([problem.gradient(x) for x in xs])
-        out[k] = float(np.mean(np.sum(grads**2, axis=1)))
+        out[k] = float(np.mean(np.sum(full_gradients(problem, xs) ** 2, axis=1)))
     return out
+
+
+def full_gradients(problem, xs):
+    """grad F at every row of ``xs`` (R, d): ``problem.gradient`` row by row, bit for bit
+    (the same client gradients, averaged in the same order), in one call."""
+    if not problem.uniform_weights:
+        return np.stack([problem.gradient(x) for x in xs])
+    n, r = problem.n_clients, xs.shape[0]
+    grads = problem.client_gradients(np.repeat(xs, n, axis=0), clients=np.tile(np.arange(n), r))
+    return grads.reshape(r, n, -1).mean(axis=1)
 
 
 def _cell(rng, L, offset, n_runs, n_rounds):

@@ -24,7 +24,7 @@ from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
 from ..instances import consistent_state, lemma4_step
-from ..one_round import ROUNDING, _expect
+from ..one_round import ROUNDING, _expect_all
 from . import LEMMA4, lemma4_rhs
 from .corrected import corrected_constant
 
@@ -50,10 +50,9 @@ def conditioned_sides(n_clients: int, p: float, empty_rounds: int, local_steps: 
     step = lemma4_step(problem.L, n_clients, local_steps, q_min)
     x_prev = np.array([1.0 - n_clients * empty_rounds * step])
     state = consistent_state(problem, np.ones((n_clients, 1)), x_prev, step)
-    lhs = _expect(problem, state, masks, probs, step, local_steps,
-                  lambda s: s.consensus_error())
-    grad = _expect(problem, state, masks, probs, step, local_steps,
-                   lambda s: float(np.sum(problem.gradient(s.x) ** 2)))
+    lhs, grad = _expect_all(problem, state, masks, probs, step, local_steps,
+                            (lambda s: s.consensus_error(),
+                             lambda s: float(np.sum(problem.gradient(s.x) ** 2))))
     rhs = lemma4_rhs(q_min=q_min, n=n_clients, step=step, consensus=state.consensus_error(),
                      grad=grad, constant=corrected_constant(q_min, n_clients))
     return lhs, rhs, q_min, step

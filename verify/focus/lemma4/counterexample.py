@@ -19,7 +19,7 @@ from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic
 
 from ..instances import consistent_state, focus_round, lemma4_step
-from ..one_round import ROUNDING, _expect
+from ..one_round import ROUNDING, _expect_all
 from . import LEMMA4, lemma4_rhs
 
 
@@ -47,8 +47,8 @@ def lemma4_parts(n_clients: int, p: float, empty_rounds: int, local_steps: int =
         lhs, grad = _expect_by_count(problem, state, masks, probs, step, local_steps,
                                      (consensus, gradient))
     else:
-        lhs = _expect(problem, state, masks, probs, step, local_steps, consensus)
-        grad = _expect(problem, state, masks, probs, step, local_steps, gradient)
+        lhs, grad = _expect_all(problem, state, masks, probs, step, local_steps,
+                                (consensus, gradient))
     return lhs, state.consensus_error(), grad, q_min, step
 
 

@@ -9,9 +9,10 @@ per cell (spec V2). Expectations are over the datasets only.
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from flbounds.theory.data_models import RidgeModel
-from flbounds.theory.generalization import one_round_draws, summarize_bound
+from flbounds.theory.data_models import RidgeData, RidgeModel
+from flbounds.theory.generalization import one_round_batch, one_round_draws, summarize_bound
 from flbounds.tolerances import SE_RULE_FAMILY
 
 DIM = 5
@@ -49,6 +50,47 @@ def ridge_cell(rng, base, *, n_samples, lam, n_clients, zeta, weights="uniform",
     draws = one_round_draws(model, w, sizes, n_draws, rng, local=local)
     summary = summarize_bound(draws, w, model.mu, model.L, rng)
     return model, w, draws, summary
+
+
+def _with_optima(noise, theta_star):
+    """The statistics of y = x'theta*_k + noise from those of the noise alone (theta* = 0):
+    X'y/n = (X'X/n) theta* + X'noise/n and y'y/n = theta*'(X'X/n)theta* + 2 theta*'X'noise/n
+    + noise'noise/n, exact identities of the same samples."""
+    g_theta = np.einsum("tkij,kj->tki", noise.gram, theta_star)
+    return RidgeData(noise.gram, g_theta + noise.xy,
+                     np.einsum("tki,ki->tk", g_theta, theta_star)
+                     + 2.0 * np.einsum("tki,ki->tk", noise.xy, theta_star) + noise.yy,
+                     None, None)
+
+
+def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings):
+    r"""Cells that differ only in (lambda, zeta, weights), on common datasets.
+
+    The covariates and the noise of a dataset do not depend on lambda, on the client optima
+    or on the weights, so the cells sharing (n, K, equal or unequal n_k) draw them once: one
+    direction :math:`u_k \sim N(0, I)` per client (:math:`\theta^\star_k = \theta^\star_0 +
+    \zeta u_k`, the same u for every zeta), one Dirichlet(1) weight vector, n_draws pairs
+    (S, S') of covariates and noise; each setting then builds its labels from them
+    (:func:`_with_optima`). Every setting keeps its own n_draws draws and its own standard
+    errors (bootstrap from ``rng``), the estimates of different settings are dependent
+    (common random numbers). Yields (setting, model, weights, draws, Thm 4.1 summary) per
+    entry of ``settings`` (dicts with lam, zeta and weights), in order.
+    """
+    u = rng.standard_normal((n_clients, base.size))
+    dirichlet = client_weights(rng, n_clients, "dirichlet")
+    sizes = client_sizes(n_samples, n_clients, unequal)
+    noise = RidgeModel(np.zeros((n_clients, base.size)), NOISE_SD, 0.0)
+    data0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
+    copy0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
+    for setting in settings:
+        model = RidgeModel(base[None, :] + setting["zeta"] * u, NOISE_SD, setting["lam"])
+        w = (dirichlet if setting["weights"] == "dirichlet"
+             else client_weights(rng, n_clients, setting["weights"]))
+        data, copy = _with_optima(data0, model.theta_star), _with_optima(copy0, model.theta_star)
+        with threadpool_limits(limits=1, user_api="blas"):
+            draws = one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
+                                    local_is_erm=True)
+        yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng)
 
 
 def grid(**axes):

@@ -71,10 +71,12 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
     direction :math:`u_k \sim N(0, I)` per client (:math:`\theta^\star_k = \theta^\star_0 +
     \zeta u_k`, the same u for every zeta), one Dirichlet(1) weight vector, n_draws pairs
     (S, S') of covariates and noise; each setting then builds its labels from them
-    (:func:`_with_optima`). Every setting keeps its own n_draws draws and its own standard
-    errors (bootstrap from ``rng``), the estimates of different settings are dependent
-    (common random numbers). Yields (setting, model, weights, draws, Thm 4.1 summary) per
-    entry of ``settings`` (dicts with lam, zeta and weights), in order.
+    (:func:`_with_optima`) and its local ERMs from one solve per lambda (:func:`_erm_map`).
+    Every setting keeps its own
+    n_draws draws and its own standard errors (bootstrap from ``rng``); the estimates of
+    different settings are dependent (common random numbers). Yields (setting, model,
+    weights, draws, Thm 4.1 summary) per entry of ``settings`` (dicts with lam, zeta and
+    weights), by increasing lambda (in their order for equal lambdas).
     """
     u = rng.standard_normal((n_clients, base.size))
     dirichlet = client_weights(rng, n_clients, "dirichlet")
@@ -82,15 +84,32 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
     noise = RidgeModel(np.zeros((n_clients, base.size)), NOISE_SD, 0.0)
     data0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
     copy0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
-    for setting in settings:
+    solved = {}
+    for setting in sorted(settings, key=lambda s: s["lam"]):
         model = RidgeModel(base[None, :] + setting["zeta"] * u, NOISE_SD, setting["lam"])
         w = (dirichlet if setting["weights"] == "dirichlet"
              else client_weights(rng, n_clients, setting["weights"]))
+        if model.lam not in solved:   # one factorization per lambda, for every zeta
+            solved = {model.lam: (_erm_map(data0, model.lam), _erm_map(copy0, model.lam))}
+        (a, c), (a_c, c_c) = solved[model.lam]
         data, copy = _with_optima(data0, model.theta_star), _with_optima(copy0, model.theta_star)
         with threadpool_limits(limits=1, user_api="blas"):
-            draws = one_round_batch(model, w, data, copy, model.erm(data), model.erm(copy),
+            draws = one_round_batch(model, w, data, copy,
+                                    np.einsum("tkij,kj->tki", a, model.theta_star) + c,
+                                    np.einsum("tkij,kj->tki", a_c, model.theta_star) + c_c,
                                     local_is_erm=True)
         yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng)
+
+
+def _erm_map(noise, lam):
+    """The local ERM as an affine map of the client optima: with H = X'X/n + lambda I, the
+    ERM H^{-1}(X'X/n theta* + X'noise/n) = A theta* + c, A = H^{-1} X'X/n, c = H^{-1}
+    X'noise/n (one solve with d + 1 right-hand sides)."""
+    d = noise.gram.shape[-1]
+    with threadpool_limits(limits=1, user_api="blas"):
+        out = np.linalg.solve(noise.gram + lam * np.eye(d),
+                              np.concatenate([noise.gram, noise.xy[..., None]], axis=-1))
+    return out[..., :d], out[..., d]
 
 
 def grid(**axes):

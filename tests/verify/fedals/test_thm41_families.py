@@ -27,11 +27,11 @@ def test_labels_built_from_the_noise_are_the_sampled_ones(sizes):
 def test_family_settings_share_datasets_and_keep_their_own_models():
     rng = np.random.default_rng(3)
     base = rng.standard_normal(instances.DIM)
-    settings = [dict(lam=0.1, zeta=0.0, weights="uniform"),
-                dict(lam=1.0, zeta=2.0, weights="dirichlet")]
+    settings = [dict(lam=1.0, zeta=2.0, weights="dirichlet"),
+                dict(lam=0.1, zeta=0.0, weights="uniform")]
     out = list(instances.ridge_family(rng, base, n_samples=20, n_clients=4, unequal=True,
                                       n_draws=50, settings=settings))
-    assert [o[0] for o in out] == settings
+    assert [o[0] for o in out] == settings[::-1]                  # by increasing lambda
     (_, m0, w0, d0, s0), (_, m1, w1, d1, s1) = out
     assert (m0.lam, m1.lam) == (0.1, 1.0)
     np.testing.assert_array_equal(m0.theta_star, np.broadcast_to(base, (4, instances.DIM)))
@@ -67,6 +67,22 @@ def test_proof_steps_fail_when_the_local_erm_is_off(monkeypatch):
     assert res.verdict == "holds", res.reason
     names = res.details["checks"]
     assert len(names) == 6 * 8 and names[0].startswith("(16)")   # 6 checks x (lam, K, zeta)
-    real = RidgeModel.erm
-    monkeypatch.setattr(RidgeModel, "erm", lambda self, data: real(self, data) + 0.5)
+    real = instances._erm_map
+
+    def off(noise, lam):
+        a, c = real(noise, lam)
+        return a, c + 0.5
+
+    monkeypatch.setattr(instances, "_erm_map", off)
     assert get("fedals.thm41.proof_steps").check(seed=0).verdict == "violated"
+
+
+def test_the_erm_map_gives_the_local_erm():
+    theta_star = np.random.default_rng(4).standard_normal((3, instances.DIM))
+    noise = RidgeModel(np.zeros_like(theta_star), instances.NOISE_SD, 0.0).sample(
+        np.random.default_rng(5), 6, [8, 9, 20], keep_samples=False)
+    model = RidgeModel(theta_star, instances.NOISE_SD, 0.05)
+    a, c = instances._erm_map(noise, model.lam)
+    np.testing.assert_allclose(np.einsum("tkij,kj->tki", a, theta_star) + c,
+                               model.erm(instances._with_optima(noise, theta_star)),
+                               rtol=1e-11, atol=1e-11)

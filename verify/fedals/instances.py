@@ -3,7 +3,8 @@ paper's instances; the MLP task of spec V9 is :mod:`verify.fedals.mlp_task`).
 
 A cell fixes (d, n, lambda, K, zeta, client weights, equal or unequal n_k); the client optima
 are :math:`\theta^\star_k = \theta^\star_0 + \zeta u_k` with :math:`u_k \sim N(0, I)` drawn once
-per cell (spec V2). Expectations are over the datasets only.
+per cell (spec V2; :func:`ridge_family` draws one u for the cells that share their datasets,
+so that their zetas lie on one ray). Expectations are over the datasets only.
 """
 
 from __future__ import annotations

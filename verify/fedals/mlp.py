@@ -116,8 +116,9 @@ def loss_and_grad(theta, X, y, sizes=DEFAULT_SIZES):
     layers = layout(sizes)
     for i in range(len(layers) - 1, -1, -1):
         lay, h = layers[i], acts[i]
-        grad[..., lay.weight] = (h.swapaxes(-1, -2) @ delta).reshape(*theta.shape[:-1], -1)
-        grad[..., lay.bias] = delta.sum(axis=-2)
+        # written straight into the gradient's views (the same products and sums)
+        np.matmul(h.swapaxes(-1, -2), delta, out=_weights(grad, lay))
+        np.sum(delta, axis=-2, out=grad[..., lay.bias])
         if i > 0:
             delta = delta @ _weights(theta, lay).swapaxes(-1, -2)
             delta *= h > 0

@@ -232,7 +232,7 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         direction = grad(theta, plan[s])
         if control != "none":
             direction = direction - c_k + c[..., None, :]
-        theta = theta - steps[s] * direction
+        theta -= steps[s] * direction      # in place (theta is our copy): the same numbers
         elapsed += steps[s]
         for g, sl in enumerate(groups):
             if not sync[s, g]:

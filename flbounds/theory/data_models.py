@@ -311,12 +311,15 @@ class SoftmaxPool:
         c = np.broadcast_to(self.labels, (theta.shape[0], *self.labels.shape))
         return self._risk_grad(self.features[None], c, theta, need_grad=False)[0]
 
-    def _hessian(self, X, theta):
+    def _hessian(self, X, theta, outer=None):
+        """The Hessian of the empirical risk; ``outer`` the products x x' of the samples
+        (``X[..., :, None] * X[..., None, :]``, computed here when not given)."""
         W = theta.reshape(*theta.shape[:-1], self.n_classes, -1)
         p = softmax(np.matmul(X, W.swapaxes(-1, -2)), axis=-1)
         C, n, dx = self.n_classes, X.shape[-2], X.shape[-1]
         cov = p[..., :, None] * np.eye(C) - p[..., :, None] * p[..., None, :]
-        outer = X[..., :, None] * X[..., None, :]
+        if outer is None:
+            outer = X[..., :, None] * X[..., None, :]
         lead = theta.shape[:-1]
         H = np.matmul(cov.reshape(*lead, n, C * C).swapaxes(-1, -2),
                       outer.reshape(*lead, n, dx * dx)) / n
@@ -324,22 +327,28 @@ class SoftmaxPool:
         return H + self.lam * np.eye(self.dim)
 
     def erm(self, data):
-        """Newton's method to ||grad|| <= 1e-12 (damped by halving if a step raises the risk)."""
+        """Newton's method to ||grad|| <= 1e-12 (damped by halving if a step raises the risk).
+
+        The samples' products x x' are formed once for every Hessian, and the risk and
+        gradient at an accepted step are those the line search computed (the same numbers
+        as computing them again)."""
         X, c = self._gather(data)
+        outer = X[..., :, None] * X[..., None, :]
         theta = np.zeros((*data.index.shape[:2], self.dim))
+        risk, grad = self._risk_grad(X, c, theta)
         for _ in range(NEWTON_MAX_ITER):
-            risk, grad = self._risk_grad(X, c, theta)
             if np.max(np.linalg.norm(grad, axis=-1)) <= NEWTON_GRAD_TOL:
                 return theta
-            step = np.linalg.solve(self._hessian(X, theta), grad[..., None])[..., 0]
+            step = np.linalg.solve(self._hessian(X, theta, outer), grad[..., None])[..., 0]
             scale = np.ones(theta.shape[:-1])
             for _ in range(30):
                 trial = theta - scale[..., None] * step
-                worse = self._risk_grad(X, c, trial, need_grad=False)[0] > risk + 1e-15
+                trial_risk, trial_grad = self._risk_grad(X, c, trial)
+                worse = trial_risk > risk + 1e-15
                 if not np.any(worse):
                     break
                 scale = np.where(worse, 0.5 * scale, scale)
-            theta = trial
+            theta, risk, grad = trial, trial_risk, trial_grad
         raise RuntimeError("Newton's method did not reach the gradient tolerance")
 
 

@@ -3,15 +3,17 @@ paper's instances; the MLP task of spec V9 is :mod:`verify.fedals.mlp_task`).
 
 A cell fixes (d, n, lambda, K, zeta, client weights, equal or unequal n_k); the client optima
 are :math:`\theta^\star_k = \theta^\star_0 + \zeta u_k` with :math:`u_k \sim N(0, I)` drawn once
-per cell (spec V2). Expectations are over the datasets only.
+per cell (spec V2; :func:`ridge_family` draws one u for the cells that share their datasets,
+so that their zetas lie on one ray). Expectations are over the datasets only.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from flbounds.theory.data_models import RidgeModel
-from flbounds.theory.generalization import one_round_draws, summarize_bound
+from flbounds.theory.data_models import RidgeData, RidgeModel
+from flbounds.theory.generalization import one_round_batch, one_round_draws, summarize_bound
 from flbounds.tolerances import SE_RULE_FAMILY
 
 DIM = 5
@@ -49,6 +51,66 @@ def ridge_cell(rng, base, *, n_samples, lam, n_clients, zeta, weights="uniform",
     draws = one_round_draws(model, w, sizes, n_draws, rng, local=local)
     summary = summarize_bound(draws, w, model.mu, model.L, rng)
     return model, w, draws, summary
+
+
+def _with_optima(noise, theta_star):
+    """The statistics of y = x'theta*_k + noise from those of the noise alone (theta* = 0):
+    X'y/n = (X'X/n) theta* + X'noise/n and y'y/n = theta*'(X'X/n)theta* + 2 theta*'X'noise/n
+    + noise'noise/n, exact identities of the same samples."""
+    g_theta = np.einsum("tkij,kj->tki", noise.gram, theta_star)
+    return RidgeData(noise.gram, g_theta + noise.xy,
+                     np.einsum("tki,ki->tk", g_theta, theta_star)
+                     + 2.0 * np.einsum("tki,ki->tk", noise.xy, theta_star) + noise.yy,
+                     None, None)
+
+
+def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings):
+    r"""Cells that differ only in (lambda, zeta, weights), on common datasets.
+
+    The covariates and the noise of a dataset do not depend on lambda, on the client optima
+    or on the weights, so the cells sharing (n, K, equal or unequal n_k) draw them once: one
+    direction :math:`u_k \sim N(0, I)` per client (:math:`\theta^\star_k = \theta^\star_0 +
+    \zeta u_k`, the same u for every zeta), one Dirichlet(1) weight vector, n_draws pairs
+    (S, S') of covariates and noise; each setting then builds its labels from them
+    (:func:`_with_optima`) and its local ERMs from one solve per lambda (:func:`_erm_map`).
+    Every setting keeps its own
+    n_draws draws and its own standard errors (bootstrap from ``rng``); the estimates of
+    different settings are dependent (common random numbers). Yields (setting, model,
+    weights, draws, Thm 4.1 summary) per entry of ``settings`` (dicts with lam, zeta and
+    weights), by increasing lambda (in their order for equal lambdas).
+    """
+    u = rng.standard_normal((n_clients, base.size))
+    dirichlet = client_weights(rng, n_clients, "dirichlet")
+    sizes = client_sizes(n_samples, n_clients, unequal)
+    noise = RidgeModel(np.zeros((n_clients, base.size)), NOISE_SD, 0.0)
+    data0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
+    copy0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
+    solved = {}
+    for setting in sorted(settings, key=lambda s: s["lam"]):
+        model = RidgeModel(base[None, :] + setting["zeta"] * u, NOISE_SD, setting["lam"])
+        w = (dirichlet if setting["weights"] == "dirichlet"
+             else client_weights(rng, n_clients, setting["weights"]))
+        if model.lam not in solved:   # one factorization per lambda, for every zeta
+            solved = {model.lam: (_erm_map(data0, model.lam), _erm_map(copy0, model.lam))}
+        (a, c), (a_c, c_c) = solved[model.lam]
+        data, copy = _with_optima(data0, model.theta_star), _with_optima(copy0, model.theta_star)
+        with threadpool_limits(limits=1, user_api="blas"):
+            draws = one_round_batch(model, w, data, copy,
+                                    np.einsum("tkij,kj->tki", a, model.theta_star) + c,
+                                    np.einsum("tkij,kj->tki", a_c, model.theta_star) + c_c,
+                                    local_is_erm=True)
+        yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng)
+
+
+def _erm_map(noise, lam):
+    """The local ERM as an affine map of the client optima: with H = X'X/n + lambda I, the
+    ERM H^{-1}(X'X/n theta* + X'noise/n) = A theta* + c, A = H^{-1} X'X/n, c = H^{-1}
+    X'noise/n (one solve with d + 1 right-hand sides)."""
+    d = noise.gram.shape[-1]
+    with threadpool_limits(limits=1, user_api="blas"):
+        out = np.linalg.solve(noise.gram + lam * np.eye(d),
+                              np.concatenate([noise.gram, noise.xy[..., None]], axis=-1))
+    return out[..., :d], out[..., d]
 
 
 def grid(**axes):

@@ -90,8 +90,10 @@ def forward(theta, X, sizes=DEFAULT_SIZES):
     layers = layout(sizes)
     for i, lay in enumerate(layers):
         acts.append(h)
-        z = h @ _weights(theta, lay) + theta[..., None, lay.bias]
-        h = np.maximum(z, 0.0) if i < len(layers) - 1 else z
+        h = h @ _weights(theta, lay)
+        h += theta[..., None, lay.bias]      # in place: the numbers of h @ W + b, one array
+        if i < len(layers) - 1:
+            np.maximum(h, 0.0, out=h)
     return h, acts
 
 
@@ -114,10 +116,12 @@ def loss_and_grad(theta, X, y, sizes=DEFAULT_SIZES):
     layers = layout(sizes)
     for i in range(len(layers) - 1, -1, -1):
         lay, h = layers[i], acts[i]
-        grad[..., lay.weight] = (h.swapaxes(-1, -2) @ delta).reshape(*theta.shape[:-1], -1)
-        grad[..., lay.bias] = delta.sum(axis=-2)
+        # written straight into the gradient's views (the same products and sums)
+        np.matmul(h.swapaxes(-1, -2), delta, out=_weights(grad, lay))
+        np.sum(delta, axis=-2, out=grad[..., lay.bias])
         if i > 0:
-            delta = (delta @ _weights(theta, lay).swapaxes(-1, -2)) * (h > 0)
+            delta = delta @ _weights(theta, lay).swapaxes(-1, -2)
+            delta *= h > 0
     return loss, grad
 
 

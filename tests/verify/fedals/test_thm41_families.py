@@ -1,0 +1,88 @@
+"""Thm 4.1's ridge claims run their (lambda, zeta, weights) cells on common datasets: the
+statistics built from the noise alone are those of the labelled samples, every cell of the
+grid is reported once, in grid order, and the claims still fail on a planted bug."""
+
+import numpy as np
+import pytest
+
+from flbounds.ledger import get
+from flbounds.theory.data_models import RidgeModel
+from verify.fedals import instances
+from verify.fedals.thm4_1 import claims
+
+
+@pytest.mark.parametrize("sizes", [7, [7, 12, 30]])
+def test_labels_built_from_the_noise_are_the_sampled_ones(sizes):
+    theta_star = np.random.default_rng(1).standard_normal((3, instances.DIM))
+    direct = RidgeModel(theta_star, instances.NOISE_SD, 0.3).sample(
+        np.random.default_rng(2), 5, sizes, keep_samples=False)
+    noise = RidgeModel(np.zeros_like(theta_star), instances.NOISE_SD, 0.0).sample(
+        np.random.default_rng(2), 5, sizes, keep_samples=False)
+    built = instances._with_optima(noise, theta_star)
+    np.testing.assert_array_equal(built.gram, direct.gram)
+    np.testing.assert_allclose(built.xy, direct.xy, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(built.yy, direct.yy, rtol=1e-13, atol=1e-13)
+
+
+def test_family_settings_share_datasets_and_keep_their_own_models():
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal(instances.DIM)
+    settings = [dict(lam=1.0, zeta=2.0, weights="dirichlet"),
+                dict(lam=0.1, zeta=0.0, weights="uniform")]
+    out = list(instances.ridge_family(rng, base, n_samples=20, n_clients=4, unequal=True,
+                                      n_draws=50, settings=settings))
+    assert [o[0] for o in out] == settings[::-1]                  # by increasing lambda
+    (_, m0, w0, d0, s0), (_, m1, w1, d1, s1) = out
+    assert (m0.lam, m1.lam) == (0.1, 1.0)
+    np.testing.assert_array_equal(m0.theta_star, np.broadcast_to(base, (4, instances.DIM)))
+    np.testing.assert_allclose(w0, 0.25)
+    assert w1.sum() == pytest.approx(1.0) and not np.allclose(w1, 0.25)
+    assert d0.gap.shape == d1.gap.shape == (50,)
+    assert np.isfinite([s0.bound, s1.bound, s0.bound_se, s1.bound_se]).all()
+
+
+def test_bound_reports_every_cell_once_in_grid_order():
+    res = get("fedals.thm41.bound").check(seed=0)
+    assert res.verdict == "holds", res.reason
+    keys = ("n_samples", "lam", "n_clients", "zeta", "weights", "unequal")
+    listed = [tuple(sorted(c.items())) for c in claims._thm41_cells(
+        **{k: v for k, v in claims.THM41_QUICK.items() if k != "n_draws"})]
+    got = [tuple(sorted((k, r[k]) for k in keys)) for r in res.details["cells"]]
+    assert got == listed and res.details["n_cells"] == len(listed)
+
+
+def test_bound_fails_when_the_bound_is_planted_too_small(monkeypatch):
+    real = instances.summarize_bound
+
+    def shrunk(*args, **kwargs):
+        s = real(*args, **kwargs)
+        return s._replace(bound=s.bound / 50)
+
+    monkeypatch.setattr(instances, "summarize_bound", shrunk)
+    assert get("fedals.thm41.bound").check(seed=0).verdict == "violated"
+
+
+def test_proof_steps_fail_when_the_local_erm_is_off(monkeypatch):
+    res = get("fedals.thm41.proof_steps").check(seed=0)
+    assert res.verdict == "holds", res.reason
+    names = res.details["checks"]
+    assert len(names) == 6 * 8 and names[0].startswith("(16)")   # 6 checks x (lam, K, zeta)
+    real = instances._erm_map
+
+    def off(noise, lam):
+        a, c = real(noise, lam)
+        return a, c + 0.5
+
+    monkeypatch.setattr(instances, "_erm_map", off)
+    assert get("fedals.thm41.proof_steps").check(seed=0).verdict == "violated"
+
+
+def test_the_erm_map_gives_the_local_erm():
+    theta_star = np.random.default_rng(4).standard_normal((3, instances.DIM))
+    noise = RidgeModel(np.zeros_like(theta_star), instances.NOISE_SD, 0.0).sample(
+        np.random.default_rng(5), 6, [8, 9, 20], keep_samples=False)
+    model = RidgeModel(theta_star, instances.NOISE_SD, 0.05)
+    a, c = instances._erm_map(noise, model.lam)
+    np.testing.assert_allclose(np.einsum("tkij,kj->tki", a, theta_star) + c,
+                               model.erm(instances._with_optima(noise, theta_star)),
+                               rtol=1e-11, atol=1e-11)

@@ -122,7 +122,8 @@ from .described_server import (
     safari_round,
     server_gradient_round,
 )
-from .engine import build, worst_case
+from .engine import build
+from .entry import worst_case
 from .fedavg import fedavg_rate
 from .gd import gd_contraction, gd_rate
 from .lyapunov_search import LyapunovRate, lyapunov_rate, safari_bracket

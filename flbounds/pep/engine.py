@@ -207,10 +207,18 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     return problem, dict(law=law, funcs=funcs, start=start, star=star)
 
 
+#: said in :func:`worst_case`'s docstring and left out of the package-level one (entry.py)
+MIXTURE_NOTE = """
+    ``flbounds.pep.worst_case`` (:func:`.entry.worst_case`) is this function for a Round and
+    :func:`.scenarios.mixture_worst_case` for a Mixture; called here, a Mixture is refused."""
+
+
 def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, participation=None,
                *, printed=None, certified=False, classes=None) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation`` (module docstring of :mod:`.describe`).
+    ``flbounds.pep.worst_case`` (:func:`.entry.worst_case`) is this function for a Round and
+    :func:`.scenarios.mixture_worst_case` for a Mixture; called here, a Mixture is refused.
 
     Parameters
     ----------
@@ -250,16 +258,9 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         When no solver returns an accurate solve (or, with ``certified``, no certificate
         within its bracket tolerance).
     """
-    if isinstance(round_, Mixture):
-        if participation is not None:
-            raise ValueError("participation: a Mixture carries each branch's participation "
-                             "law; pass None")
-        if classes is not None:
-            raise ValueError("classes: not offered for a Mixture")
-        from .scenarios import mixture_worst_case
-
-        return mixture_worst_case(round_, setting, measure, printed=printed,
-                                  certified=certified)
+    if isinstance(round_, Mixture):  # the package's worst_case dispatches Mixtures
+        raise ValueError("round_: a Mixture goes through flbounds.pep.worst_case "
+                         "(flbounds.pep.entry), which solves it by scenarios")
     if not isinstance(round_, Round):
         raise ValueError(f"round_ must be a Round or a Mixture (flbounds.pep.describe), got "
                          f"{type(round_).__name__}")

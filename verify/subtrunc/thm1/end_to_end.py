@@ -31,23 +31,18 @@ def run_biased_fedavg(prob, w0, *, K, E, sigma2, gamma, noise):
     """Server iterates' squared gradient norms ||grad f(w_k)||^2, shape (seeds, K).
 
     ``noise``: standard normals (seeds, K, E, n, d) - the explicit randomness plan.
-    ``sigma2`` and ``gamma``: numbers, or arrays of shape (seeds,) (runs of several grid
-    points stacked along the seed axis; each row the same numbers as its point alone).
     """
     seeds, _, _, n, d = noise.shape
     step = 1.0 / (prob.L * E * np.sqrt(K))
     w = np.broadcast_to(w0, (seeds, d)).copy()
     out = np.empty((seeds, K))
-    scale = np.sqrt(np.asarray(sigma2, dtype=float) / d)
-    scale = scale[:, None, None] if scale.ndim else scale
-    root_gamma = np.sqrt(np.asarray(gamma, dtype=float))
-    root_gamma = root_gamma[:, None] if root_gamma.ndim else root_gamma
+    scale = np.sqrt(sigma2 / d)
     for k in range(K):
         full_grad = prob.gradients(np.broadcast_to(w[:, None, :], (seeds, n, d))).mean(axis=1)
         norm = np.linalg.norm(full_grad, axis=1, keepdims=True)
         out[:, k] = norm[:, 0] ** 2
-        bias = -root_gamma * np.where(norm > 0, full_grad / np.maximum(norm, 1e-300),
-                                      np.eye(d)[0])
+        bias = -np.sqrt(gamma) * np.where(norm > 0, full_grad / np.maximum(norm, 1e-300),
+                                          np.eye(d)[0])
         local = np.broadcast_to(w[:, None, :], (seeds, n, d)).copy()
         for tau in range(E):
             local -= step * (prob.gradients(local) + scale * noise[:, k, tau])
@@ -73,61 +68,28 @@ def _instance(prob, K, E, sigma2, gamma):
                 bias_sq=gamma, gamma=gamma, **gaussian_noise(sigma2))
 
 
-#: the most noise values (float64) one batch of grid points draws at once (256 MB)
-BATCH_VALUES = 32_000_000
-
-
-def _batches(grid, n_seeds, n_clients, dim):
-    """Runs of consecutive grid points with the same (K, E), each at most BATCH_VALUES noise
-    values (or one point): they run as one stack of seeds."""
-    out = []
-    for point in grid:
-        K, E = point[:2]
-        size = n_seeds * K * E * n_clients * dim
-        if out and out[-1][0][:2] == (K, E) and (len(out[-1]) + 1) * size <= BATCH_VALUES:
-            out[-1].append(point)
-        else:
-            out.append([point])
-    return out
-
-
 def _check_grid(r, name, prob, w0, n_clients, n_seeds, grid, out):
-    """Run every (K, E, sigma^2, gamma) of ``grid`` and append to ``out`` (a dict of lists).
-
-    Consecutive points with the same (K, E) run stacked along the seed axis: their noise is
-    one draw of the points' draws in grid order (the same numbers), and every row of the
-    stack is computed as its point alone."""
+    """Run every (K, E, sigma^2, gamma) of ``grid`` and append to ``out`` (a dict of lists)."""
     dim = w0.size
     f0 = float(prob.values(np.broadcast_to(w0, (n_clients, dim))).mean())
-    for batch in _batches(grid, n_seeds, n_clients, dim):
-        K, E = batch[0][:2]
-        noise = r.normal(size=(len(batch) * n_seeds, K, E, n_clients, dim))
-        sq = run_biased_fedavg(prob, w0, K=K, E=E,
-                               sigma2=np.repeat([p[2] for p in batch], n_seeds),
-                               gamma=np.repeat([p[3] for p in batch], n_seeds), noise=noise)
-        for j, (K, E, sigma2, gamma) in enumerate(batch):
-            _record(out, name, prob, n_clients, f0, sq[j * n_seeds:(j + 1) * n_seeds],
-                    K, E, sigma2, gamma)
-
-
-def _record(out, name, prob, n_clients, f0, sq, K, E, sigma2, gamma):
-    """One grid point's rows from its squared gradient norms ``sq`` (seeds, K)."""
-    n_seeds = sq.shape[0]
-    terms = printed_terms(L=prob.L, f0=f0, K=K, E=E, n=n_clients, sigma2=sigma2,
-                          gamma=gamma)
-    bound = float(sum(terms))
-    for factor in (1, 2):
-        per_seed = sq @ theorem1_weights(K, factor)
-        out["measured"].append(per_seed.mean())
-        out["ses"].append(per_seed.std(ddof=1) / np.sqrt(n_seeds))
-        out["rhs"].append(bound)
-    lhs = out["measured"][-2]
-    out["instances"].append(_instance(prob, K, E, sigma2, gamma))
-    out["rows"].append(dict(problem=name, n=n_clients, K=K, E=E, sigma2=sigma2,
-                            gamma=gamma, f0=f0, lhs=lhs, rhs=bound,
-                            slack=bound / lhs if lhs > 0 else float("inf"),
-                            shares_f0_sigma_gamma=[t / bound if bound > 0 else float("nan")
-                                                   for t in terms]))
+    for K, E, sigma2, gamma in grid:
+        noise = r.normal(size=(n_seeds, K, E, n_clients, dim))
+        sq = run_biased_fedavg(prob, w0, K=K, E=E, sigma2=sigma2, gamma=gamma, noise=noise)
+        terms = printed_terms(L=prob.L, f0=f0, K=K, E=E, n=n_clients, sigma2=sigma2,
+                              gamma=gamma)
+        bound = float(sum(terms))
+        for factor in (1, 2):
+            per_seed = sq @ theorem1_weights(K, factor)
+            out["measured"].append(per_seed.mean())
+            out["ses"].append(per_seed.std(ddof=1) / np.sqrt(n_seeds))
+            out["rhs"].append(bound)
+        lhs = out["measured"][-2]
+        out["instances"].append(_instance(prob, K, E, sigma2, gamma))
+        out["rows"].append(dict(problem=name, n=n_clients, K=K, E=E, sigma2=sigma2,
+                                gamma=gamma, f0=f0, lhs=lhs, rhs=bound,
+                                slack=bound / lhs if lhs > 0 else float("inf"),
+                                shares_f0_sigma_gamma=[t / bound if bound > 0 else float("nan")
+                                                       for t in terms]))
 
 
 #: the random-w0 families (each from its own child of the claim's generator)

@@ -3,10 +3,12 @@
 import json
 
 import numpy as np
+import pytest
 
 from flbounds.ledger.api.result import to_jsonable
 from verify.subtrunc import fairness as F
 from verify.subtrunc.tables.table2 import LAMBDA_RULES
+from verify.subtrunc.tables.table3 import WINDOW_RULES
 
 
 def _rows_in_one_task(rules, x):
@@ -14,8 +16,9 @@ def _rows_in_one_task(rules, x):
     return F._trend_rows(rng, rules, x, F.DECIDING, 3, 8)
 
 
-def test_cells_give_the_one_task_rows():
-    rules, x = LAMBDA_RULES[:3], F.LAMS[:3]
+@pytest.mark.parametrize("rules, x", [(LAMBDA_RULES[:3], F.LAMS[:3]),
+                                      (WINDOW_RULES, F.WINDOWS)], ids=["lam", "window"])
+def test_cells_give_the_one_task_rows(rules, x):
     want = _rows_in_one_task(rules, x)
     F._CACHE.clear()
     rng = np.random.default_rng(np.random.SeedSequence(12345))

@@ -74,15 +74,14 @@ class SoftmaxRegression:
         W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
         reps = self._repetitions(idx)
         if reps:     # every client, reps times in order: broadcast the data, do not copy it
-            data, onehot, mask, sizes = self._data, self._onehot, self._mask, self.sizes
+            data, onehot, sizes = self._data, self._onehot, self.sizes
             W = W.reshape(reps, self.n_clients, *W.shape[1:])
         else:
-            data, onehot, mask = self._data[idx], self._onehot[idx], self._mask[idx]
+            data, onehot = self._data[idx], self._onehot[idx]
             sizes = self.sizes[idx]
         P = softmax_rows(np.matmul(data, W))
-        P -= onehot
-        P *= mask[..., None]
-        grad = np.matmul(np.swapaxes(data, -1, -2), P)
+        P -= onehot     # padded rows are not masked: their features are 0, so they add
+        grad = np.matmul(np.swapaxes(data, -1, -2), P)    # exact zeros to the product
         grad /= sizes[:, None, None]
         return grad.reshape(idx.size, self.dim)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
-from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
+from flbounds.algorithms.fedavg_sampler import SamplerTrace, fedavg_sampler, local_updates
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import (
     KVib,
@@ -59,6 +59,17 @@ def _beta1_seeds(problem, make, seeds, n_rounds, local_steps, step) -> np.ndarra
                                 local_steps=local_steps, step=step, diagnostics="variance")
     return np.array([float(np.mean(tr.variance[b] - tr.opt_variance[b]))
                      for b in range(len(seeds))])
+
+
+def _runs(problem, make, rngs, n_rounds, local_steps, step) -> list:
+    """``[_run(problem, make(), rng, ...) for rng in rngs]``; an ISP sampler's runs as one
+    :func:`~flbounds.algorithms.fedavg_sampler_batched` run, the same traces bit for bit."""
+    if make().procedure != "isp":
+        return [_run(problem, make(), rng, n_rounds, local_steps, step) for rng in rngs]
+    plan = sampler_uniforms(rngs, n_rounds=n_rounds, n_clients=problem.n_clients)
+    tr = fedavg_sampler_batched(problem, [make() for _ in rngs], plan,
+                                local_steps=local_steps, step=step, diagnostics="variance")
+    return [SamplerTrace(*(field[b] for field in tr)) for b in range(len(rngs))]
 
 
 def _run(problem, sampler, rng, n_rounds, local_steps, step):

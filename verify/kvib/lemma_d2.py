@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, claim, hypothesis, result
+from flbounds.ledger.api.seeds import claim_seed_sequence
 
 from .appendix_d import (
     _has_middle,
@@ -27,6 +28,26 @@ from .lemma_d1 import ftrl
 @hypothesis("z", "every round has middle clients: z_t > 0 (c_t/z_t is defined)")
 def has_middle(*, path):
     return _has_middle(path)
+
+
+#: the claim whose generator draws the random FTRL paths both claims read
+PATHS_SOURCE = "kvib.lemmaD2.printed"
+_PATHS: dict = {}
+
+
+def _shared_paths(rng, n_paths, n_rounds) -> list:
+    """The random FTRL paths of both claims, drawn from the printed claim's generator (root
+    seed of ``rng``) and kept per process, so the claim that runs second reuses them."""
+    root = getattr(getattr(rng.bit_generator, "seed_seq", None), "entropy", None)
+    if not isinstance(root, int):
+        raise ValueError("rng must come from a SeedSequence with integer entropy (the ledger's "
+                         f"claim rng); got entropy {root!r}")
+    key = (root, n_paths, n_rounds)
+    if key not in _PATHS:
+        source = np.random.default_rng(claim_seed_sequence(root, PATHS_SOURCE))
+        _PATHS.clear()
+        _PATHS[key] = list(_paths(source, n_paths, n_rounds))
+    return _PATHS[key]
 
 
 LEMMA_D2 = result(
@@ -48,7 +69,7 @@ def lemma_d2_printed(*, rng, n_paths, n_rounds):
     rounding 1e-10 relative."""
     example_path, example = smallest_counterexample()
     lhs, rhs, scale, paths = [], [], [], []
-    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
+    for path in [example_path, *_shared_paths(rng, n_paths, n_rounds)]:
         if _has_middle(path):
             paths.append(dict(path=path))
             for acc, part in zip((lhs, rhs, scale), lemma_d2_sides(path), strict=True):
@@ -69,12 +90,13 @@ def lemma_d2_printed(*, rng, n_paths, n_rounds):
                  "(i) + gamma) - (c_{t+1}/z_{t+1})/sqrt(pi^2_{1:t}(i) + gamma).",
        quick=dict(n_paths=12, n_rounds=40), full=dict(n_paths=300, n_rounds=400))
 def lemma_d2_corrected(*, rng, n_paths, n_rounds):
-    """Same paths and counterexample as kvib.lemmaD2.printed; also checks the lower bound 0.
+    """Same paths (drawn once per process from kvib.lemmaD2.printed's generator,
+    ``_shared_paths``) and counterexample as kvib.lemmaD2.printed; also checks the lower bound 0.
     Paths where some round has no middle client (z_t = 0, no water level) are skipped and
     counted. Tolerance: rounding 1e-10 relative."""
     example_path, _ = smallest_counterexample()
     lhs, rhs, scale, skipped, paths = [], [], [], 0, []
-    for path in [example_path, *_paths(rng, n_paths, n_rounds)]:
+    for path in [example_path, *_shared_paths(rng, n_paths, n_rounds)]:
         if not _has_middle(path):
             skipped += 1
             continue

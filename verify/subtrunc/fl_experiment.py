@@ -103,20 +103,36 @@ def client_losses_and_gradients(W, data: FederatedData, clients=None, reg: float
 
     ``W``: one model (p, C) shared by all clients, or (len(clients), p, C) one per client.
     """
+    X, y, mask, Wb, probs, rows = _forward(W, data, clients)
+    count = mask.sum(axis=1)
+    picked = probs[rows[0], rows[1], y]
+    loss = -(np.log(np.maximum(picked, 1e-300)) * mask).sum(axis=1) / count
+    loss += reg / 2 * (Wb ** 2).sum(axis=(1, 2))
+    return loss, _gradients(X, y, mask, Wb, probs, rows, reg)
+
+
+def client_gradients(W, data: FederatedData, clients=None, reg: float = 1e-3):
+    """The gradients of :func:`client_losses_and_gradients` alone (the same numbers, without
+    the losses: what the local steps need)."""
+    return _gradients(*_forward(W, data, clients), reg)
+
+
+def _forward(W, data, clients):
+    """The clients' arrays, the broadcast models and the class probabilities."""
     X = data.features if clients is None else data.features[clients]
     y = data.labels if clients is None else data.labels[clients]
     mask = data.mask if clients is None else data.mask[clients]
     Wb = np.broadcast_to(W, (X.shape[0], *W.shape[-2:]))
-    probs = softmax_rows(X @ Wb)
-    count = mask.sum(axis=1)
     rows = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :]
-    picked = probs[rows[0], rows[1], y]
-    loss = -(np.log(np.maximum(picked, 1e-300)) * mask).sum(axis=1) / count
-    loss += reg / 2 * (Wb ** 2).sum(axis=(1, 2))
-    resid = probs.copy()
-    resid[rows[0], rows[1], y] -= 1.0
-    grads = np.swapaxes(X, 1, 2) @ (resid * mask[..., None]) / count[:, None, None]
-    return loss, grads + reg * Wb
+    return X, y, mask, Wb, softmax_rows(X @ Wb), rows
+
+
+def _gradients(X, y, mask, Wb, probs, rows, reg):
+    """Mean cross-entropy gradients + reg W from the probabilities (overwritten)."""
+    probs[rows[0], rows[1], y] -= 1.0
+    probs *= mask[..., None]
+    grads = np.swapaxes(X, 1, 2) @ probs / mask.sum(axis=1)[:, None, None]
+    return grads + reg * Wb
 
 
 def client_test_accuracy(W, data: FederatedData) -> np.ndarray:
@@ -176,7 +192,7 @@ def run_fedavg(data: FederatedData, rule: SelectionRule, *, plan: np.ndarray, k:
         counts[sel] += 1
         local = np.broadcast_to(W, (k, *W.shape)).copy()
         for _ in range(local_steps):
-            local -= step * client_losses_and_gradients(local, data, sel)[1]
+            local -= step * client_gradients(local, data, sel)
         W = local.mean(axis=0)
     losses, _ = client_losses_and_gradients(W, data)
     acc = client_test_accuracy(W, data)

@@ -42,12 +42,16 @@ class LeastSquares:
         return (resid ** 2).mean(axis=-1) / 2 + self.rho / 2 * (W ** 2).sum(axis=-1)
 
     def gradients(self, W):
+        """Per-client gradients at ``W`` (..., n, d): the residuals stay in the (n, m, P)
+        layout the batched product leaves them in (no transposed copies of the largest
+        array), the same numbers as transposing them to (P, n, m) and back."""
+        W = np.asarray(W)
+        lead, (n, d) = W.shape[:-2], W.shape[-2:]
         m = self.features.shape[1]
-        resid = self._residuals(W)
-        lead, n = resid.shape[:-2], resid.shape[-2]
-        flat = resid.reshape(-1, n, m).transpose(1, 2, 0)  # (n, m, P)
-        grad = (self.features.transpose(0, 2, 1) @ flat).transpose(2, 0, 1)
-        return grad.reshape(*lead, n, -1) / m + self.rho * W
+        resid = self.features @ W.reshape(-1, n, d).transpose(1, 2, 0)  # (n, m, P)
+        resid -= self.targets[:, :, None]
+        grad = (self.features.transpose(0, 2, 1) @ resid).transpose(2, 0, 1)  # (P, n, d)
+        return grad.reshape(*lead, n, d) / m + self.rho * W
 
     def minima(self) -> np.ndarray:
         m = self.features.shape[1]

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
+from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
+from flbounds.algorithms.fedavg_sampler import SamplerTrace, local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.problems.generators import shared_hessian_quadratics
 from flbounds.sampling import KVib, optimal_isp_probabilities
@@ -43,12 +44,19 @@ def tuned_step(*, M, L, T, sigma2, beta1, beta2):
 
 
 def _runs(problem, make, seeds, n_rounds, local_steps, eta):
-    """Per seed: grad_sq (T + 1,), beta_1 in d^t units and in gradient units, gamma^t (T,)."""
+    """Per seed: grad_sq (T + 1,), beta_1 in d^t units and in gradient units, gamma^t (T,).
+
+    The seeds' runs are one :func:`~flbounds.algorithms.fedavg_sampler_batched` run (the
+    samplers are ISP samplers): seed b's trace is ``fedavg_sampler(problem, make(),
+    default_rng(seed_b), ...)``'s, bit for bit."""
     n, k = problem.n_clients, make().budget
+    plan = sampler_uniforms([np.random.default_rng(seed) for seed in seeds],
+                            n_rounds=n_rounds, n_clients=n)
+    batch = fedavg_sampler_batched(problem, [make() for _ in seeds], plan,
+                                   local_steps=local_steps, step=eta / local_steps)
     out = []
-    for seed in seeds:
-        tr = fedavg_sampler(problem, make(), np.random.default_rng(seed), n_rounds=n_rounds,
-                            local_steps=local_steps, step=eta / local_steps)
+    for b in range(len(seeds)):
+        tr = SamplerTrace(*(field[b] for field in batch))
         q = tr.variance - tr.opt_variance
         alpha = tr.opt_variance / ((n - k) / k * tr.sum_sq)
         out.append((tr.grad_sq, float(q.mean()), float(q.mean()) / eta**2,

@@ -15,7 +15,7 @@ from flbounds.sampling import (
     UniformISP,
 )
 
-from ..fl import _beta1, _makers, _run, _setup, lemma22_value
+from ..fl import _beta1, _makers, _run, _runs, _setup, lemma22_value
 from . import THM4_1
 
 
@@ -149,8 +149,8 @@ def sampling_utility(*, rng, n_clients, k, n_rounds, local_steps, n_seeds):
     beta1, excess = {}, {}
     seeds = rng.spawn(n_seeds)
     for name, make in _makers(n_clients, k, n_rounds, G).items():
-        runs = [_run(problem, make(), np.random.default_rng(s), n_rounds, local_steps, step)
-                for s in [c.integers(2**63) for c in seeds]]
+        runs = _runs(problem, make, [np.random.default_rng(c.integers(2**63)) for c in seeds],
+                     n_rounds, local_steps, step)
         beta1[name] = float(np.mean([_beta1(r) for r in runs]))
         dev = np.mean([np.sum((r.x - full.x) ** 2, axis=1) for r in runs], axis=0)
         excess[name] = float(np.mean(dev[late]))

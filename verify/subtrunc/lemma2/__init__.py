@@ -151,22 +151,13 @@ def gradient_error(*, rng, cells, n_paths, n_points, local_steps, scales):
 def proof_step_56(*, rng, n_paths, n_points, local_steps):
     """The consensus bound the proof reaches at (56) despite the garbled (54) (a dropped
     square, mixed tau/t): checked for every tau = 1..E at eta = 1/(3 L E). Measured: MC
-    mean of (LHS - RHS) per path and tau. Tolerance: 4 MC SE."""
-    prob, step = _setup(rng, local_steps, 1.0)
-    diffs, ses = [], []
-    for r in rng.spawn(n_points):
-        w = 2 * r.normal(size=DIM)
-        iterates, grads = local_paths(prob, w, local_steps=local_steps, step=step, rng=r,
-                                      n_paths=n_paths)
-        for tau in range(1, local_steps + 1):
-            spread = iterates[:, tau] - iterates[:, tau].mean(axis=1, keepdims=True)
-            lhs = np.sum(spread**2, axis=(1, 2))
-            rhs = step**2 * tau * (np.sum(grads[:, :tau] ** 2, axis=(1, 2, 3))
-                                   + N_CLIENTS * tau * SIGMA2)
-            d = lhs - rhs
-            diffs.append(d.mean())
-            ses.append(d.std(ddof=1) / np.sqrt(n_paths))
-    return Evidence(measured=np.array(diffs), theoretical=0.0, relation="<=",
-                    tolerance=Tolerance.mc(np.array(ses), what="mean of (LHS - RHS) per path"),
+    mean of (LHS - RHS) per path and tau. Tolerance: 4 MC SE. The paths are shared with
+    (57) and (59) (:mod:`._proof_paths`, drawn from this claim's generator)."""
+    from ._proof_paths import proof_step_diffs  # it imports this package's helpers
+    prob, step, steps = proof_step_diffs(rng, n_points=n_points, n_paths=n_paths,
+                                         local_steps=local_steps)
+    means, ses = steps["56"]
+    return Evidence(measured=means, theoretical=0.0, relation="<=",
+                    tolerance=Tolerance.mc(ses, what="mean of (LHS - RHS) per path"),
                     instance=lemma2_instance(prob, step, local_steps),
                     details={"step": step, "local_steps": local_steps})

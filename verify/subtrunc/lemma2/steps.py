@@ -6,7 +6,8 @@ n = 20 heterogeneous least-squares clients, d = 5, sigma^2 = 1, eta = 1/(3 L E),
 boundary of eta L E <= 1/3.
 Notation: :math:`w^{(i)}_\tau` the local iterates, :math:`\bar w_\tau` their mean,
 :math:`u_\tau = \frac1n\sum_i\nabla f_i(w^{(i)}_\tau)`. Expectations over the noise are Monte
-Carlo means over paths of (left side - right side) per path, compared with 0 within 4 SE.
+Carlo means over paths of (left side - right side) per path, compared with 0 within 4 SE;
+(56), (57) and (59) read one shared run (:mod:`._proof_paths`).
 """
 
 from __future__ import annotations
@@ -15,25 +16,13 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
 
-from . import DIM, LEMMA2, N_CLIENTS, SIGMA2, _setup, lemma2_instance, local_paths
+from . import LEMMA2, lemma2_instance
+from ._proof_paths import proof_step_diffs
 
 
-def _paths(rng, n_points, n_paths, local_steps):
-    """(problem, step, [(w, iterates, grads), ...]) for ``n_points`` start points."""
-    prob, step = _setup(rng, local_steps, 1.0)
-    out = []
-    for r in rng.spawn(n_points):
-        w = 2 * r.normal(size=DIM)
-        out.append((w, *local_paths(prob, w, local_steps=local_steps, step=step, rng=r,
-                                    n_paths=n_paths)))
-    return prob, step, out
-
-
-def _mc(diffs):
-    """Means and 4-SE tolerance of per-path differences (list of arrays)."""
-    means = np.array([d.mean() for d in diffs])
-    ses = np.array([d.std(ddof=1) / np.sqrt(d.size) for d in diffs])
-    return means, Tolerance.mc(ses, what="mean of (LHS - RHS) per path")
+def _tolerance(ses):
+    """4 MC SE of the means of per-path differences."""
+    return Tolerance.mc(ses, what="mean of (LHS - RHS) per path")
 
 
 @claim("subtrunc.lemma2.proof_step_57", ref="Lemma 2 proof, eq. (57) (with Lemma 3)",
@@ -45,17 +34,12 @@ def _mc(diffs):
 def proof_step_57(*, rng, n_paths, n_points, local_steps):
     """(56) with Lemma 3's bound on E||grad f_i(w^(i)_t)||^2 (spec: printed with w_{k,tau},
     read as the mean w_bar_tau). Measured: per start point and tau, the MC mean of
-    (LHS - RHS); theoretical 0. Tolerance: 4 MC SE."""
-    prob, step, runs = _paths(rng, n_points, n_paths, local_steps)
-    diffs = []
-    for _, iterates, grads in runs:
-        g0 = np.sum(grads[0, 0] ** 2, axis=1)                    # ||grad f_i(w_k)||^2
-        for tau in range(1, local_steps + 1):
-            spread = iterates[:, tau] - iterates[:, tau].mean(axis=1, keepdims=True)
-            rhs = 9 * step**2 * tau**2 / 8 * np.sum(2 * g0 + SIGMA2)
-            diffs.append(np.sum(spread**2, axis=(1, 2)) - rhs)
-    means, tol = _mc(diffs)
-    return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=tol,
+    (LHS - RHS); theoretical 0. Tolerance: 4 MC SE. The paths are those of (56)
+    (:mod:`._proof_paths`)."""
+    prob, step, steps = proof_step_diffs(rng, n_points=n_points, n_paths=n_paths,
+                                         local_steps=local_steps)
+    means, ses = steps["57"]
+    return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=_tolerance(ses),
                     instance=lemma2_instance(prob, step, local_steps),
                     details={"step": step, "L": prob.L, "local_steps": local_steps})
 
@@ -70,24 +54,14 @@ def proof_step_57(*, rng, n_paths, n_points, local_steps):
 def proof_step_59(*, rng, n_paths, n_points, local_steps):
     """(49) with (57) plugged in. The right side's E||u_t||^2 is taken per path (a sample of
     it), so per path (LHS - RHS) has the claimed sign in expectation. Measured: per start
-    point and tau, the MC mean of (LHS - RHS); theoretical 0. Tolerance: 4 MC SE."""
-    prob, step, runs = _paths(rng, n_points, n_paths, local_steps)
-    L, n = prob.L, N_CLIENTS
-    diffs = []
-    for _, _, grads in runs:
-        u = grads.mean(axis=2)                                    # (paths, E, d)
-        full = grads[0, 0].mean(axis=0)                           # grad f(w_k)
-        g0 = np.sum(grads[0, 0] ** 2)
-        for tau in range(local_steps):
-            lhs = np.sum((full - u[:, tau]) ** 2, axis=1)
-            rhs = (2 * step**2 * L**2 * tau * np.sum(u[:, :tau] ** 2, axis=(1, 2))
-                   + 9 * step**2 * L**2 * tau**2 / (2 * n) * g0
-                   + step**2 * L**2 * tau * SIGMA2 * (2 / n + 9 * tau / 4))
-            diffs.append(lhs - rhs)
-    means, tol = _mc(diffs)
-    return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=tol,
+    point and tau, the MC mean of (LHS - RHS); theoretical 0. Tolerance: 4 MC SE. The paths
+    are those of (56) (:mod:`._proof_paths`)."""
+    prob, step, steps = proof_step_diffs(rng, n_points=n_points, n_paths=n_paths,
+                                         local_steps=local_steps)
+    means, ses = steps["59"]
+    return Evidence(measured=means, theoretical=0.0, relation="<=", tolerance=_tolerance(ses),
                     instance=lemma2_instance(prob, step, local_steps),
-                    details={"step": step, "L": L, "local_steps": local_steps})
+                    details={"step": step, "L": prob.L, "local_steps": local_steps})
 
 
 @claim("subtrunc.lemma2.proof_step_60", ref="Lemma 2 proof, eq. (60)", kind="proof-step",

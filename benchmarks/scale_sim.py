@@ -15,11 +15,14 @@ wait for one another):
 
 Every policy is bounded below by ``max(total / W, longest task)``: no run of these tasks
 on W workers ends sooner, so the longest task caps the speed-up at ``total / longest``.
-``--overhead`` adds seconds per task (scheduling and transfer). Written: the curve for every
-W as JSON (``scale_sim_<profile>[_whole].json`` in ``--out``; the docs' performance page
-renders it) and the powers of two as a table on the terminal. This is a model of the
-schedule, not a measurement: the durations are those of the recorded run (a loaded machine
-inflates them alike), and start-up, compilation and result storage are not modelled.
+``--clock cpu`` schedules each task's recorded CPU seconds instead of its wall seconds: on a
+loaded machine wall time is inflated by the other jobs, CPU time much less, so a record
+taken under load models a quiet machine better by its CPU time. ``--overhead`` adds seconds
+per task (scheduling and transfer). Written: the curve for every W as JSON
+(``scale_sim_<profile>[_whole].json`` in ``--out``; the docs' performance page renders it)
+and the powers of two as a table on the terminal. This is a model of the schedule, not a
+measurement: the durations are those of the recorded run (a loaded machine inflates wall
+times alike), and start-up, compilation and result storage are not modelled.
 """
 
 from __future__ import annotations
@@ -67,16 +70,27 @@ def lower_bound(durations, workers: int) -> float:
     return max(sum(tasks) / workers, max(tasks, default=0.0))
 
 
-def units(report: dict, *, whole: bool = False) -> list[tuple[str, float]]:
+CLOCKS = ("wall", "cpu")
+
+
+def units(report: dict, *, whole: bool = False, clock: str = "wall") -> list[tuple[str, float]]:
     """The schedulable units of a :mod:`benchmarks.task_times` report, in the store's claim
-    order: a claim's cells when it has recorded cells (unless ``whole``), else the task."""
+    order: a claim's cells when it has recorded cells (unless ``whole``), else the task; each
+    with its recorded ``wall`` seconds, or its ``cpu`` seconds (the thread's CPU time, which a
+    loaded machine inflates far less than wall time; ``ValueError`` naming ``clock`` when a
+    row lacks it)."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {CLOCKS}, got {clock!r}")
     tasks = sorted(report["tasks"], key=lambda t: t["id"])     # the registry's order
     out = []
     for t in tasks:
-        if t["cell_wall_s"] and not whole:
-            out += [(f"{t['id']}#{i}", float(d)) for i, d in enumerate(t["cell_wall_s"])]
+        if t[f"cell_{clock}_s"] and not whole:
+            out += [(f"{t['id']}#{i}", float(d)) for i, d in enumerate(t[f"cell_{clock}_s"])]
         else:
-            out.append((t["id"], float(t["wall_s"])))
+            out.append((t["id"], float(t[f"{clock}_s"])))
+    if clock == "cpu" and report.get("cpu_recorded", 0) < len(tasks):
+        raise ValueError("clock: 'cpu' needs every task's CPU time; this report has rows "
+                         "stored before CPU time was recorded (use 'wall')")
     return out
 
 
@@ -110,8 +124,8 @@ def table(result: dict) -> str:
 
 
 def simulate(report: dict, *, whole: bool = False, max_workers: int = 256,
-             overhead: float = 0.0) -> dict:
-    named = units(report, whole=whole)
+             overhead: float = 0.0, clock: str = "wall") -> dict:
+    named = units(report, whole=whole, clock=clock)
     if not named:
         raise ValueError("report: no tasks")
     durations = [d for _, d in named]
@@ -120,7 +134,7 @@ def simulate(report: dict, *, whole: bool = False, max_workers: int = 256,
                      + (" (one task per claim)" if whole else ""),
             "source": {k: report.get(k) for k in ("host", "date", "profile", "workers",
                                                    "commits", "store")},
-            "whole": whole, "overhead_s": overhead, "units": len(named),
+            "whole": whole, "clock": clock, "overhead_s": overhead, "units": len(named),
             "total_s": sum(durations), "longest_s": longest[1], "longest_id": longest[0],
             "curve": curve(durations, range(1, max_workers + 1), overhead)}
 
@@ -133,6 +147,9 @@ def main(argv=None) -> Path:
     parser.add_argument("--overhead", type=float, default=0.0,
                         help="seconds added to every task (default 0)")
     parser.add_argument("--max-workers", type=int, default=256)
+    parser.add_argument("--clock", choices=CLOCKS, default="wall",
+                        help="the recorded durations to schedule: wall seconds (default) or "
+                             "CPU seconds (for a record taken on a loaded machine)")
     parser.add_argument("--out", type=out_folder, default=str(OUT))
     args = parser.parse_args(argv)
     if not args.times.is_file():
@@ -144,7 +161,7 @@ def main(argv=None) -> Path:
     try:
         report = json.loads(args.times.read_text(encoding="utf-8"))
         result = simulate(report, whole=args.whole, max_workers=args.max_workers,
-                          overhead=args.overhead)
+                          overhead=args.overhead, clock=args.clock)
     except (ValueError, KeyError, TypeError) as exc:
         parser.error(f"argument times: not a task_times report ({exc})")
     args.out.mkdir(parents=True, exist_ok=True)

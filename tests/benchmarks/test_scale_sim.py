@@ -78,3 +78,18 @@ def test_cells_are_scheduled_alone_unless_whole(tmp_path):
     out = scale_sim.main([str(path), "--out", str(tmp_path), "--max-workers", "4"])
     assert json.loads(out.read_text())["curve"][-1]["workers"] == 4
     assert not out.with_suffix(".md").exists()     # results are data: the table is printed
+
+
+def test_the_cpu_clock_schedules_cpu_seconds_and_needs_them_all():
+    report = _report([("p.big", 100.0, [25.0] * 4), ("p.a", 10.0, [])])
+    report["tasks"][0].update(cpu_s=40.0, cell_cpu_s=[10.0] * 4)
+    report["tasks"][1].update(cpu_s=4.0, cell_cpu_s=[])
+    report["cpu_recorded"] = 2
+    cpu = scale_sim.simulate(report, max_workers=2, clock="cpu")
+    assert cpu["clock"] == "cpu" and cpu["total_s"] == 44.0 and cpu["longest_s"] == 10.0
+    assert scale_sim.simulate(report, max_workers=2)["total_s"] == 110.0      # wall
+    report["cpu_recorded"] = 1
+    with pytest.raises(ValueError, match="clock"):
+        scale_sim.simulate(report, clock="cpu")
+    with pytest.raises(ValueError, match="clock"):
+        scale_sim.simulate(report, clock="gpu")

@@ -45,6 +45,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from flbounds.validation import check_int
 
 from .aggregation import (  # noqa: F401  (the rules are part of the vocabulary)
@@ -309,8 +311,13 @@ class Setting:
 
     Attributes
     ----------
-    n_clients, mu, L : int, float, float
-        N >= 1 clients, each ``L``-smooth and ``mu``-strongly convex, 0 <= mu <= L.
+    n_clients : int
+        N >= 1 clients.
+    mu, L : float or sequence of float
+        Each client ``L``-smooth and ``mu``-strongly convex, 0 <= mu <= L: one value for all
+        clients, or one value per client (a sequence of length N; the other argument may stay
+        one value). Per-client constants are stored as tuples of N floats
+        (:attr:`per_client`, :meth:`constants`).
     function_class : {"smooth-strongly-convex", "quadratic", "smooth"}
         The clients' class (quadratics: of the same constants; ``"smooth"``: L-smooth, not
         necessarily convex, ``mu`` ignored).
@@ -329,13 +336,55 @@ class Setting:
     def __post_init__(self):
         from .gd import check_class
 
-        object.__setattr__(self, "n_clients", check_int(self.n_clients, "n_clients", minimum=1))
-        mu, L = check_class(self.mu, self.L)
+        n = check_int(self.n_clients, "n_clients", minimum=1)
+        object.__setattr__(self, "n_clients", n)
+        scalar = [isinstance(v, int | float | np.integer | np.floating) for v in (self.mu, self.L)]
+        if all(scalar):
+            mu, L = check_class(self.mu, self.L)
+        else:
+            per = []
+            for name, v, one in (("mu", self.mu, scalar[0]), ("L", self.L, scalar[1])):
+                try:
+                    values = [float(v)] * n if one else [float(x) for x in v]
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name} must be a number or one number per client") \
+                        from None
+                if len(values) != n:
+                    raise ValueError(f"{name}: {len(values)} values for n_clients={n} clients")
+                per.append(values)
+            pairs = []
+            for i, (m, ell) in enumerate(zip(*per, strict=True)):
+                try:
+                    pairs.append(check_class(m, ell))
+                except ValueError as err:
+                    raise ValueError(f"mu, L of client {i}: {err}") from None
+            mu, L = tuple(m for m, _ in pairs), tuple(ell for _, ell in pairs)
+            if self.identical and len(set(pairs)) > 1:
+                raise ValueError("mu, L: identical clients (one function) need one mu and one L")
         object.__setattr__(self, "mu", mu)
         object.__setattr__(self, "L", L)
         if self.function_class not in CLASSES:
             raise ValueError(f"function_class must be one of {CLASSES}, got "
                              f"{self.function_class!r}")
+
+    @property
+    def per_client(self) -> bool:
+        """Whether ``mu`` and ``L`` hold one value per client (tuples)."""
+        return isinstance(self.L, tuple)
+
+    def constants(self, i) -> tuple:
+        """``(mu_i, L_i)`` of client ``i``.
+
+        Parameters
+        ----------
+        i : int
+            A client, 0 <= i < N.
+
+        Returns
+        -------
+        (float, float)
+        """
+        return (self.mu[i], self.L[i]) if self.per_client else (self.mu, self.L)
 
 
 __all__ = ["CLASSES", "RULES", "Branch", "Derived", "FixedWeights", "Local", "Measure",

@@ -81,11 +81,14 @@ def _functions(problem, setting):
 
     cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
            "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
-    kw = dict(L=setting.L) if cls is SmoothFunction else dict(mu=setting.mu, L=setting.L)
+    def kw(i):
+        mu, L = setting.constants(i)
+        return dict(L=L) if cls is SmoothFunction else dict(mu=mu, L=L)
+
     n = setting.n_clients
     if setting.identical:
-        return [problem.declare_function(cls, **kw)] * n
-    return [problem.declare_function(cls, **kw) for _ in range(n)]
+        return [problem.declare_function(cls, **kw(0))] * n
+    return [problem.declare_function(cls, **kw(i)) for i in range(n)]
 
 
 #: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
@@ -288,7 +291,7 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
     sharing :math:`x^\star` (or identical), an L-smooth class without extra LMIs (strongly
-    convex or not; :func:`.certify.leaf_bounds`).
+    convex or not; :func:`.certify.leaf_bounds`), one ``mu`` and ``L`` for all clients.
 
     Parameters
     ----------
@@ -299,7 +302,7 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return (measure.bounds is not None and measure.runs == 1
+    return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
             and bool(setting.common_minimizer or setting.identical)
             and setting.function_class != "quadratic")
 
@@ -343,7 +346,7 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
         raise ValueError("measure: a certified solve needs a one-run measure with bounds")
     if not certifiable(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "in a class without extra LMIs (not quadratic)")
+                         "in a class without extra LMIs (not quadratic), of one mu and L")
     law = []
 
     def parts_of():

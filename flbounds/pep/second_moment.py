@@ -48,6 +48,8 @@ def check_setting(round_, setting):
                          "(common_minimizer=True) or identical clients")
     if setting.function_class != "smooth-strongly-convex":
         raise ValueError("setting: the Lyapunov search needs the smooth strongly convex class")
+    if setting.per_client:
+        raise ValueError("setting: the Lyapunov search needs one mu and one L for all clients")
 
 
 def round_matrices(round_: Round, problem, law):

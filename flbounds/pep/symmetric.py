@@ -2,7 +2,8 @@ r"""The worst case of an FL round with one representative per class of interchan
 
 Let the N clients be partitioned into classes :math:`C_1, \dots, C_m` (:class:`~.classlaw.Classes`,
 sizes :math:`n_c`) such that the problem does not change when clients of one class are
-permuted: one function class for all, the participation law exchangeable within each class
+permuted: one function class per class (:math:`\mathcal F_{\mu_c, L_c}`, the constants may
+differ between classes), the participation law exchangeable within each class
 (:mod:`.classlaw`: Bernoulli with one probability per class, uniform fixed-size sampling,
 full participation), aggregation weights equal within each class, and a measure that is
 symmetric in the clients. The PEP of one round (:mod:`.engine`) maximises a linear function
@@ -11,6 +12,17 @@ of the Gram matrix :math:`G` and the function values over a convex set; a permut
 value, so the average over the group is feasible and optimal (Colla and Hendrickx 2022,
 2024, for interchangeable agents). The optimum is therefore attained at a *symmetric*
 :math:`(G, F)`, and the reduced PEP below is the original one restricted to those.
+
+**Classes of different constants.** The group is the product of the permutation groups of
+the classes: :math:`\sigma` never sends a client of class c to one of class d. The
+interpolation conditions of client :math:`i \in C_c` involve only its own points and the
+constants :math:`(\mu_c, L_c)`; :math:`\sigma` maps them to those of :math:`\sigma(i) \in C_c`,
+of the same constants, so the constraint set is invariant even when the classes' constants
+differ, and the averaged :math:`(G, F)` stays feasible (a convex combination of feasible
+points of one convex set). Averaging over permutations across classes would mix
+:math:`\mathcal F_{\mu_c, L_c}` with :math:`\mathcal F_{\mu_d, L_d}` and is not used. Hence
+each representative carries its own class's constants (:func:`class_constants`), and a class
+mixing two constants is refused: its clients are not interchangeable.
 
 **Symmetric Gram matrices.** Write client :math:`i \in C_c`'s vectors (start state, gradients,
 every point its local run creates: a list indexed by the same names for every client of the
@@ -35,7 +47,8 @@ client vector of class c, two Gram coordinates: the mean :math:`\bar u` and the 
 :math:`\bar u + e`, and the constraints :math:`\langle e^c, v\rangle = 0` for every
 coordinate :math:`v` outside class c's deviations make the Gram matrix block diagonal,
 i.e. exactly the conditions above. The representative's interpolation conditions are those
-of every client of its class (they only involve one client's points). Shared points (the
+of every client of its class (they only involve one client's points and the class's
+:math:`(\mu_c, L_c)`). Shared points (the
 server's) are coordinates of their own; a server point that sums client points is
 :math:`\sum_i u_i = \sum_c n_c \bar u_c`. With a minimizer the clients do not share,
 :math:`\sum_i \nabla f_i(x^\star) = \sum_c n_c \bar g_c^\star = 0`.
@@ -144,10 +157,42 @@ def _next(round_, funcs, server, clients, ctx):
     return SymState({**state, **update}, new_clients)
 
 
-def _declare(problem, cls, setting, space, c):
-    """Class c's PEPit function; the quadratic class's own stationary point (a PEPit leaf) is
-    replaced by a client vector of the class (a mean plus a deviation)."""
-    f = problem.declare_function(cls, mu=setting.mu, L=setting.L)
+def class_constants(setting: Setting, groups) -> list:
+    """``(mu_c, L_c)`` of every class of ``groups`` (a :class:`~.classlaw.Classes`).
+
+    Parameters
+    ----------
+    setting : Setting
+        One ``mu`` and ``L`` for all clients, or one per client.
+    groups : Classes
+
+    Returns
+    -------
+    list of (float, float)
+        One pair per class.
+
+    Raises
+    ------
+    ValueError
+        Naming ``classes``, when two clients of one class have different constants.
+    """
+    out = []
+    for group in groups.groups:
+        pairs = {setting.constants(i) for i in group}
+        if len(pairs) > 1:
+            raise ValueError(f"classes: the class {list(group)[:5]}... mixes the function "
+                             f"classes (mu, L) {sorted(pairs)[:3]}: clients of one class must "
+                             "be interchangeable")
+        out.append(pairs.pop())
+    return out
+
+
+def _declare(problem, cls, constants, space, c):
+    """Class c's PEPit function, of its class's (mu_c, L_c); the quadratic class's own
+    stationary point (a PEPit leaf) is replaced by a client vector of the class (a mean plus
+    a deviation)."""
+    mu, L = constants[c]
+    f = problem.declare_function(cls, mu=mu, L=L)
     for k, (x, g, fx) in enumerate(f.list_of_points):
         if f.list_of_stationary_points and x is f.list_of_stationary_points[0][0]:
             triplet = (space.client(c), g, fx)
@@ -165,7 +210,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     (PEPit.PEP, dict)
         The problem and its parts (``law``: the :class:`~.classlaw.ClassLaw`, ``classes``,
         ``funcs``: the PEPit function of each class, ``start``: the initial points, server
-        and per class, ``space``).
+        and per class, ``space``, ``constants``: each class's ``(mu_c, L_c)``).
     """
     from PEPit import PEP
     from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
@@ -178,6 +223,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     if setting.identical:
         raise ValueError("setting: identical clients (one function for all) have no "
                          "symmetric form here; use the direct engine")
+    constants = class_constants(setting, groups)
     law = class_law(participation, groups)
     for rule in round_.push.values():
         law.check_rule(rule)
@@ -186,7 +232,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     space = Space(sizes)
     cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
            "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
-    funcs = [Representative(_declare(problem, cls, setting, space, c), space, c)
+    funcs = [Representative(_declare(problem, cls, constants, space, c), space, c)
              for c in range(len(sizes))]
     ctx = Context(space, law)
     if measure.runs == 2:
@@ -225,7 +271,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
                                      "the symmetric form")
     space.orthogonality(problem)
     return problem, dict(law=law, classes=groups, funcs=[f.f for f in funcs],
-                         start=(s1, c1), space=space)
+                         start=(s1, c1), space=space, constants=constants)
 
 
 def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
@@ -239,7 +285,8 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     ----------
     round_ : Round
     setting : Setting
-        Not ``identical``.
+        Not ``identical``; one ``mu`` and ``L`` for all clients or one per client (equal
+        within each class).
     measure : Measure
         Of the form :math:`Q_0(\text{server}) + \sum_i Q_1(\text{server}, \text{client}_i)`
         (every built-in measure is).
@@ -247,21 +294,22 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         Exchangeable within each class (:func:`.classlaw.class_law`).
     classes : Classes, sequence of sequences of int, or sequence of int
         A partition of the clients (or one label per client); clients of one class must share
-        their inclusion probability and aggregation weights.
+        their inclusion probability, aggregation weights and function class (mu, L).
     printed : float, optional
         A printed rate to report beside the worst case.
 
     Returns
     -------
     WorstCase
-        ``params`` adds the class sizes and per-class inclusion probabilities.
+        ``params`` adds the class sizes, per-class inclusion probabilities and per-class
+        constants (``class_mu``, ``class_L``).
 
     Raises
     ------
     ValueError
         Naming ``classes`` (not a partition of the N clients, or clients of a class told
-        apart by the participation or the weights), ``participation``, ``setting`` or
-        ``measure``.
+        apart by the participation, the weights or the constants mu, L), ``participation``,
+        ``setting`` or ``measure``.
     PEPSolveError
         When no solver returns an accurate solve.
     """
@@ -273,7 +321,9 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         mu=setting.mu, L=setting.L, function_class=setting.function_class,
         common_minimizer=setting.common_minimizer, participation=law.label,
         class_sizes=list(parts["classes"].sizes), empty_probability=law.empty_probability,
+        class_mu=[m for m, _ in parts["constants"]],
+        class_L=[ell for _, ell in parts["constants"]],
         class_inclusion=np.round(law.inclusion, 12).tolist()))
 
 
-__all__ = ["SymPoint", "build_symmetric", "worst_case_symmetric"]
+__all__ = ["SymPoint", "build_symmetric", "class_constants", "worst_case_symmetric"]

@@ -4,12 +4,12 @@ A symmetric solve (:mod:`flbounds.pep.symmetric`) over the class of L-smooth
 :math:`\mu`-strongly convex quadratics returns, per class, the representative's points and
 gradients as a mean part plus a deviation part. When the deviations vanish at the optimum,
 every client of a class runs the same trajectory, so one quadratic per class,
-:math:`f_c(x) = \tfrac12 (x - x^\star)^\top Q_c (x - x^\star)` with :math:`\mu I \preceq Q_c
-\preceq L I` fitted to the class's mean points (:func:`flbounds.pep.witness.fit_quadratic`),
-interpolates the worst case. The instance (N clients, client :math:`i \in C_c` given
-:math:`Q_c`) is run through ``flbounds.algorithms.fedavg`` (or ``focus``, from the solve's
-start state) at the full N; its exact
-expectation over the participation needs one run per value of the class counts :math:`K`
+:math:`f_c(x) = \tfrac12 (x - x^\star)^\top Q_c (x - x^\star)` with :math:`\mu_c I \preceq Q_c
+\preceq L_c I` (the class's own constants, which may differ between classes) fitted to the
+class's mean points (:func:`flbounds.pep.witness.fit_quadratic`), interpolates the worst
+case. The instance (N clients, client :math:`i \in C_c` given :math:`Q_c`) is run through
+``flbounds.algorithms.fedavg`` (or ``focus``, from the solve's start state) at the full N;
+its exact expectation over the participation needs one run per value of the class counts :math:`K`
 (given :math:`K`, every set with those counts gives the same iterate, the clients of a class
 being identical), weighted by the law of :math:`K` (:class:`~flbounds.pep.classlaw.ClassLaw`).
 The replayed ratio is a lower bound on the worst case; it reaches it when the solve's
@@ -66,7 +66,8 @@ def _points(f, space):
 
 def _rebuild(round_, measure, mu, L, participation, classes):
     """Solve ``round_`` over quadratics sharing x* = 0 in the symmetric form and fit one
-    quadratic per class: ``(info, parts, Q per class, residual, deviation)``."""
+    quadratic per class, of its class's constants: ``(info, parts, Q per class, residual,
+    deviation)``."""
     from .describe import Setting
     from .sdp import solve
     from .symmetric import build_symmetric
@@ -77,11 +78,11 @@ def _rebuild(round_, measure, mu, L, participation, classes):
     info = solve(problem)
     dim = np.asarray(parts["start"][0]["x"].eval(), float).size
     per_class, residual, deviation = [], 0.0, 0.0
-    for f in parts["funcs"]:
+    for f, (mu_c, L_c) in zip(parts["funcs"], parts["constants"], strict=True):
         xs, gs, dev, size = _points(f, parts["space"])
         D = np.column_stack([np.zeros(dim) if x is None else x for x in xs])
         G = np.column_stack([np.zeros(dim) if g is None else g for g in gs])
-        Q, res = fit_quadratic(D, G, mu, L)
+        Q, res = fit_quadratic(D, G, mu_c, L_c)
         per_class.append(Q)
         residual = max(residual, res)
         deviation = max(deviation, dev / max(size, 1e-300))
@@ -109,8 +110,10 @@ def fedavg_symmetric_witness(mu, L, participation, classes, local_steps, step) -
 
     Parameters
     ----------
-    mu, L : float
-        :math:`0 \le \mu \le L`.
+    mu, L : float or sequence of float
+        :math:`0 \le \mu \le L`: one value for all clients, or one per client (equal within
+        each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
+        :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
         Exchangeable within each class (:func:`~flbounds.pep.classlaw.class_law`), N clients.
     classes : partition of the N clients
@@ -155,8 +158,10 @@ def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
 
     Parameters
     ----------
-    mu, L : float
-        :math:`0 \le \mu \le L`.
+    mu, L : float or sequence of float
+        :math:`0 \le \mu \le L`: one value for all clients, or one per client (equal within
+        each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
+        :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
         Exchangeable within each class, N clients.
     classes : partition of the N clients

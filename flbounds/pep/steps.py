@@ -144,8 +144,9 @@ def local_control_variate(local_steps, step) -> Local:
 
 def local_prox(step) -> Local:
     r"""One exact proximal step from the pulled model, :math:`z = \operatorname{prox}_{\gamma
-    f}(x)`, i.e. :math:`z = x - \gamma \nabla f(z)` (PEPit's ``proximal_step``: PEPit
-    points only).
+    f}(x)`, i.e. :math:`z = x - \gamma \nabla f(z)` (PEPit's ``proximal_step``, or the
+    function's own ``proximal_step(x, gamma)`` when it has one, as a class representative of
+    :mod:`flbounds.pep.symmetric` does: PEPit points only).
 
     Parameters
     ----------
@@ -163,7 +164,8 @@ def local_prox(step) -> Local:
         from PEPit.primitive_steps import proximal_step
 
         x = pulled["x"]
-        z, _, _ = proximal_step(x, f, gamma)
+        own = getattr(f, "proximal_step", None)    # a symmetric form's class representative
+        z = own(x, gamma) if own is not None else proximal_step(x, f, gamma)[0]
         return {}, {"delta": z - x}
 
     return Local(run, f"proximal step, gamma {gamma:g}")

@@ -107,10 +107,21 @@ class Representative:
     def value(self, x):
         return self.oracle(x)[1]
 
+    def proximal_step(self, x, gamma):
+        r""":math:`z = \operatorname{prox}_{\gamma f}(x) = x - \gamma \nabla f(z)` for the
+        generic client of the class: its gradient at z is a class client vector (a mean
+        plus a deviation), so z is one too when x is shared or of the class."""
+        from PEPit import Expression
+
+        g, fx = self.space.client(self.c), Expression()
+        z = x - gamma * g
+        self.f.add_point((z, g, fx))
+        return z
+
     def add_point(self, triplet):
-        raise ValueError("round: the local update adds a point to its function directly (e.g. "
-                         "local_prox's proximal step): its gradient has no class deviation, "
-                         "so the round has no symmetric form here")
+        raise ValueError("round: the local update adds a point to its function directly "
+                         "(not through f.gradient or f.proximal_step): its gradient has no "
+                         "class deviation, so the round has no symmetric form here")
 
 
 def _as_sym(value):

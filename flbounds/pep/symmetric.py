@@ -79,13 +79,18 @@ Q_{1,c}`, so :math:`V = V_1 + \sum_c (n_c - 1)(V_2^{(c)} - V_1)`; the second dif
 :math:`V_3^{(c)} - 2 V_2^{(c)} + V_1` must vanish, else the measure is not of this form
 (e.g. :math:`\|\sum_i z_i\|^2`) and ``ValueError`` is raised.
 
-Limits: identical clients (one function for all, ``Setting.identical``) and local updates
-that create points outside the oracle (``local_prox``) are refused; certified solves are not
-offered here. The tests compare the reduced SDP with :func:`.engine.worst_case` at N = 2..8;
-in the built-in rounds with their built-in measures the deviation blocks vanish at the optimum
-(the worst case has identical clients within a class), and a measure that budgets the clients'
-heterogeneity, :math:`\|x - x^\star\|^2 + \sum_i \|\nabla f_i(x^\star)\|^2`, is where they
-carry the value.
+A proximal step (``local_prox``: :math:`z = x - \gamma \nabla f_i(z)`) is the oracle read
+backwards: the representative's gradient at z is a class client vector :math:`\bar g + e`, so
+z is one too (:meth:`.symgram.Representative.proximal_step`), and its interpolation
+conditions are those of every client of the class.
+
+Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
+add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
+refused; certified solves are not offered here. The tests compare the reduced SDP with
+:func:`.engine.worst_case` at N = 2..8; in the built-in rounds with their built-in measures
+the deviation blocks vanish at the optimum (the worst case has identical clients within a
+class), and a measure that budgets the clients' heterogeneity, :math:`\|x - x^\star\|^2 +
+\sum_i \|\nabla f_i(x^\star)\|^2`, is where they carry the value.
 
 References
 ----------

@@ -173,6 +173,14 @@ def test_bad_classes_are_refused_before_any_work(classes, match):
                        pep.distance(), law, classes=classes)
 
 
+def _raw_prox(f, pulled, state):
+    """A proximal step through PEPit's primitive (it adds the point to f itself)."""
+    from PEPit.primitive_steps import proximal_step
+
+    z = proximal_step(pulled["x"], f, 0.2)[0]
+    return {}, {"delta": z - pulled["x"]}
+
+
 def test_other_bad_input_names_its_argument():
     setting = pep.Setting(4, 1.0, 2.0, common_minimizer=True)
     groups = [[0, 1], [2, 3]]
@@ -192,8 +200,8 @@ def test_other_bad_input_names_its_argument():
                           "||sum z||^2")
     with pytest.raises(ValueError, match="measure"):
         pep.worst_case(focus, setting, mean_z, law, classes=groups)
-    with pytest.raises(ValueError, match="round"):
-        pep.worst_case(pep.Round("prox", pep.local_prox(0.2), {"delta": "uniform"},
+    with pytest.raises(ValueError, match="round"):      # a point added to f directly
+        pep.worst_case(pep.Round("prox", pep.local_custom(_raw_prox), {"delta": "uniform"},
                                  pep.server_model_step()), setting, pep.distance(), law,
                        classes=groups)
     with pytest.raises(ValueError, match="certified"):

@@ -1,6 +1,7 @@
 """Symmetry classes of different function classes (mu_c, L_c): the reduced SDP against the
-direct one at N = 2..6, planted bugs in the class constants, bad input, and the witness
-rebuilt with each class's constants and replayed at N = 100."""
+direct one at N = 2..6 (FedAvg, FOCUS, an exact proximal step), planted bugs in the class
+constants, bad input, and the witness rebuilt with each class's constants and replayed at
+N = 100."""
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from flbounds.pep.witness import witness_tolerance
 
 #: class 0: (mu, L) = (1, 2); class 1: (0.5, 4)
 CONSTANTS = ((1.0, 2.0), (0.5, 4.0))
+PROX = pep.Round("prox", pep.local_prox(0.3), {"delta": "uniform"}, pep.server_model_step())
 
 
 def _tol(a, b):
@@ -30,13 +32,15 @@ def _case(algorithm, n):
     setting = pep.Setting(n, mu, L, common_minimizer=True)
     if algorithm == "fedavg":
         return pep.fedavg_round(3, 0.2), setting, pep.distance(), Bernoulli(p), groups
+    if algorithm == "prox":     # one exact proximal step per client (local_prox), mean over S
+        return PROX, setting, pep.distance(), Bernoulli(p), groups
     # FOCUS's server sums the N trackers: the step and the consensus weight scale as 1/N
     return pep.focus_round(2, 0.1 / n), setting, pep.focus_lyapunov(1.0 / n), Bernoulli(p), \
         groups
 
 
 @pytest.mark.parametrize("n", range(2, 7))
-@pytest.mark.parametrize("algorithm", ["fedavg", "focus"])
+@pytest.mark.parametrize("algorithm", ["fedavg", "focus", "prox"])
 def test_classes_of_different_constants_equal_the_direct_sdp(algorithm, n):
     round_, setting, measure, law, groups = _case(algorithm, n)
     direct = pep.worst_case(round_, setting, measure, law)
@@ -47,7 +51,7 @@ def test_classes_of_different_constants_equal_the_direct_sdp(algorithm, n):
 
 
 @pytest.mark.parametrize("bug", ["swapped", "first for both", "second for both"])
-@pytest.mark.parametrize("algorithm", ["fedavg", "focus"])
+@pytest.mark.parametrize("algorithm", ["fedavg", "focus", "prox"])
 def test_wrong_class_constants_are_caught(monkeypatch, algorithm, bug):
     """Planted bugs in the representatives' constants move the value beyond the tolerance
     of the comparison above, so that test can fail."""
@@ -61,6 +65,25 @@ def test_wrong_class_constants_are_caught(monkeypatch, algorithm, bug):
     planted = pep.worst_case(round_, setting, measure, law, classes=groups)
     assert abs(direct.worst - planted.worst) > 10 * _tol(direct.worst, planted.worst), \
         (direct.worst, planted.worst)
+
+
+#: V = ||x - x*||^2 + sum_i ||grad f_i(x*)||^2, clients not sharing x* (the clients' gradients
+#: at x* are then pure deviations, carried by the deviation blocks)
+HETEROGENEITY = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
+                             + sum(g ** 2 for g in star.gradients),
+                             "||x - x*||^2 + sum_i ||grad f_i(x*)||^2")
+
+
+@pytest.mark.parametrize("measure", [HETEROGENEITY, pep.two_runs()], ids=["heterogeneity",
+                                                                          "two runs"])
+@pytest.mark.parametrize("n", range(2, 7))
+def test_the_proximal_step_without_a_shared_minimizer(n, measure):
+    _, setting, _, law, groups = _case("prox", n)
+    setting = pep.Setting(n, setting.mu, setting.L)
+    direct = pep.worst_case(PROX, setting, measure, law)
+    reduced = pep.worst_case(PROX, setting, measure, law, classes=groups)
+    assert abs(direct.worst - reduced.worst) <= _tol(direct.worst, reduced.worst), \
+        (direct.worst, reduced.worst)
 
 
 def test_one_value_per_client_equal_to_one_value_for_all():

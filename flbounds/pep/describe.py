@@ -338,9 +338,12 @@ class Setting:
 
         n = check_int(self.n_clients, "n_clients", minimum=1)
         object.__setattr__(self, "n_clients", n)
-        scalar = [isinstance(v, int | float | np.integer | np.floating) for v in (self.mu, self.L)]
+        scalar = [np.ndim(v) == 0 for v in (self.mu, self.L)]
         if all(scalar):
-            mu, L = check_class(self.mu, self.L)
+            try:
+                mu, L = check_class(self.mu, self.L)
+            except TypeError:
+                raise ValueError("mu and L must be numbers or one number per client") from None
         else:
             per = []
             for name, v, one in (("mu", self.mu, scalar[0]), ("L", self.L, scalar[1])):

@@ -113,6 +113,8 @@ def test_a_class_mixing_two_function_classes_is_refused():
     (dict(mu=[1.0, 3.0, 1.0], L=2.0), "client 1: L must be >= mu"),
     (dict(mu=["a", 1.0, 1.0], L=2.0), "mu must be a number"),
     (dict(mu=1.0, L=[2.0, 3.0, 2.0], identical=True), "identical"),
+    (dict(mu=None, L=2.0), "mu and L must be numbers"),
+    (dict(mu=[[1.0, 1.0, 1.0]], L=2.0), "mu must be a number"),
 ])
 def test_bad_per_client_constants_name_their_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -27,6 +27,7 @@ import numpy as np
 from flbounds.validation import check_positive
 
 from .base import check_k
+from .fast import fl_mode, run_compiled
 
 
 class GreedyTrace(NamedTuple):
@@ -69,6 +70,9 @@ def greedy_trace(f, k: int) -> GreedyTrace:
     GreedyTrace
     """
     k = check_k(k, f.n)
+    mode = fl_mode(f)
+    if mode >= 0:  # the same steps compiled (module fast), bit-identical
+        return GreedyTrace(*run_compiled(f, k, mode))
     state, gains, evals = f.start(), [], 0
     for _ in range(k):
         cand = _remaining(f.n, state.selected)
@@ -225,6 +229,9 @@ def stochastic_greedy(f, k: int, *, sample_size: int, keys: np.ndarray) -> list[
     keys = np.asarray(keys, dtype=float)
     if keys.shape != (k, f.n):
         raise ValueError(f"keys must have shape ({k}, {f.n}), got {keys.shape}")
+    mode = fl_mode(f)
+    if mode >= 0 and np.isfinite(keys).all():  # compiled, bit-identical (module fast)
+        return run_compiled(f, k, mode, keys=keys, r=r)[0]
     state = f.start()
     for step in range(k):
         cand = _remaining(f.n, state.selected)

@@ -1,11 +1,13 @@
-r"""Compiled greedy and stochastic greedy for the facility-location family.
+r"""Compiled greedy and stochastic greedy for the facility-location family and Modular.
 
 :func:`fl_greedy_run` runs every step of :func:`~flbounds.selection.maximize.greedy` or
 :func:`~flbounds.selection.maximize.stochastic_greedy` on a :class:`FacilityLocation`,
 :class:`SubTruncObjective` or :class:`UnionFLObjective` in one numba call. It performs the
 same floating-point operations in the same order as the objectives' ``gains``/``push``
 (the per-candidate sum of :func:`~flbounds.kernels.submodular_gains.fl_gain_one`, then the
-shift, the truncated term or the penalty, elementwise), draws nothing, and breaks ties the
+shift, the truncated term or the penalty, elementwise; for :class:`Modular`,
+:math:`f(S + e) - f(S)` with both values summed left to right from 0.0 in the order added, as
+NumPy sums fewer than 8 terms), draws nothing, and breaks ties the
 same way (the first maximizer in ascending index; the sample of a stochastic step is the
 ``r`` remaining elements with the smallest keys, equal keys to the lower index), so the
 selections and gains are bit-identical to the generic path.
@@ -19,8 +21,12 @@ from numba import njit
 from flbounds.kernels.submodular_gains import fl_gain_one, fl_update
 
 from .facility import FacilityLocation, SubTruncObjective, UnionFLObjective
+from .families import Modular
 
-MODE_FL, MODE_SUBTRUNC, MODE_UNIONFL = 0, 1, 2
+MODE_FL, MODE_SUBTRUNC, MODE_UNIONFL, MODE_MODULAR = 0, 1, 2, 3
+#: the largest k of the compiled :class:`Modular` path: the generic path's gains are NumPy
+#: sums of at most k weights, summed left to right from 0.0 below 8 terms (then pairwise)
+MODULAR_MAX_K = 7
 
 
 @njit(cache=True, fastmath=False)
@@ -50,9 +56,11 @@ def fl_greedy_run(dissim_t, offsets, shift, mode, weights, lam, b, cost, keys, r
     shift : float
         Added to the gains of the first step (the scalar offset's shift).
     mode : int
-        0 facility location, 1 SubTrunc (``weights``, ``lam``, ``b``), 2 UnionFL (``cost``).
+        0 facility location, 1 SubTrunc (``weights``, ``lam``, ``b``), 2 UnionFL (``cost``),
+        3 :class:`Modular` (``weights``; ``dissim_t``, ``offsets`` and ``shift`` unused).
     weights, cost : numpy.ndarray, shape (n,)
-        SubTrunc's :math:`\\phi(f_i)` and UnionFL's penalties (ignored by other modes).
+        SubTrunc's :math:`\\phi(f_i)` or the modular weights, and UnionFL's penalties
+        (ignored by other modes).
     lam, b : float
         SubTrunc's weight and truncation level.
     keys : numpy.ndarray, shape (k, n)
@@ -80,50 +88,72 @@ def fl_greedy_run(dissim_t, offsets, shift, mode, weights, lam, b, cost, keys, r
     for step in range(selected_out.shape[0]):
         first = step == 0
         if sampled:
-            in_sample[:] = False
-            for _ in range(r):
-                pick = -1
-                for e in range(n):
-                    if taken[e] or in_sample[e]:
-                        continue
-                    if pick < 0 or keys[step, e] < keys[step, pick]:
-                        pick = e
-                in_sample[pick] = True
+            _sample(keys[step], r, taken, in_sample)
         best_e = -1
         best_g = 0.0
         for e in range(n):
             if taken[e] or (sampled and not in_sample[e]):
                 continue
-            g = _gain(dissim_t, cur, e, first, shift, mode, modular, weights, lam, b, cost)
+            if mode == 3:  # Modular: f(S + e) - f(S), each summed from 0.0 in push order
+                total = 0.0
+                for j in range(step):
+                    total += weights[selected_out[j]]
+                g = (total + weights[e]) - modular
+            else:
+                g = _gain(dissim_t, cur, e, first, shift, mode, modular, weights, lam, b,
+                          cost)
             evals += 1
             if best_e < 0 or g > best_g:
                 best_e, best_g = e, g
         selected_out[step] = best_e
         gains_out[step] = best_g
         taken[best_e] = True
-        fl_update(dissim_t, cur, best_e)
+        if mode == 3:
+            modular = 0.0
+            for j in range(step + 1):
+                modular += weights[selected_out[j]]
+        else:
+            fl_update(dissim_t, cur, best_e)
         if mode == 1:
             modular += weights[best_e]
     return evals
 
 
-def fl_mode(f) -> int:
+@njit(cache=True, fastmath=False)
+def _sample(keys, r, taken, in_sample):
+    """Mark the r untaken elements with the smallest keys (equal keys: the lower index)."""
+    in_sample[:] = False
+    for _ in range(r):
+        pick = -1
+        for e in range(keys.shape[0]):
+            if taken[e] or in_sample[e]:
+                continue
+            if pick < 0 or keys[e] < keys[pick]:
+                pick = e
+        in_sample[pick] = True
+
+
+def fl_mode(f, k: int) -> int:
     """The :func:`fl_greedy_run` mode of ``f``, or -1 when it has no compiled path.
 
     Parameters
     ----------
     f : SetFunction
         A set function; only the exact classes :class:`FacilityLocation`,
-        :class:`SubTruncObjective` and :class:`UnionFLObjective` (not subclasses, which may
-        override ``gains``) have a compiled path.
+        :class:`SubTruncObjective`, :class:`UnionFLObjective` and (for
+        ``k <= MODULAR_MAX_K``) :class:`Modular` have a compiled path (not subclasses, which
+        may override ``gains``).
+    k : int
+        The steps.
 
     Returns
     -------
     int
         0, 1, 2 or -1.
     """
-    return {FacilityLocation: MODE_FL, SubTruncObjective: MODE_SUBTRUNC,
-            UnionFLObjective: MODE_UNIONFL}.get(type(f), -1)
+    mode = {FacilityLocation: MODE_FL, SubTruncObjective: MODE_SUBTRUNC,
+            UnionFLObjective: MODE_UNIONFL, Modular: MODE_MODULAR}.get(type(f), -1)
+    return -1 if mode == MODE_MODULAR and k > MODULAR_MAX_K else mode
 
 
 def run_compiled(f, k: int, mode: int, keys=None, r: int = 0) -> tuple[list, list, int]:
@@ -152,7 +182,7 @@ def run_compiled(f, k: int, mode: int, keys=None, r: int = 0) -> tuple[list, lis
         Marginal-gain evaluations spent.
     """
     zeros = np.zeros(f.n)
-    weights = f.weights if mode == MODE_SUBTRUNC else zeros
+    weights = f.weights if mode in (MODE_SUBTRUNC, MODE_MODULAR) else zeros
     cost = f.cost if mode == MODE_UNIONFL else zeros
     lam = float(f.lam) if mode == MODE_SUBTRUNC else 0.0
     b = float(f.b) if mode == MODE_SUBTRUNC else 0.0
@@ -160,7 +190,11 @@ def run_compiled(f, k: int, mode: int, keys=None, r: int = 0) -> tuple[list, lis
     plan = np.ascontiguousarray(keys, dtype=np.float64) if sampled else np.zeros((1, 1))
     selected = np.empty(k, dtype=np.int64)
     gains = np.empty(k)
-    evals = fl_greedy_run(f.dissim_t, f.row_offsets, float(f.shift), mode,
+    if mode == MODE_MODULAR:
+        dissim_t, offsets, shift = np.zeros((1, 1)), zeros, 0.0
+    else:
+        dissim_t, offsets, shift = f.dissim_t, f.row_offsets, float(f.shift)
+    evals = fl_greedy_run(dissim_t, offsets, shift, mode,
                           np.ascontiguousarray(weights, dtype=np.float64), lam, b,
                           np.ascontiguousarray(cost, dtype=np.float64), plan, int(r), sampled,
                           selected, gains)

@@ -70,7 +70,7 @@ def greedy_trace(f, k: int) -> GreedyTrace:
     GreedyTrace
     """
     k = check_k(k, f.n)
-    mode = fl_mode(f)
+    mode = fl_mode(f, k)
     if mode >= 0:  # the same steps compiled (module fast), bit-identical
         return GreedyTrace(*run_compiled(f, k, mode))
     state, gains, evals = f.start(), [], 0
@@ -229,7 +229,7 @@ def stochastic_greedy(f, k: int, *, sample_size: int, keys: np.ndarray) -> list[
     keys = np.asarray(keys, dtype=float)
     if keys.shape != (k, f.n):
         raise ValueError(f"keys must have shape ({k}, {f.n}), got {keys.shape}")
-    mode = fl_mode(f)
+    mode = fl_mode(f, k)
     if mode >= 0 and np.isfinite(keys).all():  # compiled, bit-identical (module fast)
         return run_compiled(f, k, mode, keys=keys, r=r)[0]
     state = f.start()

@@ -7,6 +7,7 @@ import pytest
 import flbounds.selection.maximize as maximize
 from flbounds.selection import (
     FacilityLocation,
+    Modular,
     SelectionRule,
     SubTruncObjective,
     UnionFLObjective,
@@ -24,7 +25,7 @@ def generic(monkeypatch):
     """Run a callable with the compiled path switched off."""
     def run(fn, *args, **kwargs):
         with monkeypatch.context() as m:
-            m.setattr(maximize, "fl_mode", lambda f: -1)
+            m.setattr(maximize, "fl_mode", lambda f, k: -1)
             return fn(*args, **kwargs)
     return run
 
@@ -49,17 +50,23 @@ def _objectives(rng, n, ties):
             UnionFLObjective(d, recent, mu=1.0), UnionFLObjective(d, recent, mu=0.25)]
 
 
+def _modular(rng, n, ties):
+    """Weights of mixed magnitudes and signs (a sum's order shows in its bits) or with ties."""
+    if ties:
+        return Modular(rng.integers(-1, 2, size=n) / 3.0)
+    return Modular(rng.normal(size=n) * 10.0 ** rng.integers(-6, 7, size=n))
+
+
 def _bits(values):
     return np.asarray(values, dtype=np.float64).view(np.uint64).tolist()
 
 
 @pytest.mark.parametrize("ties", [False, True])
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(6))
 def test_greedy_trace_identical(generic, seed, ties):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 13))
-    for f in _objectives(rng, n, ties):
-        assert fl_mode(f) >= 0
+    for f in [*_objectives(rng, n, ties), _modular(rng, n, ties)]:
         for k in range(n + 1):
             new, old = greedy_trace(f, k), generic(greedy_trace, f, k)
             assert new.selected == old.selected
@@ -69,11 +76,11 @@ def test_greedy_trace_identical(generic, seed, ties):
 
 
 @pytest.mark.parametrize("ties", [False, True])
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(6))
 def test_stochastic_greedy_identical(generic, seed, ties):
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(1, 13))
-    for f in _objectives(rng, n, ties):
+    for f in [*_objectives(rng, n, ties), _modular(rng, n, ties)]:
         for k in range(n + 1):
             for r in sorted({1, max(1, n // 3), n}):
                 keys = stochastic_greedy_plan(rng, n, k)
@@ -104,7 +111,8 @@ def test_subclasses_and_nonfinite_keys_take_the_generic_path():
     class Custom(FacilityLocation):
         pass
 
-    assert fl_mode(Custom(np.zeros((2, 2)))) == -1
+    assert fl_mode(Custom(np.zeros((2, 2))), 1) == -1
+    assert fl_mode(Modular(np.ones(9)), 8) == -1 and fl_mode(Modular(np.ones(9)), 7) == 3
     f = FacilityLocation(np.array([[0.0, 1.0], [1.0, 0.0]]))
     keys = np.array([[np.nan, 0.5]])
     assert stochastic_greedy(f, 1, sample_size=1, keys=keys) == [1]

@@ -13,6 +13,10 @@ r"""Maximizers under a cardinality constraint :math:`|S| \le k`.
   submodular and c a nonnegative modular cost (UnionFL):
   :math:`h(S) \ge (1 - 1/e) g(\mathrm{OPT}) - c(\mathrm{OPT})`.
 - :func:`brute_force_max`: exact optimum over all :math:`|S| \le k` (small n).
+
+:func:`greedy_trace` (so :func:`greedy`) and :func:`stochastic_greedy` run the facility-location
+objectives and :class:`~flbounds.selection.families.Modular` through the compiled loop of
+:mod:`flbounds.selection.fast`: the same selections and gains, bit for bit.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ monotone submodular only for C large enough, which the claims test.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values
@@ -210,7 +212,11 @@ class UnionFLObjective(FacilityLocation):
         self.recent = _recent_mask(recent, self.n)
         self.mu = check_nonnegative(mu, "mu")
         self.cost = self.mu * self.recent.astype(float)
-        self.submodular_part = FacilityLocation(self.dissim, offset)
+
+    @functools.cached_property
+    def submodular_part(self) -> FacilityLocation:
+        """g = G, the monotone submodular part of :math:`h = g - c` (distorted greedy's)."""
+        return FacilityLocation(self.dissim, self.offset)
 
     def _value(self, idx):
         return super()._value(idx) - float(self.cost[idx].sum())

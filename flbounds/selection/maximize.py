@@ -13,6 +13,10 @@ r"""Maximizers under a cardinality constraint :math:`|S| \le k`.
   submodular and c a nonnegative modular cost (UnionFL):
   :math:`h(S) \ge (1 - 1/e) g(\mathrm{OPT}) - c(\mathrm{OPT})`.
 - :func:`brute_force_max`: exact optimum over all :math:`|S| \le k` (small n).
+
+:func:`greedy_trace` (so :func:`greedy`) and :func:`stochastic_greedy` run the facility-location
+objectives and :class:`~flbounds.selection.families.Modular` through the compiled loop of
+:mod:`flbounds.selection.fast`: the same selections and gains, bit for bit.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 from flbounds.validation import check_positive
 
 from .base import check_k
+from .fast import fl_mode, run_compiled
 
 
 class GreedyTrace(NamedTuple):
@@ -69,6 +74,9 @@ def greedy_trace(f, k: int) -> GreedyTrace:
     GreedyTrace
     """
     k = check_k(k, f.n)
+    mode = fl_mode(f, k)
+    if mode >= 0:  # the same steps compiled (module fast), bit-identical
+        return GreedyTrace(*run_compiled(f, k, mode))
     state, gains, evals = f.start(), [], 0
     for _ in range(k):
         cand = _remaining(f.n, state.selected)
@@ -225,6 +233,9 @@ def stochastic_greedy(f, k: int, *, sample_size: int, keys: np.ndarray) -> list[
     keys = np.asarray(keys, dtype=float)
     if keys.shape != (k, f.n):
         raise ValueError(f"keys must have shape ({k}, {f.n}), got {keys.shape}")
+    mode = fl_mode(f, k)
+    if mode >= 0 and np.isfinite(keys).all():  # compiled, bit-identical (module fast)
+        return run_compiled(f, k, mode, keys=keys, r=r)[0]
     state = f.start()
     for step in range(k):
         cand = _remaining(f.n, state.selected)

@@ -62,6 +62,7 @@ from .sdp import (
     attempts,
     dual_residual,
     gap_tolerance,
+    prepared_multipliers,
     reused,
     solve,
 )
@@ -233,13 +234,7 @@ def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificat
     """
     from PEPit import Point
 
-    if problem._list_of_psd_sent_to_wrapper:
-        raise ValueError("problem: extra LMI constraints are not supported by the certificate")
-    constraints = problem._list_of_prepared_constraints
-    lam = np.array([float(c.eval_dual()) for c in constraints] if multipliers is None
-                   else multipliers, dtype=float)
-    if lam.shape != (len(constraints),) or not np.all(np.isfinite(lam)):
-        raise ValueError(f"multipliers must be {len(constraints)} finite numbers")
+    constraints, lam = prepared_multipliers(problem, multipliers)
     leaves = Point.list_of_leaf_points
     index = {id(p): k for k, p in enumerate(leaves)}
     if any(id(p) not in point_bounds for p in leaves):

@@ -67,7 +67,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .certify import ROUNDING, bracket_tolerance
-from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, reused
+from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, prepared_multipliers, reused
 
 #: margins sigma tried in turn (the objective o + sigma tr G), in the problem's units; the
 #: price of each is about sigma tr G* (module docstring). Measured on FOCUS under PL (p = (0.5,
@@ -215,13 +215,7 @@ def margin_certificate(problem, metric, growth, multipliers=None) -> MarginCerti
     """
     from PEPit import Point
 
-    if problem._list_of_psd_sent_to_wrapper:
-        raise ValueError("problem: extra LMI constraints are not supported by the certificate")
-    constraints = problem._list_of_prepared_constraints
-    lam = np.array([float(c.eval_dual()) for c in constraints] if multipliers is None
-                   else multipliers, dtype=float)
-    if lam.shape != (len(constraints),) or not np.all(np.isfinite(lam)):
-        raise ValueError(f"multipliers must be {len(constraints)} finite numbers")
+    constraints, lam = prepared_multipliers(problem, multipliers)
     leaves = Point.list_of_leaf_points
     acc = _Sums(len(leaves), {id(p): k for k, p in enumerate(leaves)})
     acc.add(metric.decomposition_dict, 1.0, model=True)

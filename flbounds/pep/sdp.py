@@ -121,6 +121,20 @@ def gap_tolerance(worst: float) -> float:
     return GAP_ABS + GAP_REL * max(1.0, abs(worst))
 
 
+def prepared_multipliers(problem, multipliers=None):
+    """Prepared constraints and multipliers (solver duals or ``multipliers``); ValueError."""
+    import numpy as np
+
+    if problem._list_of_psd_sent_to_wrapper:
+        raise ValueError("problem: extra LMI constraints are not supported by the certificate")
+    constraints = problem._list_of_prepared_constraints
+    lam = np.array([float(c.eval_dual()) for c in constraints] if multipliers is None
+                   else multipliers, dtype=float)
+    if lam.shape != (len(constraints),) or not np.all(np.isfinite(lam)):
+        raise ValueError(f"multipliers must be {len(constraints)} finite numbers")
+    return constraints, lam
+
+
 def dual_residual(problem) -> float:
     r"""How far the solver's multipliers are from a proof of its dual bound, in value units.
 

@@ -29,9 +29,6 @@ from .custom import CustomTrace as CustomTrace
 from .custom import LocalUpdate as LocalUpdate
 from .custom import fedavg_family as fedavg_family
 from .custom import fedavg_family_batched as fedavg_family_batched
-from .custom import local_gd as local_gd
-from .custom import local_momentum as local_momentum
-from .custom import local_prox as local_prox
 from .custom import local_update as local_update
 from .fedals import fedals, intended_schedule, local_sgd_fedavg, printed_schedule  # noqa: F401
 from .fedavg import fedavg as fedavg
@@ -46,6 +43,10 @@ from .focus import FocusTrace as FocusTrace
 from .focus import focus as focus
 from .focus import sg_focus as sg_focus
 from .local_sgd import local_sgd_gossip as local_sgd_gossip
+from .local_updates import local_gd as local_gd
+from .local_updates import local_momentum as local_momentum
+from .local_updates import local_prox as local_prox
+from .local_updates import local_scaffold as local_scaffold
 from .matrix_forms import fedavg_matrix as fedavg_matrix
 from .matrix_forms import fedavg_virtual as fedavg_virtual
 from .matrix_forms import focus_matrix as focus_matrix

@@ -13,19 +13,18 @@ averaged over the participating set :math:`S`, :math:`x^+ = x + \eta_g |S|^{-1}\
   (c_i^+ - c_i)` (SCAFFOLD, option II).
 
 From one rule, :func:`simulate` runs the algorithm on a problem and a participation plan
-(``flbounds.algorithms.fedavg_family`` with :func:`local_update`'s step for the first two,
-``flbounds.algorithms.scaffold`` for the third, whose server control the generic round does
-not carry), and :func:`pep_round` gives the :class:`~flbounds.pep.describe.Round` that
-:func:`flbounds.pep.worst_case` solves and :mod:`flbounds.pep.replay` runs on arrays. Both are
-built from the rule's fields only, so an algorithm written as a rule is written once.
+(``flbounds.algorithms.fedavg_family`` with :func:`local_update`'s step; SCAFFOLD's controls
+are its client and server states), and :func:`pep_round` gives the
+:class:`~flbounds.pep.describe.Round` that :func:`flbounds.pep.worst_case` solves and
+:mod:`flbounds.pep.replay` runs on arrays. Both are built from the rule's fields only, so an
+algorithm written as a rule is written once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flbounds.algorithms import custom
-from flbounds.algorithms.baselines import scaffold
+from flbounds.algorithms import custom, local_updates
 from flbounds.validation import check_int, check_positive
 
 from .describe import Round
@@ -149,13 +148,15 @@ def _check(rule):
     return rule
 
 
-def local_update(rule) -> custom.LocalUpdate:
+def local_update(rule, dim=None) -> custom.LocalUpdate:
     """The simulation's local step of ``rule`` (for ``flbounds.algorithms.fedavg_family``).
 
     Parameters
     ----------
     rule : LocalRule
-        A ``"gradient"`` or ``"proximal"`` rule.
+    dim : int, optional
+        The problem's dimension d: needed by a ``"control variate"`` rule (the controls'
+        length).
 
     Returns
     -------
@@ -164,16 +165,17 @@ def local_update(rule) -> custom.LocalUpdate:
     Raises
     ------
     ValueError
-        For a ``"control variate"`` rule: its step reads the server's control, which the
-        generic round does not carry (:func:`simulate` runs ``scaffold`` instead).
+        For a ``"control variate"`` rule without ``dim``.
     """
     rule = _check(rule)
     if rule.kind == "gradient":
-        return custom.local_gd()
+        return local_updates.local_gd()
     if rule.kind == "proximal":
-        return custom.local_prox(rule.prox)
-    raise ValueError("rule: a control-variate step reads the server's control c, which "
-                     "fedavg_family does not carry; simulate(rule, ...) runs scaffold")
+        return local_updates.local_prox(rule.prox)
+    if dim is None:
+        raise ValueError("dim: a control-variate rule needs the problem's dimension (the "
+                         "controls' length)")
+    return local_updates.local_scaffold(dim)
 
 
 def pep_round(rule, n_clients) -> Round:
@@ -215,15 +217,13 @@ def simulate(rule, problem, plan, *, x0=None):
 
     Returns
     -------
-    flbounds.algorithms.CustomTrace or flbounds.algorithms.ScaffoldTrace
-        ``x`` (n_rounds + 1, d) and the algorithm's state.
+    flbounds.algorithms.CustomTrace
+        ``x`` (n_rounds + 1, d) and the algorithm's state (SCAFFOLD: ``state`` the client
+        controls :math:`c_i`, ``server`` the control :math:`c`).
     """
     rule = _check(rule)
-    if rule.kind == "control variate":
-        return scaffold(problem, plan, step=rule.step, local_steps=rule.local_steps, x0=x0,
-                        server_step=rule.global_step)
-    return custom.fedavg_family(problem, plan, local_update(rule), step=rule.step,
-                                local_steps=rule.local_steps, x0=x0,
+    return custom.fedavg_family(problem, plan, local_update(rule, problem.dim),
+                                step=rule.step, local_steps=rule.local_steps, x0=x0,
                                 server_step=rule.global_step)
 
 

@@ -232,18 +232,21 @@ def test_fedprox_is_the_authors_code(problem):
 # ----------------------------------------------------------------------------- FedNova
 
 
-def jywa_fednova(grad, ratios, taus, rounds, lr_target, w0, *, weight_decay=1e-4, mu=0.0):
-    """``FedNova.step`` / ``FedNova.average`` of JYWa/FedNova with ``momentum = 0`` and
-    ``gmf = 0`` (the script's defaults for FedNova), all clients every round (one process
-    each), client i running ``taus[i]`` steps (local epochs times its batches). A step adds
-    ``weight_decay * p`` (and ``mu (p - old_init)``) to the gradient, accumulates
-    ``cum_grad += lr d_p`` and counts the normalizing vector ``a_i``; ``average`` all-reduces
-    ``tau_eff`` (``sum ratio_i local_steps_i`` if ``mu`` else ``sum ratio_i a_i``) and
-    ``sum_i ratio_i (tau_eff / a_i) cum_grad_i`` and sets every model to
-    ``old_init - that``. ``update_learning_rate``: lr / 10 from round R / 2, lr / 100 from
-    3R / 4."""
+def jywa_fednova(grad, ratios, taus, rounds, lr_target, w0, *, weight_decay=1e-4, mu=0.0,
+                 momentum=0.0, nesterov=False, gmf=0.0):
+    """``FedNova.step`` / ``FedNova.average`` of JYWa/FedNova (dampening 0), all clients every
+    round (one process each), client i running ``taus[i]`` steps (local epochs times its
+    batches). A step adds ``weight_decay * p`` to the gradient, applies the momentum buffer
+    (``buf = d_p`` at the first step, then ``momentum * buf + d_p``; Nesterov ``d_p +
+    momentum * buf``), then adds ``mu (p - old_init)``, accumulates ``cum_grad += lr d_p`` and
+    counts the normalizing vector ``a_i`` (``local_counter``, ``local_normalizing_vec``);
+    ``average`` all-reduces ``tau_eff`` (``sum ratio_i local_steps_i`` if ``mu`` else ``sum
+    ratio_i a_i``) and ``sum_i ratio_i (tau_eff / a_i) cum_grad_i``, and moves ``old_init``
+    by it (or, with ``gmf``, by ``lr`` times the global buffer ``gmf buf + reduced / lr``, first
+    ``reduced / lr``); the local buffers are zeroed. ``update_learning_rate``: lr / 10 from
+    round R / 2, lr / 100 from 3R / 4."""
     old_init = np.array(w0, dtype=float)
-    out, lr = [old_init.copy()], lr_target
+    out, lr, global_buf = [old_init.copy()], lr_target, None
     for rnd in range(rounds):
         if rnd == int(rounds / 2):
             lr = lr_target / 10
@@ -252,16 +255,23 @@ def jywa_fednova(grad, ratios, taus, rounds, lr_target, w0, *, weight_decay=1e-4
         cum, vecs, steps = [], [], []
         for i, tau in enumerate(taus):
             p, cum_grad, vec, local_steps = old_init.copy(), np.zeros_like(old_init), 0.0, 0
+            counter, buf = 0.0, None
             for _ in range(tau):
                 d_p = grad(i, p) + weight_decay * p
+                if momentum != 0:
+                    buf = d_p.copy() if buf is None else buf * momentum + d_p
+                    d_p = d_p + momentum * buf if nesterov else buf
                 if mu != 0:
                     d_p = d_p + mu * (p - old_init)
                 cum_grad = cum_grad + lr * d_p
                 p = p - lr * d_p
+                if momentum != 0:
+                    counter = counter * momentum + 1
+                    vec += counter
                 etamu = lr * mu
                 if etamu != 0:
                     vec = vec * (1 - etamu) + 1
-                else:
+                if momentum == 0 and etamu == 0:
                     vec += 1
                 local_steps += 1
             cum.append(cum_grad)
@@ -269,7 +279,11 @@ def jywa_fednova(grad, ratios, taus, rounds, lr_target, w0, *, weight_decay=1e-4
             steps.append(local_steps)
         tau_eff = sum((steps[i] if mu != 0 else vecs[i]) * ratios[i] for i in range(len(taus)))
         reduced = sum(cum[i] * (ratios[i] * (tau_eff / vecs[i])) for i in range(len(taus)))
-        old_init = old_init - reduced
+        if gmf != 0:
+            global_buf = reduced / lr if global_buf is None else gmf * global_buf + reduced / lr
+            old_init = old_init - lr * global_buf
+        else:
+            old_init = old_init - reduced
         out.append(old_init.copy())
     return np.array(out)
 
@@ -287,3 +301,36 @@ def test_fednova_is_the_authors_code(problem):
     got = fednova(decayed, np.ones((24, N), dtype=bool), step=steps, local_steps=taus)
     np.testing.assert_allclose(got.x, want, rtol=0, atol=AGREE)
     np.testing.assert_allclose(got.tau_eff, np.full(24, ratios @ taus), rtol=1e-15)
+
+
+@pytest.mark.parametrize("variant", [
+    dict(momentum=0.9), dict(momentum=0.5, nesterov=True), dict(mu=0.3),
+    dict(momentum=0.6, mu=0.2), dict(gmf=0.7), dict(momentum=0.8, gmf=0.5, mu=0.1)])
+def test_fednova_variants_are_the_authors_code(problem, variant):
+    """Local momentum (heavy ball and Nesterov), the proximal term, their combination and the
+    server momentum ``gmf`` on the same instance as above; the normalizers and tau_eff follow
+    the code's recurrences."""
+    rng = np.random.default_rng(4)
+    counts = rng.integers(20, 200, N)
+    ratios = counts / counts.sum()
+    taus = np.array([2, 5, 3, 8, 1, 4])
+    want = jywa_fednova(_oracle(problem), ratios, taus, 24, 0.1, np.ones(D), **variant)
+    decayed = Quadratic(np.asarray(problem.A) + 1e-4 * np.eye(D), problem.b, weights=ratios)
+    steps = np.where(np.arange(24) < 12, 0.1, np.where(np.arange(24) < 18, 0.01, 0.001))
+    names = dict(mu="prox", gmf="server_momentum")
+    got = fednova(decayed, np.ones((24, N), dtype=bool), step=steps, local_steps=taus,
+                  x0=np.ones(D), **{names.get(k, k): v for k, v in variant.items()})
+    np.testing.assert_allclose(got.x, want, rtol=0, atol=AGREE)
+    plain = fednova(decayed, np.ones((24, N), dtype=bool), step=steps, local_steps=taus,
+                    x0=np.ones(D))
+    assert np.abs(plain.x - want).max() > 1e3 * AGREE     # the variant changes the iterates
+
+
+def test_fednova_variant_arguments_are_checked(problem):
+    plan = np.ones((3, N), dtype=bool)
+    for kwargs, name in ((dict(momentum=1.0), "momentum"), (dict(momentum=-0.1), "momentum"),
+                         (dict(server_momentum=1.5), "server_momentum"),
+                         (dict(prox=-1.0), "prox"), (dict(prox=20.0), "prox"),
+                         (dict(nesterov=True), "nesterov")):
+        with pytest.raises(ValueError, match=name):
+            fednova(problem, plan, step=0.1, local_steps=2, **kwargs)

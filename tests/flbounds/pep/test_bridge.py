@@ -56,9 +56,9 @@ def test_replayed_description_is_the_simulation(rule):
             trace = simulate(rule, problem, np.array([first, second]), x0=x0)
             np.testing.assert_allclose(server["x"].v, trace.x[-1], rtol=0, atol=ROUNDING)
             if rule.kind == "control variate":
-                np.testing.assert_allclose(server["c"].v, trace.c[-1], rtol=0,
+                np.testing.assert_allclose(server["c"].v, trace.server, rtol=0,
                                            atol=ROUNDING)
-                np.testing.assert_allclose([c["ci"].v for c in own], trace.c_clients,
+                np.testing.assert_allclose([c["ci"].v for c in own], trace.state,
                                            rtol=0, atol=ROUNDING)
 
 
@@ -101,8 +101,9 @@ def test_local_update_is_the_simulation_step():
     assert local_update(gradient_steps(2, 0.1)).label == "gradient step"
     prox = local_update(proximal_steps(2, 0.1, 0.3))
     assert prox.params.tolist() == [0.3]
-    with pytest.raises(ValueError, match="rule"):
+    with pytest.raises(ValueError, match="dim"):
         local_update(control_variates(2, 0.1))
+    assert local_update(control_variates(2, 0.1), dim=3).server_size == 3
 
 
 @pytest.mark.parametrize("make, match", [

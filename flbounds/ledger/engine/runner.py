@@ -25,6 +25,7 @@ from ..api.registry import Claim
 from ..api.result import CheckResult
 from ..api.taskkey import cell_key, fixed_digests, sources_fixed, task_key
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
+from .forking import can_fork, fork_obstacle
 from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell, stored_result
 from .store import ResultStore
 from .tasks import (
@@ -35,6 +36,7 @@ from .tasks import (
     failure_row,
     parse_cell_task,
     source_commit,
+    unseen_by_fresh_workers,
 )
 
 __all__ = ["DEFAULT_TIMEOUT_S", "SchedulerError", "connect", "execute", "failure_row",
@@ -87,6 +89,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
         the verdict ``error`` with its traceback.
     """
     _check_options(workers, timeout)
+    _check_reachable(claims, workers, scheduler, timeout, pool)
     # the executor starts before the task keys are computed and the store is read: its
     # workers get ready (fork, or import the claims) meanwhile
     tasks = None if any(getattr(c, "cells", None) is not None for c in claims) else len(claims)
@@ -286,6 +289,25 @@ def _check_options(workers, timeout) -> None:
     if timeout is not None and not (isinstance(timeout, int | float) and timeout >= 0
                                     and timeout == timeout and not isinstance(timeout, bool)):
         raise ValueError(f"timeout must be a number of seconds >= 0 or None, got {timeout!r}")
+
+
+def _check_reachable(claims, workers, scheduler, timeout, pool) -> None:
+    """Refuse, before any work, claims that the run's worker processes would not know: a
+    claim declared at run time reaches only workers forked from this process (or this process
+    itself), never workers started afresh."""
+    if scheduler is not None or (pool is None and workers == 1 and not timeout):
+        return        # Dask's workers may be threads of this process; inline: this process
+    if pool.inherits() if pool is not None else can_fork():
+        return
+    why = f"this process cannot fork them ({fork_obstacle() or 'fork=False'})"
+    unseen = unseen_by_fresh_workers(claims)
+    if unseen:
+        shown = ", ".join(unseen[:5]) + (f" and {len(unseen) - 5} more" if len(unseen) > 5
+                                         else "")
+        raise ValueError(f"workers: claims declared at run time ({shown}) would be unknown "
+                         f"to the run's worker processes: {why}; run them with workers=1 "
+                         f"and no timeout, from a process with no other thread, or declare "
+                         f"them in a claim plugin (docs/guide/plugins.md)")
 
 
 def _executor(workers: int, scheduler, timeout: float | None, tasks: int):

@@ -31,7 +31,8 @@ from ..api.taskkey import cell_key, task_key
 
 __all__ = ["ATTACK_PREFIX", "CELL_PREFIX", "cell_task", "combine_cells", "execute",
            "execute_cell", "failure_row", "freeze_plugin_roots", "get",
-           "limit_blas_for_process", "parse_cell_task", "source_commit"]
+           "limit_blas_for_process", "parse_cell_task", "source_commit",
+           "unseen_by_fresh_workers"]
 
 
 def get(task_id: str):
@@ -295,3 +296,20 @@ def _checkout_commit(module: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return _git_head(origin.parent) if tracked else None
+
+
+def unseen_by_fresh_workers(claims) -> list[str]:
+    """The claims (``"id (module)"``) that a worker process started afresh would not know: it
+    imports only the claim plugins (:func:`~flbounds.ledger.api.registry.load_all`), so a
+    claim declared at run time, in a script or a module no plugin names, is not there."""
+    from ..api.plugins import CLAIMS_GROUP, entry_point_module
+
+    roots = _plugin_roots if _plugin_roots is not None else tuple(
+        entry_point_module(ep) for ep in registry.entry_points(CLAIMS_GROUP))
+    unseen = []
+    for claim in claims:
+        module = getattr(claim.func, "__module__", None) or "?"
+        if not any(module == root or module.startswith(root + ".") for root in roots):
+            unseen.append(f"{claim.id} ({module})")
+    return unseen
+

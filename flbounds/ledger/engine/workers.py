@@ -154,6 +154,14 @@ class WorkerPool:
             worker.listen(self._events)
         self._idle += new
 
+    def inherits(self) -> bool:
+        """Whether this pool's workers are (or, not started yet, would be) forked from this
+        process, so that they know the claims declared here at run time."""
+        workers = self._idle + list(self._busy)
+        if workers:
+            return all(isinstance(w.proc, _Forked) for w in workers)
+        return self.fork is not False and can_fork()
+
     def share(self, digests: dict[str, str]) -> None:
         """Hand the run's code digests (:func:`~flbounds.ledger.api.taskkey.fixed_digests`) to
         every worker, now and as it starts, so that no worker recomputes them."""

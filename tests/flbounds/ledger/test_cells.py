@@ -199,6 +199,26 @@ def test_two_workers_give_the_same_row_while_another_thread_is_alive(grid_claim,
     assert run["cells"] == len(SIZES)
 
 
+def test_a_claim_no_fresh_worker_knows_is_refused_before_any_work(grid_claim, tmp_path):
+    """A claim declared at run time (here, in this test module, which no plugin names) with a
+    thread alive: the pool could only start workers afresh, which would not know it. The run
+    is refused naming ``workers`` before anything is stored; one worker runs it here."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="left-by-an-earlier-test", daemon=True)
+    other.start()
+    store = ResultStore(tmp_path)
+    try:
+        with pytest.raises(ValueError, match=r"workers: claims declared at run time \("
+                                             + CLAIM.replace(".", r"\.")):
+            run_claims([grid_claim], seed=3, workers=2, store=store)
+        assert not store.cell_records() and not store.latest()
+        [row] = run_claims([grid_claim], seed=3, workers=1, store=store)
+    finally:
+        stop.set()
+        other.join()
+    assert row.verdict == grid_claim.check(seed=3).verdict
+
+
 def test_dask_gives_the_same_row(grid_claim):
     distributed = pytest.importorskip("distributed")
     one = grid_claim.check(seed=3)

@@ -293,7 +293,9 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
     ----------
     participation : None, bool vector, a process of ``flbounds.participation``, or a sampler
         of ``flbounds.sampling`` with ``procedure`` ``"isp"`` (independent, its current
-        ``probabilities()``) or ``"subset"`` (uniform ``budget``-subsets)
+        ``probabilities()``), ``"subset"`` (uniform ``budget``-subsets) or
+        ``"multinomial"`` (``budget`` draws with replacement, as
+        ``flbounds.participation.WithReplacement``: counts, :mod:`.counts`)
         None: every client every round; a bool vector: that fixed set; a process: its exact
         subset law (``flbounds.participation.subset_distribution``).
     """
@@ -307,6 +309,10 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
         return participation
     if participation is None:
         return ParticipationLaw(np.ones((1, n), dtype=bool), np.ones(1), "full")
+    from .counts import count_law, draws_of
+
+    if draws_of(participation) is not None:     # counts: sampling with replacement
+        return count_law(participation, n)
     procedure = getattr(participation, "procedure", None)
     if procedure is not None:
         if procedure == "isp":
@@ -315,9 +321,8 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
             participation = UniformWithoutReplacement(participation.n_clients,
                                                       int(participation.budget))
         else:
-            raise ValueError(f"participation: a sampler with procedure {procedure!r} draws "
-                             "with replacement (counts); only 'isp' and 'subset' samplers "
-                             "have a subset law here")
+            raise ValueError(f"participation: a sampler with procedure {procedure!r} has "
+                             "no law here (only 'isp', 'subset' and 'multinomial')")
     if hasattr(participation, "n_clients"):
         if participation.n_clients != n:
             raise ValueError(f"participation has {participation.n_clients} clients, "

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certify import _anchor, _norm_bound, solve_certified
-from .describe import Measure, Round, Setting
+from .describe import Measure, Setting
 
 
 def certifiable_symmetric(setting: Setting, measure: Measure) -> bool:
@@ -156,22 +156,23 @@ def class_leaf_bounds(funcs, initial, space):
     return points, values
 
 
-def certified_symmetric(round_: Round, setting: Setting, measure: Measure, participation=None,
-                        *, classes):
-    """The certified solve of the reduced PEP (:func:`.certify.solve_certified` with
+def certified_symmetric(build, setting: Setting, measure: Measure):
+    """The certified solve of a reduced PEP (:func:`.certify.solve_certified` with
     :func:`class_leaf_bounds`).
 
     Parameters
     ----------
-    round_, setting, measure, participation, classes
-        As :func:`.symmetric.worst_case_symmetric`; :func:`certifiable_symmetric` must hold.
+    build : callable
+        ``build()`` returns a fresh reduced PEP and its parts
+        (:func:`.symmetric.build_symmetric`).
+    setting, measure : Setting, Measure
+        Those of the reduced PEP; :func:`certifiable_symmetric` must hold.
 
     Returns
     -------
     (SolveInfo, dict)
         The solve (``worst`` the dual value of an accurate solve, or the certified bound with
-        status ``certified (...)`` and ``gap`` the bracket width) and the problem's parts
-        (:func:`.symmetric.build_symmetric`).
+        status ``certified (...)`` and ``gap`` the bracket width) and the problem's parts.
 
     Raises
     ------
@@ -181,8 +182,6 @@ def certified_symmetric(round_: Round, setting: Setting, measure: Measure, parti
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
-    from .symmetric import build_symmetric
-
     if measure.bounds is None or measure.runs != 1:
         raise ValueError("measure: a certified solve needs a one-run measure with bounds")
     if not certifiable_symmetric(setting, measure):
@@ -190,15 +189,14 @@ def certified_symmetric(round_: Round, setting: Setting, measure: Measure, parti
                          "class without extra LMIs (not quadratic)")
     kept = {}
 
-    def build():
-        problem, parts = build_symmetric(round_, setting, measure, participation,
-                                         classes=classes)
+    def problem_and_bounds():
+        problem, parts = build()
         server, clients = parts["start"]
         initial = measure.bounds(_StartState(server, clients))
         kept.update(parts, bounds=class_leaf_bounds(parts["funcs"], initial, parts["space"]))
         return problem, parts["funcs"], initial
 
-    info = solve_certified(build, float(np.max(setting.L)),
+    info = solve_certified(problem_and_bounds, float(np.max(setting.L)),
                            bounds=lambda funcs, initial: kept["bounds"])
     return info, kept
 

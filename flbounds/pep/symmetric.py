@@ -122,7 +122,9 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import origin, zero
+from .classcounts import count_class_law
 from .classlaw import class_law, classes_of
+from .counts import draws_of
 from .describe import Measure, Round, Setting
 from .result import WorstCase, make_result
 from .sdp import solve_first
@@ -254,7 +256,8 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
         raise ValueError("setting: identical clients (one function for all) have no "
                          "symmetric form here; use the direct engine")
     constants = class_constants(setting, groups)
-    law = class_law(participation, groups)
+    law = (count_class_law if draws_of(participation) is not None else class_law)(
+        participation, groups)
     for rule in round_.push.values():
         law.check_rule(rule)
     sizes = groups.sizes
@@ -317,12 +320,14 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     round_ : Round
     setting : Setting
         Not ``identical``; one ``mu`` and ``L`` for all clients or one per client (equal
-        within each class).
+        within each class); any function class (``"smooth"``: non-convex).
     measure : Measure
         Of the form :math:`Q_0(\text{server}) + \sum_i Q_1(\text{server}, \text{client}_i)`
         (every built-in measure is).
     participation : None, bool vector, process or sampler
-        Exchangeable within each class (:func:`.classlaw.class_law`).
+        Exchangeable within each class (:func:`.classlaw.class_law`), or drawing with
+        replacement with one draw probability per class (counts,
+        :func:`.classcounts.count_class_law`).
     classes : Classes, sequence of sequences of int, or sequence of int
         A partition of the clients (or one label per client); clients of one class must share
         their inclusion probability, aggregation weights and function class (mu, L).
@@ -352,14 +357,14 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     """
     from .certify_symmetric import certifiable_symmetric, certified_symmetric
 
+    def build():
+        return build_symmetric(round_, setting, measure, participation, classes=classes)
+
     if certified:
-        info, parts = certified_symmetric(round_, setting, measure, participation,
-                                          classes=classes)
+        info, parts = certified_symmetric(build, setting, measure)
     else:
-        problem, parts = build_symmetric(round_, setting, measure, participation,
-                                         classes=classes)
-        fallback = (lambda: certified_symmetric(round_, setting, measure, participation,
-                                                classes=classes)[0]) \
+        problem, parts = build()
+        fallback = (lambda: certified_symmetric(build, setting, measure)[0]) \
             if certifiable_symmetric(setting, measure) else None
         info = solve_first([(lambda: problem, 1.0)], certified=fallback)
     law = parts["law"]

@@ -10,8 +10,9 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import WithReplacement
+from flbounds.pep.classcounts import count_class_law
 from flbounds.pep.classlaw import class_law, classes_of
-from flbounds.pep.counts import MAX_COUNT_VECTORS, count_law
+from flbounds.pep.counts import MAX_COUNT_VECTORS
 from flbounds.pep.expect import ParticipationLaw, law_of
 
 RULES = [pep.Uniform(), pep.Sum(), pep.Unbiased(), pep.Unbiased((0.05, 0.05, 0.3, 0.3, 0.3)),
@@ -42,7 +43,7 @@ def test_the_count_law_has_the_process_moments():
 def test_class_moments_equal_the_enumerated_law(rule):
     process, groups = _process(5)
     groups = classes_of(groups, 5)
-    full, law = law_of(process, 5), class_law(process, groups)
+    full, law = law_of(process, 5), count_class_law(process, groups)
     labels = groups.labels()
     variables = {"in": lambda i: ("in", i), "weight": lambda i: ("weight", rule, i)}
     for (i, j), (u, v) in itertools.product([(0, 0), (0, 1), (0, 3), (3, 3), (3, 4)],
@@ -146,5 +147,7 @@ def test_bad_input_names_its_argument():
         pep.worst_case(pep.fedavg_round(1, 0.2, aggregate=_HalfMean()), setting,
                        pep.distance(), process, classes=groups)
     with pytest.raises(ValueError, match="participation"):    # too many count vectors
-        count_law(WithReplacement(np.full(40, 1 / 40), 12), 40)
+        law_of(WithReplacement(np.full(40, 1 / 40), 12), 40)
+    with pytest.raises(ValueError, match="participation"):    # counts are not sets
+        class_law(process, classes_of(groups, 4))
     assert MAX_COUNT_VECTORS >= 10_000

@@ -70,7 +70,9 @@ with :math:`\langle a, b\rangle_{=} = \langle \bar a, \bar b\rangle + \langle e_
 representative's vectors. A client's own term against a sum splits the same way into
 :math:`j = i` (one term) and :math:`j \ne i` (:math:`n_c - 1` terms, or :math:`n_d` of another
 class). Every coefficient is a number computed from :math:`n_c` and the class law, so the
-SDP's size depends on the number of classes and the round, not on N.
+SDP's size depends on the number of classes and the round, not on N. Sampling with
+replacement has counts in place of indicators; its moments given the class totals are in
+:mod:`.counts` (:class:`.classcounts.CountClassLaw`), used here unchanged.
 
 **Measures.** A symmetric measure :math:`V = Q_0(\text{server}) + \sum_i Q_1(\text{server},
 \text{client}_i)` is evaluated on lists holding one entry per class (``state.client(name)``,

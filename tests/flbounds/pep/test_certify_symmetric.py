@@ -1,6 +1,6 @@
 """Certified upper bounds of symmetric solves (flbounds.pep.certify_symmetric): with every
 solve forced inaccurate the bound still comes out and lies above the accurate value (FedAvg,
-FOCUS, SCAFFOLD, the smooth class, classes of different constants, N = 1000); the a-priori
+FOCUS, SCAFFOLD, the smooth class, classes of different constants, counts, N = 1000); the a-priori
 bounds hold at the solved Gram matrix; any multipliers give a bound above the value; bad
 input names its argument."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from flbounds import pep
-from flbounds.participation import Bernoulli
+from flbounds.participation import Bernoulli, WithReplacement
 from flbounds.pep import sdp
 from flbounds.pep.certify import bracket_tolerance, certify
 from flbounds.pep.certify_symmetric import _StartState, class_leaf_bounds
@@ -41,10 +41,15 @@ def _case(name, n=6):
         setting = pep.Setting(n, np.r_[np.full(h, 1.0), np.full(n - h, 0.5)],
                               np.r_[np.full(h, 2.0), np.full(n - h, 4.0)],
                               common_minimizer=True)
-    return round_, setting, measure, Bernoulli(p), groups
+    law = Bernoulli(p)
+    if name == "counts":        # 4 draws with replacement, q constant within each class
+        q = np.r_[np.full(len(groups[0]), 1.0), np.full(len(groups[1]), 3.0)]
+        law = WithReplacement(q / q.sum(), 4)
+    return round_, setting, measure, law, groups
 
 
-@pytest.mark.parametrize("name", ["fedavg", "focus", "scaffold", "smooth", "constants"])
+@pytest.mark.parametrize("name", ["fedavg", "focus", "scaffold", "smooth", "constants",
+                                  "counts"])
 def test_a_forced_inaccurate_solve_still_gives_a_bound_above_the_value(no_store, name):
     round_, setting, measure, law, groups = _case(name)
     accurate = pep.worst_case(round_, setting, measure, law, classes=groups)

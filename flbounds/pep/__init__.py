@@ -59,7 +59,9 @@ simulated run (:func:`simulate`, :func:`local_update`) and its described round
 Clients in symmetry classes (same inclusion probability, aggregation weight and function
 class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
 solve the same PEP with one representative per class, an SDP whose size does not grow with
-N (:mod:`flbounds.pep.symmetric`, derivation in its docstring);
+N (:mod:`flbounds.pep.symmetric`, derivation in its docstring; the smooth non-convex class
+included, certified bounds in :mod:`flbounds.pep.certify_symmetric`, sampling with
+replacement in :mod:`flbounds.pep.counts`);
 :func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
 :func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
 and replay it through ``flbounds.algorithms`` at the full N.

@@ -291,7 +291,7 @@ class _Affine:
                            trace_bound=trace, value_leftover=leftover, primal=primal)
 
 
-def solve_certified(build, L, alternatives=()) -> SolveInfo:
+def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     """Solve a PEP and accept its certified upper bound (:func:`certify`).
 
     Each solver of :data:`.sdp.SOLVERS` is tried in turn on the problem. A solve that passes
@@ -316,6 +316,10 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
         needed); when the first certified solve is not accurate, each is given
         :func:`.sdp.solve` with the two Clarabel settings of :data:`.sdp.SOLVERS` (SCS, slow,
         is left out), and the first accurate one is returned instead of the certified bound.
+    bounds : callable, optional
+        ``bounds(funcs, initial)`` returns the a-priori bounds of :func:`leaf_bounds` (default
+        ``leaf_bounds(funcs, initial, L)``); the symmetric form gives its own
+        (:func:`.certify_symmetric.class_leaf_bounds`).
 
     Raises
     ------
@@ -326,14 +330,14 @@ def solve_certified(build, L, alternatives=()) -> SolveInfo:
     problem, funcs, initial = build()
     how = [("certified", {"L": float(L), "alternatives": len(alternatives),
                           "rounding": ROUNDING, "bracket": BRACKET_REL})]
-    return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives),
+    return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives, bounds),
                   solvers=how)
 
 
-def _certified(problem, funcs, initial, L, alternatives) -> SolveInfo:
+def _certified(problem, funcs, initial, L, alternatives, bounds_of=None) -> SolveInfo:
     from PEPit import Point
 
-    bounds = leaf_bounds(funcs, initial, L)
+    bounds = leaf_bounds(funcs, initial, L) if bounds_of is None else bounds_of(funcs, initial)
     failures = []
     for name, dual, status, seconds in attempts(problem, SOLVERS, failures):
         if problem.G_value is None or problem.wrapper.objective.value is None:

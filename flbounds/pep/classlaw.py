@@ -20,6 +20,7 @@ Bernoulli classes (independent binomials, truncated where the mass is below 1e-2
 uniform fixed-size sampling (a multivariate hypergeometric law), full participation or a fixed
 union of classes. Another process of :mod:`flbounds.participation` is accepted for
 N <= 16 through its exact subset law, after checking that it is exchangeable within classes.
+Sampling with replacement (counts, not sets) has its own law, :mod:`.classcounts`.
 """
 
 from __future__ import annotations
@@ -292,7 +293,8 @@ def class_law(participation, classes: Classes) -> ClassLaw:
         None (everyone), a fixed set that is a union of classes, ``Bernoulli`` with one
         probability per class, ``UniformWithoutReplacement``, an ``"isp"`` / ``"subset"``
         sampler of ``flbounds.sampling``, or another process with N <= 16 whose subset law
-        is exchangeable within classes.
+        is exchangeable within classes (sampling with replacement:
+        :func:`.classcounts.count_class_law`).
     classes : Classes
 
     Returns
@@ -308,9 +310,14 @@ def class_law(participation, classes: Classes) -> ClassLaw:
     """
     from flbounds.participation import Bernoulli, UniformWithoutReplacement, subset_distribution
 
+    from .counts import draws_of
+
     sizes, n = classes.sizes, classes.n_clients
     if participation is None:
         return ClassLaw(classes, [sizes], [1.0], "full")
+    if draws_of(participation) is not None:
+        raise ValueError("participation: sampling with replacement draws counts, not sets; "
+                         "its class law is flbounds.pep.classcounts.count_class_law")
     procedure = getattr(participation, "procedure", None)
     if procedure == "isp":
         participation = Bernoulli(np.asarray(participation.probabilities(), dtype=float))

@@ -247,7 +247,7 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
         class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
-        same value; not with ``certified``).
+        same value; ``certified`` as there, :mod:`.certify_symmetric`).
 
     Returns
     -------
@@ -268,12 +268,10 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         raise ValueError(f"round_ must be a Round or a Mixture (flbounds.pep.describe), got "
                          f"{type(round_).__name__}")
     if classes is not None:
-        if certified:
-            raise ValueError("certified: not offered with classes (the symmetric form)")
         from .symmetric import worst_case_symmetric
 
         return worst_case_symmetric(round_, setting, measure, participation, classes=classes,
-                                    printed=printed)
+                                    printed=printed, certified=certified)
     if certified:
         info, law = certified_solve(round_, setting, measure, participation)
     else:

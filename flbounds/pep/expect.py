@@ -230,14 +230,27 @@ class ParticipationLaw:
         Their probabilities (sum 1).
     label : str
         How the law was given (reported in the result).
+    counts : (K, N) int array, optional
+        Draws with replacement (:mod:`.counts`): each row's counts, ``masks`` their support
+        (``counts > 0``); the rules then weigh each client by its count, with the count means
+        in place of the inclusion probabilities.
     """
 
-    def __init__(self, masks, probs, label=""):
-        masks = np.asarray(masks, dtype=bool)
+    def __init__(self, masks, probs, label="", counts=None):
         probs = np.asarray(probs, dtype=float)
         keep = probs > 0
-        self.masks, self.probs, self.label = masks[keep], probs[keep], label
+        if counts is not None:
+            counts = np.asarray(counts, dtype=float)[keep]
+            masks = counts > 0
+        else:
+            masks = np.asarray(masks, dtype=bool)[keep]
+        self.masks, self.probs, self.label, self.counts = masks, probs[keep], label, counts
         self._cache = {}
+
+    @cached_property
+    def count_means(self) -> np.ndarray:
+        r""":math:`E[c_i]` (the inclusion probabilities for a law of sets)."""
+        return self.inclusion if self.counts is None else self.probs @ self.counts
 
     @property
     def n_clients(self) -> int:
@@ -269,7 +282,8 @@ class ParticipationLaw:
             rule, i = variable[1], variable[2]
             key = ("weights", rule)
             if key not in self._cache:
-                self._cache[key] = np.asarray(rule.coefficients(self.masks, self.inclusion),
+                drawn = self.masks if self.counts is None else self.counts
+                self._cache[key] = np.asarray(rule.coefficients(drawn, self.count_means),
                                               dtype=float)
             return self._cache[key][:, i]
         raise ValueError(f"unknown random variable {variable!r}")
@@ -293,7 +307,9 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
     ----------
     participation : None, bool vector, a process of ``flbounds.participation``, or a sampler
         of ``flbounds.sampling`` with ``procedure`` ``"isp"`` (independent, its current
-        ``probabilities()``) or ``"subset"`` (uniform ``budget``-subsets)
+        ``probabilities()``), ``"subset"`` (uniform ``budget``-subsets) or
+        ``"multinomial"`` (``budget`` draws with replacement, as
+        ``flbounds.participation.WithReplacement``: counts, :mod:`.counts`)
         None: every client every round; a bool vector: that fixed set; a process: its exact
         subset law (``flbounds.participation.subset_distribution``).
     """
@@ -307,6 +323,11 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
         return participation
     if participation is None:
         return ParticipationLaw(np.ones((1, n), dtype=bool), np.ones(1), "full")
+    from .counts import count_vectors, draws_of
+
+    if draws_of(participation) is not None:     # counts: sampling with replacement
+        counts, probs, label = count_vectors(participation, n)
+        return ParticipationLaw(None, probs, label, counts=counts)
     procedure = getattr(participation, "procedure", None)
     if procedure is not None:
         if procedure == "isp":
@@ -315,9 +336,8 @@ def law_of(participation, n_clients: int) -> ParticipationLaw:
             participation = UniformWithoutReplacement(participation.n_clients,
                                                       int(participation.budget))
         else:
-            raise ValueError(f"participation: a sampler with procedure {procedure!r} draws "
-                             "with replacement (counts); only 'isp' and 'subset' samplers "
-                             "have a subset law here")
+            raise ValueError(f"participation: a sampler with procedure {procedure!r} has "
+                             "no law here (only 'isp', 'subset' and 'multinomial')")
     if hasattr(participation, "n_clients"):
         if participation.n_clients != n:
             raise ValueError(f"participation has {participation.n_clients} clients, "

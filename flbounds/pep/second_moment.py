@@ -186,6 +186,9 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
 
     check_setting(round_, setting)
     law = law_of(participation, setting.n_clients)
+    if law.counts is not None:      # the replayed rounds take sets (run_round's masks)
+        raise ValueError("participation: the replayed witness takes participating sets, not "
+                         "counts drawn with replacement")
     best, where = -np.inf, ()
     for lam in _curvatures(setting):
         problem = Quadratic(np.asarray(lam, float)[:, None, None],

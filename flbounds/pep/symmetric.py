@@ -70,7 +70,9 @@ with :math:`\langle a, b\rangle_{=} = \langle \bar a, \bar b\rangle + \langle e_
 representative's vectors. A client's own term against a sum splits the same way into
 :math:`j = i` (one term) and :math:`j \ne i` (:math:`n_c - 1` terms, or :math:`n_d` of another
 class). Every coefficient is a number computed from :math:`n_c` and the class law, so the
-SDP's size depends on the number of classes and the round, not on N.
+SDP's size depends on the number of classes and the round, not on N. Sampling with
+replacement has counts in place of indicators; its moments given the class totals are in
+:mod:`.counts` (:class:`.classcounts.CountClassLaw`), used here unchanged.
 
 **Measures.** A symmetric measure :math:`V = Q_0(\text{server}) + \sum_i Q_1(\text{server},
 \text{client}_i)` is evaluated on lists holding one entry per class (``state.client(name)``,
@@ -79,6 +81,21 @@ Q_{1,c}`, so :math:`V = V_1 + \sum_c (n_c - 1)(V_2^{(c)} - V_1)`; the second dif
 :math:`V_3^{(c)} - 2 V_2^{(c)} + V_1` must vanish, else the measure is not of this form
 (e.g. :math:`\|\sum_i z_i\|^2`) and ``ValueError`` is raised.
 
+**Non-convex clients** (``function_class="smooth"``: every :math:`f_i` L-smooth, not
+necessarily convex). Nothing above uses convexity. The PEP's variables are still the Gram
+matrix and the function values; the interpolation conditions of the L-smooth class (Taylor,
+Hendrickx and Glineur 2017, Thm 3.10: for every two points of one function,
+:math:`f_a - f_b \ge \tfrac12\langle g_a + g_b, x_a - x_b\rangle + \tfrac1{4L}\|g_a -
+g_b\|^2 - \tfrac L4\|x_a - x_b\|^2`) are, like the convex ones, linear inequalities in
+:math:`(G, F)` between the points of one function, so the feasible set is convex, a
+permutation within a class maps it onto itself (client i's conditions become those of
+:math:`\sigma(i)`, of the same L), the average over the group is feasible, and the block
+form of a symmetric Gram matrix is a fact about PSD matrices only. Each representative is an
+L_c-smooth PEPit function (``mu`` is ignored, so clients differing only in ``mu`` may share a
+class). :math:`x^\star` is then a stationary point of :math:`\sum_i f_i` (every client
+stationary there with a shared one), each value pinned at 0 there: a constant per function,
+which the smooth class's conditions do not see.
+
 A proximal step (``local_prox``: :math:`z = x - \gamma \nabla f_i(z)`) is the oracle read
 backwards: the representative's gradient at z is a class client vector :math:`\bar g + e`, so
 z is one too (:meth:`.symgram.Representative.proximal_step`), and its interpolation
@@ -86,7 +103,9 @@ conditions are those of every client of the class.
 
 Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
 add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
-refused; certified solves are not offered here. The tests compare the reduced SDP with
+refused. A certified upper bound, valid whatever the solver's accuracy, is rebuilt from the
+reduced solve's multipliers when the clients share :math:`x^\star` and the measure bounds
+the start (:mod:`.certify_symmetric`). The tests compare the reduced SDP with
 :func:`.engine.worst_case` at N = 2..8; in the built-in rounds with their built-in measures
 the deviation blocks vanish at the optimum (the worst case has identical clients within a
 class), and a measure that budgets the clients' heterogeneity, :math:`\|x - x^\star\|^2 +
@@ -105,10 +124,12 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import origin, zero
+from .classcounts import count_class_law
 from .classlaw import class_law, classes_of
+from .counts import draws_of
 from .describe import Measure, Round, Setting
 from .result import WorstCase, make_result
-from .sdp import solve
+from .sdp import solve_first
 from .symgram import Context, Representative, Space, SymPoint, SymStar, SymState, summed
 
 
@@ -168,7 +189,8 @@ def class_constants(setting: Setting, groups) -> list:
     Parameters
     ----------
     setting : Setting
-        One ``mu`` and ``L`` for all clients, or one per client.
+        One ``mu`` and ``L`` for all clients, or one per client (``mu`` ignored, reported
+        as the class's first client's, in the ``"smooth"`` class).
     groups : Classes
 
     Returns
@@ -184,6 +206,8 @@ def class_constants(setting: Setting, groups) -> list:
     out = []
     for group in groups.groups:
         pairs = {setting.constants(i) for i in group}
+        if setting.function_class == "smooth":   # mu ignored: the class is L-smooth only
+            pairs = {(setting.constants(group[0])[0], ell) for _, ell in pairs}
         if len(pairs) > 1:
             raise ValueError(f"classes: the class {list(group)[:5]}... mixes the function "
                              f"classes (mu, L) {sorted(pairs)[:3]}: clients of one class must "
@@ -197,7 +221,8 @@ def _declare(problem, cls, constants, space, c):
     stationary point (a PEPit leaf) is replaced by a client vector of the class (a mean plus
     a deviation)."""
     mu, L = constants[c]
-    f = problem.declare_function(cls, mu=mu, L=L)
+    f = problem.declare_function(cls, L=L) if cls.__name__ == "SmoothFunction" else \
+        problem.declare_function(cls, mu=mu, L=L)
     for k, (x, g, fx) in enumerate(f.list_of_points):
         if f.list_of_stationary_points and x is f.list_of_stationary_points[0][0]:
             triplet = (space.client(c), g, fx)
@@ -218,7 +243,11 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
         and per class, ``space``, ``constants``: each class's ``(mu_c, L_c)``).
     """
     from PEPit import PEP
-    from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
+    from PEPit.functions import (
+        SmoothFunction,
+        SmoothStronglyConvexFunction,
+        SmoothStronglyConvexQuadraticFunction,
+    )
 
     if not isinstance(round_, Round) or not isinstance(setting, Setting) or \
             not isinstance(measure, Measure):
@@ -229,13 +258,14 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
         raise ValueError("setting: identical clients (one function for all) have no "
                          "symmetric form here; use the direct engine")
     constants = class_constants(setting, groups)
-    law = class_law(participation, groups)
+    law = (count_class_law if draws_of(participation) is not None else class_law)(
+        participation, groups)
     for rule in round_.push.values():
         law.check_rule(rule)
     sizes = groups.sizes
     problem = PEP()
     space = Space(sizes)
-    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
+    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
            "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
     funcs = [Representative(_declare(problem, cls, constants, space, c), space, c)
              for c in range(len(sizes))]
@@ -280,7 +310,8 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
 
 
 def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
-                         participation=None, *, classes, printed=None) -> WorstCase:
+                         participation=None, *, classes, printed=None,
+                         certified=False) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation``, with one representative per class of
     interchangeable clients (module docstring): the same value as
@@ -291,17 +322,25 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     round_ : Round
     setting : Setting
         Not ``identical``; one ``mu`` and ``L`` for all clients or one per client (equal
-        within each class).
+        within each class); any function class (``"smooth"``: non-convex).
     measure : Measure
         Of the form :math:`Q_0(\text{server}) + \sum_i Q_1(\text{server}, \text{client}_i)`
         (every built-in measure is).
     participation : None, bool vector, process or sampler
-        Exchangeable within each class (:func:`.classlaw.class_law`).
+        Exchangeable within each class (:func:`.classlaw.class_law`), or drawing with
+        replacement with one draw probability per class (counts,
+        :func:`.classcounts.count_class_law`).
     classes : Classes, sequence of sequences of int, or sequence of int
         A partition of the clients (or one label per client); clients of one class must share
         their inclusion probability, aggregation weights and function class (mu, L).
     printed : float, optional
         A printed rate to report beside the worst case.
+    certified : bool
+        Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
+        solver's multipliers (:mod:`.certify_symmetric`; status ``certified (...)``, ``gap``
+        the bracket width). Needs a one-run measure with ``bounds``, clients sharing
+        :math:`x^\star`, a class without extra LMIs. Without it, that bound is still the
+        fallback when no solve is accurate and those conditions hold.
 
     Returns
     -------
@@ -318,8 +357,19 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     PEPSolveError
         When no solver returns an accurate solve.
     """
-    problem, parts = build_symmetric(round_, setting, measure, participation, classes=classes)
-    info, law = solve(problem), parts["law"]
+    from .certify_symmetric import certifiable_symmetric, certified_symmetric
+
+    def build():
+        return build_symmetric(round_, setting, measure, participation, classes=classes)
+
+    if certified:
+        info, parts = certified_symmetric(build, setting, measure)
+    else:
+        problem, parts = build()
+        fallback = (lambda: certified_symmetric(build, setting, measure)[0]) \
+            if certifiable_symmetric(setting, measure) else None
+        info = solve_first([(lambda: problem, 1.0)], certified=fallback)
+    law = parts["law"]
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,

@@ -291,12 +291,20 @@ def test_proximal_local_step_contracts_by_one_over_one_plus_gamma_mu():
     assert abs(res.worst - exact) <= 2 * pep.gap_tolerance(exact)
 
 
-def test_sampling_with_replacement_is_refused_by_name():
-    """Multinomial samplers draw with replacement (counts): no subset law here yet."""
+def test_sampling_with_replacement_has_the_law_of_its_counts():
+    """Multinomial samplers draw with replacement: the law of the counts (flbounds.pep.counts,
+    tested in test_counts.py); a procedure with no law is refused by name."""
     from flbounds.sampling import Vrb
 
+    sampler = Vrb(4, 2, 10, G=1.0)
+    law = law_of(sampler, 4)
+    assert law.count_means == pytest.approx(2 * sampler.probabilities(), abs=1e-14)
+
+    class _Other:
+        procedure = "other"
+
     with pytest.raises(ValueError, match="participation"):
-        law_of(Vrb(4, 2, 10, G=1.0), 4)
+        law_of(_Other(), 4)
 
 
 def test_random_points_expand_to_the_law_moments():

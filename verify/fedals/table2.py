@@ -13,7 +13,7 @@ from scipy.stats import spearmanr
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ._predicates import integer_alpha, noniid_split
-from .mlp_cells import as_run, sweep_cell, sweep_grid
+from .mlp_cells import as_run, noniid_stream, sweep_cell, sweep_grid
 from .mlp_experiment import EXACT_LIMITS, FULL, QUICK, _decide, _paired, _table
 
 #: local steps of the re-runs (the paper's tau = 5, Sec. 7), passed to ``alpha_sweep``
@@ -36,8 +36,8 @@ TABLE2 = result(
 
 def _alpha_grid(*, rng, n_seeds, n_steps, n_test, alphas):
     """One cell per alpha: the non-iid sweep at tau = ``TAU``, each cell one run on the
-    claim's task, initial model and plan (:mod:`.mlp_cells`)."""
-    return sweep_grid(rng, settings=[dict(alpha=a) for a in alphas], split="noniid",
+    task, initial model and plan of the shared non-iid stream (:mod:`.mlp_cells`)."""
+    return sweep_grid(noniid_stream(rng), settings=[dict(alpha=a) for a in alphas], split="noniid",
                       n_seeds=n_seeds, n_steps=n_steps, n_test=n_test, local_steps=TAU)
 
 

@@ -13,7 +13,7 @@ from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import summarize_bound
 from flbounds.theory.generalization_rounds import r_round_fedavg, r_round_fedavg_fixed_data
 
-from .._local_sgd import R_FULL, R_QUICK, _avg_se, _r_round_runs, _ratio, round_instances
+from .._local_sgd import R_FULL, R_QUICK, _avg_se, _ratio, round_instances, shared_r_round_runs
 from ..instances import DIM, NOISE_SD
 from . import THM43, THMB2
 
@@ -37,7 +37,7 @@ def literal_equals_round_gap(*, rng, **params):
     the theorem's statement read with the corrected definition is checked by
     ``fedals.thm43.per_round_bound`` (holds).
     """
-    runs = _r_round_runs(rng, **params)
+    runs, _ = shared_r_round_runs(rng, **params)
     lit = [_avg_se(r["trace"].literal)[0] for r in runs]
     cor = [_avg_se(r["trace"].corrected)[0] for r in runs]
     diff_se = [_avg_se(r["trace"].literal - r["trace"].corrected)[1] for r in runs]
@@ -65,7 +65,7 @@ def per_round_bound(*, rng, **params):
     eps), spec 7.5). Tolerance 4 SE (bootstrap for the bound). The printed (56) is checked
     on its own by ``fedals.thm43.eq56_printed`` and ``fedals.thm43.eq56_follows_from_thmB1``.
     """
-    runs = _r_round_runs(rng, **params)
+    runs, rng = shared_r_round_runs(rng, **params)
     gaps, bounds, ses = [], [], []
     for r in runs:
         sums = [summarize_bound(dr, r["w"], r["model"].mu, r["model"].L, rng, kind="thmB1")
@@ -94,7 +94,7 @@ def gap_falls_with_tau(*, rng, **params):
     term), so a slope threshold tests the spec, not the paper; the fitted slope and its CI
     are reported in details. With the rank and end-point rule, ``holds`` expected.
     """
-    runs = _r_round_runs(rng, **params)
+    runs, rng = shared_r_round_runs(rng, **params)
     stats = [_avg_se(r["trace"].corrected) for r in runs]
     tau = np.array(params["local_steps"], dtype=float)
     gaps = np.array([m for m, _ in stats])

@@ -12,7 +12,8 @@ Then, with :math:`\epsilon_k` the local optimization error,
 
 The bound is evaluated by ``summarize_bound(..., kind="thmB1")`` (the library's one
 implementation). Ridge on the sphere; instances carry ``model``, ``w``, ``local`` and
-``local_steps``.
+``local_steps``. The three claims read one set of Monte Carlo cells (the same draws, computed
+once: ``shared_b1_runs``).
 """
 
 from __future__ import annotations

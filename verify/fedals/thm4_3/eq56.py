@@ -110,7 +110,7 @@ def eq56_follows(*, rng, **params):
     from the same Monte Carlo means; relation >=. Both are computed from identical sample
     means, so their difference is exact algebra, not noise: tolerance = rounding (1e-12 x
     the bound). Expected ``violated``; the shortfall per tau is in details (full profile,
-    seed 0: 12.5% at tau = 1, 11.2%, 7.7%, 5.0%, 8.5% at tau = 20; largest where eps is).
+    seed 0: 12.7% at tau = 1, 11.6%, 8.7%, 5.8%, 8.8% at tau = 20; largest where eps is).
     The quick profile uses 50 draws and three tau: the verdict is algebraic and needs no
     precision."""
     rows, instances = _round_bounds(rng, params)

@@ -3,12 +3,15 @@ r"""Generators as JSON values, so that a claim split into cells replays its own 
 A claim whose draws feed every cell (a task, an instance, one child generator per cell) keeps
 its numbers when split: the grid records the generator's state (:func:`generator_state`) or a
 child's seed sequence (:func:`seed_of`) as a cell parameter, and the cell rebuilds the same
-generator from it (:func:`generator_at`, :func:`generator_of`).
+generator from it (:func:`generator_at`, :func:`generator_of`). Claims that repeat one run
+draw its data from one stream (:func:`shared_generator`), so that the run is computed once.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from flbounds.ledger import claim_seed_sequence
 
 
 def generator_state(rng: np.random.Generator) -> dict:
@@ -41,3 +44,16 @@ def generator_of(seed: dict) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(
         int(seed["entropy"]), spawn_key=tuple(seed["spawn_key"]),
         pool_size=int(seed["pool_size"])))
+
+
+def shared_generator(rng: np.random.Generator, stream: str) -> np.random.Generator:
+    """A fresh generator keyed by (the root seed ``rng`` is keyed by, ``stream``): the claim
+    ``stream`` names gets this generator as its own, so claims that draw a shared run's data
+    from it (and its cells) draw the same numbers as that claim, and a run they repeat is
+    one run (:func:`flbounds.ledger.engine.runs.reused_run`)."""
+    seq = rng.bit_generator.seed_seq
+    if not isinstance(seq, np.random.SeedSequence) or not isinstance(seq.entropy, int):
+        raise ValueError("rng must come from a SeedSequence with an integer root seed")
+    if not isinstance(stream, str) or not stream:
+        raise ValueError(f"stream must be a non-empty string, got {stream!r}")
+    return np.random.default_rng(claim_seed_sequence(seq.entropy, stream))

@@ -16,7 +16,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
-from ._local_sgd import R_FULL, R_QUICK, _avg_se, _r_round_runs, round_instances
+from ._local_sgd import R_FULL, R_QUICK, _avg_se, round_instances, shared_r_round_runs
 from ._predicates import fresh_data
 
 DEF7 = result(
@@ -38,7 +38,7 @@ def literal_degenerate(*, rng, **params):
     the round-averaged literal (7) per tau; theoretical 0; tolerance 4 MC SE. ``holds`` is the
     expected outcome (the note about the paper's definition is confirmed).
     """
-    runs = _r_round_runs(rng, **params)
+    runs, _ = shared_r_round_runs(rng, **params)
     stats = [_avg_se(r["trace"].literal) for r in runs]
     return Evidence(measured=[m for m, _ in stats], theoretical=np.zeros(len(stats)),
                     relation="==", instance=round_instances(runs),

@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ._predicates import integer_alpha, noniid_split
-from .mlp_cells import as_run, sweep_cell, sweep_grid
+from .mlp_cells import as_run, noniid_stream, sweep_cell, sweep_grid
 from .mlp_experiment import FULL, QUICK
 
 REMARK51 = result(
@@ -23,9 +23,10 @@ REMARK51 = result(
 
 
 def _tau_grid(*, rng, n_seeds, n_steps, n_test, local_steps):
-    """One cell per tau: FedAvg (alpha = 1) on the claim's non-iid task, initial model and
-    plan (:mod:`.mlp_cells`)."""
-    return sweep_grid(rng, settings=[dict(alpha=1, local_steps=tau) for tau in local_steps],
+    """One cell per tau: FedAvg (alpha = 1) on the non-iid task, initial model and plan of
+    the shared non-iid stream (:mod:`.mlp_cells`)."""
+    return sweep_grid(noniid_stream(rng),
+                      settings=[dict(alpha=1, local_steps=tau) for tau in local_steps],
                       split="noniid", n_seeds=n_seeds, n_steps=n_steps, n_test=n_test)
 
 

@@ -12,7 +12,8 @@ Then, with :math:`\epsilon_k` the local optimization error,
 
 The bound is evaluated by ``summarize_bound(..., kind="thmB1")`` (the library's one
 implementation). Ridge on the sphere; instances carry ``model``, ``w``, ``local`` and
-``local_steps``.
+``local_steps``. The three claims read one set of Monte Carlo cells (the same draws, computed
+once: ``shared_b1_runs``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim, result
 
-from ._local_sgd import B1_FULL, B1_QUICK, _b1_runs, b1_instances
+from ._local_sgd import B1_FULL, B1_QUICK, b1_instances, shared_b1_runs
 from ._predicates import convex_smooth, local_sgd, one_round
 from .instances import K_FAMILY
 
@@ -48,7 +49,7 @@ def thmB1_bound(*, rng, **params):
     2L/mu and sqrt(8L/mu) were re-derived (spec 3) and the proof is valid, so ``holds`` is
     expected. eps_k uses the closed-form local ERM. Tolerance: 4 SE of (gap - bound).
     """
-    runs = _b1_runs(rng, **params)
+    runs = shared_b1_runs(rng, **params)
     gaps = [r["summary"].gap for r in runs]
     bounds = [r["summary"].bound for r in runs]
     ses = [np.hypot(r["summary"].gap_se, r["summary"].bound_se) for r in runs]
@@ -71,7 +72,7 @@ def thmB1_proof_steps(*, rng, **params):
     tolerance 1e-10 x scale; expectation steps: ``K_FAMILY`` = 5 MC SE of the per-draw
     difference (a family of 4 checks per cell, skewed summands; see ``instances``)."""
     measured, tol, names = [], [], []
-    runs = _b1_runs(rng, **params)
+    runs = shared_b1_runs(rng, **params)
     for r in runs:
         dr, w, model = r["draws"], r["w"], r["model"]
         tag = f"zeta={r['zeta']},tau={r['tau']}"
@@ -111,7 +112,7 @@ def bound_vs_gap_in_tau(*, rng, **params):
     The pilot (spec 8) and this engine both show it; ``holds`` is expected. tau = 100 (full
     profile) is reported only: there the bound flattens at the SGD noise floor.
     """
-    runs = _b1_runs(rng, **params)
+    runs = shared_b1_runs(rng, **params)
     measured, tol, rows = [], [], []
     for z in params["zeta"]:
         sel = [r for r in runs if r["zeta"] == z and r["tau"] <= 20]

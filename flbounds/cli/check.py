@@ -16,6 +16,7 @@ from flbounds.ledger.engine.outputs import OutputError, output_file, output_fold
 from flbounds.ledger.engine.pep_solves import share_pep_solves
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
+from flbounds.ledger.engine.shared_runs import share_runs
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -87,8 +88,8 @@ def run(args) -> int:
     timeout = DEFAULT_TIMEOUT_S[args.profile] if args.timeout is None else args.timeout
     # the pool starts before the claims are loaded: spawned workers import them meanwhile; a
     # pool that forks its workers (claims already imported) waits for them (see _check); the
-    # workers inherit where the PEP solves are kept
-    with share_pep_solves(args.results):
+    # workers inherit where the PEP solves and the shared runs are kept
+    with share_pep_solves(args.results), share_runs(args.results):
         pool = None if args.scheduler else start_pool(args.workers, timeout)
         try:
             results, start = _check(args, timeout, pool)

@@ -53,15 +53,19 @@ sequence; anything else raises instead of silently sharing a fixed seed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 
 import numpy as np
 from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance
+from flbounds.ledger.api.taskkey import code_digest
+from flbounds.ledger.engine.shared_runs import stored
 from flbounds.selection import SelectionRule
 from flbounds.stats import holm
-from verify.subtrunc.fl_experiment import make_federated_data, run_fedavg
+from verify.subtrunc.fl_experiment import FLRun, make_federated_data, run_fedavg
 
 from .tables import PROTOCOL
 
@@ -118,14 +122,36 @@ def fl_runs_at(root: int, source: str, rules, *, n_seeds: int, n_rounds: int):
         for s in range(n_seeds):
             key = (source, rule, root, s, n_rounds)
             if key not in _CACHE:
-                seq = np.random.SeedSequence(entropy=root, spawn_key=(*words, s))
-                r = np.random.default_rng(seq)
-                data = make_federated_data(source, r)
-                plan = r.random((n_rounds, 11, 100))
-                _CACHE[key] = run_fedavg(data, rule, plan=plan, k=10)
+                _CACHE[key] = _stored_run(source, rule, root, (*words, s), n_rounds)
             row.append(_CACHE[key])
         out.append(row)
     return out
+
+
+@functools.cache
+def _run_code() -> str:
+    """The digest of the code a run executes (the key of the shared runs names it)."""
+    return code_digest("verify.subtrunc.fl_experiment")
+
+
+def _stored_run(source, rule, root, spawn_key, n_rounds) -> FLRun:
+    """One run, computed here or read from the check's shared runs
+    (:func:`flbounds.ledger.engine.shared_runs.stored`, keyed by the run's description, seed
+    and code), so the cells of different claims that repeat a (dataset, rule, seed) run it
+    once per check; the same numbers either way (JSON keeps floats exactly)."""
+
+    def compute():
+        r = np.random.default_rng(np.random.SeedSequence(entropy=root, spawn_key=spawn_key))
+        data = make_federated_data(source, r)
+        run = run_fedavg(data, rule, plan=r.random((n_rounds, 11, 100)), k=10)
+        return dict(accuracy=run.accuracy, metrics=run.metrics, counts=run.counts,
+                    train_loss=run.train_loss)
+
+    key = json.dumps(["subtrunc.fl", source, rule._asdict(), str(root), list(spawn_key),
+                      n_rounds, _run_code()])
+    run = stored(key, compute)
+    return FLRun(np.array(run["accuracy"], dtype=float), run["metrics"],
+                 np.array(run["counts"], dtype=np.int64), run["train_loss"])
 
 
 def upper_ci(samples: np.ndarray) -> tuple[float, float, float]:

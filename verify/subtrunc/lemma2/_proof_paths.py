@@ -5,15 +5,21 @@ clients, eta = 1/(3 L E), ``n_points`` start points, ``n_paths`` paths each), so
 run: the problem and the paths come from the generator of ``subtrunc.lemma2.proof_step_56``
 (root seed of the calling claim's generator), and each start point's paths are reduced at
 once to the per-(point, tau) Monte Carlo mean and standard error of (LHS - RHS) of every
-step, so only those numbers are kept (cached per process: the claim that runs second in a
-process reads them; peak memory is one point's paths instead of all of them).
+step, so only those numbers are kept (cached per process, and kept in the check's shared runs,
+:func:`flbounds.ledger.engine.shared_runs.stored`: the claims that run after the first, in
+any process of the check, read them; peak memory is one point's paths instead of all of
+them).
 """
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from flbounds.ledger.api.seeds import claim_seed_sequence
+from flbounds.ledger.api.taskkey import code_digest
+from flbounds.ledger.engine.shared_runs import stored
 
 from . import DIM, N_CLIENTS, SIGMA2, _setup, local_paths
 
@@ -41,10 +47,11 @@ def _point_diffs(prob, step, iterates, grads, local_steps) -> dict:
     L, n = prob.L, N_CLIENTS
     out = {"56": [], "57": [], "59": []}
     g0_i = np.sum(grads[0, 0] ** 2, axis=1)                      # ||grad f_i(w_k)||^2
+    grads_sq = grads ** 2                                         # squared once, not per tau
     for tau in range(1, local_steps + 1):
         spread = iterates[:, tau] - iterates[:, tau].mean(axis=1, keepdims=True)
         lhs = np.sum(spread**2, axis=(1, 2))
-        rhs56 = step**2 * tau * (np.sum(grads[:, :tau] ** 2, axis=(1, 2, 3))
+        rhs56 = step**2 * tau * (np.sum(grads_sq[:, :tau], axis=(1, 2, 3))
                                  + N_CLIENTS * tau * SIGMA2)
         out["56"].append(_mc(lhs - rhs56))
         rhs57 = 9 * step**2 * tau**2 / 8 * np.sum(2 * g0_i + SIGMA2)
@@ -69,14 +76,22 @@ def proof_step_diffs(rng, *, n_points: int, n_paths: int, local_steps: int):
     if key not in _CACHE:
         source = np.random.default_rng(claim_seed_sequence(root, SOURCE))
         prob, step = _setup(source, local_steps, 1.0)
-        steps = {"56": [], "57": [], "59": []}
-        for r in source.spawn(n_points):
-            w = 2 * r.normal(size=DIM)
-            iterates, grads = local_paths(prob, w, local_steps=local_steps, step=step, rng=r,
-                                          n_paths=n_paths)
-            for name, pairs in _point_diffs(prob, step, iterates, grads, local_steps).items():
-                steps[name] += pairs
+
+        def compute():
+            steps = {"56": [], "57": [], "59": []}
+            for r in source.spawn(n_points):
+                w = 2 * r.normal(size=DIM)
+                iterates, grads = local_paths(prob, w, local_steps=local_steps, step=step,
+                                              rng=r, n_paths=n_paths)
+                for name, pairs in _point_diffs(prob, step, iterates, grads,
+                                                local_steps).items():
+                    steps[name] += pairs
+            return {name: [list(x) for x in zip(*pairs, strict=True)]
+                    for name, pairs in steps.items()}
+
+        shared = stored(json.dumps([SOURCE, "proof_paths", str(root), n_points, n_paths,
+                                    local_steps, code_digest(__name__)]), compute)
         _CACHE.clear()                 # one experiment per process is enough to share
-        _CACHE[key] = prob, step, {name: tuple(np.array(x) for x in zip(*pairs, strict=True))
-                                   for name, pairs in steps.items()}
+        _CACHE[key] = prob, step, {name: tuple(np.array(x) for x in pair)
+                                   for name, pair in shared.items()}
     return _CACHE[key]

@@ -55,6 +55,17 @@ def test_lemma2_paths_in_blocks_are_the_one_block_paths(monkeypatch):
     assert all(_same(a, b) for a, b in zip(paths(), blocks, strict=True))
 
 
+def test_lemma2_gradient_means_are_the_paths_reduced():
+    prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
+                                             lemma2.DIM)
+    w = np.ones(lemma2.DIM)
+    kw = dict(local_steps=3, step=0.01, n_paths=1500)
+    _, grads = lemma2.local_paths(prob, w, rng=np.random.default_rng(2), **kw)
+    u, first = lemma2.gradient_means(prob, w, rng=np.random.default_rng(2), **kw)
+    assert _same(u, grads.mean(axis=2)) and _same(first, grads[0, 0])
+    assert _same(u[:, 0], grads[:, 0].mean(axis=1))
+
+
 @pytest.mark.parametrize("rule", lemma1.RULES, ids=lambda r: r.name)
 def test_lemma1_round_in_blocks_is_the_one_block_round(rule, monkeypatch):
     prob = toy_problems.random_least_squares(np.random.default_rng(3), 20, 5)

@@ -47,8 +47,9 @@ def run_biased_fedavg(prob, w0, *, K, E, sigma2, gamma, noise):
     root_gamma = np.sqrt(gamma)[:, None, None]
     scaled = np.empty((E, G, seeds, n, d))
     for k in range(K):
-        full_grad = prob.gradients(np.broadcast_to(w[..., None, :], (G, seeds, n, d))).mean(
-            axis=-2)
+        # the clients' gradients at w_k: the full gradient's terms and the first local step's
+        client_grads = prob.gradients(np.broadcast_to(w[..., None, :], (G, seeds, n, d)))
+        full_grad = client_grads.mean(axis=-2)
         norm = np.linalg.norm(full_grad, axis=-1, keepdims=True)
         out[:, :, k] = norm[..., 0] ** 2
         bias = -root_gamma * np.where(norm > 0, full_grad / np.maximum(norm, 1e-300),
@@ -57,7 +58,8 @@ def run_biased_fedavg(prob, w0, *, K, E, sigma2, gamma, noise):
         # the round's scaled noise, step-major: one pass over the seed-major plan per round
         np.multiply(noise[:, k].transpose(1, 0, 2, 3)[:, None], scale, out=scaled)
         for tau in range(E):
-            local -= step * (prob.gradients(local) + scaled[tau])
+            local -= step * ((client_grads if tau == 0 else prob.gradients(local))
+                             + scaled[tau])
         w = local.mean(axis=-2) - step * E * bias
     return out[0] if one else out
 

@@ -66,6 +66,18 @@ def test_lemma2_gradient_means_are_the_paths_reduced():
     assert _same(u[:, 0], grads[:, 0].mean(axis=1))
 
 
+def test_proof_step_diffs_streamed_are_those_of_the_kept_paths():
+    prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
+                                             lemma2.DIM)
+    w, step = np.ones(lemma2.DIM), 0.02
+    iterates, grads = lemma2.local_paths(prob, w, local_steps=4, step=step,
+                                         rng=np.random.default_rng(2), n_paths=1500)
+    kept = _proof_paths._point_diffs(prob, step, iterates, grads, 4)
+    streamed = _proof_paths._point_diffs_streamed(prob, step, w, np.random.default_rng(2),
+                                                  1500, 4)
+    assert streamed == kept
+
+
 @pytest.mark.parametrize("rule", lemma1.RULES, ids=lambda r: r.name)
 def test_lemma1_round_in_blocks_is_the_one_block_round(rule, monkeypatch):
     prob = toy_problems.random_least_squares(np.random.default_rng(3), 20, 5)

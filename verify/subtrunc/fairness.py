@@ -46,9 +46,11 @@ Shared randomness (a deliberate exception to "each claim draws from its own rng"
 claims of this module take their data splits and plans from
 ``SeedSequence(root entropy, spawn_key = sha256("subtrunc.fl.<dataset>") words + seed index)``
 rather than from their claim-keyed ``rng``. This pairs the comparisons across claims (the
-SubTrunc runs of the DivFL, Random and lam claims are the same runs, cached per process), so
-one full check costs one set of runs. The root entropy is read from the claim rng's seed
-sequence; anything else raises instead of silently sharing a fixed seed.
+SubTrunc runs of the DivFL, Random and lam claims are the same runs, cached per process and
+kept in the check's shared runs, :func:`flbounds.ledger.engine.shared_runs.stored`, for the
+cells of other processes), so one full check costs one set of runs. The root entropy is read
+from the claim rng's seed sequence; anything else raises instead of silently sharing a fixed
+seed.
 """
 
 from __future__ import annotations
@@ -242,8 +244,9 @@ def _trend_rows_of(source, values, x):
 
 def trend_grid(rng, rules, *, metrics, n_seeds, n_rounds, decide):
     """A trend claim's cells: one per (dataset, rule), each the rule's runs on every seed
-    (:func:`fl_runs_at`, so the claims still share them within a process); one placeholder
-    cell when the profile does not decide (the runs skipped)."""
+    (:func:`fl_runs_at`, so the claims still share them, within a process and through the
+    check's shared runs); one placeholder cell when the profile does not decide (the runs
+    skipped)."""
     if not decide:
         return [dict(decide=False)]
     root = str(_root_entropy(rng))

@@ -46,9 +46,11 @@ Shared randomness (a deliberate exception to "each claim draws from its own rng"
 claims of this module take their data splits and plans from
 ``SeedSequence(root entropy, spawn_key = sha256("subtrunc.fl.<dataset>") words + seed index)``
 rather than from their claim-keyed ``rng``. This pairs the comparisons across claims (the
-SubTrunc runs of the DivFL, Random and lam claims are the same runs, cached per process), so
-one full check costs one set of runs. The root entropy is read from the claim rng's seed
-sequence; anything else raises instead of silently sharing a fixed seed.
+SubTrunc runs of the DivFL, Random and lam claims are the same runs, cached per process and
+kept in the check's shared runs, :func:`flbounds.ledger.engine.runs.reused_run`, for the
+cells of other processes), so one full check costs one set of runs. The root entropy is read
+from the claim rng's seed sequence; anything else raises instead of silently sharing a fixed
+seed.
 """
 
 from __future__ import annotations
@@ -59,9 +61,10 @@ import numpy as np
 from scipy import stats
 
 from flbounds.ledger import Evidence, Tolerance
+from flbounds.ledger.engine.runs import reused_run
 from flbounds.selection import SelectionRule
 from flbounds.stats import holm
-from verify.subtrunc.fl_experiment import make_federated_data, run_fedavg
+from verify.subtrunc.fl_experiment import FLRun, make_federated_data, run_fedavg
 
 from .tables import PROTOCOL
 
@@ -118,14 +121,33 @@ def fl_runs_at(root: int, source: str, rules, *, n_seeds: int, n_rounds: int):
         for s in range(n_seeds):
             key = (source, rule, root, s, n_rounds)
             if key not in _CACHE:
-                seq = np.random.SeedSequence(entropy=root, spawn_key=(*words, s))
-                r = np.random.default_rng(seq)
-                data = make_federated_data(source, r)
-                plan = r.random((n_rounds, 11, 100))
-                _CACHE[key] = run_fedavg(data, rule, plan=plan, k=10)
+                _CACHE[key] = _stored_run(source, rule, root, (*words, s), n_rounds)
             row.append(_CACHE[key])
         out.append(row)
     return out
+
+
+def _stored_run(source, rule, root, spawn_key, n_rounds) -> FLRun:
+    """One run, computed here or read from the check's shared runs
+    (:func:`flbounds.ledger.engine.runs.reused_run`, keyed by the run's description, seed
+    and code), so the cells of different claims that repeat a (dataset, rule, seed) run it
+    once per check; the same numbers either way (the arrays read back bit for bit)."""
+
+    def compute():
+        r = np.random.default_rng(np.random.SeedSequence(entropy=root, spawn_key=spawn_key))
+        data = make_federated_data(source, r)
+        run = run_fedavg(data, rule, plan=r.random((n_rounds, 11, 100)), k=10)
+        return {"accuracy": run.accuracy, "counts": run.counts,
+                "train_loss": np.float64(run.train_loss),
+                **{f"metric:{name}": np.float64(v) for name, v in run.metrics.items()}}
+
+    description = {"run": "subtrunc.fl", "source": source, "rule": rule._asdict(),
+                   "root": str(root), "spawn_key": list(spawn_key), "n_rounds": n_rounds}
+    run = reused_run(description, compute, code="verify.subtrunc.fl_experiment")
+    metrics = {name.split(":", 1)[1]: float(v) for name, v in run.items()
+               if name.startswith("metric:")}
+    return FLRun(np.array(run["accuracy"], dtype=float), metrics,
+                 np.array(run["counts"], dtype=np.int64), float(run["train_loss"]))
 
 
 def upper_ci(samples: np.ndarray) -> tuple[float, float, float]:
@@ -216,8 +238,9 @@ def _trend_rows_of(source, values, x):
 
 def trend_grid(rng, rules, *, metrics, n_seeds, n_rounds, decide):
     """A trend claim's cells: one per (dataset, rule), each the rule's runs on every seed
-    (:func:`fl_runs_at`, so the claims still share them within a process); one placeholder
-    cell when the profile does not decide (the runs skipped)."""
+    (:func:`fl_runs_at`, so the claims still share them, within a process and through the
+    check's shared runs); one placeholder cell when the profile does not decide (the runs
+    skipped)."""
     if not decide:
         return [dict(decide=False)]
     root = str(_root_entropy(rng))

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: the points :meth:`LeastSquares.gradients` takes at once (their residuals, n m P floats,
+#: then fit in cache at the Lemma 1 and 2 sizes)
+GRADIENT_BLOCK = 256
+
 
 @dataclass(frozen=True)
 class LeastSquares:
@@ -44,14 +48,27 @@ class LeastSquares:
     def gradients(self, W):
         """Per-client gradients at ``W`` (..., n, d): the residuals stay in the (n, m, P)
         layout the batched product leaves them in (no transposed copies of the largest
-        array), the same numbers as transposing them to (P, n, m) and back."""
+        array), the same numbers as transposing them to (P, n, m) and back. Many points
+        (P above ``GRADIENT_BLOCK``) go through in blocks of points, so the residuals of a
+        block stay in cache: each point's numbers are computed by the same operations."""
         W = np.asarray(W)
         lead, (n, d) = W.shape[:-2], W.shape[-2:]
+        flat = W.reshape(-1, n, d)
+        if flat.shape[0] <= GRADIENT_BLOCK:
+            return self._block_gradients(flat).reshape(*lead, n, d)
+        out = np.empty(flat.shape)
+        for start in range(0, flat.shape[0], GRADIENT_BLOCK):
+            block = slice(start, start + GRADIENT_BLOCK)
+            out[block] = self._block_gradients(flat[block])
+        return out.reshape(*lead, n, d)
+
+    def _block_gradients(self, flat):
+        """:meth:`gradients` at the points ``flat`` (P, n, d)."""
         m = self.features.shape[1]
-        resid = self.features @ W.reshape(-1, n, d).transpose(1, 2, 0)  # (n, m, P)
+        resid = self.features @ flat.transpose(1, 2, 0)  # (n, m, P)
         resid -= self.targets[:, :, None]
         grad = (self.features.transpose(0, 2, 1) @ resid).transpose(2, 0, 1)  # (P, n, d)
-        return grad.reshape(*lead, n, d) / m + self.rho * W
+        return grad / m + self.rho * flat
 
     def minima(self) -> np.ndarray:
         m = self.features.shape[1]

@@ -27,6 +27,8 @@ from ..assumptions import a1, gaussian_noise, noise, step_third
 from ..toy_problems import random_least_squares
 
 N_CLIENTS, DIM, SIGMA2 = 20, 5, 1.0
+#: the paths :func:`local_paths` moves at once
+PATH_BLOCK = 256
 
 LEMMA2 = result(
     "subtrunc.lemma2", ref="Lemma 2", title="gradient error of the selection, eq. (44), proof "
@@ -67,10 +69,34 @@ def local_paths(prob, w, *, local_steps, step, rng, n_paths):
     grads = np.empty((n_paths, local_steps, n, d))
     iterates[:, 0] = w
     for tau in range(local_steps):
-        grads[:, tau] = prob.gradients(iterates[:, tau])
-        noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(n_paths, n, d))
-        iterates[:, tau + 1] = iterates[:, tau] - step * (grads[:, tau] + noise)
+        # a step in blocks of paths (cache-sized), its noise drawn block after block: the
+        # same draws in the same order as one (paths, n, d) draw, the same numbers
+        for start in range(0, n_paths, PATH_BLOCK):
+            paths = slice(start, min(start + PATH_BLOCK, n_paths))
+            grads[paths, tau] = prob.gradients(iterates[paths, tau])
+            noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(paths.stop - start, n, d))
+            iterates[paths, tau + 1] = iterates[paths, tau] - step * (grads[paths, tau] + noise)
     return iterates, grads
+
+
+def gradient_means(prob, w, *, local_steps, step, rng, n_paths):
+    """:func:`local_paths` reduced as it runs to what eq. (44) reads: u_tau, the clients' mean
+    local gradient (paths, E, d), and the clients' gradients at w_k (n, d). The same draws
+    and numbers, without keeping every iterate and gradient (the current iterate of a
+    block of paths only)."""
+    n, d = N_CLIENTS, w.size
+    u = np.empty((n_paths, local_steps, d))
+    iterates = np.broadcast_to(w, (n_paths, n, d)).copy()
+    for tau in range(local_steps):
+        for start in range(0, n_paths, PATH_BLOCK):
+            paths = slice(start, min(start + PATH_BLOCK, n_paths))
+            grads = prob.gradients(iterates[paths])
+            if tau == 0 and start == 0:
+                first = grads[0].copy()                  # path 0 at w_k, as computed there
+            u[paths, tau] = grads.mean(axis=1)
+            noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(paths.stop - start, n, d))
+            iterates[paths] = iterates[paths] - step * (grads + noise)
+    return u, first
 
 
 def _setup(rng, local_steps, scale):
@@ -104,11 +130,10 @@ def _eq44_cell(*, rng, E, scale, n_paths, problem, points):
     diffs, ses, ratios = [], [], []
     for r in map(generator_of, points):
         w = 2 * r.normal(size=DIM)
-        _, grads = local_paths(prob, w, local_steps=E, step=step, rng=r, n_paths=n_paths)
-        u = grads.mean(axis=2)                               # (paths, E, d)
-        full = grads[:, 0].mean(axis=1)                      # grad f(w_k), all paths
+        u, first = gradient_means(prob, w, local_steps=E, step=step, rng=r, n_paths=n_paths)
+        full = u[:, 0]                                       # grad f(w_k), all paths
         lhs = np.sum((full[:, None, :] - u) ** 2, axis=(1, 2))
-        g0 = np.sum(grads[0, 0] ** 2)                        # sum_i ||grad f_i(w_k)||^2
+        g0 = np.sum(first ** 2)                              # sum_i ||grad f_i(w_k)||^2
         rhs = eq44_rhs(step=step, L=prob.L, E=E, n=N_CLIENTS,
                        u_sq=np.sum(u**2, axis=(1, 2)), grad_sq=g0, sigma2=SIGMA2)
         d = lhs - rhs

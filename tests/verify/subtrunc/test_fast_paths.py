@@ -1,0 +1,200 @@
+"""The faster paths of SubTrunc's simulations give the numbers of their plain twins, bit for
+bit: blocks of points or paths, the step-major noise of Theorem 1's runs, FedAvg without the
+random rule's unused gradients, and runs read back from a check's shared runs."""
+
+import numpy as np
+import pytest
+
+import verify.subtrunc.lemma1 as lemma1
+import verify.subtrunc.lemma2 as lemma2
+from flbounds.ledger.engine.runs import RUN_STORE_ENV, share_runs
+from flbounds.selection import SelectionRule, select_clients
+from verify.subtrunc import fairness, toy_problems
+from verify.subtrunc.fl_experiment import (
+    client_gradients,
+    client_losses_and_gradients,
+    client_test_accuracy,
+    make_federated_data,
+    run_fedavg,
+)
+from verify.subtrunc.lemma2 import _proof_paths
+from verify.subtrunc.thm1.end_to_end import run_biased_fedavg
+
+
+def _same(a, b):
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+# Blocks of points change the column count of each BLAS product; its numbers per column are
+# the same at the claims' sizes (checked here: quick 400 and 1500 points, full 20000 and
+# 40000), which is what these tests pin.
+def test_least_squares_gradients_in_blocks_are_the_one_block_numbers(monkeypatch):
+    rng = np.random.default_rng(0)
+    prob = toy_problems.random_least_squares(rng, 20, 5)
+    for points in (400, 1500, 20000, 40000):
+        W = rng.normal(size=(points, 20, 5))
+        monkeypatch.setattr(toy_problems, "GRADIENT_BLOCK", 10**9)
+        whole = prob.gradients(W)
+        monkeypatch.undo()
+        assert _same(prob.gradients(W), whole), points
+    start = np.broadcast_to(W[0], (300, 20, 5))      # one point for many paths
+    assert _same(prob.gradients(start), np.broadcast_to(whole[0], (300, 20, 5)))
+
+
+def test_lemma2_paths_in_blocks_are_the_one_block_paths(monkeypatch):
+    prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
+                                             lemma2.DIM)
+    w = np.ones(lemma2.DIM)
+
+    def paths():
+        return lemma2.local_paths(prob, w, local_steps=3, step=0.01,
+                                  rng=np.random.default_rng(2), n_paths=1500)
+
+    blocks = paths()
+    monkeypatch.setattr(lemma2, "PATH_BLOCK", 10**9)
+    assert all(_same(a, b) for a, b in zip(paths(), blocks, strict=True))
+
+
+def test_lemma2_gradient_means_are_the_paths_reduced():
+    prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
+                                             lemma2.DIM)
+    w = np.ones(lemma2.DIM)
+    kw = dict(local_steps=3, step=0.01, n_paths=1500)
+    _, grads = lemma2.local_paths(prob, w, rng=np.random.default_rng(2), **kw)
+    u, first = lemma2.gradient_means(prob, w, rng=np.random.default_rng(2), **kw)
+    assert _same(u, grads.mean(axis=2)) and _same(first, grads[0, 0])
+    assert _same(u[:, 0], grads[:, 0].mean(axis=1))
+
+
+def test_proof_step_diffs_streamed_are_those_of_the_kept_paths():
+    prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
+                                             lemma2.DIM)
+    w, step = np.ones(lemma2.DIM), 0.02
+    iterates, grads = lemma2.local_paths(prob, w, local_steps=4, step=step,
+                                         rng=np.random.default_rng(2), n_paths=1500)
+    kept = _proof_paths._point_diffs(prob, step, iterates, grads, 4)
+    streamed = _proof_paths._point_diffs_streamed(prob, step, w, np.random.default_rng(2),
+                                                  1500, 4)
+    assert streamed == kept
+
+
+@pytest.mark.parametrize("rule", lemma1.RULES, ids=lambda r: r.name)
+def test_lemma1_round_in_blocks_is_the_one_block_round(rule, monkeypatch):
+    prob = toy_problems.random_least_squares(np.random.default_rng(3), 20, 5)
+
+    def round_():
+        return lemma1.one_round(prob, np.ones(5), k=5, local_steps=3, step=0.01, sigma2=1.0,
+                                rule=rule, rng=np.random.default_rng(4), n_paths=1500)
+
+    blocks = round_()
+    monkeypatch.setattr(lemma1, "PATH_BLOCK", 10**9)
+    monkeypatch.setattr(toy_problems, "GRADIENT_BLOCK", 10**9)
+    assert all(_same(a, b) for a, b in zip(round_(), blocks, strict=True))
+
+
+def _biased_fedavg_twin(prob, w0, *, K, E, sigma2, gamma, noise):
+    """Theorem 1's run reading the seed-major noise step by step (the plain loop)."""
+    seeds, _, _, n, d = noise.shape
+    step = 1.0 / (prob.L * E * np.sqrt(K))
+    w = np.broadcast_to(w0, (seeds, d)).copy()
+    out = np.empty((seeds, K))
+    for k in range(K):
+        full_grad = prob.gradients(np.broadcast_to(w[:, None, :], (seeds, n, d))).mean(axis=1)
+        norm = np.linalg.norm(full_grad, axis=1, keepdims=True)
+        out[:, k] = norm[:, 0] ** 2
+        bias = -np.sqrt(gamma) * np.where(norm > 0, full_grad / np.maximum(norm, 1e-300),
+                                          np.eye(d)[0])
+        local = np.broadcast_to(w[:, None, :], (seeds, n, d)).copy()
+        for tau in range(E):
+            local -= step * (prob.gradients(local) + np.sqrt(sigma2 / d) * noise[:, k, tau])
+        w = local.mean(axis=1) - step * E * bias
+    return out
+
+
+@pytest.mark.parametrize("family", ["least_squares", "cosine"])
+def test_theorem1_run_is_its_plain_twin(family):
+    rng = np.random.default_rng(5)
+    make = {"least_squares": toy_problems.random_least_squares,
+            "cosine": toy_problems.random_cosine}[family]
+    prob = make(rng, 4, 3)
+    noise = rng.normal(size=(6, 9, 3, 4, 3))
+    kw = dict(K=9, E=3, sigma2=0.7, gamma=0.3, noise=noise)
+    assert _same(run_biased_fedavg(prob, np.ones(3), **kw),
+                 _biased_fedavg_twin(prob, np.ones(3), **kw))
+    # settings side by side on one plan: each is its own run on that plan
+    side = run_biased_fedavg(prob, np.ones(3), K=9, E=3, sigma2=[0.7, 2.0, 0.0],
+                             gamma=[0.3, 0.0, 5.0], noise=noise)
+    for row, (s2, g) in zip(side, [(0.7, 0.3), (2.0, 0.0), (0.0, 5.0)], strict=True):
+        assert np.allclose(row, _biased_fedavg_twin(prob, np.ones(3), K=9, E=3, sigma2=s2,
+                                                    gamma=g, noise=noise),
+                           rtol=1e-12, atol=1e-14)
+
+
+def _fedavg_twin(data, rule, *, plan, k=10, local_steps=5, step=0.5):
+    """FedAvg as first written: every round's gradients, the clients' data indexed per step."""
+    n, _, p = data.features.shape
+    W = np.zeros((p, data.n_classes))
+    fractions = data.mask.sum(axis=1) / data.mask.sum()
+    history, counts = [], np.zeros(n, dtype=np.int64)
+    for t in range(plan.shape[0]):
+        losses, grads = client_losses_and_gradients(W, data)
+        sel = np.array(select_clients(rule, k=k, grads=grads.reshape(n, -1), losses=losses,
+                                      data_fractions=fractions, history=history,
+                                      keys=plan[t]))
+        history.append(sel)
+        counts[sel] += 1
+        local = np.broadcast_to(W, (k, *W.shape)).copy()
+        for _ in range(local_steps):
+            local -= step * client_gradients(local, data, sel)
+        W = local.mean(axis=0)
+    return client_test_accuracy(W, data), counts
+
+
+@pytest.mark.parametrize("rule", [SelectionRule("random"), SelectionRule("divfl"),
+                                  SelectionRule("subtrunc", lam=0.95),
+                                  SelectionRule("unionfl", window=2), SelectionRule("poc")],
+                         ids=lambda r: r.name)
+def test_fedavg_is_its_plain_twin(rule):
+    r = np.random.default_rng(6)
+    data = make_federated_data("synthetic", r, n_clients=30)
+    plan = r.random((6, 11, 30))
+    run = run_fedavg(data, rule, plan=plan)
+    acc, counts = _fedavg_twin(data, rule, plan=plan)
+    assert _same(run.accuracy, acc) and _same(run.counts, counts)
+
+
+def test_fl_runs_read_back_from_the_shared_runs_are_the_computed_runs(tmp_path, monkeypatch):
+    monkeypatch.delenv(RUN_STORE_ENV, raising=False)
+    rules = [SelectionRule("subtrunc", lam=0.5)]
+
+    def runs():
+        fairness._CACHE.clear()
+        return fairness.fl_runs_at(7, "synthetic", rules, n_seeds=2, n_rounds=3)[0]
+
+    plain = runs()
+    with share_runs(tmp_path):
+        first, again = runs(), runs()
+    for a, b, c in zip(plain, first, again, strict=True):
+        assert a.metrics == b.metrics == c.metrics
+        assert _same(a.accuracy, c.accuracy) and _same(a.counts, c.counts)
+    fairness._CACHE.clear()
+
+
+def test_proof_paths_read_back_from_the_shared_runs_are_the_computed_paths(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.delenv(RUN_STORE_ENV, raising=False)
+    rng = np.random.default_rng(np.random.SeedSequence(11))
+    kw = dict(n_points=2, n_paths=30, local_steps=3)
+
+    def diffs():
+        _proof_paths._CACHE.clear()
+        return _proof_paths.proof_step_diffs(rng, **kw)
+
+    plain = diffs()
+    with share_runs(tmp_path):
+        diffs()
+        prob, step, again = diffs()
+    assert step == plain[1] and prob.L == plain[0].L
+    for name, (means, ses) in plain[2].items():
+        assert _same(again[name][0], means) and _same(again[name][1], ses)
+    _proof_paths._CACHE.clear()

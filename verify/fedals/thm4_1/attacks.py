@@ -11,10 +11,11 @@ attacked claim's own result hypotheses (``instance=``).
 
 from __future__ import annotations
 
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
 from flbounds.theory.data_models import RidgeModel
@@ -66,6 +67,18 @@ def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
     return (s.gap - K_FAMILY * float(np.hypot(s.gap_se, s.bound_se))) / s.bound
 
 
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def single_threaded_blas():
+    """Single-threaded BLAS, as ``threadpool_limits(limits=1, user_api="blas")`` (what the
+    library's simulators set around their draws), from one controller made at first use: a
+    new one inspects every loaded library, tens of milliseconds a call on a busy host."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
 def bound_draws(model, weights, n_samples, n_draws, rng):
     """What Thm 4.1's bound reads of :func:`~flbounds.theory.generalization.one_round_draws`
     with local ERMs on a ridge model (the gap, the local gaps, the non-iidness), the same
@@ -78,7 +91,7 @@ def bound_draws(model, weights, n_samples, n_draws, rng):
     copy_normals = int(np.sum(sizes)) * (model.dim + 1)  # covariates and label noise
     w = np.asarray(weights, dtype=float)
     parts, done = [], 0
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         while done < n_draws:
             size = min(chunk, n_draws - done)
             data = model.sample(rng, size, n_samples, keep_samples=False)

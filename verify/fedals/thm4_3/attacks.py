@@ -16,7 +16,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.theory.data_models import RidgeModel
@@ -25,7 +24,7 @@ from flbounds.theory.generalization_rounds import one_pass_plan, ridge_local_sgd
 
 from .._local_sgd import _avg_se
 from ..instances import DIM, K_FAMILY, NOISE_SD
-from ..thm4_1.attacks import gap_terms
+from ..thm4_1.attacks import gap_terms, single_threaded_blas
 
 MC_SEED = 20261128
 K_MAX, N_ROUNDS, N_DRAWS = 16, 5, 100
@@ -81,7 +80,7 @@ def bound_rounds(model, w, rng, *, local_steps, batch_size, step):
     plan = one_pass_plan(N_DRAWS, K, local_steps, batch_size)
     server = np.zeros((N_DRAWS, d))
     corrected, draws = [], []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         for _ in range(N_ROUNDS):
             data = model.sample(rng, N_DRAWS, n)
             rng.standard_normal(N_DRAWS * K * n * (d + 1))  # the copy's covariates and noise

@@ -245,6 +245,9 @@ def _prop2_terms(points, n, alphas, modular, conc, cap_frac):
 
 
 @attack_surface("subtrunc.prop2.linear_combination",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"points": Box(-3, 3, shape=(8, 2)), "n": Integers(2, 8),
                        "alphas": Box(0, 5, shape=3), "modular": Box(-3, 3, shape=8),
                        "conc": Integers(0, 2), "cap_frac": Box(0.01, 1)},

@@ -17,8 +17,18 @@ from ..closed_forms import ClientQuadratics, drift_bound, exact_drift, thm4_rhs
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"
 
 
+#: the last search point's federation (the point's hypotheses and its ratio read the same one)
+_LAST_PROBLEM: dict = {}
+
+
 def _drift_problem(A, b, n):
-    return ClientQuadratics(np.broadcast_to(A, (n, 2, 2)).copy(), b[:n])
+    """n clients with the shared Hessian A and linear terms b[:n], built once per point."""
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+    key = (A.tobytes(), b[:n].tobytes(), int(n))
+    if _LAST_PROBLEM.get("key") != key:
+        _LAST_PROBLEM.update(key=key, problem=ClientQuadratics(
+            np.broadcast_to(A, (n, 2, 2)).copy(), b[:n]))
+    return _LAST_PROBLEM["problem"]
 
 
 def _drift_instance(*, A, b, n, K, sigma2, **_):

@@ -16,7 +16,6 @@ import numpy as np
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import summarize_bound
-from flbounds.theory.generalization_rounds import r_round_fedavg
 
 from ._local_sgd import _avg_se, _b1_runs
 from .instances import DIM, K_FAMILY, NOISE_SD
@@ -186,10 +185,10 @@ def eq56(*, base, u, zeta, n_clients, lam, tau, batch_size, step_frac):
     rng = np.random.default_rng(ROUNDS.MC_SEED)
     model = ROUNDS._model(base, u, zeta, n_clients, lam)
     w = np.full(n_clients, 1.0 / n_clients)
-    trace = r_round_fedavg(model, w, rng, n_draws=ROUNDS.N_DRAWS, n_rounds=ROUNDS.N_ROUNDS,
-                           local_steps=tau, batch_size=batch_size, step=step_frac / model.L)
-    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="eq56") for dr in trace.draws]
-    gap, gap_se = _avg_se(trace.corrected)
+    corrected, draws = ROUNDS.bound_rounds(model, w, rng, local_steps=tau,
+                                           batch_size=batch_size, step=step_frac / model.L)
+    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="eq56") for dr in draws]
+    gap, gap_se = _avg_se(corrected)
     bound = float(np.mean([s.bound for s in sums]))
     bound_se = float(np.sqrt(np.mean([s.bound_se ** 2 for s in sums])))
     return (gap - K_FAMILY * float(np.hypot(gap_se, bound_se))) / bound

@@ -65,6 +65,9 @@ def _margin_ratio(f) -> float:
 
 
 @attack_surface("subtrunc.prop3.exhaustive",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"points": Box(-3, 3, shape=(N_MAX, 2)), "n": Integers(2, N_MAX),
                        "losses": Box(0, 5, shape=N_MAX), "phi": Integers(0, 2),
                        "lam": Box(0, 5), "b_frac": Box(1e-3, 2), "divfl": Integers(0, 1)},
@@ -80,6 +83,9 @@ def prop3_margins(*, points, n, losses, phi, lam, b_frac, divfl):
 
 
 @attack_surface("subtrunc.prop3.printed_phi_hypothesis",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 10.99999995 / 10.99999967,
+                # within 1e-3 of it from evaluation 1174 / 1884; 3800 >= twice that
+                budget={"quick": 300, "full": 3800},
                 space={"points": Box(-3, 3, shape=(4, 2)), "n": Integers(2, 4),
                        "losses": Box(0, 4, shape=4), "shift": Box(0, 2), "lam": Box(0, 5),
                        "b": Box(0.05, 3)},
@@ -117,6 +123,9 @@ def greedy_ratio(*, points, n, k, losses, lam, b):
 
 
 @attack_surface("subtrunc.thm1.aux_inequality",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"k": Integers(1, 10_000), "x": Box(1e-6, 2.0, log=True)},
                 tolerance=1e-15, tolerance_why="rounding: a few ulp of a ratio of two "
                 "expressions evaluated with expm1/log1p (the margin -> 0 as x -> 0)",
@@ -135,6 +144,9 @@ def _k_instance(*, k):
 
 
 @attack_surface("subtrunc.thm1.statement_from_eq24", space={"k": Integers(9, 5_000_000)},
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 0.6664309292 / 0.6664309292,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 tolerance=1e-12, tolerance_why="float evaluation of c(K) (as the claim)",
                 fixed=[{"k": 9}], instance=_k_instance)
 def first_term(*, k):
@@ -151,6 +163,9 @@ def _zeta_k():
 
 
 @attack_surface("subtrunc.thm1.one_minus_zeta_k", space={"k": Integers(9, 10_000)},
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1.333333333 / 1.333333333,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 tolerance=0.0, tolerance_why="exact: 9/(4 sqrt K) in float64, far from 1/3",
                 shrink=True, fixed=[{"k": k} for k in range(9, 16)],
                 instance=_k_instance)
@@ -169,6 +184,9 @@ def _clusters(g, S):
 
 
 @attack_surface("subtrunc.eq9.triangle_bound",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 4 / 4; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"g": Box(-5, 5, shape=(8, 3)), "n": Integers(2, 8),
                        "pick": Box(0, 1, shape=8)},
                 instance=lambda *, g, n, pick: _clusters(g[:n], np.flatnonzero(pick[:n] > 0.5)),
@@ -196,6 +214,9 @@ def _concave(weights, n, conc, cap_frac):
 
 
 @attack_surface("subtrunc.prop1.truncation",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"weights": Box(0, 5, shape=8), "n": Integers(2, 8),
                        "conc": Integers(0, 2), "cap_frac": Box(0.01, 1),
                        "b_frac": Box(1e-3, 1.2)},
@@ -224,6 +245,9 @@ def _prop2_terms(points, n, alphas, modular, conc, cap_frac):
 
 
 @attack_surface("subtrunc.prop2.linear_combination",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"points": Box(-3, 3, shape=(8, 2)), "n": Integers(2, 8),
                        "alphas": Box(0, 5, shape=3), "modular": Box(-3, 3, shape=8),
                        "conc": Integers(0, 2), "cap_frac": Box(0.01, 1)},
@@ -242,6 +266,9 @@ def prop2_combination(*, points, n, alphas, modular, conc, cap_frac):
 
 
 @attack_surface("subtrunc.prop4.statement",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 space={"recent": Box(0, 1, shape=10), "n": Integers(2, 10),
                        "window": Integers(1, 10), "k": Integers(1, 10)},
                 instance=lambda **p: dict(recent=np.asarray(p["recent"])[:p["n"]] > 0.5,

@@ -11,14 +11,21 @@ attacked claim's own result hypotheses (``instance=``).
 
 from __future__ import annotations
 
+from functools import cache
+from types import SimpleNamespace
+
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
 from flbounds.theory.data_models import RidgeModel
-from flbounds.theory.generalization import one_round_draws, summarize_bound
+from flbounds.theory.generalization import (
+    MC_CHUNK_ELEMENTS,
+    _control_variate,
+    summarize_bound,
+)
 
 from ..instances import DIM, K_FAMILY, NOISE_SD
-from .iid_discussion import _iid_sweep
 
 #: seed of the common random numbers of the Monte Carlo ratios
 MC_SEED = 20261125
@@ -55,9 +62,59 @@ def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
     """Thm 4.1 on ridge: (gap - 5 SE) over the bound, 400 dataset draws per evaluation."""
     rng = np.random.default_rng(MC_SEED)
     model, weights = _thm41_model(base, u, zeta, n_clients, w, lam)
-    draws = one_round_draws(model, weights, n_samples, 400, rng)
+    draws = bound_draws(model, weights, n_samples, 400, rng)
     s = summarize_bound(draws, weights, model.mu, model.L, rng)
     return (s.gap - K_FAMILY * float(np.hypot(s.gap_se, s.bound_se))) / s.bound
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def single_threaded_blas():
+    """Single-threaded BLAS, as ``threadpool_limits(limits=1, user_api="blas")`` (what the
+    library's simulators set around their draws), from one controller made at first use: a
+    new one inspects every loaded library, tens of milliseconds a call on a busy host."""
+    return _blas_controller().limit(limits=1, user_api="blas")
+
+
+def bound_draws(model, weights, n_samples, n_draws, rng):
+    """What Thm 4.1's bound reads of :func:`~flbounds.theory.generalization.one_round_draws`
+    with local ERMs on a ridge model (the gap, the local gaps, the non-iidness), the same
+    numbers from the same stream: the copies S' these three never read are drawn (so the
+    stream goes on as there) but not reduced to statistics, and nothing else is computed.
+    """
+    sizes = np.broadcast_to(np.asarray(n_samples), (model.n_clients,)).astype(int)
+    per_draw = max(1, int(np.sum(sizes))) * model.dim * model.dim
+    chunk = max(2, min(n_draws, MC_CHUNK_ELEMENTS // per_draw))
+    copy_normals = int(np.sum(sizes)) * (model.dim + 1)  # covariates and label noise
+    w = np.asarray(weights, dtype=float)
+    parts, done = [], 0
+    with single_threaded_blas():
+        while done < n_draws:
+            size = min(chunk, n_draws - done)
+            data = model.sample(rng, size, n_samples, keep_samples=False)
+            rng.standard_normal(size * copy_normals)  # the copies' draws, in stream order
+            parts.append(gap_terms(model, w, data, model.erm(data)))
+            done += size
+    gap, local_gap, nonid = (np.concatenate(f, axis=0) for f in zip(*parts, strict=True))
+    return SimpleNamespace(gap=gap, local_gap=local_gap, nonid=nonid)
+
+
+def gap_terms(model, w, data, theta):
+    """(gap, local gap, non-iidness) per draw for the local outputs ``theta``, as
+    :func:`~flbounds.theory.generalization.one_round_batch` computes them."""
+    avg = np.einsum("k,tki->ti", w, theta)
+    avg_b = np.broadcast_to(avg[:, None, :], theta.shape)
+    ref = model.reference_theta
+    ref_avg = np.broadcast_to(w @ ref, ref.shape)
+    risk_avg_s = model.empirical_risk(data, avg_b)
+    risk_loc_s = model.empirical_risk(data, theta)
+    gap = np.einsum("k,tk->t", w, model.population_risk(avg_b) - risk_avg_s
+                    - _control_variate(model, data, ref_avg))
+    local_gap = model.population_risk(theta) - risk_loc_s - _control_variate(model, data, ref)
+    return gap, local_gap, risk_avg_s - risk_loc_s
 
 
 def _sole_iid_instance(*, n_clients, n_samples, lam):
@@ -72,9 +129,11 @@ def _sole_iid_instance(*, n_clients, n_samples, lam):
                 shrink=True, instance=_sole_iid_instance,
                 fixed=[{"n_clients": k, "n_samples": 40, "lam": 1.0} for k in (2, 4, 8, 16)])
 def sole_iid(*, n_clients, n_samples, lam):
-    """The iid gap's lower 5-SE limit over the 'sole iid term' kappa G/K^2 (the claim's
-    sweep, 200 draws)."""
-    rows, _ = _iid_sweep(np.random.default_rng(MC_SEED), [n_clients], n_samples, lam, 200)
-    row = rows[0]
-    se = float(np.hypot(row["gap_se"], row["first_term_se"]))
-    return (row["gap"] - K_FAMILY * se) / row["first_term"]
+    """The iid gap's lower 5-SE limit over the 'sole iid term' kappa G/K^2 (one cell of the
+    claim's sweep ``_iid_sweep``, 200 draws, through :func:`bound_draws`: the same numbers)."""
+    rng = np.random.default_rng(MC_SEED)
+    model = RidgeModel(np.tile(rng.standard_normal(DIM), (n_clients, 1)), 1.0, lam)
+    w = np.full(n_clients, 1.0 / n_clients)
+    s = summarize_bound(bound_draws(model, w, n_samples, 200, rng), w, model.mu, model.L, rng)
+    se = float(np.hypot(s.gap_se, s.first_term_se))
+    return (s.gap - K_FAMILY * se) / s.first_term

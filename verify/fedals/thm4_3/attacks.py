@@ -13,15 +13,18 @@ claim's own result hypotheses.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from flbounds.falsify import Box, Integers, attack_surface
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import summarize_bound
-from flbounds.theory.generalization_rounds import r_round_fedavg
+from flbounds.theory.generalization_rounds import one_pass_plan, ridge_local_sgd
 
 from .._local_sgd import _avg_se
 from ..instances import DIM, K_FAMILY, NOISE_SD
+from ..thm4_1.attacks import gap_terms, single_threaded_blas
 
 MC_SEED = 20261128
 K_MAX, N_ROUNDS, N_DRAWS = 16, 5, 100
@@ -59,10 +62,35 @@ def per_round(*, base, u, zeta, n_clients, lam, tau, batch_size, step_frac):
     rng = np.random.default_rng(MC_SEED)
     model = _model(base, u, zeta, n_clients, lam)
     w = np.full(n_clients, 1.0 / n_clients)
-    trace = r_round_fedavg(model, w, rng, n_draws=N_DRAWS, n_rounds=N_ROUNDS, local_steps=tau,
-                           batch_size=batch_size, step=step_frac / model.L)
-    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="thmB1") for dr in trace.draws]
-    gap, gap_se = _avg_se(trace.corrected)
+    corrected, draws = bound_rounds(model, w, rng, local_steps=tau, batch_size=batch_size,
+                                    step=step_frac / model.L)
+    sums = [summarize_bound(dr, w, model.mu, model.L, rng, kind="thmB1") for dr in draws]
+    gap, gap_se = _avg_se(corrected)
     bound = float(np.mean([s.bound for s in sums]))
     bound_se = float(np.sqrt(np.mean([s.bound_se ** 2 for s in sums])))
     return (gap - K_FAMILY * float(np.hypot(gap_se, bound_se))) / bound
+
+
+def bound_rounds(model, w, rng, *, local_steps, batch_size, step):
+    """What the round-averaged bounds read of ``r_round_fedavg`` (N_DRAWS draws, N_ROUNDS
+    rounds): the corrected per-round gaps (R, T) and, per round, the local gaps, the
+    non-iidness and the optimization errors, the same numbers from the same stream. The
+    copies S' these never read are drawn (the stream goes on as there) but not trained on."""
+    K, d, n = model.n_clients, model.dim, local_steps * batch_size
+    plan = one_pass_plan(N_DRAWS, K, local_steps, batch_size)
+    server = np.zeros((N_DRAWS, d))
+    corrected, draws = [], []
+    with single_threaded_blas():
+        for _ in range(N_ROUNDS):
+            data = model.sample(rng, N_DRAWS, n)
+            rng.standard_normal(N_DRAWS * K * n * (d + 1))  # the copy's covariates and noise
+            start = np.broadcast_to(server[:, None, :], (N_DRAWS, K, d))
+            theta = ridge_local_sgd(model, data, plan, step=step, start=start)
+            gap, local_gap, nonid = gap_terms(model, w, data, theta)
+            opt_error = (model.empirical_risk(data, theta)
+                         - model.empirical_risk(data, model.erm(data)))
+            corrected.append(gap)
+            draws.append(SimpleNamespace(gap=gap, local_gap=local_gap, nonid=nonid,
+                                         opt_error=opt_error))
+            server = np.einsum("k,tki->ti", w, theta)
+    return np.array(corrected), draws

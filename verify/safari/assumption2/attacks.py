@@ -47,6 +47,9 @@ def _example_point(*, lo, width, t_frac, **_):
 
 
 @attack_surface("safari.assumption2.example_fails_outside", space=THRESHOLD_SPACE,
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 99 / 99,
+                # within 1e-3 of it from evaluation 210 / 234; 500 >= twice that
+                budget={"quick": 300, "full": 500},
                 validator=_eps_q_resolved, instance=_example_point, tolerance=1e-9,
                 tolerance_why="rounding: masses >= 1e-4 with ~1e-16 error, alpha >= 0.01",
                 shrink=True,
@@ -62,6 +65,9 @@ def example_alpha(*, lo, width, t_frac, t):
 
 
 @attack_surface("safari.assumption2.mixture_alpha",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 1 / 1,
+                # within 1e-3 of it from evaluation 44 / 115; 250 >= twice that
+                budget={"quick": 250, "full": 250},
                 space={**THRESHOLD_SPACE, "weight": Box(0.01, 0.99),
                        "t_frac": Box(0.0, 1.0)},
                 validator=_eps_q_resolved, tolerance=1e-9,

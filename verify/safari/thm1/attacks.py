@@ -25,6 +25,9 @@ def _instance(*, M, m, n):
 
 
 @attack_surface("safari.thm1.chernoff_step", space=PAC_SPACE, instance=_instance,
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 0.5168451806 / 0.5168451806,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 tolerance=0.0, tolerance_why="binomial CDF vs closed form (as the claim)",
                 fixed=[{"M": M, "m": m, "n": n} for M, m, n in
                        [(2, 1, 1), (10, 1, 1), (10, 5, 1), (10, 9, 1), (10, 1, 10),
@@ -36,6 +39,9 @@ def chernoff_step(*, M, m, n):
 
 
 @attack_surface("safari.thm1.event_probability", space=PAC_SPACE, instance=_instance,
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 0.2666666667 / 0.2666666667,
+                # within 1e-3 of it from evaluation 1 / 1; 200 >= twice that
+                budget={"quick": 200, "full": 200},
                 tolerance=0.0, tolerance_why="binomial CDF, no sampling (as the claim)",
                 fixed=[{"M": 2, "m": 1, "n": 1}, {"M": 10, "m": 9, "n": 100}])
 def event_probability(*, M, m, n):

@@ -17,8 +17,18 @@ from ..closed_forms import ClientQuadratics, drift_bound, exact_drift, thm4_rhs
 CLOSED = "rounding: ratio of closed forms, relative error < 1e-13; 1e-12 as in the claim"
 
 
+#: the last search point's federation (the point's hypotheses and its ratio read the same one)
+_LAST_PROBLEM: dict = {}
+
+
 def _drift_problem(A, b, n):
-    return ClientQuadratics(np.broadcast_to(A, (n, 2, 2)).copy(), b[:n])
+    """n clients with the shared Hessian A and linear terms b[:n], built once per point."""
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+    key = (A.tobytes(), b[:n].tobytes(), int(n))
+    if _LAST_PROBLEM.get("key") != key:
+        _LAST_PROBLEM.update(key=key, problem=ClientQuadratics(
+            np.broadcast_to(A, (n, 2, 2)).copy(), b[:n]))
+    return _LAST_PROBLEM["problem"]
 
 
 def _drift_instance(*, A, b, n, K, sigma2, **_):
@@ -94,6 +104,9 @@ def _thm4_point(p):
 
 
 @attack_surface("safari.thm4.homogeneous_bound",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 0.49466515 / 0.49466515,
+                # within 1e-3 of it from evaluation 204 / 128; 450 >= twice that
+                budget={"quick": 300, "full": 450},
                 space={"L": Box(0.05, 20, log=True), "ratio": Box(0, 1), "q": Box(0.01, 1),
                        "c": Box(1e-4, 1, log=True), "K": Integers(1, 10), "m": Integers(1, 16),
                        "R": Integers(1, 10_000), "sigma2": Box(1e-4, 10, log=True),

@@ -18,6 +18,7 @@ the printed P(k); the ratio is that over the printed right side of (19).
 from __future__ import annotations
 
 import numpy as np
+from scipy.signal import lfilter
 
 from flbounds.falsify import Box, Integers, attack_surface
 
@@ -42,6 +43,15 @@ def _parts(*, centers, n, w0, L, K, E, mode, sigma2, gamma):
     return c, sigma2, gamma
 
 
+def _affine_recursion(x0, factor, add, K):
+    """x_0 = x0, x_{k+1} = factor x_k + add, k < K, as a first-order IIR filter: the same
+    floating-point operations as the loop (one product and one sum per step, the filter's
+    other terms exact zeros), run in compiled code."""
+    drive = np.full(K, float(add))
+    drive[0] = x0
+    return lfilter([1.0], [1.0, -float(factor)], drive)
+
+
 def exact_weighted_gradient(*, centers, n, w0, L, K, E, mode, sigma2, gamma):
     """sum_k P(k) E||grad f(w_k)||^2 (exact) and the printed right side of (19)."""
     c, sigma2, gamma = _parts(centers=centers, n=n, w0=w0, L=L, K=K, E=E, mode=mode,
@@ -49,18 +59,12 @@ def exact_weighted_gradient(*, centers, n, w0, L, K, E, mode, sigma2, gamma):
     step = 1.0 / (L * E * np.sqrt(K))
     a = (1 - step * L) ** E
     e0 = np.asarray(w0, dtype=float) - c.mean(axis=0)
-    moments = np.empty(K)
     if mode == 0:
-        r = float(np.linalg.norm(e0))
-        for k in range(K):
-            moments[k] = r * r
-            r = a * r + step * E * np.sqrt(gamma)
+        r = _affine_recursion(float(np.linalg.norm(e0)), a, step * E * np.sqrt(gamma), K)
+        moments = r * r
     else:
         S = sum((1 - step * L) ** (2 * t) for t in range(E))
-        m2 = float(e0 @ e0)
-        for k in range(K):
-            moments[k] = m2
-            m2 = a * a * m2 + step ** 2 * sigma2 * S / n
+        moments = _affine_recursion(float(e0 @ e0), a * a, step ** 2 * sigma2 * S / n, K)
     measured = float(L * L * moments @ theorem1_weights(K))
     f0 = float(np.mean(0.5 * L * np.sum((np.asarray(w0) - c) ** 2, axis=1)))
     bound = float(sum(printed_terms(L=L, f0=f0, K=K, E=E, n=n, sigma2=sigma2, gamma=gamma)))
@@ -76,6 +80,9 @@ def _instance(*, centers, n, w0, L, K, E, mode, sigma2, gamma):
 
 
 @attack_surface("subtrunc.thm1.end_to_end",
+                # full budget: seeds 0 and 1 at 5000 evaluations reach 0.24761123 / 0.24761123,
+                # within 1e-3 of it from evaluation 123 / 123; 250 >= twice that
+                budget={"quick": 250, "full": 250},
                 space={"centers": Box(-3, 3, shape=(16, 2)), "n": Integers(1, 16),
                        "w0": Box(-5, 5, shape=2), "L": Box(0.05, 20, log=True),
                        "K": Integers(9, 20_000), "E": Integers(1, 10), "mode": Integers(0, 1),

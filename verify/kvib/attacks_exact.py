@@ -5,9 +5,15 @@ Both bound an expectation over the sampler's independent (ISP) draws, which the 
 estimate from seeds. At small N and T the expectation is a finite sum: every round has
 :math:`2^N` participation sets, each with probability :math:`\prod_i p_i^{s_i}(1-p_i)^{1-s_i}`
 under the round's :math:`\tilde p^t`, and an adaptive sampler's state (K-Vib's
-:math:`\omega`) and the model follow each branch. :func:`expectation_tree` walks that tree
-with the library's own samplers (their ``probabilities`` and ``update``), so the ratio of the
-exact expectation to the bound is exact up to rounding (N = 3, T = 3: 512 leaves).
+:math:`\omega`) and the model follow each branch (N = 3, T = 3: 512 leaves).
+
+The attacks enumerate the tree a level at a time: every node of round t is a row (the
+models, K-Vib's :math:`\omega`, the probabilities of the histories), the sets are a matrix of
+masks, and :class:`KVibLevels` and :func:`waterfill_rows` repeat K-Vib's and the
+water-filling's arithmetic on all rows at once; a level's sum is taken in the order a
+depth-first walk visits its nodes (:func:`walk_sum`). :func:`expectation_tree` walks the same
+tree node by node with the library's own samplers (their ``probabilities`` and ``update``,
+a copy per branch): the reference the level enumeration is tested against.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import numpy as np
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
 from flbounds.participation import all_masks
 from flbounds.sampling import Feedback, KVib, isp_draw
+from flbounds.sampling.ftrl import VARIANTS
 from flbounds.sampling.online import Assumption51Feedback, best_fixed_cost
 
 from .attacks import _budget
@@ -91,11 +98,102 @@ def expectation_tree(sampler, n_rounds, visit, state=None, *, update_last=True):
     return count
 
 
+def level_branches(P):
+    """The children of one level's nodes: every ISP set of positive probability under each
+    row of inclusion probabilities ``P`` (M, N).
+
+    Returns
+    -------
+    parent : numpy.ndarray of int, shape (M',)
+        The row each child comes from (parent-major, the sets in :func:`branches`' order).
+    masks : numpy.ndarray of bool, shape (M', N)
+    probs : numpy.ndarray, shape (M',)
+        The set's probability under its parent's row (:func:`branches`' products).
+    """
+    masks = all_masks(P.shape[1])
+    probs = np.prod(np.where(masks, P[:, None, :], 1.0 - P[:, None, :]), axis=2)
+    parent, code = np.nonzero(probs > 0)
+    return parent, masks[code], probs[parent, code]
+
+
+def walk_sum(values) -> float:
+    """The sum of one level's terms in the order :func:`expectation_tree` adds them: its
+    depth-first walk visits a level's nodes in the reverse of :func:`level_branches`' order,
+    one addition at a time (so the level enumeration gives the walk's bits)."""
+    values = np.asarray(values, dtype=float)
+    return float(np.add.accumulate(values[::-1])[-1]) if values.size else 0.0
+
+
+def waterfill_rows(A, k) -> np.ndarray:
+    r""":func:`~flbounds.sampling.optimal_isp_probabilities` (no floor) of every row of ``A``
+    (M, N) of positive weights, with the solver's own steps: the binary search over the sorted
+    weights for the piece of :math:`\tau\mapsto\sum_i\min(a_i/\tau, 1)` that holds ``k``, then
+    :math:`\tau` from that piece's linear equation (the same operations, row by row)."""
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or not np.all(np.isfinite(A)) or not np.all(A > 0):
+        raise ValueError("A must be a 2-d array of positive finite weights")
+    m, n = A.shape
+    k = float(k)
+    if not 0 < k <= n:
+        raise ValueError(f"k must lie in (0, N = {n}], got {k}")
+    if k >= n:                                  # every weight saturates
+        return np.ones((m, n))
+    s = np.sort(A, axis=1)
+    csum = np.concatenate((np.zeros((m, 1)), np.cumsum(s, axis=1)), axis=1)
+    rows = np.arange(m)
+    # S(b) >= k at each breakpoint b = s_j: clients at or above b capped, the rest a/b
+    below = np.sum(s[:, None, :] < s[:, :, None], axis=2)        # searchsorted(s, s_j, left)
+    at_least = (n - below) + csum[rows[:, None], below] / s >= k
+    lo, hi = np.full(m, -1), np.full(m, n)
+    while np.any(hi - lo > 1):
+        live = hi - lo > 1
+        mid = (lo + hi) // 2
+        ok = at_least[rows, np.clip(mid, 0, n - 1)]
+        lo = np.where(live & ok, mid, lo)
+        hi = np.where(live & ~ok, mid, hi)
+    tau_lo = s[rows, lo]
+    top = hi >= n
+    probe = np.where(top, 2.0 * tau_lo, 0.5 * (tau_lo + s[rows, np.minimum(hi, n - 1)]))
+    under = np.sum(s < probe[:, None], axis=1)
+    c0, c1 = (n - under).astype(float), csum[rows, under]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = np.where((c1 > 0) & (k > c0), c1 / (k - c0), tau_lo)
+    return np.clip(A / tau[:, None], 0.0, 1.0)
+
+
+class KVibLevels:
+    r"""K-Vib (Algorithm 2, ``variant="paper"``) for every node of a level at once: the state
+    :math:`\omega` is a row per node, and the probabilities and the update are
+    :class:`~flbounds.sampling.KVib`'s arithmetic on all rows (its :math:`\theta`,
+    :math:`\gamma` and K are read from ``sampler``)."""
+
+    def __init__(self, sampler: KVib):
+        if getattr(sampler, "variant", None) != VARIANTS[0]:
+            raise ValueError("sampler must be a KVib of variant 'paper'")
+        self.n_clients, self.budget = sampler.n_clients, sampler.budget
+        self.theta, self.gamma = sampler.theta, sampler.gamma
+        self.start = np.array(sampler.omega, dtype=float)[None]
+
+    def base(self, omega) -> np.ndarray:
+        """:math:`p^t` of every row (before mixing)."""
+        return waterfill_rows(np.sqrt(omega + self.gamma), self.budget)
+
+    def mixed(self, base) -> np.ndarray:
+        r""":math:`\tilde p^t = (1-\theta)p^t + \theta K/N` of every row."""
+        return (1.0 - self.theta) * base + self.theta * self.budget / self.n_clients
+
+    @staticmethod
+    def update(omega, P, values, parent, masks) -> np.ndarray:
+        r"""The children's :math:`\omega`: the parent's plus :math:`\pi(i)^2/\tilde p_i` for
+        the clients of the child's set (``values`` and ``P`` per parent row)."""
+        return omega[parent] + np.where(masks, values[parent] ** 2 / P[parent], 0.0)
+
+
 def kvib_expected_costs(feedback, n_rounds, budget, G):
     r"""Exact :math:`\mathbb E\,\ell_t(\tilde p^t)` per round of K-Vib (Algorithm 2 with the
     theory's :math:`\theta`, :math:`\gamma=G^2N/(K\theta)`), partial feedback, and
     :math:`\min z_t` over every reachable history (:math:`z_t = K -` the clients capped before
-    mixing).
+    mixing), by levels of the tree.
 
     Returns
     -------
@@ -103,19 +201,21 @@ def kvib_expected_costs(feedback, n_rounds, budget, G):
     zbar : float
     nodes : int
     """
-    costs = np.zeros(n_rounds)
-    zbar = [np.inf]
-
-    def visit(t, sampler, _, prob):
+    kvib = KVibLevels(KVib(feedback.n_clients, budget, n_rounds, G=G))
+    omega, prob = kvib.start, np.ones(1)
+    costs, zbar, nodes = np.zeros(n_rounds), np.inf, 0
+    for t in range(1, n_rounds + 1):
         pi = feedback.values(t)
-        costs[t - 1] += prob * float(np.sum(pi * pi / sampler.inclusion_weights()))
-        capped = int(np.sum(sampler.base_probabilities() >= 1.0))
-        zbar[0] = min(zbar[0], float(budget) - capped)
-        return pi, lambda mask, draw: None
-
-    sampler = KVib(feedback.n_clients, budget, n_rounds, G=G)
-    nodes = expectation_tree(sampler, n_rounds, visit)
-    return costs, zbar[0], nodes
+        base = kvib.base(omega)
+        P = kvib.mixed(base)
+        costs[t - 1] = walk_sum(prob * np.sum(pi * pi / P, axis=1))
+        zbar = min(zbar, float(np.min(float(budget) - np.sum(base >= 1.0, axis=1))))
+        nodes += prob.size
+        if t < n_rounds:
+            parent, masks, pr = level_branches(P)
+            omega = kvib.update(omega, P, np.broadcast_to(pi, P.shape), parent, masks)
+            prob = prob[parent] * pr
+    return costs, zbar, nodes
 
 
 # ---- Theorem 5.2: K-Vib's expected static regret against App. D.3's explicit bound ----

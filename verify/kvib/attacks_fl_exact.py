@@ -7,7 +7,7 @@ One point is an FL instance meeting the statement's hypotheses: N shared-Hessian
 exact spread of the :math:`b_i`), full-batch local GD (:math:`\sigma_l = 0`), R local steps,
 :math:`\eta_g = 1`, a start :math:`x^0`, and an unbiased ISP sampler: K-Vib (Algorithm 2, any
 G) or a fixed ISP water-filled from w with a 0.01 floor. Every participation history of T
-rounds is enumerated (:func:`.attacks_exact.expectation_tree`), so
+rounds is enumerated, a round's nodes at once (:mod:`.attacks_exact`), so
 :math:`\mathbb E\|\nabla f(x^t)\|^2`, :math:`\beta_1=\frac1T\sum_t\mathbb EQ(S^t)` and
 :math:`\beta_2=\frac1T\sum_t\mathbb E\gamma^t` are exact. The step is the claim's: Lemma B.5's
 tuning with :math:`\sigma^2=6\sigma_g^2` and :math:`\beta_1` in gradient units, found by the
@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms.fedavg_sampler import local_updates
+from flbounds.algorithms.sampler_rounds import replicate_local_updates
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
-from flbounds.sampling import KVib, isp_variance, optimal_isp_probabilities, optimal_isp_variance
+from flbounds.sampling import KVib, optimal_isp_probabilities
 
 from .attacks import _budget
-from .attacks_exact import EXACT_TREE, expectation_tree
+from .attacks_exact import EXACT_TREE, KVibLevels, level_branches, walk_sum, waterfill_rows
 from .thm4_1 import admissible_instance, thm41_rhs
 from .thm4_1.descent import FixedISP
 from .thm4_1.final_bound import tuned_step
@@ -37,8 +37,9 @@ FIXED_POINT_RUNS = 3
 
 
 def fl_moments(problem, sampler, *, n_rounds, local_steps, eta, x0):
-    r"""Exact moments of one FedAvg run with ``sampler`` (a fresh ISP sampler) at
-    :math:`\eta = R\eta_l` (:math:`\eta_g = 1`, :math:`\lambda = 1/N`).
+    r"""Exact moments of one FedAvg run with ``sampler`` (a fresh K-Vib or fixed ISP) at
+    :math:`\eta = R\eta_l` (:math:`\eta_g = 1`, :math:`\lambda = 1/N`), by levels of the tree:
+    round t's models are the rows of one array, their local updates one batched call.
 
     Returns
     -------
@@ -49,29 +50,69 @@ def fl_moments(problem, sampler, *, n_rounds, local_steps, eta, x0):
         the reachable rounds; ``nodes``.
     """
     n, k = problem.n_clients, float(sampler.budget)
+    if not problem.uniform_weights:
+        raise ValueError("problem must weigh its clients uniformly (lambda = 1/N)")
     lam = 1.0 / n
+    kvib = KVibLevels(sampler) if isinstance(sampler, KVib) else None
+    fixed = None if kvib is not None else np.asarray(sampler.probabilities(), dtype=float)
     out = dict(grad_sq=np.zeros(n_rounds + 1), q=np.zeros(n_rounds), gamma=np.zeros(n_rounds),
-               rho=np.inf)
-
-    def visit(t, node, x, prob):
-        grad = problem.gradient(x)
-        out["grad_sq"][t - 1] += prob * float(grad @ grad)
+               rho=np.inf, nodes=0)
+    X = np.asarray(x0, dtype=float)[None]
+    prob = np.ones(1)
+    omega = None if kvib is None else kvib.start
+    clients = np.arange(n)
+    for t in range(1, n_rounds + 2):
+        m = prob.size
+        out["nodes"] += m
+        grads = problem.client_gradients(np.repeat(X, n, axis=0), clients=np.tile(clients, m))
+        grad = grads.reshape(m, n, -1).mean(axis=1)
+        out["grad_sq"][t - 1] = walk_sum(prob * np.matmul(grad[:, None, :], grad[:, :, None])
+                                         [:, 0, 0])
         if t > n_rounds:                 # x^T: only its gradient is needed
-            return None, None
-        z = lam * local_updates(problem, x, local_steps=local_steps, step=eta / local_steps)
-        a = np.sqrt(np.sum(z * z, axis=1))
-        v_star = optimal_isp_variance(a, k)
-        sq = float(np.sum(a * a))
-        alpha = v_star / ((n - k) / k * sq) if sq > 0 and k < n else 0.0
+            break
+        z = lam * replicate_local_updates(problem, X, local_steps, eta / local_steps)
+        a = np.sqrt(np.sum(z * z, axis=2))
+        v_star = _optimal_variances(a, k)
+        sq = np.sum(a * a, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            alpha = np.where((sq > 0) & (k < n), v_star / ((n - k) / k * sq), 0.0)
         gamma = (alpha * (n - k) / k + n) * lam
-        out["q"][t - 1] += prob * (isp_variance(node.probabilities(), a) - v_star)
-        out["gamma"][t - 1] += prob * gamma
-        out["rho"] = min(out["rho"], (1 - 10 * gamma * eta**2) / 16)
-        return a, lambda mask, draw: x - draw.weights @ z[draw.clients]
-
-    out["nodes"] = expectation_tree(sampler, n_rounds + 1, visit, np.asarray(x0, dtype=float),
-                                    update_last=False)
+        P = kvib.mixed(kvib.base(omega)) if kvib is not None else np.broadcast_to(fixed, a.shape)
+        out["q"][t - 1] = walk_sum(prob * (np.sum((1.0 - P) / P * a * a, axis=1) - v_star))
+        out["gamma"][t - 1] = walk_sum(prob * gamma)
+        out["rho"] = min(out["rho"], float(np.min((1 - 10 * gamma * eta**2) / 16)))
+        parent, masks, pr = level_branches(P)
+        X = X[parent] - _drawn_sums(1.0 / P[parent], z[parent], masks)
+        if kvib is not None and t < n_rounds:
+            omega = kvib.update(omega, P, a, parent, masks)
+        prob = prob[parent] * pr
     return out
+
+
+def _drawn_sums(weights, z, masks):
+    r""":math:`\sum_{i\in S}w_iz_i` per row (the draw's ``weights @ z[clients]``), one
+    stacked product per set, so each has the draw's length (and the walk's bits)."""
+    codes = masks @ (1 << np.arange(masks.shape[1]))
+    out = np.zeros((masks.shape[0], z.shape[2]))
+    for code in np.unique(codes):
+        rows = np.flatnonzero(codes == code)
+        drawn = np.flatnonzero(masks[rows[0]])
+        out[rows] = np.matmul(weights[rows][:, None, drawn], z[rows][:, drawn, :])[:, 0, :]
+    return out
+
+
+def _optimal_variances(a, k):
+    r""":func:`~flbounds.sampling.optimal_isp_variance` of every row of ``a`` (positive):
+    :math:`(\sum_{unc}a)^2/(K-N+l)-\sum_{unc}a^2` over the l uncapped clients."""
+    if not np.all(a > 0):
+        raise ValueError("a must be positive")
+    n = a.shape[1]
+    uncapped = waterfill_rows(a, k) < 1.0
+    ell = np.sum(uncapped, axis=1)
+    s1 = np.sum(np.where(uncapped, a, 0.0), axis=1)
+    s2 = np.sum(np.where(uncapped, a * a, 0.0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ell == 0, 0.0, s1**2 / (k - n + ell) - s2)
 
 
 def _fl_point(*, c, x0, n, k_frac, w, kind, G, R, T, L):

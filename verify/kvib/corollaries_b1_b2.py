@@ -74,9 +74,10 @@ def uncapped_top(a, k, p_min) -> float:
     largest client's proportional value is exactly the cap)."""
     a = np.asarray(a, dtype=float)
     lo, hi = a.max() * 1e-12, a.sum() / max(k - a.size * p_min, 1e-300) * 2 + a.max()
+    add, maximum = np.add.reduce, np.maximum   # np.sum's reduction, without its dispatch
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if np.sum(np.maximum(p_min, a / mid)) > k else (lo, mid)
+        lo, hi = (mid, hi) if add(maximum(p_min, a / mid)) > k else (lo, mid)
     return float(a.max() / hi)
 
 

@@ -55,13 +55,14 @@ EQ8 = result(
 
 
 def estimator_law(a, p):
-    """Atoms and probabilities of the ISP estimator sum_{S} a_i/p_i (d = 1), over all 2^N sets."""
-    atoms, probs = [], []
-    for mask in itertools.product((0, 1), repeat=len(a)):
-        m = np.asarray(mask, dtype=bool)
-        atoms.append(float(np.sum(a[m] / p[m])))
-        probs.append(float(np.prod(np.where(m, p, 1 - p))))
-    return np.asarray(atoms), np.asarray(probs)
+    """Atoms and probabilities of the ISP estimator sum_{S} a_i/p_i (d = 1), over all 2^N sets
+    (a row per set, in ``itertools.product`` order; a sum over a set adds its terms in order,
+    the others as zeros)."""
+    a, p = np.asarray(a, dtype=float), np.asarray(p, dtype=float)
+    masks = np.array(list(itertools.product((False, True), repeat=a.size)), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        atoms = np.sum(np.where(masks, a / p, 0.0), axis=1)
+    return atoms, np.prod(np.where(masks, p, 1 - p), axis=1)
 
 
 def wasserstein2_squared(x, px, y, py) -> float:

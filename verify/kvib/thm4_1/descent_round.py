@@ -122,8 +122,8 @@ def terms_at(point: dict) -> dict:
 
 def instance_at(point: dict) -> dict:
     """The values Theorem 4.1's predicates read at ``point`` (an FL instance meeting them)."""
-    t = round_terms(**point)
-    return admissible_instance(L=point["L"], R=point["R"], step=t["step"],
+    step = point["step_frac"] / (8 * point["R"] * point["L"])   # round_terms' eta_l
+    return admissible_instance(L=point["L"], R=point["R"], step=step,
                                centers=point["centers"], budget=point["budget"],
                                p=np.asarray(point["p"], dtype=float))
 

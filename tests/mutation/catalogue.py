@@ -46,10 +46,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "omega[i] += pi * pi / pt",
            "omega[i] += pi * pi / p[i]",
            "FTRL feedback divided by the unmixed probability"),
-    Mutant("kvib.isp.tau", ("kvib",), _S + "optimal.py",
+    Mutant("kvib.isp.tau", ("kvib",), _K + "isp_round.py",
            "tau = c1 / (k - c0)",
            "tau = 1.02 * c1 / (k - c0)",
-           "2% error in the water level tau of the Python solver"),
+           "2% error in the water level tau of the solver (its compiled port, which "
+           "optimal_isp_probabilities runs up to 512 weights)"),
     Mutant("kvib.isp.variance_closed_form", ("kvib",), _S + "optimal.py",
            "(k - a.size + ell)",
            "(k - a.size + ell + 1)",

@@ -47,6 +47,7 @@ class SoftmaxRegression:
             self._mask[i, :sizes[i]] = 1.0
         self.sizes = sizes
         self._order = np.arange(self.n_clients)
+        self._gathered = None
         self.weights = sizes / sizes.sum()
         grams = np.einsum("inp,inq->ipq", self._data, self._data) / sizes[:, None, None]
         self.client_L = 0.5 * np.linalg.eigvalsh(grams)[:, -1]
@@ -65,6 +66,12 @@ class SoftmaxRegression:
 
     def client_losses(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
+        reps = self._repetitions(idx)
+        if reps:     # every client, reps times in order: broadcast the data, do not copy it
+            W = X.reshape(reps, self.n_clients, self.n_features + 1, self.n_classes)
+            logits = np.matmul(self._data, W)
+            ce = logsumexp(logits, axis=-1) - np.sum(logits * self._onehot, axis=-1)
+            return (np.sum(ce * self._mask, axis=-1) / self.sizes).reshape(idx.size)
         logits = self._logits(X, idx)
         ce = logsumexp(logits, axis=2) - np.sum(logits * self._onehot[idx], axis=2)
         return np.sum(ce * self._mask[idx], axis=1) / self.sizes[idx]
@@ -77,13 +84,19 @@ class SoftmaxRegression:
             data, onehot, sizes = self._data, self._onehot, self.sizes
             W = W.reshape(reps, self.n_clients, *W.shape[1:])
         else:
-            data, onehot = self._data[idx], self._onehot[idx]
-            sizes = self.sizes[idx]
+            data, onehot, sizes = self._rows_of(idx)
         P = softmax_rows(np.matmul(data, W))
         P -= onehot     # padded rows are not masked: their features are 0, so they add
         grad = np.matmul(np.swapaxes(data, -1, -2), P)    # exact zeros to the product
         grad /= sizes[:, None, None]
         return grad.reshape(idx.size, self.dim)
+
+    def _rows_of(self, idx):
+        """Copies of the data, one-hot labels and sizes of the clients ``idx``; the last
+        copies are kept, since the local steps of a round ask for the same clients again."""
+        if self._gathered is None or not np.array_equal(self._gathered[0], idx):
+            self._gathered = (idx.copy(), self._data[idx], self._onehot[idx], self.sizes[idx])
+        return self._gathered[1:]
 
     def _repetitions(self, idx) -> int:
         """r when ``idx`` lists every client in order r times (the replicated rounds), else 0."""

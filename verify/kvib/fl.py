@@ -13,7 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms.batched_sampler import fedavg_sampler_batched, sampler_uniforms
-from flbounds.algorithms.fedavg_sampler import SamplerTrace, fedavg_sampler, local_updates
+from flbounds.algorithms.fedavg_sampler import (
+    SamplerTrace,
+    check_hyper,
+    check_weights_and_availability,
+    fedavg_sampler,
+    local_updates,
+)
+from flbounds.algorithms.sampler_rounds import Hyper, check_diagnostics, run
 from flbounds.problems.generators import random_ridge
 from flbounds.sampling import (
     KVib,
@@ -62,14 +69,37 @@ def _beta1_seeds(problem, make, seeds, n_rounds, local_steps, step) -> np.ndarra
 
 
 def _runs(problem, make, rngs, n_rounds, local_steps, step) -> list:
-    """``[_run(problem, make(), rng, ...) for rng in rngs]``; an ISP sampler's runs as one
-    :func:`~flbounds.algorithms.fedavg_sampler_batched` run, the same traces bit for bit."""
+    """``[_run(problem, make(), rng, ...) for rng in rngs]``, the same traces bit for bit: an
+    ISP sampler's runs as one :func:`~flbounds.algorithms.fedavg_sampler_batched` run, any
+    other's side by side (:func:`side_by_side`)."""
     if make().procedure != "isp":
-        return [_run(problem, make(), rng, n_rounds, local_steps, step) for rng in rngs]
+        return side_by_side(problem, [make() for _ in rngs], rngs, n_rounds=n_rounds,
+                            local_steps=local_steps, step=step)
     plan = sampler_uniforms(rngs, n_rounds=n_rounds, n_clients=problem.n_clients)
     tr = fedavg_sampler_batched(problem, [make() for _ in rngs], plan,
                                 local_steps=local_steps, step=step, diagnostics="variance")
     return [SamplerTrace(*(field[b] for field in tr)) for b in range(len(rngs))]
+
+
+def side_by_side(problem, samplers, rngs, *, n_rounds, local_steps, step,
+                 diagnostics="variance") -> list:
+    """``[fedavg_sampler(problem, s, rng, ...) for s, rng in zip(samplers, rngs)]`` (x0 = 0,
+    the problem's weights, server step 1), the same traces bit for bit, as the replicates of
+    one round loop (:func:`flbounds.algorithms.sampler_rounds.run`): each sampler draws from
+    its own generator with its own methods, and every client's local steps are computed for
+    all replicates at once (one ``client_gradients`` call per local step)."""
+    samplers, rngs = list(samplers), list(rngs)
+    if not samplers or len(samplers) != len(rngs):
+        raise ValueError("samplers and rngs must be non-empty and of equal length")
+    if len({id(s) for s in samplers}) != len(samplers):
+        raise ValueError("samplers must be distinct objects (each keeps its own state)")
+    diagnostics = check_diagnostics(diagnostics)
+    lam, _, _ = check_weights_and_availability(problem, None, None, None,
+                                               (n_rounds, problem.n_clients), "(T, N)")
+    one_step, steps = check_hyper(local_steps, step, 1.0, int(n_rounds))
+    hyper = Hyper(int(local_steps), one_step, 1.0, lam, None, None, diagnostics, steps)
+    tr = run(problem, samplers, rngs, int(n_rounds), hyper, np.zeros(problem.dim))
+    return [SamplerTrace(*(field[b] for field in tr)) for b in range(len(samplers))]
 
 
 def _run(problem, sampler, rng, n_rounds, local_steps, step):

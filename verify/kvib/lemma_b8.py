@@ -21,7 +21,7 @@ from flbounds.tolerances import EPS
 
 from .conditions import positive_sorted_weights
 from .instances import random_budget, random_weights
-from .solver import bisection_probabilities
+from .solver import bisection_probabilities_rows
 
 
 @hypothesis("K", "0 < K <= N")
@@ -43,6 +43,21 @@ LEMMA_B8 = result(
     hypotheses=(positive_sorted_weights, budget_range, floor_feasible))
 
 
+def _bisections(instances):
+    """``[bisection_probabilities(a, budget, p_min) for each instance]``, the same numbers,
+    with the instances of one size N bisected together."""
+    out = [None] * len(instances)
+    sizes = np.array([inst["a"].size for inst in instances])
+    for n in np.unique(sizes):
+        at = np.flatnonzero(sizes == n)
+        rows = bisection_probabilities_rows(np.stack([instances[j]["a"] for j in at]),
+                                            [instances[j]["budget"] for j in at],
+                                            [instances[j]["p_min"] for j in at])
+        for j, row in zip(at, rows, strict=True):
+            out[j] = row
+    return out
+
+
 @claim("kvib.lemma_b8.floor_solution", ref="Lemma B.8, eqs. (25)-(27) (indices corrected)",
        corrects="kvib.lemma_b8.eq27_printed_indices",
        kind="statement", expected="holds", result=LEMMA_B8, parts=("solution",),
@@ -58,12 +73,14 @@ def lemma_b8_floor_solution(*, rng, n_instances):
     worst_p, worst_val, instances = 0.0, 0.0, []
     for _ in range(n_instances):
         a = random_weights(rng)
+        k = random_budget(rng, a.size)
+        instances.append(dict(a=a, budget=k, p_min=float(rng.uniform(0, k / a.size))))
+    bisected = _bisections(instances)
+    for inst, reference in zip(instances, bisected, strict=True):
+        a, k, p_min = inst["a"], inst["budget"], inst["p_min"]
         n = a.size
-        k = random_budget(rng, n)
-        p_min = float(rng.uniform(0, k / n))
-        instances.append(dict(a=a, budget=k, p_min=p_min))
         p = optimal_isp_probabilities(a, k, p_min=p_min)
-        worst_p = max(worst_p, float(np.abs(p - bisection_probabilities(a, k, p_min)).max()))
+        worst_p = max(worst_p, float(np.abs(p - reference).max()))
         s = np.sort(a)
         ps = np.sort(p)
         l1 = int(np.sum(ps <= p_min * (1 + 1e-12)))

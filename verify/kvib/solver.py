@@ -47,6 +47,26 @@ def bisection_probabilities(a, k, p_min=0.0, iters=200):
     return np.clip(a / hi, p_min, 1.0)
 
 
+def bisection_probabilities_rows(rows, ks, p_mins, iters=200):
+    """:func:`bisection_probabilities` of every row of ``rows`` (m, n) with its own budget and
+    floor, the same numbers: each row's halving sequence takes the same elementwise steps,
+    and its sum runs over the row's own n contiguous entries, as the one-row call sums."""
+    rows = np.asarray(rows, dtype=float)
+    ks, p_mins = np.asarray(ks, dtype=float), np.asarray(p_mins, dtype=float)
+    if rows.ndim != 2 or ks.shape != (rows.shape[0],) or p_mins.shape != ks.shape:
+        raise ValueError("rows must be (m, n) with one budget and one floor per row")
+    lo = np.full(rows.shape[0], 1e-300)
+    hi = rows.max(axis=1) / np.maximum(p_mins, 1e-300) * 4 + rows.sum(axis=1) / ks * 4
+    floors = p_mins[:, None]
+    with np.errstate(over="ignore"):      # hi / lo may overflow to inf, as a float does
+        for _ in range(iters):
+            mid = np.where(hi / lo > 4, np.sqrt(lo) * np.sqrt(hi), 0.5 * (lo + hi))
+            above = np.clip(rows / mid[:, None], floors, 1.0).sum(axis=1) > ks
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+    return np.clip(rows / hi[:, None], floors, 1.0)
+
+
 def _lemma51_parts(a_sorted, k, p_min):
     """(l1, l2, c) of the correct Lemma 5.1 solution for sorted weights (sqrt taken inside)."""
     w = np.sqrt(a_sorted)

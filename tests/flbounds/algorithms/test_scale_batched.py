@@ -25,6 +25,7 @@ from flbounds.kernels.mixed_rounds import MixedPlan, safari_replicates, safari_r
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics, random_ridge
 from flbounds.sampling import KVib, OracleISP, UniformISP, UniformRSP, optimal_isp_probabilities
+from flbounds.sampling.optimal import COMPILED_MAX_N, waterfill_numpy
 from tests import reference
 
 N_REPS = 5
@@ -284,4 +285,15 @@ def test_isp_probabilities_port_matches_library_solver():
         p_min = 0.0 if rng.random() < 0.5 else float(rng.uniform(0, k / n))
         out = np.empty(n)
         isp_probabilities(a, k, p_min, np.empty(n), np.empty(n + 1), out)
+        assert np.array_equal(out, waterfill_numpy(a, k, p_min))     # the NumPy twin
         assert np.array_equal(out, optimal_isp_probabilities(a, k, p_min=p_min))
+
+
+def test_large_inputs_take_the_numpy_path_with_the_same_numbers():
+    """Above COMPILED_MAX_N weights the solver is the NumPy twin; the port agrees there too."""
+    rng = np.random.default_rng(15)
+    n = COMPILED_MAX_N + 40
+    a = rng.lognormal(0.0, 1.5, n)
+    out = np.empty(n)
+    isp_probabilities(a, n / 7, 0.01, np.empty(n), np.empty(n + 1), out)
+    assert np.array_equal(out, optimal_isp_probabilities(a, n / 7, p_min=0.01))

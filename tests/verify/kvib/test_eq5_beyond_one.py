@@ -25,3 +25,13 @@ def test_holds_and_fails_on_planted_errors(monkeypatch):
                         lambda p, a: real_bound(p, a) * (1.1 if np.allclose(
                             p, p.sum() * a / a.sum()) else 1.0))
     assert _run() == "violated"
+
+
+def test_rival_bounds_are_the_one_row_values():
+    """The rivals' RSP sides, computed as one array, are rsp_bound's numbers bit for bit."""
+    rng = np.random.default_rng(3)
+    for n in (2, 7, 60):
+        a = rng.lognormal(0.0, 1.5, n)
+        rows = rng.uniform(1, 4) * rng.dirichlet(np.ones(n), size=50)
+        assert np.array_equal(sec3._rsp_bounds(rows, a),
+                              [sec3.rsp_bound(r, a) for r in rows])

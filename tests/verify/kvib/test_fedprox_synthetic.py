@@ -28,3 +28,15 @@ def test_gradients_match_the_textbook_formula(clients):
     X = 0.3 * np.random.default_rng(1).standard_normal((idx.size, problem.dim))
     got = problem.client_gradients(X, clients=None if clients == "all" else idx)
     assert np.array_equal(got, _textbook(problem, X, idx))
+
+
+def test_replicated_losses_are_the_copied_rows_losses():
+    """Every client r times in order (the broadcast data) gives the losses of the same
+    rows computed client by client from copied data, bit for bit."""
+    problem = fedprox_synthetic(np.random.default_rng(2), 0.5, 0.5, n_clients=5,
+                                max_samples=300)
+    idx = np.tile(np.arange(problem.n_clients), 4)
+    X = 0.3 * np.random.default_rng(4).standard_normal((idx.size, problem.dim))
+    one_by_one = [problem.client_losses(X[j:j + 1], clients=idx[j:j + 1])[0]
+                  for j in range(idx.size)]
+    assert np.array_equal(problem.client_losses(X, clients=idx), one_by_one)

@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import ttest_1samp
 
-from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
+from flbounds.algorithms.fedavg_sampler import local_updates
 from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.stats import holm
 
 from ..fedprox_synthetic import fedprox_synthetic_split
+from ..fl import side_by_side
 from . import FIG2
 from .panels import LOCAL_STEPS, STEP, K, N, _makers
 
@@ -48,12 +49,11 @@ def _seed_losses(child, n_rounds, cap):
                                                 local_steps=LOCAL_STEPS, step=STEP)
     G = float(np.linalg.norm(z0, axis=1).mean())
     makers = _makers(n_rounds, G)
-    out = {}
-    for (name, make), gen in zip(makers.items(), child.spawn(len(makers)), strict=True):
-        tr = fedavg_sampler(train, make(), gen, n_rounds=n_rounds, local_steps=LOCAL_STEPS,
-                            step=STEP, diagnostics=False)  # only the iterates are read
-        out[name] = float(_test_loss(test, tr.x)[1:].mean())
-    return out
+    traces = side_by_side(train, [make() for make in makers.values()],
+                          child.spawn(len(makers)), n_rounds=n_rounds, local_steps=LOCAL_STEPS,
+                          step=STEP, diagnostics=False)  # only the iterates are read
+    return {name: float(_test_loss(test, tr.x)[1:].mean())
+            for name, tr in zip(makers, traces, strict=True)}
 
 
 @claim("kvib.fig2.test_loss_panel", ref="Fig. 2 (test-loss panel), Sec. 6.1", kind="remark",

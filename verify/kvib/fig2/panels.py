@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms.fedavg_sampler import fedavg_sampler, local_updates
+from flbounds.algorithms.fedavg_sampler import local_updates
 from flbounds.ledger import claim
 from flbounds.sampling import Avare, KVib, Mabs, UniformISP, UniformRSP, Vrb
 
 from ..fedprox_synthetic import fedprox_synthetic
+from ..fl import side_by_side
 from . import FIG2
 from ._paired import compare
 
@@ -46,12 +47,12 @@ def _seed_runs(child, n_rounds, cap):
                                                   local_steps=LOCAL_STEPS, step=STEP)
     G = float(np.linalg.norm(z0, axis=1).mean())
     makers = _makers(n_rounds, G)
-    out = {}
-    for (name, make), gen in zip(makers.items(), child.spawn(len(makers)), strict=True):
-        tr = fedavg_sampler(problem, make(), gen, n_rounds=n_rounds, local_steps=LOCAL_STEPS,
-                            step=STEP, diagnostics="variance")
-        out[name] = (float(np.sum(tr.variance - tr.opt_variance)), float(tr.variance.mean()))
-    return out
+    # every sampler on its own generator, the runs side by side (the traces of one run each)
+    traces = side_by_side(problem, [make() for make in makers.values()],
+                          child.spawn(len(makers)), n_rounds=n_rounds,
+                          local_steps=LOCAL_STEPS, step=STEP, diagnostics="variance")
+    return {name: (float(np.sum(tr.variance - tr.opt_variance)), float(tr.variance.mean()))
+            for name, tr in zip(makers, traces, strict=True)}
 
 
 def _seeds(*, rng, n_seeds, n_rounds, cap):

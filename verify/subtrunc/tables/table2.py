@@ -43,7 +43,7 @@ def _lambda_grid(*, rng, n_seeds, n_rounds, decide):
 def falls_with_lambda(*, rng, cells, n_seeds, n_rounds, decide):
     """Margin rule on the per-seed least-squares change over lam in {0.01, 0.1, 0.25, 0.5,
     0.75, 0.95}. ``inconclusive`` at quick (skipped). Full (seed 0): ``inconclusive`` -
-    synthetic std change -0.16 [-0.35, +0.03] pp (delta 0.039), digits std -0.03 [-0.20,
+    synthetic std change -0.17 [-0.36, +0.02] pp (delta 0.039), digits std -0.03 [-0.20,
     +0.14] (delta 0.020), MAD alike: direction as in Table II, magnitude unresolved. Each
     (dataset, lam) is a cell (:func:`~verify.subtrunc.fairness.trend_cell`)."""
     if not decide:

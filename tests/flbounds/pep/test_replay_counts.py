@@ -126,3 +126,25 @@ def test_bad_counts_name_the_argument(problem):
     with pytest.raises(ValueError, match="mask"):
         run_round(rnd, clients, state, np.array([True, False, False]), None,
                   np.array([1, 1, 0]))
+
+
+def test_the_symmetric_fedavg_witness_replays_count_plans_at_n_100():
+    """One quadratic per class fitted to the symmetric solve, replayed by
+    flbounds.algorithms.fedavg on a count plan per value of the class totals (10 draws, two
+    classes of draw probabilities 1:3)."""
+    from flbounds.pep.symmetric_witness import fedavg_symmetric_witness
+    from flbounds.pep.witness import witness_tolerance
+
+    n = 100
+    groups = [list(range(40)), list(range(40, n))]
+    q = np.r_[np.full(40, 1.0), np.full(60, 3.0)]
+    w = fedavg_symmetric_witness(1.0, 2.0, WithReplacement(q / q.sum(), 10), groups, 2, 0.2)
+    assert w.deviation < 1e-4
+    assert abs(w.witness.replayed - w.witness.pep) <= witness_tolerance(w.witness)
+
+
+def test_the_focus_witness_refuses_counts_by_name():
+    from flbounds.pep.symmetric_witness import focus_symmetric_witness
+
+    with pytest.raises(ValueError, match="participation"):
+        focus_symmetric_witness(1.0, 2.0, PROCESS, [[0, 1, 2]], 1, 0.1, 1.0)

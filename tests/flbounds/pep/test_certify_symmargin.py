@@ -109,17 +109,22 @@ def test_the_margin_check_is_what_keeps_the_bound_valid(no_store):
     assert cert.dual + cert.value_leftover < value - pep.gap_tolerance(value)
 
 
-def test_an_unbounded_feasible_set_gives_no_number(no_store):
-    """V = ||x - x*||^2 with clients not sharing x*: their gradients at x* are free, no
-    multipliers have a margin (module docstring)."""
-    round_, _, _, law = _case("fedavg")
+@pytest.mark.parametrize("name", ["fedavg distance", "scaffold"])
+def test_an_unbounded_feasible_set_gives_no_number(no_store, name):
+    """V = ||x - x*||^2 with clients not sharing x* (their gradients at x* are free), and
+    SCAFFOLD's V with x* not shared (c_i and grad f_i(x*) free together): no multipliers have
+    a margin, since a certificate would prove the feasible set bounded (module docstring)."""
+    _, _, _, law = _case("fedavg")
     setting = pep.Setting(6, 1.0, 2.0)
+    round_, measure = pep.fedavg_round(3, 0.2), pep.distance()
+    if name == "scaffold":
+        round_, measure = pep.scaffold_round(2, 0.1, 6), pep.scaffold_lyapunov(1.0)
 
     def build():
-        return build_symmetric(round_, setting, pep.distance(), law, classes=GROUPS)
+        return build_symmetric(round_, setting, measure, law, classes=GROUPS)
 
     with pytest.raises(sdp.PEPSolveError):
-        certified_symmetric_margin(build, setting, pep.distance(), sigmas=(1e-7,))
+        certified_symmetric_margin(build, setting, measure, sigmas=(1e-7,))
 
 
 def test_where_no_certificate_applies_the_argument_is_named():

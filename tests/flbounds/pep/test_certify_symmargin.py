@@ -1,8 +1,9 @@
 """Margin-certified bounds of symmetric solves (flbounds.pep.certify_symmargin): with every
 solve forced inaccurate the bound still comes out and lies above the accurate value where no
 a-priori bound exists (a minimizer the clients do not share under a heterogeneity budget,
-the smooth class, counts, a proximal step); any multipliers give a bound above the value or
-none; an unbounded feasible set gives no number; bad input names its argument."""
+the smooth class, counts, a proximal step, a measure without bounds); any multipliers give a
+bound above the value or none; an unbounded feasible set gives no number; bad input names
+its argument."""
 
 import math
 
@@ -48,11 +49,14 @@ def _case(name):
     elif name == "prox shared x*":  # a-priori bounds refused (round), the margin instead
         round_, setting, measure = PROX, pep.Setting(6, 1.0, 2.0, common_minimizer=True), \
             pep.distance()
+    elif name == "no bounds":       # shared x*, a measure without Measure.bounds
+        setting = pep.Setting(6, 1.0, 2.0, common_minimizer=True)
+        measure = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2, "no bounds")
     return round_, setting, measure, law
 
 
 @pytest.mark.parametrize("name", ["fedavg", "smooth", "constants", "counts", "prox",
-                                  "prox shared x*"])
+                                  "prox shared x*", "no bounds"])
 def test_a_forced_inaccurate_solve_still_gives_a_bound_above_the_value(no_store, name):
     round_, setting, measure, law = _case(name)
     accurate = pep.worst_case(round_, setting, measure, law, classes=GROUPS)

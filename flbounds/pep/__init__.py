@@ -60,8 +60,9 @@ Clients in symmetry classes (same inclusion probability, aggregation weight and 
 class; :class:`Classes`): ``worst_case(..., classes=...)`` or :func:`worst_case_symmetric`
 solve the same PEP with one representative per class, an SDP whose size does not grow with
 N (:mod:`flbounds.pep.symmetric`, derivation in its docstring; the smooth non-convex class
-included, certified bounds in :mod:`flbounds.pep.certify_symmetric`, sampling with
-replacement in :mod:`flbounds.pep.counts`);
+included, certified bounds in :mod:`flbounds.pep.certify_symmetric` and, without a-priori
+bounds, :mod:`flbounds.pep.certify_symmargin`, sampling with replacement in
+:mod:`flbounds.pep.counts`, replayed by :mod:`flbounds.pep.replay`);
 :func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
 :func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
 and replay it through ``flbounds.algorithms`` at the full N.

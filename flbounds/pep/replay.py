@@ -7,7 +7,10 @@ array whose ``*`` with another vector is the inner product and ``** 2`` the squa
 for PEPit points) and ``f`` a client of a ``flbounds.problems.Quadratic``. So a description
 can be checked against the simulated algorithms of ``flbounds.algorithms`` on every
 participating set (``tests/flbounds/pep/test_replay.py``), and a measure's exact expectation
-on an instance is :func:`expected_measure`, the sum over the law's sets.
+on an instance is :func:`expected_measure`, the sum over the law's sets. A law drawn with
+replacement (:mod:`flbounds.pep.counts`) is replayed over its count vectors: a drawn client
+runs once and enters every aggregate once per draw, as ``flbounds.algorithms.fedavg`` runs a
+count plan (``tests/flbounds/pep/test_replay_counts.py``).
 """
 
 from __future__ import annotations
@@ -104,12 +107,25 @@ def start_state(round_, clients, free):
     return server, own
 
 
-def run_round(round_, clients, state, mask, inclusion=None):
+def run_round(round_, clients, state, mask, inclusion=None, counts=None):
     """One round with participating set ``mask`` (bool, one per client): returns the next
-    ``(server, clients)``. ``inclusion`` (the law's :math:`P(i \\in S)`) is what the unbiased
-    rule divides by; default all ones."""
+    ``(server, clients)``. ``inclusion`` (the law's :math:`P(i \\in S)`, or :math:`E[c_i]`
+    with counts) is what the unbiased rule divides by; default all ones.
+
+    With ``counts`` (one draw count per client, sampling with replacement) the round runs
+    as ``flbounds.algorithms.fedavg`` runs a count plan: a client drawn :math:`c_i \\ge 1`
+    times runs its local update once and every rule weighs it by :math:`c_i`
+    (:mod:`flbounds.pep.counts`); ``mask`` must then be ``counts > 0`` (or None)."""
     server, own = state
+    if counts is not None:
+        counts = np.asarray(counts, dtype=float)
+        if counts.shape != (len(clients),) or not np.all(counts >= 0):
+            raise ValueError(f"counts must be {len(clients)} numbers >= 0, got {counts}")
+        if mask is not None and not np.array_equal(np.asarray(mask, dtype=bool), counts > 0):
+            raise ValueError("mask must be the support of counts (counts > 0)")
+        mask = counts > 0
     mask = np.asarray(mask, dtype=bool)
+    drawn = mask if counts is None else counts
     inclusion = np.ones(mask.size) if inclusion is None else np.asarray(inclusion, float)
     pulled = {k: server[k] for k in round_.pull}
     new_clients, sent = [], []
@@ -123,11 +139,19 @@ def run_round(round_, clients, state, mask, inclusion=None):
             sent.append(None)
     aggregated = {}
     for name, rule in round_.push.items():
-        w = rule.coefficients(mask[None, :], inclusion)[0]
+        w = rule.coefficients(drawn[None, :], inclusion)[0]
         aggregated[name] = sum((float(w[i]) * sent[i][name] for i in np.flatnonzero(mask)), 0)
         if not isinstance(aggregated[name], Vector):  # an empty round aggregates 0
             aggregated[name] = Vector(np.zeros_like(server["x"].v))
     return {**server, **round_.server.update(dict(server), aggregated)}, new_clients
+
+
+def outcomes(law):
+    """``(mask, counts, probability)`` of every outcome of ``law``
+    (:class:`~flbounds.pep.expect.ParticipationLaw`): its sets (``counts`` None) or, drawn
+    with replacement, its count vectors (``mask`` their support)."""
+    for k, prob in enumerate(law.probs):
+        yield law.masks[k], None if law.counts is None else law.counts[k], float(prob)
 
 
 class _State:
@@ -144,17 +168,19 @@ class _State:
 def expected_measure(round_, problem, free, law, measure):
     r"""Exact :math:`E[V(X^+)] / V(X)` of ``measure`` after one round of ``round_`` on the
     quadratic ``problem`` from ``free`` (see :func:`start_state`), over ``law``
-    (:class:`~flbounds.pep.expect.ParticipationLaw`): the sum over its sets."""
+    (:class:`~flbounds.pep.expect.ParticipationLaw`): the sum over its sets, or over its
+    count vectors when it draws with replacement (:func:`run_round` with ``counts``, the
+    rules reading :math:`E[c_i]` in place of the inclusion probabilities)."""
     clients = [QuadraticClient(problem, i) for i in range(problem.n_clients)]
     star = Minimizer(problem, clients)
     state = start_state(round_, clients, free)
     start = measure.value(_State(*state), star)
     total = 0.0
-    for mask, prob in zip(law.masks, law.probs, strict=True):
+    for mask, counts, prob in outcomes(law):
         total += prob * measure.value(_State(*run_round(round_, clients, state, mask,
-                                                        law.inclusion)), star)
+                                                        law.count_means, counts)), star)
     return total / start
 
 
-__all__ = ["Minimizer", "QuadraticClient", "Vector", "expected_measure", "run_round",
-           "start_state"]
+__all__ = ["Minimizer", "QuadraticClient", "Vector", "expected_measure", "outcomes",
+           "run_round", "start_state"]

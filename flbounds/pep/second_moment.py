@@ -54,15 +54,16 @@ def check_setting(round_, setting):
 
 def round_matrices(round_: Round, problem, law):
     """The linear maps :math:`T_S` of one round on the free state of a quadratic ``problem``
-    with :math:`x^\\star = 0` (``b = 0``), one per set of ``law``: columns are the described
-    round (:func:`flbounds.pep.replay.run_round`) run from the basis states.
+    with :math:`x^\\star = 0` (``b = 0``), one per set of ``law`` (or count vector, drawn with
+    replacement): columns are the described round
+    (:func:`flbounds.pep.replay.run_round`) run from the basis states.
 
     Returns
     -------
     (K, n, n) array
         With :math:`n` = (free server points + N free client points) times the dimension.
     """
-    from .replay import QuadraticClient, run_round, start_state
+    from .replay import QuadraticClient, outcomes, run_round, start_state
 
     server, own = free_points(round_)
     n, d = problem.n_clients, problem.dim
@@ -84,8 +85,9 @@ def round_matrices(round_: Round, problem, law):
     out = np.empty((law.probs.size, size, size))
     for j, basis in enumerate(np.eye(size)):
         start = start_state(round_, clients, unpack(basis))
-        for s, mask in enumerate(law.masks):
-            out[s, :, j] = pack(run_round(round_, clients, start, mask, law.inclusion))
+        for s, (mask, counts, _) in enumerate(outcomes(law)):
+            out[s, :, j] = pack(run_round(round_, clients, start, mask, law.count_means,
+                                          counts))
     return out
 
 
@@ -170,7 +172,8 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
     setting : Setting
         Clients sharing :math:`x^\\star` (or identical), smooth strongly convex.
     participation : None, bool vector, process or sampler
-        See :func:`flbounds.pep.expect.law_of` (exact expectation).
+        See :func:`flbounds.pep.expect.law_of` (exact expectation; counts drawn with
+        replacement included, replayed as :func:`flbounds.pep.replay.run_round` runs them).
     measure : Measure, optional
         A one-run measure whose one-round worst case over quadratics is fitted.
 
@@ -186,9 +189,6 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
 
     check_setting(round_, setting)
     law = law_of(participation, setting.n_clients)
-    if law.counts is not None:      # the replayed rounds take sets (run_round's masks)
-        raise ValueError("participation: the replayed witness takes participating sets, not "
-                         "counts drawn with replacement")
     best, where = -np.inf, ()
     for lam in _curvatures(setting):
         problem = Quadratic(np.asarray(lam, float)[:, None, None],

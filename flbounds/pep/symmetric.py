@@ -104,8 +104,10 @@ conditions are those of every client of the class.
 Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
 add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
 refused. A certified upper bound, valid whatever the solver's accuracy, is rebuilt from the
-reduced solve's multipliers when the clients share :math:`x^\star` and the measure bounds
-the start (:mod:`.certify_symmetric`). The tests compare the reduced SDP with
+reduced solve's multipliers for every one-run measure outside the quadratic class: from
+a-priori bounds when the clients share :math:`x^\star` and the measure bounds the start
+(:mod:`.certify_symmetric`), else with a margin (:mod:`.certify_symmargin`, which derives
+why two runs have none). The tests compare the reduced SDP with
 :func:`.engine.worst_case` at N = 2..8; in the built-in rounds with their built-in measures
 the deviation blocks vanish at the optimum (the worst case has identical clients within a
 class), and a measure that budgets the clients' heterogeneity, :math:`\|x - x^\star\|^2 +
@@ -337,10 +339,12 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         A printed rate to report beside the worst case.
     certified : bool
         Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
-        solver's multipliers (:mod:`.certify_symmetric`; status ``certified (...)``, ``gap``
-        the bracket width). Needs a one-run measure with ``bounds``, clients sharing
-        :math:`x^\star`, a class without extra LMIs. Without it, that bound is still the
-        fallback when no solve is accurate and those conditions hold.
+        solver's multipliers (status ``certified (...)``, ``gap`` the bracket width): from
+        a-priori bounds (:mod:`.certify_symmetric`) for a measure with ``bounds`` and
+        clients sharing :math:`x^\star`, else from multipliers with a margin
+        (:mod:`.certify_symmargin`: any one-run measure whose feasible set is bounded). Not
+        for two runs or the quadratic class. Without it, that bound is still the fallback
+        when no solve is accurate.
 
     Returns
     -------
@@ -357,17 +361,17 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     PEPSolveError
         When no solver returns an accurate solve.
     """
-    from .certify_symmetric import certifiable_symmetric, certified_symmetric
+    from .certify_symmargin import certified_reduced, reduced_certifiable
 
     def build():
         return build_symmetric(round_, setting, measure, participation, classes=classes)
 
     if certified:
-        info, parts = certified_symmetric(build, setting, measure)
+        info, parts = certified_reduced(build, setting, measure)
     else:
         problem, parts = build()
-        fallback = (lambda: certified_symmetric(build, setting, measure)[0]) \
-            if certifiable_symmetric(setting, measure) else None
+        fallback = (lambda: certified_reduced(build, setting, measure)[0]) \
+            if reduced_certifiable(setting, measure) else None
         info = solve_first([(lambda: problem, 1.0)], certified=fallback)
     law = parts["law"]
     return make_result(info, printed=printed, metric=measure.label, params=dict(

@@ -90,12 +90,22 @@ def _rebuild(round_, measure, mu, L, participation, classes):
 
 
 def _sets(law, groups, n):
-    """One participating set per value of the class counts, with its probability."""
+    """One plan row per value of the class counts, with its probability: the first k_c
+    clients of class c participate; drawn with replacement (a class law of totals
+    :math:`M_c`), the first client of class c is drawn :math:`M_c` times (a count plan of
+    ``flbounds.algorithms.fedavg``). The clients of a class are identical, so the round's
+    outcome depends on the class counts only, whichever clients carry them."""
+    from .classcounts import CountClassLaw
+
+    drawn = isinstance(law, CountClassLaw)
     for counts, prob in zip(law.counts.astype(int), law.probs, strict=True):
-        mask = np.zeros(n, dtype=bool)
+        row = np.zeros(n, dtype=np.int64 if drawn else bool)
         for group, k in zip(groups.groups, counts, strict=True):
-            mask[list(group[:k])] = True
-        yield mask, prob
+            if drawn:
+                row[group[0]] = k
+            else:
+                row[list(group[:k])] = True
+        yield row, prob
 
 
 def _mean_point(point, space):
@@ -115,7 +125,9 @@ def fedavg_symmetric_witness(mu, L, participation, classes, local_steps, step) -
         each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
         :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
-        Exchangeable within each class (:func:`~flbounds.pep.classlaw.class_law`), N clients.
+        Exchangeable within each class (:func:`~flbounds.pep.classlaw.class_law`), N clients,
+        or drawing with replacement with one draw probability per class (replayed as count
+        plans).
     classes : partition of the N clients
     local_steps : int
     step : float
@@ -163,7 +175,8 @@ def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
         each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
         :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
-        Exchangeable within each class, N clients.
+        Exchangeable within each class, N clients (not drawn with replacement:
+        ``flbounds.algorithms.focus`` runs participation masks only).
     classes : partition of the N clients
     local_steps : int
     step : float
@@ -173,14 +186,23 @@ def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
     Returns
     -------
     ScaledWitness
+
+    Raises
+    ------
+    ValueError
+        Naming ``participation`` for a law drawn with replacement.
     """
     import time
 
     from flbounds.algorithms import FocusState, focus
     from flbounds.problems import Quadratic
 
+    from .counts import draws_of
     from .described import focus_lyapunov, focus_round
 
+    if draws_of(participation) is not None:
+        raise ValueError("participation: flbounds.algorithms.focus runs participation masks, "
+                         "not counts drawn with replacement")
     c = float(consensus_weight)
     info, parts, per_class, residual, deviation = _rebuild(
         focus_round(local_steps, step), focus_lyapunov(c), mu, L, participation, classes)

@@ -166,6 +166,4 @@ def test_bad_input_names_its_argument():
         law_of(WithReplacement(np.full(40, 1 / 40), 12), 40)
     with pytest.raises(ValueError, match="participation"):    # counts are not sets
         class_law(process, classes_of(groups, 4))
-    with pytest.raises(ValueError, match="participation"):    # the replay runs sets
-        pep.witness_rate(pep.fedavg_round(1, 0.2), setting, process)
     assert count_class_law(process, classes_of(groups, 4)).counts.shape[0] <= MAX_COUNT_VECTORS

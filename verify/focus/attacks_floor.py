@@ -83,7 +83,8 @@ def _checkpoint_ratio(problem, proc, step, offset, observable, rate, floor):
     """max over checkpoints r >= 1 of (mean - 5 SE)/(rate^r start + floor)."""
     x0 = problem.x_star + offset
     curves, _ = _curves(problem, proc, np.random.default_rng(MC_SEED), step=step, sigma=SIGMA,
-                        n_runs=N_RUNS, n_rounds=N_ROUNDS, x0=x0, observable=observable)
+                        n_runs=N_RUNS, n_rounds=N_ROUNDS, x0=x0, observable=observable,
+                        noiseless_curve=False)
     stats = mc_mean(curves[:, ::EVERY])
     rounds = np.arange(0, N_ROUNDS + 1, EVERY)
     start = float(observable(problem, x0[None])[0])

@@ -22,6 +22,7 @@ from flbounds.stats import mc_mean
 from .instances import thm1b_step, thm1c_step
 from .thm1 import thm1b, thm1c
 from .thm1.rates import TAU, hypotheses_instance
+from .thm6 import full_gradients
 
 MC_SEED = 20261129
 N_MAX, N_RUNS, N_ROUNDS, K_SE = 16, 10, 400, 5.0
@@ -109,7 +110,7 @@ def nonconvex_rate(*, n, p, rho, step_frac, x0, seed):
     for k, child in enumerate(rng.spawn(C_RUNS)):
         xs = focus(problem, proc.plan(child, C_ROUNDS), step=step, local_steps=TAU, x0=start,
                    init="gradient").x[:C_ROUNDS]
-        sq[k] = float(np.mean([np.sum(problem.gradient(x) ** 2) for x in xs]))
+        sq[k] = float(np.mean(np.sum(full_gradients(problem, xs) ** 2, axis=1)))
     stats = mc_mean(sq)
     bound = thm1c(L=problem.L, p=np.asarray(p)[:n], tau=TAU, R=C_ROUNDS,
                   gap0=problem.loss(start), step=step)

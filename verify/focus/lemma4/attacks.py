@@ -20,7 +20,7 @@ from ..classes import (
     EXACT_CLASSES,
     N_CLASSES,
     class_round,
-    expect,
+    expect_batched,
     fixed_classes,
 )
 from ..instances import lemma4_step
@@ -33,6 +33,7 @@ from ..one_round import (
     attack_round,
     fixed_round,
 )
+from ..thm6 import full_gradients
 from . import lemma4_rhs
 from .corrected import corrected_constant, near_worst_instance, printed_constant
 from .counterexample import lemma4_instance, lemma4_sides
@@ -138,9 +139,9 @@ def class_round_sides(inst, constant):
     per-class counts, the library's FOCUS round, Lemma 4's step x step_frac."""
     problem, masks, probs, q, step, st = class_round(inst, _class_step)
     q_min, n = float(q.min()), problem.n_clients
-    lhs, grad = expect(problem, st, masks, probs, step, inst["tau"],
-                       [lambda s: s.consensus_error(),
-                        lambda s: float(np.sum(problem.gradient(s.x) ** 2))])
+    lhs, grad = expect_batched(problem, st, masks, probs, step, inst["tau"],
+                               [lambda s: s.consensus_error(),
+                                lambda s: np.sum(full_gradients(problem, s.x) ** 2, axis=1)])
     rhs = lemma4_rhs(q_min=q_min, n=n, step=step, consensus=st.consensus_error(), grad=grad,
                      constant=constant(q_min, n))
     return lhs, rhs

@@ -16,7 +16,7 @@ from ..classes import (
     class_round,
     class_sizes,
     expand,
-    expect,
+    expect_batched,
     fixed_classes,
 )
 from ..instances import thm1a_step_printed
@@ -89,17 +89,26 @@ def _p(inst) -> np.ndarray:
     return expand(inst["p"], class_sizes(inst))
 
 
-def _psi(problem, state, weight) -> float:
-    r"""The proof's Lyapunov function :math:`\|x - x^*\|^2 + c\sum_i\|x - z_i\|^2`."""
+def _psi(problem, state, weight):
+    r"""The proof's Lyapunov function :math:`\|x - x^*\|^2 + c\sum_i\|x - z_i\|^2` of a state,
+    or of every state of a :class:`~..instances.RoundOutcomes` (an array)."""
+    if np.ndim(state.x) == 2:
+        return (np.sum((state.x - problem.x_star) ** 2, axis=1)
+                + weight * np.sum((state.x[:, None, :] - state.models) ** 2, axis=(1, 2)))
     return float(np.sum((state.x - problem.x_star) ** 2)
                  + weight * np.sum((state.x - state.models) ** 2))
 
 
-def _phi(problem, state, weight) -> float:
-    r""":math:`F(x) - F^* + c\sum_i\|x - z_i\|^2` (Theorem 1(b)'s proof, E.6)."""
+def _phi(problem, state, weight):
+    r""":math:`F(x) - F^* + c\sum_i\|x - z_i\|^2` (Theorem 1(b)'s proof, E.6), of a state or
+    of every state of a :class:`~..instances.RoundOutcomes`."""
+    hess = problem.A.mean(axis=0)
+    if np.ndim(state.x) == 2:
+        e = state.x - problem.x_star
+        return (0.5 * np.einsum("mp,pq,mq->m", e, hess, e)
+                + weight * np.sum((state.x[:, None, :] - state.models) ** 2, axis=(1, 2)))
     e = state.x - problem.x_star
-    return float(0.5 * e @ problem.A.mean(axis=0) @ e
-                 + weight * np.sum((state.x - state.models) ** 2))
+    return float(0.5 * e @ hess @ e + weight * np.sum((state.x - state.models) ** 2))
 
 
 @attack_surface("focus.thm1a.mc_below_bound", space=CLASS_SPACE, fixed=_fixed_thm1,
@@ -114,8 +123,8 @@ def thm1a_one_round(**inst):
     problem, masks, probs, _, step, state = class_round(inst, _step_1a)
     mu, n = float(problem.client_mu.min()), problem.n_clients
     weight = thm1a_lyapunov_weight(mu, problem.L, n, step)
-    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
-                      [lambda s: _psi(problem, s, weight)])
+    (after,) = expect_batched(problem, state, masks, probs, step, inst["tau"],
+                              [lambda s: _psi(problem, s, weight)])
     rate = thm1a(mu=mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
     return after / (rate * _psi(problem, state, weight))
 
@@ -132,8 +141,8 @@ def thm1b_one_round(**inst):
     """E[Phi_{r+1} | state] over (1 - eta beta N) Phi_r: the contraction Thm 1(b) rests on."""
     problem, masks, probs, _, step, state = class_round(inst, _step_1b)
     weight = thm1b_consensus_weight(problem.L, step)
-    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
-                      [lambda s: _phi(problem, s, weight)])
+    (after,) = expect_batched(problem, state, masks, probs, step, inst["tau"],
+                              [lambda s: _phi(problem, s, weight)])
     rate = thm1b(beta=problem.mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
     return after / (rate * _phi(problem, state, weight))
 
@@ -158,7 +167,7 @@ def thm1b_repaired_round(**inst):
     """E[Phi_{r+1} | state] over (1 - eta beta N/4) Phi_r: the repaired proof's contraction."""
     problem, masks, probs, _, step, state = class_round(inst, _step_repaired)
     weight = thm1b_consensus_weight(problem.L, step)
-    (after,) = expect(problem, state, masks, probs, step, inst["tau"],
-                      [lambda s: _phi(problem, s, weight)])
+    (after,) = expect_batched(problem, state, masks, probs, step, inst["tau"],
+                              [lambda s: _phi(problem, s, weight)])
     rate = thm1b_repaired(beta=problem.mu, L=problem.L, p=_p(inst), tau=inst["tau"], step=step)
     return after / (rate * _phi(problem, state, weight))

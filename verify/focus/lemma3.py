@@ -113,7 +113,9 @@ def descent(*, rng, n_states, taus, n_steps):
 
 @attack_surface("focus.lemma3.descent", space=ROUND_SPACE, fixed=fixed_round,
                 instance=lambda **inst: round_instance(inst, _attack_step),
-                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
+                # convergence record (budget 5000, seeds 0/1): best 0.999807/0.999827;
+                # within 1e-3 of it by evaluation 20/18, so a budget >= 40 finds it
+                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200, "full": 200},
                 note="step = step_frac x Lemma 3's own bound; states reachable (stored "
                      "gradients at the client models)")
 def lemma3(**inst):

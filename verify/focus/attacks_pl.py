@@ -22,6 +22,7 @@ from flbounds.stats import mc_mean
 from .instances import thm1b_step, thm1c_step
 from .thm1 import thm1b, thm1c
 from .thm1.rates import TAU, hypotheses_instance
+from .thm6 import full_gradients
 
 MC_SEED = 20261129
 N_MAX, N_RUNS, N_ROUNDS, K_SE = 16, 10, 400, 5.0
@@ -47,7 +48,9 @@ def _instance(*, n, c, p, step_frac, x0):
                        "step_frac": Box(0.05, 1.2), "x0": Box(-4, 4)},
                 instance=_instance, tolerance=0.0,
                 tolerance_why="none beyond the ratio itself: the mean's lower 5-SE limit",
-                budget={"quick": 60, "full": 300},
+                # convergence record (budget 300, seeds 0/1): best 0.99999987/0.99999993;
+                # within 1e-3 of it by evaluation 1/1, so a budget >= 2 finds it (60: as quick)
+                budget={"quick": 60, "full": 60},
                 fixed=[{"n": 4, "c": np.resize([1.5, -0.5, 0.5, -1.5], N_MAX),
                         "p": np.resize([0.3, 0.5, 0.7, 0.9], N_MAX), "step_frac": 1.0,
                         "x0": 2.0}],
@@ -92,6 +95,8 @@ def _c_instance(**point):
                        "x0": Box(-3, 3, shape=3), "seed": Integers(0, 10**6)},
                 instance=_c_instance, tolerance=0.0,
                 tolerance_why="none beyond the ratio itself: the mean's lower 5-SE limit",
+                # convergence record (budget 100, seeds 0/1): best 0.119647/0.114993; within 1e-3 of
+                # it by evaluation 44/58 (2x: 116): the budget stays
                 budget={"quick": 20, "full": 100},
                 fixed=[{"n": 4, "p": np.resize([0.3, 0.5, 0.7, 0.9], N_MAX), "rho": 0.5,
                         "step_frac": 1.0, "x0": np.full(3, 0.5), "seed": 0}],
@@ -109,7 +114,7 @@ def nonconvex_rate(*, n, p, rho, step_frac, x0, seed):
     for k, child in enumerate(rng.spawn(C_RUNS)):
         xs = focus(problem, proc.plan(child, C_ROUNDS), step=step, local_steps=TAU, x0=start,
                    init="gradient").x[:C_ROUNDS]
-        sq[k] = float(np.mean([np.sum(problem.gradient(x) ** 2) for x in xs]))
+        sq[k] = float(np.mean(np.sum(full_gradients(problem, xs) ** 2, axis=1)))
     stats = mc_mean(sq)
     bound = thm1c(L=problem.L, p=np.asarray(p)[:n], tau=TAU, R=C_ROUNDS,
                   gap0=problem.loss(start), step=step)

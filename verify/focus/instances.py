@@ -117,3 +117,72 @@ def focus_round(problem, state, mask, step, local_steps, noise=None):
         trace = sg_focus(problem, plan, np.asarray(noise)[None], step=step,
                          local_steps=local_steps, start=start)
     return RoundState(trace.x[1], state.x, trace.y[1], trace.g, trace.models)
+
+
+class RoundOutcomes:
+    """The next states of one FOCUS round from one state, one per participation mask, as
+    arrays: server models ``x`` (M, d) after the server step, the server model before it
+    ``x_prev`` (d,) (the state's ``x``), the client models ``models`` (M, N, d) where the
+    stored gradients now sit, and the trackers ``y`` (M, d) when known. Row m is
+    :func:`focus_round`'s state for ``masks[m]``."""
+
+    def __init__(self, x, x_prev, models, y=None):
+        self.x, self.x_prev, self.models, self.y = x, x_prev, models, y
+
+    def consensus_error(self) -> np.ndarray:
+        """:meth:`RoundState.consensus_error` of every next state, shape (M,)."""
+        return (np.sum((self.x - self.x_prev) ** 2, axis=1)
+                + np.sum((self.x[:, None, :] - self.models) ** 2, axis=(1, 2)))
+
+    def spread(self) -> np.ndarray:
+        r""":math:`\sum_i\|x - z_i\|^2` of every next state, shape (M,)."""
+        return np.sum((self.x[:, None, :] - self.models) ** 2, axis=(1, 2))
+
+
+def focus_round_outcomes(problem, state, masks, step, local_steps, noise=None) -> RoundOutcomes:
+    """:func:`focus_round` for every mask of ``masks`` (M, N) from one library run.
+
+    A client's local phase depends on the state and its own data only, not on who else
+    joins: one round of :func:`~flbounds.algorithms.focus` (or ``sg_focus`` with ``noise``)
+    in which every client participates gives each client's new model and push
+    :math:`v_i = h_i - g_i`; the round with participants S then has
+    :math:`y = y_{old} + \\sum_{i\\in S} v_i` (summed in client order, as the library does)
+    and :math:`x = x_{old} - \\eta y`, and non-participants keep their models.
+    """
+    masks = np.asarray(masks, dtype=bool)
+    full = focus_round(problem, state, np.ones(problem.n_clients, dtype=bool), step,
+                       local_steps, noise)
+    pushes = full.g - state.g
+    y = np.empty((masks.shape[0], problem.dim))
+    y[:] = state.y
+    for i in range(problem.n_clients):
+        y += np.where(masks[:, i, None], pushes[i], 0.0)
+    x = state.x - step * y
+    models = np.where(masks[:, :, None], full.models, state.models)
+    return RoundOutcomes(x, state.x, models, y)
+
+
+def point_key(inst) -> tuple:
+    """A hashable key of a point's values (names, dtypes, shapes and bytes)."""
+    key = []
+    for name in sorted(inst):
+        value = np.asarray(inst[name])
+        key.append((name, value.dtype.str, value.shape, value.tobytes()))
+    return tuple(key)
+
+
+def memo_last(func):
+    """Remember ``func(inst, rule)``'s last few results by the point's values and the rule: a
+    point's predicates (``instance=``) and its ratio build the same round, once."""
+    cache: dict = {}
+
+    def wrapper(inst, rule):
+        key = (point_key(inst), rule)
+        if key not in cache:
+            if len(cache) >= 4:
+                cache.pop(next(iter(cache)))
+            cache[key] = func(inst, rule)
+        return cache[key]
+
+    wrapper.__doc__, wrapper.__name__, wrapper.__wrapped__ = func.__doc__, func.__name__, func
+    return wrapper

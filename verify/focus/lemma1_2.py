@@ -116,6 +116,18 @@ def local_models(problem, x_start, *, step, local_steps):
     return out
 
 
+def local_models_together(problem, x_start, *, step, local_steps):
+    """:func:`local_models` with every client's local GD step in one library call per step
+    (:meth:`client_gradients` of all clients at their models): the same local steps
+    :math:`z \\leftarrow z - \\eta\\nabla f_i(z)`, shape (local_steps + 1, N, d)."""
+    n = problem.n_clients
+    out = np.empty((local_steps + 1, n, problem.dim))
+    out[0] = x_start
+    for t in range(local_steps):
+        out[t + 1] = out[t] - step * problem.client_gradients(out[t])
+    return out
+
+
 def _weighted_consensus(q, models):
     """sum_i q_i ||q'X - x_i||^2 for each phase: models (T, N, d) -> (T,)."""
     mean = np.einsum("i,tid->td", q, models)

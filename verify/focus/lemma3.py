@@ -21,6 +21,7 @@ from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 
 from ..predicates import at_most, inv
 from .assumptions import a1, a2, a3, constants
+from .classes import expect_batched
 from .instances import lemma3_step, thm1a_step_printed
 from .one_round import (
     EXACT,
@@ -112,15 +113,17 @@ def descent(*, rng, n_states, taus, n_steps):
 
 @attack_surface("focus.lemma3.descent", space=ROUND_SPACE, fixed=fixed_round,
                 instance=lambda **inst: round_instance(inst, _attack_step),
-                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200},
+                # convergence record (budget 5000, seeds 0/1): best 0.999807/0.999827;
+                # within 1e-3 of it by evaluation 20/18, so a budget >= 40 finds it
+                tolerance=ROUNDING, tolerance_why=EXACT, budget={"quick": 200, "full": 200},
                 note="step = step_frac x Lemma 3's own bound; states reachable (stored "
                      "gradients at the client models)")
 def lemma3(**inst):
     """E_r||x_{r+1} - x*||^2 over Lemma 3's right side (eq. (87))."""
     problem, masks, probs, _, step, st = attack_round(inst, _attack_step)
     mu, L, n, tau = float(problem.client_mu.min()), problem.L, N, inst["tau"]
-    lhs = _expect(problem, st, masks, probs, step, tau,
-                  lambda s: float(np.sum((s.x - problem.x_star) ** 2)))
+    (lhs,) = expect_batched(problem, st, masks, probs, step, tau,
+                            [lambda s: np.sum((s.x - problem.x_star) ** 2, axis=1)])
     dist = float(np.sum((st.x - problem.x_star) ** 2))
     gap = problem.loss(st.x) - problem.F_star
     rhs = lemma3_rhs(mu=mu, L=L, n=n, step=step, dist=dist, gap=gap,

@@ -18,7 +18,7 @@ from flbounds.falsify import SPD, Box, Integers
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic, random_quadratics
 
-from .instances import consistent_state, focus_round
+from .instances import consistent_state, focus_round, memo_last
 
 P_LEMMA = np.array([0.3, 0.5, 0.7, 0.9])
 ROUNDING = 1e-12
@@ -73,8 +73,10 @@ def fixed_round():
              "spread": np.eye(N, D), "spread_scale": 1.0}]
 
 
+@memo_last
 def attack_round(inst, step_rule):
-    """Problem, process, sets, step and a consistent round state of one instance."""
+    """Problem, process, sets, step and a consistent round state of one instance (remembered
+    for the last points, :func:`~.instances.memo_last`: the callers never modify it)."""
     problem = Quadratic(np.stack([inst[f"A{i}"] for i in range(N)]), inst["b"])
     proc = Bernoulli(inst["p"])
     masks, probs = subset_distribution(proc)

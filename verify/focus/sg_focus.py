@@ -152,9 +152,10 @@ def _optimality_gap(problem, xs):
 
 
 def _curves(problem, proc, rng, *, step, sigma, n_runs, n_rounds, x0,
-            observable=_squared_distance):
+            observable=_squared_distance, noiseless_curve=True):
     """Per-run curves of the observable (independent plans and noise, one child per run) and
-    the noiseless curve on the first run's plan."""
+    the noiseless curve on the first run's plan (None with ``noiseless_curve=False``: the
+    runs are the same, one FOCUS run fewer)."""
     n, d = problem.n_clients, problem.dim
     curves = np.empty((n_runs, n_rounds + 1))
     noiseless = None
@@ -164,7 +165,7 @@ def _curves(problem, proc, rng, *, step, sigma, n_runs, n_rounds, x0,
         xs = sg_focus(problem, plan, noise, step=step, local_steps=TAU, x0=x0,
                       init="gradient").x
         curves[k] = observable(problem, xs)
-        if k == 0:
+        if k == 0 and noiseless_curve:
             noiseless = observable(problem, focus(problem, plan, step=step, local_steps=TAU,
                                                   x0=x0, init="gradient").x)
     return curves, noiseless

@@ -23,6 +23,11 @@ setting gives an accurate solve (FOCUS at p_min <= 0.3, N >= 5), :mod:`.certify`
 solver's multipliers into a rigorous upper bound instead. :func:`accurate` is the one
 acceptance test (replace it to make every solve count as inaccurate).
 
+Path. Clarabel is called on the conic form of PEPit's constraints (:mod:`.conic`: the data
+cvxpy would send it, written without cvxpy's canonicalisation, which cost more than the solve
+itself on the grids' small SDPs); problems with extra LMIs and the options
+``interface="cvxpy"`` go through cvxpy, and so does SCS.
+
 Scale. The PEPs are homogeneous (points times a, function values times a^2 keep every class),
 so bounding the initial condition by s instead of 1 multiplies the optimal value by s. The
 solvers' absolute tolerances and regularisation are not scale free: on SAFARI's non-convex
@@ -38,7 +43,7 @@ there, keyed by :func:`solve_key` (a digest of the SDP as it is sent to the solv
 constraint's coefficients, the LMIs, the scale, the solver settings and acceptance bounds,
 the versions of PEPit, cvxpy and the solvers), and returns the stored :class:`SolveInfo` for
 an SDP already solved, by any claim, without calling a solver. Unset, nothing is stored.
-Clarabel and SCS through cvxpy take no cheap warm start, so none is attempted.
+No warm start is attempted (an interior-point method gains little from one).
 """
 
 from __future__ import annotations
@@ -152,32 +157,11 @@ def dual_residual(problem) -> float:
     their multipliers does not close (1.3 left over on an exact FOCUS instance whose dual and
     primal agree to 3e-9), so those are accepted on status and gap alone.
     """
-    import numpy as np
-    from PEPit import Point
-    from PEPit.tools.dict_operations import prune_dict, symmetrize_dict
+    from .conic import residual
 
     if problem._list_of_psd_sent_to_wrapper:
         return 0.0
-    leaves = Point.list_of_leaf_points
-    slack = np.asarray(problem.residual, dtype=float)
-    combination = -np.dot(leaves, np.dot(slack, leaves)) if leaves else 0.0
-    negative = 0.0
-    for constraint in problem._list_of_prepared_constraints:
-        lam = float(constraint.eval_dual())
-        combination = combination + lam * constraint.expression
-        if constraint.equality_or_inequality == "inequality" and lam < 0:
-            negative += -lam * abs(float(constraint.eval()))
-    left = prune_dict(symmetrize_dict((problem.objective - combination).decomposition_dict))
-    leftover = sum(abs(c) * abs(_entry_value(k)) for k, c in left.items() if k != 1)
-    min_eig = float(np.min(np.linalg.eigvalsh(slack))) if slack.size else 0.0
-    return float(leftover + max(0.0, -min_eig) * float(np.trace(problem.G_value)) + negative)
-
-
-def _entry_value(key):
-    """Value at the primal solution of one key of an expression's decomposition."""
-    if isinstance(key, tuple):
-        return float(key[0].eval() @ key[1].eval())
-    return float(key.eval())
+    return residual(problem)
 
 
 def attempts(problem, solvers, failures):
@@ -192,11 +176,25 @@ def attempts(problem, solvers, failures):
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")
-                dual = problem.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
+                dual = _run(problem, name, options)
         except Exception as exc:  # cvxpy raises SolverError, PEPit may fail on None values
             failures.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         yield name, dual, str(problem.wrapper.prob.status), time.perf_counter() - start
+
+
+def _run(problem, name, options):
+    """One solve: Clarabel on the problem's conic form (:mod:`.conic`), through cvxpy when
+    the options say ``interface="cvxpy"`` or the form has extra LMIs; SCS through cvxpy."""
+    from .conic import NotConic, solve_clarabel
+
+    options = dict(options)
+    if name == "CLARABEL" and options.pop("interface", "direct") == "direct":
+        try:
+            return solve_clarabel(problem, options)
+        except NotConic:
+            pass
+    return problem.solve(wrapper="cvxpy", solver=name, verbose=0, **options)
 
 
 def solve(problem, *, scale=1.0, solvers=None, reuse=True) -> SolveInfo:

@@ -247,7 +247,8 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
         class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
-        same value; ``certified`` as there, :mod:`.certify_symmetric`).
+        same value; ``certified`` as there: :mod:`.certify_symmetric`, or
+        :mod:`.certify_symmargin` where no a-priori bound applies).
 
     Returns
     -------

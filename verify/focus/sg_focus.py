@@ -161,7 +161,8 @@ def _curves(problem, proc, rng, *, step, sigma, n_runs, n_rounds, x0,
     noiseless = None
     for k, child in enumerate(rng.spawn(n_runs)):
         plan = proc.plan(child, n_rounds)
-        noise = sigma / np.sqrt(d) * child.standard_normal((n_rounds, n, TAU, d))
+        noise = child.standard_normal((n_rounds, n, TAU, d))
+        noise *= sigma / np.sqrt(d)     # in place: the same products, no second array
         xs = sg_focus(problem, plan, noise, step=step, local_steps=TAU, x0=x0,
                       init="gradient").x
         curves[k] = observable(problem, xs)

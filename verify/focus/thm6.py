@@ -102,7 +102,8 @@ def _averaged_grad_sq(problem, process, rng, *, step, n_runs, n_rounds, x0):
     out = np.empty(n_runs)
     for k, child in enumerate(rng.spawn(n_runs)):
         plan = process.plan(child, n_rounds)
-        noise = SIGMA / np.sqrt(d) * child.standard_normal((n_rounds, n, TAU, d))
+        noise = child.standard_normal((n_rounds, n, TAU, d))
+        noise *= SIGMA / np.sqrt(d)     # in place: the same products, no second array
         xs = sg_focus(problem, plan, noise, step=step, local_steps=TAU, x0=x0).x[:n_rounds]
         out[k] = float(np.mean(np.sum(full_gradients(problem, xs) ** 2, axis=1)))
     return out

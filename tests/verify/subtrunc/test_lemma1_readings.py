@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import verify.subtrunc.lemma1 as lemma1
+import verify.subtrunc.lemma1_norm as lemma1_norm
 from flbounds.ledger import get
 
 CLAIM = "subtrunc.lemma1.norm_reading"
@@ -44,29 +45,29 @@ def test_the_witness_breaks_eq27_and_matches_its_numpy_twin():
 
 @pytest.mark.parametrize("n_clients, norm_v", [(3, 32.0), (3, 50.0), (4, 10.0), (16, 1e3)])
 def test_the_round_matches_the_twin_and_the_closed_form(n_clients, norm_v):
-    out = lemma1.norm_witness(n_clients, norm_v)
+    out = lemma1_norm.norm_witness(n_clients, norm_v)
     lhs, rhs = twin(n_clients, norm_v)
     assert out["lhs"] == pytest.approx(lhs, rel=1e-13)
     assert out["rhs"] == pytest.approx(rhs, rel=1e-13)
-    exact = lemma1.norm_family_exact(n_clients, norm_v, out["gamma"])
+    exact = lemma1_norm.norm_family_exact(n_clients, norm_v, out["gamma"])
     assert out["lhs"] == pytest.approx(float(exact[0]), rel=1e-13)
     assert out["rhs"] == pytest.approx(float(exact[1]), rel=1e-13)
 
 
 def test_the_ratio_tends_to_22_21_and_two_clients_never_break_it():
     """lhs/rhs = 22 s/(21 s + 32) at n = 3; its limit 2(n + 8)/21 is below 1 at n = 2."""
-    far = lemma1.norm_witness(3, 1e7)
+    far = lemma1_norm.norm_witness(3, 1e7)
     assert far["lhs"] / far["rhs"] == pytest.approx(22 / 21, rel=1e-6)
     assert far["lhs"] / far["rhs"] < 22 / 21
-    at_threshold = lemma1.norm_family_exact(3, 32.0, 32.0)
+    at_threshold = lemma1_norm.norm_family_exact(3, 32.0, 32.0)
     assert at_threshold[0] == at_threshold[1]
     for s in (10.0, 1e3, 1e7):
-        two = lemma1.norm_witness(2, s)
+        two = lemma1_norm.norm_witness(2, s)
         assert two["lhs"] < two["rhs"]
 
 
 def test_the_instance_meets_every_hypothesis_of_the_part():
-    inst = lemma1.norm_witness(3, 33.0)["instance"]
+    inst = lemma1_norm.norm_witness(3, 33.0)["instance"]
     values = lemma1.LEMMA1.evaluate(inst, parts=["eq27_norm"])
     names = {label.split(":")[0] for label in values}
     assert names == {"A1", "A2", "A3_norm", "noise", "step"}
@@ -81,7 +82,7 @@ def test_the_instance_meets_every_hypothesis_of_the_part():
 
 def test_the_other_reading_planted_as_gamma_turns_the_claim_to_holds(monkeypatch):
     """gamma = max ||b||^2 (the squared reading's value) instead of max ||b||: 22/53."""
-    monkeypatch.setattr(lemma1, "norm_gamma", lambda norms: float(np.max(norms)) ** 2)
+    monkeypatch.setattr(lemma1_norm, "norm_gamma", lambda norms: float(np.max(norms)) ** 2)
     row = get(CLAIM).check(seed=0)
     assert row.verdict == "holds"
     assert row.details["ratio"] == pytest.approx(22 / 53, rel=1e-13)
@@ -98,7 +99,7 @@ def test_the_squared_norm_planted_in_the_hypothesis_makes_it_not_applicable(monk
 def test_a_gamma_below_the_norm_is_caught_by_the_hypothesis(monkeypatch):
     """A gamma the reading does not admit (sqrt ||b|| < ||b||) would inflate the ratio; the
     predicate refuses the instance instead of accusing the paper."""
-    monkeypatch.setattr(lemma1, "norm_gamma", lambda norms: float(np.sqrt(np.max(norms))))
+    monkeypatch.setattr(lemma1_norm, "norm_gamma", lambda norms: float(np.sqrt(np.max(norms))))
     row = get(CLAIM).check(seed=0)
     assert row.verdict == "not-applicable"
     assert "A3_norm" in row.reason
@@ -116,4 +117,4 @@ def test_the_squared_reading_claim_names_its_reading_and_corrects_nothing():
     (3, float("nan"), "norm_v")])
 def test_bad_input_is_refused(n_clients, norm_v, name):
     with pytest.raises(ValueError, match=name):
-        lemma1.norm_witness(n_clients, norm_v)
+        lemma1_norm.norm_witness(n_clients, norm_v)

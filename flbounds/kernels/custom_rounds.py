@@ -78,19 +78,25 @@ def round_loop(local_step, *, cache=False):
                 else:
                     for p in range(d):
                         acc[p] += a * z[p]
-            for p in range(d):
-                if m == 0:
-                    new = x[p]
-                elif form == 0:
-                    new = acc[p] / total
-                elif form == 1:
-                    new = acc[p]
-                else:
-                    new = x[p] + acc[p]
-                xs[r + 1, p] = new if server_step == 1.0 or m == 0 else \
-                    x[p] + server_step * (new - x[p])
+            end_round(x, acc, total, m, form, server_step, xs[r + 1])
 
     return njit(cache=cache, fastmath=False)(loop)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def end_round(x, acc, total, m, form, server_step, out):
+    """The aggregate of a round (``acc``, ``total`` over ``m`` participants, combined by
+    ``form``) and the server step from ``x``, written to ``out``; an empty round keeps x."""
+    for p in range(x.shape[0]):
+        if m == 0:
+            new = x[p]
+        elif form == 0:
+            new = acc[p] / total
+        elif form == 1:
+            new = acc[p]
+        else:
+            new = x[p] + acc[p]
+        out[p] = new if server_step == 1.0 or m == 0 else x[p] + server_step * (new - x[p])
 
 
 @functools.cache

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from flbounds.kernels._arrays import copy_into
-from flbounds.kernels.custom_rounds import one_gradient
+from flbounds.kernels.custom_rounds import end_round, one_gradient
 from flbounds.kernels.gradients import client_gradient, client_scratch, load_client
 
 
@@ -82,17 +82,7 @@ def server_round_loop(local_step, finish):
                 else:
                     for p in range(d):
                         acc[p] += a * z[p]
-            for p in range(d):
-                if m == 0:
-                    new = x[p]
-                elif form == 0:
-                    new = acc[p] / total
-                elif form == 1:
-                    new = acc[p]
-                else:
-                    new = x[p] + acc[p]
-                xs[r + 1, p] = new if server_step == 1.0 or m == 0 else \
-                    x[p] + server_step * (new - x[p])
+            end_round(x, acc, total, m, form, server_step, xs[r + 1])
             if m > 0:
                 for p in range(k):
                     server[p] += reports[p] / n_clients

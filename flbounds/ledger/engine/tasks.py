@@ -299,8 +299,8 @@ def _checkout_commit(module: str) -> str | None:
 
 
 def unseen_by_fresh_workers(claims) -> list[str]:
-    """The claims (``"id (module)"``) that a worker process started afresh would not know: it
-    imports only the claim plugins (:func:`~flbounds.ledger.api.registry.load_all`), so a
+    """The claims and attacks (``"id (module)"``) that a worker process started afresh would not
+    know: it imports only the claim plugins (:func:`~flbounds.ledger.api.registry.load_all`), so a
     claim declared at run time, in a script or a module no plugin names, is not there."""
     from ..api.plugins import CLAIMS_GROUP, entry_point_module
 
@@ -308,8 +308,19 @@ def unseen_by_fresh_workers(claims) -> list[str]:
         entry_point_module(ep) for ep in registry.entry_points(CLAIMS_GROUP))
     unseen = []
     for claim in claims:
-        module = getattr(claim.func, "__module__", None) or "?"
-        if not any(module == root or module.startswith(root + ".") for root in roots):
-            unseen.append(f"{claim.id} ({module})")
+        for module in _modules(claim):
+            if not any(module == root or module.startswith(root + ".") for root in roots):
+                unseen.append(f"{claim.id} ({module})")
+                break
     return unseen
+
+
+def _modules(task) -> list[str]:
+    """The modules a worker imports to run ``task``: a claim's function's; an attack's surface
+    module and its claim's."""
+    if hasattr(task, "func"):
+        return [getattr(task.func, "__module__", None) or "?"]
+    claim = getattr(task, "claim", None)
+    return [getattr(task, "module", None) or "?", *(_modules(claim) if claim is not None
+                                                     else [])]
 

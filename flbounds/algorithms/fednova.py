@@ -186,8 +186,9 @@ def fednova(problem, plan, *, step, local_steps, x0=None, server_step=1.0, momen
                 d = (x - Z) / (steps[r] * norms)[:, None]
                 tau_eff[r] = w @ norms
             else:
+                distinct, which = np.unique(taus[idx], return_inverse=True)
                 norms = np.array([normalizer(tau, step=steps[r], momentum=momentum, prox=prox)
-                                  for tau in taus[idx]])
+                                  for tau in distinct])[which]
                 d = (x - Z) / (steps[r] * norms)[:, None]
                 tau_eff[r] = w @ (taus[idx] if prox else norms)
             updates[r, idx] = d

@@ -88,7 +88,9 @@ class WeightedWithoutReplacement(_Process):
     Plans use exponential keys [2]: the m clients with the smallest :math:`E_i / w_i`,
     :math:`E_i \sim \mathrm{Exp}(1)`, have exactly the law of
     ``rng.choice(N, size=m, replace=False, p=w / w.sum())``, vectorized over rounds.
-    :math:`\pi_i` is exact, by a dynamic program over subsets (cost ~ 2^N N, so N <= 22), and
+    :math:`\pi_i` is exact, by a dynamic program over subsets (cost ~ 2^N N, so N <= 22) or,
+    for larger N, over the counts drawn from each group of equal weights
+    (:func:`successive_class_counts`: any N when the weights take few distinct values), and
     :math:`q_i = \pi_i / m`, which differs from :math:`w_i / \sum w` (spec caveat).
 
     Parameters
@@ -128,7 +130,21 @@ class WeightedWithoutReplacement(_Process):
             )
         return _successive_sampling_dp(self.weights, self.m)
 
-    _inclusion = cached_property(lambda self: _inclusion_from_subsets(self._first_m))
+    @cached_property
+    def _inclusion(self):
+        if self.n_clients <= MAX_CLIENTS_WEIGHTED:
+            return _inclusion_from_subsets(self._first_m)
+        values, labels = np.unique(self.weights, return_inverse=True)
+        sizes = np.bincount(labels, minlength=values.size)
+        if math.prod(int(min(n, self.m)) + 1 for n in sizes) > MAX_CLASS_STATES:
+            raise ValueError(
+                f"exact weighted inclusion probabilities need n_clients <= "
+                f"{MAX_CLIENTS_WEIGHTED} (subset recursion) or few distinct weights (class "
+                f"recursion: at most {MAX_CLASS_STATES} count vectors); got "
+                f"n_clients={self.n_clients} with {values.size} distinct weights")
+        counts, probs = successive_class_counts(sizes, values, self.m)
+        return (probs @ counts / sizes)[labels]
+
     _aggregation = property(lambda self: self._inclusion / self.m)
     _empty = 0.0
 
@@ -140,6 +156,56 @@ def _inclusion_from_subsets(probs: np.ndarray) -> np.ndarray:
     """sum_T probs[T] 1{i in T} over subset codes T, without forming the (2^N, N) masks."""
     codes, n_clients = np.flatnonzero(probs), probs.size.bit_length() - 1
     return np.array([probs[codes[(codes >> i) & 1 == 1]].sum() for i in range(n_clients)])
+
+
+#: the class recursion of :func:`successive_class_counts` holds at most this many count vectors
+MAX_CLASS_STATES = 4_000_000
+
+
+def successive_class_counts(sizes, weights, m: int):
+    r"""The exact law of the class counts of successive sampling (m draws without replacement,
+    each proportional to the weights of the clients not yet drawn) when the clients of class
+    c, ``sizes[c]`` of them, all have the weight ``weights[c]``.
+
+    By symmetry only the counts :math:`k` drawn so far from each class matter: the next draw
+    comes from class c with probability :math:`(n_c - k_c) w_c / \sum_d (n_d - k_d) w_d`.
+    The recursion runs over the draws, merging equal count vectors; its cost grows with the
+    number of count vectors (at most :math:`\prod_c (\min(n_c, m) + 1)`), not with N.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Clients per class, each at least 1.
+    weights : sequence of float
+        One nonnegative weight per class; at least m clients of positive weight.
+    m : int
+        Draws.
+
+    Returns
+    -------
+    counts : (M, C) int64 array
+        The count vectors of positive probability (each row sums to m).
+    probs : (M,) float array
+        Their probabilities.
+    """
+    n = np.asarray(sizes, dtype=np.int64)
+    w = np.asarray(weights, dtype=float)
+    if n.ndim != 1 or n.size == 0 or np.any(n < 1):
+        raise ValueError("sizes must be a non-empty sequence of positive class sizes")
+    if w.shape != n.shape or np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError(f"weights must be {n.size} finite nonnegative weights, one per class")
+    m = check_int(m, "m", minimum=0, maximum=int(n[w > 0].sum()))
+    counts, probs = np.zeros((1, n.size), dtype=np.int64), np.ones(1)
+    for _ in range(m):
+        left = (n - counts) * w                       # (M, C) weight still in each class
+        step = left / left.sum(axis=1, keepdims=True)
+        rows, cls = np.nonzero(step > 0)
+        nxt = counts[rows].copy()
+        nxt[np.arange(rows.size), cls] += 1
+        counts, where = np.unique(nxt, axis=0, return_inverse=True)
+        probs = np.bincount(where.ravel(), weights=probs[rows] * step[rows, cls],
+                            minlength=counts.shape[0])
+    return counts, probs
 
 
 # ---------------------------------------------------------------------------- cyclic

@@ -17,23 +17,24 @@ and every aggregation rule of :mod:`flbounds.pep.aggregation` gives a participan
 product of per-client variables is then a sum over the support of :math:`K` (:class:`ClassLaw`),
 whose size does not grow with N faster than the product of the class sizes' binomial supports:
 Bernoulli classes (independent binomials, truncated where the mass is below 1e-20 per point),
-uniform fixed-size sampling (a multivariate hypergeometric law), full participation or a fixed
-union of classes. Another process of :mod:`flbounds.participation` is accepted for
-N <= 16 through its exact subset law, after checking that it is exchangeable within classes.
+uniform fixed-size sampling (a multivariate hypergeometric law), successive weighted sampling
+with one weight per class (a recursion over the draws), a round robin whose law is exchangeable
+within the classes, clients excluded class by class, full participation or a fixed union of
+classes (:mod:`.countlaws`); none enumerates sets, so any N. Another process of
+:mod:`flbounds.participation` is accepted for N <= 16 through its exact subset law, after
+checking that it is exchangeable within classes. A one-round law is all a round's moments
+need: a Markov on/off process enters through its stationary (Bernoulli) marginal.
 Sampling with replacement (counts, not sets) has its own law, :mod:`.classcounts`.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
-from scipy.stats import binom
 
-#: a binomial point whose mass is below this is dropped (at most (n + 1) 1e-20 of mass lost)
-TAIL = 1e-20
+from .countlaws import cyclic_counts, hypergeometric, product_of_binomials
+
 #: the generic fallback (a process's exact subset law) enumerates 2^N sets
 MAX_SUBSET_CLIENTS = 16
 
@@ -258,42 +259,19 @@ def _constant(values, classes, name):
     return per
 
 
-def _product_of_binomials(sizes, probs):
-    supports, masses = [], []
-    for n, p in zip(sizes, probs, strict=True):
-        k = np.arange(n + 1)
-        pmf = binom.pmf(k, n, p)
-        keep = pmf >= TAIL
-        supports.append(k[keep])
-        masses.append(pmf[keep])
-    grid = np.stack([g.ravel() for g in np.meshgrid(*supports, indexing="ij")], axis=1)
-    mass = masses[0]
-    for m in masses[1:]:
-        mass = np.multiply.outer(mass, m)
-    mass = mass.ravel()
-    return grid.astype(float), mass / mass.sum()
-
-
-def _hypergeometric(sizes, m):
-    total = sum(sizes)
-    rows = [k for k in itertools.product(*(range(min(n, m) + 1) for n in sizes[:-1]))
-            if 0 <= m - sum(k) <= sizes[-1]]
-    counts = np.array([(*k, m - sum(k)) for k in rows], dtype=float)
-    log = lambda n, k: gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)  # noqa: E731
-    logp = sum(log(n, counts[:, c]) for c, n in enumerate(sizes)) - log(total, m)
-    return counts, np.exp(logp)
-
-
 def class_law(participation, classes: Classes) -> ClassLaw:
     """The :class:`ClassLaw` of ``participation`` over ``classes``.
 
     Parameters
     ----------
     participation : None, bool vector, process or sampler
-        None (everyone), a fixed set that is a union of classes, ``Bernoulli`` with one
-        probability per class, ``UniformWithoutReplacement``, an ``"isp"`` / ``"subset"``
-        sampler of ``flbounds.sampling``, or another process with N <= 16 whose subset law
-        is exchangeable within classes (sampling with replacement:
+        None (everyone), a fixed set that is a union of classes, ``Bernoulli`` or
+        ``MarkovOnOff`` with one probability per class, ``UniformWithoutReplacement``,
+        ``WeightedWithoutReplacement`` with one weight per class, ``Cyclic`` where its law
+        is exchangeable within classes, ``Excluding`` of any of these (each class wholly
+        excluded or wholly kept), an ``"isp"`` / ``"subset"`` sampler of
+        ``flbounds.sampling``, all at any N; or another process with N <= 16 whose subset
+        law is exchangeable within classes (sampling with replacement:
         :func:`.classcounts.count_class_law`).
     classes : Classes
 
@@ -308,7 +286,16 @@ def class_law(participation, classes: Classes) -> ClassLaw:
         Naming ``participation`` (unsupported or N mismatch) or ``classes`` (a law that
         tells apart two clients of one class).
     """
-    from flbounds.participation import Bernoulli, UniformWithoutReplacement, subset_distribution
+    from flbounds.participation import (
+        Bernoulli,
+        Cyclic,
+        Excluding,
+        MarkovOnOff,
+        UniformWithoutReplacement,
+        WeightedWithoutReplacement,
+        subset_distribution,
+    )
+    from flbounds.participation.fixed_size import successive_class_counts
 
     from .counts import draws_of
 
@@ -339,14 +326,25 @@ def class_law(participation, classes: Classes) -> ClassLaw:
         raise ValueError(f"participation has {participation.n_clients} clients, "
                          f"the setting has {n}")
     label = repr(participation) if n <= 64 else f"{type(participation).__name__}(N={n})"
+    if isinstance(participation, MarkovOnOff):   # one round: Bernoulli(rates) exactly
+        participation = participation._marginal
     if isinstance(participation, Bernoulli):
         per = _constant(participation.p, classes, "the participation probability")
-        return ClassLaw(classes, *_product_of_binomials(sizes, per), label)
+        return ClassLaw(classes, *product_of_binomials(sizes, per), label)
     if isinstance(participation, UniformWithoutReplacement):
-        return ClassLaw(classes, *_hypergeometric(sizes, participation.m), label)
+        return ClassLaw(classes, *hypergeometric(sizes, participation.m), label)
+    if isinstance(participation, WeightedWithoutReplacement):
+        per = _constant(participation.weights, classes, "the sampling weight")
+        return ClassLaw(classes, *successive_class_counts(sizes, per, participation.m), label)
+    if isinstance(participation, Excluding):
+        return _excluding_law(participation, classes, label)
+    if isinstance(participation, Cyclic):
+        return ClassLaw(classes, *cyclic_counts(participation, classes.labels(),
+                                                len(sizes)), label)
     if n > MAX_SUBSET_CLIENTS:
         raise ValueError(f"participation: {type(participation).__name__} with N = {n} has no "
-                         "class law here (Bernoulli, UniformWithoutReplacement, or N <= 16)")
+                         "class law here (Bernoulli, MarkovOnOff, UniformWithoutReplacement, "
+                         "WeightedWithoutReplacement, Cyclic, Excluding of these, or N <= 16)")
     masks, probs = subset_distribution(participation)
     labels = classes.labels()
     counts = np.stack([masks[:, labels == c].sum(axis=1) for c in range(len(sizes))], axis=1)
@@ -360,6 +358,30 @@ def class_law(participation, classes: Classes) -> ClassLaw:
                              "interchangeable under it")
     keys = list(table)
     return ClassLaw(classes, keys, [sum(table[k]) for k in keys], label)
+
+
+def _excluding_law(process, classes, label):
+    """Clients that never participate: each class wholly excluded (count 0) or wholly kept,
+    the kept classes following the base process's class law over the kept clients."""
+    never = set(process.never.tolist())
+    position = {int(client): j for j, client in enumerate(process.keep)}
+    kept = []
+    for c, group in enumerate(classes.groups):
+        out = sum(i in never for i in group)
+        if 0 < out < len(group):
+            raise ValueError(f"classes: the class {list(group)[:5]}... mixes clients that "
+                             f"never participate under {label} with clients that may: they "
+                             "are not interchangeable")
+        if not out:
+            kept.append(c)
+    counts = np.zeros((1, len(classes.groups)))
+    if not kept:
+        return ClassLaw(classes, counts, [1.0], label)
+    base = class_law(process.base,
+                     Classes(tuple(tuple(position[i] for i in classes.groups[c]) for c in kept)))
+    counts = np.zeros((base.counts.shape[0], len(classes.groups)))
+    counts[:, kept] = base.counts
+    return ClassLaw(classes, counts, base.probs, label)
 
 
 __all__ = ["Classes", "ClassLaw", "class_law", "classes_of"]

@@ -219,8 +219,13 @@ def test_plan_shape_dtype_and_reproducibility(process):
 def test_weighted_large_n_limits():
     process = WeightedWithoutReplacement(np.arange(1.0, 21.0), 3)
     assert abs(process.inclusion_probabilities().sum() - 3) < 1e-12
+    with pytest.raises(ValueError, match="n_clients"):      # 23 distinct weights
+        WeightedWithoutReplacement(np.arange(1.0, 24.0) ** 0.5, 12).aggregation_weights()
+    # few distinct weights: the class recursion, at any N
+    q = WeightedWithoutReplacement(np.ones(23), 2).aggregation_weights()
+    np.testing.assert_allclose(q, np.full(23, 1 / 23), rtol=1e-13)
     with pytest.raises(ValueError, match="n_clients"):
-        WeightedWithoutReplacement(np.ones(23), 2).aggregation_weights()
+        subset_distribution(WeightedWithoutReplacement(np.ones(23), 2))
     with pytest.raises(ValueError, match="n_clients"):
         subset_distribution(Bernoulli(np.full(17, 0.5)))
     assert WeightedWithoutReplacement(np.ones(40), 5).plan(np.random.default_rng(0), 3).shape \

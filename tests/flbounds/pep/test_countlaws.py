@@ -141,3 +141,15 @@ def test_weighted_sampling_and_exclusion_solve_at_n_1000():
     res = pep.worst_case(pep.fedavg_round(2, 0.2), setting, pep.distance(), away,
                          classes=groups)
     assert 0 < res.worst < 1
+
+
+def test_the_witness_replays_under_weighted_sampling_at_n_100():
+    """The symmetric solve's witness (one quadratic per class) run by flbounds.algorithms on
+    N = 100 clients drawn by successive weighted sampling, over every class-count vector."""
+    from flbounds.pep.symmetric_witness import fedavg_symmetric_witness
+    from flbounds.pep.witness import witness_tolerance
+
+    groups = [list(range(40)), list(range(40, 100))]
+    law = WeightedWithoutReplacement(np.r_[np.ones(40), np.full(60, 3.0)], 5)
+    w = fedavg_symmetric_witness(1.0, 2.0, law, groups, 2, 0.2)
+    assert abs(w.witness.replayed - w.witness.pep) <= witness_tolerance(w.witness)

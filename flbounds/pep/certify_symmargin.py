@@ -61,8 +61,9 @@ from .describe import Measure, Setting
 
 
 def margin_certifiable(setting: Setting, measure: Measure) -> bool:
-    """Whether :func:`certified_symmetric_margin` applies: a one-run measure, a reduced PEP
-    without extra LMIs (not the quadratic class), clients not identical (module docstring).
+    """Whether :func:`certified_symmetric_margin` applies: a one-run measure, clients not
+    identical, not the quadratic class (its representatives leave PEPit's stationary points
+    unused and unbounded, so no margin exists: :mod:`.certify_lmi`).
 
     Parameters
     ----------
@@ -109,8 +110,8 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
         raise ValueError("measure: two runs have no certified bound (their feasible set is "
                          "unbounded: flbounds.pep.certify_symmargin)")
     if not margin_certifiable(setting, measure):
-        raise ValueError("setting: a certified symmetric solve needs a class without extra "
-                         "LMIs (not quadratic) and clients that are not identical")
+        raise ValueError("setting: a margin-certified symmetric solve needs clients that are "
+                         "not identical, not quadratic")
     sigmas = tuple(sigmas)
     if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
         raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "

@@ -241,7 +241,8 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
         ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
-        an L-smooth class without extra LMIs, and ``measure.bounds``. Without it, that bound
+        an L-smooth class (quadratic: its LMI duals too, ``mu > 0``) and ``measure.bounds``.
+        Without it, that bound
         is still the fallback when no solve is accurate and those conditions hold
         (:func:`solve_built`).
     classes : partition of the clients, optional
@@ -289,8 +290,9 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
-    sharing :math:`x^\star` (or identical), an L-smooth class without extra LMIs (strongly
-    convex or not; :func:`.certify.leaf_bounds`), one ``mu`` and ``L`` for all clients.
+    sharing :math:`x^\star` (or identical), an L-smooth class (strongly convex or not;
+    :func:`.certify.leaf_bounds`; quadratic with ``mu > 0``: :mod:`.certify_lmi`), one ``mu``
+    and ``L`` for all clients.
 
     Parameters
     ----------
@@ -303,7 +305,7 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
     """
     return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
             and bool(setting.common_minimizer or setting.identical)
-            and setting.function_class != "quadratic")
+            and (setting.function_class != "quadratic" or setting.mu > 0))
 
 
 def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
@@ -340,19 +342,20 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
     """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
     ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
     from .certify import solve_certified
+    from .certify_lmi import stationary_bounds
 
     if measure.bounds is None or measure.runs != 1:
         raise ValueError("measure: a certified solve needs a one-run measure with bounds")
     if not certifiable(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "in a class without extra LMIs (not quadratic), of one mu and L")
+                         "of one mu and L (mu > 0 in the quadratic class)")
     law = []
 
     def parts_of():
         problem, parts = build(round_, setting, measure, participation)
         law.append(parts["law"])
-        return problem, list({id(f): f for f in parts["funcs"]}.values()), \
-            measure.bounds(parts["start"])
+        funcs = list({id(f): f for f in parts["funcs"]}.values())
+        return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
 
     return solve_certified(parts_of, setting.L, alternatives=alternatives), law[0]
 

@@ -104,14 +104,15 @@ conditions are those of every client of the class.
 Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
 add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
 refused. A certified upper bound, valid whatever the solver's accuracy, is rebuilt from the
-reduced solve's multipliers for every one-run measure outside the quadratic class: from
-a-priori bounds when the clients share :math:`x^\star` and the measure bounds the start
-(:mod:`.certify_symmetric`), else with a margin (:mod:`.certify_symmargin`, which derives
-why two runs have none). The tests compare the reduced SDP with
-:func:`.engine.worst_case` at N = 2..8; in the built-in rounds with their built-in measures
-the deviation blocks vanish at the optimum (the worst case has identical clients within a
-class), and a measure that budgets the clients' heterogeneity, :math:`\|x - x^\star\|^2 +
-\sum_i \|\nabla f_i(x^\star)\|^2`, is where they carry the value.
+reduced solve's multipliers for every one-run measure: from a-priori bounds when the clients
+share :math:`x^\star` and the measure bounds the start (:mod:`.certify_symmetric`; the
+quadratic class's LMIs with :math:`\mu > 0`: :mod:`.certify_lmi`), else with a margin outside
+the quadratic class (:mod:`.certify_symmargin`, which derives why two runs have none).
+The tests compare the reduced SDP with :func:`.engine.worst_case` at N = 2..8; in the
+built-in rounds with their built-in measures the deviation blocks vanish at the optimum (the
+worst case has identical clients within a class), and a measure that budgets the clients'
+heterogeneity, :math:`\|x - x^\star\|^2 + \sum_i \|\nabla f_i(x^\star)\|^2`, is where they
+carry the value.
 
 References
 ----------
@@ -343,8 +344,8 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         a-priori bounds (:mod:`.certify_symmetric`) for a measure with ``bounds`` and
         clients sharing :math:`x^\star`, else from multipliers with a margin
         (:mod:`.certify_symmargin`: any one-run measure whose feasible set is bounded). Not
-        for two runs or the quadratic class. Without it, that bound is still the fallback
-        when no solve is accurate.
+        for two runs, nor the quadratic class without a shared minimizer. Without it, that bound
+        is still the fallback when no solve is accurate.
 
     Returns
     -------

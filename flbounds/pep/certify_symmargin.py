@@ -44,8 +44,10 @@ multipliers have a margin there (measured: FedAvg, 6 clients in 2 classes, Clara
 on :math:`o + \sigma \operatorname{tr} G` for every margin of :data:`.certify_margin.SIGMAS`),
 and this shift is not a symmetry of the objective (the shifted runs visit other points), so
 it cannot be pinned as translations and constants are. A rigorous bound there needs
-multipliers that are exactly dual feasible on that direction; :func:`margin_certifiable` is
-False for two runs and ``ValueError`` names ``measure``.
+multipliers that are exactly dual feasible on that direction: the direct form has one
+(:mod:`.certify_tworuns`: the equalities made exact in rationals, a margin on the bounded
+coordinates); in the reduced form the runs' class vectors are not paired yet, so
+:func:`margin_certifiable` is False for two runs and ``ValueError`` names ``measure``.
 
 Rounding, acceptance and the bracket are :mod:`.certify_margin`'s. The bound is one on the
 reduced PEP's value, the worst case over the N clients (:mod:`.symmetric`).
@@ -107,8 +109,8 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
         set: module docstring).
     """
     if not isinstance(measure, Measure) or measure.runs != 1:
-        raise ValueError("measure: two runs have no certified bound (their feasible set is "
-                         "unbounded: flbounds.pep.certify_symmargin)")
+        raise ValueError("measure: two runs have no certified bound in the symmetric form "
+                         "(flbounds.pep.certify_symmargin; direct form: certify_tworuns)")
     if not margin_certifiable(setting, measure):
         raise ValueError("setting: a margin-certified symmetric solve needs clients that are "
                          "not identical, not quadratic")

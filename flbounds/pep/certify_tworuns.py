@@ -50,9 +50,15 @@ L-smooth client at two points whose difference is a combination of :math:`x` and
 as exact rationals): the rounding of those coefficients against real-number ones is not
 covered here, unlike in :mod:`.certify`, since it would multiply unbounded coordinates.
 
-Where it applies: the direct engine (:func:`.engine.build` records each run's leaves), one
-function per client (not identical clients), a class without extra LMIs. The symmetric form
-and the quadratic class are not covered.
+Validity does not rest on the pairing: :math:`B` is invertible for any pairing, so with the
+equalities exact, the multipliers' inequality parts :math:`\ge 0` (both checked in fractions)
+and the slope :math:`\le 0`, the bound holds; a wrong pairing only loses the margin.
+
+Where it applies: two runs built by :func:`.engine.build` or
+:func:`.symmetric.build_symmetric` (each records its runs' leaves; in the reduced form the
+leaves are class means and deviations, paired the same way, and each deviation difference is
+bounded with its mean by orthogonality), any class without extra LMIs (smooth strongly convex,
+smooth, per-client constants, identical clients). Not the quadratic class.
 """
 
 from __future__ import annotations

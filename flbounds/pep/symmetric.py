@@ -273,12 +273,16 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     funcs = [Representative(_declare(problem, cls, constants, space, c), space, c)
              for c in range(len(sizes))]
     ctx = Context(space, law)
-    if measure.runs == 2:
-        star = None
-        s1, c1 = _start(round_, funcs, space, sizes)
-        s2, c2 = _start(round_, funcs, space, sizes, pin_model=True)
+    runs = None
+    if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
+        from .engine import _made
+
+        star, runs = None, ([], [])
+        s1, c1 = _made(runs[0], lambda: _start(round_, funcs, space, sizes))
+        s2, c2 = _made(runs[1], lambda: _start(round_, funcs, space, sizes, pin_model=True))
         start = _wrap(s1, c1, ctx) - _wrap(s2, c2, ctx)
-        after = _next(round_, funcs, s1, c1, ctx) - _next(round_, funcs, s2, c2, ctx)
+        after = _made(runs[0], lambda: _next(round_, funcs, s1, c1, ctx)) - \
+            _made(runs[1], lambda: _next(round_, funcs, s2, c2, ctx))
     else:
         x_star = origin()
         grads = []
@@ -308,7 +312,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
                     raise ValueError(f"round: {round_.local.label!r} creates points outside "
                                      "the symmetric form")
     space.orthogonality(problem)
-    return problem, dict(law=law, classes=groups, funcs=[f.f for f in funcs],
+    return problem, dict(law=law, classes=groups, funcs=[f.f for f in funcs], runs=runs,
                          start=(s1, c1), space=space, constants=constants)
 
 

@@ -136,3 +136,20 @@ def test_bad_input_is_named():
         solve_two_runs(lambda: engine.build(round_, setting, pep.distance(), law))
     quadratic = pep.Setting(2, 1.0, 2.0, function_class="quadratic")
     assert not engine.certifiable(quadratic, pep.two_runs())
+
+
+@pytest.mark.parametrize("name", ["fedavg", "smooth"])
+def test_the_symmetric_form_is_certified_too(no_store, name):
+    """Two Bernoulli classes of 3 clients: the reduced PEP's runs paired leaf by leaf."""
+    law = Bernoulli(np.r_[np.full(3, 0.3), np.full(3, 0.7)])
+    groups = [[0, 1, 2], [3, 4, 5]]
+    round_, setting = pep.fedavg_round(3, 0.2), pep.Setting(6, 1.0, 2.0)
+    if name == "smooth":
+        round_, setting = pep.fedavg_round(2, 0.2), pep.Setting(6, 0.0, 2.0,
+                                                                function_class="smooth")
+    accurate = pep.worst_case(round_, setting, pep.two_runs(), law, classes=groups)
+    no_store.setattr(sdp, "accurate", lambda *a: False)
+    bound = pep.worst_case(round_, setting, pep.two_runs(), law, classes=groups)
+    assert bound.status.startswith("certified")
+    assert accurate.worst - pep.gap_tolerance(accurate.worst) <= bound.worst \
+        <= accurate.worst + bracket_tolerance(bound.worst)

@@ -271,8 +271,8 @@ def stationary_bounds(funcs, initial):
 
 
 def unused_leaves(problem, funcs):
-    r"""Leaf points that no function point, gradient or performance metric uses and that
-    appear in the problem's own constraints only as :math:`\langle \ell, v\rangle = 0`.
+    r"""Leaf points that no function point, gradient, performance metric or LMI of the problem
+    uses and that appear in its own constraints only as :math:`\langle \ell, v\rangle = 0`.
 
     The symmetric form (:mod:`.symmetric`) replaces a quadratic representative's stationary
     point by a class vector, leaving PEPit's own leaf unused but for the orthogonality
@@ -301,6 +301,11 @@ def unused_leaves(problem, funcs):
         for key in metric.decomposition_dict:
             if isinstance(key, tuple):
                 used.update(id(k) for k in key)
+    for psd in getattr(problem, "list_of_psd", []):
+        for entry in psd.matrix_of_expressions.ravel():
+            for key in getattr(entry, "decomposition_dict", {}):
+                if isinstance(key, tuple):
+                    used.update(id(k) for k in key)
     for c in problem.list_of_constraints:
         terms = c.expression.decomposition_dict
         if c.equality_or_inequality == "equality" and len(terms) == 1 and \

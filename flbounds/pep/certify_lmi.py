@@ -50,7 +50,10 @@ interpolation conditions, so every feasible point is such a quadratic.) In the s
 :math:`x_s` is a class vector (mean plus deviation, :mod:`.symmetric`), each part bounded by
 the same number (:mod:`.certify_symmetric`). With :math:`\mu = 0` there is no such bound and
 the a-priori certificate is refused (``ValueError`` naming ``setting``); the margin one may
-still apply.
+still apply. There PEPit's own stationary leaf, replaced by the class vector, is unused
+(:func:`unused_leaves`): the margin's :math:`\operatorname{tr} G` leaves it out (else the
+regularised PEP is unbounded) and so does the slope (its rows of :math:`M` dropped), valid
+since the PEP's value is the same with that leaf at 0.
 """
 
 from __future__ import annotations
@@ -215,6 +218,11 @@ def margin_certificate_lmi(problem, metric, growth, multipliers=None, lmi_duals=
     leaves = Point.list_of_leaf_points
     acc = _Sums(len(leaves), {id(p): k for k, p in enumerate(leaves)})
     _lagrangian(acc, problem, metric, multipliers, lmi_duals, project, model=True)
+    unused = {id(p) for p in unused_leaves(problem, problem.list_of_functions)}
+    keep = [k for k, p in enumerate(leaves) if id(p) not in unused]
+    for name in ("M", "M_abs", "M_cnt"):    # unused leaves at 0: same value (unused_leaves)
+        setattr(acc, name, getattr(acc, name)[np.ix_(keep, keep)])
+    acc.n = len(keep)
     return acc.bound(growth, float(metric.eval()))
 
 

@@ -356,7 +356,7 @@ def _margin(problem, metric, growth) -> SolveInfo:
     raise PEPSolveError("; ".join(failures))
 
 
-def regularized(metric, sigma):
+def regularized(metric, sigma, skip=()):
     """``metric + sigma * sum of every leaf point's squared norm`` (``sigma tr G``), for
     :func:`solve_margin`'s ``build``; call it once the problem's points are all made.
 
@@ -365,6 +365,8 @@ def regularized(metric, sigma):
     metric : PEPit.Expression
     sigma : float
         >= 0.
+    skip : iterable of PEPit.Point
+        Leaves left out (:func:`.certify_lmi.unused_leaves`).
 
     Returns
     -------
@@ -374,8 +376,9 @@ def regularized(metric, sigma):
 
     if not (np.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma must be finite and >= 0, got {sigma}")
+    skip = {id(p) for p in skip}
     trace = Expression(is_leaf=False, decomposition_dict={
-        (p, p): float(sigma) for p in Point.list_of_leaf_points})
+        (p, p): float(sigma) for p in Point.list_of_leaf_points if id(p) not in skip})
     return metric + trace
 
 

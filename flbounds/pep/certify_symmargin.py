@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .certify_lmi import unused_leaves
 from .certify_margin import SIGMAS, regularized, solve_margin, value_growth
 from .certify_symmetric import certifiable_symmetric, certified_symmetric
 from .describe import Measure, Setting
@@ -65,8 +66,7 @@ from .describe import Measure, Setting
 
 def margin_certifiable(setting: Setting, measure: Measure) -> bool:
     """Whether :func:`certified_symmetric_margin` applies: a one-run measure, clients not
-    identical, not the quadratic class (its representatives leave PEPit's stationary points
-    unused and unbounded, so no margin exists: :mod:`.certify_lmi`).
+    identical (the quadratic class's LMIs and unused stationary leaves: :mod:`.certify_lmi`).
 
     Parameters
     ----------
@@ -77,8 +77,7 @@ def margin_certifiable(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return isinstance(measure, Measure) and measure.runs == 1 and not setting.identical \
-        and setting.function_class != "quadratic"
+    return isinstance(measure, Measure) and measure.runs == 1 and not setting.identical
 
 
 def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas=SIGMAS):
@@ -114,7 +113,7 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
                          "unbounded: flbounds.pep.certify_tworuns instead)")
     if not margin_certifiable(setting, measure):
         raise ValueError("setting: a margin-certified symmetric solve needs clients that are "
-                         "not identical, not quadratic")
+                         "not identical")
     sigmas = tuple(sigmas)
     if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
         raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
@@ -126,7 +125,8 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
         metric = problem.list_of_performance_metrics[0]
         funcs = parts["funcs"]
         growth = value_growth(funcs, float(max(f.L for f in funcs)), {})
-        problem.list_of_performance_metrics = [regularized(metric, sigma)]
+        problem.list_of_performance_metrics = [
+            regularized(metric, sigma, skip=unused_leaves(problem, funcs))]
         kept.update(parts)
         return problem, metric, growth
 

@@ -60,11 +60,17 @@ def _case(name):
     law6, classes = Bernoulli(np.r_[np.full(3, 0.3), np.full(3, 0.7)]), [[0, 1, 2], [3, 4, 5]]
     if name == "fedavg symmetric":
         return pep.fedavg_round(3, 0.2), _quadratic(6), pep.distance(), law6, classes
+    if name == "heterogeneity symmetric":     # x* not shared: the margin certificate
+        budget = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
+                              + sum(g ** 2 for g in star.gradients), "heterogeneity budget")
+        return pep.fedavg_round(3, 0.2), pep.Setting(6, 1.0, 2.0, function_class="quadratic"), \
+            budget, law6, classes
     return pep.focus_round(2, 0.1 / 6), _quadratic(6), pep.focus_lyapunov(1 / 6), law6, classes
 
 
 @pytest.mark.parametrize("name", ["chebyshev", "fedavg", "focus", "scaffold",
-                                  "fedavg symmetric", "focus symmetric"])
+                                  "fedavg symmetric", "focus symmetric",
+                                  "heterogeneity symmetric"])
 def test_a_forced_inaccurate_solve_still_gives_a_bound_above_the_value(no_store, name):
     round_, setting, measure, law, classes = _case(name)
     accurate = pep.worst_case(round_, setting, measure, law, classes=classes)

@@ -218,8 +218,8 @@ def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificat
     Parameters
     ----------
     problem : PEPit.PEP
-        After ``problem.solve`` (any status with values), single performance metric, no
-        extra LMI constraints.
+        After ``problem.solve`` (any status with values), single performance metric; extra
+        LMIs go to :func:`.certify_lmi.certify_lmi` (their duals made PSD).
     point_bounds, value_bounds : dict
         From :func:`leaf_bounds`.
     multipliers : array_like, optional
@@ -229,11 +229,13 @@ def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificat
     Raises
     ------
     ValueError
-        On extra LMIs, a multiplier vector of the wrong length or not finite, or a leaf
-        without a bound.
+        On a multiplier vector of the wrong length or not finite, or a leaf without a bound.
     """
     from PEPit import Point
 
+    if problem._list_of_prepared_psd:   # the quadratic class: its LMI duals too
+        from .certify_lmi import certify_lmi
+        return certify_lmi(problem, point_bounds, value_bounds, multipliers)
     constraints, lam = prepared_multipliers(problem, multipliers)
     leaves = Point.list_of_leaf_points
     index = {id(p): k for k, p in enumerate(leaves)}

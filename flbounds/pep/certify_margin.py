@@ -193,8 +193,9 @@ def margin_certificate(problem, metric, growth, multipliers=None) -> MarginCerti
     Parameters
     ----------
     problem : PEPit.PEP
-        After ``problem.solve`` (any status with values), no extra LMI constraints. Its
-        performance metric may differ from ``metric`` (e.g. ``metric + sigma tr G``).
+        After ``problem.solve`` (any status with values); extra LMIs go to
+        :func:`.certify_lmi.margin_certificate_lmi`. Its performance metric may differ
+        from ``metric`` (e.g. ``metric + sigma tr G``).
     metric : PEPit.Expression
         The objective :math:`o` to bound.
     growth : dict
@@ -210,11 +211,14 @@ def margin_certificate(problem, metric, growth, multipliers=None) -> MarginCerti
     Raises
     ------
     ValueError
-        On extra LMIs, a multiplier vector of the wrong length or not finite, or a leaf value
+        On a multiplier vector of the wrong length or not finite, or a leaf value
         without a growth bound.
     """
     from PEPit import Point
 
+    if problem._list_of_prepared_psd:   # the quadratic class: its LMI duals too
+        from .certify_lmi import margin_certificate_lmi
+        return margin_certificate_lmi(problem, metric, growth, multipliers)
     constraints, lam = prepared_multipliers(problem, multipliers)
     leaves = Point.list_of_leaf_points
     acc = _Sums(len(leaves), {id(p): k for k, p in enumerate(leaves)})
@@ -352,7 +356,7 @@ def _margin(problem, metric, growth) -> SolveInfo:
     raise PEPSolveError("; ".join(failures))
 
 
-def regularized(metric, sigma):
+def regularized(metric, sigma, skip=()):
     """``metric + sigma * sum of every leaf point's squared norm`` (``sigma tr G``), for
     :func:`solve_margin`'s ``build``; call it once the problem's points are all made.
 
@@ -361,6 +365,8 @@ def regularized(metric, sigma):
     metric : PEPit.Expression
     sigma : float
         >= 0.
+    skip : iterable of PEPit.Point
+        Leaves left out (:func:`.certify_lmi.unused_leaves`).
 
     Returns
     -------
@@ -370,8 +376,9 @@ def regularized(metric, sigma):
 
     if not (np.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma must be finite and >= 0, got {sigma}")
+    skip = {id(p) for p in skip}
     trace = Expression(is_leaf=False, decomposition_dict={
-        (p, p): float(sigma) for p in Point.list_of_leaf_points})
+        (p, p): float(sigma) for p in Point.list_of_leaf_points if id(p) not in skip})
     return metric + trace
 
 

@@ -44,8 +44,11 @@ multipliers have a margin there (measured: FedAvg, 6 clients in 2 classes, Clara
 on :math:`o + \sigma \operatorname{tr} G` for every margin of :data:`.certify_margin.SIGMAS`),
 and this shift is not a symmetry of the objective (the shifted runs visit other points), so
 it cannot be pinned as translations and constants are. A rigorous bound there needs
-multipliers that are exactly dual feasible on that direction; :func:`margin_certifiable` is
-False for two runs and ``ValueError`` names ``measure``.
+multipliers that are exactly dual feasible on that direction: :mod:`.certify_tworuns` (the
+equalities made exact in rationals, a margin on the bounded coordinates), which
+:func:`certified_reduced` uses for two runs, the reduced form's leaves (class means and
+deviations) paired between the runs as the direct form's are; :func:`margin_certifiable` is
+False for two runs.
 
 Rounding, acceptance and the bracket are :mod:`.certify_margin`'s. The bound is one on the
 reduced PEP's value, the worst case over the N clients (:mod:`.symmetric`).
@@ -55,14 +58,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .certify_lmi import unused_leaves
 from .certify_margin import SIGMAS, regularized, solve_margin, value_growth
 from .certify_symmetric import certifiable_symmetric, certified_symmetric
 from .describe import Measure, Setting
 
 
 def margin_certifiable(setting: Setting, measure: Measure) -> bool:
-    """Whether :func:`certified_symmetric_margin` applies: a one-run measure, a reduced PEP
-    without extra LMIs (not the quadratic class), clients not identical (module docstring).
+    """Whether :func:`certified_symmetric_margin` applies: a one-run measure, clients not
+    identical (the quadratic class's LMIs and unused stationary leaves: :mod:`.certify_lmi`).
 
     Parameters
     ----------
@@ -73,8 +77,7 @@ def margin_certifiable(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return isinstance(measure, Measure) and measure.runs == 1 and not setting.identical \
-        and setting.function_class != "quadratic"
+    return isinstance(measure, Measure) and measure.runs == 1 and not setting.identical
 
 
 def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas=SIGMAS):
@@ -106,11 +109,11 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
         set: module docstring).
     """
     if not isinstance(measure, Measure) or measure.runs != 1:
-        raise ValueError("measure: two runs have no certified bound (their feasible set is "
-                         "unbounded: flbounds.pep.certify_symmargin)")
+        raise ValueError("measure: two runs have no margin certificate (their feasible set is "
+                         "unbounded: flbounds.pep.certify_tworuns instead)")
     if not margin_certifiable(setting, measure):
-        raise ValueError("setting: a certified symmetric solve needs a class without extra "
-                         "LMIs (not quadratic) and clients that are not identical")
+        raise ValueError("setting: a margin-certified symmetric solve needs clients that are "
+                         "not identical")
     sigmas = tuple(sigmas)
     if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
         raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
@@ -122,7 +125,8 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
         metric = problem.list_of_performance_metrics[0]
         funcs = parts["funcs"]
         growth = value_growth(funcs, float(max(f.L for f in funcs)), {})
-        problem.list_of_performance_metrics = [regularized(metric, sigma)]
+        problem.list_of_performance_metrics = [
+            regularized(metric, sigma, skip=unused_leaves(problem, funcs))]
         kept.update(parts)
         return problem, metric, growth
 
@@ -130,7 +134,7 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
 
 
 def reduced_certifiable(setting: Setting, measure: Measure) -> bool:
-    """Whether :func:`certified_reduced` applies (either certificate).
+    """Whether :func:`certified_reduced` applies (any of its certificates).
 
     Parameters
     ----------
@@ -141,12 +145,14 @@ def reduced_certifiable(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return certifiable_symmetric(setting, measure) or margin_certifiable(setting, measure)
+    return certifiable_symmetric(setting, measure) or margin_certifiable(setting, measure) \
+        or (measure.runs == 2 and setting.function_class != "quadratic")
 
 
 def certified_reduced(build, setting: Setting, measure: Measure):
-    """A certified solve of a reduced PEP: :func:`.certify_symmetric.certified_symmetric`
-    where its a-priori bounds exist, else :func:`certified_symmetric_margin`.
+    """A certified solve of a reduced PEP: :func:`.certify_tworuns.solve_two_runs` for two
+    runs, :func:`.certify_symmetric.certified_symmetric` where its a-priori bounds exist, else
+    :func:`certified_symmetric_margin`.
 
     Parameters
     ----------
@@ -161,10 +167,13 @@ def certified_reduced(build, setting: Setting, measure: Measure):
     Raises
     ------
     ValueError
-        Naming ``measure`` (two runs) or ``setting`` (quadratic class, identical clients).
+        Naming ``setting`` (quadratic class without a shared minimizer or with two runs,
+        identical clients).
     PEPSolveError
         When no certificate is found.
     """
+    if isinstance(measure, Measure) and measure.runs == 2:
+        return _two_runs(build, setting)
     if certifiable_symmetric(setting, measure):
         try:
             return certified_symmetric(build, setting, measure)
@@ -172,6 +181,23 @@ def certified_reduced(build, setting: Setting, measure: Measure):
             if not str(exc).startswith("round"):
                 raise
     return certified_symmetric_margin(build, setting, measure)
+
+
+def _two_runs(build, setting):
+    """:func:`.certify_tworuns.solve_two_runs` on the reduced PEP (its runs' class vectors
+    paired leaf by leaf, as in the direct form)."""
+    from .certify_tworuns import solve_two_runs
+
+    if setting.function_class == "quadratic":
+        raise ValueError("setting: two runs over the quadratic class have no certified bound")
+    kept = {}
+
+    def built():
+        problem, parts = build()
+        kept.update(parts)
+        return problem, dict(parts, start=parts["start"][0])
+
+    return solve_two_runs(built), kept
 
 
 __all__ = ["certified_reduced", "certified_symmetric_margin", "margin_certifiable",

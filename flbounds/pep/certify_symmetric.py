@@ -36,8 +36,9 @@ preferred; otherwise the bracket [solver's primal value, bound] within
 :func:`.certify.bracket_tolerance`).
 
 Where it applies (:func:`certifiable_symmetric`): a one-run measure with ``bounds``, clients
-sharing :math:`x^\star`, a class without extra LMIs (not the quadratic one); each class keeps
-its own (mu_c, L_c). A proximal step's gradient is evaluated at a point that depends on it,
+sharing :math:`x^\star`, any class (the quadratic one with :math:`\mu_c > 0`: its LMI duals
+and its stationary points' bounds, :mod:`.certify_lmi`); each class keeps its own
+(mu_c, L_c). A proximal step's gradient is evaluated at a point that depends on it,
 so no a-priori bound is derived for it: ``ValueError`` naming ``round``.
 """
 
@@ -46,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certify import _anchor, _norm_bound, solve_certified
+from .certify_lmi import stationary_bounds, unused_leaves
 from .describe import Measure, Setting
 
 
@@ -62,7 +64,8 @@ def certifiable_symmetric(setting: Setting, measure: Measure) -> bool:
     bool
     """
     return (measure.bounds is not None and measure.runs == 1 and bool(setting.common_minimizer)
-            and not setting.identical and setting.function_class != "quadratic")
+            and not setting.identical and (setting.function_class != "quadratic"
+                                           or bool(np.all(np.asarray(setting.mu) > 0))))
 
 
 class _StartState:
@@ -185,14 +188,15 @@ def certified_symmetric(build, setting: Setting, measure: Measure):
     if measure.bounds is None or measure.runs != 1:
         raise ValueError("measure: a certified solve needs a one-run measure with bounds")
     if not certifiable_symmetric(setting, measure):
-        raise ValueError("setting: a certified symmetric solve needs clients sharing x* in a "
-                         "class without extra LMIs (not quadratic)")
+        raise ValueError("setting: a certified symmetric solve needs clients sharing x* "
+                         "(and mu > 0 in the quadratic class)")
     kept = {}
 
     def problem_and_bounds():
         problem, parts = build()
         server, clients = parts["start"]
-        initial = measure.bounds(_StartState(server, clients))
+        initial = stationary_bounds(parts["funcs"], measure.bounds(_StartState(server, clients)))
+        initial.update(dict.fromkeys(unused_leaves(problem, parts["funcs"]), 0.0))
         kept.update(parts, bounds=class_leaf_bounds(parts["funcs"], initial, parts["space"]))
         return problem, parts["funcs"], initial
 

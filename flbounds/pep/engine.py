@@ -181,7 +181,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     -------
     (PEPit.PEP, dict)
         The problem and its description (``law``: the :class:`~.expect.ParticipationLaw`,
-        ``funcs``, ``start``: the initial :class:`State`, ``star``).
+        ``funcs``, ``start``: the initial :class:`State`, ``star``; ``runs``: two runs' leaf
+        points, each run's in the order made, else None).
     """
     from PEPit import PEP
 
@@ -194,11 +195,14 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     law = law_of(participation, setting.n_clients)
     problem = PEP()
     funcs = _functions(problem, setting)
-    if measure.runs == 2:
-        star = None
-        start, other = initial_state(round_, funcs), initial_state(round_, funcs, pin_model=True)
+    runs = None
+    if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
+        star, runs = None, ([], [])
+        start, other = _made(runs[0], lambda: initial_state(round_, funcs)), \
+            _made(runs[1], lambda: initial_state(round_, funcs, pin_model=True))
         problem.set_initial_condition(measure.value(start - other, None) <= 1)
-        after = next_state(round_, funcs, start) - next_state(round_, funcs, other)
+        after = _made(runs[0], lambda: next_state(round_, funcs, start)) - \
+            _made(runs[1], lambda: next_state(round_, funcs, other))
         metric = measure.value(after, None)
     else:
         star = _star(funcs, setting, form)
@@ -207,7 +211,17 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         star_after = star.wrapped(lambda p: RandomPoint({(): p}))
         metric = measure.value(next_state(round_, funcs, start), star_after)
     problem.set_performance_metric(expectation(metric, law))
-    return problem, dict(law=law, funcs=funcs, start=start, star=star)
+    return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs)
+
+
+def _made(into, make):
+    """``make()``, appending to ``into`` the leaf points it creates."""
+    from PEPit import Point
+
+    first = len(Point.list_of_leaf_points)
+    out = make()
+    into.extend(Point.list_of_leaf_points[first:])
+    return out
 
 
 #: said in :func:`worst_case`'s docstring and left out of the package-level one (entry.py)
@@ -241,7 +255,8 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
         ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
-        an L-smooth class without extra LMIs, and ``measure.bounds``. Without it, that bound
+        an L-smooth class (quadratic: its LMI duals too, ``mu > 0``) and ``measure.bounds``.
+        Without it, that bound
         is still the fallback when no solve is accurate and those conditions hold
         (:func:`solve_built`).
     classes : partition of the clients, optional
@@ -289,8 +304,10 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
-    sharing :math:`x^\star` (or identical), an L-smooth class without extra LMIs (strongly
-    convex or not; :func:`.certify.leaf_bounds`), one ``mu`` and ``L`` for all clients.
+    sharing :math:`x^\star` (or identical), an L-smooth class (strongly convex or not;
+    :func:`.certify.leaf_bounds`; quadratic with ``mu > 0``: :mod:`.certify_lmi`), one ``mu``
+    and ``L`` for all clients; or a two-run measure outside the quadratic class
+    (:mod:`.certify_tworuns`).
 
     Parameters
     ----------
@@ -301,9 +318,11 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
+    if measure.runs == 2:
+        return setting.function_class != "quadratic"
     return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
             and bool(setting.common_minimizer or setting.identical)
-            and setting.function_class != "quadratic")
+            and (setting.function_class != "quadratic" or setting.mu > 0))
 
 
 def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
@@ -340,19 +359,29 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
     """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
     ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
     from .certify import solve_certified
+    from .certify_lmi import stationary_bounds
 
+    law = []
+    if measure.runs == 2 and certifiable(setting, measure):
+        from .certify_tworuns import solve_two_runs
+
+        def built():
+            law.append(build(round_, setting, measure, participation))
+            return law[-1]
+
+        return solve_two_runs(built), law[0][1]["law"]
     if measure.bounds is None or measure.runs != 1:
-        raise ValueError("measure: a certified solve needs a one-run measure with bounds")
+        raise ValueError("measure: a certified solve needs a one-run measure with bounds, or "
+                         "two runs outside the quadratic class")
     if not certifiable(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "in a class without extra LMIs (not quadratic), of one mu and L")
-    law = []
+                         "of one mu and L (mu > 0 in the quadratic class)")
 
     def parts_of():
         problem, parts = build(round_, setting, measure, participation)
         law.append(parts["law"])
-        return problem, list({id(f): f for f in parts["funcs"]}.values()), \
-            measure.bounds(parts["start"])
+        funcs = list({id(f): f for f in parts["funcs"]}.values())
+        return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
 
     return solve_certified(parts_of, setting.L, alternatives=alternatives), law[0]
 

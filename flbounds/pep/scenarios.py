@@ -228,6 +228,7 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         branches in ``params``.
     """
     from .certify import solve_certified
+    from .certify_lmi import stationary_bounds
     from .engine import certifiable
     from .result import make_result
     from .sdp import solve_first
@@ -235,14 +236,14 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     _check_one_run(setting, measure)
     if certified and not certifiable(setting, measure):
         raise ValueError("certified: a certified solve needs a measure with bounds and clients "
-                         "sharing x* (or identical) in a class without extra LMIs")
+                         "sharing x* (or identical), mu > 0 in the quadratic class")
     problem, parts = build_mixture(program, setting, measure, form=form)
 
     def certificate():
         def again():
             problem, parts = build_mixture(program, setting, measure, form=form)
-            return problem, list({id(f): f for f in parts["funcs"]}.values()), \
-                measure.bounds(parts["start"])
+            funcs = list({id(f): f for f in parts["funcs"]}.values())
+            return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
 
         return solve_certified(again, setting.L)
 

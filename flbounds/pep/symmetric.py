@@ -104,14 +104,15 @@ conditions are those of every client of the class.
 Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
 add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
 refused. A certified upper bound, valid whatever the solver's accuracy, is rebuilt from the
-reduced solve's multipliers for every one-run measure outside the quadratic class: from
-a-priori bounds when the clients share :math:`x^\star` and the measure bounds the start
-(:mod:`.certify_symmetric`), else with a margin (:mod:`.certify_symmargin`, which derives
-why two runs have none). The tests compare the reduced SDP with
-:func:`.engine.worst_case` at N = 2..8; in the built-in rounds with their built-in measures
-the deviation blocks vanish at the optimum (the worst case has identical clients within a
-class), and a measure that budgets the clients' heterogeneity, :math:`\|x - x^\star\|^2 +
-\sum_i \|\nabla f_i(x^\star)\|^2`, is where they carry the value.
+reduced solve's multipliers for every one-run measure: from a-priori bounds when the clients
+share :math:`x^\star` and the measure bounds the start (:mod:`.certify_symmetric`; the
+quadratic class's LMIs with :math:`\mu > 0`: :mod:`.certify_lmi`), else with a margin outside
+the quadratic class (:mod:`.certify_symmargin`, which derives why two runs have none).
+The tests compare the reduced SDP with :func:`.engine.worst_case` at N = 2..8; in the
+built-in rounds with their built-in measures the deviation blocks vanish at the optimum (the
+worst case has identical clients within a class), and a measure that budgets the clients'
+heterogeneity, :math:`\|x - x^\star\|^2 + \sum_i \|\nabla f_i(x^\star)\|^2`, is where they
+carry the value.
 
 References
 ----------
@@ -272,12 +273,16 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     funcs = [Representative(_declare(problem, cls, constants, space, c), space, c)
              for c in range(len(sizes))]
     ctx = Context(space, law)
-    if measure.runs == 2:
-        star = None
-        s1, c1 = _start(round_, funcs, space, sizes)
-        s2, c2 = _start(round_, funcs, space, sizes, pin_model=True)
+    runs = None
+    if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
+        from .engine import _made
+
+        star, runs = None, ([], [])
+        s1, c1 = _made(runs[0], lambda: _start(round_, funcs, space, sizes))
+        s2, c2 = _made(runs[1], lambda: _start(round_, funcs, space, sizes, pin_model=True))
         start = _wrap(s1, c1, ctx) - _wrap(s2, c2, ctx)
-        after = _next(round_, funcs, s1, c1, ctx) - _next(round_, funcs, s2, c2, ctx)
+        after = _made(runs[0], lambda: _next(round_, funcs, s1, c1, ctx)) - \
+            _made(runs[1], lambda: _next(round_, funcs, s2, c2, ctx))
     else:
         x_star = origin()
         grads = []
@@ -307,7 +312,7 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
                     raise ValueError(f"round: {round_.local.label!r} creates points outside "
                                      "the symmetric form")
     space.orthogonality(problem)
-    return problem, dict(law=law, classes=groups, funcs=[f.f for f in funcs],
+    return problem, dict(law=law, classes=groups, funcs=[f.f for f in funcs], runs=runs,
                          start=(s1, c1), space=space, constants=constants)
 
 
@@ -343,8 +348,8 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         a-priori bounds (:mod:`.certify_symmetric`) for a measure with ``bounds`` and
         clients sharing :math:`x^\star`, else from multipliers with a margin
         (:mod:`.certify_symmargin`: any one-run measure whose feasible set is bounded). Not
-        for two runs or the quadratic class. Without it, that bound is still the fallback
-        when no solve is accurate.
+        for two runs, nor the quadratic class without a shared minimizer. Without it, that bound
+        is still the fallback when no solve is accurate.
 
     Returns
     -------

@@ -133,11 +133,14 @@ def test_an_unbounded_feasible_set_gives_no_number(no_store, name):
 
 def test_where_no_certificate_applies_the_argument_is_named():
     round_, setting, _, law = _case("fedavg")
-    with pytest.raises(ValueError, match="measure"):         # two runs
-        pep.worst_case(round_, setting, pep.two_runs(), law, classes=GROUPS, certified=True)
-    quadratic = pep.Setting(6, 1.0, 2.0, function_class="quadratic")
-    with pytest.raises(ValueError, match="setting"):         # extra LMIs
-        pep.worst_case(round_, quadratic, HETEROGENEITY, law, classes=GROUPS, certified=True)
+    with pytest.raises(ValueError, match="measure"):         # two runs: certify_tworuns
+        certified_symmetric_margin(lambda: None, setting, pep.two_runs())
+    with pytest.raises(ValueError, match="setting"):         # two runs, extra LMIs
+        pep.worst_case(round_, pep.Setting(6, 1.0, 2.0, function_class="quadratic"),
+                       pep.two_runs(), law, classes=GROUPS, certified=True)
+    identical = pep.Setting(6, 1.0, 2.0, identical=True)
+    with pytest.raises(ValueError, match="setting"):         # (quadratic: test_certify_lmi)
+        certified_symmetric_margin(lambda: None, identical, HETEROGENEITY)
 
     def build():
         return build_symmetric(round_, setting, HETEROGENEITY, law, classes=GROUPS)

@@ -110,18 +110,20 @@ def _local_gd(problem, x, idx, step, local_steps, correction=None):
 
 def _gradients_of(problem, Z, idx):
     """``lambda Z: problem.client_gradients(Z, clients=idx)`` for a library problem with the
-    clients and the shape checked once, not at every local step: the same kernel on the same
-    arrays, so the same numbers; a non-finite point still raises the ValueError of
-    ``client_gradients`` (checked before each evaluation, as there). Any other object with a
-    ``client_gradients`` (a wrapper adding noise, say) is called as it is."""
+    clients checked once, not at every local step: the same kernel on the same arrays, so
+    the same numbers. A point that is not a C-contiguous finite float64 array of the
+    participants' shape goes through ``client_gradients``' check (and its ValueError), as
+    there. Any other object with a ``client_gradients`` (a wrapper adding noise, say) is
+    called as it is."""
     if type(problem).client_gradients is not _Problem.client_gradients:
         return lambda Z: problem.client_gradients(Z, clients=idx)
     Z, frozen = problem._points(Z, idx)     # the checks of client_gradients, once
     into, shape = problem._gradients_into, (idx.size, problem.dim)
 
     def gradients(Z):
-        if not np.isfinite(Z).all():
-            as_float_array(Z, "X", shape=shape)     # raises client_gradients' ValueError
+        if (not isinstance(Z, np.ndarray) or Z.shape != shape or Z.dtype != np.float64
+                or not Z.flags.c_contiguous or not np.isfinite(Z).all()):
+            Z = as_float_array(Z, "X", shape=shape)     # client_gradients' check (or error)
         out = np.empty(shape)
         into(Z, frozen, out)
         return out

@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from flbounds.algorithms._common import checked_run
-from flbounds.validation import check_int, check_positive
+from flbounds.problems._base import _Problem
+from flbounds.validation import as_float_array, check_int, check_positive
 
 
 class BaselineTrace(NamedTuple):
@@ -100,10 +101,34 @@ def _local_gd(problem, x, idx, step, local_steps, correction=None):
     """``local_steps`` steps of z <- z - step (grad f_i(z) - correction_i) from x, for idx."""
     Z = np.empty((idx.size, x.size))
     Z[:] = x
+    gradients = _gradients_of(problem, Z, idx)
     for _ in range(local_steps):
-        G = problem.client_gradients(Z, clients=idx)
+        G = gradients(Z)
         Z -= step * (G if correction is None else G - correction)
     return Z
+
+
+def _gradients_of(problem, Z, idx):
+    """``lambda Z: problem.client_gradients(Z, clients=idx)`` for a library problem with the
+    clients checked once, not at every local step: the same kernel on the same arrays, so
+    the same numbers. A point that is not a C-contiguous finite float64 array of the
+    participants' shape goes through ``client_gradients``' check (and its ValueError), as
+    there. Any other object with a ``client_gradients`` (a wrapper adding noise, say) is
+    called as it is."""
+    if type(problem).client_gradients is not _Problem.client_gradients:
+        return lambda Z: problem.client_gradients(Z, clients=idx)
+    Z, frozen = problem._points(Z, idx)     # the checks of client_gradients, once
+    into, shape = problem._gradients_into, (idx.size, problem.dim)
+
+    def gradients(Z):
+        if (not isinstance(Z, np.ndarray) or Z.shape != shape or Z.dtype != np.float64
+                or not Z.flags.c_contiguous or not np.isfinite(Z).all()):
+            Z = as_float_array(Z, "X", shape=shape)     # client_gradients' check (or error)
+        out = np.empty(shape)
+        into(Z, frozen, out)
+        return out
+
+    return gradients
 
 
 def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_interval=10,

@@ -28,10 +28,10 @@ from .one_round import (
     ROUND_SPACE,
     ROUNDING,
     N,
-    _expect,
     _instance,
     _states,
     attack_round,
+    expect_in_order,
     fixed_round,
     round_instance,
 )
@@ -89,8 +89,9 @@ def descent(*, rng, n_states, taus, n_steps):
             instances.append(constants(problem, proc, tau=tau, step=float(step)))
             lhs_s, rhs_s = [], []
             for st in _states(rng, problem, n_states, step):
-                lhs_s.append(_expect(problem, st, masks, probs, step, tau,
-                                     lambda s, pb=problem: float(np.sum((s.x - pb.x_star) ** 2))))
+                lhs_s.append(expect_in_order(
+                    problem, st, masks, probs, step, tau,
+                    lambda o, pb=problem: np.sum((o.x - pb.x_star) ** 2, axis=1)))
                 dist = float(np.sum((st.x - problem.x_star) ** 2))
                 gap = problem.loss(st.x) - problem.F_star
                 rhs_s.append(lemma3_rhs(mu=mu, L=L, n=n, step=step, dist=dist, gap=gap,

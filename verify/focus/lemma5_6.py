@@ -182,6 +182,63 @@ def expect_batched(problem, state, masks, probs, step, tau, sigma, observables):
     return tuple(totals)
 
 
+def expect_in_order(problem, state, masks, probs, step, tau, sigma, observable):
+    r""":func:`_expect` bit for bit from 2 tau d + 1 library rounds instead of one per set and
+    noise vector; ``observable`` maps a :class:`~.instances.RoundOutcomes` (K states) to (K,).
+
+    As in :func:`expect_batched`, one SG-FOCUS round in which every client joins, with the
+    noise :math:`\pm s e_{t,k}` in every client at once, gives each client's push and model
+    under each one-coordinate noise vector. Here a set's state under a vector that moves
+    client i is rebuilt as the library builds it (the tracker summed over the participants
+    in client order, client i's push the moved one), so every state is bit for bit the one
+    :func:`_noisy_round` returns, and the symmetric differences and the sets are summed in
+    :func:`exact_noise_means`'s and :func:`_expect`'s order."""
+    n, d = problem.n_clients, problem.dim
+    live = np.asarray(probs) > 0
+    masks, weights = np.asarray(masks, dtype=bool)[live], np.asarray(probs)[live]
+    s = sigma / np.sqrt(d)
+    every = np.ones(n, dtype=bool)
+    zeros = np.zeros((n, tau, d))
+    base = focus_round(problem, state, every, step, tau, noise=zeros)
+    moved_g = np.empty((tau, d, 2, n, d))
+    moved_z = np.empty((tau, d, 2, n, n, d))
+    moved_z[:] = base.models          # every model at its noiseless value, ...
+    for t in range(tau):
+        for k in range(d):
+            for j, sign in enumerate((s, -s)):
+                noise_tk = np.zeros((n, tau, d))
+                noise_tk[:, t, k] = sign
+                after = focus_round(problem, state, every, step, tau, noise=noise_tk)
+                moved_g[t, k, j] = after.g
+                moved_z[t, k, j, np.arange(n), np.arange(n)] = after.models  # ... but i's
+    zero = focus_round_outcomes(problem, state, masks, step, tau, noise=zeros)
+    at_zero = observable(zero)
+    base_push, moved_push = base.g - state.g, moved_g - state.g        # (n, d), (.., n, d)
+    n_sets, n_moves = masks.shape[0], 2 * tau * d
+    moved_push = moved_push.reshape(n_moves, n, d)
+    y = np.empty((n_sets, n_moves, n, d))   # (set, move, moved client i, d)
+    y[:] = state.y
+    for j in range(n):   # the tracker over the participants in client order, as the library
+        push_j = np.broadcast_to(base_push[j], (n_moves, n, d)).copy()
+        push_j[:, j] = moved_push[:, j]
+        y += np.where(masks[:, j, None, None, None], push_j[None], 0.0)
+    models = np.where(masks[:, None, None, :, None], moved_z.reshape(1, n_moves, n, n, d),
+                      zero.models[:, None, None])
+    moved = RoundOutcomes((state.x - step * y).reshape(-1, d), state.x,
+                          models.reshape(-1, n, d))
+    values = observable(moved).reshape(n_sets, tau, d, 2, n)
+    total = 0
+    for m in range(n_sets):
+        mean = at_zero[m]
+        for t in range(tau):
+            for i in np.flatnonzero(masks[m]):
+                for k in range(d):
+                    mean += 0.5 * (values[m, t, k, 0, i] + values[m, t, k, 1, i]
+                                   - 2 * at_zero[m])
+        total = total + weights[m] * mean
+    return total
+
+
 def _state(rng, problem, step, sigma):
     """Random reachable SG state: server offset and client spread on log grids 1e-3..10,
     stored gradients with a noise offset of size sigma (0: exact stored gradients)."""
@@ -219,8 +276,9 @@ def _lemma5_rows(rng, n_states, taus, n_steps, noise_factor, stored_noise=SIGMA)
                                        stored_noise=stored_noise,
                                        **noise(SIGMA, problem.dim)))
             for st in states:
-                lhs.append(_expect(problem, st, masks, probs, step, tau, SIGMA,
-                                   lambda s: float(np.sum((s.x - problem.x_star) ** 2))))
+                lhs.append(expect_in_order(
+                    problem, st, masks, probs, step, tau, SIGMA,
+                    lambda o: np.sum((o.x - problem.x_star) ** 2, axis=1)))
                 gap = problem.loss(st.x) - problem.F_star
                 rhs.append(lemma5_rhs(mu=mu, L=L, n=n, step=step,
                                       dist=float(np.sum((st.x - problem.x_star) ** 2)), gap=gap,

@@ -18,7 +18,7 @@ from flbounds.falsify import SPD, Box, Integers
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic, random_quadratics
 
-from .instances import consistent_state, focus_round, memo_last
+from .instances import consistent_state, focus_round, focus_round_outcomes, memo_last
 
 P_LEMMA = np.array([0.3, 0.5, 0.7, 0.9])
 ROUNDING = 1e-12
@@ -46,6 +46,18 @@ def _expect_all(problem, state, masks, probs, step, tau, fns):
             after = focus_round(problem, state, s, step, tau)
             totals = [t + pr * fn(after) for t, fn in zip(totals, fns, strict=True)]
     return tuple(totals)
+
+
+def expect_in_order(problem, state, masks, probs, step, tau, fn):
+    """:func:`_expect` bit for bit, from one library round for all sets: ``fn`` maps the
+    :class:`~.instances.RoundOutcomes` of the live sets to their values, shape (M,), each
+    the value ``_expect``'s observable takes on that set's :func:`focus_round` (the outcomes'
+    rows are those rounds' states, bit for bit), and the weighted values are summed one by
+    one in the sets' order, as ``_expect`` sums them."""
+    live = np.asarray(probs) > 0
+    outcomes = focus_round_outcomes(problem, state, np.asarray(masks)[live], step, tau)
+    return sum(pr * float(v) for pr, v in
+               zip(np.asarray(probs)[live], fn(outcomes), strict=True))
 
 
 def _instance(rng, tau):

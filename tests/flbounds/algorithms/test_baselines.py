@@ -52,3 +52,18 @@ def test_bad_input(problem, func, kwargs, pattern):
 def test_fedawe_bad_server_step(problem):
     with pytest.raises(ValueError, match="server_step"):
         fedawe(problem, np.ones((2, 4), bool), step=0.1, local_steps=1, server_step=0.0)
+
+
+@pytest.mark.parametrize("method", ["fedau", "mifa", "scaffold", "proxskip"])
+def test_a_diverging_local_run_raises_as_before(method):
+    """The local steps check the clients once per round, but a non-finite point still raises
+    the ValueError of ``client_gradients`` naming ``X``."""
+    from flbounds import algorithms
+    from flbounds.participation import Bernoulli
+    from flbounds.problems import random_quadratics
+
+    rng = np.random.default_rng(0)
+    problem = random_quadratics(rng, 3, 2, mu=1.0, L=2.0)
+    plan = Bernoulli(np.full(3, 0.9)).plan(rng, 400)
+    with pytest.raises(ValueError, match="X"):
+        getattr(algorithms, method)(problem, plan, step=5.0, local_steps=3)

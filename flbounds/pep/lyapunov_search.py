@@ -292,7 +292,9 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     round_ : Round
         A described round (:mod:`flbounds.pep.described`).
     setting : Setting
-        Clients sharing :math:`x^\star` (or identical), smooth strongly convex.
+        Clients sharing :math:`x^\star` (or identical), smooth strongly convex; one
+        :math:`(\mu, L)` for all or one per client (then no certified fallback: the check's
+        solve must be accurate).
     participation : None, bool vector, process or sampler
         See :func:`flbounds.pep.expect.law_of` (exact expectation).
     rho_max : float, default 1
@@ -315,7 +317,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         When no quadratic V certifies ``rho_max``, the certifying solve is not accurate, or
         the certified value leaves the bisection's bracket.
     """
-    from .engine import worst_case
+    from .engine import certifiable, worst_case
 
     check_setting(round_, setting)
     rho_max = check_positive(rho_max, "rho_max")
@@ -338,7 +340,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     try:
         check = worst_case(round_, setting, measure, participation)
     except PEPSolveError:
-        if measure.bounds is None:
+        if not certifiable(setting, measure):  # per-client constants: no certificate yet
             raise
         check = worst_case(round_, setting, measure, participation, certified=True)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)

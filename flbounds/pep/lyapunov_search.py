@@ -55,21 +55,18 @@ automated convergence guarantees, ICML 2018.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import itertools
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from flbounds.validation import check_positive
 
-from .describe import Round, Setting, lyapunov
-from .result import WorstCase
+from .describe import Round, Setting
+from .lyapunov_lmi import Search, coordinates, lifted_check, lyapunov_measure
+from .result import WorstCase, make_result
 from .sdp import PEPSolveError, gap_tolerance
-from .second_moment import GRID, check_setting, free_points, witness_rate
+from .second_moment import GRID, check_setting, witness_rate
 
 #: bisection stops when the bracket [infeasible, feasible] is this narrow (absolute on rho)
 BISECTION_TOL = 1e-7
@@ -134,156 +131,8 @@ class LyapunovRate:
                     seconds=self.seconds, params=self.params)
 
 
-# --------------------------------------------------------------------------- the state
-
-
-def _coordinates(round_: Round, n_clients: int):
-    """The state's points V reads: free server points, then each client's points."""
-    server, _ = free_points(round_)
-    return tuple(server) + tuple(f"{k}[{i}]" for i in range(n_clients)
-                                 for k in round_.client_state)
-
-
-def _points(state, round_: Round):
-    server, _ = free_points(round_)
-    return [state[k] for k in server] + [c[k] for c in state.clients for k in round_.client_state]
-
-
-# --------------------------------------------------------------------------- the search
-
-
-def _decrease(after, before, rho):
-    """The matrix of E[V+] - rho V, whose negativity (with the multipliers) certifies rho."""
-    return after - rho * before
-
-
-class _Search:
-    """The LMI of the module docstring over one round's leaves, re-solved at each rho."""
-
-    def __init__(self, round_, setting, participation):
-        import cvxpy as cp
-        from PEPit import PEP, Point
-
-        from .anchor import anchored_minimizer
-        from .engine import _functions, initial_state, next_state
-        from .expect import expectation, law_of
-
-        law = law_of(participation, setting.n_clients)
-        problem = PEP()
-        funcs = _functions(problem, setting)
-        anchored_minimizer(funcs, common=True)
-        start = initial_state(round_, funcs)
-        before = _points(start, round_)
-        after = _points(next_state(round_, funcs, start), round_)
-        k = len(before)
-        self.pairs = [(a, b) for a in range(k) for b in range(a, k)]
-        exprs_after = [expectation(after[a] * after[b], law) for a, b in self.pairs]
-        exprs_before = [before[a] * before[b] for a, b in self.pairs]
-        problem.set_performance_metric(exprs_after[0])
-        problem._prepare_constraints(verbose=0)
-        if problem._list_of_prepared_psd:
-            raise ValueError("setting: the class adds LMIs, not supported by the search")
-        constraints = [c for c in problem._list_of_prepared_constraints
-                       if id(problem.objective) not in {id(q) for q in
-                                                        c.expression.decomposition_dict}]
-        self.leaves = {id(p): i for i, p in enumerate(Point.list_of_leaf_points)}
-        self.values = {}
-        for c in constraints:
-            for key in c.expression.decomposition_dict:
-                if not isinstance(key, tuple | int | float):
-                    self.values.setdefault(id(key), len(self.values))
-        lin = [self._affine(e) for e in (*exprs_after, *exprs_before)]
-        cons = [self._affine(c.expression) for c in constraints]
-        ineq = [c.equality_or_inequality == "inequality" for c in constraints]
-        n = len(self.leaves)
-        weight = [1.0 if a == b else 2.0 for a, b in self.pairs]
-        self.rho = cp.Parameter(nonneg=True)
-        self.P = cp.Variable((k, k), symmetric=True)
-        p = cp.hstack([self.P[a, b] for a, b in self.pairs])
-        npair = len(self.pairs)
-
-        def stack(parts, scale=None):  # (n*n + nf + 1, m) columns of flattened affine maps
-            cols = [np.concatenate([M.ravel(), d, [c]]) for M, d, c in parts]
-            out = np.column_stack(cols) if cols else np.zeros((n * n + len(self.values) + 1, 0))
-            return out * (np.asarray(scale) if scale is not None else 1.0)
-
-        A, B = stack(lin[:npair], weight), stack(lin[npair:], weight)
-        E = stack(cons)
-        lam = cp.Variable(E.shape[1])
-        total = _decrease(A @ p, B @ p, self.rho) - E @ lam
-        M = cp.reshape(total[:n * n], (n, n), order="C")
-        Z = cp.Variable((n, n), symmetric=True)
-        ex = np.zeros((k, k))
-        ex[0, 0] = 1.0
-        rules = [Z == M, Z << 0, total[n * n:n * n + len(self.values)] == 0,
-                 total[-1] <= 0, self.P - ex >> 0]
-        rules += [lam[i] >= 0 for i in np.flatnonzero(ineq)]
-        self.problem = cp.Problem(cp.Minimize(cp.trace(self.P)), rules)
-        self.n_leaves, self.n_constraints = n, len(constraints)
-        self.unknown = 0  # solves that neither found P nor proved infeasibility
-
-    def _affine(self, expr):
-        n = len(self.leaves)
-        M, d, const = np.zeros((n, n)), np.zeros(len(self.values)), 0.0
-        for key, c in expr.decomposition_dict.items():
-            c = float(c)
-            if isinstance(key, tuple):
-                a, b = self.leaves[id(key[0])], self.leaves[id(key[1])]
-                M[a, b] += 0.5 * c
-                M[b, a] += 0.5 * c
-            elif isinstance(key, int | float):
-                const += c * float(key)
-            else:
-                d[self.values[id(key)]] += c
-        return M, d, const
-
-    def feasible(self, rho):
-        """``P`` (an array) when Clarabel solves the LMI at ``rho``, else None; a solve that
-        neither finds P nor proves infeasibility is counted in ``unknown`` (measured: Clarabel
-        fails or ends ``infeasible_inaccurate`` below the optimum, in 0.01 s; SCS then takes
-        seconds and decides no more)."""
-        self.rho.value = float(rho)
-        try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                self.problem.solve(solver="CLARABEL")
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException:  # noqa: BLE001  (Clarabel's Rust panics are BaseException)
-            self.unknown += 1
-            return None
-        if self.problem.status == "optimal" and self.P.value is not None:
-            return 0.5 * (self.P.value + self.P.value.T)
-        self.unknown += self.problem.status != "infeasible"
-        return None
-
-
-def _lyapunov_measure(P, round_):
-    P = np.asarray(P, float)
-
-    def value(state, star):  # x* = 0 and every gradient there 0: the points are deviations
-        pts = _points(state, round_)
-        total = P[0, 0] * (pts[0] * pts[0])
-        for a, b in itertools.product(range(len(pts)), repeat=2):
-            if (a, b) != (0, 0) and P[a, b] != 0.0:
-                total = total + P[a, b] * (pts[a] * pts[b])
-        return total
-
-    def bounds(state):  # xi' P xi <= 1 gives ||xi_a|| <= sqrt((P^-1)_aa) for every point
-        inv = np.linalg.inv(P)
-        server, own = free_points(round_)
-        names = list(server) + [k for _ in state.clients for k in round_.client_state]
-        free = set(server) | set(own)
-        return {pt: float(np.sqrt(max(inv[a, a], 0.0)))
-                for a, (pt, name) in enumerate(zip(_points(state, round_), names, strict=True))
-                if name in free}
-
-    return lyapunov(value, "E[V_P(xi+)] / V_P(xi), P searched",
-                    bounds if np.linalg.eigvalsh(P)[0] > 0 else None)
-
-
 def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_max=1.0,
-                  printed=None, witness=True) -> LyapunovRate:
+                  printed=None, witness=True, values=False) -> LyapunovRate:
     r"""The best per-round contraction certified by a quadratic Lyapunov function of the
     round's state, and a replayed witness's contraction (module docstring).
 
@@ -292,7 +141,9 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     round_ : Round
         A described round (:mod:`flbounds.pep.described`).
     setting : Setting
-        Clients sharing :math:`x^\star` (or identical), smooth strongly convex.
+        Clients sharing :math:`x^\star` (or identical), smooth strongly convex; one
+        :math:`(\mu, L)` for all or one per client (then no certified fallback: the check's
+        solve must be accurate).
     participation : None, bool vector, process or sampler
         See :func:`flbounds.pep.expect.law_of` (exact expectation).
     rho_max : float, default 1
@@ -301,6 +152,11 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         A printed rate to report beside the bracket (``flbounds.ledger.api.bounds.get(id)``).
     witness : bool, default True
         Whether to compute the witness's contraction.
+    values : bool, default False
+        Search over the lifted state (:mod:`.lyapunov_lmi`): the quadratic also reads every
+        client's gradient at ``x``, plus :math:`q_i (f_i(x) - f_i^\star)` and the clients'
+        values at their stored-gradient points (``P`` then covers the extra coordinates,
+        ``params["q"]`` the values' weights). Never worse than without.
 
     Returns
     -------
@@ -315,32 +171,42 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         When no quadratic V certifies ``rho_max``, the certifying solve is not accurate, or
         the certified value leaves the bisection's bracket.
     """
-    from .engine import worst_case
+    from .engine import certifiable, worst_case
 
     check_setting(round_, setting)
     rho_max = check_positive(rho_max, "rho_max")
     printed = None if printed is None else float(printed)
     clock = time.perf_counter()
-    search = _Search(round_, setting, participation)
-    P = search.feasible(rho_max)
-    if P is None:
+    search = Search(round_, setting, participation, values=values)
+    found = search.feasible(rho_max)
+    if found is None:
         raise PEPSolveError(f"no quadratic Lyapunov function certifies rho <= {rho_max:g}")
     lo, hi = 0.0, rho_max
     while hi - lo > BISECTION_TOL:
         mid = 0.5 * (lo + hi)
-        if (found := search.feasible(mid)) is None:
+        if (step := search.feasible(mid)) is None:
             lo = mid
         else:
-            hi, P = mid, found
-    # the ratio does not depend on P's scale; the search's P (normalised by P >= e_x e_x')
-    # has entries up to 1e4 with FOCUS, on which Clarabel fails, at unit norm it does not
-    measure = _lyapunov_measure(P / np.linalg.eigvalsh(P)[-1], round_)
-    try:
-        check = worst_case(round_, setting, measure, participation)
-    except PEPSolveError:
-        if measure.bounds is None:
-            raise
-        check = worst_case(round_, setting, measure, participation, certified=True)
+            hi, found = mid, step
+    P, q = found
+    # the ratio does not depend on (P, q)'s scale; the search's P (normalised by
+    # P >= e_x e_x') has entries up to 1e4 with FOCUS, on which Clarabel fails, at unit
+    # norm it does not
+    scale = np.linalg.eigvalsh(P)[-1]
+    k = len(coordinates(round_, setting.n_clients))
+    measure = lyapunov_measure(P[:k, :k] / scale, round_)
+    if values:
+        info = lifted_check(round_, setting, participation, P / scale, q / scale)
+        check = make_result(info, printed=None, metric="E[V(xi+)] / V(xi), lifted V searched",
+                            params=dict(algorithm=round_.name, n_clients=setting.n_clients,
+                                        mu=setting.mu, L=setting.L))
+    else:
+        try:
+            check = worst_case(round_, setting, measure, participation)
+        except PEPSolveError:
+            if not certifiable(setting, measure):  # per-client constants: no certificate yet
+                raise
+            check = worst_case(round_, setting, measure, participation, certified=True)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
     low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
     if not low_end <= check.worst <= hi + slack:
@@ -349,10 +215,11 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
     return LyapunovRate(
         certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P,
-        coordinates=_coordinates(round_, setting.n_clients), worst_case=check,
+        coordinates=coordinates(round_, setting.n_clients, search.n_lifted), worst_case=check,
         witness_instance=instance, seconds=time.perf_counter() - clock,
-        params=dict(check.params, n_leaves=search.n_leaves,
-                    n_constraints=search.n_constraints, undecided_solves=search.unknown))
+        params=dict(check.params, n_leaves=search.n_leaves, n_constraints=search.n_constraints,
+                    undecided_solves=search.unknown, values=bool(values),
+                    q=None if q is None else (q / scale).tolist()))
 
 
 def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,

@@ -10,7 +10,8 @@ tests replay over every participation plan). Then :math:`E[\xi_R\xi_R^\top] =
 \Sigma T_S^\top`, and the per-round contraction of :math:`E\|\xi_R\|^2` from the worst
 start is the spectral radius of :math:`\mathcal L` (:func:`second_moment_rate`). The
 witnesses (:func:`witness_rate`) are 1-D clients :math:`f_i = \lambda_i x^2/2` (every
-:math:`\lambda \in \{\mu, L\}^N` and identical curvatures on a grid of :math:`[\mu, L]`)
+:math:`\lambda_i \in \{\mu_i, L_i\}` and :math:`\lambda_i = \mu_i + t(L_i - \mu_i)` for
+:math:`t` on a grid of :math:`[0, 1]`, each client within its own constants)
 and, given a Lyapunov measure, the quadratics fitted to its one-round worst case
 (:func:`fitted_instance`). Each is a member of the class, so no rate certified for the class
 can be below its contraction.
@@ -48,8 +49,6 @@ def check_setting(round_, setting):
                          "(common_minimizer=True) or identical clients")
     if setting.function_class != "smooth-strongly-convex":
         raise ValueError("setting: the Lyapunov search needs the smooth strongly convex class")
-    if setting.per_client:
-        raise ValueError("setting: the Lyapunov search needs one mu and one L for all clients")
 
 
 def round_matrices(round_: Round, problem, law):
@@ -141,10 +140,10 @@ def fitted_instance(round_: Round, setting: Setting, participation, measure):
     if not any(problem.G_value is not None for _ in attempts(problem, SOLVERS[:1], failures)):
         raise PEPSolveError("fitted witness: no solve with values " + "; ".join(failures))
     A, residual = [], 0.0
-    for f in parts["funcs"]:
+    for i, f in enumerate(parts["funcs"]):
         pts = [(x.eval(), g.eval()) for x, g, _ in f.list_of_points]
         Q, res = fit_quadratic(np.column_stack([x for x, _ in pts]),
-                               np.column_stack([g for _, g in pts]), setting.mu, setting.L)
+                               np.column_stack([g for _, g in pts]), *setting.constants(i))
         A.append(Q)
         residual = max(residual, res)
     A = np.array(A)
@@ -152,13 +151,20 @@ def fitted_instance(round_: Round, setting: Setting, participation, measure):
 
 
 def _curvatures(setting):
-    mu, L, n = setting.mu, setting.L, setting.n_clients
-    grid = [(lam,) * n for lam in np.linspace(mu, L, GRID)]
-    if setting.identical or mu == L:
+    """1-D curvatures of the witnesses: client i's lambda_i = mu_i + t (L_i - mu_i) for t on a
+    grid of [0, 1] (one t for all), and every choice of ends mu_i or L_i (two groups above
+    :data:`MAX_ENUMERATED` clients)."""
+    n = setting.n_clients
+    mu, L = (np.array([setting.constants(i)[j] for i in range(n)]) for j in (0, 1))
+    grid = [tuple(mu + t * (L - mu)) for t in np.linspace(0.0, 1.0, GRID)]
+    if setting.identical or np.all(mu == L):
         return grid
+    ends = np.stack([mu, L])
     if n <= MAX_ENUMERATED:
-        return grid + [c for c in itertools.product((mu, L), repeat=n) if len(set(c)) > 1]
-    return grid + [(mu,) * k + (L,) * (n - k) for k in range(1, n)]
+        picks = itertools.product((0, 1), repeat=n)
+    else:
+        picks = ((0,) * k + (1,) * (n - k) for k in range(1, n))
+    return grid + [tuple(ends[c, np.arange(n)]) for c in picks if len(set(c)) > 1]
 
 
 def witness_rate(round_: Round, setting: Setting, participation=None, measure=None):

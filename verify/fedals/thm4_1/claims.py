@@ -290,7 +290,11 @@ def thm41_proof_steps(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta):
     All hold under the hypotheses; ``holds`` is expected. The (lam, zeta) cells of one K run
     as one task (``_steps_cell``) on common covariates and noise (``ridge_family``), each cell
     with its own n_draws draws and its own SEs, so every check is the test it was on datasets
-    of its own (the checks are dependent; each is held to its own tolerance). This combines
+    of its own (the checks are dependent; each is held to its own tolerance). Where a K's
+    datasets would be those of a family of ``fedals.thm41.bound`` (same n and n_draws, its
+    (lam, zeta) cells among the bound's: the full profile), the task reads that family's run
+    (``_family_run``, through the run store) and checks the bound's own draws: the same
+    n_draws per cell, checks and tolerances, computed once for both claims. This combines
     the tasks, the cells in (lam, K, zeta) order.
     """
     order = {tuple(c.values()): i

@@ -32,6 +32,10 @@ THM41_QUICK = dict(n_draws=300, n_samples=[40], lam=[0.1, 1.0], n_clients=[1, 4,
                    zeta=[0.0, 1.0], variants=True)
 THM41_FULL = dict(n_draws=4000, n_samples=[20, 40, 200], lam=[0.05, 0.1, 1.0],
                   n_clients=[1, 2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0], variants=True)
+STEPS_QUICK = dict(n_draws=500, n_samples=40, lam=[0.1, 1.0], n_clients=[2, 8],
+                   zeta=[0.0, 1.0])
+STEPS_FULL = dict(n_draws=4000, n_samples=40, lam=[0.05, 0.1, 1.0],
+                  n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0])
 
 
 def _thm41_cells(n_samples, lam, n_clients, zeta, variants):
@@ -71,7 +75,8 @@ def _thm41_cell(*, rng, n_draws, base, settings, **family):
     """One task (its own generator, keyed by the task): its cells' models, weights and
     summaries, the cells sharing their datasets (``ridge_family``), from the family's run
     (:func:`_family_run`, which ``fedals.thm41.proof_steps`` reads too)."""
-    run = _family_run(seed_of(rng), n_draws=n_draws, base=base, settings=settings, **family)
+    run = _family_run(seed_of(rng), n_draws=n_draws, base=base, settings=settings,
+                      shared=_read_by_steps(n_draws=n_draws, **family), **family)
     out = []
     for i, setting in enumerate(sorted(settings, key=lambda s: s["lam"])):
         out.append(dict(model=dict(theta_star=run["theta_star"][i], noise_sd=NOISE_SD,
@@ -82,31 +87,41 @@ def _thm41_cell(*, rng, n_draws, base, settings, **family):
     return dict(settings=out)
 
 
-def _family_run(seed, *, n_draws, base, settings, **family):
+def _read_by_steps(*, n_draws, n_samples, n_clients, unequal):
+    """Whether ``fedals.thm41.proof_steps`` reads this family's run at some profile (else the
+    bound computes it alone, without the step checks or the store)."""
+    return not unequal and any(p["n_draws"] == n_draws and p["n_samples"] == n_samples
+                               and n_clients in p["n_clients"] for p in (STEPS_QUICK, STEPS_FULL))
+
+
+def _family_run(seed, *, n_draws, base, settings, shared=True, **family):
     """The run of one family of Thm 4.1's ridge grid (:func:`ridge_family` from the
     generator ``seed`` names), computed once for the claims that read it
     (:func:`flbounds.ledger.engine.runs.reused_run`): per setting, in ridge_family's order
     (by increasing lambda), the Thm 4.1 summary (``gap``, ``gap_se``, ``bound``, ``G``,
     ``D`` (client means), ``first_term``, ``second_term``, ``se``), the model's optima, the
     weights, and the proof-step checks of :func:`_step_values` (``steps``: measured,
-    theoretical, tolerance)."""
-    def compute():
+    theoretical, tolerance). ``shared=False``: computed here without the step checks (no
+    other claim reads it), the same numbers."""
+    def compute(steps=True):
         cols = {k: [] for k in ("gap", "gap_se", "bound", "G", "D", "first_term",
-                                "second_term", "se", "theta_star", "w", "steps")}
+                                "second_term", "se", "theta_star", "w", "steps")[:10 + steps]}
         for _, model, w, dr, s in ridge_family(generator_of(seed), np.asarray(base),
                                                n_draws=n_draws, settings=settings, **family):
             for k, v in (("gap", s.gap), ("gap_se", s.gap_se), ("bound", s.bound),
                          ("G", float(s.G.mean())), ("D", float(s.D.mean())),
                          ("first_term", s.first_term), ("second_term", s.second_term),
                          ("se", np.hypot(s.gap_se, s.bound_se)),
-                         ("theta_star", model.theta_star), ("w", w),
-                         ("steps", _step_values(model, w, dr, n_draws))):
+                         ("theta_star", model.theta_star), ("w", w)):
                 cols[k].append(v)
+            if steps:
+                cols["steps"].append(_step_values(model, w, dr, n_draws))
         return {k: np.array(v, dtype=float) for k, v in cols.items()}
 
     description = dict(run="thm41_family", seed=seed, n_draws=n_draws, base=base,
                        settings=settings, **family)
-    arrays = reused_run(description, compute, code=__name__)
+    arrays = reused_run(description, compute, code=__name__) if shared else \
+        compute(steps=False)
     return {k: [v.tolist() if v.ndim else float(v) for v in a] for k, a in arrays.items()}
 
 
@@ -273,11 +288,7 @@ def _step_values(model, w, dr, n_draws):
        statement="Each inequality of the proof of Thm 4.1: smoothness (16) per draw, strong "
                  "convexity (22), ||g||^2 <= 2L(excess) (29), Cauchy-Schwarz (18)-(20), "
                  "E||v||^2 <= 2K(k)^2 G_k/mu and the exchangeability E excess = D_k (35).",
-       quick=dict(n_draws=500, n_samples=40, lam=[0.1, 1.0], n_clients=[2, 8],
-                  zeta=[0.0, 1.0]),
-       full=dict(n_draws=4000, n_samples=40, lam=[0.05, 0.1, 1.0],
-                 n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0]),
-       cells=dict(grid=_steps_grid, run=_steps_cell))
+       quick=STEPS_QUICK, full=STEPS_FULL, cells=dict(grid=_steps_grid, run=_steps_cell))
 def thm41_proof_steps(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta):
     r"""Intermediate inequalities, to catch bugs a loose final bound would hide.
 

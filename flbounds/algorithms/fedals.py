@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from flbounds.algorithms import schedules
 from flbounds.validation import check_int
@@ -160,6 +161,33 @@ def _check_inputs(theta0, weights, sync, groups, step):
     return theta, w, sync, scalar, steps[:, 0]
 
 
+@njit(cache=True, fastmath=False)
+def _step_in_place(theta, step, direction):
+    """``theta -= step * direction`` for C-contiguous float64 arrays of one shape, one pass
+    over memory instead of two (the product and the difference, each rounded as numpy
+    rounds them: the same numbers)."""
+    t, g = theta.reshape(-1), direction.reshape(-1)
+    for i in range(t.size):
+        t[i] = t[i] - step * g[i]
+
+
+#: parameter arrays at least this large take the fused step (below it, loading the compiled
+#: loop, about 0.4 s of CPU once per process, costs more than the pass it saves)
+FUSED_STEP_MIN = 1 << 18
+
+
+def _descend(theta, step, direction):
+    """``theta -= step * direction`` in place: the fused loop when both are C-contiguous
+    float64 arrays of one shape with at least :data:`FUSED_STEP_MIN` entries, else numpy."""
+    if (theta.size >= FUSED_STEP_MIN and isinstance(direction, np.ndarray)
+            and direction.dtype == theta.dtype == np.float64
+            and direction.shape == theta.shape and direction.flags.c_contiguous
+            and theta.flags.c_contiguous):
+        _step_in_place(theta, float(step), direction)
+    else:
+        theta -= step * direction
+
+
 def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """sum_k w_k theta[..., k, :], accumulated client by client in index order."""
     out = weights[0] * theta[..., 0, :]
@@ -232,7 +260,7 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         direction = grad(theta, plan[s])
         if control != "none":
             direction = direction - c_k + c[..., None, :]
-        theta -= steps[s] * direction      # in place (theta is our copy): the same numbers
+        _descend(theta, steps[s], direction)      # in place (theta is our copy)
         elapsed += steps[s]
         for g, sl in enumerate(groups):
             if not sync[s, g]:

@@ -171,3 +171,20 @@ def test_record_every_history():
     with pytest.raises(ValueError, match="record_every"):
         fedals(grad, np.zeros((3, 4)), [0.0] * 10, step=0.1, sync=sync,
                groups=[slice(0, 4)], record_every=0)
+
+
+def test_the_fused_step_gives_numpys_numbers():
+    """theta -= step * direction, fused for large arrays: bit for bit numpy's, also for the
+    arrays that fall back (small, non-contiguous)."""
+    import importlib
+    impl = importlib.import_module("flbounds.algorithms.fedals")
+    rng = np.random.default_rng(4)
+    for shape, transpose in (((3, 5, 7), False), ((2, 5, impl.FUSED_STEP_MIN // 10 + 3), False),
+                             ((2, 5, impl.FUSED_STEP_MIN // 10 + 3), True)):
+        theta = rng.standard_normal(shape)
+        direction = rng.standard_normal(shape[::-1]).T if transpose else \
+            rng.standard_normal(shape)
+        step = np.float64(0.0537)
+        want = theta - step * direction
+        impl._descend(theta, step, direction)
+        np.testing.assert_array_equal(theta, want)

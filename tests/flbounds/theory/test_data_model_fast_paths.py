@@ -126,3 +126,28 @@ def test_control_variate_is_per_draw_numbers(kind):
     first = one_round_draws(model, w, 12, 5, np.random.default_rng(2))
     again = one_round_draws(model, w, 12, 5, np.random.default_rng(2))
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+
+
+@pytest.mark.parametrize("view", ["contiguous", "client_broadcast", "draw_broadcast",
+                                  "strided"])
+@pytest.mark.parametrize("dim", [1, 2, 5, 9])
+def test_quadratic_forms_are_the_einsum(view, dim):
+    """The compiled quadratic forms of the ridge risk are einsum's numbers, for the views
+    the generalization engine passes (the average broadcast over clients, fixed points over
+    draws)."""
+    from flbounds.kernels.moments import quadratic_forms
+    from flbounds.theory.data_models import _quadratic_forms
+    rng = np.random.default_rng(dim)
+    T, K = 700, 24
+    gram = rng.standard_normal((T, K, dim, dim))
+    theta = {"contiguous": lambda: rng.standard_normal((T, K, dim)),
+             "client_broadcast": lambda: np.broadcast_to(rng.standard_normal((T, 1, dim)),
+                                                         (T, K, dim)),
+             "draw_broadcast": lambda: np.broadcast_to(rng.standard_normal((K, dim)),
+                                                       (T, K, dim)),
+             "strided": lambda: rng.standard_normal((T, K, 2 * dim))[..., ::2]}[view]()
+    want = np.einsum("tki,tkij,tkj->tk", theta, gram, theta)
+    out = np.empty((T, K))
+    quadratic_forms(theta, gram, out)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(_quadratic_forms(theta, gram), want)

@@ -86,3 +86,31 @@ def test_the_erm_map_gives_the_local_erm():
     np.testing.assert_allclose(np.einsum("tkij,kj->tki", a, theta_star) + c,
                                model.erm(instances._with_optima(noise, theta_star)),
                                rtol=1e-11, atol=1e-11)
+
+
+def test_proof_steps_read_the_bounds_families_where_their_datasets_are_the_same(tmp_path,
+                                                                                 monkeypatch):
+    """At the bound's n_draws and K (the full profile's case), the proof steps read the
+    bound's family runs from the run store: nothing is drawn again, the checks are those of
+    the bound's datasets (the instances the bound reports), and they still hold."""
+    from flbounds.ledger.engine.runs import RUN_STORE_ENV, RUNS_FILE
+    shared = dict(n_draws=claims.THM41_QUICK["n_draws"], n_clients=[4, 16])
+    tasks = get("fedals.thm41.proof_steps").cell_plan(0, "quick")
+    assert all("bound" not in t for t in tasks)       # quick: datasets of its own
+    monkeypatch.setenv(RUN_STORE_ENV, str(tmp_path / RUNS_FILE))
+    # the bound stores the families the steps read: here those of the overridden steps
+    monkeypatch.setattr(claims, "STEPS_QUICK", dict(claims.STEPS_QUICK, **shared))
+    bound = get("fedals.thm41.bound").check(seed=0)
+    assert bound.verdict == "holds", bound.reason
+
+    def no_draws(*args, **kwargs):
+        raise AssertionError("the proof steps drew datasets again")
+
+    monkeypatch.setattr(claims, "ridge_family", no_draws)
+    steps = get("fedals.thm41.proof_steps").check(seed=0, **shared)
+    assert steps.verdict == "holds", steps.reason
+    assert len(steps.details["checks"]) == 6 * 8
+    bound_cells = {(r["lam"], r["n_clients"], r["zeta"]): r for r in bound.details["cells"]
+                   if r["n_samples"] == 40 and r["weights"] == "uniform" and not r["unequal"]}
+    assert all((lam, K, zeta) in bound_cells for lam in (0.1, 1.0) for K in (4, 16)
+               for zeta in (0.0, 1.0))

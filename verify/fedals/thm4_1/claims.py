@@ -8,23 +8,34 @@ holds. Population risks are closed forms; datasets are drawn by Monte Carlo.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
-from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger import Evidence, Tolerance, claim, claim_seed_sequence
+from flbounds.ledger.api.seeds import cell_seed_sequence
+from flbounds.ledger.engine.runs import reused_run
 from flbounds.theory.data_models import RidgeModel, logistic_pool
 from flbounds.theory.generalization import one_round_draws, summarize_bound
+from verify.replay import generator_of, seed_of
 
-from ..instances import DIM, K_FAMILY, client_weights, grid, ridge_family
+from ..instances import DIM, K_FAMILY, NOISE_SD, client_weights, grid, ridge_family
 from . import THM41, THMA2
 
 #: per-draw inequalities are exact up to rounding of O(1) risks: 1e-10 absolute per unit scale
 ROUNDING = 1e-10
+#: the claim whose family runs ``fedals.thm41.proof_steps`` reads
+BOUND_ID = "fedals.thm41.bound"
 
 
 THM41_QUICK = dict(n_draws=300, n_samples=[40], lam=[0.1, 1.0], n_clients=[1, 4, 16],
                    zeta=[0.0, 1.0], variants=True)
 THM41_FULL = dict(n_draws=4000, n_samples=[20, 40, 200], lam=[0.05, 0.1, 1.0],
                   n_clients=[1, 2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0], variants=True)
+STEPS_QUICK = dict(n_draws=500, n_samples=40, lam=[0.1, 1.0], n_clients=[2, 8],
+                   zeta=[0.0, 1.0])
+STEPS_FULL = dict(n_draws=4000, n_samples=40, lam=[0.05, 0.1, 1.0],
+                  n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0])
 
 
 def _thm41_cells(n_samples, lam, n_clients, zeta, variants):
@@ -62,16 +73,56 @@ def _thm41_grid(*, rng, n_draws, n_samples, lam, n_clients, zeta, variants):
 
 def _thm41_cell(*, rng, n_draws, base, settings, **family):
     """One task (its own generator, keyed by the task): its cells' models, weights and
-    summaries, the cells sharing their datasets (``ridge_family``)."""
+    summaries, the cells sharing their datasets (``ridge_family``), from the family's run
+    (:func:`_family_run`, which ``fedals.thm41.proof_steps`` reads too)."""
+    run = _family_run(seed_of(rng), n_draws=n_draws, base=base, settings=settings,
+                      shared=_read_by_steps(n_draws=n_draws, **family), **family)
     out = []
-    for setting, model, w, _, s in ridge_family(rng, np.asarray(base), n_draws=n_draws,
-                                                settings=settings, **family):
-        out.append(dict(model=dict(theta_star=model.theta_star, noise_sd=model.noise_sd,
-                                   lam=model.lam), w=w, se=np.hypot(s.gap_se, s.bound_se),
-                        row=dict(family, **setting, gap=s.gap, gap_se=s.gap_se,
-                                 bound=s.bound, G=float(s.G.mean()), D=float(s.D.mean()),
-                                 first_term=s.first_term, second_term=s.second_term)))
+    for i, setting in enumerate(sorted(settings, key=lambda s: s["lam"])):
+        out.append(dict(model=dict(theta_star=run["theta_star"][i], noise_sd=NOISE_SD,
+                                   lam=setting["lam"]), w=run["w"][i], se=run["se"][i],
+                        row=dict(family, **setting, **{
+                            k: run[k][i] for k in ("gap", "gap_se", "bound", "G", "D",
+                                                   "first_term", "second_term")})))
     return dict(settings=out)
+
+
+def _read_by_steps(*, n_draws, n_samples, n_clients, unequal):
+    """Whether ``fedals.thm41.proof_steps`` reads this family's run at some profile (else the
+    bound computes it alone, without the step checks or the store)."""
+    return not unequal and any(p["n_draws"] == n_draws and p["n_samples"] == n_samples
+                               and n_clients in p["n_clients"] for p in (STEPS_QUICK, STEPS_FULL))
+
+
+def _family_run(seed, *, n_draws, base, settings, shared=True, **family):
+    """The run of one family of Thm 4.1's ridge grid (:func:`ridge_family` from the
+    generator ``seed`` names), computed once for the claims that read it
+    (:func:`flbounds.ledger.engine.runs.reused_run`): per setting, in ridge_family's order
+    (by increasing lambda), the Thm 4.1 summary (``gap``, ``gap_se``, ``bound``, ``G``,
+    ``D`` (client means), ``first_term``, ``second_term``, ``se``), the model's optima, the
+    weights, and the proof-step checks of :func:`_step_values` (``steps``: measured,
+    theoretical, tolerance). ``shared=False``: computed here without the step checks (no
+    other claim reads it), the same numbers."""
+    def compute(steps=True):
+        cols = {k: [] for k in ("gap", "gap_se", "bound", "G", "D", "first_term",
+                                "second_term", "se", "theta_star", "w", "steps")[:10 + steps]}
+        for _, model, w, dr, s in ridge_family(generator_of(seed), np.asarray(base),
+                                               n_draws=n_draws, settings=settings, **family):
+            for k, v in (("gap", s.gap), ("gap_se", s.gap_se), ("bound", s.bound),
+                         ("G", float(s.G.mean())), ("D", float(s.D.mean())),
+                         ("first_term", s.first_term), ("second_term", s.second_term),
+                         ("se", np.hypot(s.gap_se, s.bound_se)),
+                         ("theta_star", model.theta_star), ("w", w)):
+                cols[k].append(v)
+            if steps:
+                cols["steps"].append(_step_values(model, w, dr, n_draws))
+        return {k: np.array(v, dtype=float) for k, v in cols.items()}
+
+    description = dict(run="thm41_family", seed=seed, n_draws=n_draws, base=base,
+                       settings=settings, **family)
+    arrays = reused_run(description, compute, code=__name__) if shared else \
+        compute(steps=False)
+    return {k: [v.tolist() if v.ndim else float(v) for v in a] for k, a in arrays.items()}
 
 
 def _in_grid_order(cells, params):
@@ -123,50 +174,111 @@ def thm41_bound(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta, variant
 
 def _steps_grid(*, rng, n_draws, n_samples, lam, n_clients, zeta):
     """The tasks: one per K, each running its (lambda, zeta) cells on common datasets, with
-    the shared base direction drawn from the claim's generator."""
+    the shared base direction drawn from the claim's generator. A K whose datasets are those
+    of a family of ``fedals.thm41.bound`` (same n, n_draws and a superset of the (lambda,
+    zeta) cells, in the bound's grid of either profile) reads that family's run instead
+    (``bound``: the family's generator seed, base and settings), the same draws the bound
+    summarizes."""
     base = rng.standard_normal(DIM).tolist()
     cells = grid(lam=lam, n_clients=n_clients, zeta=zeta, weights=["uniform"])
-    return [dict(family, n_draws=n_draws, n_samples=n_samples, unequal=False, base=base)
-            for family in _families(cells, ("n_clients",))]
+    shared = _bound_families(rng.bit_generator.seed_seq.entropy, n_draws, n_samples)
+    tasks = []
+    for family in _families(cells, ("n_clients",)):
+        bound = shared.get(family["n_clients"])
+        wanted = {(s["lam"], s["zeta"], s["weights"]) for s in family["settings"]}
+        if bound is not None and wanted <= {(s["lam"], s["zeta"], s["weights"])
+                                            for s in bound["settings"]}:
+            tasks.append(dict(family, bound=bound))
+        else:
+            tasks.append(dict(family, n_draws=n_draws, n_samples=n_samples, unequal=False,
+                              base=base))
+    return tasks
 
 
-def _steps_cell(*, rng, n_draws, n_samples, base, settings, **family):
-    """One task's checks (its own generator, keyed by the task), cell by cell: name,
-    measured, theoretical, tolerance of each, and the cell's model and weights."""
+def _bound_families(root, n_draws, n_samples):
+    """The equal-n families of ``fedals.thm41.bound`` with this n and n_draws, by K: the
+    bound's cells (its grid at the profile whose n_draws match) with their generators'
+    seeds, for root seed ``root``."""
+    for params in (THM41_QUICK, THM41_FULL):
+        if params["n_draws"] != n_draws or n_samples not in params["n_samples"]:
+            continue
+        bound_rng = np.random.default_rng(claim_seed_sequence(root, BOUND_ID))
+        out = {}
+        for cell in _thm41_grid(rng=bound_rng, **params):
+            if cell["n_samples"] == n_samples and not cell["unequal"]:
+                plain = json.loads(json.dumps(cell))
+                seed = seed_of(np.random.default_rng(cell_seed_sequence(root, BOUND_ID,
+                                                                        plain)))
+                out[cell["n_clients"]] = dict(plain, seed=seed)
+        return out
+    return {}
+
+
+def _steps_cell(*, rng, settings, n_clients, bound=None, n_draws=None, n_samples=None,
+                base=None, unequal=False):
+    """One task's checks, cell by cell: name, measured, theoretical, tolerance of each, and
+    the cell's model and weights; from the bound's family run when ``bound`` names one, else
+    on datasets of its own (its own generator, keyed by the task)."""
+    if bound is not None:
+        seed = bound["seed"]
+        family = {k: v for k, v in bound.items() if k != "seed"}
+        run = _family_run(seed, **family)
+        ordered = sorted(family["settings"], key=lambda s: s["lam"])
+        index = {(s["lam"], s["zeta"], s["weights"]): i for i, s in enumerate(ordered)}
+        at = [index[(s["lam"], s["zeta"], s["weights"])]
+              for s in sorted(settings, key=lambda s: s["lam"])]
+        return dict(settings=[
+            _step_entry(dict(setting, n_clients=n_clients), run["steps"][i], run["w"][i],
+                        run["theta_star"][i])
+            for setting, i in zip(sorted(settings, key=lambda s: s["lam"]), at, strict=True)])
     return dict(settings=[
-        _step_checks(dict(setting, n_clients=family["n_clients"]), model, w, dr, n_draws)
+        _step_entry(dict(setting, n_clients=n_clients),
+                    _step_values(model, w, dr, n_draws), w, model.theta_star)
         for setting, model, w, dr, _ in ridge_family(
             rng, np.asarray(base), n_samples=n_samples, n_draws=n_draws, settings=settings,
-            **family)])
+            n_clients=n_clients, unequal=unequal)])
 
 
-def _step_checks(cell, model, w, dr, n_draws):
-    """The proof-step checks of one cell (its draws ``dr``)."""
+#: the names of the proof-step checks of one cell, in :func:`_step_values`'s order
+_STEP_NAMES = ("(16) smoothness per draw", "(22) strong convexity per draw",
+               "(29) ||g||^2<=2L excess per draw", "(18)-(20) Cauchy-Schwarz",
+               "(21)-(22) E||v||^2 - 2w^2 G/mu, worst client",
+               "(35) |E excess - D_k|, worst client")
+
+
+def _step_entry(cell, values, w, theta_star):
+    """One cell's checks ([name, measured, theoretical, tolerance] each) with its model."""
+    tag = f"lam={cell['lam']},K={cell['n_clients']},zeta={cell['zeta']}"
+    return dict(cell=[cell["lam"], cell["n_clients"], cell["zeta"]],
+                checks=[[f"{name} [{tag}]", float(m), float(t), float(tl)]
+                        for name, (m, t, tl) in zip(_STEP_NAMES, values, strict=True)],
+                w=w, model=dict(theta_star=theta_star, noise_sd=NOISE_SD, lam=cell["lam"]))
+
+
+def _step_values(model, w, dr, n_draws):
+    """The proof-step checks of one cell (its draws ``dr``): (measured, theoretical,
+    tolerance) of each, in the order of :data:`_STEP_NAMES`."""
     checks = []
 
-    def add(name, m, t, tl):
-        checks.append([name, float(m), float(t), float(tl)])
+    def add(m, t, tl):
+        checks.append([float(m), float(t), float(tl)])
 
     scale = 1.0 + float(np.max(np.abs(dr.loo)) + np.max(dr.excess_copy) + np.max(dr.g_sq))
-    tag = f"lam={cell['lam']},K={cell['n_clients']},zeta={cell['zeta']}"
-    add(f"(16) smoothness per draw [{tag}]", -dr.smooth_slack.min(), 0.0, ROUNDING * scale)
-    add(f"(22) strong convexity per draw [{tag}]", -dr.sc_slack.min(), 0.0, ROUNDING * scale)
-    add(f"(29) ||g||^2<=2L excess per draw [{tag}]", -dr.pl_slack.min(), 0.0,
-        ROUNDING * scale)
+    add(-dr.smooth_slack.min(), 0.0, ROUNDING * scale)
+    add(-dr.sc_slack.min(), 0.0, ROUNDING * scale)
+    add(-dr.pl_slack.min(), 0.0, ROUNDING * scale)
     cs = dr.g_dot_v.mean(0) - np.sqrt(dr.g_sq.mean(0) * dr.v_sq.mean(0))
-    add(f"(18)-(20) Cauchy-Schwarz [{tag}]", cs.max(), 0.0, ROUNDING * scale)
+    add(cs.max(), 0.0, ROUNDING * scale)
     v_diff = dr.v_sq - 2 * w ** 2 * dr.local_gap / model.mu
     m, se = v_diff.mean(0), v_diff.std(0, ddof=1) / np.sqrt(n_draws)
     # the client with the largest m/se: some client has m > K_FAMILY se iff this one does
     i = int(np.argmax(m / np.maximum(se, 1e-300)))
-    add(f"(21)-(22) E||v||^2 - 2w^2 G/mu, worst client [{tag}]", m[i], 0.0, K_FAMILY * se[i])
+    add(m[i], 0.0, K_FAMILY * se[i])
     ex = dr.excess_copy - dr.nonid
     m, se = ex.mean(0), ex.std(0, ddof=1) / np.sqrt(n_draws)
     i = int(np.argmax(np.abs(m) / np.maximum(se, 1e-300)))
-    add(f"(35) |E excess - D_k|, worst client [{tag}]", abs(m[i]), 0.0, K_FAMILY * se[i])
-    return dict(cell=[cell["lam"], cell["n_clients"], cell["zeta"]], checks=checks, w=w,
-                model=dict(theta_star=model.theta_star, noise_sd=model.noise_sd,
-                           lam=model.lam))
+    add(abs(m[i]), 0.0, K_FAMILY * se[i])
+    return checks
 
 
 @claim("fedals.thm41.proof_steps", ref="App. A, eqs. (16), (21)-(22), (28)-(29), (35)",
@@ -176,11 +288,7 @@ def _step_checks(cell, model, w, dr, n_draws):
        statement="Each inequality of the proof of Thm 4.1: smoothness (16) per draw, strong "
                  "convexity (22), ||g||^2 <= 2L(excess) (29), Cauchy-Schwarz (18)-(20), "
                  "E||v||^2 <= 2K(k)^2 G_k/mu and the exchangeability E excess = D_k (35).",
-       quick=dict(n_draws=500, n_samples=40, lam=[0.1, 1.0], n_clients=[2, 8],
-                  zeta=[0.0, 1.0]),
-       full=dict(n_draws=4000, n_samples=40, lam=[0.05, 0.1, 1.0],
-                 n_clients=[2, 4, 8, 16, 32, 64], zeta=[0.0, 0.5, 1.0, 2.0]),
-       cells=dict(grid=_steps_grid, run=_steps_cell))
+       quick=STEPS_QUICK, full=STEPS_FULL, cells=dict(grid=_steps_grid, run=_steps_cell))
 def thm41_proof_steps(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta):
     r"""Intermediate inequalities, to catch bugs a loose final bound would hide.
 
@@ -193,7 +301,11 @@ def thm41_proof_steps(*, rng, cells, n_draws, n_samples, lam, n_clients, zeta):
     All hold under the hypotheses; ``holds`` is expected. The (lam, zeta) cells of one K run
     as one task (``_steps_cell``) on common covariates and noise (``ridge_family``), each cell
     with its own n_draws draws and its own SEs, so every check is the test it was on datasets
-    of its own (the checks are dependent; each is held to its own tolerance). This combines
+    of its own (the checks are dependent; each is held to its own tolerance). Where a K's
+    datasets would be those of a family of ``fedals.thm41.bound`` (same n and n_draws, its
+    (lam, zeta) cells among the bound's: the full profile), the task reads that family's run
+    (``_family_run``, through the run store) and checks the bound's own draws: the same
+    n_draws per cell, checks and tolerances, computed once for both claims. This combines
     the tasks, the cells in (lam, K, zeta) order.
     """
     order = {tuple(c.values()): i

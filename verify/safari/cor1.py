@@ -20,7 +20,9 @@ import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger.engine.runs import reused_run
 from flbounds.stats import loglog_slope
+from verify.replay import seed_of, shared_generator
 
 from ..predicates import at_most
 from .assumptions import a3_smooth, a4_noise, a5_dissimilarity, optimisation_instance
@@ -66,21 +68,66 @@ def _avg_grad_norm(rng, prob, *, m, K, R):
     g2 = np.sum((MU * (tr.x - CENTER)) ** 2, axis=1)
     G1 = g2[:-1][~plan.client_round].max() if (~plan.client_round).any() else np.inf
     G2 = tr.local_grad_norm2[plan.client_round].max()
-    inst = optimisation_instance(prob, sigma_G2=0.0, noise_var=SIGMA2,
+    return (float(g2[1:].mean()), float(G1), float(G2), eta_s,
+            config_instance(prob, m=m, K=K, R=R, G1=float(G1), G2=float(G2)))
+
+
+def config_instance(prob, *, m, K, R, G1, G2):
+    """What Theorem 4's hypotheses read on one run of configuration (m, K, R)."""
+    eta_s = np.sqrt(m * K / R)
+    return optimisation_instance(prob, sigma_G2=0.0, noise_var=SIGMA2,
                                  noise_var_s=SIGMA2 / (m * K), step_server=float(eta_s),
-                                 step_client=float(eta_c), local_steps=K, n_sampled=m, q=Q,
-                                 G1=float(G1), G2=float(G2))
-    return float(g2[1:].mean()), float(G1), float(G2), eta_s, inst
+                                 step_client=float(2 * eta_s / K), local_steps=K, n_sampled=m,
+                                 q=Q, G1=G1, G2=G2)
+
+
+#: the stream of the homogeneous runs: the claim generator of safari.cor1.linear_speedup
+#: (whose numbers are thus those it had alone); safari.thm4.homogeneous_bound draws the
+#: configurations it shares with that claim's design from it (:func:`shared_children`), so
+#: each such run is computed once per ledger run (:func:`config_runs`)
+SPEEDUP_STREAM = "safari.cor1.linear_speedup"
+
+
+def speedup_configs(*, ms, K, R_fixed, Rs, m_fixed, **_):
+    """The configurations (m, K, R) of safari.cor1.linear_speedup, in the order its seeds
+    are spawned: over mK at R_fixed, then over R at m_fixed."""
+    return [(m, K, R_fixed) for m in ms] + [(m_fixed, K, R) for R in Rs]
+
+
+def config_runs(children, prob, *, m, K, R) -> dict:
+    """Per seed (one child each) of configuration (m, K, R): the average squared gradient
+    norm ``avg`` and G_1, G_2 (max), computed once per description (the children's seeds and
+    the configuration; :func:`flbounds.ledger.engine.runs.reused_run`)."""
+    def compute():
+        rows = np.array([_avg_grad_norm(c, prob, m=m, K=K, R=R)[:3] for c in children])
+        return dict(avg=rows[:, 0], G1=rows[:, 1], G2=rows[:, 2])
+
+    description = dict(run="safari.cor1.config", seeds=[seed_of(c) for c in children],
+                       m=int(m), K=int(K), R=int(R))
+    return reused_run(description, compute, code=__name__)
+
+
+def shared_children(rng, config, n_seeds, design) -> list | None:
+    """The seeds safari.cor1.linear_speedup gives ``config`` in ``design`` (its parameters)
+    when it runs that configuration with ``n_seeds`` seeds (the first occurrence), from its
+    stream; else None."""
+    configs = speedup_configs(**design)
+    if design["n_seeds"] != n_seeds or tuple(config) not in configs:
+        return None
+    stream = shared_generator(rng, SPEEDUP_STREAM)
+    for _ in range(configs.index(tuple(config))):
+        stream.spawn(n_seeds)
+    return stream.spawn(n_seeds)
 
 
 def _sweep(rng, configs, n_seeds):
     prob = _problem()
     vals, instances = np.empty((n_seeds, len(configs))), []
     for j, (m, K, R) in enumerate(configs):
-        for i, child in enumerate(rng.spawn(n_seeds)):
-            run = _avg_grad_norm(child, prob, m=m, K=K, R=R)
-            vals[i, j] = run[0]
-            instances.append(run[-1])
+        runs = config_runs(rng.spawn(n_seeds), prob, m=m, K=K, R=R)
+        vals[:, j] = runs["avg"]
+        instances += [config_instance(prob, m=m, K=K, R=R, G1=float(g1), G2=float(g2))
+                      for g1, g2 in zip(runs["G1"], runs["G2"], strict=True)]
     return vals, instances
 
 
@@ -89,6 +136,13 @@ def _thm4_rhs(prob, m, K, R, step_server, sigma_s2):
     return float(thm4_rhs(delta_f=prob.loss(np.zeros(2)) - prob.loss(prob.x_star),
                           n_rounds=R, step_server=step_server, q=Q, L=prob.L, sigma2=SIGMA2,
                           sigma_s2=sigma_s2, sigma_G2=0.0, local_steps=K, n_sampled=m))
+
+
+#: the designs of safari.cor1.linear_speedup (safari.thm4.homogeneous_bound reads them)
+SPEEDUP_QUICK = dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=4096, Rs=[1024, 2048, 4096, 8192, 16384],
+                     m_fixed=2, n_seeds=12, n_boot=300)
+SPEEDUP_FULL = dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=32768,
+                    Rs=[1024, 4096, 16384, 65536, 262144], m_fixed=2, n_seeds=50, n_boot=1000)
 
 
 @claim("safari.cor1.linear_speedup", ref="Cor. 1", kind="statement", expected="holds",
@@ -101,10 +155,7 @@ def _thm4_rhs(prob, m, K, R, step_server, sigma_s2):
                  "gradient norm is at most Theorem 4's right side, which is (2 Delta F + "
                  "L (1 - q) sigma^2 + 8 L q sigma^2)/sqrt(mKR) + O(m/R): O(1/sqrt(mKR)) with "
                  "its constant, over mK (fixed R) and over R (fixed mK), homogeneous clients.",
-       quick=dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=4096, Rs=[1024, 2048, 4096, 8192, 16384],
-                  m_fixed=2, n_seeds=12, n_boot=300),
-       full=dict(ms=[1, 2, 4, 8, 16], K=4, R_fixed=32768,
-                 Rs=[1024, 4096, 16384, 65536, 262144], m_fixed=2, n_seeds=50, n_boot=1000))
+       quick=SPEEDUP_QUICK, full=SPEEDUP_FULL)
 def linear_speedup(*, rng, ms, K, R_fixed, Rs, m_fixed, n_seeds, n_boot):
     """The corollary's O(1/sqrt(mKR)) is Theorem 4's right side at eta_s = sqrt(mK/R), so the
     gate is that right side, configuration by configuration (4 MC SEs over seeds, Holm over

@@ -27,7 +27,7 @@ from verify.replay import seed_of, shared_generator
 from ..predicates import at_most
 from .assumptions import a3_smooth, a4_noise, a5_dissimilarity, optimisation_instance
 from .closed_forms import ClientQuadratics, first_order_floor, thm4_rhs
-from .instances import mean_and_se
+from .instances import lean_plan, mean_and_se
 from .remark3_4 import bias_gap2, checked_floor, identity_hessian_limit
 from .thm4 import coupling, q_condition, step_condition
 from .thm4.shrunk import line_problem
@@ -58,12 +58,14 @@ def _problem():
 
 
 def _avg_grad_norm(rng, prob, *, m, K, R):
-    """(1/R) sum_{r=1}^R ||grad F(x_r)||^2 of one run, and the per-seed G_1, G_2 (max)."""
+    """(1/R) sum_{r=1}^R ||grad F(x_r)||^2 of one run, and the per-seed G_1, G_2 (max). The
+    plan draws only what the run reads (:func:`verify.safari.instances.lean_plan`: SAFARI's
+    law, half the Gaussian draws at q = 0.5)."""
     eta_s = np.sqrt(m * K / R)
     eta_c = 2 * eta_s / K
-    plan = safari_plan(rng, n_rounds=R, q=Q, eligible=np.arange(N_CLIENTS), n_sampled=m,
-                       local_steps=K, dim=2, client_noise_std=np.sqrt(SIGMA2),
-                       server_noise_std=np.sqrt(SIGMA2 / (m * K)))
+    plan = lean_plan(rng, n_rounds=R, q=Q, eligible=np.arange(N_CLIENTS), n_sampled=m,
+                     local_steps=K, dim=2, client_noise_std=np.sqrt(SIGMA2),
+                     server_noise_std=np.sqrt(SIGMA2 / (m * K)))
     tr = safari(prob, plan, step_client=eta_c, step_server=eta_s, x0=np.zeros(2))
     g2 = np.sum((MU * (tr.x - CENTER)) ** 2, axis=1)
     G1 = g2[:-1][~plan.client_round].max() if (~plan.client_round).any() else np.inf

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.algorithms.batched_safari import safari_batched, safari_plans
+from flbounds.algorithms.batched_safari import (
+    safari_batched,
+    safari_plans,
+    stack_safari_plans,
+)
 from flbounds.algorithms.safari import SafariPlan, safari, safari_plan
 from flbounds.stats import mc_mean
 from verify.safari.closed_forms import ClientQuadratics
@@ -40,19 +44,24 @@ def run_seed(rng, problem, *, n_rounds, q, step_server, step_client, x0, eligibl
 PLAN_DOUBLES_PER_CALL = 2_000_000
 
 
-def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, **plan_kwargs):
-    """One plan per generator (drawn exactly as :func:`safari_plan` would), all run by
+def run_seeds_batched(rngs, problem, *, step_server, step_client, x0, lean=False,
+                      **plan_kwargs):
+    """One plan per generator (drawn exactly as :func:`safari_plan` would, or by
+    :func:`lean_plan` if ``lean``), all run by
     :func:`~flbounds.algorithms.batched_safari.safari_batched` in chunks of replicates.
 
     Yields ``(plan, trace)`` per chunk, both with a leading replicate axis; replicate b is
-    bit for bit ``run_seed(rngs[b], ...)`` (same draws in the same order, same iterates).
+    bit for bit ``run_seed(rngs[b], ...)`` (same draws in the same order, same iterates), or,
+    if ``lean``, the run on ``lean_plan(rngs[b], ...)``.
     """
     rngs = list(rngs)
     per_rep = (plan_kwargs["n_rounds"] * plan_kwargs["n_sampled"] * plan_kwargs["local_steps"]
                * plan_kwargs["dim"])
     chunk = max(1, PLAN_DOUBLES_PER_CALL // per_rep)
     for start in range(0, len(rngs), chunk):
-        plan = safari_plans(rngs[start:start + chunk], **plan_kwargs)
+        plan = (stack_safari_plans([lean_plan(r, **plan_kwargs)
+                                    for r in rngs[start:start + chunk]]) if lean
+                else safari_plans(rngs[start:start + chunk], **plan_kwargs))
         yield plan, safari_batched(problem, plan, step_client=step_client,
                                    step_server=step_server, x0=np.asarray(x0, dtype=float))
 

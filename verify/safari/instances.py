@@ -93,15 +93,26 @@ def lean_plan(rng, *, n_rounds, q, eligible, n_sampled, local_steps, dim, client
     if eligible.ndim != 1 or eligible.size < n_sampled:
         raise ValueError("eligible must hold at least n_sampled client indices")
     client_round = rng.random(n_rounds) < q
-    n_client = int(client_round.sum())
+    rows = np.flatnonzero(client_round)
     clients = np.empty((n_rounds, n_sampled), dtype=np.int64)
     clients[:] = eligible[:n_sampled]
-    keys = rng.random((n_client, eligible.size))
-    clients[client_round] = eligible[np.argsort(keys, axis=1)[:, :n_sampled]]
-    client_noise = np.zeros((n_rounds, n_sampled, local_steps, dim))
-    client_noise[client_round] = (rng.standard_normal((n_client, n_sampled, local_steps, dim))
-                                  * (client_noise_std / np.sqrt(dim)))
-    server_noise = np.zeros((n_rounds, dim))
-    server_noise[~client_round] = (rng.standard_normal((n_rounds - n_client, dim))
-                                   * (server_noise_std / np.sqrt(dim)))
+    keys = rng.random((rows.size, eligible.size))
+    clients[rows] = eligible[np.argsort(keys, axis=1)[:, :n_sampled]]
+    client_noise = _noise_rows(rng, rows, (n_rounds, n_sampled, local_steps, dim),
+                               client_noise_std / np.sqrt(dim))
+    server_noise = _noise_rows(rng, np.flatnonzero(~client_round), (n_rounds, dim),
+                               server_noise_std / np.sqrt(dim))
     return SafariPlan(client_round, clients, client_noise, server_noise)
+
+
+def _noise_rows(rng, rows, shape, std):
+    """An array of ``shape``, zeros but for rows ``rows`` (increasing): Gaussian, ``std``."""
+    if rows.size == shape[0]:   # every row: drawn in place
+        out = rng.standard_normal(shape)
+        out *= std
+        return out
+    drawn = rng.standard_normal((rows.size, *shape[1:]))
+    drawn *= std
+    out = np.zeros(shape)
+    out[rows] = drawn
+    return out

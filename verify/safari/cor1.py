@@ -288,6 +288,9 @@ def exact_average(prob, *, client, q, step_server, sigma, sigma_s, x0, n_rounds)
     maps = [(q, eye - eta_c * prob.A[client], eta_c * prob.b[client], eta_c ** 2 * sigma ** 2),
             (1 - q, eye - step_server * A_bar, step_server * b_bar,
              step_server ** 2 * sigma_s ** 2)]
+    if d == 1:
+        return _exact_average_line(maps, float(A_bar[0, 0]), float(b_bar[0]),
+                                   float(np.asarray(x0, dtype=float).reshape(-1)[0]), n_rounds)
     mu = np.asarray(x0, dtype=float).copy()
     P = np.outer(mu, mu)
     total = lower = 0.0
@@ -302,6 +305,27 @@ def exact_average(prob, *, client, q, step_server, sigma, sigma_s, x0, n_rounds)
         g_mean = A_bar @ mu - b_bar
         total += float(np.trace(A_bar @ P @ A_bar.T) - 2 * b_bar @ (A_bar @ mu) + b_bar @ b_bar)
         lower += float(g_mean @ g_mean)
+    return total / n_rounds, lower / n_rounds
+
+
+def _exact_average_line(maps, a_bar, b_bar, x0, n_rounds):
+    """:func:`exact_average` at d = 1 on floats: the same operations in the same order (each
+    1 x 1 product, outer product and trace of the matrix form is one float product), so the
+    same numbers, without the per-round array overhead."""
+    maps = [(float(w), float(M[0, 0]), float(c[0]), float(var)) for w, M, c, var in maps]
+    mu = x0
+    P = mu * mu
+    total = lower = 0.0
+    for _ in range(n_rounds):
+        new_mu, new_P = 0.0, 0.0
+        for w, M, c, var in maps:
+            Mmu = M * mu
+            new_mu += w * (Mmu + c)
+            new_P += w * ((M * P) * M + Mmu * c + c * Mmu + c * c + var * 1.0)
+        mu, P = new_mu, new_P
+        g_mean = a_bar * mu - b_bar
+        total += (a_bar * P) * a_bar - (2 * b_bar) * (a_bar * mu) + b_bar * b_bar
+        lower += g_mean * g_mean
     return total / n_rounds, lower / n_rounds
 
 

@@ -165,8 +165,9 @@ def linear_speedup(*, rng, ms, K, R_fixed, Rs, m_fixed, n_seeds, n_boot):
     window around -1/2 would be a threshold the theorem does not give. The fitted log-log
     slopes against mK and against R (both terms of the average scale as 1/sqrt(mKR) on this
     quadratic) are reported with their bootstrap intervals as tightness information: at the
-    quick profile the R-slope's interval (about [-0.49, -0.42]) lies just above -1/2, a
-    pre-asymptotic effect that the bound, at ratio ~0.2, absorbs.
+    quick profile the R-slope's interval can lie just above -1/2 (about [-0.49, -0.42] on one
+    draw of the seeds, [-0.54, -0.44] on another), a pre-asymptotic effect that the bound, at
+    ratio ~0.2, absorbs.
 
     Size and power (full): 25 seeds per configuration. With 50 seeds the means sat at
     0.15-0.22 of the right side and the tolerance (4.51 SEs, Holm over the ten

@@ -24,8 +24,8 @@ from .instances import (
     SIGMA,
     SIGMA_S,
     grad_norm2,
-    lean_plan,
     mean_and_se,
+    run_seed,
     two_group_problem,
 )
 
@@ -130,17 +130,12 @@ def _limit_run(children, prob, *, q, eta, n_rounds, burn_in):
     """Per seed, from the iterates after ``burn_in``: the batch means of x_r's first
     coordinate (``x1_batches``) and of ||grad F(x_r)||^2 (``g2_batches``), ``N_BATCHES`` per
     seed, and the plain mean of ||grad F(x_r)||^2 (``g2_mean``); computed once per
-    description (the children's seeds and the run's constants). The plans draw only what the
-    runs read (:func:`verify.safari.instances.lean_plan`: SAFARI's law, a factor 1/q fewer
-    Gaussian draws)."""
+    description (the children's seeds and the run's constants)."""
     def compute():
         x1, g2b, g2m = [], [], []
         for child in children:
-            plan = lean_plan(child, n_rounds=n_rounds, q=q, eligible=ELIGIBLE,
-                             n_sampled=N_SAMPLED, local_steps=LOCAL_STEPS, dim=prob.dim,
-                             client_noise_std=SIGMA, server_noise_std=SIGMA_S)
-            x = safari(prob, plan, step_client=2 * eta / LOCAL_STEPS, step_server=eta,
-                       x0=np.array([0.0, 2.0])).x
+            x = run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
+                         step_client=2 * eta / LOCAL_STEPS, x0=np.array([0.0, 2.0]))[1].x
             g2 = grad_norm2(prob, x[burn_in:])
             x1.append(_batch_means(x[burn_in:, 0]))
             g2b.append(_batch_means(g2))

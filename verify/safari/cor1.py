@@ -200,12 +200,13 @@ def linear_speedup(*, rng, ms, K, R_fixed, Rs, m_fixed, n_seeds, n_boot):
 
 
 def _first_sentence_run(rng, prob, *, R, q, x0, eligible, n_sampled, local_steps, sigma,
-                        sigma_s):
-    """One run at eta_s = 1/sqrt(R), eta_c = 2 eta_s/K: (average ||grad F||^2, G_1, G_2)."""
+                        sigma_s, lean=False):
+    """One run at eta_s = 1/sqrt(R), eta_c = 2 eta_s/K: (average ||grad F||^2, G_1, G_2); on
+    a lean plan (:func:`verify.safari.instances.lean_plan`) if ``lean``."""
     eta_s = 1.0 / np.sqrt(R)
-    plan = safari_plan(rng, n_rounds=R, q=q, eligible=eligible, n_sampled=n_sampled,
-                       local_steps=local_steps, dim=prob.dim, client_noise_std=sigma,
-                       server_noise_std=sigma_s)
+    plan = (lean_plan if lean else safari_plan)(
+        rng, n_rounds=R, q=q, eligible=eligible, n_sampled=n_sampled, local_steps=local_steps,
+        dim=prob.dim, client_noise_std=sigma, server_noise_std=sigma_s)
     tr = safari(prob, plan, step_client=2 * eta_s / local_steps, step_server=eta_s,
                 x0=np.asarray(x0, dtype=float))
     g = tr.x @ prob.A.mean(axis=0).T - prob.b.mean(axis=0)
@@ -216,7 +217,7 @@ def _first_sentence_run(rng, prob, *, R, q, x0, eligible, n_sampled, local_steps
 
 
 def first_sentence(rng, prob, *, rounds, n_seeds, q, x0, eligible, n_sampled, local_steps,
-                   sigma, sigma_s, sigma_G2):
+                   sigma, sigma_s, sigma_G2, lean=False):
     """Mean average ||grad F||^2 and Theorem 4's right side at eta_s = 1/sqrt(R), R by R,
     with one instance per seed carrying Theorem 4's hypotheses (the q-condition per seed)."""
     means, ses, rhs, instances = [], [], [], []
@@ -224,7 +225,7 @@ def first_sentence(rng, prob, *, rounds, n_seeds, q, x0, eligible, n_sampled, lo
         eta_s = 1.0 / np.sqrt(R)
         rows = [_first_sentence_run(child, prob, R=R, q=q, x0=x0, eligible=eligible,
                                     n_sampled=n_sampled, local_steps=local_steps,
-                                    sigma=sigma, sigma_s=sigma_s)
+                                    sigma=sigma, sigma_s=sigma_s, lean=lean)
                 for child in rng.spawn(n_seeds)]
         m_, s_ = mean_and_se([r[0] for r in rows])
         means.append(float(m_))
@@ -258,12 +259,14 @@ def rate_first_sentence(*, rng, rounds, n_seeds):
     """The instance of safari.cor1.linear_speedup (L = mu = 0.1, sixteen identical clients,
     m = 2, K = 4, q = 0.5) at the first sentence's step eta_s = 1/sqrt(R) (eta_c = 2 eta_s/K
     <= 1/(4 sqrt(30) L K) from R >= 20). Gate: Theorem 4's right side at each R, 4 MC SEs
-    (Holm); details give R-scaled right sides (sqrt(R) RHS, bounded: the O(1/sqrt(R)))."""
+    (Holm); details give R-scaled right sides (sqrt(R) RHS, bounded: the O(1/sqrt(R))). The
+    plans draw only what the runs read (:func:`verify.safari.instances.lean_plan`: SAFARI's
+    law, half the Gaussian draws at q = 0.5)."""
     prob = _problem()
     means, ses, rhs, instances = first_sentence(
         rng, prob, rounds=rounds, n_seeds=n_seeds, q=Q, x0=np.zeros(2),
         eligible=np.arange(N_CLIENTS), n_sampled=2, local_steps=4, sigma=1.0, sigma_s=1.0,
-        sigma_G2=0.0)
+        sigma_G2=0.0, lean=True)
     return Evidence(measured=means, theoretical=rhs, relation="<=", tolerance=Tolerance.mc(ses),
                     details={"rounds": rounds, "sqrtR_times_rhs": [r * np.sqrt(R) for r, R in
                                                                   zip(rhs, rounds, strict=True)],

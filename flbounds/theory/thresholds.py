@@ -102,10 +102,16 @@ def erm_threshold(x, y) -> float:
     x, y = np.asarray(x, dtype=float), np.asarray(y)
     if x.ndim != 1 or x.size == 0 or y.shape != x.shape:
         raise ValueError("x and y must be 1-D arrays of one non-zero length")
-    if not np.all(np.isin(y, (0, 1))):
+    if not np.all((y == 0) | (y == 1)):
         raise ValueError("y must hold labels in {0, 1}")
-    order = np.argsort(x, kind="stable")
-    xs, ys = x[order], y[order].astype(np.int64)
+    # without ties (or NaN) the sorted order is unique, and the unstable sort finds it faster;
+    # with them the stable sort pins it
+    order = np.argsort(x)
+    xs = x[order]
+    if np.any(xs[1:] == xs[:-1]) or np.isnan(xs[-1]):
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
+    ys = y[order].astype(np.int64)
     pos_left = np.concatenate([[0], np.cumsum(ys)])
     neg_right = np.concatenate([[0], np.cumsum((1 - ys)[::-1])])[::-1]
     j = int(np.argmin(pos_left + neg_right))

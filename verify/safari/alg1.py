@@ -13,6 +13,8 @@ import numpy as np
 
 from flbounds.algorithms.safari import safari, safari_plan
 from flbounds.ledger import Evidence, Tolerance, claim, result
+from flbounds.ledger.engine.runs import reused_run
+from verify.replay import seed_of, shared_generator
 
 from .closed_forms import ClientQuadratics, first_order_floor, safari_mean_limit
 from .instances import (
@@ -101,22 +103,52 @@ def special_cases(*, rng, n_rounds, n_instances):
                     details={"per_run": worst})
 
 
+#: the stream the runs of the two fixed-q claims draw from: the claim generator of
+#: safari.alg1.biased_limit (whose numbers are thus those it had alone), shared by
+#: safari.alg1.floor_vs_closed_form, which reads the same runs (at the full profile the same
+#: cells; at quick its cells are the first four of biased_limit's), so that each run is
+#: computed once per ledger run (:func:`flbounds.ledger.engine.runs.reused_run`)
+LIMIT_STREAM = "safari.alg1.biased_limit"
+#: batch means per seed (each far longer than the chain's correlation time, see the claims)
+N_BATCHES = 10
+
+
 def _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
     """Per cell (q, eta_s), with eta_c = 2 eta_s / K: the mean limit xbar of the expected map
-    and the post-burn-in iterates of ``n_seeds`` runs from x0 = (0, 2) (one child each)."""
-    x0 = np.array([0.0, 2.0])
+    and the post-burn-in summaries of ``n_seeds`` runs from x0 = (0, 2) (one child of
+    ``rng`` each, :func:`_limit_run`)."""
     for q in qs:
         for eta in steps:
             eta_c = 2 * eta / LOCAL_STEPS
             xbar = safari_mean_limit(prob, ELIGIBLE, q=q, step_client=eta_c, step_server=eta,
                                      local_steps=LOCAL_STEPS)
-            runs = [run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
-                             step_client=eta_c, x0=x0)[1].x[burn_in:]
-                    for child in rng.spawn(n_seeds)]
-            yield q, eta, xbar, runs
+            yield q, eta, xbar, _limit_run(rng.spawn(n_seeds), prob, q=q, eta=eta,
+                                           n_rounds=n_rounds, burn_in=burn_in)
 
 
-def _batch_means(values, n_batches=10):
+def _limit_run(children, prob, *, q, eta, n_rounds, burn_in):
+    """Per seed, from the iterates after ``burn_in``: the batch means of x_r's first
+    coordinate (``x1_batches``) and of ||grad F(x_r)||^2 (``g2_batches``), ``N_BATCHES`` per
+    seed, and the plain mean of ||grad F(x_r)||^2 (``g2_mean``); computed once per
+    description (the children's seeds and the run's constants)."""
+    def compute():
+        x1, g2b, g2m = [], [], []
+        for child in children:
+            x = run_seed(child, prob, n_rounds=n_rounds, q=q, step_server=eta,
+                         step_client=2 * eta / LOCAL_STEPS, x0=np.array([0.0, 2.0]))[1].x
+            g2 = grad_norm2(prob, x[burn_in:])
+            x1.append(_batch_means(x[burn_in:, 0]))
+            g2b.append(_batch_means(g2))
+            g2m.append(g2.mean())
+        return dict(x1_batches=np.array(x1), g2_batches=np.array(g2b), g2_mean=np.array(g2m))
+
+    description = dict(run="safari.alg1.limit", seeds=[seed_of(c) for c in children],
+                       q=float(q), eta_s=float(eta), n_rounds=int(n_rounds),
+                       burn_in=int(burn_in), x0=[0.0, 2.0])
+    return reused_run(description, compute, code=__name__)
+
+
+def _batch_means(values, n_batches=N_BATCHES):
     return [b.mean() for b in np.array_split(values, n_batches)]
 
 
@@ -148,11 +180,13 @@ def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     dropped gave 0.0008-0.0021 for the same conclusion at 3.3 times the CPU.)"""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
-    for q, eta, xbar, runs in _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
+    cells = _limit_cells(shared_generator(rng, LIMIT_STREAM), prob, qs, steps, n_rounds,
+                         burn_in, n_seeds)
+    for q, eta, xbar, runs in cells:
         # batch means: 10 batches per seed, each much longer than the chain's
         # correlation time (~1/(q (1 - (1 - eta_c)^K) + (1 - q) eta_s) <= 60 rounds)
-        tails = [m for x in runs for m in _batch_means(x[:, 0])]
-        floors = [grad_norm2(prob, x).mean() for x in runs]
+        tails = runs["x1_batches"].ravel()
+        floors = runs["g2_mean"]
         m_, s_ = mean_and_se(tails)
         measured.append(float(m_))
         theory.append(float(xbar[0]))
@@ -211,22 +245,25 @@ def floor_vs_closed_form(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     floor], reported). The bias floor itself changes by < 1% between eta_s = 0.02 and 0.002
     (details): it is a property of q, not of the step; the noise part is O(eta_s).
 
-    Size and power (full): the runs of safari.alg1.biased_limit's size (20 seeds of 30,000
-    rounds, 5,000 dropped, 10 batch means of 2,500 rounds per seed). The tolerance (4.6 SEs,
+    Size and power (full): the runs of safari.alg1.biased_limit, the same ones (drawn from its
+    stream, :data:`LIMIT_STREAM`, and computed once per ledger run): 20 seeds of 30,000
+    rounds, 5,000 dropped, 10 batch means of 2,500 rounds per seed. The tolerance (4.6 SEs,
     Holm over 16 cells) is at most 0.005 (measured 0.0022-0.0041 for q < 1), against a floor
     of at least 0.11 (q = 0.2) at every eta_s: a floor vanishing with the step would miss the
     exact value by over 20 tolerances at eta_s = 0.002. (100,000 rounds with 20,000 dropped
     gave 0.0012-0.0021 at 3.3 times the CPU.)"""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
-    for q, eta, xbar, runs in _limit_cells(rng, prob, qs, steps, n_rounds, burn_in, n_seeds):
+    cells = _limit_cells(shared_generator(rng, LIMIT_STREAM), prob, qs, steps, n_rounds,
+                         burn_in, n_seeds)
+    for q, eta, xbar, runs in cells:
         closed = float(np.sum(prob.gradient(xbar) ** 2))
         exact = stationary_grad_norm2(prob, q=q, step_client=2 * eta / LOCAL_STEPS,
                                       step_server=eta, local_steps=LOCAL_STEPS,
                                       n_sampled=N_SAMPLED, sigma2=SIGMA ** 2,
                                       sigma_s2=SIGMA_S ** 2)
         # batch means, as in safari.alg1.biased_limit
-        floors = [m for x in runs for m in _batch_means(grad_norm2(prob, x))]
+        floors = runs["g2_batches"].ravel()
         m_, s_ = mean_and_se(floors)
         measured.append(float(m_))
         theory.append(exact)

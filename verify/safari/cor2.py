@@ -66,7 +66,9 @@ def cor2_rate(*, rng, rounds, n_seeds, n_boot):
     -0.9: -1 + 1/ln R from the log factor) and its bootstrap interval are reported only.
     eta_s follows from eta_bar = 2 eta_s L mu/(L + mu); the ledger checks eta_s <= 2/(L + mu)
     (and the other hypotheses) on each R's instance. The per-round q-condition is not
-    recorded by the batched runs (not evaluated).
+    recorded by the batched runs (not evaluated). The plans draw only what the runs read
+    (:func:`verify.safari.instances.lean_plan`: SAFARI's law, half the Gaussian draws at
+    q = 0.5).
 
     Size and power (full): 200 seeds per R (the spec asks for 50). The tolerance (4.4 SEs,
     Holm over 6 R) is then 6-12% of the bound (600 seeds gave 3-6%), while the measured mean
@@ -82,7 +84,7 @@ def cor2_rate(*, rng, rounds, n_seeds, n_boot):
                                       local_steps=2))
         errs[:, j] = _final_errors(rng.spawn(n_seeds), prob, q=0.5, step_server=eta_s,
                                    n_rounds=R, x0=(0.0, 3.0), eligible=np.arange(6),
-                                   n_sampled=2, local_steps=2)
+                                   n_sampled=2, local_steps=2, lean=True)
         bounds.append(float(_thm5_bound(prob, q=0.5, step_server=eta_s, n_rounds=R,
                                         x0=(0.0, 3.0), n_sampled=2, local_steps=2,
                                         sigma_G2=0.0)))

@@ -80,3 +80,26 @@ def test_bad_labels_rejected():
         erm_threshold([0.1, 0.2], [0, 2])
     with pytest.raises(ValueError, match="flip"):
         labels(np.random.default_rng(0), [0.1], 0.5, flip=0.6)
+
+
+def _erm_stable(x, y):
+    """erm_threshold with the stable sort throughout (the pinned tie-break)."""
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order].astype(np.int64)
+    pos_left = np.concatenate([[0], np.cumsum(ys)])
+    neg_right = np.concatenate([[0], np.cumsum((1 - ys)[::-1])])[::-1]
+    j = int(np.argmin(pos_left + neg_right))
+    return float(xs[0]) if j == 0 else float(xs[-1]) if j == xs.size else \
+        float(0.5 * (xs[j - 1] + xs[j]))
+
+
+def test_erm_threshold_is_the_stable_sorts_with_and_without_ties():
+    from flbounds.theory.thresholds import erm_threshold
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 200, 5000):
+        for tied in (False, True):
+            x = rng.random(n)
+            if tied:   # few distinct values: many ties with different labels
+                x = np.round(x * 5) / 5
+            y = (rng.random(n) < 0.5).astype(np.int64)
+            assert erm_threshold(x, y) == _erm_stable(x, y)

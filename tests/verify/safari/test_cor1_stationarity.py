@@ -95,3 +95,36 @@ def test_an_unproven_floor_accuses_nobody():
         ev = cor1.stationarity_biased(rng=np.random.default_rng(0), rounds=[8000], n_seeds=2)
     assert ev.details["reading2_monotone_argument_holds"] == [False]
     assert ev.verdict() == "inconclusive"
+
+
+def _matrix_recursion(prob, *, client, q, step_server, sigma, sigma_s, x0, n_rounds):
+    """The moment recursion of cor1.exact_average in matrix form (any d)."""
+    d = prob.dim
+    eye = np.eye(d)
+    A_bar, b_bar = prob.A.mean(axis=0), prob.b.mean(axis=0)
+    eta_c = 2.0 * step_server
+    maps = [(q, eye - eta_c * prob.A[client], eta_c * prob.b[client], eta_c ** 2 * sigma ** 2),
+            (1 - q, eye - step_server * A_bar, step_server * b_bar,
+             step_server ** 2 * sigma_s ** 2)]
+    mu = np.asarray(x0, dtype=float).copy()
+    P = np.outer(mu, mu)
+    total = lower = 0.0
+    for _ in range(n_rounds):
+        new_mu, new_P = np.zeros(d), np.zeros((d, d))
+        for w, M, c, var in maps:
+            Mmu = M @ mu
+            new_mu += w * (Mmu + c)
+            new_P += w * (M @ P @ M.T + np.outer(Mmu, c) + np.outer(c, Mmu) + np.outer(c, c)
+                          + var * eye)
+        mu, P = new_mu, new_P
+        g_mean = A_bar @ mu - b_bar
+        total += float(np.trace(A_bar @ P @ A_bar.T) - 2 * b_bar @ (A_bar @ mu) + b_bar @ b_bar)
+        lower += float(g_mean @ g_mean)
+    return total / n_rounds, lower / n_rounds
+
+
+def test_exact_average_on_a_line_is_the_matrix_recursion_bit_for_bit():
+    prob = line_problem()
+    for q, e, n in ((0.8, 0.01, 3000), (0.3, 0.05, 200)):
+        kw = dict(client=1, q=q, step_server=e, sigma=0.1, sigma_s=0.2, x0=[3.0], n_rounds=n)
+        assert cor1.exact_average(prob, **kw) == _matrix_recursion(prob, **kw)

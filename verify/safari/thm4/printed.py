@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger.engine.runs import reused_run
+from verify.replay import seed_of, shared_generator
 
 from ..assumptions import optimisation_instance
 from ..closed_forms import thm4_q_max, thm4_rhs
@@ -48,38 +50,77 @@ def seed_instances(prob, step_server, q, rows, key=("G1", "G2")) -> list[dict]:
             for r in rows]
 
 
-def _thm4_runs(rng, *, step_server, n_rounds, n_seeds, q, x0, chunk=100_000):
+#: per-seed fields of :func:`_thm4_runs` (n_rounds is the run's)
+_ROW_FIELDS = ("avg", "G1", "G2", "G1_min", "G2_min", "sum_s", "sum_c", "n_client_rounds")
+
+
+def _thm4_runs(rng, *, step_server, n_rounds, n_seeds, q, x0, chunk=100_000, children=None):
     """Per seed: (1/R) sum_{r=1}^R ||grad F(x_r)||^2, G_1, G_2 (max, as printed) and the
     minima. Long runs go in chunks of ``chunk`` rounds (the state is x alone), so memory stays
-    bounded at paper-scale R."""
+    bounded at paper-scale R. The seeds are ``children`` if given, else ``rng.spawn(n_seeds)``;
+    the runs are computed once per description (the seeds and the run's constants,
+    :func:`flbounds.ledger.engine.runs.reused_run`)."""
     prob = two_group_problem()
-    rows = []
-    for child in rng.spawn(n_seeds):
-        x, total = np.asarray(x0, dtype=float), 0.0
-        sum_s = sum_c = 0.0     # sums over T_s of ||grad F||^2 and over T_c of G_2's terms
-        n_client_rounds = 0
-        G1 = G2 = -np.inf
-        G1_min = G2_min = np.inf
-        for start in range(0, n_rounds, chunk):
-            length = min(chunk, n_rounds - start)
-            plan, tr = run_seed(child, prob, n_rounds=length, q=q, step_server=step_server,
-                                step_client=2 * step_server / LOCAL_STEPS, x0=x)
-            g2 = grad_norm2(prob, tr.x)
-            total += g2[1:].sum()
-            g2_server = g2[:-1][~plan.client_round]
-            g2_client = tr.local_grad_norm2[plan.client_round]
-            sum_s += float(g2_server.sum())
-            sum_c += float(g2_client.sum())
-            n_client_rounds += int(plan.client_round.sum())
-            if g2_server.size:
-                G1, G1_min = max(G1, g2_server.max()), min(G1_min, g2_server.min())
-            if g2_client.size:
-                G2, G2_min = max(G2, g2_client.max()), min(G2_min, g2_client.min())
-            x = tr.x[-1]
-        rows.append(dict(avg=float(total / n_rounds), G1=float(G1), G2=float(G2),
-                         G1_min=float(G1_min), G2_min=float(G2_min), sum_s=sum_s, sum_c=sum_c,
-                         n_client_rounds=n_client_rounds, n_rounds=n_rounds))
+    children = rng.spawn(n_seeds) if children is None else list(children)
+
+    def compute():
+        rows = [_seed_run(child, prob, step_server=step_server, n_rounds=n_rounds, q=q, x0=x0,
+                          chunk=chunk) for child in children]
+        return {f: np.array([r[f] for r in rows]) for f in _ROW_FIELDS}
+
+    description = dict(run="safari.thm4.runs", seeds=[seed_of(c) for c in children],
+                       step_server=float(step_server), n_rounds=int(n_rounds), q=float(q),
+                       x0=[float(v) for v in x0], chunk=int(chunk))
+    arrays = reused_run(description, compute, code=__name__)
+    rows = [{f: (int if f == "n_client_rounds" else float)(arrays[f][i]) for f in _ROW_FIELDS}
+            | {"n_rounds": n_rounds} for i in range(len(children))]
     return prob, rows
+
+
+def _seed_run(child, prob, *, step_server, n_rounds, q, x0, chunk):
+    x, total = np.asarray(x0, dtype=float), 0.0
+    sum_s = sum_c = 0.0     # sums over T_s of ||grad F||^2 and over T_c of G_2's terms
+    n_client_rounds = 0
+    G1 = G2 = -np.inf
+    G1_min = G2_min = np.inf
+    for start in range(0, n_rounds, chunk):
+        length = min(chunk, n_rounds - start)
+        plan, tr = run_seed(child, prob, n_rounds=length, q=q, step_server=step_server,
+                            step_client=2 * step_server / LOCAL_STEPS, x0=x)
+        g2 = grad_norm2(prob, tr.x)
+        total += g2[1:].sum()
+        g2_server = g2[:-1][~plan.client_round]
+        g2_client = tr.local_grad_norm2[plan.client_round]
+        sum_s += float(g2_server.sum())
+        sum_c += float(g2_client.sum())
+        n_client_rounds += int(plan.client_round.sum())
+        if g2_server.size:
+            G1, G1_min = max(G1, g2_server.max()), min(G1_min, g2_server.min())
+        if g2_client.size:
+            G2, G2_min = max(G2, g2_client.max()), min(G2_min, g2_client.min())
+        x = tr.x[-1]
+    return dict(avg=float(total / n_rounds), G1=float(G1), G2=float(G2), G1_min=float(G1_min),
+                G2_min=float(G2_min), sum_s=sum_s, sum_c=sum_c, n_client_rounds=n_client_rounds)
+
+
+#: the stream of the runs at printed_bound's first case: that claim's generator (whose
+#: numbers are thus those it had alone); the proof-step claims that rerun the same case draw
+#: its seeds from it (:func:`printed_case_children`), so the run is computed once per ledger
+#: run
+PRINTED_STREAM = "safari.thm4.printed_bound"
+PRINTED_QUICK = dict(cases=[(0.01, 20000), (0.002, 50000)], n_seeds=8, q=0.8, x0=(0.0, 2.0))
+PRINTED_FULL = dict(cases=[(0.01, 400000), (0.002, 1000000)], n_seeds=6, q=0.8, x0=(0.0, 2.0))
+
+
+def printed_case_children(rng, *, step_server, n_rounds, n_seeds, q, x0):
+    """The seeds of safari.thm4.printed_bound's first case when a run repeats it (the same
+    step, rounds, seeds, q and start in one of its profiles), from its stream; else None."""
+    for design in (PRINTED_QUICK, PRINTED_FULL):
+        eta, R = design["cases"][0]
+        if (eta, R, design["n_seeds"], design["q"], tuple(design["x0"])) == \
+                (step_server, n_rounds, n_seeds, q, tuple(x0)):
+            return shared_generator(rng, PRINTED_STREAM).spawn(n_seeds)
+    return None
 
 
 def _q_condition_per_seed(q, G1, G2, kw):
@@ -114,8 +155,7 @@ def _case(rng, step_server, n_rounds, n_seeds, q, x0):
        statement="Under A3-A5, eta_c = 2 eta_s/K <= 1/(4 sqrt(30) L K) and the q-condition with "
                  "G_1, G_2 = max over rounds, (1/R) sum_r E||grad F(x_r)||^2 <= "
                  "2(F(x_0) - F*)/(R eta_s) + delta.",
-       quick=dict(cases=[(0.01, 20000), (0.002, 50000)], n_seeds=8, q=0.8, x0=(0.0, 2.0)),
-       full=dict(cases=[(0.01, 400000), (0.002, 1000000)], n_seeds=6, q=0.8, x0=(0.0, 2.0)))
+       quick=PRINTED_QUICK, full=PRINTED_FULL)
 def printed_bound(*, rng, cases, n_seeds, q, x0):
     """Counterexample (spec 7.B, confirmed by audit part A #1): every hypothesis holds on the
     two-group instance -- L = 1, sigma_G^2 = 2.25 uniformly in x, unbiased noise with
@@ -192,9 +232,13 @@ def q_condition_min_reading(*, rng, step_server, n_rounds, n_seeds, q, x0):
     safari.thm4.proof_eta_s_power and safari.thm4.proof_max_bounding. Measured: the largest
     per-seed right side (proof's eta_s form); exact comparison with q. Size (full): 6 seeds of
     the paper-scale 400,000 rounds; the per-seed right side varies little from seed to seed
-    (0.056-0.063 over 20 seeds), 13 times below q = 0.8."""
+    (0.056-0.063 over 20 seeds), 13 times below q = 0.8. The runs are safari.thm4.printed_bound's
+    first case, the same seeds (:func:`printed_case_children`), computed once per ledger
+    run."""
+    children = printed_case_children(rng, step_server=step_server, n_rounds=n_rounds,
+                                     n_seeds=n_seeds, q=q, x0=x0)
     prob, rows = _thm4_runs(rng, step_server=step_server, n_rounds=n_rounds, n_seeds=n_seeds,
-                            q=q, x0=x0)
+                            q=q, x0=x0, children=children)
     G1 = np.array([r["G1_min"] for r in rows])
     G2 = np.array([r["G2_min"] for r in rows])
     q_min, linear = thm4_q_max(G1, G2, sigma_G2=SIGMA_G2, local_steps=LOCAL_STEPS, L=prob.L,
@@ -265,9 +309,13 @@ def proof_max_bounding(*, rng, step_server, n_rounds, n_seeds, q, x0):
     biased point while 4 R_c sigma_G^2 = 7.2 R. Measured: (right - left)/R per seed, >= 0
     required; exact (sums of the trajectory), so rounding tolerance: violated. Size (full): 6
     seeds of 400,000 rounds; each seed is a counterexample on its own (20 seeds gave
-    -7.03 to -7.01, against a rounding tolerance of 1e-9)."""
+    -7.03 to -7.01, against a rounding tolerance of 1e-9). At full the runs are
+    safari.thm4.printed_bound's first case, the same seeds (:func:`printed_case_children`),
+    computed once per ledger run."""
+    children = printed_case_children(rng, step_server=step_server, n_rounds=n_rounds,
+                                     n_seeds=n_seeds, q=q, x0=x0)
     prob, rows = _thm4_runs(rng, step_server=step_server, n_rounds=n_rounds, n_seeds=n_seeds,
-                            q=q, x0=x0)
+                            q=q, x0=x0, children=children)
     K, L = LOCAL_STEPS, prob.L
     G1, G2 = np.array([r["G1"] for r in rows]), np.array([r["G2"] for r in rows])
     kw = dict(sigma_G2=SIGMA_G2, local_steps=K, L=L, step_server=step_server)

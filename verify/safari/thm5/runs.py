@@ -79,13 +79,15 @@ def _thm5_run(rng, prob, *, q, step_server, n_rounds, x0, eligible, n_sampled, l
 
 
 def _final_errors(rngs, prob, *, q, step_server, n_rounds, x0, eligible, n_sampled,
-                  local_steps):
+                  local_steps, lean=False):
     """||x_R - x*||^2 per generator: ``_thm5_run(...)[0]`` for each, bit for bit, with all
-    seeds in batched SAFARI calls (and without the per-round q-condition readings)."""
+    seeds in batched SAFARI calls (and without the per-round q-condition readings); with
+    ``lean``, on plans that draw only what the runs read
+    (:func:`verify.safari.instances.lean_plan`, the same law)."""
     eta_c = client_step(step_server=step_server, L=prob.L, mu=prob.mu, local_steps=local_steps)
     errs = []
     for _, tr in run_seeds_batched(rngs, prob, step_server=step_server, step_client=eta_c,
-                                   x0=x0, n_rounds=n_rounds, q=q, eligible=eligible,
+                                   x0=x0, lean=lean, n_rounds=n_rounds, q=q, eligible=eligible,
                                    n_sampled=n_sampled, local_steps=local_steps, dim=prob.dim,
                                    client_noise_std=SIGMA, server_noise_std=SIGMA_S):
         errs.extend(float(np.sum((x[-1] - prob.x_star) ** 2)) for x in tr.x)

@@ -21,11 +21,12 @@ the estimates stay unbiased with a much smaller variance.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from flbounds.theory.data_models import RidgeModel
 from flbounds.validation import check_probability_vector
@@ -61,6 +62,21 @@ def _control_variate(model, data, ref: np.ndarray) -> np.ndarray:
     # R_k(ref_k) is the same for every draw: computed once (per draw, the same numbers)
     population = np.broadcast_to(model.population_risk(ref[None]), (T, ref.shape[0]))
     return population - model.empirical_risk(data, star)
+
+
+#: the controller behind :func:`single_threaded_blas` and ``len(sys.modules)`` when it was made
+_blas: tuple[ThreadpoolController, int] | None = None
+
+
+def single_threaded_blas():
+    """``threadpool_limits(limits=1, user_api="blas")``, from a controller kept between calls:
+    making one inspects every loaded library (milliseconds, on every call of the simulators
+    below). It is made again once a module was imported since, so a BLAS library loaded
+    meanwhile is limited too, as a fresh ``threadpool_limits`` would."""
+    global _blas
+    if _blas is None or _blas[1] != len(sys.modules):
+        _blas = ThreadpoolController(), len(sys.modules)
+    return _blas[0].limit(limits=1, user_api="blas")
 
 
 def _n_draws(data) -> int:
@@ -99,7 +115,7 @@ def one_round_draws(model, weights, n_samples, n_draws: int, rng: np.random.Gene
     chunk = max(2, min(n_draws, MC_CHUNK_ELEMENTS // per_draw))
     parts, done = [], 0
     # Many tiny batched BLAS calls: threads only add overhead (and thrash on a loaded host).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         while done < n_draws:
             size = min(chunk, n_draws - done)
             parts.append(_chunk(model, w, n_samples, size, rng, local, reference))

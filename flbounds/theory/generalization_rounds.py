@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .data_models import RidgeData, RidgeModel
-from .generalization import OneRoundDraws, one_round_batch
+from .generalization import OneRoundDraws, one_round_batch, single_threaded_blas
 
 
 def batch_plan(rng: np.random.Generator, n_draws: int, n_clients: int, n_samples: int,
@@ -104,7 +103,7 @@ def r_round_fedavg(model: RidgeModel, weights, rng: np.random.Generator, *, n_dr
     K, n = model.n_clients, local_steps * batch_size
     plan = one_pass_plan(n_draws, K, local_steps, batch_size)
     ref = np.broadcast_to(w @ model.reference_theta, model.reference_theta.shape)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         return _rounds(model, w, rng, n_draws, n_rounds, n, plan, ref, step)
 
 
@@ -148,7 +147,7 @@ def r_round_fedavg_fixed_data(model: RidgeModel, weights, rng: np.random.Generat
     K = model.n_clients
     data = model.sample(rng, n_draws, n_samples)
     server = np.zeros((n_draws, model.dim))
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         for _ in range(n_rounds):
             plan = batch_plan(rng, n_draws, K, n_samples, local_steps, batch_size)
             start = np.broadcast_to(server[:, None, :], (n_draws, K, model.dim))

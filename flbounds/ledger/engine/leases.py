@@ -52,10 +52,13 @@ def stored_result(store: ResultStore, task_key: str,
 
 
 def _stored(conn, task_key, since, *, cell):
-    query = ("SELECT row, ended FROM cells WHERE task_key = ? AND failed = 0 ORDER BY seq DESC"
+    query = ("SELECT row, ended FROM cells WHERE task_key = ? AND failed = 0"
              if cell else "SELECT row, ended FROM results WHERE task_key = ? AND "
-             "verdict != 'error' ORDER BY seq DESC")
-    for raw, ended in conn.execute(query, (task_key,)).fetchall():
+             "verdict != 'error'")
+    args = (task_key,)
+    if since is not None:    # the rows of earlier runs (a store kept across runs) stay unread
+        query, args = query + " AND ended >= ?", (task_key, since)
+    for raw, ended in conn.execute(query + " ORDER BY seq DESC", args).fetchall():
         if since is not None and (not isinstance(ended, float | int) or ended < since):
             continue
         if cell:

@@ -148,3 +148,25 @@ def test_a_forked_worker_sees_the_end_of_its_input_while_its_sibling_runs():
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-2:] == ["_Forked", "0"]
+
+
+def test_a_row_converts_in_one_pass_as_asdict_then_to_jsonable():
+    import dataclasses
+    import json
+
+    import numpy as np
+
+    from flbounds.ledger import Tolerance
+    from flbounds.ledger.api.result import CheckResult, to_jsonable
+
+    row = CheckResult(id="x.y", paper="p", ref="r", kind="lemma", statement="s",
+                      measured=np.float32(0.1), theoretical=np.arange(3.0), relation="<=",
+                      tolerance=dataclasses.asdict(Tolerance(1e-9, "t", "d")),
+                      verdict="holds", expected="holds", reproducer="", params={"n": 3},
+                      seed=0, elapsed_s=0.5, versions={},
+                      details={"a": np.arange(3), (1, 2): np.float64(np.nan), 3: (np.int64(4),
+                               [np.bool_(True), np.inf]), "tol": Tolerance(0.5, "n", "d"),
+                               "nested": {"x": np.array([[1.5]])}, "none": None})
+    plain = row.to_dict()
+    assert json.dumps(plain) == json.dumps(to_jsonable(dataclasses.asdict(row)))
+    assert list(plain) == [f.name for f in dataclasses.fields(CheckResult)]

@@ -190,3 +190,17 @@ def test_eq56_bound_below_thmB1_bound():
     assert b56.bound < b37.bound
     with pytest.raises(ValueError, match="kind"):
         summarize_bound(dr, w, model.mu, model.L, rng, kind="other")
+
+
+def test_single_threaded_blas_limits_every_blas_and_restores_them():
+    from threadpoolctl import threadpool_info
+
+    from flbounds.theory.generalization import single_threaded_blas
+
+    before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    for _ in range(2):       # the second call reuses the controller
+        with single_threaded_blas():
+            inside = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+            assert inside and all(n == 1 for n in inside)
+        assert [i["num_threads"] for i in threadpool_info()
+                if i["user_api"] == "blas"] == before

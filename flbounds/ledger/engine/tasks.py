@@ -97,6 +97,21 @@ def execute(task_id: str, profile: str, seed: int) -> dict:
     return row
 
 
+_PLANS: dict = {}
+
+
+def _cell_plan(c, seed, profile):
+    """A claim's cells, listed once per process for its last few (claim, seed, profile):
+    a grid is a function of these alone (its generator is the claim's, made afresh), and a
+    worker running several cells of one claim would otherwise list the grid for each."""
+    key = (c.id, id(c), seed, profile)
+    if key not in _PLANS:
+        if len(_PLANS) >= 8:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[key] = c.cell_plan(seed, profile)
+    return _PLANS[key]
+
+
 def execute_cell(task_id: str, profile: str, seed: int) -> dict:
     """Run one cell (task id ``cell:<index>:<claim id>``) as :func:`execute` runs a task;
     its row: claim ``id``, ``index``, ``cell`` (its parameters), ``output`` (None when it
@@ -108,7 +123,7 @@ def execute_cell(task_id: str, profile: str, seed: int) -> dict:
     c = registry.get(claim_id)
     started, cpu = _utc_now(), time.thread_time()
     with _single_blas():
-        cell = c.cell_plan(seed, profile)[index]
+        cell = _cell_plan(c, seed, profile)[index]
         start = time.perf_counter()
         try:
             output, error, trace = c.run_cell(seed, cell), "", ""

@@ -10,10 +10,14 @@ so that their zetas lie on one ray). Expectations are over the datasets only.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from flbounds.theory.data_models import RidgeData, RidgeModel
-from flbounds.theory.generalization import one_round_batch, one_round_draws, summarize_bound
+from flbounds.theory.generalization import (
+    one_round_batch,
+    one_round_draws,
+    single_threaded_blas,
+    summarize_bound,
+)
 from flbounds.tolerances import SE_RULE_FAMILY
 
 DIM = 5
@@ -94,7 +98,7 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
             solved = {model.lam: (_erm_map(data0, model.lam), _erm_map(copy0, model.lam))}
         (a, c), (a_c, c_c) = solved[model.lam]
         data, copy = _with_optima(data0, model.theta_star), _with_optima(copy0, model.theta_star)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             draws = one_round_batch(model, w, data, copy,
                                     np.einsum("tkij,kj->tki", a, model.theta_star) + c,
                                     np.einsum("tkij,kj->tki", a_c, model.theta_star) + c_c,
@@ -107,7 +111,7 @@ def _erm_map(noise, lam):
     ERM H^{-1}(X'X/n theta* + X'noise/n) = A theta* + c, A = H^{-1} X'X/n, c = H^{-1}
     X'noise/n (one solve with d + 1 right-hand sides)."""
     d = noise.gram.shape[-1]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         out = np.linalg.solve(noise.gram + lam * np.eye(d),
                               np.concatenate([noise.gram, noise.xy[..., None]], axis=-1))
     return out[..., :d], out[..., d]

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
+from flbounds.theory.generalization import single_threaded_blas
 from flbounds.theory.generalization_rounds import batch_rows
 from verify.fedals import mlp
 
@@ -113,7 +113,7 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
         groups = [body, slice(layers[split].start, layers[-1].stop)]
         periods = [body_p, head_p]
     sync = intended_schedule(n_steps, periods, convention=convention)
-    with threadpool_limits(limits=1, user_api="blas"):   # small batched matmuls
+    with single_threaded_blas():   # small batched matmuls
         tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
                     record_consensus=record_consensus, control=control,
                     periods=periods if control != "none" else None)

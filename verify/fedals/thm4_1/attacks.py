@@ -11,17 +11,16 @@ attacked claim's own result hypotheses (``instance=``).
 
 from __future__ import annotations
 
-from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from flbounds.falsify import Box, Integers, Simplex, attack_surface
 from flbounds.theory.data_models import RidgeModel
 from flbounds.theory.generalization import (
     MC_CHUNK_ELEMENTS,
     _control_variate,
+    single_threaded_blas,
     summarize_bound,
 )
 
@@ -65,18 +64,6 @@ def thm41(*, base, u, zeta, n_clients, w, n_samples, lam):
     draws = bound_draws(model, weights, n_samples, 400, rng)
     s = summarize_bound(draws, weights, model.mu, model.L, rng)
     return (s.gap - K_FAMILY * float(np.hypot(s.gap_se, s.bound_se))) / s.bound
-
-
-@cache
-def _blas_controller() -> ThreadpoolController:
-    return ThreadpoolController()
-
-
-def single_threaded_blas():
-    """Single-threaded BLAS, as ``threadpool_limits(limits=1, user_api="blas")`` (what the
-    library's simulators set around their draws), from one controller made at first use: a
-    new one inspects every loaded library, tens of milliseconds a call on a busy host."""
-    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def bound_draws(model, weights, n_samples, n_draws, rng):

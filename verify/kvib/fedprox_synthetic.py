@@ -90,7 +90,7 @@ class SoftmaxRegression:
         differ are those of the last ``n_max mod 8`` rows, which such an m never puts a
         client's row into); a gradient over the first m rows is the padded one exactly,
         since the rows beyond a client's size add exact zeros after its own."""
-        rows = np.minimum(-(-self.sizes // 8) * 8, n_max)
+        self._rows = rows = np.minimum(-(-self.sizes // 8) * 8, n_max)
         groups = []
         for m in np.unique(rows):
             who = np.flatnonzero(rows == m)
@@ -120,6 +120,15 @@ class SoftmaxRegression:
         if reps:     # every client, reps times in order: broadcast the data, do not copy it
             data, onehot, sizes = self._data, self._onehot, self.sizes
             W = W.reshape(reps, self.n_clients, *W.shape[1:])
+        elif self._groups is not None:      # a list of clients: its size groups
+            grad = np.empty_like(W)
+            for at, data, onehot, sizes in self._gathered_groups(idx):
+                P = softmax_rows(np.matmul(data, W[at]))
+                P -= onehot
+                g = np.matmul(np.swapaxes(data, -1, -2), P)
+                g /= sizes[:, None, None]
+                grad[at] = g
+            return grad.reshape(idx.size, self.dim)
         else:
             data, onehot, sizes = self._rows_of(idx)
         P = softmax_rows(np.matmul(data, W))
@@ -134,6 +143,20 @@ class SoftmaxRegression:
         if self._gathered is None or not np.array_equal(self._gathered[0], idx):
             self._gathered = (idx.copy(), self._data[idx], self._onehot[idx], self.sizes[idx])
         return self._gathered[1:]
+
+    def _gathered_groups(self, idx):
+        """The clients ``idx`` by size groups (:meth:`_size_groups`): per group their
+        positions in ``idx`` and copies of their rows, one-hot labels and sizes; the last
+        groups are kept, as in :meth:`_rows_of`."""
+        if self._gathered is None or not np.array_equal(self._gathered[0], idx):
+            rows, groups = self._rows[idx], []
+            for m in np.unique(rows):
+                at = np.flatnonzero(rows == m)
+                who = idx[at]
+                groups.append((at, self._data[who, :m], self._onehot[who, :m],
+                               self.sizes[who]))
+            self._gathered = (idx.copy(), groups)
+        return self._gathered[1]
 
     def _repetitions(self, idx) -> int:
         """r when ``idx`` lists every client in order r times (the replicated rounds), else 0."""

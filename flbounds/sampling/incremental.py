@@ -16,6 +16,8 @@ found by one linear scan over the number of capped clients, with no sort.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .ftrl import KVib
@@ -42,24 +44,29 @@ class SortedWeights:
 
     def _search(self, value, lo, hi):
         """First index in values[lo:hi] holding a value > ``value`` (binary search)."""
+        values, count = self.values, 0
         while lo < hi:
             mid = (lo + hi) // 2
-            self.comparisons += 1
-            if self.values[mid] <= value:
+            count += 1
+            if values[mid] <= value:
                 lo = mid + 1
             else:
                 hi = mid
+        self.comparisons += count
         return lo
 
     def add(self, client: int, increment: float) -> None:
         """``omega[client] += increment`` (increment >= 0), keeping the order."""
-        if not np.isfinite(increment) or increment < 0:
+        if not math.isfinite(increment) or increment < 0:
             raise ValueError(f"increment must be finite and nonnegative, got {increment!r}")
         old = int(self.slot[client])
         value = self.values[old] + increment
         before = self.comparisons
         new = self._search(value, old + 1, self.values.size) - 1   # only moves right
         self.max_per_update = max(self.max_per_update, self.comparisons - before)
+        if new == old:      # it stays in its slot: nothing to shift
+            self.values[old] = value
+            return
         self.values[old:new] = self.values[old + 1:new + 1]
         self.clients[old:new] = self.clients[old + 1:new + 1]
         self.values[new], self.clients[new] = value, client

@@ -60,7 +60,10 @@ class Assumption51Feedback:
     def block(self, t0: int, t1: int) -> np.ndarray:
         """Rows :math:`\\pi_t` for t = t0..t1-1, shape (t1 - t0, N)."""
         t = np.arange(t0, t1, dtype=float)[:, None]
-        return self.lam * (self.base + self.decay / np.sqrt(t))
+        out = np.divide(self.decay, np.sqrt(t))     # lam * (base + decay / sqrt(t)), the same
+        out += self.base                            # operations in place (one array, not
+        out *= self.lam                             # three)
+        return out
 
     @property
     def G(self) -> float:

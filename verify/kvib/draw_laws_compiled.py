@@ -27,8 +27,6 @@ probability :data:`~verify.kvib.draw_laws.POWER`.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from flbounds.algorithms import fedavg_sampler, fedavg_sampler_batched
@@ -97,11 +95,18 @@ def _loop_batched(rng, n, _):
     return drawn_masks(trace.x)
 
 
+def _clone(sampler):
+    """``copy.copy(sampler)`` with its own ``omega``: a fresh instance given the attributes
+    (the samplers keep their state in ``__dict__``), without the generic copy protocol."""
+    clone = object.__new__(type(sampler))
+    clone.__dict__.update(sampler.__dict__)
+    clone.omega = sampler.omega.copy()
+    return clone
+
+
 def _loop_first_round(rng, n, sampler):
     # every replicate starts from the warmed state (the loop reads each sampler's omega)
-    clones = [copy.copy(sampler) for _ in range(n)]
-    for clone in clones:
-        clone.omega = sampler.omega.copy()
+    clones = [_clone(sampler) for _ in range(n)]
     trace = fedavg_sampler_batched(separable_problem(), clones, rng.random((n, 1, N)), **_RUN)
     return drawn_masks(trace.x)
 

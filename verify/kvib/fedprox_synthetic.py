@@ -17,6 +17,11 @@ from scipy.special import logsumexp
 
 from verify.softmax import softmax_rows
 
+# Largest padded row count for which the gradients go by size groups (:meth:`SoftmaxRegression.
+# _size_groups`): up to here one BLAS block holds a client's whole row sum; the uncapped
+# federations (3,000+ rows) are summed in blocks placed by the row count, and their bits differ.
+_GROUPED_MAX_ROWS = 256
+
 
 class SoftmaxRegression:
     r"""Federated softmax regression: :math:`f_i(x)=\frac1{n_i}\sum_k\mathrm{CE}(W^\top a_k+b,y_k)`.
@@ -46,6 +51,7 @@ class SoftmaxRegression:
             self._onehot[i, np.arange(sizes[i]), y] = 1.0
             self._mask[i, :sizes[i]] = 1.0
         self.sizes = sizes
+        self._groups = self._size_groups(n_max) if n_max <= _GROUPED_MAX_ROWS else None
         self._order = np.arange(self.n_clients)
         self._gathered = None
         self.weights = sizes / sizes.sum()
@@ -76,13 +82,53 @@ class SoftmaxRegression:
         ce = logsumexp(logits, axis=2) - np.sum(logits * self._onehot[idx], axis=2)
         return np.sum(ce * self._mask[idx], axis=1) / self.sizes[idx]
 
+    def _size_groups(self, n_max):
+        """The clients grouped by their size rounded up to a multiple of 8 (at most
+        ``n_max``): per group the clients, that row count and their rows, one-hot labels
+        and sizes. A product over m rows gives every row the bits of the product over all
+        ``n_max`` padded rows when m is ``n_max`` or a multiple of 8 (the BLAS kernels that
+        differ are those of the last ``n_max mod 8`` rows, which such an m never puts a
+        client's row into); a gradient over the first m rows is the padded one exactly,
+        since the rows beyond a client's size add exact zeros after its own."""
+        self._rows = rows = np.minimum(-(-self.sizes // 8) * 8, n_max)
+        groups = []
+        for m in np.unique(rows):
+            who = np.flatnonzero(rows == m)
+            groups.append((who, int(m), np.ascontiguousarray(self._data[who, :m]),
+                           np.ascontiguousarray(self._onehot[who, :m]), self.sizes[who]))
+        return groups
+
+    def _replicated_gradients(self, W):
+        """Gradients of every client for ``W`` of shape (reps, N, d + 1, C), group by group
+        (:meth:`_size_groups`): the bits of the padded product without the padded rows."""
+        grad = np.empty_like(W)
+        for who, _, data, onehot, sizes in self._groups:
+            P = softmax_rows(np.matmul(data, W[:, who]))
+            P -= onehot
+            g = np.matmul(np.swapaxes(data, -1, -2), P)
+            g /= sizes[:, None, None]
+            grad[:, who] = g
+        return grad
+
     def client_gradients(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
         W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
         reps = self._repetitions(idx)
+        if reps and self._groups is not None:   # every client, reps times in order
+            W = W.reshape(reps, self.n_clients, *W.shape[1:])
+            return self._replicated_gradients(W).reshape(idx.size, self.dim)
         if reps:     # every client, reps times in order: broadcast the data, do not copy it
             data, onehot, sizes = self._data, self._onehot, self.sizes
             W = W.reshape(reps, self.n_clients, *W.shape[1:])
+        elif self._groups is not None:      # a list of clients: its size groups
+            grad = np.empty_like(W)
+            for at, data, onehot, sizes in self._gathered_groups(idx):
+                P = softmax_rows(np.matmul(data, W[at]))
+                P -= onehot
+                g = np.matmul(np.swapaxes(data, -1, -2), P)
+                g /= sizes[:, None, None]
+                grad[at] = g
+            return grad.reshape(idx.size, self.dim)
         else:
             data, onehot, sizes = self._rows_of(idx)
         P = softmax_rows(np.matmul(data, W))
@@ -97,6 +143,20 @@ class SoftmaxRegression:
         if self._gathered is None or not np.array_equal(self._gathered[0], idx):
             self._gathered = (idx.copy(), self._data[idx], self._onehot[idx], self.sizes[idx])
         return self._gathered[1:]
+
+    def _gathered_groups(self, idx):
+        """The clients ``idx`` by size groups (:meth:`_size_groups`): per group their
+        positions in ``idx`` and copies of their rows, one-hot labels and sizes; the last
+        groups are kept, as in :meth:`_rows_of`."""
+        if self._gathered is None or not np.array_equal(self._gathered[0], idx):
+            rows, groups = self._rows[idx], []
+            for m in np.unique(rows):
+                at = np.flatnonzero(rows == m)
+                who = idx[at]
+                groups.append((at, self._data[who, :m], self._onehot[who, :m],
+                               self.sizes[who]))
+            self._gathered = (idx.copy(), groups)
+        return self._gathered[1]
 
     def _repetitions(self, idx) -> int:
         """r when ``idx`` lists every client in order r times (the replicated rounds), else 0."""

@@ -40,3 +40,25 @@ def test_replicated_losses_are_the_copied_rows_losses():
     one_by_one = [problem.client_losses(X[j:j + 1], clients=idx[j:j + 1])[0]
                   for j in range(idx.size)]
     assert np.array_equal(problem.client_losses(X, clients=idx), one_by_one)
+
+
+def test_size_groups_give_the_padded_gradients_bit_for_bit():
+    """The replicated gradients go by size groups; with the groups switched off they take the
+    padded product over every client's n_max rows: the same bits, for every client in order
+    and for a list of clients (caps of both profiles; at 50 every client has 50 rows)."""
+    for cap, n_groups in ((50, 1), (117, 5), (200, 10)):
+        grouped = fedprox_synthetic(np.random.default_rng(3), 0.0, 0.0, max_samples=cap)
+        padded = fedprox_synthetic(np.random.default_rng(3), 0.0, 0.0, max_samples=cap)
+        padded._groups = None
+        assert len(grouped._groups) >= n_groups
+        rng = np.random.default_rng(4)
+        for reps in (1, 3):
+            X = rng.standard_normal((reps * grouped.n_clients, grouped.dim))
+            clients = np.tile(np.arange(grouped.n_clients), reps)
+            assert np.array_equal(grouped.client_gradients(X, clients=clients),
+                                  padded.client_gradients(X, clients=clients))
+        for _ in range(3):      # a round's drawn clients (repeats allowed), in any order
+            clients = rng.integers(grouped.n_clients, size=30)
+            X = rng.standard_normal((clients.size, grouped.dim))
+            assert np.array_equal(grouped.client_gradients(X, clients=clients),
+                                  padded.client_gradients(X, clients=clients))

@@ -175,9 +175,10 @@ def _fedavg_twin(data, rule, *, plan, k=10, local_steps=5, step=0.5):
                                   SelectionRule("subtrunc", lam=0.95),
                                   SelectionRule("unionfl", window=2), SelectionRule("poc")],
                          ids=lambda r: r.name)
-def test_fedavg_is_its_plain_twin(rule):
+@pytest.mark.parametrize("source", ["synthetic", "digits"])
+def test_fedavg_is_its_plain_twin(rule, source):
     r = np.random.default_rng(6)
-    data = make_federated_data("synthetic", r, n_clients=30)
+    data = make_federated_data(source, r, n_clients=30)
     plan = r.random((6, 11, 30))
     run = run_fedavg(data, rule, plan=plan)
     acc, counts = _fedavg_twin(data, rule, plan=plan)

@@ -97,7 +97,9 @@ def gradient_means(prob, w, *, local_steps, step, rng, n_paths):
                 first = grads[0].copy()                  # path 0 at w_k, as computed there
             u[paths, tau] = grads.mean(axis=1)
             noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(paths.stop - start, n, d))
-            iterates[paths] = iterates[paths] - step * (grads + noise)
+            noise += grads                       # step * (grads + noise), in place
+            noise *= step
+            iterates[paths] -= noise
     return u, first
 
 

@@ -188,8 +188,15 @@ def run_fedavg(data: FederatedData, rule: SelectionRule, *, plan: np.ndarray, k:
     # the random rule picks from the plan alone: the round's gradients and losses are not
     # computed for it (they would not change its picks)
     blind = (np.zeros(n), np.zeros((n, 1))) if rule.name == "random" else None
+    # DivFL and UnionFL read the gradients alone: their losses are not computed either
+    loss_free = rule.name in ("divfl", "unionfl")
     for t in range(n_rounds):
-        losses, grads = blind or client_losses_and_gradients(W, data)
+        if blind:
+            losses, grads = blind
+        elif loss_free:
+            losses, grads = np.zeros(n), client_gradients(W, data)
+        else:
+            losses, grads = client_losses_and_gradients(W, data)
         sel = np.array(select_clients(rule, k=k, grads=grads.reshape(n, -1), losses=losses,
                                       data_fractions=fractions, history=history,
                                       keys=plan[t]))

@@ -188,14 +188,22 @@ def run_fedavg(data: FederatedData, rule: SelectionRule, *, plan: np.ndarray, k:
     # the random rule picks from the plan alone: the round's gradients and losses are not
     # computed for it (they would not change its picks)
     blind = (np.zeros(n), np.zeros((n, 1))) if rule.name == "random" else None
+    # DivFL and UnionFL read the gradients alone: their losses are not computed either
+    loss_free = rule.name in ("divfl", "unionfl")
     for t in range(n_rounds):
-        losses, grads = blind or client_losses_and_gradients(W, data)
+        if blind:
+            losses, grads = blind
+        elif loss_free:
+            losses, grads = np.zeros(n), client_gradients(W, data)
+        else:
+            losses, grads = client_losses_and_gradients(W, data)
         sel = np.array(select_clients(rule, k=k, grads=grads.reshape(n, -1), losses=losses,
                                       data_fractions=fractions, history=history,
                                       keys=plan[t]))
         history.append(sel)
         counts[sel] += 1
-        W = _local_models(W, data, sel, local_steps, step).mean(axis=0)
+        W = _local_models(W, data, sel, local_steps, step,
+                          first=None if blind else grads[sel]).mean(axis=0)
     losses, _ = client_losses_and_gradients(W, data)
     acc = client_test_accuracy(W, data)
     metrics = dissimilarity(acc)
@@ -204,16 +212,21 @@ def run_fedavg(data: FederatedData, rule: SelectionRule, *, plan: np.ndarray, k:
     return FLRun(acc, metrics, counts, float(losses.mean()))
 
 
-def _local_models(W, data, sel, local_steps, step, reg: float = 1e-3):
+def _local_models(W, data, sel, local_steps, step, reg: float = 1e-3, first=None):
     """The selected clients' models after ``local_steps`` full-batch gradient steps from W:
     the operations of :func:`client_gradients` in the same order, with what does not change
-    between the steps (the clients' arrays, the label positions, the counts) set up once."""
+    between the steps (the clients' arrays, the label positions, the counts) set up once.
+    ``first``: the selected clients' gradients at W when the round already computed them
+    (the first step's gradients, the same per-client products and numbers), else None."""
     X, y, mask = data.features[sel], data.labels[sel], data.mask[sel]
     Xt = np.swapaxes(X, 1, 2)
     labels = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :], y
     present, count = mask[..., None], mask.sum(axis=1)[:, None, None]
     local = np.broadcast_to(W, (X.shape[0], *W.shape)).copy()
-    for _ in range(local_steps):
+    for t in range(local_steps):
+        if t == 0 and first is not None:
+            local -= step * first
+            continue
         probs = softmax_rows(X @ local)
         probs[labels] -= 1.0
         probs *= present

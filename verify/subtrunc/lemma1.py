@@ -31,7 +31,7 @@ from flbounds.stats import holm_se_multiplier
 
 from ..predicates import at_most
 from .assumptions import a1, a2, a3, gaussian_noise, noise, step_third
-from .toy_problems import CosineSum, random_least_squares
+from .toy_problems import CosineSum, gradients_of, random_least_squares
 
 
 @hypothesis("A3_norm", "Assumption 3 read as a bound on the norm: ||b_{k,tau}|| <= gamma for "
@@ -95,6 +95,7 @@ def rule_rounds(prob, w, rules, *, k, local_steps, step, sigma2, rng, n_paths):
                                  keys=rng.random((k + 1, n)))
             mask[:, sel] = True
     local = np.broadcast_to(w, (n_paths, n, d)).copy()
+    gradients = gradients_of(prob)
     update = np.zeros((len(rules), n_paths, d))
     bias_sq = np.empty((len(rules), n_paths, local_steps))
     for tau in range(local_steps):
@@ -102,11 +103,15 @@ def rule_rounds(prob, w, rules, *, k, local_steps, step, sigma2, rng, n_paths):
         # same draws in the same order as one (paths, n, d) draw, the same numbers
         for start in range(0, n_paths, PATH_BLOCK):
             p = slice(start, min(start + PATH_BLOCK, n_paths))
-            u = prob.gradients(local[p]) + np.sqrt(sigma2 / d) * rng.normal(
-                size=(p.stop - start, n, d))
+            # u in client-major memory: its sums over the clients read whole slices (the
+            # same sums, client by client in order, as in path-major memory)
+            u = np.empty((n, p.stop - start, d)).transpose(1, 0, 2)
+            np.add(gradients(local[p]), np.sqrt(sigma2 / d) * rng.normal(
+                size=(p.stop - start, n, d)), out=u)
+            mean = u.mean(axis=1)                  # the same for every rule: once
             for j in range(len(rules)):
                 selected = (u * masks[j, p, :, None]).sum(axis=1) / k
-                bias_sq[j, p, tau] = ((selected - u.mean(axis=1)) ** 2).sum(axis=1)
+                bias_sq[j, p, tau] = ((selected - mean) ** 2).sum(axis=1)
                 update[j, p] += selected
             local[p] -= step * u
     out = []

@@ -41,6 +41,26 @@ def test_least_squares_gradients_in_blocks_are_the_one_block_numbers(monkeypatch
     assert _same(prob.gradients(start), np.broadcast_to(whole[0], (300, 20, 5)))
 
 
+def test_affine_gradients_are_the_least_squares_gradients(monkeypatch):
+    """The affine form gives LeastSquares.gradients to rounding, and the same numbers in
+    blocks of points as in one block."""
+    rng = np.random.default_rng(0)
+    for n, d in ((20, 5), (1, 5), (20, 10)):
+        prob = toy_problems.random_least_squares(rng, n, d)
+        form = toy_problems.affine_form(prob)
+        for points in (300, 16000):
+            W = rng.normal(size=(points, n, d))
+            fast = toy_problems.affine_gradients(form, W)
+            assert np.allclose(fast, prob.gradients(W), rtol=1e-12, atol=1e-12)
+            monkeypatch.setattr(toy_problems, "GRADIENT_BLOCK", 10**9)
+            assert _same(toy_problems.affine_gradients(form, W), fast), (n, d, points)
+            monkeypatch.undo()
+        lead = rng.normal(size=(3, 7, n, d))
+        assert _same(toy_problems.affine_gradients(form, lead),
+                     toy_problems.affine_gradients(form, lead.reshape(21, n, d)).reshape(
+                         lead.shape))
+
+
 def test_lemma2_paths_in_blocks_are_the_one_block_paths(monkeypatch):
     prob = toy_problems.random_least_squares(np.random.default_rng(1), lemma2.N_CLIENTS,
                                              lemma2.DIM)
@@ -98,15 +118,16 @@ def _biased_fedavg_twin(prob, w0, *, K, E, sigma2, gamma, noise):
     step = 1.0 / (prob.L * E * np.sqrt(K))
     w = np.broadcast_to(w0, (seeds, d)).copy()
     out = np.empty((seeds, K))
+    gradients = toy_problems.gradients_of(prob)
     for k in range(K):
-        full_grad = prob.gradients(np.broadcast_to(w[:, None, :], (seeds, n, d))).mean(axis=1)
+        full_grad = gradients(np.broadcast_to(w[:, None, :], (seeds, n, d))).mean(axis=1)
         norm = np.linalg.norm(full_grad, axis=1, keepdims=True)
         out[:, k] = norm[:, 0] ** 2
         bias = -np.sqrt(gamma) * np.where(norm > 0, full_grad / np.maximum(norm, 1e-300),
                                           np.eye(d)[0])
         local = np.broadcast_to(w[:, None, :], (seeds, n, d)).copy()
         for tau in range(E):
-            local -= step * (prob.gradients(local) + np.sqrt(sigma2 / d) * noise[:, k, tau])
+            local -= step * (gradients(local) + np.sqrt(sigma2 / d) * noise[:, k, tau])
         w = local.mean(axis=1) - step * E * bias
     return out
 
@@ -154,9 +175,10 @@ def _fedavg_twin(data, rule, *, plan, k=10, local_steps=5, step=0.5):
                                   SelectionRule("subtrunc", lam=0.95),
                                   SelectionRule("unionfl", window=2), SelectionRule("poc")],
                          ids=lambda r: r.name)
-def test_fedavg_is_its_plain_twin(rule):
+@pytest.mark.parametrize("source", ["synthetic", "digits"])
+def test_fedavg_is_its_plain_twin(rule, source):
     r = np.random.default_rng(6)
-    data = make_federated_data("synthetic", r, n_clients=30)
+    data = make_federated_data(source, r, n_clients=30)
     plan = r.random((6, 11, 30))
     run = run_fedavg(data, rule, plan=plan)
     acc, counts = _fedavg_twin(data, rule, plan=plan)

@@ -24,7 +24,7 @@ from flbounds.ledger import Evidence, Tolerance, claim, result
 
 from ...replay import generator_of, seed_of
 from ..assumptions import a1, gaussian_noise, noise, step_third
-from ..toy_problems import random_least_squares
+from ..toy_problems import gradients_of, random_least_squares
 
 N_CLIENTS, DIM, SIGMA2 = 20, 5, 1.0
 #: the paths :func:`local_paths` moves at once
@@ -68,12 +68,13 @@ def local_paths(prob, w, *, local_steps, step, rng, n_paths):
     iterates = np.empty((n_paths, local_steps + 1, n, d))
     grads = np.empty((n_paths, local_steps, n, d))
     iterates[:, 0] = w
+    gradients = gradients_of(prob)
     for tau in range(local_steps):
         # a step in blocks of paths (cache-sized), its noise drawn block after block: the
         # same draws in the same order as one (paths, n, d) draw, the same numbers
         for start in range(0, n_paths, PATH_BLOCK):
             paths = slice(start, min(start + PATH_BLOCK, n_paths))
-            grads[paths, tau] = prob.gradients(iterates[paths, tau])
+            grads[paths, tau] = gradients(iterates[paths, tau])
             noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(paths.stop - start, n, d))
             iterates[paths, tau + 1] = iterates[paths, tau] - step * (grads[paths, tau] + noise)
     return iterates, grads
@@ -87,15 +88,18 @@ def gradient_means(prob, w, *, local_steps, step, rng, n_paths):
     n, d = N_CLIENTS, w.size
     u = np.empty((n_paths, local_steps, d))
     iterates = np.broadcast_to(w, (n_paths, n, d)).copy()
+    gradients = gradients_of(prob)
     for tau in range(local_steps):
         for start in range(0, n_paths, PATH_BLOCK):
             paths = slice(start, min(start + PATH_BLOCK, n_paths))
-            grads = prob.gradients(iterates[paths])
+            grads = gradients(iterates[paths])
             if tau == 0 and start == 0:
                 first = grads[0].copy()                  # path 0 at w_k, as computed there
             u[paths, tau] = grads.mean(axis=1)
             noise = np.sqrt(SIGMA2 / d) * rng.normal(size=(paths.stop - start, n, d))
-            iterates[paths] = iterates[paths] - step * (grads + noise)
+            noise += grads                       # step * (grads + noise), in place
+            noise *= step
+            iterates[paths] -= noise
     return u, first
 
 

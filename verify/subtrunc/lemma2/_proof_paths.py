@@ -18,6 +18,7 @@ import numpy as np
 from flbounds.ledger.api.seeds import claim_seed_sequence
 from flbounds.ledger.engine.runs import reused_run
 
+from ..toy_problems import gradients_of
 from . import DIM, N_CLIENTS, PATH_BLOCK, SIGMA2, _setup
 
 #: the claim whose generator draws the shared paths
@@ -76,10 +77,11 @@ def _point_diffs_streamed(prob, step, w, rng, n_paths, local_steps) -> dict:
     u = np.empty((n_paths, local_steps, d))
     spread_sq = np.empty((local_steps, n_paths))                 # after steps 1..E
     iterates = np.broadcast_to(w, (n_paths, n, d)).copy()
+    gradients = gradients_of(prob)
     for tau in range(local_steps):
         for start in range(0, n_paths, PATH_BLOCK):
             paths = slice(start, min(start + PATH_BLOCK, n_paths))
-            grads = prob.gradients(iterates[paths])
+            grads = gradients(iterates[paths])
             if tau == 0 and start == 0:
                 first = grads[0].copy()                           # path 0 at w_k
             grads_sq[paths, tau] = grads ** 2

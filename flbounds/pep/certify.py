@@ -20,7 +20,7 @@ points and :math:`F` the leaf function values; each :math:`o, e_i` is affine in
           \le k + \max(0, \lambda_{\max}(M))\, T + \sum_k |d_k|\, \Phi_k,
 
 (the middle term sharpened to :math:`\sum_{\lambda_k(M) > 0} \lambda_k (\sum_j |v_{kj}| B_j)^2`
-over the positive eigenpairs, :math:`B_j` the leaves' norm bounds, :func:`_excess`),
+over the positive eigenpairs, :math:`B_j` the leaves' norm bounds, :func:`.certify_terms._excess`),
 where :math:`k + \langle M, G\rangle + d^\top F = o - \sum_i \lambda_i e_i` is rebuilt here
 in float64 from the multipliers (the solver's own dual slack is not used),
 :math:`T \ge \operatorname{tr} G` and :math:`\Phi_k \ge |F_k|` are a-priori bounds over the
@@ -51,10 +51,9 @@ the 1e-6 of an accurate solve: the number is less sharp, never less valid), but 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
+from .certify_terms import ROUNDING, Certificate, _Affine, _norm_bound
 from .sdp import (
     SOLVERS,
     PEPSolveError,
@@ -67,8 +66,6 @@ from .sdp import (
     solve,
 )
 
-#: safety factor on the float64 rounding estimate of the rebuilt bound
-ROUNDING = 64.0
 #: accepted width of the bracket [solver's primal value, certified bound], relative to
 #: max(1, |bound|). The bound is rigorous whatever the width, so a verdict "bound <= printed"
 #: is sound at any width; the width only says how close the bound is to the exact worst case.
@@ -81,34 +78,6 @@ BRACKET_REL = 1e-4
 def bracket_tolerance(upper: float) -> float:
     """Largest accepted bracket width at a certified bound ``upper``."""
     return max(gap_tolerance(upper), BRACKET_REL * max(1.0, abs(upper)))
-
-
-class Certificate(NamedTuple):
-    """A rigorous upper bound on a PEP's value and how it was obtained.
-
-    Attributes
-    ----------
-    upper : float
-        Valid upper bound on the optimal value (module docstring).
-    dual : float
-        The constant :math:`k` (the dual value the multipliers prove, before the corrections).
-    eig_excess : float
-        Bound on :math:`\\langle M, G\\rangle` from the positive eigenpairs of :math:`M` (how
-        far the rebuilt dual slack is from PSD, times the norm bounds: :func:`_excess`).
-    trace_bound : float
-        :math:`T`, the a-priori bound on :math:`\\operatorname{tr} G`.
-    value_leftover : float
-        :math:`\\sum_k |d_k| \\Phi_k`.
-    primal : float
-        The objective at the solver's primal point (not rigorous).
-    """
-
-    upper: float
-    dual: float
-    eig_excess: float
-    trace_bound: float
-    value_leftover: float
-    primal: float
 
 
 def leaf_bounds(funcs, initial, L):
@@ -203,15 +172,6 @@ def _value_bound(v, values):
     return total
 
 
-def _norm_bound(point, bounds):
-    total = 0.0
-    for leaf, coef in point.decomposition_dict.items():
-        if id(leaf) not in bounds:
-            raise ValueError("initial: a point depends on a leaf with no bound yet")
-        total += abs(float(coef)) * bounds[id(leaf)]
-    return total
-
-
 def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificate:
     """Rigorous upper bound on a solved :class:`PEPit.PEP` (module docstring).
 
@@ -253,44 +213,6 @@ def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificat
         if weight != 0.0:
             acc.add(c.expression.decomposition_dict, -weight)
     return acc.bound(point_bounds, value_bounds, leaves, float(metric.eval()))
-
-
-class _Affine:
-    """Accumulates k + <M, G> + d.F from decomposition dicts, with a rounding scale."""
-
-    def __init__(self, n, index):
-        self.const, self.index = 0.0, index
-        self.M = np.zeros((n, n))
-        self.d, self.scale = {}, 0.0
-
-    def add(self, terms, weight):
-        for key, coef in terms.items():
-            c = weight * float(coef)
-            self.scale += abs(c)
-            if isinstance(key, tuple):
-                a, b = self.index[id(key[0])], self.index[id(key[1])]
-                self.M[a, b] += 0.5 * c
-                self.M[b, a] += 0.5 * c
-            elif isinstance(key, int | float):
-                self.const += c * float(key)
-            else:
-                self.d[id(key)] = self.d.get(id(key), 0.0) + c
-
-    def bound(self, point_bounds, value_bounds, leaves, primal):
-        eps = np.finfo(float).eps
-        n = len(leaves)
-        trace = float(sum(point_bounds[id(p)] ** 2 for p in leaves))
-        excess = _excess(self.M, np.array([point_bounds[id(p)] for p in leaves]))
-        leftover = 0.0
-        for k, coef in self.d.items():
-            if k not in value_bounds:
-                raise ValueError("value_bounds: a leaf function value has no bound")
-            leftover += abs(coef) * value_bounds[k]
-        rounding = ROUNDING * eps * (n * np.linalg.norm(self.M) * trace + self.scale
-                                     * (1.0 + trace + max(value_bounds.values(), default=0.0)))
-        upper = self.const + excess + leftover + rounding
-        return Certificate(upper=float(upper), dual=self.const, eig_excess=excess,
-                           trace_bound=trace, value_leftover=leftover, primal=primal)
 
 
 def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
@@ -379,17 +301,6 @@ def _accurate(problem, status, dual, cert):
     if dual is None or not float(dual) <= cert.upper:
         return False
     return sdp.accurate(status, float(dual), cert.primal, dual_residual(problem))
-
-
-def _excess(M, bounds):
-    """Bound on <M, G> over PSD G whose leaves have norms <= bounds: the positive eigenpairs
-    (lam_k, v_k) of M give <M, G> <= sum_k lam_k v_k' G v_k and v_k' G v_k = ||sum_j v_kj
-    l_j||^2 <= (sum_j |v_kj| B_j)^2 (<= sum_j B_j^2 = T by Cauchy-Schwarz)."""
-    if not M.size:
-        return 0.0
-    lam, vec = np.linalg.eigh(M)
-    pos = lam > 0
-    return float(np.sum(lam[pos] * (np.abs(vec[:, pos]).T @ bounds) ** 2))
 
 
 __all__ = ["BRACKET_REL", "Certificate", "bracket_tolerance", "certify", "leaf_bounds",

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .certify import ROUNDING, Certificate, _Affine, _norm_bound
+from .certify_terms import ROUNDING, Certificate, _Affine, _norm_bound, _Sums
 
 
 def psd_weights(problem, lmi_duals=None, *, project=True):
@@ -213,7 +213,6 @@ def margin_certificate_lmi(problem, metric, growth, multipliers=None, lmi_duals=
     docstring); arguments as :func:`certify_lmi`, ``metric`` and ``growth`` as there."""
     from PEPit import Point
 
-    from .certify_margin import _Sums
 
     leaves = Point.list_of_leaf_points
     acc = _Sums(len(leaves), {id(p): k for k, p in enumerate(leaves)})

@@ -62,11 +62,11 @@ c|` times the largest bound of a Gram entry (:math:`\operatorname{tr} G`) or val
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
-from .certify import ROUNDING, bracket_tolerance
+from .certify import bracket_tolerance
+from .certify_terms import ROUNDING, MarginCertificate, _Sums
 from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, prepared_multipliers, reused
 
 #: margins sigma tried in turn (the objective o + sigma tr G), in the problem's units; the
@@ -74,42 +74,6 @@ from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, prepared_multiplie
 #: 0.8), tau = 2, the printed step, tr G* = 25.6): sigma = 1e-7 leaves lambda_max(M) = -1.0e-7
 #: and a bound 2.6e-6 above the primal value; the rounding allowances are below 1e-13.
 SIGMAS = (1e-7, 1e-6, 1e-5)
-
-
-class MarginCertificate(NamedTuple):
-    """A rigorous upper bound from multipliers with a margin (module docstring).
-
-    Attributes
-    ----------
-    upper : float
-        The bound :math:`k + \\sum_k |d_k| C_k + \\varrho_0`, or ``inf`` when the slope is
-        positive (no certificate from these multipliers).
-    dual : float
-        :math:`k`.
-    top_eigenvalue : float
-        :math:`\\lambda_{\\max}(M)` as computed (before its rounding allowance).
-    slope : float
-        :math:`\\lambda_{\\max}(M) + \\sum_k |d_k| \\phi_k + \\varrho_1` (must be <= 0).
-    value_leftover : float
-        :math:`\\sum_k |d_k| C_k`.
-    rounding : float
-        :math:`\\varrho_0`.
-    primal : float
-        The objective at the solver's primal point (not rigorous).
-    """
-
-    upper: float
-    dual: float
-    top_eigenvalue: float
-    slope: float
-    value_leftover: float
-    rounding: float
-    primal: float
-
-
-def _gamma(m):
-    eps = np.finfo(float).eps
-    return m * eps / (1.0 - m * eps)
 
 
 def _norm2(point, index):
@@ -231,64 +195,6 @@ def margin_certificate(problem, metric, growth, multipliers=None) -> MarginCerti
         if weight != 0.0:
             acc.add(c.expression.decomposition_dict, -weight, model=True)
     return acc.bound(growth, float(metric.eval()))
-
-
-class _Sums:
-    """k + <M, G> + d.F accumulated from decomposition dicts, with per-entry absolute sums
-    and term counts (the rounding bounds of the module docstring)."""
-
-    def __init__(self, n, index):
-        self.index, self.n = index, n
-        self.const, self.const_abs, self.const_cnt = 0.0, 0.0, 0
-        self.M, self.M_abs, self.M_cnt = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.d, self.d_abs, self.d_cnt = {}, {}, {}
-        self.model_gram, self.model_value = 0.0, {}
-
-    def add(self, terms, weight, model=False):
-        for key, coef in terms.items():
-            c = weight * float(coef)
-            if isinstance(key, tuple):
-                a, b = self.index[id(key[0])], self.index[id(key[1])]
-                for i, j in ((a, b), (b, a)):
-                    self.M[i, j] += 0.5 * c
-                    self.M_abs[i, j] += 0.5 * abs(c)
-                    self.M_cnt[i, j] += 1
-                if model:
-                    self.model_gram += abs(c)
-            elif isinstance(key, int | float):
-                self.const += c * float(key)
-                self.const_abs += abs(c * float(key))
-                self.const_cnt += 1
-            else:
-                k = id(key)
-                self.d[k] = self.d.get(k, 0.0) + c
-                self.d_abs[k] = self.d_abs.get(k, 0.0) + abs(c)
-                self.d_cnt[k] = self.d_cnt.get(k, 0) + 1
-                if model:
-                    self.model_value[k] = self.model_value.get(k, 0.0) + abs(c)
-
-    def bound(self, growth, primal):
-        eps = np.finfo(float).eps
-        missing = set(self.d) - set(growth)
-        if missing:
-            raise ValueError("growth: a leaf function value has no growth bound")
-        top = float(np.linalg.eigvalsh(self.M)[-1]) if self.n else 0.0
-        entry_err = _gamma(self.M_cnt + 1) * self.M_abs
-        slope = top + ROUNDING * self.n * eps * float(np.linalg.norm(self.M)) \
-            + float(np.linalg.norm(entry_err)) + ROUNDING * eps * self.model_gram
-        leftover = 0.0
-        rounding = _gamma(self.const_cnt + 1) * self.const_abs
-        for k, d in self.d.items():
-            c, phi = growth[k]
-            size = abs(d) + _gamma(self.d_cnt[k] + 1) * self.d_abs[k] \
-                + ROUNDING * eps * self.model_value.get(k, 0.0)
-            leftover += abs(d) * c
-            rounding += (size - abs(d)) * c
-            slope += size * phi
-        upper = self.const + leftover + rounding if slope <= 0 else float("inf")
-        return MarginCertificate(upper=float(upper), dual=self.const, top_eigenvalue=top,
-                                 slope=float(slope), value_leftover=leftover,
-                                 rounding=float(rounding), primal=primal)
 
 
 def solve_margin(build, sigmas=SIGMAS) -> SolveInfo:

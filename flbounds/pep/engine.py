@@ -21,6 +21,7 @@ import numpy as np
 from .anchor import anchored_minimizer, minimizer, origin
 from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
+from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import solve_first
 
@@ -198,11 +199,11 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     runs = None
     if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
         star, runs = None, ([], [])
-        start, other = _made(runs[0], lambda: initial_state(round_, funcs)), \
-            _made(runs[1], lambda: initial_state(round_, funcs, pin_model=True))
+        start, other = made_leaves(runs[0], lambda: initial_state(round_, funcs)), \
+            made_leaves(runs[1], lambda: initial_state(round_, funcs, pin_model=True))
         problem.set_initial_condition(measure.value(start - other, None) <= 1)
-        after = _made(runs[0], lambda: next_state(round_, funcs, start)) - \
-            _made(runs[1], lambda: next_state(round_, funcs, other))
+        after = made_leaves(runs[0], lambda: next_state(round_, funcs, start)) - \
+            made_leaves(runs[1], lambda: next_state(round_, funcs, other))
         metric = measure.value(after, None)
     else:
         star = _star(funcs, setting, form)
@@ -212,16 +213,6 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         metric = measure.value(next_state(round_, funcs, start), star_after)
     problem.set_performance_metric(expectation(metric, law))
     return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs)
-
-
-def _made(into, make):
-    """``make()``, appending to ``into`` the leaf points it creates."""
-    from PEPit import Point
-
-    first = len(Point.list_of_leaf_points)
-    out = make()
-    into.extend(Point.list_of_leaf_points[first:])
-    return out
 
 
 #: said in :func:`worst_case`'s docstring and left out of the package-level one (entry.py)

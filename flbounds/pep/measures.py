@@ -98,4 +98,15 @@ def two_runs(value=None, label=None) -> Measure:
     return Measure(value, str(label or "two runs"), runs=2)
 
 
+def made_leaves(into, make):
+    """``make()``, appending to ``into`` the leaf points it creates (a two-run measure's
+    certificate, :mod:`.certify_tworuns`, needs each run's own leaves)."""
+    from PEPit import Point
+
+    first = len(Point.list_of_leaf_points)
+    out = make()
+    into.extend(Point.list_of_leaf_points[first:])
+    return out
+
+
 __all__ = ["Measure", "distance", "lyapunov", "two_runs"]

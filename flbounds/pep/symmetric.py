@@ -131,6 +131,7 @@ from .classcounts import count_class_law
 from .classlaw import class_law, classes_of
 from .counts import draws_of
 from .describe import Measure, Round, Setting
+from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import solve_first
 from .symgram import Context, Representative, Space, SymPoint, SymStar, SymState, summed
@@ -275,14 +276,12 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     ctx = Context(space, law)
     runs = None
     if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
-        from .engine import _made
-
         star, runs = None, ([], [])
-        s1, c1 = _made(runs[0], lambda: _start(round_, funcs, space, sizes))
-        s2, c2 = _made(runs[1], lambda: _start(round_, funcs, space, sizes, pin_model=True))
+        s1, c1 = made_leaves(runs[0], lambda: _start(round_, funcs, space, sizes))
+        s2, c2 = made_leaves(runs[1], lambda: _start(round_, funcs, space, sizes, pin_model=True))
         start = _wrap(s1, c1, ctx) - _wrap(s2, c2, ctx)
-        after = _made(runs[0], lambda: _next(round_, funcs, s1, c1, ctx)) - \
-            _made(runs[1], lambda: _next(round_, funcs, s2, c2, ctx))
+        after = made_leaves(runs[0], lambda: _next(round_, funcs, s1, c1, ctx)) - \
+            made_leaves(runs[1], lambda: _next(round_, funcs, s2, c2, ctx))
     else:
         x_star = origin()
         grads = []

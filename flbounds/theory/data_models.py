@@ -32,17 +32,14 @@ from scipy.special import expit, softmax
 
 from flbounds.kernels.moments import (
     SEQUENTIAL_ROW,
+    batched_quadratic_forms,
     normalize_rows,
-    quadratic_forms,
     ridge_moment_sums,
 )
 from flbounds.validation import as_float_array
 
 NEWTON_GRAD_TOL = 1e-12
 NEWTON_MAX_ITER = 60
-#: (draws x clients) from which the ridge quadratic forms take the compiled loop (below it,
-#: loading the loop, a few tenths of a second of CPU once per process, costs more than it saves)
-QUAD_KERNEL_MIN = 1 << 14
 
 
 def _check_theta_star(theta_star) -> np.ndarray:
@@ -63,20 +60,6 @@ def sphere_points(rng: np.random.Generator, shape: tuple[int, ...], dim: int) ->
         normalize_rows(x.reshape(-1, dim))
         return x
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
-
-
-def _quadratic_forms(theta, gram):
-    """``np.einsum("tki,tkij,tkj->tk", theta, gram, theta)``, by the compiled loop (the same
-    numbers, :func:`~flbounds.kernels.moments.quadratic_forms`) for large float64 batches of
-    matching shapes."""
-    if (isinstance(theta, np.ndarray) and isinstance(gram, np.ndarray) and theta.ndim == 3
-            and gram.shape == theta.shape + theta.shape[-1:]
-            and theta.dtype == gram.dtype == np.float64
-            and theta.shape[0] * theta.shape[1] >= QUAD_KERNEL_MIN):
-        out = np.empty(theta.shape[:2])
-        quadratic_forms(theta, gram, out)
-        return out
-    return np.einsum("tki,tkij,tkj->tk", theta, gram, theta)
 
 
 def _last_axis_max(a: np.ndarray) -> np.ndarray:
@@ -204,7 +187,7 @@ class RidgeModel:
         return RidgeData(gram, xy, yy, None, None)
 
     def empirical_risk(self, data: RidgeData, theta: np.ndarray) -> np.ndarray:
-        quad = _quadratic_forms(theta, data.gram)
+        quad = batched_quadratic_forms(theta, data.gram)
         return (0.5 * quad - np.einsum("tki,tki->tk", theta, data.xy) + 0.5 * data.yy
                 + 0.5 * self.lam * np.einsum("tki,tki->tk", theta, theta))
 

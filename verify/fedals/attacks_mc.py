@@ -23,7 +23,7 @@ from .remark4_2.case1 import _bound as _bound72
 from .remark4_2.case1 import _common, _instance, _weight_moment
 from .remark4_2.case2 import _bound73, _case2_instance, _case2_terms
 from .thm4_1.attacks import MC, MC_SEED
-from .thm4_1.claims import _logistic_cell, _logistic_pool
+from .thm4_1.logistic import _logistic_cell, _logistic_pool
 from .thm4_3 import attacks as ROUNDS
 
 K_MAX = 16

@@ -135,8 +135,8 @@ def test_quadratic_forms_are_the_einsum(view, dim):
     """The compiled quadratic forms of the ridge risk are einsum's numbers, for the views
     the generalization engine passes (the average broadcast over clients, fixed points over
     draws)."""
+    from flbounds.kernels.moments import batched_quadratic_forms as _quadratic_forms
     from flbounds.kernels.moments import quadratic_forms
-    from flbounds.theory.data_models import _quadratic_forms
     rng = np.random.default_rng(dim)
     T, K = 700, 24
     gram = rng.standard_normal((T, K, dim, dim))

@@ -2,7 +2,7 @@
 the cell's seed in the combine step), and the claim still fails on a planted bug."""
 
 from flbounds.ledger import get
-from verify.fedals.thm4_1 import claims
+from verify.fedals.thm4_1 import logistic as claims
 
 
 def test_logistic_cells_rebuild_the_pools_they_ran_on():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import verify.safari.cor1 as cor1
+import verify.safari.cor1_stationarity as stationarity
 from flbounds.ledger import get
 from verify.safari.thm4.shrunk import line_problem
 
@@ -50,9 +51,9 @@ def test_an_unbiased_instance_clears_both_readings_once_the_bound_is_loose():
     vacuous, so the printed theorem does not cover that instance)."""
     unbiased = type(line_problem()).isotropic(np.array([[1.0], [1.0]]))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cor1, "line_problem", lambda: unbiased)
+        mp.setattr(stationarity, "line_problem", lambda: unbiased)
         mp.setattr(cor1, "thm4_rhs", _scaled(cor1.thm4_rhs, 20.0))
-        ev = cor1.stationarity_biased(rng=np.random.default_rng(0), rounds=[2000, 8000],
+        ev = stationarity.stationarity_biased(rng=np.random.default_rng(0), rounds=[2000, 8000],
                                       n_seeds=2)
         assert get(CLAIM).check(seed=0).verdict == "not-applicable"
     assert ev.measured[-1] == pytest.approx(0.0, abs=1e-12)
@@ -81,8 +82,8 @@ def test_exact_average_matches_a_hand_recursion():
         s1, s2 = (1 - e) * m1, (1 - e) ** 2 * m2 + e * e * s * s
         m1, m2 = q * c1 + (1 - q) * s1, q * c2 + (1 - q) * s2
         tot, low = tot + m2, low + m1 ** 2
-    avg, lower = cor1.exact_average(prob, client=1, q=q, step_server=e, sigma=s, sigma_s=s,
-                                    x0=[3.0], n_rounds=50)
+    avg, lower = stationarity.exact_average(prob, client=1, q=q, step_server=e, sigma=s,
+                                            sigma_s=s, x0=[3.0], n_rounds=50)
     assert avg == pytest.approx(tot / 50, rel=1e-12)
     assert lower == pytest.approx(low / 50, rel=1e-12)
 
@@ -91,14 +92,15 @@ def test_an_unproven_floor_accuses_nobody():
     """Planted: x_0 = 0 on the near side of xbar (the mean iterate rises to it), so the
     uniform floor argument does not apply and the evidence is inconclusive, not violated."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cor1, "X0_BIASED", 0.0)
-        ev = cor1.stationarity_biased(rng=np.random.default_rng(0), rounds=[8000], n_seeds=2)
+        mp.setattr(stationarity, "X0_BIASED", 0.0)
+        ev = stationarity.stationarity_biased(rng=np.random.default_rng(0), rounds=[8000],
+                                              n_seeds=2)
     assert ev.details["reading2_monotone_argument_holds"] == [False]
     assert ev.verdict() == "inconclusive"
 
 
 def _matrix_recursion(prob, *, client, q, step_server, sigma, sigma_s, x0, n_rounds):
-    """The moment recursion of cor1.exact_average in matrix form (any d)."""
+    """The moment recursion of stationarity.exact_average in matrix form (any d)."""
     d = prob.dim
     eye = np.eye(d)
     A_bar, b_bar = prob.A.mean(axis=0), prob.b.mean(axis=0)
@@ -127,4 +129,4 @@ def test_exact_average_on_a_line_is_the_matrix_recursion_bit_for_bit():
     prob = line_problem()
     for q, e, n in ((0.8, 0.01, 3000), (0.3, 0.05, 200)):
         kw = dict(client=1, q=q, step_server=e, sigma=0.1, sigma_s=0.2, x0=[3.0], n_rounds=n)
-        assert cor1.exact_average(prob, **kw) == _matrix_recursion(prob, **kw)
+        assert stationarity.exact_average(prob, **kw) == _matrix_recursion(prob, **kw)

@@ -13,9 +13,10 @@ Statement: let :math:`l(M_\theta, z)` be mu-strongly convex and L-smooth in
 The discussion after the theorem reads it in the iid setting ("the sole term", "a factor
 1/K^2") and in the non-iid one; those sentences are parts of the result too.
 
-Claims: :mod:`.claims` (the bound, the logistic variant, the proof steps, the non-iid
-discussion), :mod:`.smoothness_step` (proof step (16) on quadratics), :mod:`.iid_discussion`
-(the iid reading, expected violated). Instances carry ``model``, ``w`` and ``local``.
+Claims: :mod:`.claims` (the bound, the proof steps, the non-iid discussion),
+:mod:`.logistic` (the bound on a logistic-loss instance), :mod:`.smoothness_step` (proof
+step (16) on quadratics), :mod:`.iid_discussion` (the iid reading, expected violated).
+Instances carry ``model``, ``w`` and ``local``.
 """
 
 from __future__ import annotations

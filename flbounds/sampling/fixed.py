@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from flbounds.validation import check_int
-
 from .adaptive import Draw, Feedback, SamplerBase, check_feedback, check_sizes, isp_draw
 from .optimal import optimal_isp_probabilities
 
@@ -74,16 +72,6 @@ class UniformRSP(SamplerBase):
         p = self.budget / self.n_clients
         return Draw(clients, np.ones(self.budget, dtype=np.int64),
                     np.full(self.budget, 1.0 / p), np.full(self.budget, p))
-
-    def sample_many(self, rng: np.random.Generator, n_draws: int) -> np.ndarray:
-        """Client counts (n_draws, N) of ``n_draws`` calls of ``sample(rng)``: the same
-        subsets from the same generator calls, written without building each draw."""
-        n_draws = check_int(n_draws, "n_draws", minimum=1)
-        out = np.zeros((n_draws, self.n_clients), dtype=np.int64)
-        choice, n, k = rng.choice, self.n_clients, self.budget
-        for row in out:
-            row[choice(n, size=k, replace=False)] = 1
-        return out
 
     def update(self, feedback: Feedback) -> None:
         check_feedback(feedback)

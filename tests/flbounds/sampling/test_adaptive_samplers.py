@@ -164,13 +164,3 @@ def test_bad_inputs():
     d = s.sample(np.random.default_rng(0))
     with pytest.raises(ValueError, match="feedback"):
         s.update(Feedback(d, -np.ones(d.clients.size)))
-
-
-def test_uniform_rsp_sample_many_is_the_loop_of_sample():
-    from flbounds.sampling.adaptive import SamplerBase
-    sampler = UniformRSP(20, 4)
-    many = sampler.sample_many(np.random.default_rng(7), 300)
-    assert np.array_equal(many, SamplerBase.sample_many(sampler, np.random.default_rng(7), 300))
-    assert np.all(many.sum(axis=1) == 4)
-    with pytest.raises(ValueError, match="n_draws"):
-        sampler.sample_many(np.random.default_rng(0), 0)

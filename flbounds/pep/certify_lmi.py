@@ -131,6 +131,70 @@ def solver_lmi_duals(problem):
     return out
 
 
+def lmi_residual(problem, lmi_duals=None) -> float:
+    r""":func:`.sdp.dual_residual` of a solved problem with extra LMIs (module docstring).
+
+    PEPit's proof reconstruction with the LMI terms: :math:`o - \sum_i \lambda_i e_i +
+    \langle S, G\rangle + \sum_f \langle Z_f, T_f(G)\rangle` must be constant in
+    :math:`(G, F)`, with :math:`Z_f` the solver's multipliers of the LMIs' entries
+    (:func:`solver_lmi_duals`, antisymmetric part included: the symmetric part alone leaves
+    the symmetry equalities' share unpaid). Returned, at the solver's primal point: the
+    leftover coefficients times the Gram entries and values they multiply, the negative
+    eigenvalue of :math:`S` times :math:`\operatorname{tr} G`, the negative inequality
+    multipliers times their constraints, and the negative eigenvalue of each
+    :math:`\operatorname{sym}(Z_f)` times :math:`\operatorname{tr} T_f(G)` (the proof uses
+    :math:`\langle Z_f, T_f\rangle \ge 0`, off by at most that when :math:`T_f \succeq 0`).
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        Solved (values and multipliers set).
+    lmi_duals : sequence of array_like, optional
+        One matrix per LMI sent (default: the solver's).
+
+    Returns
+    -------
+    float
+    """
+    from PEPit import Point
+
+    leaves = Point.list_of_leaf_points
+    acc = _Affine(len(leaves), {id(p): k for k, p in enumerate(leaves)})
+    acc.add(problem.objective.decomposition_dict, 1.0)
+    negative = 0.0
+    for c in problem._list_of_prepared_constraints:
+        lam = float(c.eval_dual())
+        acc.add(c.expression.decomposition_dict, -lam)
+        if c.equality_or_inequality == "inequality" and lam < 0:
+            negative += -lam * abs(float(c.eval()))
+    slack = np.asarray(problem.residual, dtype=float)
+    acc.M += 0.5 * (slack + slack.T)
+    duals = solver_lmi_duals(problem) if lmi_duals is None else list(lmi_duals)
+    for psd, z in zip(problem._list_of_psd_sent_to_wrapper, duals, strict=True):
+        z = np.asarray(z, dtype=float)
+        entries = psd.matrix_of_expressions
+        for (i, j), w in np.ndenumerate(z):
+            if w != 0.0 and hasattr(entries[i, j], "decomposition_dict"):
+                acc.add(entries[i, j].decomposition_dict, float(w))
+        low = float(np.linalg.eigvalsh(0.5 * (z + z.T))[0]) if z.size else 0.0
+        at = np.array([[float(e.eval()) if hasattr(e, "eval") else float(e) for e in row]
+                       for row in entries])
+        negative += max(0.0, -low) * abs(float(np.trace(at)))
+    points = np.array([p.eval() for p in leaves]).reshape(len(leaves), -1)
+    gram = points @ points.T
+    leftover = float(np.sum(np.abs(acc.M) * np.abs(gram)))
+    values = {id(e): e for e in _leaf_values()}
+    leftover += sum(abs(c) * abs(float(values[k].eval())) for k, c in acc.d.items())
+    low = float(np.linalg.eigvalsh(slack)[0]) if slack.size else 0.0
+    return leftover + max(0.0, -low) * float(np.trace(problem.G_value)) + negative
+
+
+def _leaf_values():
+    from PEPit import Expression
+
+    return Expression.list_of_leaf_expressions
+
+
 def _projected(w):
     """The PSD projection of ``w``, shifted until its float64 value is provably PSD."""
     eps = np.finfo(float).eps
@@ -324,5 +388,5 @@ def unused_leaves(problem, funcs):
     return [p for p in Point.list_of_leaf_points if id(p) not in used]
 
 
-__all__ = ["certify_lmi", "margin_certificate_lmi", "psd_weights", "solver_lmi_duals",
-           "stationary_bounds", "unused_leaves"]
+__all__ = ["certify_lmi", "lmi_residual", "margin_certificate_lmi", "psd_weights",
+           "solver_lmi_duals", "stationary_bounds", "unused_leaves"]

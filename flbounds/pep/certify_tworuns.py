@@ -58,7 +58,22 @@ Where it applies: two runs built by :func:`.engine.build` or
 :func:`.symmetric.build_symmetric` (each records its runs' leaves; in the reduced form the
 leaves are class means and deviations, paired the same way, and each deviation difference is
 bounded with its mean by orthogonality), any class without extra LMIs (smooth strongly convex,
-smooth, per-client constants, identical clients). Not the quadratic class.
+smooth, per-client constants, identical clients).
+
+**The quadratic class** (direct form; :func:`pin_stationary`). Over quadratics the two runs'
+difference does not see the shift :math:`f_i \to f_i + \langle a_i, \cdot\rangle + c_i`:
+every point a round makes is a fixed linear combination of its start points and gradients
+(PEPit's points are linear in the leaves), the gradients of both runs move by the same
+:math:`a_i`, so every difference of the two runs, the measure and its initial condition are
+unchanged, while the run points themselves move. A shift maps feasible points to feasible
+points (the class is closed under it) and puts :math:`x_s = 0`, :math:`f_s = 0` with
+:math:`a_i = H_i x_s`. So the PEP with every stationary point pinned
+(:math:`\|x_s\|^2 \le 0`, :math:`f_s = 0`) has the same value (checked against the unpinned
+solve in ``tests/flbounds/pep/test_certify_tworuns_quadratic.py``). Pinned, the second run
+starts at a stationary point of every client (its start is the origin), so all its leaves
+are 0 on the feasible set, :math:`\operatorname{tr} G` is bounded and the plain margin
+certificate of :mod:`.certify_margin` applies, the LMI multipliers made PSD as in
+:mod:`.certify_lmi`; each client's anchor is its stationary point, of value 0.
 """
 
 from __future__ import annotations
@@ -295,6 +310,8 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
         problem, parts = build()
         if parts.get("runs") is None:
             raise ValueError("runs: not a two-run problem (flbounds.pep.engine.build)")
+        if _quadratics(problem):        # the quadratic class: its own certificate
+            return _pinned_margin(build, sigmas)
         x, pairs = pairs_of(parts["runs"], parts["start"])
         metric = problem.list_of_performance_metrics[0]
         spread = x ** 2
@@ -329,4 +346,41 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
     raise PEPSolveError("no certified solve: " + "; ".join(failures))
 
 
-__all__ = ["SIGMAS", "exact_correction", "pairs_of", "solve_two_runs", "two_run_bound"]
+def _quadratics(problem):
+    return [f for f in problem.list_of_functions
+            if type(f).__name__ == "SmoothStronglyConvexQuadraticFunction"]
+
+
+def pin_stationary(problem):
+    """Pin every quadratic function's stationary point at the origin and its value at 0
+    (constraints :math:`\\|x_s\\|^2 \\le 0`, :math:`f_s = 0`; same value for two runs:
+    module docstring). Returns ``{leaf value f_s: (0, 0)}``, growth bounds for
+    :func:`.certify_margin.value_growth`."""
+    fixed = {}
+    for f in _quadratics(problem):
+        x_s, _g, f_s = f.list_of_stationary_points[0]
+        problem.add_constraint(x_s ** 2 <= 0)
+        problem.add_constraint(f_s == 0)
+        fixed[f_s] = (0.0, 0.0)
+    return fixed
+
+
+def _pinned_margin(build, sigmas):
+    """The two-run PEP over the quadratic class, stationary points pinned
+    (:func:`pin_stationary`), certified by :func:`.certify_margin.solve_margin`."""
+    from .certify_margin import regularized, solve_margin, value_growth
+
+    def one(sigma):
+        problem, parts = build()
+        metric = problem.list_of_performance_metrics[0]
+        fixed = pin_stationary(problem)
+        funcs = list({id(f): f for f in parts["funcs"]}.values())
+        growth = value_growth(funcs, float(max(f.L for f in funcs)), fixed)
+        problem.list_of_performance_metrics = [regularized(metric, sigma)]
+        return problem, metric, growth
+
+    return solve_margin(one, sigmas)
+
+
+__all__ = ["SIGMAS", "exact_correction", "pairs_of", "pin_stationary", "solve_two_runs",
+           "two_run_bound"]

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .certify_duals import lmi_residual, solver_lmi_duals
 from .certify_terms import ROUNDING, Certificate, _Affine, _norm_bound, _Sums
 
 
@@ -97,102 +98,6 @@ def psd_weights(problem, lmi_duals=None, *, project=True):
         w = 0.5 * (z + z.T)
         out.append((psd, (_projected(w) if project else w) + 0.5 * (z - z.T)))
     return out
-
-
-def solver_lmi_duals(problem):
-    r"""The solver's multipliers of the LMIs' entries, one matrix per LMI sent.
-
-    cvxpy receives :math:`T \succeq 0` as a symmetric variable :math:`S \succeq 0` and the
-    equalities :math:`S_{ij} = T_{ij}`; the multipliers :math:`\mu_{ij}` of those equalities
-    weigh :math:`T` in the Lagrangian. Their antisymmetric part multiplies :math:`T_{ij} -
-    T_{ji}`, which vanishes on the feasible set (:math:`T = S` is symmetric there), so any
-    antisymmetric part is allowed; PEPit's ``eval_dual`` keeps only the symmetric part
-    :math:`Z = \operatorname{sym}(\mu)` (the dual of :math:`S \succeq 0`), whose proof does
-    not close (0.28 left over on a FedAvg round whose solve is accurate to 3e-10). Without
-    cvxpy's constraints (another wrapper), :math:`Z`.
-    """
-    from PEPit import PSDMatrix
-
-    wrapper = problem.wrapper
-    sent = getattr(wrapper, "_list_of_constraints_sent_to_solver", None)
-    prob = getattr(wrapper, "prob", None)
-    if sent is None or prob is None or not hasattr(prob, "constraints"):
-        return [p.eval_dual() for p in problem._list_of_psd_sent_to_wrapper]
-    cons, k, out = prob.constraints, 1, []         # cons[0]: the Gram matrix's own G >> 0
-    for c in sent:
-        if isinstance(c, PSDMatrix):
-            n, m = c.shape
-            mu = [cons[k + 1 + t].dual_value for t in range(n * m)]
-            out.append(c.eval_dual() if any(v is None for v in mu) else
-                       np.array([float(v) for v in mu]).reshape(n, m))
-            k += 1 + n * m
-        else:
-            k += 1
-    return out
-
-
-def lmi_residual(problem, lmi_duals=None) -> float:
-    r""":func:`.sdp.dual_residual` of a solved problem with extra LMIs (module docstring).
-
-    PEPit's proof reconstruction with the LMI terms: :math:`o - \sum_i \lambda_i e_i +
-    \langle S, G\rangle + \sum_f \langle Z_f, T_f(G)\rangle` must be constant in
-    :math:`(G, F)`, with :math:`Z_f` the solver's multipliers of the LMIs' entries
-    (:func:`solver_lmi_duals`, antisymmetric part included: the symmetric part alone leaves
-    the symmetry equalities' share unpaid). Returned, at the solver's primal point: the
-    leftover coefficients times the Gram entries and values they multiply, the negative
-    eigenvalue of :math:`S` times :math:`\operatorname{tr} G`, the negative inequality
-    multipliers times their constraints, and the negative eigenvalue of each
-    :math:`\operatorname{sym}(Z_f)` times :math:`\operatorname{tr} T_f(G)` (the proof uses
-    :math:`\langle Z_f, T_f\rangle \ge 0`, off by at most that when :math:`T_f \succeq 0`).
-
-    Parameters
-    ----------
-    problem : PEPit.PEP
-        Solved (values and multipliers set).
-    lmi_duals : sequence of array_like, optional
-        One matrix per LMI sent (default: the solver's).
-
-    Returns
-    -------
-    float
-    """
-    from PEPit import Point
-
-    leaves = Point.list_of_leaf_points
-    acc = _Affine(len(leaves), {id(p): k for k, p in enumerate(leaves)})
-    acc.add(problem.objective.decomposition_dict, 1.0)
-    negative = 0.0
-    for c in problem._list_of_prepared_constraints:
-        lam = float(c.eval_dual())
-        acc.add(c.expression.decomposition_dict, -lam)
-        if c.equality_or_inequality == "inequality" and lam < 0:
-            negative += -lam * abs(float(c.eval()))
-    slack = np.asarray(problem.residual, dtype=float)
-    acc.M += 0.5 * (slack + slack.T)
-    duals = solver_lmi_duals(problem) if lmi_duals is None else list(lmi_duals)
-    for psd, z in zip(problem._list_of_psd_sent_to_wrapper, duals, strict=True):
-        z = np.asarray(z, dtype=float)
-        entries = psd.matrix_of_expressions
-        for (i, j), w in np.ndenumerate(z):
-            if w != 0.0 and hasattr(entries[i, j], "decomposition_dict"):
-                acc.add(entries[i, j].decomposition_dict, float(w))
-        low = float(np.linalg.eigvalsh(0.5 * (z + z.T))[0]) if z.size else 0.0
-        at = np.array([[float(e.eval()) if hasattr(e, "eval") else float(e) for e in row]
-                       for row in entries])
-        negative += max(0.0, -low) * abs(float(np.trace(at)))
-    points = np.array([p.eval() for p in leaves]).reshape(len(leaves), -1)
-    gram = points @ points.T
-    leftover = float(np.sum(np.abs(acc.M) * np.abs(gram)))
-    values = {id(e): e for e in _leaf_values()}
-    leftover += sum(abs(c) * abs(float(values[k].eval())) for k, c in acc.d.items())
-    low = float(np.linalg.eigvalsh(slack)[0]) if slack.size else 0.0
-    return leftover + max(0.0, -low) * float(np.trace(problem.G_value)) + negative
-
-
-def _leaf_values():
-    from PEPit import Expression
-
-    return Expression.list_of_leaf_expressions
 
 
 def _projected(w):

@@ -84,6 +84,7 @@ from fractions import Fraction
 import numpy as np
 
 from .certify import ROUNDING, bracket_tolerance
+from .certify_terms import first_margin
 from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, reused
 
 #: margins tried in turn (the objective o + sigma ||z||^2), as :data:`.certify_margin.SIGMAS`
@@ -290,7 +291,9 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
     Returns
     -------
     SolveInfo
-        ``worst`` the bound, status ``certified (<solver status>)``, ``gap`` the bracket.
+        The certified bound as ``worst`` (over the quadratic class: its stationary points
+        pinned, :func:`pin_stationary`), ``gap`` the width of [primal value, bound], status
+        ``certified (<solver status>)``.
 
     Raises
     ------
@@ -301,17 +304,12 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
     """
     from PEPit import Point
 
-    sigmas = tuple(float(s) for s in sigmas)
-    if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
-        raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
-                         f"got {sigmas}")
-    failures = []
-    for sigma in sigmas:
+    def attempt(sigma):
         problem, parts = build()
         if parts.get("runs") is None:
             raise ValueError("runs: not a two-run problem (flbounds.pep.engine.build)")
-        if _quadratics(problem):        # the quadratic class: its own certificate
-            return _pinned_margin(build, sigmas)
+        if _quadratics(problem):        # the quadratic class: pinned, the margin certificate
+            return _pinned(problem, parts, sigma)
         x, pairs = pairs_of(parts["runs"], parts["start"])
         metric = problem.list_of_performance_metrics[0]
         spread = x ** 2
@@ -319,7 +317,7 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
             spread = spread + (a - b) ** 2
         problem.list_of_performance_metrics = [metric + sigma * spread]
 
-        def compute(problem=problem, metric=metric, x=x, pairs=pairs):
+        def compute():
             tried = []
             for name, _dual, status, seconds in attempts(problem, SOLVERS[:2], tried):
                 if problem.G_value is None or problem.wrapper.objective.value is None:
@@ -339,11 +337,9 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
             raise PEPSolveError("; ".join(tried))
 
         how = [("certified-two-runs", {"sigma": sigma, "rounding": ROUNDING, "safe": SAFE})]
-        try:
-            return reused(problem, compute, solvers=how)
-        except PEPSolveError as exc:
-            failures.append(f"sigma {sigma:g}: {exc}")
-    raise PEPSolveError("no certified solve: " + "; ".join(failures))
+        return reused(problem, compute, solvers=how)
+
+    return first_margin(sigmas, attempt)
 
 
 def _quadratics(problem):
@@ -365,21 +361,19 @@ def pin_stationary(problem):
     return fixed
 
 
-def _pinned_margin(build, sigmas):
-    """The two-run PEP over the quadratic class, stationary points pinned
-    (:func:`pin_stationary`), certified by :func:`.certify_margin.solve_margin`."""
-    from .certify_margin import regularized, solve_margin, value_growth
+def _pinned(problem, parts, sigma):
+    """The certified solve of a two-run PEP over the quadratic class at the margin ``sigma``:
+    its stationary points pinned (:func:`pin_stationary`), then
+    :func:`.certify_margin.solve_margin`'s certificate."""
+    from .certify_margin import _margin, regularized, value_growth
 
-    def one(sigma):
-        problem, parts = build()
-        metric = problem.list_of_performance_metrics[0]
-        fixed = pin_stationary(problem)
-        funcs = list({id(f): f for f in parts["funcs"]}.values())
-        growth = value_growth(funcs, float(max(f.L for f in funcs)), fixed)
-        problem.list_of_performance_metrics = [regularized(metric, sigma)]
-        return problem, metric, growth
-
-    return solve_margin(one, sigmas)
+    metric = problem.list_of_performance_metrics[0]
+    fixed = pin_stationary(problem)
+    funcs = list({id(f): f for f in parts["funcs"]}.values())
+    growth = value_growth(funcs, float(max(f.L for f in funcs)), fixed)
+    problem.list_of_performance_metrics = [regularized(metric, sigma)]
+    how = [("certified-pinned-margin", {"sigma": sigma, "rounding": ROUNDING})]
+    return reused(problem, lambda: _margin(problem, metric, growth), solvers=how)
 
 
 __all__ = ["SIGMAS", "exact_correction", "pairs_of", "pin_stationary", "solve_two_runs",

@@ -154,12 +154,12 @@ def dual_residual(problem) -> float:
     :math:`e_i` the constraint values). This is a consistency check near the solution, not a
     bound over the whole feasible set (which is unbounded along the heterogeneity directions).
     Problems with extra LMIs (PEPit's quadratic class) add their LMI multipliers' terms, read
-    entry by entry from the solver (:func:`.certify_lmi.lmi_residual`).
+    entry by entry from the solver (:func:`.certify_duals.lmi_residual`).
     """
+    from .certify_duals import lmi_residual
     from .conic import residual
 
     if problem._list_of_psd_sent_to_wrapper:
-        from .certify_lmi import lmi_residual
         return lmi_residual(problem)
     return residual(problem)
 

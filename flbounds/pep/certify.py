@@ -258,6 +258,51 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
                   solvers=how)
 
 
+def certified_star(build, L, measure) -> SolveInfo:
+    """:func:`solve_certified` on a one-run PEP whose clients do not share :math:`x^\\star`
+    (direct form, :func:`.engine.build`; any class of :func:`leaf_bounds`, the quadratic one
+    with its LMI duals and ``mu > 0``): the free start points are bounded by
+    ``measure.bounds``, the free gradients at :math:`x^\\star` by ``measure.star_bounds``;
+    each client's point at :math:`x^\\star` (value 0) is then its anchor, and each quadratic
+    stationary point is bounded by :func:`.certify_lmi.stationary_bounds`.
+
+    Parameters
+    ----------
+    build : callable
+        ``build()`` returns a fresh unsolved PEP and its parts (``funcs``, ``start``,
+        ``star``).
+    L : float
+        The largest smoothness constant.
+    measure : Measure
+        With ``bounds`` and ``star_bounds`` (:class:`.measures.Measure`).
+
+    Returns
+    -------
+    SolveInfo
+        As :func:`solve_certified`.
+
+    Raises
+    ------
+    ValueError
+        Naming ``measure`` when it has no ``bounds`` or ``star_bounds``.
+    PEPSolveError
+        When no solve gives a bracket within the tolerance.
+    """
+    from .certify_lmi import stationary_bounds
+
+    if getattr(measure, "bounds", None) is None or getattr(measure, "star_bounds", None) is None:
+        raise ValueError("measure: a certified solve with x* not shared needs bounds and "
+                         "star_bounds")
+
+    def parts_of():
+        problem, parts = build()
+        funcs = list({id(f): f for f in parts["funcs"]}.values())
+        initial = {**measure.bounds(parts["start"]), **measure.star_bounds(parts["star"])}
+        return problem, funcs, stationary_bounds(funcs, initial)
+
+    return solve_certified(parts_of, L)
+
+
 def _certified(problem, funcs, initial, L, alternatives, bounds_of=None) -> SolveInfo:
     from PEPit import Point
 
@@ -303,5 +348,5 @@ def _accurate(problem, status, dual, cert):
     return sdp.accurate(status, float(dual), cert.primal, dual_residual(problem))
 
 
-__all__ = ["BRACKET_REL", "Certificate", "bracket_tolerance", "certify", "leaf_bounds",
-           "solve_certified"]
+__all__ = ["BRACKET_REL", "Certificate", "bracket_tolerance", "certified_star", "certify",
+           "leaf_bounds", "solve_certified"]

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .certify_duals import lmi_residual, solver_lmi_duals
 from .certify_terms import ROUNDING, Certificate, _Affine, _norm_bound, _Sums
 
 
@@ -96,38 +97,6 @@ def psd_weights(problem, lmi_duals=None, *, project=True):
             raise ValueError(f"lmi_duals: each must be a finite {psd.shape} matrix")
         w = 0.5 * (z + z.T)
         out.append((psd, (_projected(w) if project else w) + 0.5 * (z - z.T)))
-    return out
-
-
-def solver_lmi_duals(problem):
-    r"""The solver's multipliers of the LMIs' entries, one matrix per LMI sent.
-
-    cvxpy receives :math:`T \succeq 0` as a symmetric variable :math:`S \succeq 0` and the
-    equalities :math:`S_{ij} = T_{ij}`; the multipliers :math:`\mu_{ij}` of those equalities
-    weigh :math:`T` in the Lagrangian. Their antisymmetric part multiplies :math:`T_{ij} -
-    T_{ji}`, which vanishes on the feasible set (:math:`T = S` is symmetric there), so any
-    antisymmetric part is allowed; PEPit's ``eval_dual`` keeps only the symmetric part
-    :math:`Z = \operatorname{sym}(\mu)` (the dual of :math:`S \succeq 0`), whose proof does
-    not close (0.28 left over on a FedAvg round whose solve is accurate to 3e-10). Without
-    cvxpy's constraints (another wrapper), :math:`Z`.
-    """
-    from PEPit import PSDMatrix
-
-    wrapper = problem.wrapper
-    sent = getattr(wrapper, "_list_of_constraints_sent_to_solver", None)
-    prob = getattr(wrapper, "prob", None)
-    if sent is None or prob is None or not hasattr(prob, "constraints"):
-        return [p.eval_dual() for p in problem._list_of_psd_sent_to_wrapper]
-    cons, k, out = prob.constraints, 1, []         # cons[0]: the Gram matrix's own G >> 0
-    for c in sent:
-        if isinstance(c, PSDMatrix):
-            n, m = c.shape
-            mu = [cons[k + 1 + t].dual_value for t in range(n * m)]
-            out.append(c.eval_dual() if any(v is None for v in mu) else
-                       np.array([float(v) for v in mu]).reshape(n, m))
-            k += 1 + n * m
-        else:
-            k += 1
     return out
 
 
@@ -324,5 +293,5 @@ def unused_leaves(problem, funcs):
     return [p for p in Point.list_of_leaf_points if id(p) not in used]
 
 
-__all__ = ["certify_lmi", "margin_certificate_lmi", "psd_weights", "solver_lmi_duals",
-           "stationary_bounds", "unused_leaves"]
+__all__ = ["certify_lmi", "lmi_residual", "margin_certificate_lmi", "psd_weights",
+           "solver_lmi_duals", "stationary_bounds", "unused_leaves"]

@@ -66,7 +66,7 @@ import math
 import numpy as np
 
 from .certify import bracket_tolerance
-from .certify_terms import ROUNDING, MarginCertificate, _Sums
+from .certify_terms import ROUNDING, MarginCertificate, _Sums, first_margin
 from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, prepared_multipliers, reused
 
 #: margins sigma tried in turn (the objective o + sigma tr G), in the problem's units; the
@@ -225,20 +225,12 @@ def solve_margin(build, sigmas=SIGMAS) -> SolveInfo:
     PEPSolveError
         When no margin and solver give a bound within the bracket tolerance.
     """
-    sigmas = tuple(float(s) for s in sigmas)
-    if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
-        raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
-                         f"got {sigmas}")
-    failures = []
-    for sigma in sigmas:
+    def attempt(sigma):
         problem, metric, growth = build(sigma)
-        how = [("certified-margin", {"sigma": sigma, "rounding": ROUNDING})]
-        try:
-            return reused(problem, lambda p=problem, m=metric, g=growth: _margin(p, m, g),
-                          solvers=how)
-        except PEPSolveError as exc:
-            failures.append(f"sigma {sigma:g}: {exc}")
-    raise PEPSolveError("no certified solve: " + "; ".join(failures))
+        return reused(problem, lambda: _margin(problem, metric, growth),
+                      solvers=[("certified-margin", {"sigma": sigma, "rounding": ROUNDING})])
+
+    return first_margin(sigmas, attempt)
 
 
 def _margin(problem, metric, growth) -> SolveInfo:

@@ -56,11 +56,10 @@ reduced PEP's value, the worst case over the N clients (:mod:`.symmetric`).
 
 from __future__ import annotations
 
-import numpy as np
-
 from .certify_lmi import unused_leaves
 from .certify_margin import SIGMAS, regularized, solve_margin, value_growth
 from .certify_symmetric import certifiable_symmetric, certified_symmetric
+from .certify_terms import margins
 from .describe import Measure, Setting
 
 
@@ -114,10 +113,7 @@ def certified_symmetric_margin(build, setting: Setting, measure: Measure, sigmas
     if not margin_certifiable(setting, measure):
         raise ValueError("setting: a margin-certified symmetric solve needs clients that are "
                          "not identical")
-    sigmas = tuple(sigmas)
-    if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
-        raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
-                         f"got {sigmas}")
+    sigmas = margins(sigmas)
     kept = {}
 
     def one(sigma):

@@ -1,5 +1,6 @@
-"""The pieces the certificates of :mod:`.certify`, :mod:`.certify_margin` and
-:mod:`.certify_lmi` share: the rounding factor, the two certificate records, the
+"""The pieces the certificates of :mod:`.certify`, :mod:`.certify_margin`,
+:mod:`.certify_tworuns` and :mod:`.certify_lmi` share: the rounding factor, the margins'
+loop, the two certificate records, the
 accumulators of :math:`k + \\langle M, G\\rangle + d \\cdot F` from PEPit's decomposition
 dicts, and the bounds they use (their derivations are in those modules' docstrings)."""
 
@@ -9,8 +10,48 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .sdp import PEPSolveError
+
 #: safety factor on the float64 rounding estimate of the rebuilt bound
 ROUNDING = 64.0
+
+
+def margins(sigmas):
+    """``sigmas`` as a tuple of floats, each a margin of the certificates of
+    :mod:`.certify_margin` and :mod:`.certify_tworuns`.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sigmas`` when it is empty or has a value that is not finite and > 0.
+    """
+    sigmas = tuple(float(s) for s in sigmas)
+    if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
+        raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
+                         f"got {sigmas}")
+    return sigmas
+
+
+def first_margin(sigmas, attempt):
+    """``attempt(sigma)`` for each margin of ``sigmas`` (:func:`margins`) in turn, the first
+    result returned.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sigmas`` (:func:`margins`).
+    PEPSolveError
+        When every attempt raises it (each failure listed).
+    """
+    failures = []
+    for sigma in margins(sigmas):
+        try:
+            return attempt(sigma)
+        except PEPSolveError as exc:
+            failures.append(f"sigma {sigma:g}: {exc}")
+    raise PEPSolveError("no certified solve: " + "; ".join(failures))
+
+
 class Certificate(NamedTuple):
     """A rigorous upper bound on a PEP's value and how it was obtained.
 

@@ -58,7 +58,22 @@ Where it applies: two runs built by :func:`.engine.build` or
 :func:`.symmetric.build_symmetric` (each records its runs' leaves; in the reduced form the
 leaves are class means and deviations, paired the same way, and each deviation difference is
 bounded with its mean by orthogonality), any class without extra LMIs (smooth strongly convex,
-smooth, per-client constants, identical clients). Not the quadratic class.
+smooth, per-client constants, identical clients).
+
+**The quadratic class** (direct form; :func:`pin_stationary`). Over quadratics the two runs'
+difference does not see the shift :math:`f_i \to f_i + \langle a_i, \cdot\rangle + c_i`:
+every point a round makes is a fixed linear combination of its start points and gradients
+(PEPit's points are linear in the leaves), the gradients of both runs move by the same
+:math:`a_i`, so every difference of the two runs, the measure and its initial condition are
+unchanged, while the run points themselves move. A shift maps feasible points to feasible
+points (the class is closed under it) and puts :math:`x_s = 0`, :math:`f_s = 0` with
+:math:`a_i = H_i x_s`. So the PEP with every stationary point pinned
+(:math:`\|x_s\|^2 \le 0`, :math:`f_s = 0`) has the same value (checked against the unpinned
+solve in ``tests/flbounds/pep/test_certify_tworuns_quadratic.py``). Pinned, the second run
+starts at a stationary point of every client (its start is the origin), so all its leaves
+are 0 on the feasible set, :math:`\operatorname{tr} G` is bounded and the plain margin
+certificate of :mod:`.certify_margin` applies, the LMI multipliers made PSD as in
+:mod:`.certify_lmi`; each client's anchor is its stationary point, of value 0.
 """
 
 from __future__ import annotations
@@ -69,6 +84,7 @@ from fractions import Fraction
 import numpy as np
 
 from .certify import ROUNDING, bracket_tolerance
+from .certify_terms import first_margin
 from .sdp import SOLVERS, PEPSolveError, SolveInfo, attempts, reused
 
 #: margins tried in turn (the objective o + sigma ||z||^2), as :data:`.certify_margin.SIGMAS`
@@ -275,7 +291,9 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
     Returns
     -------
     SolveInfo
-        ``worst`` the bound, status ``certified (<solver status>)``, ``gap`` the bracket.
+        The certified bound as ``worst`` (over the quadratic class: its stationary points
+        pinned, :func:`pin_stationary`), ``gap`` the width of [primal value, bound], status
+        ``certified (<solver status>)``.
 
     Raises
     ------
@@ -286,15 +304,12 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
     """
     from PEPit import Point
 
-    sigmas = tuple(float(s) for s in sigmas)
-    if not sigmas or not all(np.isfinite(s) and s > 0 for s in sigmas):
-        raise ValueError(f"sigmas must be a non-empty sequence of finite numbers > 0, "
-                         f"got {sigmas}")
-    failures = []
-    for sigma in sigmas:
+    def attempt(sigma):
         problem, parts = build()
         if parts.get("runs") is None:
             raise ValueError("runs: not a two-run problem (flbounds.pep.engine.build)")
+        if _quadratics(problem):        # the quadratic class: pinned, the margin certificate
+            return _pinned(problem, parts, sigma)
         x, pairs = pairs_of(parts["runs"], parts["start"])
         metric = problem.list_of_performance_metrics[0]
         spread = x ** 2
@@ -302,7 +317,7 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
             spread = spread + (a - b) ** 2
         problem.list_of_performance_metrics = [metric + sigma * spread]
 
-        def compute(problem=problem, metric=metric, x=x, pairs=pairs):
+        def compute():
             tried = []
             for name, _dual, status, seconds in attempts(problem, SOLVERS[:2], tried):
                 if problem.G_value is None or problem.wrapper.objective.value is None:
@@ -322,11 +337,44 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
             raise PEPSolveError("; ".join(tried))
 
         how = [("certified-two-runs", {"sigma": sigma, "rounding": ROUNDING, "safe": SAFE})]
-        try:
-            return reused(problem, compute, solvers=how)
-        except PEPSolveError as exc:
-            failures.append(f"sigma {sigma:g}: {exc}")
-    raise PEPSolveError("no certified solve: " + "; ".join(failures))
+        return reused(problem, compute, solvers=how)
+
+    return first_margin(sigmas, attempt)
 
 
-__all__ = ["SIGMAS", "exact_correction", "pairs_of", "solve_two_runs", "two_run_bound"]
+def _quadratics(problem):
+    return [f for f in problem.list_of_functions
+            if type(f).__name__ == "SmoothStronglyConvexQuadraticFunction"]
+
+
+def pin_stationary(problem):
+    """Pin every quadratic function's stationary point at the origin and its value at 0
+    (constraints :math:`\\|x_s\\|^2 \\le 0`, :math:`f_s = 0`; same value for two runs:
+    module docstring). Returns ``{leaf value f_s: (0, 0)}``, growth bounds for
+    :func:`.certify_margin.value_growth`."""
+    fixed = {}
+    for f in _quadratics(problem):
+        x_s, _g, f_s = f.list_of_stationary_points[0]
+        problem.add_constraint(x_s ** 2 <= 0)
+        problem.add_constraint(f_s == 0)
+        fixed[f_s] = (0.0, 0.0)
+    return fixed
+
+
+def _pinned(problem, parts, sigma):
+    """The certified solve of a two-run PEP over the quadratic class at the margin ``sigma``:
+    its stationary points pinned (:func:`pin_stationary`), then
+    :func:`.certify_margin.solve_margin`'s certificate."""
+    from .certify_margin import _margin, regularized, value_growth
+
+    metric = problem.list_of_performance_metrics[0]
+    fixed = pin_stationary(problem)
+    funcs = list({id(f): f for f in parts["funcs"]}.values())
+    growth = value_growth(funcs, float(max(f.L for f in funcs)), fixed)
+    problem.list_of_performance_metrics = [regularized(metric, sigma)]
+    how = [("certified-pinned-margin", {"sigma": sigma, "rounding": ROUNDING})]
+    return reused(problem, lambda: _margin(problem, metric, growth), solvers=how)
+
+
+__all__ = ["SIGMAS", "exact_correction", "pairs_of", "pin_stationary", "solve_two_runs",
+           "two_run_bound"]

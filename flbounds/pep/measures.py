@@ -24,15 +24,21 @@ class Measure:
         ``bounds(state) -> {free start point: bound on its norm}`` implied by :math:`V \le 1`
         when every client is stationary at :math:`x^\star = 0`: what a certified solve
         (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs.
+    star_bounds : callable, optional
+        ``star_bounds(star) -> {free point of star: bound on its norm}`` implied by
+        :math:`V \le 1` when the clients do not share :math:`x^\star` (the free gradients
+        :math:`\nabla f_i(x^\star)`, e.g. under a heterogeneity budget): with ``bounds``, what
+        :func:`flbounds.pep.certify.certified_star` needs.
     """
 
     value: Callable
     label: str
     runs: int = 1
     bounds: Callable | None = None
+    star_bounds: Callable | None = None
 
 
-def lyapunov(value, label, bounds=None) -> Measure:
+def lyapunov(value, label, bounds=None, star_bounds=None) -> Measure:
     r""":math:`E[V(X^+)] / V(X)` for the caller's quadratic :math:`V` = ``value(state, star)``.
 
     Parameters
@@ -47,6 +53,9 @@ def lyapunov(value, label, bounds=None) -> Measure:
     bounds : callable, optional
         ``bounds(state) -> {free start point: bound on its norm}``, for a certified solve
         (see :class:`Measure`).
+    star_bounds : callable, optional
+        ``star_bounds(star) -> {free point of star: bound on its norm}`` (see
+        :class:`Measure`).
 
     Returns
     -------
@@ -57,7 +66,10 @@ def lyapunov(value, label, bounds=None) -> Measure:
         raise ValueError("value must be callable: value(state, star) -> expression")
     if bounds is not None and not callable(bounds):
         raise ValueError("bounds must be callable: bounds(state) -> {point: norm bound}")
-    return Measure(value, str(label), bounds=bounds)
+    if star_bounds is not None and not callable(star_bounds):
+        raise ValueError("star_bounds must be callable: star_bounds(star) -> {point: norm "
+                         "bound}")
+    return Measure(value, str(label), bounds=bounds, star_bounds=star_bounds)
 
 
 def distance() -> Measure:

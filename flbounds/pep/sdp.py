@@ -153,14 +153,14 @@ def dual_residual(problem) -> float:
     |e_i|` (:math:`v_k` the Gram entries and function values the leftover :math:`c_k` multiply,
     :math:`e_i` the constraint values). This is a consistency check near the solution, not a
     bound over the whole feasible set (which is unbounded along the heterogeneity directions).
-    Problems with extra LMIs (PEPit's quadratic class) return 0: PEPit's reconstruction of
-    their multipliers does not close (1.3 left over on an exact FOCUS instance whose dual and
-    primal agree to 3e-9), so those are accepted on status and gap alone.
+    Problems with extra LMIs (PEPit's quadratic class) add their LMI multipliers' terms, read
+    entry by entry from the solver (:func:`.certify_duals.lmi_residual`).
     """
+    from .certify_duals import lmi_residual
     from .conic import residual
 
     if problem._list_of_psd_sent_to_wrapper:
-        return 0.0
+        return lmi_residual(problem)
     return residual(problem)
 
 

@@ -159,3 +159,25 @@ def test_a_quadratic_class_with_mu_zero_has_no_a_priori_certificate():
     with pytest.raises(ValueError, match="setting"):
         pep.worst_case(pep.fedavg_round(3, 0.2), setting, pep.distance(),
                        Bernoulli([0.3, 0.5, 0.7]), certified=True)
+
+
+def test_the_dual_residual_of_lmi_problems_is_the_true_one(no_store):
+    """sdp.dual_residual reads the LMI multipliers entry by entry (certify_lmi.lmi_residual):
+    an accurate solve leaves a residual within the acceptance, the same multipliers with
+    each LMI's multiplier moved by 1e-3 I leave it far outside (the LMI terms no longer
+    cancel), and the symmetric part alone (PEPit's eval_dual) does not close the proof."""
+    from flbounds.pep.certify_lmi import lmi_residual
+
+    round_, setting, measure, law, _ = _case("fedavg")
+    problem, _ = engine.build(round_, setting, measure, law)
+    info = sdp.solve(problem, reuse=False)
+    assert info.status == "optimal" and problem._list_of_psd_sent_to_wrapper
+    residual = sdp.dual_residual(problem)
+    assert 0.0 < residual <= sdp.RESIDUAL_REL * max(1.0, info.worst)
+    assert info.dual_residual == residual
+    duals = solver_lmi_duals(problem)
+    moved = lmi_residual(problem, [z + 1e-3 * np.eye(z.shape[0]) for z in duals])
+    assert moved > 100 * sdp.RESIDUAL_REL
+    symmetric = lmi_residual(problem, [0.5 * (z + z.T) for z in duals])
+    assert symmetric > 100 * sdp.RESIDUAL_REL
+    assert lmi_residual(problem, duals) == residual

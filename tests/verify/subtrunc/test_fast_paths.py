@@ -10,7 +10,7 @@ import verify.subtrunc.lemma2 as lemma2
 from flbounds.ledger.engine.runs import RUN_STORE_ENV, share_runs
 from flbounds.selection import SelectionRule, select_clients
 from verify.softmax import softmax_rows
-from verify.subtrunc import _fl_kernels, fairness, toy_problems
+from verify.subtrunc import _fl_kernels, _mc_kernels, fairness, toy_problems
 from verify.subtrunc.fl_experiment import (
     client_gradients,
     client_losses_and_gradients,
@@ -274,3 +274,19 @@ def test_compiled_row_sums_are_numpy_pairwise_sums(classes):
     with pytest.raises(ValueError, match="logits"):
         _fl_kernels.residuals(np.zeros((1, 1, 129)), np.zeros((1, 1), dtype=np.int64),
                               np.ones((1, 1)))
+
+
+def test_compiled_selected_means_are_the_numpy_masked_sums():
+    """Lemma 1's per-rule mean of the selected clients' updates: the NumPy form's bits, on
+    the client-major updates the round uses, signed zeros and all-unselected rows included."""
+    r = np.random.default_rng(8)
+    paths, n, d, k = 300, 20, 5, 5
+    u = np.empty((n, paths, d)).transpose(1, 0, 2)
+    u[...] = np.exp(3 * r.normal(size=(paths, n, d))) * r.choice([-1.0, 1.0], (paths, n, d))
+    u[:5] = -0.0
+    masks = r.random((4, paths, n)) < 0.25
+    masks[:, :3] = False
+    got = _mc_kernels.selected_means(u, masks, k, np.empty((4, paths, d)))
+    for j in range(4):
+        assert _same(got[j], (u * masks[j, :, :, None]).sum(axis=1) / k)
+        assert _same(np.signbit(got[j]), np.signbit((u * masks[j, :, :, None]).sum(axis=1)))

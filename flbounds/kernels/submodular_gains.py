@@ -87,3 +87,38 @@ def naive_fl_greedy(dissim_t, offsets, k, selected, gains_out):
         selected[step] = best_e
         gains_out[step] = best_gain
         fl_update(dissim_t, cur, best_e)
+
+
+@njit(cache=True, fastmath=False)
+def _masked_pairwise(weights, row, size, lo, n):
+    """NumPy's pairwise sum (8 accumulators; n <= 128, where NumPy does not split the row)
+    of ``v[lo:lo + n]``, where ``v[c] = weights[row[c]]`` for ``c < size`` and 0.0 beyond."""
+    if n < 8:
+        res = 0.0
+        for c in range(lo, lo + n):
+            res += weights[row[c]] if c < size else 0.0
+        return res
+    acc = np.empty(8)
+    for j in range(8):
+        c = lo + j
+        acc[j] = weights[row[c]] if c < size else 0.0
+    full = n - n % 8
+    for i in range(8, full, 8):
+        for j in range(8):
+            c = lo + i + j
+            acc[j] += weights[row[c]] if c < size else 0.0
+    res = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+    for c in range(lo + full, lo + n):
+        res += weights[row[c]] if c < size else 0.0
+    return res
+
+
+@njit(cache=True, fastmath=False)
+def weight_sums(weights, index_sets, sizes, out):
+    """``out[m] = np.where(valid, weights[index_sets], 0.0).sum(axis=1)[m]`` with ``valid``
+    the first ``sizes[m]`` columns of row m: the same numbers, summed in NumPy's pairwise
+    order over the whole padded row, without the (M, k) gather and mask. Rows of at most
+    128 columns (NumPy halves longer rows; callers sum those with NumPy)."""
+    k = index_sets.shape[1]
+    for m in range(index_sets.shape[0]):
+        out[m] = 0.0 + _masked_pairwise(weights, index_sets[m], sizes[m], 0, k)

@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values
+from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values, weight_sums
 from flbounds.validation import as_float_array, as_index_array, check_nonnegative, check_positive
 
 from .base import SetFunction, check_dissim
@@ -162,9 +162,17 @@ class SubTruncObjective(FacilityLocation):
         return super()._value(idx) + self.lam * trunc
 
     def values(self, index_sets, sizes):
-        valid = np.arange(index_sets.shape[1])[None, :] < np.asarray(sizes)[:, None]
-        total = np.where(valid, self.weights[index_sets], 0.0).sum(axis=1)
-        trunc = np.where(np.asarray(sizes) > 0, np.minimum(self.b, total), 0.0)
+        # the weights of each set's first sizes[m] entries, summed over the padded row in
+        # NumPy's order (the numbers of np.where(valid, weights[sets], 0).sum(axis=1))
+        index_sets = np.ascontiguousarray(index_sets, dtype=np.int64)
+        sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+        if index_sets.shape[1] <= 128:
+            total = np.empty(index_sets.shape[0])
+            weight_sums(np.ascontiguousarray(self.weights), index_sets, sizes, total)
+        else:
+            valid = np.arange(index_sets.shape[1])[None, :] < sizes[:, None]
+            total = np.where(valid, self.weights[index_sets], 0.0).sum(axis=1)
+        trunc = np.where(sizes > 0, np.minimum(self.b, total), 0.0)
         return super().values(index_sets, sizes) + self.lam * trunc
 
     def _h_gains(self, state, candidates):

@@ -6,7 +6,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flbounds import submodular as sm
-from flbounds.kernels.submodular_gains import fl_gains, fl_update, fl_values, naive_fl_greedy
+from flbounds.kernels.submodular_gains import (
+    fl_gains,
+    fl_update,
+    fl_values,
+    naive_fl_greedy,
+    weight_sums,
+)
 from flbounds.selection import exhaustive_margins, sampled_margins
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
@@ -215,3 +221,20 @@ def test_batch_values_match_single_values_for_every_family(seed, n):
         batch = f.values(sets, sizes)
         single = [f.value(row[:s]) for row, s in zip(sets, sizes, strict=True)]
         np.testing.assert_allclose(batch, single, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("width", [1, 5, 7, 8, 9, 16, 31, 64, 100, 127, 128])
+def test_weight_sums_are_numpy_masked_row_sums(width):
+    """SubTrunc's truncated sums read the first sizes[m] weights of each row: the bits of
+    NumPy's ``np.where(valid, weights[sets], 0).sum(axis=1)`` (pairwise order over the
+    padded row), signed zeros included."""
+    r = np.random.default_rng(width)
+    weights = np.exp(4 * r.normal(size=width + 3))
+    weights[0] = -0.0
+    sets = r.integers(0, width + 3, size=(300, width))
+    sets[:4] = 0
+    sizes = r.integers(0, width + 1, size=300)
+    out = np.empty(300)
+    weight_sums(weights, sets, sizes, out)
+    ref = np.where(np.arange(width)[None, :] < sizes[:, None], weights[sets], 0.0).sum(axis=1)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))

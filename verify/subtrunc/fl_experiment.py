@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from flbounds.selection import SelectionRule, select_clients
-from verify.softmax import softmax_rows
+from verify.subtrunc._fl_kernels import local_update, residuals
 
 
 class FederatedData(NamedTuple):
@@ -103,37 +103,37 @@ def client_losses_and_gradients(W, data: FederatedData, clients=None, reg: float
 
     ``W``: one model (p, C) shared by all clients, or (len(clients), p, C) one per client.
     """
-    X, y, mask, W, probs, rows = _forward(W, data, clients)
+    X, y, mask, W, logits = _forward(W, data, clients)
     count = mask.sum(axis=1)
-    picked = probs[rows[0], rows[1], y]
+    picked = np.empty(y.shape)
+    residual = residuals(logits, y, mask, picked)
     loss = -(np.log(np.maximum(picked, 1e-300)) * mask).sum(axis=1) / count
     loss += reg / 2 * (W ** 2).sum(axis=(-2, -1))   # one model: its norm once, for all
-    return loss, _gradients(X, y, mask, W, probs, rows, reg)
+    return loss, _gradients(X, mask, W, residual, reg)
 
 
 def client_gradients(W, data: FederatedData, clients=None, reg: float = 1e-3):
     """The gradients of :func:`client_losses_and_gradients` alone (the same numbers, without
     the losses: what the local steps need)."""
-    return _gradients(*_forward(W, data, clients), reg)
+    X, y, mask, W, logits = _forward(W, data, clients)
+    return _gradients(X, mask, W, residuals(logits, y, mask), reg)
 
 
 def _forward(W, data, clients):
-    """The clients' arrays, the model(s) and the class probabilities."""
+    """The clients' arrays, the model(s) and the logits (a fresh product)."""
     X = data.features if clients is None else data.features[clients]
     y = data.labels if clients is None else data.labels[clients]
     mask = data.mask if clients is None else data.mask[clients]
     W = np.asarray(W)
     Wb = np.broadcast_to(W, (X.shape[0], *W.shape[-2:]))
-    rows = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :]
-    return X, y, mask, W, softmax_rows(X @ Wb), rows
+    return X, y, mask, W, X @ Wb
 
 
-def _gradients(X, y, mask, W, probs, rows, reg):
-    """Mean cross-entropy gradients + reg W from the probabilities (overwritten); one model
-    ``W`` (p, C) is scaled once and broadcast over the clients (the same sums)."""
-    probs[rows[0], rows[1], y] -= 1.0
-    probs *= mask[..., None]
-    grads = np.swapaxes(X, 1, 2) @ probs / mask.sum(axis=1)[:, None, None]
+def _gradients(X, mask, W, residual, reg):
+    """Mean cross-entropy gradients + reg W from the masked residuals (softmax minus the
+    one-hot labels, :func:`~verify.subtrunc._fl_kernels.residuals`); one model ``W`` (p, C)
+    is scaled once and broadcast over the clients (the same sums)."""
+    grads = np.swapaxes(X, 1, 2) @ residual / mask.sum(axis=1)[:, None, None]
     return grads + reg * W
 
 
@@ -220,17 +220,13 @@ def _local_models(W, data, sel, local_steps, step, reg: float = 1e-3, first=None
     (the first step's gradients, the same per-client products and numbers), else None."""
     X, y, mask = data.features[sel], data.labels[sel], data.mask[sel]
     Xt = np.swapaxes(X, 1, 2)
-    labels = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :], y
-    present, count = mask[..., None], mask.sum(axis=1)[:, None, None]
+    count = mask.sum(axis=1)
     local = np.broadcast_to(W, (X.shape[0], *W.shape)).copy()
     for t in range(local_steps):
         if t == 0 and first is not None:
             local -= step * first
             continue
-        probs = softmax_rows(X @ local)
-        probs[labels] -= 1.0
-        probs *= present
-        local -= step * (Xt @ probs / count + reg * local)
+        local_update(local, Xt @ residuals(X @ local, y, mask), count, step, reg)
     return local
 
 

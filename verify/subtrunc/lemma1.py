@@ -30,6 +30,7 @@ from flbounds.selection import SelectionRule, select_clients
 from flbounds.stats import holm_se_multiplier
 
 from ..predicates import at_most
+from ._mc_kernels import selected_means
 from .assumptions import a1, a2, a3, gaussian_noise, noise, step_third
 from .toy_problems import CosineSum, gradients_of, random_least_squares
 
@@ -109,8 +110,8 @@ def rule_rounds(prob, w, rules, *, k, local_steps, step, sigma2, rng, n_paths):
             np.add(gradients(local[p]), np.sqrt(sigma2 / d) * rng.normal(
                 size=(p.stop - start, n, d)), out=u)
             mean = u.mean(axis=1)                  # the same for every rule: once
-            for j in range(len(rules)):
-                selected = (u * masks[j, p, :, None]).sum(axis=1) / k
+            chosen = selected_means(u, masks[:, p], k, np.empty((len(rules), p.stop - start, d)))
+            for j, selected in enumerate(chosen):
                 bias_sq[j, p, tau] = ((selected - mean) ** 2).sum(axis=1)
                 update[j, p] += selected
             local[p] -= step * u

@@ -9,7 +9,8 @@ import verify.subtrunc.lemma1 as lemma1
 import verify.subtrunc.lemma2 as lemma2
 from flbounds.ledger.engine.runs import RUN_STORE_ENV, share_runs
 from flbounds.selection import SelectionRule, select_clients
-from verify.subtrunc import fairness, toy_problems
+from verify.softmax import softmax_rows
+from verify.subtrunc import _fl_kernels, _mc_kernels, fairness, toy_problems
 from verify.subtrunc.fl_experiment import (
     client_gradients,
     client_losses_and_gradients,
@@ -220,3 +221,72 @@ def test_proof_paths_read_back_from_the_shared_runs_are_the_computed_paths(tmp_p
     for name, (means, ses) in plain[2].items():
         assert _same(again[name][0], means) and _same(again[name][1], ses)
     _proof_paths._CACHE.clear()
+
+
+def _numpy_losses_and_gradients(W, data, clients=None, reg=1e-3):
+    """The softmax gradients in NumPy operations alone (the form the kernels replace)."""
+    X = data.features if clients is None else data.features[clients]
+    y = data.labels if clients is None else data.labels[clients]
+    mask = data.mask if clients is None else data.mask[clients]
+    W = np.asarray(W)
+    probs = softmax_rows(X @ np.broadcast_to(W, (X.shape[0], *W.shape[-2:])))
+    rows = np.arange(X.shape[0])[:, None], np.arange(X.shape[1])[None, :]
+    count = mask.sum(axis=1)
+    picked = probs[rows[0], rows[1], y]
+    loss = -(np.log(np.maximum(picked, 1e-300)) * mask).sum(axis=1) / count
+    loss += reg / 2 * (W ** 2).sum(axis=(-2, -1))
+    probs[rows[0], rows[1], y] -= 1.0
+    probs *= mask[..., None]
+    return loss, np.swapaxes(X, 1, 2) @ probs / count[:, None, None] + reg * W
+
+
+@pytest.mark.parametrize("source", ["synthetic", "digits"])
+def test_compiled_softmax_steps_are_the_numpy_numbers(source):
+    """The compiled row max, pairwise row sum, division, label and mask steps give NumPy's
+    bits, for one shared model and for one model per client."""
+    r = np.random.default_rng(3)
+    data = make_federated_data(source, r)
+    p = data.features.shape[2]
+    for scale in (0.01, 1.0, 30.0):
+        W = r.normal(size=(p, data.n_classes)) * scale
+        for a, b in zip(client_losses_and_gradients(W, data),
+                        _numpy_losses_and_gradients(W, data), strict=True):
+            assert _same(a, b), scale
+        sel = np.array([3, 17, 42, 99])
+        many = r.normal(size=(sel.size, p, data.n_classes)) * scale
+        assert _same(client_gradients(many, data, sel),
+                     _numpy_losses_and_gradients(many, data, sel)[1])
+
+
+@pytest.mark.parametrize("classes", [1, 3, 7, 8, 9, 10, 16, 17, 31, 64, 128])
+def test_compiled_row_sums_are_numpy_pairwise_sums(classes):
+    r = np.random.default_rng(classes)
+    logits = r.normal(size=(20, 9, classes)) * 20
+    labels = r.integers(classes, size=(20, 9))
+    mask = (r.random((20, 9)) < 0.8).astype(float)
+    picked = np.empty((20, 9))
+    got = _fl_kernels.residuals(logits.copy(), labels, mask, picked)
+    probs = softmax_rows(logits.copy())
+    rows = np.arange(20)[:, None], np.arange(9)[None, :]
+    assert _same(picked, probs[rows[0], rows[1], labels])
+    probs[rows[0], rows[1], labels] -= 1.0
+    assert _same(got, probs * mask[..., None])
+    with pytest.raises(ValueError, match="logits"):
+        _fl_kernels.residuals(np.zeros((1, 1, 129)), np.zeros((1, 1), dtype=np.int64),
+                              np.ones((1, 1)))
+
+
+def test_compiled_selected_means_are_the_numpy_masked_sums():
+    """Lemma 1's per-rule mean of the selected clients' updates: the NumPy form's bits, on
+    the client-major updates the round uses, signed zeros and all-unselected rows included."""
+    r = np.random.default_rng(8)
+    paths, n, d, k = 300, 20, 5, 5
+    u = np.empty((n, paths, d)).transpose(1, 0, 2)
+    u[...] = np.exp(3 * r.normal(size=(paths, n, d))) * r.choice([-1.0, 1.0], (paths, n, d))
+    u[:5] = -0.0
+    masks = r.random((4, paths, n)) < 0.25
+    masks[:, :3] = False
+    got = _mc_kernels.selected_means(u, masks, k, np.empty((4, paths, d)))
+    for j in range(4):
+        assert _same(got[j], (u * masks[j, :, :, None]).sum(axis=1) / k)
+        assert _same(np.signbit(got[j]), np.signbit((u * masks[j, :, :, None]).sum(axis=1)))

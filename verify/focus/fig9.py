@@ -27,6 +27,7 @@ import numpy as np
 from scipy.stats import ttest_1samp
 
 from flbounds import algorithms
+from flbounds.algorithms import batched_baselines
 from flbounds.algorithms.baselines import _gradients_of
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
 from flbounds.participation import Bernoulli
@@ -38,6 +39,8 @@ from .assumptions import a1, a2, a6, constants, heterogeneous, noise
 N_CLIENTS, DIM, TAU, STEP, SIGMA, ALPHA = 10, 4, 3, 0.02, 0.5, 0.05
 EARLY = 100  # rounds of the speed window [0, EARLY)
 BASELINES = ("fedau", "mifa", "scaffold")
+BATCHED = {"fedau": batched_baselines.fedau_batched, "mifa": batched_baselines.mifa_batched,
+           "scaffold": batched_baselines.scaffold_batched}
 
 
 @hypothesis("modes", "arbitrary participation of both kinds: passive (every client "
@@ -97,20 +100,29 @@ def _gap_curve(problem, xs):
     return losses.reshape(r, n).mean(axis=1) - problem.F_star
 
 
-def _run_seed(problem, process, child, n_rounds):
-    """Gap curves of SG-FOCUS and the baselines on one plan; each method its own noise."""
-    plan = process.plan(child, n_rounds)
+def _run_seeds(problem, process, children, n_rounds):
+    """Per seed, the gap curves of SG-FOCUS and the baselines on one plan; each method its
+    own noise, drawn from the seed's generator in the order plan, SG-FOCUS's noise, then a
+    tape per baseline. The baselines run all seeds at once (replicate b is the per-plan
+    method on a :class:`NoiseTape` of seed b's tape, bit for bit)."""
     scale = SIGMA / np.sqrt(DIM)
-    noise = child.standard_normal((n_rounds, N_CLIENTS, TAU, DIM))
-    noise *= scale      # in place: the same products, no second array
-    curves = {"focus": _gap_curve(problem, algorithms.sg_focus(problem, plan, noise, step=STEP,
-                                                               local_steps=TAU).x)}
-    n_draws = int(plan.sum()) * TAU
+    runs, plans, tapes = [], [], {name: [] for name in BASELINES}
+    for child in children:
+        plan = process.plan(child, n_rounds)
+        noise = child.standard_normal((n_rounds, N_CLIENTS, TAU, DIM))
+        noise *= scale      # in place: the same products, no second array
+        runs.append({"focus": _gap_curve(problem, algorithms.sg_focus(
+            problem, plan, noise, step=STEP, local_steps=TAU).x)})
+        n_draws = int(plan.sum()) * TAU
+        for name in BASELINES:
+            tapes[name].append(scale * child.standard_normal((n_draws, DIM)))
+        plans.append(plan)
     for name in BASELINES:
-        tape = NoiseTape(problem, scale * child.standard_normal((n_draws, DIM)))
-        curves[name] = _gap_curve(problem, getattr(algorithms, name)(
-            tape, plan, step=STEP, local_steps=TAU).x)
-    return curves
+        xs = BATCHED[name](problem, np.array(plans), step=STEP, local_steps=TAU,
+                           tapes=tapes[name]).x
+        for run, x in zip(runs, xs, strict=True):
+            run[name] = _gap_curve(problem, x)
+    return runs
 
 
 def _holm_evidence(rng, n_seeds, n_rounds, window):
@@ -119,9 +131,8 @@ def _holm_evidence(rng, n_seeds, n_rounds, window):
     cells, pvalues = [], []
     modes = _modes(rng)
     for mode, process in modes.items():
-        runs = [{k: float(v[window].mean()) for k, v in
-                 _run_seed(problem, process, child, n_rounds).items()}
-                for child in rng.spawn(n_seeds)]
+        runs = [{k: float(v[window].mean()) for k, v in run.items()}
+                for run in _run_seeds(problem, process, rng.spawn(n_seeds), n_rounds)]
         for name in BASELINES:
             diff = np.array([r[name] - r["focus"] for r in runs])
             p = float(ttest_1samp(diff, 0.0, alternative="greater").pvalue)

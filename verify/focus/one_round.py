@@ -18,7 +18,13 @@ from flbounds.falsify import SPD, Box, Integers
 from flbounds.participation import Bernoulli, subset_distribution
 from flbounds.problems import Quadratic, random_quadratics
 
-from .instances import consistent_state, focus_round, focus_round_outcomes, memo_last
+from .instances import (
+    RoundState,
+    consistent_state,
+    focus_round,
+    focus_round_outcomes,
+    memo_last,
+)
 
 P_LEMMA = np.array([0.3, 0.5, 0.7, 0.9])
 ROUNDING = 1e-12
@@ -39,12 +45,17 @@ def _expect(problem, state, masks, probs, step, tau, fn):
 
 
 def _expect_all(problem, state, masks, probs, step, tau, fns):
-    """``tuple(_expect(..., fn) for fn in fns)`` bit for bit, one round per set for all."""
+    """``tuple(_expect(..., fn) for fn in fns)`` bit for bit, from one library round for all
+    sets (:func:`~.instances.focus_round_outcomes`, whose row m is :func:`focus_round`'s
+    state for set m): each ``fn`` sees set m's next state (server models, tracker and client
+    models; its stored gradients are not kept, ``g`` is None) and the weighted values are
+    summed in the sets' order."""
+    live = np.asarray(probs) > 0
+    outcomes = focus_round_outcomes(problem, state, np.asarray(masks)[live], step, tau)
     totals = [0] * len(fns)
-    for s, pr in zip(masks, probs, strict=True):
-        if pr > 0:
-            after = focus_round(problem, state, s, step, tau)
-            totals = [t + pr * fn(after) for t, fn in zip(totals, fns, strict=True)]
+    for m, pr in enumerate(np.asarray(probs)[live]):
+        after = RoundState(outcomes.x[m], state.x, outcomes.y[m], None, outcomes.models[m])
+        totals = [t + pr * fn(after) for t, fn in zip(totals, fns, strict=True)]
     return tuple(totals)
 
 

@@ -211,12 +211,13 @@ def _step_plan(rng, multipliers):
 
 def _step_grid(*, rng, multipliers, n_runs, burn, window):
     """One cell per step: the claim's instance (replayed from the generator's state) and the
-    step's child of the claim's generator, as the one-task run drew them."""
+    step's child of the claim's generator, as the one-task run drew them. The instance is not
+    drawn here: a child of ``rng.spawn`` depends on the generator's seed sequence only, not on
+    its draws, so listing the grid builds no problem."""
     state = generator_state(rng)
-    _, _, _, steps = _step_plan(rng, multipliers)
     return [dict(state=state, multipliers=list(multipliers), index=i, child=seed_of(child),
                  n_runs=n_runs, burn=burn, window=window)
-            for i, child in enumerate(rng.spawn(len(steps)))]
+            for i, child in enumerate(rng.spawn(len(multipliers)))]
 
 
 def _step_cell(*, rng, state, multipliers, index, child, n_runs, burn, window):

@@ -36,6 +36,7 @@ from flbounds.kernels.moments import (
     normalize_rows,
     ridge_moment_sums,
 )
+from flbounds.kernels.pool_risk import pool_population_risk
 from flbounds.validation import as_float_array
 
 NEWTON_GRAD_TOL = 1e-12
@@ -313,8 +314,14 @@ class SoftmaxPool:
         return self._risk_grad(X, c, theta)[1]
 
     def population_risk(self, theta):
-        c = np.broadcast_to(self.labels, (theta.shape[0], *self.labels.shape))
-        return self._risk_grad(self.features[None], c, theta, need_grad=False)[0]
+        """The exact risk on each client's pool, theta (T, K, dim): a compiled pass over the
+        pool per parameter (``pool_population_risk``; NumPy's (T, K, M, C) logits up to
+        rounding)."""
+        theta = np.ascontiguousarray(theta, dtype=float)
+        out = np.empty(theta.shape[:2])
+        pool_population_risk(self.features, self.labels, theta, self.n_classes,
+                             float(self.lam), out)
+        return out
 
     def _hessian(self, X, theta, outer=None):
         """The Hessian of the empirical risk; ``outer`` the products x x' of the samples

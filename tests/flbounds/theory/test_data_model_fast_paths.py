@@ -151,3 +151,20 @@ def test_quadratic_forms_are_the_einsum(view, dim):
     quadratic_forms(theta, gram, out)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(_quadratic_forms(theta, gram), want)
+
+
+@pytest.mark.parametrize("classes", [2, 3, 10])
+def test_pool_population_risk_is_the_numpy_form_to_rounding(classes):
+    """The compiled pool risk (two classes by their softplus) against the (T, K, M, C) form
+    of the empirical risk on the whole pool: not bit for bit (another order), to 1e-12;
+    large logits do not overflow."""
+    from flbounds.theory.data_models import SoftmaxPool
+    rng = np.random.default_rng(classes)
+    pool = SoftmaxPool(rng.standard_normal((3, 50, 4)), rng.integers(0, classes, (3, 50)),
+                       classes, 0.1)
+    theta = 30.0 * rng.standard_normal((6, 3, classes * 4))
+    labels = np.broadcast_to(pool.labels, (6, *pool.labels.shape))
+    numpy_form = pool._risk_grad(pool.features[None], labels, theta, need_grad=False)[0]
+    got = pool.population_risk(theta)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, numpy_form, rtol=1e-12, atol=1e-12)

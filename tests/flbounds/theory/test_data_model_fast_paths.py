@@ -168,3 +168,17 @@ def test_pool_population_risk_is_the_numpy_form_to_rounding(classes):
     got = pool.population_risk(theta)
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, numpy_form, rtol=1e-12, atol=1e-12)
+
+
+def test_two_class_newton_reaches_the_batched_loops_minimizers(monkeypatch):
+    """The compiled two-class Newton (``binary_pool_newton``) against the batched loop of
+    ``SoftmaxPool.erm`` (run by declaring the kernel failed): the same ERMs to the Newton
+    tolerance, every gradient below it."""
+    from flbounds.theory import data_models
+    rng = np.random.default_rng(7)
+    pool = logistic_pool(rng, 2.0 * rng.standard_normal((3, 5)), 300, 0.05)
+    data = pool.sample(rng, 40, 25)
+    fast = pool.erm(data)
+    assert np.linalg.norm(pool.empirical_grad(data, fast), axis=-1).max() <= 1e-12
+    monkeypatch.setattr(data_models, "binary_pool_newton", lambda *args: 1)
+    np.testing.assert_allclose(fast, pool.erm(data), rtol=0, atol=1e-10)

@@ -36,6 +36,7 @@ from flbounds.kernels.moments import (
     normalize_rows,
     ridge_moment_sums,
 )
+from flbounds.kernels.pool_risk import binary_pool_newton, pool_population_risk
 from flbounds.validation import as_float_array
 
 NEWTON_GRAD_TOL = 1e-12
@@ -313,8 +314,12 @@ class SoftmaxPool:
         return self._risk_grad(X, c, theta)[1]
 
     def population_risk(self, theta):
-        c = np.broadcast_to(self.labels, (theta.shape[0], *self.labels.shape))
-        return self._risk_grad(self.features[None], c, theta, need_grad=False)[0]
+        """The exact risk on each client's pool, theta (T, K, dim) (``pool_population_risk``)."""
+        theta = np.ascontiguousarray(theta, dtype=float)
+        out = np.empty(theta.shape[:2])
+        pool_population_risk(self.features, self.labels, theta, self.n_classes,
+                             float(self.lam), out)
+        return out
 
     def _hessian(self, X, theta, outer=None):
         """The Hessian of the empirical risk; ``outer`` the products x x' of the samples
@@ -332,11 +337,18 @@ class SoftmaxPool:
         return H + self.lam * np.eye(self.dim)
 
     def erm(self, data):
-        """Newton's method to ||grad|| <= 1e-12 (damped by halving if a step raises the risk).
+        """Newton's method to ||grad|| <= 1e-12 (damped by halving if a step raises the risk);
+        with two classes per dataset in a compiled loop (``binary_pool_newton``: each dataset
+        stops at the tolerance; if one does not, the batched loop below runs and raises).
 
         The samples' products x x' are formed once for every Hessian, and the risk and
         gradient at an accepted step are those the line search computed (the same numbers
         as computing them again)."""
+        if self.n_classes == 2:
+            theta = np.empty((*data.index.shape[:2], self.dim))
+            if not binary_pool_newton(self.features, self.labels, np.asarray(data.index),
+                                      self.lam, NEWTON_GRAD_TOL, NEWTON_MAX_ITER, theta):
+                return theta
         X, c = self._gather(data)
         outer = X[..., :, None] * X[..., None, :]
         theta = np.zeros((*data.index.shape[:2], self.dim))

@@ -209,7 +209,7 @@ def _bound_terms(G, D, w, kappa, first, second, G_root=None):
 
 def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
                     rng: np.random.Generator, *, kind: str = "thm41",
-                    n_boot: int = 200) -> BoundSummary:
+                    n_boot: int = 200, bootstrap: str = "multinomial") -> BoundSummary:
     r"""Thm 4.1 (``kind="thm41"``), Thm B.1 (``kind="thmB1"``) or the printed (56)
     (``kind="eq56"``) bound with a bootstrap SE.
 
@@ -219,8 +219,12 @@ def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
     :math:`\tilde D = E(\delta_k + \varepsilon_k)`. (56) as printed: as (37) but with
     :math:`E(\Delta_{\mathcal A_k} + \varepsilon_k)` instead of :math:`\tilde G` under the
     square root. Expectations are taken before the square root (spec 7.18); the SE is the
-    bootstrap SD over draws (multinomial resampling).
+    bootstrap SD over draws (multinomial resampling): ``bootstrap="multinomial"`` draws each
+    replicate's counts with ``rng.multinomial``, ``"indices"`` counts T indices drawn
+    uniformly (the same law of the counts from a cheaper stream, about a tenth of the cost).
     """
+    if bootstrap not in ("multinomial", "indices"):
+        raise ValueError("bootstrap must be 'multinomial' or 'indices'")
     w = np.asarray(weights, dtype=float)
     kappa = L / mu
     root_rows = None
@@ -239,7 +243,11 @@ def summarize_bound(draws: OneRoundDraws, weights, mu: float, L: float,
     T = g_rows.shape[0]
     G, D = g_rows.mean(axis=0), d_rows.mean(axis=0)
     t1, t2 = _bound_terms(G, D, w, kappa, first, second, root_rows.mean(axis=0))
-    counts = rng.multinomial(T, np.full(T, 1.0 / T), size=n_boot) / T
+    if bootstrap == "multinomial":
+        counts = rng.multinomial(T, np.full(T, 1.0 / T), size=n_boot) / T
+    else:
+        picks = rng.integers(0, T, size=(n_boot, T)) + T * np.arange(n_boot)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=n_boot * T).reshape(n_boot, T) / T
     b1, b2 = _bound_terms(counts @ g_rows, counts @ d_rows, w, kappa, first, second,
                           counts @ root_rows)
     return BoundSummary(float(draws.gap.mean()), float(draws.gap.std(ddof=1) / np.sqrt(T)),

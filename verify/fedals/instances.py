@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.kernels.ridge_round import ridge_erm_maps, ridge_one_round
 from flbounds.theory.data_models import RidgeData, RidgeModel
 from flbounds.theory.generalization import (
-    one_round_batch,
+    OneRoundDraws,
     one_round_draws,
-    single_threaded_blas,
     summarize_bound,
 )
 from flbounds.tolerances import SE_RULE_FAMILY
@@ -76,12 +76,13 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
     direction :math:`u_k \sim N(0, I)` per client (:math:`\theta^\star_k = \theta^\star_0 +
     \zeta u_k`, the same u for every zeta), one Dirichlet(1) weight vector, n_draws pairs
     (S, S') of covariates and noise; each setting then builds its labels from them
-    (:func:`_with_optima`) and its local ERMs from one solve per lambda (:func:`_erm_map`).
-    Every setting keeps its own
-    n_draws draws and its own standard errors (bootstrap from ``rng``); the estimates of
-    different settings are dependent (common random numbers). Yields (setting, model,
-    weights, draws, Thm 4.1 summary) per entry of ``settings`` (dicts with lam, zeta and
-    weights), by increasing lambda (in their order for equal lambdas).
+    (:func:`_with_optima`) and its local ERMs from one factorization per lambda
+    (:func:`_erm_map`), and runs the round in one compiled pass (:func:`_ridge_round`). Every
+    setting keeps its own n_draws draws and its own standard errors (bootstrap from ``rng``,
+    its counts from uniform indices); the estimates of different settings are dependent
+    (common random numbers). Yields (setting, model, weights, draws, Thm 4.1 summary) per
+    entry of ``settings`` (dicts with lam, zeta and weights), by increasing lambda (in their
+    order for equal lambdas).
     """
     u = rng.standard_normal((n_clients, base.size))
     dirichlet = client_weights(rng, n_clients, "dirichlet")
@@ -96,25 +97,42 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
              else client_weights(rng, n_clients, setting["weights"]))
         if model.lam not in solved:   # one factorization per lambda, for every zeta
             solved = {model.lam: (_erm_map(data0, model.lam), _erm_map(copy0, model.lam))}
-        (a, c), (a_c, c_c) = solved[model.lam]
-        data, copy = _with_optima(data0, model.theta_star), _with_optima(copy0, model.theta_star)
-        with single_threaded_blas():
-            draws = one_round_batch(model, w, data, copy,
-                                    np.einsum("tkij,kj->tki", a, model.theta_star) + c,
-                                    np.einsum("tkij,kj->tki", a_c, model.theta_star) + c_c,
-                                    local_is_erm=True)
-        yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng)
+        draws = _ridge_round(model, w, data0, copy0, *solved[model.lam])
+        yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng,
+                                                        bootstrap="indices")
+
+
+def _ridge_round(model, w, data0, copy0, maps, maps_c):
+    """``one_round_batch`` of the local ERMs on the datasets whose noise moments are
+    ``data0``, ``copy0`` (their targets built from the model's optima, :func:`_with_optima`;
+    their ERMs from the maps ``(A, c)`` of :func:`_erm_map`), in one compiled pass
+    (``ridge_one_round``): the same quantities up to rounding."""
+    T, K = data0.yy.shape
+    gap, out = np.empty(T), np.empty((10, T, K))
+    ridge_one_round(data0.gram, data0.xy, data0.yy, *maps, copy0.gram, copy0.xy, copy0.yy,
+                    *maps_c, np.ascontiguousarray(model.theta_star, dtype=float),
+                    np.asarray(w, dtype=float), np.ascontiguousarray(model.reference_theta),
+                    float(model.lam), float(model.second_moment), float(model.noise_sd) ** 2,
+                    float(model.L), float(model.mu), gap, out)
+    local_gap, nonid, loo, v_sq, g_sq, g_dot_v, excess, smooth, sc, pl = out
+    return OneRoundDraws(gap, local_gap, nonid, np.zeros((T, K)), loo, v_sq, g_sq, g_dot_v,
+                         excess, smooth, sc, pl)
 
 
 def _erm_map(noise, lam):
     """The local ERM as an affine map of the client optima: with H = X'X/n + lambda I, the
     ERM H^{-1}(X'X/n theta* + X'noise/n) = A theta* + c, A = H^{-1} X'X/n, c = H^{-1}
-    X'noise/n (one solve with d + 1 right-hand sides)."""
-    d = noise.gram.shape[-1]
-    with single_threaded_blas():
-        out = np.linalg.solve(noise.gram + lam * np.eye(d),
-                              np.concatenate([noise.gram, noise.xy[..., None]], axis=-1))
-    return out[..., :d], out[..., d]
+    X'noise/n: one Cholesky factorization of H per dataset with d + 1 right-hand sides
+    (``ridge_erm_maps``; lambda > 0 makes H positive definite), the solutions of
+    ``np.linalg.solve`` up to rounding at a small fraction of its per-matrix cost."""
+    if not lam > 0:
+        raise ValueError("lam must be > 0 (the ridge ERM map factors X'X/n + lambda I)")
+    gram = np.ascontiguousarray(noise.gram)
+    *lead, d, _ = gram.shape
+    a, c = np.empty(gram.shape), np.empty(gram.shape[:-1])
+    ridge_erm_maps(gram.reshape(-1, d, d), np.ascontiguousarray(noise.xy).reshape(-1, d),
+                   float(lam), a.reshape(-1, d, d), c.reshape(-1, d))
+    return a, c
 
 
 def grid(**axes):

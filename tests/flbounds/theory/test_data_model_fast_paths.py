@@ -151,3 +151,34 @@ def test_quadratic_forms_are_the_einsum(view, dim):
     quadratic_forms(theta, gram, out)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(_quadratic_forms(theta, gram), want)
+
+
+@pytest.mark.parametrize("classes", [2, 3, 10])
+def test_pool_population_risk_is_the_numpy_form_to_rounding(classes):
+    """The compiled pool risk (two classes by their softplus) against the (T, K, M, C) form
+    of the empirical risk on the whole pool: not bit for bit (another order), to 1e-12;
+    large logits do not overflow."""
+    from flbounds.theory.data_models import SoftmaxPool
+    rng = np.random.default_rng(classes)
+    pool = SoftmaxPool(rng.standard_normal((3, 50, 4)), rng.integers(0, classes, (3, 50)),
+                       classes, 0.1)
+    theta = 30.0 * rng.standard_normal((6, 3, classes * 4))
+    labels = np.broadcast_to(pool.labels, (6, *pool.labels.shape))
+    numpy_form = pool._risk_grad(pool.features[None], labels, theta, need_grad=False)[0]
+    got = pool.population_risk(theta)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, numpy_form, rtol=1e-12, atol=1e-12)
+
+
+def test_two_class_newton_reaches_the_batched_loops_minimizers(monkeypatch):
+    """The compiled two-class Newton (``binary_pool_newton``) against the batched loop of
+    ``SoftmaxPool.erm`` (run by declaring the kernel failed): the same ERMs to the Newton
+    tolerance, every gradient below it."""
+    from flbounds.theory import data_models
+    rng = np.random.default_rng(7)
+    pool = logistic_pool(rng, 2.0 * rng.standard_normal((3, 5)), 300, 0.05)
+    data = pool.sample(rng, 40, 25)
+    fast = pool.erm(data)
+    assert np.linalg.norm(pool.empirical_grad(data, fast), axis=-1).max() <= 1e-12
+    monkeypatch.setattr(data_models, "binary_pool_newton", lambda *args: 1)
+    np.testing.assert_allclose(fast, pool.erm(data), rtol=0, atol=1e-10)

@@ -192,6 +192,23 @@ def test_eq56_bound_below_thmB1_bound():
         summarize_bound(dr, w, model.mu, model.L, rng, kind="other")
 
 
+def test_bootstrap_from_indices_has_the_multinomial_law():
+    """``bootstrap="indices"``: the same bound, a bootstrap SE from counts of uniform indices
+    (each replicate's counts sum to T, mean 1 and variance 1 - 1/T per draw, as multinomial
+    counts), close to the multinomial one; a bad name is refused."""
+    model, rng = _ridge(K=3, d=4)
+    w = np.full(3, 1 / 3)
+    dr = one_round_draws(model, w, 12, 400, rng)
+    multi = summarize_bound(dr, w, model.mu, model.L, np.random.default_rng(1), n_boot=2000)
+    picks = summarize_bound(dr, w, model.mu, model.L, np.random.default_rng(1), n_boot=2000,
+                            bootstrap="indices")
+    assert picks.bound == multi.bound and picks.gap == multi.gap
+    # SD of a bootstrap SD from 2000 replicates: about 1.6% of it; 5 of those for the pair
+    assert picks.bound_se == pytest.approx(multi.bound_se, rel=0.12)
+    with pytest.raises(ValueError, match="bootstrap"):
+        summarize_bound(dr, w, model.mu, model.L, rng, bootstrap="poisson")
+
+
 def test_single_threaded_blas_limits_every_blas_and_restores_them():
     from threadpoolctl import threadpool_info
 

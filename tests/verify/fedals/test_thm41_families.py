@@ -114,3 +114,26 @@ def test_proof_steps_read_the_bounds_families_where_their_datasets_are_the_same(
                    if r["n_samples"] == 40 and r["weights"] == "uniform" and not r["unequal"]}
     assert all((lam, K, zeta) in bound_cells for lam in (0.1, 1.0) for K in (4, 16)
                for zeta in (0.0, 1.0))
+
+
+def test_the_compiled_round_gives_the_numbers_of_one_round_batch():
+    """``_ridge_round`` (one compiled pass from the noise moments and the ERM maps) against
+    ``one_round_batch`` on the labelled datasets: every field to rounding."""
+    from flbounds.theory.generalization import one_round_batch
+    rng = np.random.default_rng(6)
+    K = 5
+    noise = RidgeModel(np.zeros((K, instances.DIM)), instances.NOISE_SD, 0.0)
+    data0, copy0 = (noise.sample(rng, 200, [8, 9, 20, 11, 7], keep_samples=False)
+                    for _ in range(2))
+    model = RidgeModel(2.0 * rng.standard_normal((K, instances.DIM)), instances.NOISE_SD, 0.1)
+    w = rng.dirichlet(np.ones(K))
+    maps, maps_c = instances._erm_map(data0, model.lam), instances._erm_map(copy0, model.lam)
+    theta, theta_c = (np.einsum("tkij,kj->tki", a, model.theta_star) + c
+                      for a, c in (maps, maps_c))
+    ref = one_round_batch(model, w, instances._with_optima(data0, model.theta_star),
+                          instances._with_optima(copy0, model.theta_star), theta, theta_c,
+                          local_is_erm=True)
+    got = instances._ridge_round(model, w, data0, copy0, maps, maps_c)
+    for name in ref._fields:
+        np.testing.assert_allclose(getattr(got, name), getattr(ref, name), rtol=0,
+                                   atol=1e-12, err_msg=name)

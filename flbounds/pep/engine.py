@@ -245,10 +245,9 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     certified : bool
         Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
         solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
-        ``gap`` the bracket width). Needs clients sharing :math:`x^\star` (or identical),
-        an L-smooth class (quadratic: its LMI duals too, ``mu > 0``) and ``measure.bounds``.
-        Without it, that bound
-        is still the fallback when no solve is accurate and those conditions hold
+        ``gap`` the bracket width; two runs: :mod:`.certify_tworuns`; x* not shared:
+        :func:`.certify.certified_star`). Needs :func:`certifiable`. Without it, that bound
+        is still the fallback when no solve is accurate and :func:`certifiable` holds
         (:func:`solve_built`).
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
@@ -294,11 +293,12 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
-    r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds``, clients
-    sharing :math:`x^\star` (or identical), an L-smooth class (strongly convex or not;
-    :func:`.certify.leaf_bounds`; quadratic with ``mu > 0``: :mod:`.certify_lmi`), one ``mu``
-    and ``L`` for all clients; or a two-run measure outside the quadratic class
-    (:mod:`.certify_tworuns`).
+    r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds`` and one
+    ``mu`` and ``L`` for all clients, either sharing :math:`x^\star` (or identical) over an
+    L-smooth class (:func:`certifiable_shared`), or over the quadratic class with ``mu > 0``,
+    :math:`x^\star` not shared and ``star_bounds`` (:func:`.certify.certified_star`); or a
+    two-run measure (:mod:`.certify_tworuns`; the quadratic class with its stationary points
+    pinned).
 
     Parameters
     ----------
@@ -310,10 +310,26 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
     bool
     """
     if measure.runs == 2:
-        return setting.function_class != "quadratic"
+        return True
+    return certifiable_shared(setting, measure) or _star_route(setting, measure)
+
+
+def certifiable_shared(setting: Setting, measure: Measure) -> bool:
+    r"""Whether the shared-minimizer certificate (:func:`.certify.solve_certified`) applies: a
+    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), an
+    L-smooth class (strongly convex or not; :func:`.certify.leaf_bounds`; quadratic with
+    ``mu > 0``: :mod:`.certify_lmi`), one ``mu`` and ``L`` for all clients."""
     return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
             and bool(setting.common_minimizer or setting.identical)
             and (setting.function_class != "quadratic" or setting.mu > 0))
+
+
+def _star_route(setting, measure):
+    """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
+    return (measure.runs == 1 and measure.bounds is not None
+            and measure.star_bounds is not None and not setting.per_client
+            and setting.function_class == "quadratic" and setting.mu > 0
+            and not (setting.common_minimizer or setting.identical))
 
 
 def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
@@ -349,33 +365,35 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
                     alternatives=()):
     """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
     ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
-    from .certify import solve_certified
+    from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
+    from .certify_tworuns import solve_two_runs
 
     law = []
-    if measure.runs == 2 and certifiable(setting, measure):
-        from .certify_tworuns import solve_two_runs
 
-        def built():
-            law.append(build(round_, setting, measure, participation))
-            return law[-1]
-
-        return solve_two_runs(built), law[0][1]["law"]
-    if measure.bounds is None or measure.runs != 1:
-        raise ValueError("measure: a certified solve needs a one-run measure with bounds, or "
-                         "two runs outside the quadratic class")
-    if not certifiable(setting, measure):
-        raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "of one mu and L (mu > 0 in the quadratic class)")
+    def built():
+        law.append(build(round_, setting, measure, participation))
+        return law[-1]
 
     def parts_of():
-        problem, parts = build(round_, setting, measure, participation)
-        law.append(parts["law"])
+        problem, parts = built()
         funcs = list({id(f): f for f in parts["funcs"]}.values())
         return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
 
-    return solve_certified(parts_of, setting.L, alternatives=alternatives), law[0]
+    if measure.runs == 2:
+        info = solve_two_runs(built)
+    elif _star_route(setting, measure):
+        info = certified_star(built, setting.L, measure)
+    elif measure.bounds is None:
+        raise ValueError("measure: a certified solve needs a one-run measure with bounds, or "
+                         "two runs")
+    elif not certifiable_shared(setting, measure):
+        raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
+                         "of one mu and L (mu > 0 in the quadratic class), or over the "
+                         "quadratic class with mu > 0 a measure with star_bounds")
+    else:
+        info = solve_certified(parts_of, setting.L, alternatives=alternatives)
+    return info, law[0][1]["law"]
 
-
-__all__ = ["FORMS", "Star", "State", "build", "certifiable", "certified_solve", "initial_state",
-           "next_state", "solve_built", "worst_case"]
+__all__ = ["FORMS", "Star", "State", "build", "certifiable", "certifiable_shared",
+           "certified_solve", "initial_state", "next_state", "solve_built", "worst_case"]

@@ -218,7 +218,7 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         :func:`flbounds.pep.engine.build`).
     certified : bool
         As in :func:`flbounds.pep.engine.worst_case`: accept the certified upper bound
-        when no solve is accurate (needs :func:`flbounds.pep.engine.certifiable`). Without
+        when no solve is accurate (needs :func:`flbounds.pep.engine.certifiable_shared`). Without
         it that bound is still the fallback where it applies.
 
     Returns
@@ -229,12 +229,12 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     """
     from .certify import solve_certified
     from .certify_lmi import stationary_bounds
-    from .engine import certifiable
+    from .engine import certifiable_shared
     from .result import make_result
     from .sdp import solve_first
 
     _check_one_run(setting, measure)
-    if certified and not certifiable(setting, measure):
+    if certified and not certifiable_shared(setting, measure):
         raise ValueError("certified: a certified solve needs a measure with bounds and clients "
                          "sharing x* (or identical), mu > 0 in the quadratic class")
     problem, parts = build_mixture(program, setting, measure, form=form)
@@ -247,7 +247,7 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
 
         return solve_certified(again, setting.L)
 
-    fallback = certificate if certifiable(setting, measure) else None
+    fallback = certificate if certifiable_shared(setting, measure) else None
     info = certificate() if certified else solve_first([(lambda: problem, 1.0)],
                                                        certified=fallback)
     return make_result(info, printed=printed, metric=measure.label, params=dict(

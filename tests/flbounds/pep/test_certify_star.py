@@ -38,10 +38,8 @@ def test_a_forced_inaccurate_solve_still_gives_a_bound_above_the_value(no_store,
     round_ = pep.fedavg_round(steps, step)
     accurate = pep.worst_case(round_, SETTING, BUDGET, LAW)
     assert accurate.status == "optimal"
-    assert not engine.certifiable(SETTING, BUDGET)        # the engine has no path here
+    assert engine.certifiable(SETTING, BUDGET)   # routed: test_engine_certified_routes.py
     no_store.setattr(sdp, "accurate", lambda *a: False)
-    with pytest.raises(sdp.PEPSolveError):
-        pep.worst_case(round_, SETTING, BUDGET, LAW)
     bound = certified_star(_build(round_), SETTING.L, BUDGET)
     assert bound.status.startswith("certified")
     assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)

@@ -135,7 +135,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="runs"):
         solve_two_runs(lambda: engine.build(round_, setting, pep.distance(), law))
     quadratic = pep.Setting(2, 1.0, 2.0, function_class="quadratic")
-    assert not engine.certifiable(quadratic, pep.two_runs())
+    assert engine.certifiable(quadratic, pep.two_runs())     # routed to the pinned form
 
 
 @pytest.mark.parametrize("name", ["fedavg", "smooth"])

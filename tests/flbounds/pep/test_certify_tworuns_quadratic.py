@@ -44,8 +44,6 @@ def test_a_forced_inaccurate_solve_still_gives_a_bound_above_the_value(no_store,
     accurate = pep.worst_case(round_, setting, measure, law)
     assert accurate.status == "optimal"
     no_store.setattr(sdp, "accurate", lambda *a: False)
-    with pytest.raises(sdp.PEPSolveError):
-        pep.worst_case(round_, setting, measure, law)
     bound = solve_two_runs(lambda: engine.build(round_, setting, measure, law))
     assert bound.status.startswith("certified")
     assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)

@@ -1,0 +1,124 @@
+"""The engine's routes to the certificates of the quadratic class (flbounds.pep.engine):
+through ``flbounds.pep.worst_case`` with every solve forced inaccurate, a one-run measure
+with ``star_bounds`` and no shared minimizer gets :func:`flbounds.pep.certify.certified_star`'s
+bound and a two-run measure :func:`flbounds.pep.certify_tworuns.solve_two_runs`'s, each above
+the accurate value and within the bracket tolerance; an unbounded SDP still raises; planted
+routing bugs change the outcome."""
+
+import numpy as np
+import pytest
+
+from flbounds import pep
+from flbounds.participation import Bernoulli
+from flbounds.pep import certify, engine, sdp
+from flbounds.pep.certify import bracket_tolerance
+
+#: V = ||x - x*||^2 + sum_i ||grad f_i(x*)||^2 (as in test_certify_star.py)
+BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
+                      + sum(g ** 2 for g in star.gradients), "heterogeneity budget",
+                      bounds=lambda state: {state["x"]: 1.0},
+                      star_bounds=lambda star: dict.fromkeys(star.gradients, 1.0))
+#: the same V with no bounds on x*'s gradients: no certificate applies
+NO_STAR = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
+                       + sum(g ** 2 for g in star.gradients), "heterogeneity budget",
+                       bounds=lambda state: {state["x"]: 1.0})
+QUADRATIC = pep.Setting(3, 1.0, 2.0, function_class="quadratic")
+LAW = Bernoulli([0.3, 0.5, 0.7])
+
+
+@pytest.fixture
+def no_store(monkeypatch):
+    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
+    return monkeypatch
+
+
+def _forced(monkeypatch):
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+
+
+def _bracketed(bound, accurate):
+    assert accurate.status == "optimal"
+    assert bound.status.startswith("certified"), bound.status
+    assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)
+    assert bound.worst - accurate.worst <= bracket_tolerance(bound.worst)
+    assert bound.gap <= bracket_tolerance(bound.worst)
+
+
+def test_the_routes_are_certifiable():
+    assert engine.certifiable(QUADRATIC, BUDGET)
+    assert engine.certifiable(QUADRATIC, pep.two_runs())
+    assert not engine.certifiable(QUADRATIC, NO_STAR)
+    assert not engine.certifiable(pep.Setting(3, 0.0, 2.0, function_class="quadratic"), BUDGET)
+    assert not engine.certifiable_shared(QUADRATIC, BUDGET)
+
+
+@pytest.mark.parametrize("certified", [False, True])
+def test_fedavg_without_a_shared_minimizer_gets_the_star_bound(no_store, certified):
+    round_ = pep.fedavg_round(3, 0.2)
+    accurate = pep.worst_case(round_, QUADRATIC, BUDGET, LAW)
+    _forced(no_store)
+    _bracketed(pep.worst_case(round_, QUADRATIC, BUDGET, LAW, certified=certified), accurate)
+
+
+@pytest.mark.parametrize("certified", [False, True])
+def test_two_runs_over_the_quadratic_class_get_the_pinned_bound(no_store, certified):
+    round_, law = pep.fedavg_round(2, 0.3), Bernoulli(np.linspace(0.3, 0.8, 2))
+    setting = pep.Setting(2, 1.0, 2.0, function_class="quadratic")
+    accurate = pep.worst_case(round_, setting, pep.two_runs(), law)
+    _forced(no_store)
+    _bracketed(pep.worst_case(round_, setting, pep.two_runs(), law, certified=certified),
+               accurate)
+
+
+def test_an_unbounded_sdp_still_raises(no_store):
+    """Without star_bounds the gradients at x* are free: no route, the error stays."""
+    _forced(no_store)
+    with pytest.raises(sdp.PEPSolveError):
+        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW)
+    with pytest.raises(ValueError, match="setting"):
+        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW, certified=True)
+
+
+def test_a_star_measure_sent_to_the_shared_certificate_fails(no_store):
+    """Planted: the old one-run condition without its shared-minimizer test, so a star
+    measure goes to the shared-minimizer certificate (x*'s gradients unbounded there)."""
+    _forced(no_store)
+    no_store.setattr(engine, "_star_route", lambda setting, measure: False)
+    no_store.setattr(engine, "certifiable_shared", lambda setting, measure:
+                     measure.runs == 1 and measure.bounds is not None)
+    with pytest.raises(ValueError, match="no point bounded"):
+        pep.worst_case(pep.fedavg_round(3, 0.2), QUADRATIC, BUDGET, LAW)
+
+
+def test_a_route_skipping_the_star_bounds_check_changes_the_error(no_store):
+    """Planted: the route without its star_bounds test sends the unbounded SDP to
+    certified_star, which refuses the measure: a ValueError, not the solve error."""
+    _forced(no_store)
+    no_store.setattr(engine, "_star_route", lambda setting, measure:
+                     setting.function_class == "quadratic" and not setting.common_minimizer)
+    with pytest.raises(ValueError, match="star_bounds"):
+        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW)
+
+
+def test_a_route_skipping_the_check_changes_the_outcome(no_store):
+    """Planted: no route (certifiable False, as before), the fallback never taken."""
+    round_ = pep.fedavg_round(3, 0.2)
+    _forced(no_store)
+    no_store.setattr(engine, "certifiable", lambda setting, measure: False)
+    with pytest.raises(sdp.PEPSolveError):
+        pep.worst_case(round_, QUADRATIC, BUDGET, LAW)
+
+
+def test_certified_star_is_what_the_route_calls(no_store):
+    """The forced-inaccurate solve of a star measure goes through certified_star once."""
+    calls = []
+    real = certify.certified_star
+
+    def spy(build, L, measure):
+        calls.append(measure.label)
+        return real(build, L, measure)
+
+    no_store.setattr(certify, "certified_star", spy)
+    _forced(no_store)
+    pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, BUDGET, LAW)
+    assert calls == [BUDGET.label]

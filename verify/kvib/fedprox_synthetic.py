@@ -73,6 +73,14 @@ class SoftmaxRegression:
     def client_losses(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
         reps = self._repetitions(idx)
+        if self._groups is not None:    # the transposed rows (:func:`_transposed_losses`)
+            W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
+            if reps:    # every client, reps times in order: broadcast the data
+                W = W.reshape(reps, self.n_clients, *W.shape[1:])
+                return _transposed_losses(self._data_t, self._onehot_t, self._mask,
+                                          self.sizes, W).reshape(idx.size)
+            return _transposed_losses(self._data_t[idx], self._onehot_t[idx], self._mask[idx],
+                                      self.sizes[idx], W)
         if reps:     # every client, reps times in order: broadcast the data, do not copy it
             W = X.reshape(reps, self.n_clients, self.n_features + 1, self.n_classes)
             logits = np.matmul(self._data, W)
@@ -176,6 +184,22 @@ def _group_gradients(data_t, onehot_t, sizes, W):
     grad = np.matmul(data_t, np.swapaxes(Z, -1, -2))
     grad /= sizes[:, None, None]
     return grad
+
+
+def _transposed_losses(data_t, onehot_t, mask, sizes, W):
+    r"""Mean cross-entropy (..., n) of n clients at ``W`` (..., n, d + 1, C) from their
+    transposed padded rows ``data_t`` (n, d + 1, n_max), one-hot labels ``onehot_t``
+    (n, C, n_max), row mask (n, n_max) and sizes: the log-sum-exp of the logits
+    :math:`W^\top A^\top` down each column (its maximum, then the log of the exponentials'
+    sum), less the label's logit, averaged over the client's rows."""
+    Z = np.matmul(np.swapaxes(W, -1, -2), data_t)
+    picked = np.sum(Z * onehot_t, axis=-2)     # the label's logit (the others times 0)
+    peak = Z.max(axis=-2)
+    Z -= peak[..., None, :]
+    np.exp(Z, out=Z)
+    ce = np.log(Z.sum(axis=-2)) + peak - picked
+    ce *= mask
+    return np.sum(ce, axis=-1) / sizes
 
 
 def _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples):

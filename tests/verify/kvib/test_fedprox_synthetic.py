@@ -71,3 +71,18 @@ def test_size_groups_agree_with_the_padded_product_and_across_calls():
             assert np.array_equal(got, thrice[drawn])
             np.testing.assert_allclose(got, padded.client_gradients(X[drawn], clients=drawn),
                                        rtol=0, atol=1e-13 * scale)
+
+
+def test_transposed_losses_agree_with_the_padded_rows():
+    """With size groups the losses come from the transposed rows: the padded row-layout
+    losses to rounding, and the same bits for every client in order and client by client."""
+    grouped = fedprox_synthetic(np.random.default_rng(5), 0.0, 0.0, max_samples=120)
+    padded = fedprox_synthetic(np.random.default_rng(5), 0.0, 0.0, max_samples=120)
+    padded._groups = None
+    idx = np.tile(np.arange(grouped.n_clients), 2)
+    X = 0.3 * np.random.default_rng(6).standard_normal((idx.size, grouped.dim))
+    together = grouped.client_losses(X, clients=idx)
+    np.testing.assert_allclose(together, padded.client_losses(X, clients=idx), rtol=1e-13)
+    one_by_one = [grouped.client_losses(X[j:j + 1], clients=idx[j:j + 1])[0]
+                  for j in range(0, idx.size, 7)]
+    assert np.array_equal(together[::7], one_by_one)

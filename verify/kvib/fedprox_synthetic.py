@@ -110,6 +110,9 @@ class SoftmaxRegression:
     def _replicated_gradients(self, W):
         """Gradients of every client for ``W`` of shape (reps, N, d + 1, C), group by group
         (:meth:`_size_groups`)."""
+        if len(self._groups) == 1:      # every client in one group, in order: no copies
+            _, _, data_t, onehot_t, sizes = self._groups[0]
+            return _group_gradients(data_t, onehot_t, sizes, W)
         grad = np.empty_like(W)
         for who, _, data_t, onehot_t, sizes in self._groups:
             grad[:, who] = _group_gradients(data_t, onehot_t, sizes, W[:, who])

@@ -19,14 +19,10 @@ from numba import njit
 from flbounds.kernels._arrays import argsort_into
 
 
-@njit(cache=True, fastmath=False)
-def waterfill(a, k, order, csum, out):
-    r"""Lemma 2.2 for positive ``a``: largest l with k + l - N <= sum_{i<=l} a_(i) / a_(l).
-
-    ``order`` (int64, N) and ``csum`` (N) are scratch; ``out`` receives p.
-    """
+@njit(cache=True, fastmath=False, inline="always")
+def _level(a, k, order, csum, out):
+    """Lemma 2.2's water level from ``order`` sorting ``a`` (the part after the sort)."""
     n = a.shape[0]
-    argsort_into(a, order, np.empty(n, dtype=np.int64))
     acc = 0.0
     for j in range(n):
         acc += a[order[j]]
@@ -43,6 +39,48 @@ def waterfill(a, k, order, csum, out):
 
 
 @njit(cache=True, fastmath=False)
+def waterfill(a, k, order, csum, out):
+    r"""Lemma 2.2 for positive ``a``: largest l with k + l - N <= sum_{i<=l} a_(i) / a_(l).
+
+    ``order`` (int64, N) and ``csum`` (N) are scratch; ``out`` receives p.
+    """
+    argsort_into(a, order, np.empty(a.shape[0], dtype=np.int64))
+    _level(a, k, order, csum, out)
+
+
+@njit(cache=True, fastmath=False)
+def resort_into(a, order, scratch):
+    """Reorder the permutation ``order`` so that it sorts ``a`` increasingly, equal values
+    in index order: the permutation :func:`~flbounds.kernels._arrays.argsort_into` writes
+    (the order by (value, index) is unique), found by insertion from the current order, which
+    is fast when ``order`` nearly sorts ``a`` already (the previous round's order of slowly
+    changing weights); past 8 N moves the merge sort finishes the job. ``scratch``: int64
+    (N,)."""
+    n = a.shape[0]
+    moves = 0
+    for j in range(1, n):
+        x = order[j]
+        v = a[x]
+        i = j - 1
+        while i >= 0 and (a[order[i]] > v or (a[order[i]] == v and order[i] > x)):
+            order[i + 1] = order[i]
+            i -= 1
+        moves += j - 1 - i
+        order[i + 1] = x
+        if moves > 8 * n:
+            argsort_into(a, order, scratch)
+            return
+
+
+@njit(cache=True, fastmath=False)
+def waterfill_warm(a, k, order, csum, out):
+    """:func:`waterfill` with ``order`` holding a permutation (the last call's order) that
+    :func:`resort_into` sorts from: the same sort, so the same numbers."""
+    resort_into(a, order, np.empty(a.shape[0], dtype=np.int64))
+    _level(a, k, order, csum, out)
+
+
+@njit(cache=True, fastmath=False)
 def kvib_rounds(feedback, settings, t0, uniforms, omega, out):
     r"""Advance K-Vib over ``uniforms.shape[0]`` rounds starting at round ``t0`` (1-indexed).
 
@@ -55,13 +93,13 @@ def kvib_rounds(feedback, settings, t0, uniforms, omega, out):
     n = lam.shape[0]
     w = np.empty(n)
     p = np.empty(n)
-    order = np.empty(n, dtype=np.int64)
+    order = np.arange(n)        # each round sorts from the last round's order
     csum = np.empty(n)
     floor = theta * k / n
     for r in range(uniforms.shape[0]):
         for i in range(n):
             w[i] = math.sqrt(omega[i] + gamma) if use_sqrt else omega[i] + gamma
-        waterfill(w, k, order, csum, p)
+        waterfill_warm(w, k, order, csum, p)
         inv_sqrt_t = 1.0 / math.sqrt(t0 + r)
         cost = 0.0
         size = 0
@@ -84,12 +122,12 @@ def kvib_rounds(feedback, settings, t0, uniforms, omega, out):
 def waterfill_objectives(rows, k, out):
     r"""``out[j] = min_{p in P_k} sum_i rows[j, i]^2 / p_i`` for positive rows (Lemma 2.2)."""
     n = rows.shape[1]
-    order = np.empty(n, dtype=np.int64)
+    order = np.arange(n)        # each row sorts from the last row's order
     csum = np.empty(n)
     p = np.empty(n)
     for j in range(rows.shape[0]):
         a = rows[j]
-        waterfill(a, k, order, csum, p)
+        waterfill_warm(a, k, order, csum, p)
         acc = 0.0
         for i in range(n):
             acc += a[i] * a[i] / p[i]

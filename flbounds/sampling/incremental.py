@@ -16,9 +16,9 @@ found by one linear scan over the number of capped clients, with no sort.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+
+from flbounds.kernels.sorted_weights import add_sorted
 
 from .ftrl import KVib
 
@@ -42,35 +42,25 @@ class SortedWeights:
         self.comparisons = 0          # binary-search comparisons, in total
         self.max_per_update = 0       # and the most spent on one update
 
-    def _search(self, value, lo, hi):
-        """First index in values[lo:hi] holding a value > ``value`` (binary search)."""
-        values, count = self.values, 0
-        while lo < hi:
-            mid = (lo + hi) // 2
-            count += 1
-            if values[mid] <= value:
-                lo = mid + 1
-            else:
-                hi = mid
-        self.comparisons += count
-        return lo
-
     def add(self, client: int, increment: float) -> None:
         """``omega[client] += increment`` (increment >= 0), keeping the order."""
-        if not math.isfinite(increment) or increment < 0:
-            raise ValueError(f"increment must be finite and nonnegative, got {increment!r}")
-        old = int(self.slot[client])
-        value = self.values[old] + increment
-        before = self.comparisons
-        new = self._search(value, old + 1, self.values.size) - 1   # only moves right
-        self.max_per_update = max(self.max_per_update, self.comparisons - before)
-        if new == old:      # it stays in its slot: nothing to shift
-            self.values[old] = value
-            return
-        self.values[old:new] = self.values[old + 1:new + 1]
-        self.clients[old:new] = self.clients[old + 1:new + 1]
-        self.values[new], self.clients[new] = value, client
-        self.slot[self.clients[old:new + 1]] = np.arange(old, new + 1)
+        self.add_many([client], [increment])
+
+    def add_many(self, clients, increments) -> None:
+        """:meth:`add` for every ``(clients[j], increments[j])`` in order (one compiled loop:
+        the same binary searches and moves); every increment is checked before any is
+        added."""
+        who = np.asarray(clients, dtype=np.int64).reshape(-1)
+        inc = np.asarray(increments, dtype=float).reshape(-1)
+        if who.size != inc.size or np.any((who < 0) | (who >= self.values.size)):
+            raise ValueError("clients must be client indices, one per increment")
+        bad = ~np.isfinite(inc) | (inc < 0)
+        if np.any(bad):
+            raise ValueError(f"increment must be finite and nonnegative, got "
+                             f"{inc[np.argmax(bad)]!r}")
+        total, most = add_sorted(self.values, self.clients, self.slot, who, inc)
+        self.comparisons += int(total)
+        self.max_per_update = max(self.max_per_update, int(most))
 
     def omega(self) -> np.ndarray:
         """The weights in client order."""
@@ -115,5 +105,4 @@ class KVibIncremental(KVib):
     def update(self, feedback) -> None:
         super().update(feedback)
         increments = np.asarray(feedback.values, dtype=float) ** 2 / feedback.draw.probs
-        for client, inc in zip(feedback.draw.clients, increments, strict=True):
-            self.sorted.add(int(client), float(inc))
+        self.sorted.add_many(feedback.draw.clients, increments)

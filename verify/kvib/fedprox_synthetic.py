@@ -18,8 +18,8 @@ from scipy.special import logsumexp
 from verify.softmax import softmax_rows
 
 # Largest padded row count for which the gradients go by size groups (:meth:`SoftmaxRegression.
-# _size_groups`): up to here one BLAS block holds a client's whole row sum; the uncapped
-# federations (3,000+ rows) are summed in blocks placed by the row count, and their bits differ.
+# _size_groups`, one transposed product per client); the uncapped federations (3,000+ rows)
+# take the padded product over every client's rows.
 _GROUPED_MAX_ROWS = 256
 
 
@@ -73,6 +73,14 @@ class SoftmaxRegression:
     def client_losses(self, X, *, clients=None) -> np.ndarray:
         X, idx = self._clients(X, clients)
         reps = self._repetitions(idx)
+        if self._groups is not None:    # the transposed rows (:func:`_transposed_losses`)
+            W = X.reshape(idx.size, self.n_features + 1, self.n_classes)
+            if reps:    # every client, reps times in order: broadcast the data
+                W = W.reshape(reps, self.n_clients, *W.shape[1:])
+                return _transposed_losses(self._data_t, self._onehot_t, self._mask,
+                                          self.sizes, W).reshape(idx.size)
+            return _transposed_losses(self._data_t[idx], self._onehot_t[idx], self._mask[idx],
+                                      self.sizes[idx], W)
         if reps:     # every client, reps times in order: broadcast the data, do not copy it
             W = X.reshape(reps, self.n_clients, self.n_features + 1, self.n_classes)
             logits = np.matmul(self._data, W)
@@ -84,30 +92,30 @@ class SoftmaxRegression:
 
     def _size_groups(self, n_max):
         """The clients grouped by their size rounded up to a multiple of 8 (at most
-        ``n_max``): per group the clients, that row count and their rows, one-hot labels
-        and sizes. A product over m rows gives every row the bits of the product over all
-        ``n_max`` padded rows when m is ``n_max`` or a multiple of 8 (the BLAS kernels that
-        differ are those of the last ``n_max mod 8`` rows, which such an m never puts a
-        client's row into); a gradient over the first m rows is the padded one exactly,
-        since the rows beyond a client's size add exact zeros after its own."""
+        ``n_max``): per group the clients, that row count, their rows and one-hot labels
+        transposed ((n, d + 1, m) and (n, C, m)) and their sizes. A client's gradient is
+        computed from its first m rows in every call (:func:`_group_gradients`), so its
+        bits are the same whichever clients or replicates share the call; the rows beyond a
+        client's size are zero and add exact zeros."""
         self._rows = rows = np.minimum(-(-self.sizes // 8) * 8, n_max)
+        self._data_t = np.ascontiguousarray(np.swapaxes(self._data, 1, 2))
+        self._onehot_t = np.ascontiguousarray(np.swapaxes(self._onehot, 1, 2))
         groups = []
         for m in np.unique(rows):
             who = np.flatnonzero(rows == m)
-            groups.append((who, int(m), np.ascontiguousarray(self._data[who, :m]),
-                           np.ascontiguousarray(self._onehot[who, :m]), self.sizes[who]))
+            groups.append((who, int(m), np.ascontiguousarray(self._data_t[who, :, :m]),
+                           np.ascontiguousarray(self._onehot_t[who, :, :m]), self.sizes[who]))
         return groups
 
     def _replicated_gradients(self, W):
         """Gradients of every client for ``W`` of shape (reps, N, d + 1, C), group by group
-        (:meth:`_size_groups`): the bits of the padded product without the padded rows."""
+        (:meth:`_size_groups`)."""
+        if len(self._groups) == 1:      # every client in one group, in order: no copies
+            _, _, data_t, onehot_t, sizes = self._groups[0]
+            return _group_gradients(data_t, onehot_t, sizes, W)
         grad = np.empty_like(W)
-        for who, _, data, onehot, sizes in self._groups:
-            P = softmax_rows(np.matmul(data, W[:, who]))
-            P -= onehot
-            g = np.matmul(np.swapaxes(data, -1, -2), P)
-            g /= sizes[:, None, None]
-            grad[:, who] = g
+        for who, _, data_t, onehot_t, sizes in self._groups:
+            grad[:, who] = _group_gradients(data_t, onehot_t, sizes, W[:, who])
         return grad
 
     def client_gradients(self, X, *, clients=None) -> np.ndarray:
@@ -122,12 +130,8 @@ class SoftmaxRegression:
             W = W.reshape(reps, self.n_clients, *W.shape[1:])
         elif self._groups is not None:      # a list of clients: its size groups
             grad = np.empty_like(W)
-            for at, data, onehot, sizes in self._gathered_groups(idx):
-                P = softmax_rows(np.matmul(data, W[at]))
-                P -= onehot
-                g = np.matmul(np.swapaxes(data, -1, -2), P)
-                g /= sizes[:, None, None]
-                grad[at] = g
+            for at, data_t, onehot_t, sizes in self._gathered_groups(idx):
+                grad[at] = _group_gradients(data_t, onehot_t, sizes, W[at])
             return grad.reshape(idx.size, self.dim)
         else:
             data, onehot, sizes = self._rows_of(idx)
@@ -153,7 +157,7 @@ class SoftmaxRegression:
             for m in np.unique(rows):
                 at = np.flatnonzero(rows == m)
                 who = idx[at]
-                groups.append((at, self._data[who, :m], self._onehot[who, :m],
+                groups.append((at, self._data_t[who, :, :m], self._onehot_t[who, :, :m],
                                self.sizes[who]))
             self._gathered = (idx.copy(), groups)
         return self._gathered[1]
@@ -166,6 +170,39 @@ class SoftmaxRegression:
                                                   np.broadcast_to(self._order, shape)):
             return 0
         return reps
+
+
+def _group_gradients(data_t, onehot_t, sizes, W):
+    r"""Cross-entropy gradients (..., n, d + 1, C) of n clients at ``W`` (..., n, d + 1, C)
+    from their transposed rows ``data_t`` (n, d + 1, m), one-hot labels ``onehot_t``
+    (n, C, m) and sizes (n,): logits :math:`Z^\top = W^\top A^\top` (C, m) per client, the
+    softmax down each column (the classes of a row: maxima, sums and the exponential over
+    contiguous rows of m), :math:`A^\top(P - Y)/n_i`. One product per client and
+    replicate, whatever the batch."""
+    Z = np.matmul(np.swapaxes(W, -1, -2), data_t)
+    Z -= Z.max(axis=-2, keepdims=True)
+    np.exp(Z, out=Z)
+    Z /= Z.sum(axis=-2, keepdims=True)
+    Z -= onehot_t       # columns beyond a client's size have zero features: they add zeros
+    grad = np.matmul(data_t, np.swapaxes(Z, -1, -2))
+    grad /= sizes[:, None, None]
+    return grad
+
+
+def _transposed_losses(data_t, onehot_t, mask, sizes, W):
+    r"""Mean cross-entropy (..., n) of n clients at ``W`` (..., n, d + 1, C) from their
+    transposed padded rows ``data_t`` (n, d + 1, n_max), one-hot labels ``onehot_t``
+    (n, C, n_max), row mask (n, n_max) and sizes: the log-sum-exp of the logits
+    :math:`W^\top A^\top` down each column (its maximum, then the log of the exponentials'
+    sum), less the label's logit, averaged over the client's rows."""
+    Z = np.matmul(np.swapaxes(W, -1, -2), data_t)
+    picked = np.sum(Z * onehot_t, axis=-2)     # the label's logit (the others times 0)
+    peak = Z.max(axis=-2)
+    Z -= peak[..., None, :]
+    np.exp(Z, out=Z)
+    ce = np.log(Z.sum(axis=-2)) + peak - picked
+    ce *= mask
+    return np.sum(ce, axis=-1) / sizes
 
 
 def _draw(rng, alpha, beta, n_clients, n_features, n_classes, max_samples):

@@ -1,5 +1,6 @@
 """K-Vib's synthetic softmax regression: the in-place gradient gives the textbook formula's
-bits (scipy's softmax, copied client rows), for replicated rounds and any client list."""
+bits (scipy's softmax, copied client rows) for the padded product, for replicated rounds and
+any client list; the size groups agree with it to rounding and with themselves bit for bit."""
 
 import numpy as np
 import pytest
@@ -42,23 +43,46 @@ def test_replicated_losses_are_the_copied_rows_losses():
     assert np.array_equal(problem.client_losses(X, clients=idx), one_by_one)
 
 
-def test_size_groups_give_the_padded_gradients_bit_for_bit():
-    """The replicated gradients go by size groups; with the groups switched off they take the
-    padded product over every client's n_max rows: the same bits, for every client in order
-    and for a list of clients (caps of both profiles; at 50 every client has 50 rows)."""
+def test_size_groups_agree_with_the_padded_product_and_across_calls():
+    """The gradients by size groups (one transposed product per client) equal the padded
+    product over every client's n_max rows to rounding, and a client's gradient has the same
+    bits whichever clients or replicates share its call: every client in order once or
+    three times, and a round's drawn clients (repeats allowed) in any order (caps of both
+    profiles; at 50 every client has 50 rows)."""
     for cap, n_groups in ((50, 1), (117, 5), (200, 10)):
         grouped = fedprox_synthetic(np.random.default_rng(3), 0.0, 0.0, max_samples=cap)
         padded = fedprox_synthetic(np.random.default_rng(3), 0.0, 0.0, max_samples=cap)
         padded._groups = None
         assert len(grouped._groups) >= n_groups
         rng = np.random.default_rng(4)
-        for reps in (1, 3):
-            X = rng.standard_normal((reps * grouped.n_clients, grouped.dim))
-            clients = np.tile(np.arange(grouped.n_clients), reps)
-            assert np.array_equal(grouped.client_gradients(X, clients=clients),
-                                  padded.client_gradients(X, clients=clients))
+        X = rng.standard_normal((3 * grouped.n_clients, grouped.dim))
+        once = np.concatenate([grouped.client_gradients(X[j * grouped.n_clients:
+                                                          (j + 1) * grouped.n_clients])
+                               for j in range(3)])
+        clients = np.tile(np.arange(grouped.n_clients), 3)
+        thrice = grouped.client_gradients(X, clients=clients)
+        assert np.array_equal(once, thrice)
+        scale = np.abs(thrice).max()
+        np.testing.assert_allclose(thrice, padded.client_gradients(X, clients=clients),
+                                   rtol=0, atol=1e-13 * scale)
         for _ in range(3):      # a round's drawn clients (repeats allowed), in any order
-            clients = rng.integers(grouped.n_clients, size=30)
-            X = rng.standard_normal((clients.size, grouped.dim))
-            assert np.array_equal(grouped.client_gradients(X, clients=clients),
-                                  padded.client_gradients(X, clients=clients))
+            drawn = rng.integers(grouped.n_clients, size=30)
+            got = grouped.client_gradients(X[drawn], clients=drawn)
+            assert np.array_equal(got, thrice[drawn])
+            np.testing.assert_allclose(got, padded.client_gradients(X[drawn], clients=drawn),
+                                       rtol=0, atol=1e-13 * scale)
+
+
+def test_transposed_losses_agree_with_the_padded_rows():
+    """With size groups the losses come from the transposed rows: the padded row-layout
+    losses to rounding, and the same bits for every client in order and client by client."""
+    grouped = fedprox_synthetic(np.random.default_rng(5), 0.0, 0.0, max_samples=120)
+    padded = fedprox_synthetic(np.random.default_rng(5), 0.0, 0.0, max_samples=120)
+    padded._groups = None
+    idx = np.tile(np.arange(grouped.n_clients), 2)
+    X = 0.3 * np.random.default_rng(6).standard_normal((idx.size, grouped.dim))
+    together = grouped.client_losses(X, clients=idx)
+    np.testing.assert_allclose(together, padded.client_losses(X, clients=idx), rtol=1e-13)
+    one_by_one = [grouped.client_losses(X[j:j + 1], clients=idx[j:j + 1])[0]
+                  for j in range(0, idx.size, 7)]
+    assert np.array_equal(together[::7], one_by_one)

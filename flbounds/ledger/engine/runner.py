@@ -23,18 +23,17 @@ from collections.abc import Callable, Sequence
 
 from ..api.registry import Claim
 from ..api.result import CheckResult
-from ..api.taskkey import cell_key, fixed_digests, sources_fixed, task_key
+from ..api.taskkey import fixed_digests, sources_fixed, task_key
+from .cellgrids import CellGrids, claim_stored
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
 from .forking import can_fork, fork_obstacle
-from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell, stored_result
+from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell
 from .store import ResultStore
 from .tasks import (
     CELL_PREFIX,
     cell_task,
-    combine_cells,
     execute,
     failure_row,
-    parse_cell_task,
     source_commit,
     unseen_by_fresh_workers,
 )
@@ -119,7 +118,7 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
         return resume and result.task_key in initially_done
 
     initially_done = {r.task_key for r in history if r.verdict != "error"}
-    grids = _CellGrids(profile, seed, keys, store, finished)
+    grids = CellGrids(profile, seed, keys, store, finished)
     if store is not None:
         run_id = store.begin_run(profile, seed, len(claims))
         grids.run_id = run_id
@@ -194,74 +193,7 @@ def _first_tasks(claims, history, profile, seed, executor) -> list:
             [:max(executor.capacity(), 0)]]
 
 
-class _CellGrids:
-    """The claims of a run split into cells: their cells' task ids and keys, the outputs
-    received so far, and the combine once a claim's cells are all in."""
-
-    def __init__(self, profile, seed, claim_keys, store, finished):
-        self.profile, self.seed, self.store, self.finished = profile, seed, store, finished
-        self.claim_keys, self.run_id, self.since = claim_keys, "", None
-        self.tasks: dict[str, list[str]] = {}      # claim id -> its cells' task ids
-        self.keys: dict[str, str] = {}             # cell task id -> cell key
-        self.rows: dict[str, list] = {}            # claim id -> cell rows received
-        self.closed: set[str] = set()              # claims whose row is made
-
-    def plan(self, claims) -> None:
-        """List the cells of the claims split into cells (their grids)."""
-        profile, seed, claim_keys = self.profile, self.seed, self.claim_keys
-        for c in claims:
-            if getattr(c, "cells", None) is None:     # an attack task has none
-                continue
-            try:
-                cells = c.cell_plan(seed, profile)
-            except Exception:  # noqa: BLE001 - the claim runs as one task; its row says why
-                continue
-            self.tasks[c.id] = [cell_task(c.id, i) for i in range(len(cells))]
-            self.keys.update({cell_task(c.id, i): cell_key(claim_keys[c.id], cell)
-                              for i, cell in enumerate(cells)})
-            self.rows[c.id] = [None] * len(cells)
-
-    def on_cell(self, task, reply: dict, stored: bool) -> None:
-        """A cell's reply (``{"row": ...}`` or ``{"fail": ...}``), or its row found stored."""
-        claim_id, index = parse_cell_task(task[0])
-        row = reply.get("row")
-        if row is None:
-            row = dict(id=claim_id, index=index, cell=None, output=None,
-                       error=reply.get("fail", "no result"), traceback="",
-                       task_key=self.keys[task[0]], claim_key=self.claim_keys[claim_id],
-                       profile=self.profile, seed=self.seed,
-                       elapsed_s=float(reply.get("elapsed_s", 0.0)), cpu_s=0.0)
-        if self.store is not None and not stored:
-            self.store.append_cell(row, run_id=self.run_id)
-        if claim_id in self.closed:
-            return
-        if row.get("error"):
-            self.closed.add(claim_id)
-            reason = f"cell {index} of {len(self.rows[claim_id])} failed: {row['error']}"
-            failed = failure_row((claim_id, self.profile, self.seed), reason, row["elapsed_s"])
-            self.finished(CheckResult.from_dict(failed), failed)
-            return
-        self.rows[claim_id][index] = row
-        if all(r is not None for r in self.rows[claim_id]):
-            self.closed.add(claim_id)
-            self._combine(claim_id)
-
-    def _combine(self, claim_id: str) -> None:
-        if self.store is not None:    # another run may have stored it meanwhile
-            state, stored = acquire(self.store, self.claim_keys[claim_id], self.run_id,
-                                    self.since)
-            if state == DONE:
-                self.finished(stored, None)
-                return
-        try:
-            row = combine_cells(claim_id, self.profile, self.seed, self.rows[claim_id])
-        except Exception as exc:  # noqa: BLE001 - e.g. the registry changed under the run
-            row = failure_row((claim_id, self.profile, self.seed),
-                              f"combining the cells failed: {type(exc).__name__}: {exc}")
-        self.finished(CheckResult.from_dict(row), row)
-
-
-def _ordered_tasks(claims, grids: _CellGrids, history, cell_history, profile, seed, since):
+def _ordered_tasks(claims, grids: CellGrids, history, cell_history, profile, seed, since):
     """The run's tasks longest first (:func:`longest_first`), a claim split into cells as
     its cells (each by its own last duration); a claim already stored is not split."""
     last = {r.id: r.elapsed_s for r in history if r.profile == profile}
@@ -270,20 +202,12 @@ def _ordered_tasks(claims, grids: _CellGrids, history, cell_history, profile, se
             last[cell_task(row["id"], row["index"])] = float(row["elapsed_s"])
     units = []
     for c in claims:
-        if c.id in grids.tasks and not _stored(grids, c.id):
+        if c.id in grids.tasks and not claim_stored(grids, c.id):
             units += [(t, c.id) for t in grids.tasks[c.id]]
         else:
             grids.tasks.pop(c.id, None)
             units.append((c.id, c.id))
     return [(t, profile, seed) for t, _ in _longest_first(units, last)]
-
-
-def _stored(grids: _CellGrids, claim_id: str) -> bool:
-    """The claim's row is stored (as resume or a concurrent run may have it): then it is
-    taken as a whole, its lease as any claim's."""
-    if grids.store is None:
-        return False
-    return stored_result(grids.store, grids.claim_keys[claim_id], grids.since) is not None
 
 
 def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],

@@ -17,6 +17,7 @@ from flbounds.ledger.engine.pep_solves import share_pep_solves
 from flbounds.ledger.engine.rows import public_row
 from flbounds.ledger.engine.runner import DEFAULT_TIMEOUT_S, start_pool
 from flbounds.ledger.engine.runs import share_runs
+from flbounds.ledger.engine.tasks import freeze_plugin_roots
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -120,6 +121,7 @@ def _check(args, timeout, pool):
     claims = select_claims(args.patterns)
     if pool is not None:
         pool.start(len(claims))     # forks now, before the progress bar starts its thread
+    freeze_plugin_roots()   # this process serves one run too (it combines cells, fills rows)
     scheduler = scheduler_client(args.scheduler)
     start = time.perf_counter()
     bar = claims_progress(claims, args.results, args.profile, seed=args.seed,

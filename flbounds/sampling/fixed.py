@@ -69,9 +69,19 @@ class UniformRSP(SamplerBase):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         clients = np.sort(rng.choice(self.n_clients, size=self.budget, replace=False))
-        p = self.budget / self.n_clients
-        return Draw(clients, np.ones(self.budget, dtype=np.int64),
-                    np.full(self.budget, 1.0 / p), np.full(self.budget, p))
+        # every draw's counts, weights and probabilities are the same: fresh copies of one
+        # template (cheaper than making them anew; a caller may write into its draw)
+        counts, weights, probs = self._template()
+        return Draw(clients, counts.copy(), weights.copy(), probs.copy())
+
+    def _template(self):
+        key = (self.n_clients, self.budget)
+        if getattr(self, "_arrays_for", None) != key:
+            p = self.budget / self.n_clients
+            self._arrays = (np.ones(self.budget, dtype=np.int64),
+                            np.full(self.budget, 1.0 / p), np.full(self.budget, p))
+            self._arrays_for = key
+        return self._arrays
 
     def update(self, feedback: Feedback) -> None:
         check_feedback(feedback)

@@ -95,18 +95,22 @@ def _loop_batched(rng, n, _):
     return drawn_masks(trace.x)
 
 
-def _clone(sampler):
-    """``copy.copy(sampler)`` with its own ``omega``: a fresh instance given the attributes
-    (the samplers keep their state in ``__dict__``), without the generic copy protocol."""
-    clone = object.__new__(type(sampler))
-    clone.__dict__.update(sampler.__dict__)
-    clone.omega = sampler.omega.copy()
-    return clone
+def _clones(sampler, n):
+    """``n`` shallow copies of ``sampler``: fresh instances given its attributes (the
+    samplers keep their state in ``__dict__``), without the generic copy protocol. They
+    share ``omega``: the loop reads each replicate's state into an array of its own when it
+    starts and writes it back when it ends, so the draws are those of independent copies
+    (only the samplers' state after the run, which nothing here reads, is shared)."""
+    cls, state = type(sampler), sampler.__dict__
+    clones = [object.__new__(cls) for _ in range(n)]
+    for clone in clones:
+        clone.__dict__.update(state)
+    return clones
 
 
 def _loop_first_round(rng, n, sampler):
     # every replicate starts from the warmed state (the loop reads each sampler's omega)
-    clones = [_clone(sampler) for _ in range(n)]
+    clones = _clones(sampler, n)
     trace = fedavg_sampler_batched(separable_problem(), clones, rng.random((n, 1, N)), **_RUN)
     return drawn_masks(trace.x)
 

@@ -278,9 +278,21 @@ class CheckResult:
 _FIELDS = fields(CheckResult)
 
 
+#: types :func:`to_jsonable` returns unchanged (exact types: no subclass, no numpy scalar)
+_UNCHANGED = frozenset({str, int, bool, type(None)})
+
+
 def _plain(value):
     """``to_jsonable(asdict-converted value)``: a dataclass instance at any depth becomes the
-    dict of its fields, as :func:`dataclasses.asdict` makes it."""
+    dict of its fields, as :func:`dataclasses.asdict` makes it. Rows read back from JSON hold
+    plain values only: those take the first, cheap tests."""
+    kind = type(value)
+    if kind in _UNCHANGED:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else repr(value)
+    if kind is list:
+        return [_plain(v) for v in value]
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):

@@ -23,18 +23,17 @@ from collections.abc import Callable, Sequence
 
 from ..api.registry import Claim
 from ..api.result import CheckResult
-from ..api.taskkey import cell_key, fixed_digests, sources_fixed, task_key
+from ..api.taskkey import fixed_digests, sources_fixed, task_key
+from .cellgrids import CellGrids, claim_stored
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
 from .forking import can_fork, fork_obstacle
-from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell, stored_result
+from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell
 from .store import ResultStore
 from .tasks import (
     CELL_PREFIX,
     cell_task,
-    combine_cells,
     execute,
     failure_row,
-    parse_cell_task,
     source_commit,
     unseen_by_fresh_workers,
 )
@@ -103,9 +102,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
 
 def _run_claims(claims, profile, seed, store, resume, progress, executor):
     start = time.perf_counter()
-    keys = {c.id: task_key(c, profile, seed) for c in claims}
-    if hasattr(executor, "share"):     # pool workers reuse the digests behind the keys
-        executor.share(fixed_digests())
+    keys = _Keys(claims, profile, seed)
     history = store.load() if store is not None else []
     results: dict[str, CheckResult] = {}
     run_id, since = "", None if resume else time.time()
@@ -121,14 +118,31 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
         return resume and result.task_key in initially_done
 
     initially_done = {r.task_key for r in history if r.verdict != "error"}
-    grids = _CellGrids(claims, profile, seed, keys, store, finished)
+    grids = CellGrids(profile, seed, keys, store, finished)
     if store is not None:
         run_id = store.begin_run(profile, seed, len(claims))
         grids.run_id = run_id
-    cell_history = store.cell_records() if store is not None else []
-    tasks = _ordered_tasks(claims, grids, history, cell_history, profile, seed, since)
+    grids.since = since
+    # the first tasks start before the others' keys and cells are listed (those take the
+    # parent a second or so, while the workers would wait): the longest of the claims not
+    # split into cells, one per free slot of the executor
+    first = _first_tasks(claims, history, profile, seed, executor)
+    for task in first:
+        keys[task[0]]
+    _share_digests(executor)
+
+    def plan():
+        """The run's other tasks, in :func:`_ordered_tasks`'s order."""
+        keys.fill()
+        _share_digests(executor)
+        grids.plan(claims)
+        cell_history = store.cell_records() if store is not None else []
+        started = {t[0] for t in first}
+        return [t for t in _ordered_tasks(claims, grids, history, cell_history, profile,
+                                          seed, since) if t[0] not in started]
+
     if store is None:
-        _drive(tasks, executor, finished, lease=None, on_cell=grids.on_cell)
+        _drive(first, executor, finished, lease=None, on_cell=grids.on_cell, plan=plan)
         return [results[c.id] for c in claims]
 
     def lease(task):
@@ -139,100 +153,61 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
     status = "interrupted"
     try:
         with Heartbeat(store.directory, run_id):
-            _drive(tasks, executor, finished, lease=lease, on_cell=grids.on_cell)
+            _drive(first, executor, finished, lease=lease, on_cell=grids.on_cell, plan=plan)
         status = "complete"
     finally:
         store.end_run(run_id, status)
     return [results[c.id] for c in claims]
 
 
-class _CellGrids:
-    """The claims of a run split into cells: their cells' task ids and keys, the outputs
-    received so far, and the combine once a claim's cells are all in."""
+class _Keys(dict):
+    """The claims' task keys, each computed when first asked for (:meth:`fill`: all)."""
 
-    def __init__(self, claims, profile, seed, claim_keys, store, finished):
-        self.profile, self.seed, self.store, self.finished = profile, seed, store, finished
-        self.claim_keys, self.run_id, self.since = claim_keys, "", None
-        self.tasks: dict[str, list[str]] = {}      # claim id -> its cells' task ids
-        self.keys: dict[str, str] = {}             # cell task id -> cell key
-        self.rows: dict[str, list] = {}            # claim id -> cell rows received
-        self.closed: set[str] = set()              # claims whose row is made
-        for c in claims:
-            if getattr(c, "cells", None) is None:     # an attack task has none
-                continue
-            try:
-                cells = c.cell_plan(seed, profile)
-            except Exception:  # noqa: BLE001 - the claim runs as one task; its row says why
-                continue
-            self.tasks[c.id] = [cell_task(c.id, i) for i in range(len(cells))]
-            self.keys.update({cell_task(c.id, i): cell_key(claim_keys[c.id], cell)
-                              for i, cell in enumerate(cells)})
-            self.rows[c.id] = [None] * len(cells)
+    def __init__(self, claims, profile, seed):
+        super().__init__()
+        self.claims = {c.id: c for c in claims}
+        self.profile, self.seed = profile, seed
 
-    def on_cell(self, task, reply: dict, stored: bool) -> None:
-        """A cell's reply (``{"row": ...}`` or ``{"fail": ...}``), or its row found stored."""
-        claim_id, index = parse_cell_task(task[0])
-        row = reply.get("row")
-        if row is None:
-            row = dict(id=claim_id, index=index, cell=None, output=None,
-                       error=reply.get("fail", "no result"), traceback="",
-                       task_key=self.keys[task[0]], claim_key=self.claim_keys[claim_id],
-                       profile=self.profile, seed=self.seed,
-                       elapsed_s=float(reply.get("elapsed_s", 0.0)), cpu_s=0.0)
-        if self.store is not None and not stored:
-            self.store.append_cell(row, run_id=self.run_id)
-        if claim_id in self.closed:
-            return
-        if row.get("error"):
-            self.closed.add(claim_id)
-            reason = f"cell {index} of {len(self.rows[claim_id])} failed: {row['error']}"
-            failed = failure_row((claim_id, self.profile, self.seed), reason, row["elapsed_s"])
-            self.finished(CheckResult.from_dict(failed), failed)
-            return
-        self.rows[claim_id][index] = row
-        if all(r is not None for r in self.rows[claim_id]):
-            self.closed.add(claim_id)
-            self._combine(claim_id)
+    def __missing__(self, claim_id):
+        self[claim_id] = key = task_key(self.claims[claim_id], self.profile, self.seed)
+        return key
 
-    def _combine(self, claim_id: str) -> None:
-        if self.store is not None:    # another run may have stored it meanwhile
-            state, stored = acquire(self.store, self.claim_keys[claim_id], self.run_id,
-                                    self.since)
-            if state == DONE:
-                self.finished(stored, None)
-                return
-        try:
-            row = combine_cells(claim_id, self.profile, self.seed, self.rows[claim_id])
-        except Exception as exc:  # noqa: BLE001 - e.g. the registry changed under the run
-            row = failure_row((claim_id, self.profile, self.seed),
-                              f"combining the cells failed: {type(exc).__name__}: {exc}")
-        self.finished(CheckResult.from_dict(row), row)
+    def fill(self) -> None:
+        for claim_id in self.claims:
+            self[claim_id]
 
 
-def _ordered_tasks(claims, grids: _CellGrids, history, cell_history, profile, seed, since):
+def _share_digests(executor) -> None:
+    if hasattr(executor, "share"):     # pool workers reuse the digests behind the keys
+        executor.share(fixed_digests())
+
+
+def _first_tasks(claims, history, profile, seed, executor) -> list:
+    """The tasks to start at once: the first claims of :func:`longest_first` that are not
+    split into cells, as many as the executor has free slots (none in this process: there
+    a task runs when it is submitted, before the others are listed)."""
+    if getattr(executor, "runs_inline", False):
+        return []
+    whole = [c for c in claims if getattr(c, "cells", None) is None]
+    return [(c.id, profile, seed) for c in longest_first(whole, history, profile)
+            [:max(executor.capacity(), 0)]]
+
+
+def _ordered_tasks(claims, grids: CellGrids, history, cell_history, profile, seed, since):
     """The run's tasks longest first (:func:`longest_first`), a claim split into cells as
     its cells (each by its own last duration); a claim already stored is not split."""
-    grids.since = since
     last = {r.id: r.elapsed_s for r in history if r.profile == profile}
     for row in cell_history:
         if row.get("profile") == profile and not row.get("error"):
             last[cell_task(row["id"], row["index"])] = float(row["elapsed_s"])
     units = []
     for c in claims:
-        if c.id in grids.tasks and not _stored(grids, c.id):
+        if c.id in grids.tasks and not claim_stored(grids, c.id):
             units += [(t, c.id) for t in grids.tasks[c.id]]
         else:
             grids.tasks.pop(c.id, None)
             units.append((c.id, c.id))
     return [(t, profile, seed) for t, _ in _longest_first(units, last)]
-
-
-def _stored(grids: _CellGrids, claim_id: str) -> bool:
-    """The claim's row is stored (as resume or a concurrent run may have it): then it is
-    taken as a whole, its lease as any claim's."""
-    if grids.store is None:
-        return False
-    return stored_result(grids.store, grids.claim_keys[claim_id], grids.since) is not None
 
 
 def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
@@ -328,18 +303,19 @@ def start_pool(workers: int, timeout: float | None,
     return pool
 
 
-def _drive(tasks: list, executor, finished, *, lease, on_cell=None) -> None:
+def _drive(tasks: list, executor, finished, *, lease, on_cell=None, plan=None) -> None:
     """Start tasks as the executor has room (each after taking its lease), hand every reply
     to ``finished(result, row)``; tasks another run holds are retried every ``POLL_S``.
 
-    Replies are handed on after the freed workers have their next tasks, so a worker does
-    not wait while its previous result is stored (at once for an executor that runs tasks
-    in this process). A cell's reply, or its row found stored, goes to
-    ``on_cell(task, reply, stored)`` instead."""
+    ``plan()``, when given, returns the run's other tasks: it is called once ``tasks`` are
+    started, so that it runs while they do. Replies are handed on after the freed workers
+    have their next tasks, so a worker does not wait while its previous result is stored
+    (at once for an executor that runs tasks in this process). A cell's reply, or its row
+    found stored, goes to ``on_cell(task, reply, stored)`` instead."""
     waiting, parked, replies = list(tasks), [], []
     ok = False
     try:
-        while waiting or parked or replies or executor.busy():
+        while waiting or parked or replies or executor.busy() or plan is not None:
             if parked and not waiting:
                 waiting, parked = parked, []
             held = []
@@ -355,6 +331,9 @@ def _drive(tasks: list, executor, finished, *, lease, on_cell=None) -> None:
                 else:
                     _deliver(executor.submit(task), finished, on_cell)
             parked += held
+            if plan is not None:
+                waiting, plan = waiting + plan(), None
+                continue
             _deliver(replies, finished, on_cell)
             replies = []
             if executor.busy():

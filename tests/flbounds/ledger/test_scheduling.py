@@ -45,8 +45,8 @@ def test_run_claims_starts_tasks_in_that_order(store, monkeypatch):
     monkeypatch.setattr(store, "load", lambda: fake)
     started = []
 
-    def drive(tasks, executor, finished, *, lease, on_cell=None):
-        started.extend(t[0] for t in tasks)
+    def drive(tasks, executor, finished, *, lease, on_cell=None, plan=None):
+        started.extend(t[0] for t in [*tasks, *(plan() if plan is not None else [])])
         executor.close()
         raise KeyboardInterrupt   # stop before any work: only the order matters here
 
@@ -84,6 +84,9 @@ class _Recorder:
     def close(self, *, kill=False):
         pass
 
+    def inherits(self):
+        return True
+
 
 def _drive_log(monkeypatch, size, inline):
     log = []
@@ -119,3 +122,41 @@ def test_the_inline_executor_hands_each_reply_on_before_it_runs_the_next_task(mo
     runner._drive([(n, "quick", 0) for n in "abc"], runner.InlineExecutor(),
                   lambda result, row: log.append(("finished", result)), lease=None)
     assert log == [e for n in "abc" for e in (("run", n), ("finished", n))]
+
+
+def test_the_first_tasks_start_before_the_others_are_listed(store, monkeypatch):
+    """With free workers, the longest claims start before the other keys and cells are
+    computed (``plan``, called once they run); together they are the run's order, once."""
+    claims = select(["kvib.lemma2_2"])
+    fake = [_row(c.id, float(k)) for k, c in enumerate(claims)]
+    monkeypatch.setattr(store, "load", lambda: fake)
+    seen = {}
+
+    def drive(tasks, executor, finished, *, lease, on_cell=None, plan=None):
+        seen["first"] = [t[0] for t in tasks]
+        seen["rest"] = [t[0] for t in plan()]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "_drive", drive)
+    pool = _Recorder([], size=2)
+    try:
+        runner.run_claims(claims, store=store, pool=pool, workers=2)
+    except KeyboardInterrupt:
+        pass
+    order = [c.id for c in reversed(claims)]
+    assert seen["first"] == order[:2]
+    assert seen["first"] + seen["rest"] == order
+
+
+def test_drive_lists_the_other_tasks_once_the_first_have_started(monkeypatch):
+    log = []
+    monkeypatch.setattr(runner.CheckResult, "from_dict", staticmethod(lambda row: row["id"]))
+
+    def plan():
+        log.append(("plan",))
+        return [(n, "quick", 0) for n in "cd"]
+
+    runner._drive([(n, "quick", 0) for n in "ab"], _Recorder(log, 2), lambda r, row: None,
+                  lease=None, plan=plan)
+    assert log[:3] == [("submit", "a"), ("submit", "b"), ("plan",)]
+    assert [e[1] for e in log if e[0] == "submit"] == list("abcd")

@@ -198,7 +198,8 @@ def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[slice],
            weights=None, control: str = "none", periods: Sequence[int] | None = None,
-           record_consensus: bool = False, record_every: int | None = None) -> FedALSTrace:
+           record_consensus: bool = False, record_every: int | None = None,
+           descend: Callable | None = None) -> FedALSTrace:
     r"""Local SGD with group-wise periodic averaging (FedALS and its SCAFFOLD variant).
 
     Each step s: every client takes :math:`\theta_k \leftarrow \theta_k - \eta(g_k - c_k + c)`
@@ -240,6 +241,11 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     record_every
         If given, keep the full weighted average after every ``record_every``-th step
         (``history`` of the trace).
+    descend
+        Optional ``descend(theta, step, batch)``: the local step :math:`\theta \leftarrow
+        \theta - \eta\, g` in place, fused into the oracle (each model moved right after its
+        gradient, the gradient never stored; the same numbers as ``grad`` and the step).
+        Only without control variates.
     """
     theta, w, sync, scalar, steps = _check_inputs(theta0, weights, sync, groups, step)
     if control not in CONTROLS:
@@ -248,6 +254,8 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         raise ValueError("periods (one per group) are required with control variates")
     if len(plan) < sync.shape[0]:
         raise ValueError("plan must have at least one batch per step")
+    if descend is not None and control != "none":
+        raise ValueError("descend (a fused local step) applies only with control='none'")
     c_k = np.zeros_like(theta)
     c = np.zeros(theta.shape[:-2] + theta.shape[-1:])
     prev = theta.copy()
@@ -257,10 +265,13 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     history = []
     elapsed = np.zeros(len(groups))     # sum of the steps since each group's last sync
     for s in range(sync.shape[0]):
-        direction = grad(theta, plan[s])
-        if control != "none":
-            direction = direction - c_k + c[..., None, :]
-        _descend(theta, steps[s], direction)      # in place (theta is our copy)
+        if descend is not None:
+            descend(theta, steps[s], plan[s])     # in place (theta is our copy)
+        else:
+            direction = grad(theta, plan[s])
+            if control != "none":
+                direction = direction - c_k + c[..., None, :]
+            _descend(theta, steps[s], direction)      # in place (theta is our copy)
         elapsed += steps[s]
         for g, sl in enumerate(groups):
             if not sync[s, g]:
@@ -274,7 +285,8 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
                 _refresh_controls(c_k, c, theta, prev, sl, w, scale, _CONTROL_RULES[control])
             elapsed[g] = 0.0
             theta[..., sl] = avg[..., None, :]
-            prev[..., sl] = theta[..., sl]
+            if control != "none":     # the drift reference of the control refresh
+                prev[..., sl] = theta[..., sl]
         if record_every is not None and (s + 1) % record_every == 0:
             history.append(weighted_average(theta, w))
     return FedALSTrace(weighted_average(theta, w), theta, sync.sum(axis=0),

@@ -7,6 +7,11 @@ each layer's weight and bias are views into it. The loss is the mean softmax cro
     \qquad f_\theta(x) = W_L^\top\sigma(\cdots\sigma(W_1^\top x + b_1)\cdots) + b_L,
 
 with :math:`\sigma` = ReLU. Used for the FedALS experiment of spec V9 (20-64-64-10).
+
+Training takes its mini-batch gradients from the compiled kernel
+:mod:`flbounds.kernels.relu_net` (:func:`batch_gradients`, and :func:`sgd_step` with the
+step fused in): the same network and loss, summed in a fixed order with fused multiply-adds,
+so equal to :func:`loss_and_grad` (this module's NumPy form, its reference) up to rounding.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+
+from flbounds.kernels import relu_net
 
 DEFAULT_SIZES = (20, 64, 64, 10)
 
@@ -133,3 +140,71 @@ def loss_accuracy(theta, X, y, sizes=DEFAULT_SIZES):
     loss = -np.take_along_axis(logp, y[..., None], axis=-1)[..., 0].mean(axis=-1)
     acc = (np.argmax(logits, axis=-1) == y).mean(axis=-1)
     return loss, acc
+
+
+class BatchData(NamedTuple):
+    """Checked training data of M models for the kernel: X (M, n, d_0) float64, y (M, n)
+    int64 (C-contiguous), the leading axes they came with, and the layers' rows
+    ``[weight offset, fan_in, fan_out]`` (each bias right after its weight)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    lead: tuple
+    sizes: tuple
+    layers: np.ndarray
+
+
+def batch_data(X, y, sizes=DEFAULT_SIZES) -> BatchData:
+    """The data (..., n, d_0) and labels (..., n) of every model, checked once for the
+    training loop (:func:`batch_gradients`, :func:`sgd_step`)."""
+    sizes = tuple(int(s) for s in sizes)
+    X = np.asarray(X, dtype=float)
+    if X.ndim < 2 or X.shape[-1] != sizes[0] or not np.all(np.isfinite(X)):
+        raise ValueError("X must be a finite (..., n, n_inputs) array")
+    y = np.asarray(y)
+    if y.shape != X.shape[:-1] or not np.issubdtype(y.dtype, np.integer) or \
+            y.min() < 0 or y.max() >= sizes[-1]:
+        raise ValueError("y must be integer labels in [0, n_classes) shaped like X[..., 0]")
+    lead, n = X.shape[:-2], X.shape[-2]
+    layers = np.array([[lay.weight.start, lay.fan_in, lay.fan_out] for lay in layout(sizes)],
+                      dtype=np.int64)
+    return BatchData(np.ascontiguousarray(X.reshape(-1, n, sizes[0])),
+                     np.ascontiguousarray(y.reshape(-1, n), dtype=np.int64), lead, sizes,
+                     layers)
+
+
+def _flat_batch(theta, data: BatchData, idx):
+    if theta.shape != (*data.lead, n_params(data.sizes)):
+        raise ValueError(f"theta must be {(*data.lead, n_params(data.sizes))}, the data's "
+                         "leading axes and the parameters")
+    idx = np.asarray(idx)
+    if idx.shape[:-1] != data.lead or idx.shape[-1] < 1 or \
+            not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError("idx must be integer row indices (..., b) with the data's leading axes")
+    if idx.min() < 0 or idx.max() >= data.X.shape[1]:
+        raise ValueError(f"idx must lie in [0, {data.X.shape[1]}) (the rows of each dataset)")
+    return np.ascontiguousarray(idx.reshape(-1, idx.shape[-1]), dtype=np.int64)
+
+
+def batch_gradients(theta, data: BatchData, idx) -> np.ndarray:
+    """Gradients (..., P) of every model's mean cross-entropy on its rows ``idx`` (..., b)
+    of its data, by the compiled kernel (equal to :func:`loss_and_grad` on those rows up to
+    rounding)."""
+    theta = np.asarray(theta, dtype=float)
+    flat_idx = _flat_batch(theta, data, idx)
+    params = np.ascontiguousarray(theta).reshape(-1, theta.shape[-1])
+    grad = np.empty_like(params)
+    relu_net.gradients(params, data.X, data.y, flat_idx, data.layers, grad)
+    return grad.reshape(theta.shape)
+
+
+def sgd_step(theta: np.ndarray, data: BatchData, idx, step: float) -> None:
+    """``theta <- theta - step * grad`` in place (theta a C-contiguous float64 array): the
+    numbers of :func:`batch_gradients` followed by that step, each model moved right after
+    its gradient."""
+    if not (isinstance(theta, np.ndarray) and theta.dtype == np.float64
+            and theta.flags.c_contiguous and theta.flags.writeable):
+        raise ValueError("theta must be a writeable C-contiguous float64 array")
+    flat_idx = _flat_batch(theta, data, idx)
+    relu_net.sgd_step(theta.reshape(-1, theta.shape[-1]), data.X, data.y, flat_idx,
+                      data.layers, float(step))

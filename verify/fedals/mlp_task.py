@@ -16,11 +16,12 @@ import numpy as np
 
 from flbounds.algorithms.fedals import fedals, fedals_periods, intended_schedule
 from flbounds.theory.generalization import single_threaded_blas
-from flbounds.theory.generalization_rounds import batch_rows
 from verify.fedals import mlp
 
 N_CLASSES, N_INPUTS, MEAN_VAR = 10, 20, 0.36
 SIZES = (N_INPUTS, 64, 64, N_CLASSES)
+#: steps whose batch keys :func:`make_plan` draws at a time
+PLAN_CHUNK = 50
 
 
 class Task(NamedTuple):
@@ -55,17 +56,36 @@ def make_task(rng, n_seeds: int, n_clients: int, n_samples: int, n_test: int,
 
 def make_plan(rng, n_steps: int, n_seeds: int, n_clients: int, n_samples: int,
               batch_size: int) -> np.ndarray:
-    """Batch indices (T, S, K, b): b distinct samples per step, uniform over the client's n."""
-    keys = rng.random((n_steps, n_seeds, n_clients, n_samples))
-    return np.argpartition(keys, batch_size, axis=-1)[..., :batch_size]
+    """Batch indices (T, S, K, b): b distinct samples per step, uniform over the client's n
+    (the b smallest of n uniform keys). Drawn and selected in chunks of steps: the keys are
+    the generator's doubles in the same order, so the plan is the one of a single draw of
+    all (T, S, K, n) keys, without holding them all (240 MB at the full profile's size)."""
+    plan = np.empty((n_steps, n_seeds, n_clients, batch_size), dtype=np.int64)
+    for start in range(0, n_steps, PLAN_CHUNK):
+        stop = min(n_steps, start + PLAN_CHUNK)
+        keys = rng.random((stop - start, n_seeds, n_clients, n_samples))
+        plan[start:stop] = np.argpartition(keys, batch_size, axis=-1)[..., :batch_size]
+    return plan
 
 
 def batch_oracle(task: Task):
     """grad(theta (S, K, P), idx (S, K, b)) -> gradients on the clients' mini-batches."""
+    data = mlp.batch_data(task.X, task.y, SIZES)
+
     def grad(theta, idx):
-        Xb, yb = batch_rows(task.X, idx), batch_rows(task.y, idx)
-        return mlp.loss_and_grad(theta, Xb, yb, SIZES)[1]
+        return mlp.batch_gradients(theta, data, idx)
     return grad
+
+
+def batch_descent(task: Task):
+    """descend(theta (S, K, P), step, idx (S, K, b)): the local SGD step on the clients'
+    mini-batches in place, fused into the gradient kernel (the numbers of
+    :func:`batch_oracle` and the step)."""
+    data = mlp.batch_data(task.X, task.y, SIZES)
+
+    def descend(theta, step, idx):
+        mlp.sgd_step(theta, data, idx, step)
+    return descend
 
 
 class RunResult(NamedTuple):
@@ -113,10 +133,11 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
         groups = [body, slice(layers[split].start, layers[-1].stop)]
         periods = [body_p, head_p]
     sync = intended_schedule(n_steps, periods, convention=convention)
-    with single_threaded_blas():   # small batched matmuls
+    with single_threaded_blas():   # small products (the consensus record)
         tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
                     record_consensus=record_consensus, control=control,
-                    periods=periods if control != "none" else None)
+                    periods=periods if control != "none" else None,
+                    descend=batch_descent(task) if control == "none" else None)
     test_loss, test_acc = mlp.loss_accuracy(tr.output, task.X_test, task.y_test, SIZES)
     K = task.X.shape[1]
     out_b = np.broadcast_to(tr.output[:, None, :], (tr.output.shape[0], K, tr.output.shape[1]))

@@ -188,3 +188,23 @@ def test_the_fused_step_gives_numpys_numbers():
         want = theta - step * direction
         impl._descend(theta, step, direction)
         np.testing.assert_array_equal(theta, want)
+
+
+def test_a_fused_descend_replaces_the_gradient_step():
+    rng = np.random.default_rng(5)
+    grad, _ = _quadratic(rng)
+    noise = rng.standard_normal((30, 2, 3, 4))
+    sync = intended_schedule(30, [3, 6])
+    groups = [slice(0, 1), slice(1, 4)]
+
+    def descend(theta, step, batch):
+        theta -= step * grad(theta, batch)
+
+    plain = fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups)
+    fused = fedals(None, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+                   descend=descend)
+    assert np.array_equal(fused.output, plain.output)
+    assert np.array_equal(fused.clients, plain.clients)
+    with pytest.raises(ValueError, match="descend"):
+        fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+               control="scaffold", periods=[3, 6], descend=descend)

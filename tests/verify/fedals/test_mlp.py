@@ -68,3 +68,45 @@ def test_bad_inputs():
         mlp.loss_and_grad(theta, np.zeros((1, 2, 4)), np.full((1, 2), 3), SMALL)
     with pytest.raises(ValueError, match="sizes"):
         mlp.layout((4,))
+
+
+def _batch(seed, sizes, lead, n_rows, batch):
+    rng = np.random.default_rng(seed)
+    theta = mlp.init_params(rng, int(np.prod(lead)), sizes).reshape(*lead, -1)
+    theta += 0.05 * rng.standard_normal(theta.shape)
+    X = rng.standard_normal((*lead, n_rows, sizes[0]))
+    y = rng.integers(0, sizes[-1], size=(*lead, n_rows))
+    idx = np.argsort(rng.random((*lead, n_rows)), axis=-1)[..., :batch]
+    return theta, X, y, idx
+
+
+@pytest.mark.parametrize("sizes", [SMALL, mlp.DEFAULT_SIZES])
+def test_kernel_gradients_match_the_numpy_backward_pass(sizes):
+    """The training loop's gradients (compiled) against :func:`mlp.loss_and_grad` on the
+    same rows: equal up to rounding (fused multiply-adds in a fixed order against BLAS)."""
+    theta, X, y, idx = _batch(4, sizes, (2, 3), 11, 5)
+    data = mlp.batch_data(X, y, sizes)
+    got = mlp.batch_gradients(theta, data, idx)
+    rows = np.take_along_axis(X, idx[..., None], axis=-2)
+    want = mlp.loss_and_grad(theta, rows, np.take_along_axis(y, idx, axis=-1), sizes)[1]
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-14)
+    moved = theta.copy()
+    mlp.sgd_step(moved, data, idx, 0.05)
+    assert np.array_equal(moved, theta - 0.05 * got)
+
+
+def test_kernel_wrappers_reject_bad_input():
+    theta, X, y, idx = _batch(5, SMALL, (2,), 6, 3)
+    data = mlp.batch_data(X, y, SMALL)
+    with pytest.raises(ValueError, match="y"):
+        mlp.batch_data(X, np.full(y.shape, SMALL[-1]), SMALL)
+    with pytest.raises(ValueError, match="X"):
+        mlp.batch_data(X[..., :-1], y, SMALL)
+    with pytest.raises(ValueError, match="idx"):
+        mlp.batch_gradients(theta, data, idx + 6)
+    with pytest.raises(ValueError, match="idx"):
+        mlp.batch_gradients(theta, data, idx[None])
+    with pytest.raises(ValueError, match="theta"):
+        mlp.batch_gradients(theta[:, :-1], data, idx)
+    with pytest.raises(ValueError, match="theta"):
+        mlp.sgd_step(np.asfortranarray(theta), data, idx, 0.1)

@@ -347,11 +347,8 @@ def test_certified_solve_of_a_described_round(make, monkeypatch):
 
 
 def test_certified_solve_needs_bounds_and_a_shared_minimizer():
-    """(Two runs outside the quadratic class: test_certify_tworuns.)"""
-    rnd = pep.fedavg_round(1, 0.1)
-    with pytest.raises(ValueError, match="measure"):
-        pep.worst_case(rnd, pep.Setting(2, 1.0, 2.0, function_class="quadratic"),
-                       pep.two_runs(), certified=True)
+    """(Two runs, the quadratic class included, are certified: test_certify_tworuns and
+    test_engine_certified_routes.)"""
     with pytest.raises(ValueError, match="setting"):
         pep.worst_case(pep.scaffold_round(1, 0.1, 2), pep.Setting(2, 1.0, 2.0),
                        pep.scaffold_lyapunov(0.1), certified=True)

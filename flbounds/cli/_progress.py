@@ -270,10 +270,10 @@ def claims_progress(claims, results_dir, profile: str, *, seed: int = 0, resume:
     """
     from flbounds.ledger import ResultStore
     from flbounds.ledger.api.taskkey import task_key
+    from flbounds.ledger.engine.history import stored_history
 
-    history = ResultStore(results_dir).load()
-    durations = {r.id: r.elapsed_s for r in history if r.profile == profile}
-    stored = {r.task_key for r in history if r.verdict != "error"} if resume else set()
+    durations, finished = stored_history(ResultStore(results_dir), profile)
+    stored = finished if resume else set()
     todo = [c.id for c in claims if not resume or task_key(c, profile, seed) not in stored]
     bar = ProgressBar(len(claims), "claims", eta=Eta(todo, durations), quiet=quiet,
                       done=len(claims) - len(todo)).__enter__()

@@ -27,6 +27,7 @@ from ..api.taskkey import fixed_digests, sources_fixed, task_key
 from .cellgrids import CellGrids, claim_stored
 from .executors import DaskExecutor, InlineExecutor, SchedulerError, WorkerPool, connect
 from .forking import can_fork, fork_obstacle
+from .history import stored_history
 from .leases import BUSY, DONE, Heartbeat, acquire, acquire_cell
 from .store import ResultStore
 from .tasks import (
@@ -103,7 +104,7 @@ def run_claims(claims: Sequence[Claim], *, profile: str = "quick", seed: int = 0
 def _run_claims(claims, profile, seed, store, resume, progress, executor):
     start = time.perf_counter()
     keys = _Keys(claims, profile, seed)
-    history = store.load() if store is not None else []
+    known = stored_history(store, profile)
     results: dict[str, CheckResult] = {}
     run_id, since = "", None if resume else time.time()
 
@@ -117,7 +118,7 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
     def resumed(result: CheckResult) -> bool:   # found stored when the run began
         return resume and result.task_key in initially_done
 
-    initially_done = {r.task_key for r in history if r.verdict != "error"}
+    initially_done = known.finished
     grids = CellGrids(profile, seed, keys, store, finished)
     if store is not None:
         run_id = store.begin_run(profile, seed, len(claims))
@@ -126,7 +127,7 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
     # the first tasks start before the others' keys and cells are listed (those take the
     # parent a second or so, while the workers would wait): the longest of the claims not
     # split into cells, one per free slot of the executor
-    first = _first_tasks(claims, history, profile, seed, executor)
+    first = _first_tasks(claims, known.durations, profile, seed, executor)
     for task in first:
         keys[task[0]]
     _share_digests(executor)
@@ -138,7 +139,7 @@ def _run_claims(claims, profile, seed, store, resume, progress, executor):
         grids.plan(claims)
         cell_history = store.cell_records() if store is not None else []
         started = {t[0] for t in first}
-        return [t for t in _ordered_tasks(claims, grids, history, cell_history, profile,
+        return [t for t in _ordered_tasks(claims, grids, known.durations, cell_history, profile,
                                           seed, since) if t[0] not in started]
 
     if store is None:
@@ -182,21 +183,22 @@ def _share_digests(executor) -> None:
         executor.share(fixed_digests())
 
 
-def _first_tasks(claims, history, profile, seed, executor) -> list:
+def _first_tasks(claims, durations: dict, profile, seed, executor) -> list:
     """The tasks to start at once: the first claims of :func:`longest_first` that are not
     split into cells, as many as the executor has free slots (none in this process: there
     a task runs when it is submitted, before the others are listed)."""
     if getattr(executor, "runs_inline", False):
         return []
     whole = [c for c in claims if getattr(c, "cells", None) is None]
-    return [(c.id, profile, seed) for c in longest_first(whole, history, profile)
+    return [(c.id, profile, seed) for c in _by_durations(whole, durations)
             [:max(executor.capacity(), 0)]]
 
 
-def _ordered_tasks(claims, grids: CellGrids, history, cell_history, profile, seed, since):
+def _ordered_tasks(claims, grids: CellGrids, durations: dict, cell_history, profile, seed,
+                   since):
     """The run's tasks longest first (:func:`longest_first`), a claim split into cells as
     its cells (each by its own last duration); a claim already stored is not split."""
-    last = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    last = dict(durations)
     for row in cell_history:
         if row.get("profile") == profile and not row.get("error"):
             last[cell_task(row["id"], row["index"])] = float(row["elapsed_s"])
@@ -222,7 +224,11 @@ def longest_first(claims: Sequence[Claim], history: Sequence[CheckResult],
     kernels, so on a first run, with nothing compiled yet, two workers starting claims of the
     same paper would often wait for one another's compilation.
     """
-    last_time = {r.id: r.elapsed_s for r in history if r.profile == profile}
+    return _by_durations(claims, {r.id: r.elapsed_s for r in history if r.profile == profile})
+
+
+def _by_durations(claims: Sequence[Claim], last_time: dict) -> list[Claim]:
+    """:func:`longest_first` from each claim's last duration (claim id -> seconds)."""
     order = _longest_first([(i, c.id) for i, c in enumerate(claims)],
                            {i: last_time[c.id] for i, c in enumerate(claims)
                             if c.id in last_time})

@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 from flbounds.ledger.api.registry import select
 from flbounds.ledger.engine import runner
+from flbounds.ledger.engine.history import History
 
 
 def _row(claim_id, elapsed, profile="quick"):
@@ -41,8 +42,9 @@ def test_claims_never_run_take_turns_by_paper():
 def test_run_claims_starts_tasks_in_that_order(store, monkeypatch):
     claims = select(["kvib.lemma2_2"])
     assert len(claims) >= 2
-    fake = [_row(c.id, float(k)) for k, c in enumerate(claims)]   # the last one is longest
-    monkeypatch.setattr(store, "load", lambda: fake)
+    fake = {c.id: float(k) for k, c in enumerate(claims)}   # the last one is longest
+    monkeypatch.setattr(runner, "stored_history",
+                        lambda store, profile: History(fake, set()))
     started = []
 
     def drive(tasks, executor, finished, *, lease, on_cell=None, plan=None):
@@ -128,8 +130,9 @@ def test_the_first_tasks_start_before_the_others_are_listed(store, monkeypatch):
     """With free workers, the longest claims start before the other keys and cells are
     computed (``plan``, called once they run); together they are the run's order, once."""
     claims = select(["kvib.lemma2_2"])
-    fake = [_row(c.id, float(k)) for k, c in enumerate(claims)]
-    monkeypatch.setattr(store, "load", lambda: fake)
+    fake = {c.id: float(k) for k, c in enumerate(claims)}
+    monkeypatch.setattr(runner, "stored_history",
+                        lambda store, profile: History(fake, set()))
     seen = {}
 
     def drive(tasks, executor, finished, *, lease, on_cell=None, plan=None):

@@ -15,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from flbounds.kernels.isp_round import PAIRWISE_BLOCK, numpy_sum
+from flbounds.kernels.isp_round import PAIRWISE_BLOCK, numpy_block_sum
 
-#: the row sums are NumPy's pairwise sums of the library's kernels
-#: (:func:`flbounds.kernels.isp_round.numpy_sum`); :func:`residuals` keeps its range of rows
-#: up to one pairwise block long (the range its tests pin)
+#: the row sums are NumPy's pairwise sums of the library's kernels, one block long
+#: (:func:`flbounds.kernels.isp_round.numpy_block_sum`: :func:`residuals` refuses longer rows,
+#: so the halving of :func:`~flbounds.kernels.isp_round.numpy_sum` and its per-row call cost
+#: are not needed)
 _BLOCK = PAIRWISE_BLOCK
 
 
@@ -45,7 +46,7 @@ def normalize_rows(E, labels, mask, picked):
     for i in range(E.shape[0]):
         for j in range(E.shape[1]):
             row = E[i, j]
-            total = numpy_sum(row, row.size)
+            total = numpy_block_sum(row, 0, row.size)
             for c in range(row.size):
                 row[c] = row[c] / total
             if want:

@@ -52,8 +52,10 @@ class IspRound(NamedTuple):
 
 
 @njit(cache=True, fastmath=False)
-def _block(a, lo, n):
-    """NumPy's sum of one block of n <= 128 values (8 interleaved partial sums)."""
+def numpy_block_sum(a, lo, n):
+    """NumPy's sum of ``a[lo:lo + n]`` for n <= 128 (one block: 8 interleaved partial sums),
+    the building block of :func:`numpy_sum` (also for callers whose rows never exceed a
+    block, which then skip the halving)."""
     if n < 8:
         res = 0.0
         for i in range(n):
@@ -85,7 +87,7 @@ def _pairwise(a, lo, n):
     """NumPy's pairwise sum: blocks of <= 128, halves (multiples of 8) added recursively;
     the recursion runs on an explicit stack (post-order: left sum + right sum)."""
     if n <= PAIRWISE_BLOCK:
-        return _block(a, lo, n)
+        return numpy_block_sum(a, lo, n)
     depth = 128
     s_lo, s_n = np.empty(depth, np.int64), np.empty(depth, np.int64)
     s_stage = np.zeros(depth, np.int64)
@@ -96,7 +98,7 @@ def _pairwise(a, lo, n):
         top = sp - 1
         cur_lo, cur_n = s_lo[top], s_n[top]
         if cur_n <= PAIRWISE_BLOCK:
-            vals[vp] = _block(a, cur_lo, cur_n)
+            vals[vp] = numpy_block_sum(a, cur_lo, cur_n)
             vp += 1
             sp -= 1
             continue

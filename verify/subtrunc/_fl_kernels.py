@@ -15,35 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: NumPy's pairwise summation unrolls by 8 and splits rows above 128 elements in halves
-#: (rows that long are not needed here: :func:`residuals` refuses them)
-_UNROLL, _BLOCK = 8, 128
+from flbounds.kernels.isp_round import PAIRWISE_BLOCK, numpy_block_sum
 
-
-@njit(cache=True, fastmath=False)
-def _pairwise_sum(row, lo, n):
-    """``np.add.reduce`` of ``row[lo:lo + n]`` in NumPy's pairwise order, n <= 128."""
-    if n < _UNROLL:
-        res = 0.0
-        for i in range(n):
-            res += row[lo + i]
-        return res
-    r0, r1, r2, r3 = row[lo], row[lo + 1], row[lo + 2], row[lo + 3]
-    r4, r5, r6, r7 = row[lo + 4], row[lo + 5], row[lo + 6], row[lo + 7]
-    full = n - n % _UNROLL
-    for i in range(_UNROLL, full, _UNROLL):
-        r0 += row[lo + i]
-        r1 += row[lo + i + 1]
-        r2 += row[lo + i + 2]
-        r3 += row[lo + i + 3]
-        r4 += row[lo + i + 4]
-        r5 += row[lo + i + 5]
-        r6 += row[lo + i + 6]
-        r7 += row[lo + i + 7]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for i in range(full, n):
-        res += row[lo + i]
-    return res
+#: the row sums are NumPy's pairwise sums of the library's kernels, one block long
+#: (:func:`flbounds.kernels.isp_round.numpy_block_sum`: :func:`residuals` refuses longer rows,
+#: so the halving of :func:`~flbounds.kernels.isp_round.numpy_sum` and its per-row call cost
+#: are not needed)
+_BLOCK = PAIRWISE_BLOCK
 
 
 @njit(cache=True, fastmath=False)
@@ -68,7 +46,7 @@ def normalize_rows(E, labels, mask, picked):
     for i in range(E.shape[0]):
         for j in range(E.shape[1]):
             row = E[i, j]
-            total = _pairwise_sum(row, 0, row.size)
+            total = numpy_block_sum(row, 0, row.size)
             for c in range(row.size):
                 row[c] = row[c] / total
             if want:

@@ -25,8 +25,10 @@ from . import E_BOUND, SEC3C
 HAND_POINTS = np.array([0.0, 0.1, 5.0])
 
 
-def unionfl_ratio_sample(rng, n_instances, n_range=(5, 10), forced=True):
-    """Greedy/OPT for h_t on random instances with OPT > 0; also the monotonicity margins."""
+def unionfl_ratio_sample(rng, n_instances, n_range=(5, 10), forced=True, count_nonmonotone=True):
+    """Greedy/OPT for h_t on random instances with OPT > 0; also the number of non-monotone
+    instances (exhaustive monotonicity margins, no draws: ``count_nonmonotone=False`` skips
+    them, the same ratios, and returns None for the count)."""
     ratios, nonmono = [], 0
     for r in rng.spawn(n_instances):
         n = int(r.integers(n_range[0], n_range[1] + 1))
@@ -34,13 +36,14 @@ def unionfl_ratio_sample(rng, n_instances, n_range=(5, 10), forced=True):
         d = random_dissim(r, n)
         mu = float(r.uniform(0.1, 2.0) * d.max(axis=1).sum() / n)
         h = UnionFLObjective(d, r.random(n) < 0.5, mu=mu)
-        nonmono += exhaustive_margins(h).mono_min < 0
+        if count_nonmonotone:
+            nonmono += exhaustive_margins(h).mono_min < 0
         opt, _ = brute_force_max(h, k)
         if opt <= 0:
             continue
         S = greedy(h, k) if forced else _greedy_stop_early(h, k)
         ratios.append(h.value(S) / opt)
-    return np.array(ratios), nonmono
+    return np.array(ratios), nonmono if count_nonmonotone else None
 
 
 def _greedy_stop_early(h, k):
@@ -125,7 +128,8 @@ def unionfl_greedy_guarantee(*, rng, n_instances):
     for UnionFL; the repair is ``subtrunc.unionfl.distorted_greedy``."""
     readings = hand_readings()
     forced, nonmono = unionfl_ratio_sample(rng.spawn(1)[0], n_instances)
-    early, _ = unionfl_ratio_sample(rng.spawn(1)[0], n_instances, forced=False)
+    early, _ = unionfl_ratio_sample(rng.spawn(1)[0], n_instances, forced=False,
+                                    count_nonmonotone=False)
     hand = {inst["reading"]: {"points_or_dissim": inst["objective"].dissim,
                               "U_t": np.flatnonzero(inst["objective"].recent).tolist(),
                               "mu": inst["objective"].mu, "k": inst["k"],

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.kernels.ridge_round import ridge_erm_maps, ridge_one_round
-from flbounds.theory.data_models import RidgeData, RidgeModel
+from flbounds.theory.data_models import RidgeData, RidgeModel, sphere_points
 from flbounds.theory.generalization import (
     OneRoundDraws,
     one_round_draws,
@@ -78,7 +78,8 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
     (S, S') of covariates and noise; each setting then builds its labels from them
     (:func:`_with_optima`) and its local ERMs from one factorization per lambda
     (:func:`_erm_map`), and runs the round in one compiled pass (:func:`_ridge_round`). Every
-    setting keeps its own n_draws draws and its own standard errors (bootstrap from ``rng``,
+    setting keeps its own n_draws draws (their statistics drawn by :func:`_noise_moments`) and
+    its own standard errors (bootstrap from ``rng``,
     its counts from uniform indices); the estimates of different settings are dependent
     (common random numbers). Yields (setting, model, weights, draws, Thm 4.1 summary) per
     entry of ``settings`` (dicts with lam, zeta and weights), by increasing lambda (in their
@@ -87,9 +88,8 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
     u = rng.standard_normal((n_clients, base.size))
     dirichlet = client_weights(rng, n_clients, "dirichlet")
     sizes = client_sizes(n_samples, n_clients, unequal)
-    noise = RidgeModel(np.zeros((n_clients, base.size)), NOISE_SD, 0.0)
-    data0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
-    copy0 = noise.sample(rng, n_draws, sizes, keep_samples=False)
+    data0 = _noise_moments(rng, n_draws, sizes, n_clients, base.size)
+    copy0 = _noise_moments(rng, n_draws, sizes, n_clients, base.size)
     solved = {}
     for setting in sorted(settings, key=lambda s: s["lam"]):
         model = RidgeModel(base[None, :] + setting["zeta"] * u, NOISE_SD, setting["lam"])
@@ -100,6 +100,31 @@ def ridge_family(rng, base, *, n_samples, n_clients, unequal, n_draws, settings)
         draws = _ridge_round(model, w, data0, copy0, *solved[model.lam])
         yield setting, model, w, draws, summarize_bound(draws, w, model.mu, model.L, rng,
                                                         bootstrap="indices")
+
+
+def _noise_moments(rng, n_draws, sizes, n_clients, dim):
+    r"""The statistics (X'X/n, X'e/n, e'e/n) of n_draws datasets per client, X n points uniform
+    on the sphere and e ~ N(0, sigma^2 I_n) (``RidgeModel(0, NOISE_SD, .).sample``'s law), with
+    the noise drawn through its sufficient statistics: for X = QR (R upper with a positive
+    diagonal, R'R = X'X, so R' is the Cholesky factor C of X'X), a = Q'e ~ N(0, sigma^2 I_d)
+    and the rest ||(I - QQ')e||^2 ~ sigma^2 chi^2_{n-d} are independent and independent of
+    X, and X'e = C a, e'e = ||a||^2 + rest. So d normals and one chi-square per dataset
+    replace its n noise draws: the same joint law of the three statistics, other numbers.
+    Needs n_k > d (X'X then has full rank almost surely)."""
+    sizes = np.broadcast_to(np.asarray(sizes), (n_clients,))
+    if np.any(sizes <= dim):
+        raise ValueError(f"n_samples must exceed the dimension {dim}, got {sizes.tolist()}")
+    gram, xy = np.empty((n_draws, n_clients, dim, dim)), np.empty((n_draws, n_clients, dim))
+    yy = np.empty((n_draws, n_clients))
+    for k, n in enumerate(sizes.tolist()):
+        X = sphere_points(rng, (n_draws, n), dim)
+        xtx = np.matmul(X.swapaxes(1, 2), X)
+        a = NOISE_SD * rng.standard_normal((n_draws, dim))
+        rest = NOISE_SD ** 2 * rng.chisquare(n - dim, n_draws)
+        gram[:, k] = xtx / n
+        xy[:, k] = np.matmul(np.linalg.cholesky(xtx), a[:, :, None])[:, :, 0] / n
+        yy[:, k] = (np.einsum("ti,ti->t", a, a) + rest) / n
+    return RidgeData(gram, xy, yy, None, None)
 
 
 def _ridge_round(model, w, data0, copy0, maps, maps_c):

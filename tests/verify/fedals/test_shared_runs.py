@@ -1,4 +1,5 @@
-"""Claims that repeat a run share it (verify.fedals.mlp_cells, released_code, thm4_3.eq56):
+"""Claims that repeat a run share it (verify.fedals.mlp_cells, released_code, thm4_3.eq56,
+thm4_1.iid_discussion):
 their rows are bit for bit the same whether the run is computed by the claim itself, read
 from the run store after another claim computed it in another process, or computed with no
 store at all; and a shared run is computed once."""
@@ -26,7 +27,9 @@ PAIRS = [("fedals.table2.interior_optimum", "fedals.v9.gap_falls_with_alpha", SM
          ("fedals.def7.literal_is_degenerate", "fedals.thm43.gap_falls_with_tau",
           dict(n_draws=30, local_steps=[1, 2, 5])),
          ("fedals.thm43.literal_equals_round_gap", "fedals.thm43.per_round_bound",
-          dict(n_draws=30, local_steps=[1, 5]))]
+          dict(n_draws=30, local_steps=[1, 5])),
+         ("fedals.d1.inverse_square_slope", "fedals.d1.sole_iid_term",
+          dict(n_draws=30, n_clients=[2, 4]))]
 
 
 def _row(claim_id, overrides):

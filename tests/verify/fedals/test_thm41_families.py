@@ -137,3 +137,31 @@ def test_the_compiled_round_gives_the_numbers_of_one_round_batch():
     for name in ref._fields:
         np.testing.assert_allclose(getattr(got, name), getattr(ref, name), rtol=0,
                                    atol=1e-12, err_msg=name)
+
+
+def test_noise_statistics_by_their_sufficient_statistics_are_the_qr_identity():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((9, instances.DIM))
+    e = rng.standard_normal(9)
+    q, r = np.linalg.qr(X)
+    q, r = q * np.sign(np.diag(r)), r * np.sign(np.diag(r))[:, None]   # positive diagonal
+    a = q.T @ e
+    np.testing.assert_allclose(np.linalg.cholesky(X.T @ X), r.T, atol=1e-12)
+    np.testing.assert_allclose(r.T @ a, X.T @ e, atol=1e-12)
+    np.testing.assert_allclose(a @ a + np.sum((e - q @ a) ** 2), e @ e, rtol=1e-12)
+
+
+def test_noise_statistics_have_the_law_of_sampled_noise():
+    T, n, d = 40000, 8, instances.DIM
+    stats = instances._noise_moments(np.random.default_rng(6), T, [n, 12], 2, d)
+    assert stats.gram.shape == (T, 2, d, d) and stats.xy.shape == (T, 2, d)
+    yy, xy2 = stats.yy[:, 0], n * stats.xy[:, 0, 0] ** 2
+    # E e'e/n = sigma^2, Var = 2 sigma^4 / n; E n xy_0^2 = sigma^2 E gram_00 = sigma^2 / d
+    assert abs(yy.mean() - instances.NOISE_SD ** 2) < 5 * np.sqrt(2.0 / n / T)
+    # e'e/n = sigma^2 chi^2_n / n: 4th central moment 12 n (n + 4) sigma^8 / n^4, so the SE of
+    # the sample variance is sqrt((mu_4 - var^2) / T)
+    var, mu4 = 2 * instances.NOISE_SD ** 4 / n, 12 * n * (n + 4) * instances.NOISE_SD ** 8 / n ** 4
+    assert abs(yy.var() - var) < 5 * np.sqrt((mu4 - var ** 2) / T)
+    assert abs(xy2.mean() - instances.NOISE_SD ** 2 / d) < 5 * xy2.std() / np.sqrt(T)
+    with pytest.raises(ValueError, match="n_samples"):
+        instances._noise_moments(np.random.default_rng(0), 3, d, 1, d)

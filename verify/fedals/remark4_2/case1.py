@@ -35,7 +35,7 @@ def _draws(rng, *, n_clients, n_participants, zeta, lam, n_samples, n_draws, chu
         m = min(chunk, n_draws - start)
         counts = rng.multinomial(n_participants, weights, size=m)      # the participant plan
         w = counts / n_participants                                     # merged weights
-        data = model.sample(rng, m, n_samples)
+        data = model.sample(rng, m, n_samples, keep_samples=False)      # statistics only
         local = model.erm(data)
         avg = np.broadcast_to(np.einsum("tk,tki->ti", w, local)[:, None, :], local.shape)
         star = np.broadcast_to(ref, local.shape)

@@ -23,7 +23,7 @@ def _participation_gap(rng, n_clients, n_participants, zeta, lam, n_samples, n_d
                        NOISE_SD, lam)
     keys = rng.random((n_draws, n_clients))
     members = np.argsort(keys, axis=1)[:, :n_participants]        # the participation plan
-    data = model.sample(rng, n_draws, n_samples)
+    data = model.sample(rng, n_draws, n_samples, keep_samples=False)   # statistics only
     local = model.erm(data)
     avg = np.take_along_axis(local, members[..., None], axis=1).mean(axis=1)
     risks = model.population_risk(np.broadcast_to(avg[:, None, :], local.shape))
@@ -107,7 +107,7 @@ def _case2_terms(rng, n_clients, n_participants, zeta, lam, n_samples, n_draws, 
     for start in range(0, n_draws, chunk):
         m = min(chunk, n_draws - start)
         members = np.argsort(rng.random((m, n_clients)), axis=1)[:, :n_participants]
-        data = model.sample(rng, m, n_samples)
+        data = model.sample(rng, m, n_samples, keep_samples=False)      # statistics only
         local = model.erm(data)
         avg = np.take_along_axis(local, members[..., None], axis=1).mean(axis=1)
         avg_b = np.broadcast_to(avg[:, None, :], local.shape)

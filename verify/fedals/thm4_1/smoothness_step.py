@@ -30,7 +30,8 @@ def _slack_errors(rng, n_clients, n_samples, lam, n_draws):
     model = RidgeModel(client_optima(rng, rng.standard_normal(DIM), n_clients, 1.0),
                        NOISE_SD, lam)
     w = client_weights(rng, n_clients, "uniform")
-    data, copy = model.sample(rng, n_draws, n_samples), model.sample(rng, n_draws, n_samples)
+    data = model.sample(rng, n_draws, n_samples, keep_samples=False)     # statistics only
+    copy = model.sample(rng, n_draws, n_samples, keep_samples=False)
     theta, theta_c = model.erm(data), model.erm(copy)
     dr = one_round_batch(model, w, data, copy, theta, theta_c, local_is_erm=True)
     v = w[None, :, None] * (theta - theta_c)  # theta_hat - theta_hat^(k), client k's part

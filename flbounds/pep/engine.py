@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import anchored_minimizer, minimizer, origin
+from .certify_quadratic import client_functions as _functions
 from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .measures import made_leaves
@@ -71,25 +72,6 @@ class State:
         return State({k: v - other.server[k] for k, v in self.server.items()},
                      [{k: v - o[k] for k, v in c.items()}
                       for c, o in zip(self.clients, other.clients, strict=True)])
-
-
-def _functions(problem, setting):
-    from PEPit.functions import (
-        SmoothFunction,
-        SmoothStronglyConvexFunction,
-        SmoothStronglyConvexQuadraticFunction,
-    )
-
-    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
-           "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
-    def kw(i):
-        mu, L = setting.constants(i)
-        return dict(L=L) if cls is SmoothFunction else dict(mu=mu, L=L)
-
-    n = setting.n_clients
-    if setting.identical:
-        return [problem.declare_function(cls, **kw(0))] * n
-    return [problem.declare_function(cls, **kw(i)) for i in range(n)]
 
 
 #: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
@@ -195,7 +177,7 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     law = law_of(participation, setting.n_clients)
     problem = PEP()
-    funcs = _functions(problem, setting)
+    funcs = _functions(problem, setting, about=measure.runs == 1)
     runs = None
     if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
         star, runs = None, ([], [])
@@ -232,9 +214,8 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     ----------
     round_ : Round or Mixture
         A :class:`~.describe.Mixture` is a round drawn at random (SAFARI's coin): each
-        branch runs under its own participation law, and the expectation is the
-        probability-weighted sum of the branches' exact ones
-        (:func:`.scenarios.mixture_worst_case`, the same SDP and result).
+        branch under its own participation law, the expectation the probability-weighted
+        sum of the branches' (:func:`.scenarios.mixture_worst_case`, same SDP and result).
     setting : Setting
     measure : Measure
     participation : None, bool vector, process or sampler
@@ -243,12 +224,10 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     printed : float, optional
         A printed rate to report beside the worst case.
     certified : bool
-        Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
-        solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
-        ``gap`` the bracket width; two runs: :mod:`.certify_tworuns`; x* not shared:
-        :func:`.certify.certified_star`). Needs :func:`certifiable`. Without it, that bound
-        is still the fallback when no solve is accurate and :func:`certifiable` holds
-        (:func:`solve_built`).
+        Accept the rigorous upper bound rebuilt from the solver's multipliers (status
+        ``certified (...)``, ``gap`` the bracket width; routes: :func:`certified_solve`).
+        Needs :func:`certifiable`. Without it, that bound is still the fallback when no
+        solve is accurate and :func:`certifiable` holds (:func:`solve_built`).
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
         class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
@@ -293,12 +272,11 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
-    r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds`` and one
-    ``mu`` and ``L`` for all clients, either sharing :math:`x^\star` (or identical) over an
-    L-smooth class (:func:`certifiable_shared`), or over the quadratic class with ``mu > 0``,
-    :math:`x^\star` not shared and ``star_bounds`` (:func:`.certify.certified_star`); or a
-    two-run measure (:mod:`.certify_tworuns`; the quadratic class with its stationary points
-    pinned).
+    r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
+    quadratics pinned), or a one-run measure with ``bounds``, one ``mu`` and ``L`` for all
+    clients, sharing :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class
+    with ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
+    (:mod:`.certify_quadratic`).
 
     Parameters
     ----------
@@ -316,19 +294,17 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
 
 def certifiable_shared(setting: Setting, measure: Measure) -> bool:
     r"""Whether the shared-minimizer certificate (:func:`.certify.solve_certified`) applies: a
-    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), an
-    L-smooth class (strongly convex or not; :func:`.certify.leaf_bounds`; quadratic with
-    ``mu > 0``: :mod:`.certify_lmi`), one ``mu`` and ``L`` for all clients."""
+    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), one
+    ``mu`` and ``L`` for all (any L-smooth class: :func:`.certify.leaf_bounds`)."""
     return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
-            and bool(setting.common_minimizer or setting.identical)
-            and (setting.function_class != "quadratic" or setting.mu > 0))
+            and bool(setting.common_minimizer or setting.identical))
 
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
     return (measure.runs == 1 and measure.bounds is not None
             and measure.star_bounds is not None and not setting.per_client
-            and setting.function_class == "quadratic" and setting.mu > 0
+            and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 
 
@@ -363,8 +339,10 @@ def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
 
 def certified_solve(round_: Round, setting: Setting, measure: Measure, participation=None, *,
                     alternatives=()):
-    """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
-    ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
+    """The certified bound of the described round (see :func:`worst_case`): two runs,
+    :func:`.certify_tworuns.solve_two_runs`; x* not shared, :func:`.certify.certified_star`;
+    else :func:`.certify.solve_certified` (``alternatives`` as there). Returns
+    ``(SolveInfo, ParticipationLaw)``."""
     from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
     from .certify_tworuns import solve_two_runs
@@ -389,8 +367,8 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
                          "two runs")
     elif not certifiable_shared(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "of one mu and L (mu > 0 in the quadratic class), or over the "
-                         "quadratic class with mu > 0 a measure with star_bounds")
+                         "of one mu and L, or over the quadratic class a measure with "
+                         "star_bounds")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]

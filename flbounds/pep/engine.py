@@ -24,7 +24,7 @@ from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .measures import made_leaves
 from .result import WorstCase, make_result
-from .sdp import solve_first
+from .sdp import PEPSolveError, solve_first
 
 
 class Star:
@@ -178,7 +178,7 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     law = law_of(participation, setting.n_clients)
     problem = PEP()
     funcs = _functions(problem, setting, about=measure.runs == 1)
-    runs = None
+    runs = other = None
     if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
         star, runs = None, ([], [])
         start, other = made_leaves(runs[0], lambda: initial_state(round_, funcs)), \
@@ -194,7 +194,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         star_after = star.wrapped(lambda p: RandomPoint({(): p}))
         metric = measure.value(next_state(round_, funcs, start), star_after)
     problem.set_performance_metric(expectation(metric, law))
-    return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs)
+    return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs,
+                         other=other)
 
 
 #: said in :func:`worst_case`'s docstring and left out of the package-level one (entry.py)
@@ -257,11 +258,21 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
         return worst_case_symmetric(round_, setting, measure, participation, classes=classes,
                                     printed=printed, certified=certified)
-    if certified:
-        info, law = certified_solve(round_, setting, measure, participation)
-    else:
-        problem, parts = build(round_, setting, measure, participation)
-        info, law = solve_built(problem, round_, setting, measure, participation), parts["law"]
+    try:
+        if certified:
+            info, law = certified_solve(round_, setting, measure, participation)
+        else:
+            problem, parts = build(round_, setting, measure, participation)
+            info, law = solve_built(problem, round_, setting, measure, participation), \
+                parts["law"]
+    except PEPSolveError as exc:     # unbounded, or a solver failure: said which
+        from .certify_unbounded import unbounded_witness
+
+        why = unbounded_witness(lambda: build(round_, setting, measure, participation),
+                                measure) if "unbounded" in str(exc) else None
+        if why is None:
+            raise
+        raise PEPSolveError(f"{why} | {exc}") from exc
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,

@@ -165,7 +165,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     (PEPit.PEP, dict)
         The problem and its description (``law``: the :class:`~.expect.ParticipationLaw`,
         ``funcs``, ``start``: the initial :class:`State`, ``star``; ``runs``: two runs' leaf
-        points, each run's in the order made, else None).
+        points, each run's in the order made, and ``other``: the second run's start, else
+        None).
     """
     from PEPit import PEP
 

@@ -47,8 +47,9 @@ it cannot be pinned as translations and constants are. A rigorous bound there ne
 multipliers that are exactly dual feasible on that direction: :mod:`.certify_tworuns` (the
 equalities made exact in rationals, a margin on the bounded coordinates), which
 :func:`certified_reduced` uses for two runs, the reduced form's leaves (class means and
-deviations) paired between the runs as the direct form's are; :func:`margin_certifiable` is
-False for two runs.
+deviations) paired between the runs as the direct form's are (over the quadratic class, its
+stationary class vectors pinned: :func:`.certify_tworuns.pin_stationary`);
+:func:`margin_certifiable` is False for two runs.
 
 Rounding, acceptance and the bracket are :mod:`.certify_margin`'s. The bound is one on the
 reduced PEP's value, the worst case over the N clients (:mod:`.symmetric`).
@@ -142,7 +143,7 @@ def reduced_certifiable(setting: Setting, measure: Measure) -> bool:
     bool
     """
     return certifiable_symmetric(setting, measure) or margin_certifiable(setting, measure) \
-        or (measure.runs == 2 and setting.function_class != "quadratic")
+        or measure.runs == 2
 
 
 def certified_reduced(build, setting: Setting, measure: Measure):
@@ -163,8 +164,7 @@ def certified_reduced(build, setting: Setting, measure: Measure):
     Raises
     ------
     ValueError
-        Naming ``setting`` (quadratic class without a shared minimizer or with two runs,
-        identical clients).
+        Naming ``setting`` (quadratic class without a shared minimizer, identical clients).
     PEPSolveError
         When no certificate is found.
     """
@@ -181,11 +181,9 @@ def certified_reduced(build, setting: Setting, measure: Measure):
 
 def _two_runs(build, setting):
     """:func:`.certify_tworuns.solve_two_runs` on the reduced PEP (its runs' class vectors
-    paired leaf by leaf, as in the direct form)."""
+    paired leaf by leaf, as in the direct form; quadratics pinned)."""
     from .certify_tworuns import solve_two_runs
 
-    if setting.function_class == "quadratic":
-        raise ValueError("setting: two runs over the quadratic class have no certified bound")
     kept = {}
 
     def built():

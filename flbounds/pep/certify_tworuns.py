@@ -74,6 +74,14 @@ starts at a stationary point of every client (its start is the origin), so all i
 are 0 on the feasible set, :math:`\operatorname{tr} G` is bounded and the plain margin
 certificate of :mod:`.certify_margin` applies, the LMI multipliers made PSD as in
 :mod:`.certify_lmi`; each client's anchor is its stationary point, of value 0.
+
+In the symmetric form (:func:`.symmetric.build_symmetric`) each class's stationary point is
+a class vector (a mean plus a deviation) and is pinned the same way: the shift is made
+client by client, so it maps class-symmetric instances to class-symmetric ones and the
+reduced PEP with its stationary vectors at 0 has the reduced PEP's value (checked against
+the direct form in ``tests/flbounds/pep/test_certify_tworuns_symmetric_quadratic.py``). The
+stationary leaf PEPit made, replaced by the class vector, is unused: the margin leaves it out
+(:func:`.certify_lmi.unused_leaves`), else the regularised PEP is unbounded along it.
 """
 
 from __future__ import annotations
@@ -365,13 +373,15 @@ def _pinned(problem, parts, sigma):
     """The certified solve of a two-run PEP over the quadratic class at the margin ``sigma``:
     its stationary points pinned (:func:`pin_stationary`), then
     :func:`.certify_margin.solve_margin`'s certificate."""
+    from .certify_lmi import unused_leaves
     from .certify_margin import _margin, regularized, value_growth
 
     metric = problem.list_of_performance_metrics[0]
     fixed = pin_stationary(problem)
     funcs = list({id(f): f for f in parts["funcs"]}.values())
     growth = value_growth(funcs, float(max(f.L for f in funcs)), fixed)
-    problem.list_of_performance_metrics = [regularized(metric, sigma)]
+    skip = unused_leaves(problem, funcs)    # the reduced form's replaced stationary leaves
+    problem.list_of_performance_metrics = [regularized(metric, sigma, skip)]
     how = [("certified-pinned-margin", {"sigma": sigma, "rounding": ROUNDING})]
     return reused(problem, lambda: _margin(problem, metric, growth), solvers=how)
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import anchored_minimizer, minimizer, origin
+from .certify_quadratic import client_functions as _functions
 from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
 from .measures import made_leaves
 from .result import WorstCase, make_result
-from .sdp import solve_first
+from .sdp import PEPSolveError, solve_first
 
 
 class Star:
@@ -71,25 +72,6 @@ class State:
         return State({k: v - other.server[k] for k, v in self.server.items()},
                      [{k: v - o[k] for k, v in c.items()}
                       for c, o in zip(self.clients, other.clients, strict=True)])
-
-
-def _functions(problem, setting):
-    from PEPit.functions import (
-        SmoothFunction,
-        SmoothStronglyConvexFunction,
-        SmoothStronglyConvexQuadraticFunction,
-    )
-
-    cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
-           "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
-    def kw(i):
-        mu, L = setting.constants(i)
-        return dict(L=L) if cls is SmoothFunction else dict(mu=mu, L=L)
-
-    n = setting.n_clients
-    if setting.identical:
-        return [problem.declare_function(cls, **kw(0))] * n
-    return [problem.declare_function(cls, **kw(i)) for i in range(n)]
 
 
 #: equivalent placements of a minimizer that is not shared (:mod:`.anchor`)
@@ -183,7 +165,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     (PEPit.PEP, dict)
         The problem and its description (``law``: the :class:`~.expect.ParticipationLaw`,
         ``funcs``, ``start``: the initial :class:`State`, ``star``; ``runs``: two runs' leaf
-        points, each run's in the order made, else None).
+        points, each run's in the order made, and ``other``: the second run's start, else
+        None).
     """
     from PEPit import PEP
 
@@ -195,8 +178,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     law = law_of(participation, setting.n_clients)
     problem = PEP()
-    funcs = _functions(problem, setting)
-    runs = None
+    funcs = _functions(problem, setting, about=measure.runs == 1)
+    runs = other = None
     if measure.runs == 2:   # runs: each run's new leaves, in order (.certify_tworuns)
         star, runs = None, ([], [])
         start, other = made_leaves(runs[0], lambda: initial_state(round_, funcs)), \
@@ -212,7 +195,8 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
         star_after = star.wrapped(lambda p: RandomPoint({(): p}))
         metric = measure.value(next_state(round_, funcs, start), star_after)
     problem.set_performance_metric(expectation(metric, law))
-    return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs)
+    return problem, dict(law=law, funcs=funcs, start=start, star=star, runs=runs,
+                         other=other)
 
 
 #: said in :func:`worst_case`'s docstring and left out of the package-level one (entry.py)
@@ -232,9 +216,8 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     ----------
     round_ : Round or Mixture
         A :class:`~.describe.Mixture` is a round drawn at random (SAFARI's coin): each
-        branch runs under its own participation law, and the expectation is the
-        probability-weighted sum of the branches' exact ones
-        (:func:`.scenarios.mixture_worst_case`, the same SDP and result).
+        branch under its own participation law, the expectation the probability-weighted
+        sum of the branches' (:func:`.scenarios.mixture_worst_case`, same SDP and result).
     setting : Setting
     measure : Measure
     participation : None, bool vector, process or sampler
@@ -243,12 +226,10 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     printed : float, optional
         A printed rate to report beside the worst case.
     certified : bool
-        Accept, when no solve is accurate, the rigorous upper bound rebuilt from the
-        solver's multipliers (:func:`.certify.solve_certified`; status ``certified (...)``,
-        ``gap`` the bracket width; two runs: :mod:`.certify_tworuns`; x* not shared:
-        :func:`.certify.certified_star`). Needs :func:`certifiable`. Without it, that bound
-        is still the fallback when no solve is accurate and :func:`certifiable` holds
-        (:func:`solve_built`).
+        Accept the rigorous upper bound rebuilt from the solver's multipliers (status
+        ``certified (...)``, ``gap`` the bracket width; routes: :func:`certified_solve`).
+        Needs :func:`certifiable`. Without it, that bound is still the fallback when no
+        solve is accurate and :func:`certifiable` holds (:func:`solve_built`).
     classes : partition of the clients, optional
         Symmetry classes of interchangeable clients: the SDP then has one representative per
         class and its size does not grow with N (:func:`.symmetric.worst_case_symmetric`,
@@ -278,11 +259,21 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
         return worst_case_symmetric(round_, setting, measure, participation, classes=classes,
                                     printed=printed, certified=certified)
-    if certified:
-        info, law = certified_solve(round_, setting, measure, participation)
-    else:
-        problem, parts = build(round_, setting, measure, participation)
-        info, law = solve_built(problem, round_, setting, measure, participation), parts["law"]
+    try:
+        if certified:
+            info, law = certified_solve(round_, setting, measure, participation)
+        else:
+            problem, parts = build(round_, setting, measure, participation)
+            info, law = solve_built(problem, round_, setting, measure, participation), \
+                parts["law"]
+    except PEPSolveError as exc:     # unbounded, or a solver failure: said which
+        from .certify_unbounded import unbounded_witness
+
+        why = unbounded_witness(lambda: build(round_, setting, measure, participation),
+                                measure) if "unbounded" in str(exc) else None
+        if why is None:
+            raise
+        raise PEPSolveError(f"{why} | {exc}") from exc
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,
@@ -293,12 +284,11 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
-    r"""Whether :func:`certified_solve` applies: a one-run measure with ``bounds`` and one
-    ``mu`` and ``L`` for all clients, either sharing :math:`x^\star` (or identical) over an
-    L-smooth class (:func:`certifiable_shared`), or over the quadratic class with ``mu > 0``,
-    :math:`x^\star` not shared and ``star_bounds`` (:func:`.certify.certified_star`); or a
-    two-run measure (:mod:`.certify_tworuns`; the quadratic class with its stationary points
-    pinned).
+    r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
+    quadratics pinned), or a one-run measure with ``bounds``, one ``mu`` and ``L`` for all
+    clients, sharing :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class
+    with ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
+    (:mod:`.certify_quadratic`).
 
     Parameters
     ----------
@@ -316,19 +306,17 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
 
 def certifiable_shared(setting: Setting, measure: Measure) -> bool:
     r"""Whether the shared-minimizer certificate (:func:`.certify.solve_certified`) applies: a
-    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), an
-    L-smooth class (strongly convex or not; :func:`.certify.leaf_bounds`; quadratic with
-    ``mu > 0``: :mod:`.certify_lmi`), one ``mu`` and ``L`` for all clients."""
+    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), one
+    ``mu`` and ``L`` for all (any L-smooth class: :func:`.certify.leaf_bounds`)."""
     return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
-            and bool(setting.common_minimizer or setting.identical)
-            and (setting.function_class != "quadratic" or setting.mu > 0))
+            and bool(setting.common_minimizer or setting.identical))
 
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
     return (measure.runs == 1 and measure.bounds is not None
             and measure.star_bounds is not None and not setting.per_client
-            and setting.function_class == "quadratic" and setting.mu > 0
+            and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 
 
@@ -363,8 +351,10 @@ def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
 
 def certified_solve(round_: Round, setting: Setting, measure: Measure, participation=None, *,
                     alternatives=()):
-    """:func:`.certify.solve_certified` on the described round (see :func:`worst_case`);
-    ``alternatives`` as there. Returns ``(SolveInfo, ParticipationLaw)``."""
+    """The certified bound of the described round (see :func:`worst_case`): two runs,
+    :func:`.certify_tworuns.solve_two_runs`; x* not shared, :func:`.certify.certified_star`;
+    else :func:`.certify.solve_certified` (``alternatives`` as there). Returns
+    ``(SolveInfo, ParticipationLaw)``."""
     from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
     from .certify_tworuns import solve_two_runs
@@ -389,8 +379,8 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
                          "two runs")
     elif not certifiable_shared(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "of one mu and L (mu > 0 in the quadratic class), or over the "
-                         "quadratic class with mu > 0 a measure with star_bounds")
+                         "of one mu and L, or over the quadratic class a measure with "
+                         "star_bounds")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]

@@ -218,8 +218,9 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         :func:`flbounds.pep.engine.build`).
     certified : bool
         As in :func:`flbounds.pep.engine.worst_case`: accept the certified upper bound
-        when no solve is accurate (needs :func:`flbounds.pep.engine.certifiable_shared`). Without
-        it that bound is still the fallback where it applies.
+        when no solve is accurate (needs :func:`flbounds.pep.engine.certifiable`; x* not
+        shared: :func:`flbounds.pep.certify.certified_star`). Without it that bound is still
+        the fallback where it applies.
 
     Returns
     -------
@@ -227,16 +228,16 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         The checked solve (:func:`flbounds.pep.sdp.solve`, or the certified bound) with the
         branches in ``params``.
     """
-    from .certify import solve_certified
+    from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
-    from .engine import certifiable_shared
+    from .engine import _star_route, certifiable
     from .result import make_result
     from .sdp import solve_first
 
     _check_one_run(setting, measure)
-    if certified and not certifiable_shared(setting, measure):
+    if certified and not certifiable(setting, measure):
         raise ValueError("certified: a certified solve needs a measure with bounds and clients "
-                         "sharing x* (or identical), mu > 0 in the quadratic class")
+                         "sharing x* (or identical), or over the quadratic class star_bounds")
     problem, parts = build_mixture(program, setting, measure, form=form)
 
     def certificate():
@@ -245,9 +246,12 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
             funcs = list({id(f): f for f in parts["funcs"]}.values())
             return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
 
+        if _star_route(setting, measure):   # x* not shared: engine.certified_solve's route
+            return certified_star(lambda: build_mixture(program, setting, measure, form=form),
+                                  setting.L, measure)
         return solve_certified(again, setting.L)
 
-    fallback = certificate if certifiable_shared(setting, measure) else None
+    fallback = certificate if certifiable(setting, measure) else None
     info = certificate() if certified else solve_first([(lambda: problem, 1.0)],
                                                        certified=fallback)
     return make_result(info, printed=printed, metric=measure.label, params=dict(

@@ -346,9 +346,9 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         solver's multipliers (status ``certified (...)``, ``gap`` the bracket width): from
         a-priori bounds (:mod:`.certify_symmetric`) for a measure with ``bounds`` and
         clients sharing :math:`x^\star`, else from multipliers with a margin
-        (:mod:`.certify_symmargin`: any one-run measure whose feasible set is bounded). Not
-        for two runs, nor the quadratic class without a shared minimizer. Without it, that bound
-        is still the fallback when no solve is accurate.
+        (:mod:`.certify_symmargin`: any one-run measure whose feasible set is bounded); two
+        runs: :mod:`.certify_tworuns` (quadratics pinned). Without it, that bound is still
+        the fallback when no solve is accurate.
 
     Returns
     -------

@@ -153,12 +153,21 @@ def test_the_weights_are_psd_in_float64_and_bad_duals_are_named(no_store):
         psd_weights(problem, [np.full((2, 2), np.nan)] * len(solver_lmi_duals(problem)))
 
 
-def test_a_quadratic_class_with_mu_zero_has_no_a_priori_certificate():
-    setting = pep.Setting(3, 0.0, 2.0, function_class="quadratic", common_minimizer=True)
-    assert not engine.certifiable(setting, pep.distance())
+def test_pepit_quadratic_class_with_mu_zero_has_no_a_priori_bound():
+    """PEPit's class at mu = 0 leaves its stationary point unbounded (refused here); the
+    engine declares that class about a point instead (test_certify_quadratic.py)."""
+    from PEPit import PEP
+    from PEPit.functions import SmoothStronglyConvexQuadraticFunction
+
+    from flbounds.pep.anchor import anchored_minimizer
+
+    problem = PEP()
+    f = problem.declare_function(SmoothStronglyConvexQuadraticFunction, mu=0.0, L=2.0)
+    anchored_minimizer([f], common=True)
     with pytest.raises(ValueError, match="setting"):
-        pep.worst_case(pep.fedavg_round(3, 0.2), setting, pep.distance(),
-                       Bernoulli([0.3, 0.5, 0.7]), certified=True)
+        stationary_bounds([f], {})
+    setting = pep.Setting(3, 0.0, 2.0, function_class="quadratic", common_minimizer=True)
+    assert engine.certifiable(setting, pep.distance())
 
 
 def test_the_dual_residual_of_lmi_problems_is_the_true_one(no_store):

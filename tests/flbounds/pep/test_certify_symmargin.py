@@ -135,9 +135,7 @@ def test_where_no_certificate_applies_the_argument_is_named():
     round_, setting, _, law = _case("fedavg")
     with pytest.raises(ValueError, match="measure"):         # two runs: certify_tworuns
         certified_symmetric_margin(lambda: None, setting, pep.two_runs())
-    with pytest.raises(ValueError, match="setting"):         # two runs, extra LMIs
-        pep.worst_case(round_, pep.Setting(6, 1.0, 2.0, function_class="quadratic"),
-                       pep.two_runs(), law, classes=GROUPS, certified=True)
+    # two runs over the quadratic class: pinned (test_certify_tworuns_symmetric_quadratic.py)
     identical = pep.Setting(6, 1.0, 2.0, identical=True)
     with pytest.raises(ValueError, match="setting"):         # (quadratic: test_certify_lmi)
         certified_symmetric_margin(lambda: None, identical, HETEROGENEITY)

@@ -122,16 +122,13 @@ def test_any_multipliers_give_a_bound_above_the_value(no_store, factor):
 
 
 def test_where_no_certificate_applies_the_argument_is_named():
-    """Two runs over the quadratic class and the quadratic class with mu = 0 (no number: its
-    stationary points are unbounded) have no certificate (two runs: test_certify_tworuns;
-    mu > 0: test_certify_lmi); a minimizer the
+    """The quadratic class with mu = 0 in the symmetric form (no number: its stationary
+    points are unbounded) has no certificate (two runs over the quadratic class are pinned:
+    test_certify_tworuns_symmetric_quadratic; mu > 0: test_certify_lmi); a minimizer the
     clients do not share and a proximal step go to the margin certificate
     (test_certify_symmargin)."""
     groups, p = _classes(4)
     law, round_ = Bernoulli(p), pep.fedavg_round(1, 0.2)
-    with pytest.raises(ValueError, match="setting"):        # two runs: quadratic only
-        pep.worst_case(round_, pep.Setting(4, 1.0, 2.0, function_class="quadratic"),
-                       pep.two_runs(), law, classes=groups, certified=True)
     with pytest.raises(sdp.PEPSolveError):      # mu = 0: x_s unbounded, no margin either
         pep.worst_case(round_, pep.Setting(4, 0.0, 2.0, function_class="quadratic",
                                            common_minimizer=True), pep.distance(), law,

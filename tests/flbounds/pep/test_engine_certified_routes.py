@@ -48,7 +48,7 @@ def test_the_routes_are_certifiable():
     assert engine.certifiable(QUADRATIC, BUDGET)
     assert engine.certifiable(QUADRATIC, pep.two_runs())
     assert not engine.certifiable(QUADRATIC, NO_STAR)
-    assert not engine.certifiable(pep.Setting(3, 0.0, 2.0, function_class="quadratic"), BUDGET)
+    assert engine.certifiable(pep.Setting(3, 0.0, 2.0, function_class="quadratic"), BUDGET)
     assert not engine.certifiable_shared(QUADRATIC, BUDGET)
 
 

@@ -204,9 +204,6 @@ def test_other_bad_input_names_its_argument():
         pep.worst_case(pep.Round("prox", pep.local_custom(_raw_prox), {"delta": "uniform"},
                                  pep.server_model_step()), setting, pep.distance(), law,
                        classes=groups)
-    with pytest.raises(ValueError, match="setting"):    # two runs, quadratic: no certificate
-        pep.worst_case(round_, pep.Setting(4, 1.0, 2.0, function_class="quadratic"),
-                       pep.two_runs(), law, classes=groups, certified=True)
 
 
 def test_the_witness_replays_the_worst_case_at_n_100():

@@ -101,7 +101,7 @@ def cor2_rate(*, rng, rounds, n_seeds, n_boot):
        statement="With eta_bar = 2 log R / R, L = 2 > mu = 1/2, identical clients and noise, "
                  "E||x_R - x*||^2 is at most Theorem 5's bound O(log R / R) at every R.",
        quick=dict(rounds=[1000, 3000, 10000], n_seeds=96),
-       full=dict(rounds=[1000, 3000, 10000, 30000], n_seeds=100))
+       full=dict(rounds=[1000, 3000, 10000, 30000], n_seeds=50))
 def cor2_rate_anisotropic(*, rng, rounds, n_seeds):
     """The L > mu companion of safari.cor2.rate, on the anisotropic instance of
     :mod:`verify.safari.thm5.anisotropic` (q = 0.5, m = 3 of 6, K = 5): eta_s = eta_bar
@@ -109,8 +109,9 @@ def cor2_rate_anisotropic(*, rng, rounds, n_seeds):
     linear q-condition holds at every round (the printed G_3 coefficient is below 2/(L mu)
     for eta_s <= 0.03; R = 1000 gives eta_s = 0.017). Applicability requires the linear form
     on every round of every seed. Gate: Theorem 5's bound per R, 4 MC SEs (Holm). Size and
-    power (full): 100 seeds per R; 200 seeds left the bound's margin at 9 to 29 tolerances,
-    and 100 (1.4 times the tolerance) leave over 7 at every R."""
+    power (full): 50 seeds per R; 200 seeds left the bound's margin at 9 to 29 tolerances,
+    100 at 7.5 to 18, and 50 (tolerance 8-14% of the bound, means at 9-20% of it) leave
+    5.5 to 11 at every R: a mean above the bound by 15% of it would still be rejected."""
     prob = anisotropic_problem(False)
     L, mu = prob.L, prob.mu
     means, ses, bounds, instances, shares = [], [], [], [], []

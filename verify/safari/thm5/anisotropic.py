@@ -143,7 +143,7 @@ HETERO_STREAM = "safari.thm5.anisotropic_heterogeneous"
        statement="With L = 2 > mu = 1/2, heterogeneous clients (sigma_G^2 = 0.34), noise and "
                  "unbiased uniform participation, E||x_R - x*||^2 <= (1 - eta_bar)^R "
                  "||x_0 - x*||^2 + delta_bar provided the per-round q-condition holds.",
-       quick=dict(qs=[0.2, 0.8], steps=[0.05, 0.01], n_rounds=1500, n_seeds=64),
+       quick=dict(qs=[0.2, 0.8], steps=[0.05, 0.01], n_rounds=1500, n_seeds=8),
        full=dict(qs=[0.05, 0.2, 0.5, 0.8], steps=[0.1, 0.05, 0.01], n_rounds=6000,
                  n_seeds=40))
 def anisotropic_heterogeneous(*, rng, qs, steps, n_rounds, n_seeds):

@@ -161,7 +161,7 @@ def _batch_means(values, n_batches=N_BATCHES):
        quick=dict(qs=[0.5, 0.8, 1.0], steps=[0.02, 0.005], n_rounds=8000, burn_in=3000,
                   n_seeds=4),
        full=dict(qs=[0.2, 0.5, 0.8, 1.0], steps=[0.02, 0.01, 0.005, 0.002], n_rounds=30000,
-                 burn_in=5000, n_seeds=20))
+                 burn_in=5000, n_seeds=10))
 def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     """The update is affine with zero-mean noise, so E x_r follows the expected map exactly and
     converges to xbar = [q(I - Mbar) + (1-q) eta_s Abar]^{-1}(q cbar + (1-q) eta_s bbar).
@@ -170,14 +170,16 @@ def biased_limit(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     longer than the correlation time, so the batch means are nearly independent). The floors
     (measured, closed form, first-order (2q/(1+q))^2) are reported in details.
 
-    Size and power (full): 20 seeds of 30,000 rounds, the first 5,000 dropped (the transient
+    Size and power (full): 10 seeds of 30,000 rounds, the first 5,000 dropped (the transient
     from x0 decays at least like (1 - 1/60)^r, below 1e-36 by then), so each batch mean
-    averages 2,500 rounds (over 40 correlation times). The tolerance (4.6 SEs, Holm over the
-    16 cells) is then at most 0.004 (measured 0.0014-0.0039 for q < 1, 1e-4 at q = 1), while
-    the limits the claim tells apart are at least 0.11 from xbar_1: x*_1 = 0 (xbar_1 >= 0.33,
-    at q = 0.2) and the participants' optimum c_D = 1 (1 - xbar_1 >= 0.11 for q <= 0.8); a
-    run converging to either misses by over 25 tolerances. (100,000 rounds with 20,000
-    dropped gave 0.0008-0.0021 for the same conclusion at 3.3 times the CPU.)"""
+    averages 2,500 rounds (over 40 correlation times) and each cell's SE comes from 100 batch
+    means. The tolerance (4.6 SEs, Holm over the 16 cells) is then at most 0.0061 (measured
+    0.0021-0.0061 for q < 1, 1e-4 at q = 1; 20 seeds gave 0.0014-0.0039), while the limits
+    the claim tells apart are at least 0.11 from xbar_1: x*_1 = 0 (xbar_1 >= 0.33, at
+    q = 0.2) and the participants' optimum c_D = 1 (1 - xbar_1 >= 0.11 for q <= 0.8); a run
+    converging to either misses by over 18 tolerances (over 25 with 20 seeds, at twice the
+    CPU). (100,000 rounds with 20,000 dropped gave 0.0008-0.0021 for the same conclusion at
+    6.6 times the CPU.)"""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
     cells = _limit_cells(shared_generator(rng, LIMIT_STREAM), prob, qs, steps, n_rounds,
@@ -237,7 +239,7 @@ def stationary_grad_norm2(prob, *, q, step_client, step_server, local_steps, n_s
                  "contrary to the O(1/sqrt(R)) reading of Cor. 1.",
        quick=dict(qs=[0.5, 0.8], steps=[0.02, 0.005], n_rounds=8000, burn_in=3000, n_seeds=4),
        full=dict(qs=[0.2, 0.5, 0.8, 1.0], steps=[0.02, 0.01, 0.005, 0.002], n_rounds=30000,
-                 burn_in=5000, n_seeds=20))
+                 burn_in=5000, n_seeds=10))
 def floor_vs_closed_form(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     """E||grad F(x)||^2 = ||grad F(E x)||^2 + tr(Abar^2 Cov x); both parts are exact here
     (:func:`stationary_grad_norm2`), so the gate is that value within 4 MC SEs from batch
@@ -246,12 +248,13 @@ def floor_vs_closed_form(*, rng, qs, steps, n_rounds, burn_in, n_seeds):
     (details): it is a property of q, not of the step; the noise part is O(eta_s).
 
     Size and power (full): the runs of safari.alg1.biased_limit, the same ones (drawn from its
-    stream, :data:`LIMIT_STREAM`, and computed once per ledger run): 20 seeds of 30,000
+    stream, :data:`LIMIT_STREAM`, and computed once per ledger run): 10 seeds of 30,000
     rounds, 5,000 dropped, 10 batch means of 2,500 rounds per seed. The tolerance (4.6 SEs,
-    Holm over 16 cells) is at most 0.005 (measured 0.0022-0.0041 for q < 1), against a floor
-    of at least 0.11 (q = 0.2) at every eta_s: a floor vanishing with the step would miss the
-    exact value by over 20 tolerances at eta_s = 0.002. (100,000 rounds with 20,000 dropped
-    gave 0.0012-0.0021 at 3.3 times the CPU.)"""
+    Holm over 16 cells) is at most 0.0055 (measured 0.0028-0.0055 for q < 1; 20 seeds gave
+    0.0021-0.0038), against a floor of at least 0.11 (q = 0.2) at every eta_s: a floor
+    vanishing with the step would miss the exact value by over 20 tolerances at
+    eta_s = 0.002. (100,000 rounds with 20,000 dropped gave 0.0012-0.0021 at 6.6 times the
+    CPU.)"""
     prob = two_group_problem()
     measured, theory, ses, rows = [], [], [], []
     cells = _limit_cells(shared_generator(rng, LIMIT_STREAM), prob, qs, steps, n_rounds,

@@ -30,11 +30,14 @@ ELIGIBLE = np.arange(N_EXCLUDED, N_CLIENTS)
 
 
 def run_seed(rng, problem, *, n_rounds, q, step_server, step_client, x0, eligible=ELIGIBLE,
-             n_sampled=N_SAMPLED, local_steps=LOCAL_STEPS, sigma=SIGMA, sigma_s=SIGMA_S):
-    """One SAFARI run on ``problem`` with a fresh plan from ``rng``."""
-    plan = safari_plan(rng, n_rounds=n_rounds, q=q, eligible=eligible, n_sampled=n_sampled,
-                       local_steps=local_steps, dim=problem.dim, client_noise_std=sigma,
-                       server_noise_std=sigma_s)
+             n_sampled=N_SAMPLED, local_steps=LOCAL_STEPS, sigma=SIGMA, sigma_s=SIGMA_S,
+             lean=False):
+    """One SAFARI run on ``problem`` with a fresh plan from ``rng`` (:func:`lean_plan`'s if
+    ``lean``: the same law, only the draws the run reads)."""
+    plan = (lean_plan if lean else safari_plan)(
+        rng, n_rounds=n_rounds, q=q, eligible=eligible, n_sampled=n_sampled,
+        local_steps=local_steps, dim=problem.dim, client_noise_std=sigma,
+        server_noise_std=sigma_s)
     trace = safari(problem, plan, step_client=step_client, step_server=step_server,
                    x0=np.asarray(x0, dtype=float))
     return plan, trace

@@ -247,8 +247,10 @@ def delta_bar_dominates_stationary(*, rng, qs, steps, Ks, ms, mus):
     since sigma^2 > 0); also reported, the ratio delta_bar(eta_s)/delta_bar(eta_s/2) per cell,
     which is 2 to first order (every term of delta_bar is O(eta)). Rounding tolerance 1e-12.
     Instances: one identical isotropic client f = mu ||x||^2/2 per cell (L = mu), with the
-    cell's steps and noise; the q-condition (a property of a trajectory) is not evaluated."""
-    worst, halving, instances = 0.0, [], []
+    cell's steps and noise; the q-condition (a property of a trajectory) is not evaluated.
+    An instance depends on (mu, eta_s, eta_c, K) alone, not on q or m: each distinct one is
+    built and judged once (the same table as one per cell)."""
+    worst, halving, instances = 0.0, [], {}
     for q in qs:
         for c in steps:
             for K in Ks:
@@ -265,12 +267,13 @@ def delta_bar_dominates_stationary(*, rng, qs, steps, Ks, ms, mus):
                                                 sigma2=1.0, sigma_s2=1.0, sigma_G2=0.0)
                             worst = max(worst, exact / db)
                             vals.append(db)
-                            instances.append(_stationary_instance(mu, eta_s, eta_c, K))
+                            if (key := (mu, eta_s, eta_c, K)) not in instances:
+                                instances[key] = _stationary_instance(*key)
                         halving.append(vals[0] / vals[1])
     return Evidence(measured=worst, theoretical=1.0, relation="<=",
                     tolerance=Tolerance.rounding(1e-12, "ratio of closed forms"),
                     details={"halving_ratio_range": [min(halving), max(halving)]},
-                    instance=instances)
+                    instance=list(instances.values()))
 
 
 def _stationary_instance(mu, eta_s, eta_c, K):

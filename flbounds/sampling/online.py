@@ -59,6 +59,13 @@ class Assumption51Feedback:
 
     def block(self, t0: int, t1: int) -> np.ndarray:
         """Rows :math:`\\pi_t` for t = t0..t1-1, shape (t1 - t0, N)."""
+        arrays = (self.lam, self.base, self.decay)
+        if all(a.dtype == np.float64 and a.ndim == 1 for a in arrays):
+            # the same operations in one compiled pass
+            from flbounds.kernels.waterfill import feedback_block
+            out = np.empty((t1 - t0, self.lam.size))
+            feedback_block(*(np.ascontiguousarray(a) for a in arrays), t0, out)
+            return out
         t = np.arange(t0, t1, dtype=float)[:, None]
         out = np.divide(self.decay, np.sqrt(t))     # lam * (base + decay / sqrt(t)), the same
         out += self.base                            # operations in place (one array, not

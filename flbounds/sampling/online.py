@@ -18,8 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.kernels.isp_round import isp_probabilities
+
 from .adaptive import Feedback
-from .optimal import optimal_isp_objective, optimal_isp_probabilities
+from .optimal import COMPILED_MAX_N, optimal_isp_objective, optimal_isp_probabilities
 
 PROFILES = ("lognormal", "quantile", "uniform")
 
@@ -168,10 +170,16 @@ def ftrl_full_information(feedback: Assumption51Feedback, n_rounds: int, budget:
                           gamma: float) -> FTRLTrace:
     r"""Eq. (10) with full information: :math:`p^t=\arg\min_p\sum_i(\pi^2_{1:t-1}(i)+\gamma)/p_i`
     (Lemma 5.1 with :math:`p_{\min}=0`, i.e. capped :math:`p\propto\sqrt{\cdot}`)."""
-    acc = np.zeros(feedback.n_clients)
+    n = feedback.n_clients
+    acc = np.zeros(n)
     costs, z = np.empty(n_rounds), np.empty(n_rounds)
+    scratch = (np.empty(n), np.empty(n + 1))
     for t in range(1, n_rounds + 1):
-        p = optimal_isp_probabilities(np.sqrt(acc + gamma), budget)
+        a = np.sqrt(acc + gamma)
+        if t == 1 or n > COMPILED_MAX_N:    # round 1 checks the arguments; the rounds after
+            p = optimal_isp_probabilities(a, budget)    # it call the kernel this one calls
+        else:                                           # (acc only grows: a stays valid)
+            isp_probabilities(a, float(budget), 0.0, *scratch, p)
         pi = feedback.values(t)
         costs[t - 1] = np.sum(pi * pi / p)
         z[t - 1] = budget - np.sum(p >= 1.0)

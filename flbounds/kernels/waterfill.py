@@ -132,3 +132,17 @@ def waterfill_objectives(rows, k, out):
         for i in range(n):
             acc += a[i] * a[i] / p[i]
         out[j] = acc
+
+
+@njit(cache=True, fastmath=False)
+def feedback_block(lam, base, decay, t0, out):
+    r"""``out[r] = lam * (base + decay / sqrt(t0 + r))`` (:math:`\pi_t` of Assumption 5.1
+    feedback, rounds ``t0 .. t0 + out.shape[0] - 1``) in one pass: the division, addition and
+    product of :meth:`flbounds.sampling.online.Assumption51Feedback.block`, each rounded
+    once, so the same numbers."""
+    for r in range(out.shape[0]):
+        root = math.sqrt(float(t0 + r))
+        for i in range(out.shape[1]):
+            v = decay[i] / root
+            v += base[i]
+            out[r, i] = v * lam[i]

@@ -18,8 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from flbounds.kernels.isp_round import isp_probabilities
+
 from .adaptive import Feedback
-from .optimal import optimal_isp_objective, optimal_isp_probabilities
+from .optimal import COMPILED_MAX_N, optimal_isp_objective, optimal_isp_probabilities
 
 PROFILES = ("lognormal", "quantile", "uniform")
 
@@ -59,6 +61,13 @@ class Assumption51Feedback:
 
     def block(self, t0: int, t1: int) -> np.ndarray:
         """Rows :math:`\\pi_t` for t = t0..t1-1, shape (t1 - t0, N)."""
+        arrays = (self.lam, self.base, self.decay)
+        if all(a.dtype == np.float64 and a.ndim == 1 for a in arrays):
+            # the same operations in one compiled pass
+            from flbounds.kernels.waterfill import feedback_block
+            out = np.empty((t1 - t0, self.lam.size))
+            feedback_block(*(np.ascontiguousarray(a) for a in arrays), t0, out)
+            return out
         t = np.arange(t0, t1, dtype=float)[:, None]
         out = np.divide(self.decay, np.sqrt(t))     # lam * (base + decay / sqrt(t)), the same
         out += self.base                            # operations in place (one array, not
@@ -161,10 +170,16 @@ def ftrl_full_information(feedback: Assumption51Feedback, n_rounds: int, budget:
                           gamma: float) -> FTRLTrace:
     r"""Eq. (10) with full information: :math:`p^t=\arg\min_p\sum_i(\pi^2_{1:t-1}(i)+\gamma)/p_i`
     (Lemma 5.1 with :math:`p_{\min}=0`, i.e. capped :math:`p\propto\sqrt{\cdot}`)."""
-    acc = np.zeros(feedback.n_clients)
+    n = feedback.n_clients
+    acc = np.zeros(n)
     costs, z = np.empty(n_rounds), np.empty(n_rounds)
+    scratch = (np.empty(n), np.empty(n + 1))
     for t in range(1, n_rounds + 1):
-        p = optimal_isp_probabilities(np.sqrt(acc + gamma), budget)
+        a = np.sqrt(acc + gamma)
+        if t == 1 or n > COMPILED_MAX_N:    # round 1 checks the arguments; the rounds after
+            p = optimal_isp_probabilities(a, budget)    # it call the kernel this one calls
+        else:                                           # (acc only grows: a stays valid)
+            isp_probabilities(a, float(budget), 0.0, *scratch, p)
         pi = feedback.values(t)
         costs[t - 1] = np.sum(pi * pi / p)
         z[t - 1] = budget - np.sum(p >= 1.0)

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from flbounds.kernels.isp_round import isp_probabilities
 from flbounds.ledger import Tolerance
 from flbounds.sampling import optimal_isp_probabilities
 from flbounds.sampling.online import Assumption51Feedback
+from flbounds.sampling.optimal import COMPILED_MAX_N
 
 ROUNDING = 1e-10  # relative; sums of <= 10^4 terms of magnitude <= 1/p_min
 TIE = 1e-12       # relative slack deciding "at the floor" / "at the cap"
@@ -35,6 +37,21 @@ def _terms_tolerance(scale):
                      "differenced terms per entry (the differences cancel)")
 
 
+def _waterfilled(rows, budget, p_min):
+    """:func:`optimal_isp_probabilities` of every row (the first row checks the arguments;
+    the others go to the same compiled kernel it calls, without repeating the checks)."""
+    out = np.empty(rows.shape)
+    out[0] = optimal_isp_probabilities(rows[0], budget, p_min=p_min)
+    n = rows.shape[1]
+    if n > COMPILED_MAX_N:
+        out[1:] = [optimal_isp_probabilities(a, budget, p_min=p_min) for a in rows[1:]]
+        return out
+    s, csum = np.empty(n), np.empty(n + 1)
+    for j in range(1, rows.shape[0]):
+        isp_probabilities(rows[j], float(budget), float(p_min), s, csum, out[j])
+    return out
+
+
 class FTRLPath:
     """FTRL iterates t = 1..T+1 and their water-filling structure (module docstring)."""
 
@@ -43,7 +60,7 @@ class FTRLPath:
         n_rounds, n = self.feedback.shape
         acc = np.vstack([np.zeros(n), np.cumsum(self.feedback**2, axis=0)])   # (T+1, N)
         self.a = np.sqrt(acc + gamma)
-        self.p = np.array([optimal_isp_probabilities(a, budget, p_min=p_min) for a in self.a])
+        self.p = _waterfilled(self.a, budget, p_min)
         self.budget, self.gamma, self.p_min = budget, gamma, p_min
         capped = self.p >= 1 - TIE
         floored = (self.p <= p_min * (1 + TIE)) & ~capped if p_min > 0 else \
@@ -79,24 +96,21 @@ def lemma_d2_sides(path, corrected=False):
     """(LHS, RHS, scale) of eq. (47) for every (t, i) with p_i^t < p_i^{t+1}, t = 1..T;
     ``scale`` sums the magnitudes of the terms differenced on each side (both sides are
     differences of O(1/p) numbers, so their rounding error is relative to these)."""
-    lhs, rhs, scale = [], [], []
-    for t in range(path.p.shape[0] - 1):
-        rising = path.p[t] < path.p[t + 1] * (1 - TIE)
-        if not rising.any():
-            continue
-        a0, a1 = path.a[t, rising], path.a[t + 1, rising]
-        inv0, inv1 = 1 / path.p[t, rising], 1 / path.p[t + 1, rising]
-        if corrected:
-            u0, u1 = path.c[t] / path.z[t] / a0, path.c[t + 1] / path.z[t + 1] / a1
-        else:
-            zmin = min(path.z[t], path.z[t + 1])
-            u0, u1 = path.c[t] / a0 / zmin, path.c[t + 1] / a1 / zmin
-        lhs.append(inv0 - inv1)
-        rhs.append(u0 - u1)
-        scale.append(inv0 + inv1 + np.abs(u0) + np.abs(u1))
-    if not lhs:
-        return np.empty(0), np.empty(0), np.empty(0)
-    return np.concatenate(lhs), np.concatenate(rhs), np.concatenate(scale)
+    # every round pair at once: the entries of rising clients in (t, i) order, each from the
+    # same elementwise operations as round by round (so the same numbers)
+    p0, p1 = path.p[:-1], path.p[1:]
+    rising = p0 < p1 * (1 - TIE)
+    a0, a1 = path.a[:-1][rising], path.a[1:][rising]
+    inv0, inv1 = 1 / p0[rising], 1 / p1[rising]
+    c, z = path.c, path.z
+    if corrected:
+        u0 = np.broadcast_to((c[:-1] / z[:-1])[:, None], rising.shape)[rising] / a0
+        u1 = np.broadcast_to((c[1:] / z[1:])[:, None], rising.shape)[rising] / a1
+    else:
+        zmin = np.broadcast_to(np.minimum(z[:-1], z[1:])[:, None], rising.shape)[rising]
+        u0 = np.broadcast_to(c[:-1, None], rising.shape)[rising] / a0 / zmin
+        u1 = np.broadcast_to(c[1:, None], rising.shape)[rising] / a1 / zmin
+    return inv0 - inv1, u0 - u1, inv0 + inv1 + np.abs(u0) + np.abs(u1)
 
 
 def smallest_counterexample():

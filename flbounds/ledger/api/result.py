@@ -313,6 +313,8 @@ def to_jsonable(value):
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biu" or (value.dtype.kind == "f" and np.isfinite(value).all()):
+            return value.tolist()   # plain ints, bools and finite floats: nothing to convert
         return to_jsonable(value.tolist())
     if isinstance(value, np.bool_ | bool):
         return bool(value)

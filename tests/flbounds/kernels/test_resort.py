@@ -40,3 +40,18 @@ def test_warm_water_level_is_the_cold_one():
         waterfill(a, 6.0, np.empty(n, dtype=np.int64), np.empty(n), cold)
         waterfill_warm(a, 6.0, order, np.empty(n), warm)
         assert np.array_equal(cold, warm)
+
+
+def test_feedback_block_is_the_numpy_formula_bit_for_bit():
+    from flbounds.sampling.online import Assumption51Feedback
+
+    rng = np.random.default_rng(11)
+    for n in (2, 9, 64):
+        for sign in (1.0, -1.0):
+            lam, base = rng.dirichlet(np.ones(n)), 10.0 ** rng.uniform(-3, 3, n)
+            fb = Assumption51Feedback(lam, base, sign * rng.random(n) * base)
+            for t0, t1 in ((1, 700), (4097, 5000), (10**6, 10**6 + 50)):
+                t = np.arange(t0, t1, dtype=float)[:, None]
+                expected = (np.divide(fb.decay, np.sqrt(t)) + fb.base) * fb.lam
+                assert np.array_equal(fb.block(t0, t1), expected)
+                assert np.array_equal(fb.block(t0, t0 + 1)[0], fb.values(t0))

@@ -170,3 +170,18 @@ def test_a_row_converts_in_one_pass_as_asdict_then_to_jsonable():
     plain = row.to_dict()
     assert json.dumps(plain) == json.dumps(to_jsonable(dataclasses.asdict(row)))
     assert list(plain) == [f.name for f in dataclasses.fields(CheckResult)]
+
+
+def test_numeric_arrays_convert_as_their_elements():
+    """The array fast path of to_jsonable gives what element-by-element conversion gives."""
+    import json
+
+    import numpy as np
+
+    from flbounds.ledger.api.result import to_jsonable
+
+    arrays = [np.arange(6).reshape(2, 3), np.array([True, False]), np.linspace(0, 1, 7),
+              np.array([[1.5, np.inf], [np.nan, -2.0]]), np.float32([0.1, 2]), np.array(3.25),
+              np.empty(0)]
+    for a in arrays:
+        assert json.dumps(to_jsonable(a)) == json.dumps(to_jsonable(a.tolist()))

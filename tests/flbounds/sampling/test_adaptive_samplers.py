@@ -164,3 +164,20 @@ def test_bad_inputs():
     d = s.sample(np.random.default_rng(0))
     with pytest.raises(ValueError, match="feedback"):
         s.update(Feedback(d, -np.ones(d.clients.size)))
+
+
+def test_ftrl_full_information_is_the_per_round_water_filling():
+    """Rounds after the first go to the compiled kernel directly: the same numbers as
+    optimal_isp_probabilities every round, and a bad budget is refused."""
+    from flbounds.sampling import optimal_isp_probabilities
+
+    fb = Assumption51Feedback.generate(np.random.default_rng(8), 9)
+    k, gamma, acc = 2.5, 0.3, np.zeros(9)
+    tr = ftrl_full_information(fb, 60, k, gamma)
+    for t in range(1, 61):
+        p = optimal_isp_probabilities(np.sqrt(acc + gamma), k)
+        pi = fb.values(t)
+        assert tr.costs[t - 1] == np.sum(pi * pi / p) and tr.z[t - 1] == k - np.sum(p >= 1.0)
+        acc += pi * pi
+    with pytest.raises(ValueError, match="k must satisfy"):
+        ftrl_full_information(fb, 5, 10.0, gamma)

@@ -23,6 +23,7 @@ from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.tolerances import EPS
 
+from ..replay import shared_generator
 from .assumptions import constants, noise
 from .instances import thm4_step, thm5_step
 from .sg_focus import (
@@ -107,13 +108,14 @@ def proof_step_floor(*, rng):
 def corrected_floor_bound(*, rng, n_runs, n_rounds):
     """The runs of focus.thm4.floor_bound (N = 4, d = 3 quadratics, Bernoulli p = (.3, .5, .7,
     .9), tau = 3, sigma = 0.1, Theorem 4's step; starts x* and x* + (1, 1, 1) with exact
-    stored gradients), against the floor the proof supports. Larger than the printed floor,
+    stored gradients), drawn from its stream (verify.replay.shared_generator), so the ledger
+    computes them once, against the floor the proof supports. Larger than the printed floor,
     so it holds wherever the printed one does; its own claim so the supported statement is
     checked and named. Tolerance: 4 MC SE per checkpoint (Holm over the checkpoints). Runs:
-    25 at full; power: there the 4 SE are at most 0.24% of the bound at every checkpoint (seed
-    0), the mean at most 61% of it: a margin of 39%, 160x what the test resolves."""
+    25 at full; power: there the 4 SE are at most POWER_SE of the bound at every checkpoint
+    (seed 0), the mean at most POWER_MEAN of it: a margin of POWER_MARGIN."""
     problem, proc, q_min, step, out, rounds = _floor_runs(
-        rng, n_runs, n_rounds,
+        shared_generator(rng, "focus.thm4.floor_bound"), n_runs, n_rounds,
         lambda pb, q: thm4_step(float(pb.client_mu.min()), pb.L, pb.n_clients, TAU, q),
         _squared_distance)
     mu, n = float(problem.client_mu.min()), problem.n_clients

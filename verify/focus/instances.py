@@ -13,7 +13,7 @@ import numpy as np
 
 from flbounds.algorithms import FocusState, focus, sg_focus
 from flbounds.ledger.engine.runs import reused_run
-from verify.replay import seed_of
+from verify.replay import generator_state, seed_of
 
 from .thm1 import (
     thm1a_conditions,
@@ -94,9 +94,9 @@ def reused_squared_errors(rng, problem, process, steps, *, n_runs, n_rounds, loc
     drawn from it): a claim drawing from another claim's stream
     (:func:`verify.replay.shared_generator`) reads that claim's runs, computed once per ledger
     run (:func:`flbounds.ledger.engine.runs.reused_run`). Returns name -> errors."""
-    seed = seed_of(rng)
+    seed, state = seed_of(rng), generator_state(rng)
     children = {name: rng.spawn(n_runs) for name in steps}
-    description = dict(run="focus_squared_errors", seed=seed, n_runs=int(n_runs),
+    description = dict(run="focus_squared_errors", seed=seed, state=state, n_runs=int(n_runs),
                        x_star=np.asarray(problem.x_star, dtype=float).tolist(),
                        inclusion=np.asarray(process.inclusion_probabilities()).tolist(),
                        n_rounds=int(n_rounds), local_steps=int(local_steps),

@@ -303,7 +303,7 @@ def _floor_runs(rng, n_runs, n_rounds, step_fn, observable, every=500):
     its seed sequence: the runs are named by that seed, so a claim that draws them from
     another claim's stream (:func:`verify.replay.shared_generator`) reads that claim's runs
     (:func:`flbounds.ledger.engine.runs.reused_run`: computed once per ledger run)."""
-    seed = seed_of(rng)
+    seed, state = seed_of(rng), generator_state(rng)
     problem, proc = _instance(rng)
     q_min = float(proc.aggregation_weights().min())
     step = step_fn(problem, q_min)
@@ -315,7 +315,7 @@ def _floor_runs(rng, n_runs, n_rounds, step_fn, observable, every=500):
                                noiseless_curve=False)[0][:, ::every]
                 for (label, x0), child in zip(starts.items(), rng.spawn(2), strict=True)}
 
-    description = dict(run="sg_focus_floor_runs", seed=seed, n_runs=int(n_runs),
+    description = dict(run="sg_focus_floor_runs", seed=seed, state=state, n_runs=int(n_runs),
                        n_rounds=int(n_rounds), step=float(step), sigma=0.1,
                        observable=observable.__name__, every=int(every), offset=OFFSET)
     curves = reused_run(description, compute, code=__name__)

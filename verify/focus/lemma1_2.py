@@ -207,7 +207,8 @@ def fedavg_descent(*, rng, n_states, taus, n_steps):
 
 def _consensus_rows(rng, n_states, taus, n_steps):
     """Per (shape, tau, step): the max over states of the x-consensus (phases 0..tau-1) and
-    the y-consensus (phases 1..tau), with the bounds (54) and (55)."""
+    the y-consensus (phases 1..tau), with the bounds (54) and (55); the local models from
+    :func:`local_models_together` (the one-client runs to rounding)."""
     rows, instances = [], []
     for shape in SHAPES:
         problem, q, delta_q2, sigma_g2 = _instance(rng, *shape)
@@ -221,8 +222,8 @@ def _consensus_rows(rng, n_states, taus, n_steps):
                 for _ in range(n_states):
                     start = problem.x_star + 10 ** rng.uniform(-3, 1) * rng.standard_normal(
                         problem.dim)
-                    cons = _weighted_consensus(q, local_models(problem, start, step=step,
-                                                               local_steps=tau))
+                    cons = _weighted_consensus(q, local_models_together(
+                        problem, start, step=step, local_steps=tau))
                     x_cons = max(x_cons, float(cons[:tau].max()))
                     y_cons = max(y_cons, float(cons[1:].max()))
                 heterogeneity = delta_q2 + sigma_g2

@@ -131,6 +131,19 @@ def _gradients_of(problem, Z, idx):
     return gradients
 
 
+def _close_intervals(omega, n_intervals, open_interval, mask, max_interval):
+    """FedAU's weight estimates, in place, after one round: every open interval grows by
+    one; a participant's, or one of ``max_interval`` rounds, closes, and the client's
+    ``omega`` becomes the mean length of its closed intervals. Elementwise, so the arrays
+    are (N,) for one plan or (B, N) for B replicates."""
+    open_interval += 1.0
+    close = mask | (open_interval >= max_interval)
+    omega[close] = (n_intervals[close] * omega[close] + open_interval[close]) / (
+        n_intervals[close] + 1.0)
+    n_intervals[close] += 1.0
+    open_interval[close] = 0.0
+
+
 def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_interval=10,
           normalize=False, weights_from="past") -> FedAUTrace:
     r"""FedAU (Wang and Ji, 2024): FedAvg with online-estimated participation weights.
@@ -200,12 +213,7 @@ def fedau(problem, plan, *, step, local_steps, x0=None, server_step=1.0, max_int
     open_interval = np.zeros(n_clients)
     for r, mask in enumerate(plan):
         before = omega.copy() if weights_from == "past" else None
-        open_interval += 1.0
-        close = mask | (open_interval >= max_interval)
-        omega[close] = (n_intervals[close] * omega[close] + open_interval[close]) / (
-            n_intervals[close] + 1.0)
-        n_intervals[close] += 1.0
-        open_interval[close] = 0.0
+        _close_intervals(omega, n_intervals, open_interval, mask, max_interval)
         idx = np.flatnonzero(mask)
         if idx.size:
             delta = _local_gd(problem, x, idx, step[r], local_steps) - x

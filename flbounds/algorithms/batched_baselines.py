@@ -24,7 +24,7 @@ import numpy as np
 
 from flbounds.algorithms import schedules
 from flbounds.algorithms._common import MAX_LOCAL_STEPS, check_problem, start_point
-from flbounds.algorithms.baselines import _gradients_of
+from flbounds.algorithms.baselines import _close_intervals, _gradients_of
 from flbounds.algorithms.batched import check_plans
 from flbounds.validation import as_float_array, check_int, check_positive
 
@@ -35,9 +35,9 @@ class BatchedBaselineTrace(NamedTuple):
     x: np.ndarray
 
 
-def _setup(problem, plans, step, local_steps, x0, tapes):
+def _setup(problem, plans, step, local_steps, x0, tapes, server_step=1.0):
     """Checked plans, the steps per round (R,), local steps, starts (B, d), the iterate
-    array and the noise (or None), checked before any work."""
+    array, the noise (or None) and the server step, checked before any work."""
     check_problem(problem)
     plans = check_plans(plans, problem.n_clients)
     local_steps = check_int(local_steps, "local_steps", minimum=1, maximum=MAX_LOCAL_STEPS)
@@ -46,7 +46,8 @@ def _setup(problem, plans, step, local_steps, x0, tapes):
     xs = np.empty((plans.shape[0], plans.shape[1] + 1, problem.dim))
     xs[:, 0] = x
     noise = None if tapes is None else _Tapes(tapes, plans.shape[0], problem.dim)
-    return plans, steps[:, 0], local_steps, x, xs, noise
+    server_step = check_positive(server_step, "server_step")
+    return plans, steps[:, 0], local_steps, x, xs, noise, server_step
 
 
 class _Tapes:
@@ -124,9 +125,8 @@ def fedau_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.0
                   max_interval=10, weights_from="past", tapes=None) -> BatchedBaselineTrace:
     """:func:`~flbounds.algorithms.fedau` (published rule, ``normalize=False``) for every
     plan of ``plans`` (n_reps, n_rounds, n_clients); ``tapes``: module docstring."""
-    plans, step, local_steps, x, xs, noise = _setup(problem, plans, step, local_steps, x0,
-                                                    tapes)
-    server_step = check_positive(server_step, "server_step")
+    plans, step, local_steps, x, xs, noise, server_step = _setup(
+        problem, plans, step, local_steps, x0, tapes, server_step)
     max_interval = check_int(max_interval, "max_interval", minimum=1)
     if weights_from not in ("past", "current"):
         raise ValueError(f"weights_from must be 'past' or 'current', got {weights_from!r}")
@@ -135,12 +135,7 @@ def fedau_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.0
     for r in range(plans.shape[1]):
         masks = plans[:, r]
         before = omega.copy() if weights_from == "past" else None
-        open_interval += 1.0
-        close = masks | (open_interval >= max_interval)
-        omega[close] = (n_intervals[close] * omega[close] + open_interval[close]) / (
-            n_intervals[close] + 1.0)
-        n_intervals[close] += 1.0
-        open_interval[close] = 0.0
+        _close_intervals(omega, n_intervals, open_interval, masks, max_interval)
         rnd = _Round(masks)
         if rnd.rep.size:
             delta = rnd.local_gd(problem, x, step[r], local_steps, noise=noise) - x[rnd.rep]
@@ -154,8 +149,8 @@ def fedau_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.0
 def mifa_batched(problem, plans, *, step, local_steps, x0=None,
                  tapes=None) -> BatchedBaselineTrace:
     """:func:`~flbounds.algorithms.mifa` for every plan of ``plans``."""
-    plans, step, local_steps, x, xs, noise = _setup(problem, plans, step, local_steps, x0,
-                                                    tapes)
+    plans, step, local_steps, x, xs, noise, _ = _setup(problem, plans, step, local_steps,
+                                                       x0, tapes)
     updates = np.zeros((plans.shape[0], problem.n_clients, problem.dim))
     made_with = np.full(updates.shape[:2], step[0] if step.size else 1.0)
     for r in range(plans.shape[1]):
@@ -172,9 +167,8 @@ def mifa_batched(problem, plans, *, step, local_steps, x0=None,
 def scaffold_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.0,
                      tapes=None) -> BatchedBaselineTrace:
     """:func:`~flbounds.algorithms.scaffold` for every plan of ``plans``."""
-    plans, step, local_steps, x, xs, noise = _setup(problem, plans, step, local_steps, x0,
-                                                    tapes)
-    server_step = check_positive(server_step, "server_step")
+    plans, step, local_steps, x, xs, noise, server_step = _setup(
+        problem, plans, step, local_steps, x0, tapes, server_step)
     c_server = np.zeros((plans.shape[0], problem.dim))
     c_client = np.zeros((plans.shape[0], problem.n_clients, problem.dim))
     for r in range(plans.shape[1]):
@@ -198,9 +192,8 @@ def scaffold_batched(problem, plans, *, step, local_steps, x0=None, server_step=
 def fedawe_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.0,
                    tapes=None) -> BatchedBaselineTrace:
     """:func:`~flbounds.algorithms.fedawe` for every plan of ``plans``."""
-    plans, step, local_steps, x, xs, noise = _setup(problem, plans, step, local_steps, x0,
-                                                    tapes)
-    server_step = check_positive(server_step, "server_step")
+    plans, step, local_steps, x, xs, noise, server_step = _setup(
+        problem, plans, step, local_steps, x0, tapes, server_step)
     last = np.full((plans.shape[0], problem.n_clients), -1.0)
     for r in range(plans.shape[1]):
         rnd = _Round(plans[:, r])
@@ -217,7 +210,7 @@ def fedawe_batched(problem, plans, *, step, local_steps, x0=None, server_step=1.
 def local_sgd_gossip_batched(problem, plans, *, step, local_steps,
                              x0=None) -> BatchedBaselineTrace:
     """:func:`~flbounds.algorithms.local_sgd_gossip` for every plan of ``plans``."""
-    plans, step, local_steps, x, xs, _ = _setup(problem, plans, step, local_steps, x0, None)
+    plans, step, local_steps, x, xs, *_ = _setup(problem, plans, step, local_steps, x0, None)
     n_reps, n_clients, dim = plans.shape[0], problem.n_clients, problem.dim
     models = np.repeat(x[:, None, :], n_clients, axis=1).reshape(n_reps * n_clients, dim)
     gradients = _gradients_of(problem, models, np.tile(np.arange(n_clients), n_reps))

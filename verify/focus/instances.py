@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.algorithms import FocusState, focus, sg_focus
+from flbounds.ledger.engine.runs import reused_run
+from verify.replay import generator_state, seed_of
 
 from .thm1 import (
     thm1a_conditions,
@@ -74,13 +76,36 @@ def lemma4_step(L, n, tau, q_min):
 
 def focus_squared_errors(problem, process, rng, *, n_runs, n_rounds, step, local_steps,
                          x0, init="gradient"):
-    """Squared errors ||x_r - x*||^2, shape (n_runs, n_rounds + 1), of independent runs."""
+    """Squared errors ||x_r - x*||^2, shape (n_runs, n_rounds + 1), of independent runs (one
+    child of ``rng`` each; ``rng`` may also be the list of children)."""
+    children = rng if isinstance(rng, list) else rng.spawn(n_runs)
     out = np.empty((n_runs, n_rounds + 1))
-    for k, child in enumerate(rng.spawn(n_runs)):
+    for k, child in enumerate(children):
         plan = process.plan(child, n_rounds)
         xs = focus(problem, plan, step=step, local_steps=local_steps, x0=x0, init=init).x
         out[k] = np.sum((xs - problem.x_star) ** 2, axis=1)
     return out
+
+
+def reused_squared_errors(rng, problem, process, steps, *, n_runs, n_rounds, local_steps, x0):
+    """:func:`focus_squared_errors` at each step of ``steps`` (name -> step), the runs of each
+    on ``n_runs`` children spawned from ``rng`` in that order (spawned whether or not the runs
+    are computed), named by ``rng``'s seed (it has spawned no child yet; the problem may be
+    drawn from it): a claim drawing from another claim's stream
+    (:func:`verify.replay.shared_generator`) reads that claim's runs, computed once per ledger
+    run (:func:`flbounds.ledger.engine.runs.reused_run`). Returns name -> errors."""
+    seed, state = seed_of(rng), generator_state(rng)
+    children = {name: rng.spawn(n_runs) for name in steps}
+    description = dict(run="focus_squared_errors", seed=seed, state=state, n_runs=int(n_runs),
+                       x_star=np.asarray(problem.x_star, dtype=float).tolist(),
+                       inclusion=np.asarray(process.inclusion_probabilities()).tolist(),
+                       n_rounds=int(n_rounds), local_steps=int(local_steps),
+                       x0=np.asarray(x0, dtype=float).tolist(),
+                       steps={name: float(step) for name, step in steps.items()})
+    return reused_run(description, lambda: {
+        name: focus_squared_errors(problem, process, children[name], n_runs=n_runs,
+                                   n_rounds=n_rounds, step=step, local_steps=local_steps, x0=x0)
+        for name, step in steps.items()}, code=__name__)
 
 
 class RoundState:

@@ -21,6 +21,7 @@ import numpy as np
 
 from flbounds.algorithms import focus, sg_focus
 from flbounds.ledger import Evidence, Tolerance, claim, hypothesis, result
+from flbounds.ledger.engine.runs import reused_run
 from flbounds.participation import Bernoulli
 from flbounds.problems import random_quadratics
 from flbounds.stats import loglog_slope, mc_mean
@@ -237,7 +238,7 @@ def _step_cell(*, rng, state, multipliers, index, child, n_runs, burn, window):
        statement="SG-FOCUS converges linearly to a neighbourhood whose size is proportional to "
                  "eta (stationary E||x - x*||^2 = O(eta sigma^2)).",
        quick=dict(multipliers=(1, 4, 16), n_runs=12, burn=12, window=20),
-       full=dict(multipliers=(0.5, 1, 2, 4, 8, 16), n_runs=30, burn=12, window=40),
+       full=dict(multipliers=(0.5, 1, 2, 4, 8, 16), n_runs=30, burn=12, window=20),
        cells=dict(grid=_step_grid, run=_step_cell))
 def floor_linear_in_step(*, rng, cells, multipliers, n_runs, burn, window):
     """Stationary error at sigma = 0.1 for steps c x Theorem 4's condition (1.2e-4 here;
@@ -249,10 +250,11 @@ def floor_linear_in_step(*, rng, cells, multipliers, n_runs, burn, window):
     Note: at steps 40-160x the condition (0.005-0.02) an earlier version measured slope 1.075
     with a 95% CI [1.009, 1.136] excluding 1, i.e. the floor is c eta (1 + a eta) with a > 0
     there; this claim checks the theorem's regime, not that one. Each step is a cell
-    (``_step_cell``); this combines them. Runs: 30 at full; power: there 4 bootstrap SE are
-    0.033 (seed 0), so a slope off 1 by 0.033 is rejected: below the 0.075 of the steeper
-    steps above and far below the 0.5 or 1 of a floor in sqrt(eta) or eta^2, while the O(eta)
-    correction (<= 0.016) stays inside it."""
+    (``_step_cell``); this combines them. Runs: 30 at full, each averaged over 20 relaxation
+    times after the burn-in; power: there 4 bootstrap SE are 0.045 (seed 0; slope 1.008), so a
+    slope off 1 by 0.045 is rejected: below the 0.075 of the steeper steps above and far below
+    the 0.5 or 1 of a floor in sqrt(eta) or eta^2, while the O(eta) correction (<= 0.016)
+    stays inside it. (A 40-time window gave 4 SE 0.033, slope 1.003, for 1.5x the rounds.)"""
     problem, proc, base, steps = _step_plan(generator_at(cells[0]["state"]), multipliers)
     cols = [np.asarray(c["floors"], dtype=float) for c in cells]
     trans = [float(c["transient"]) for c in cells]
@@ -267,7 +269,7 @@ def floor_linear_in_step(*, rng, cells, multipliers, n_runs, burn, window):
                               "transient within the run length)"},
        statement="The SG-FOCUS error floor is proportional to sigma^2.",
        quick=dict(sigmas=(0.05, 0.1, 0.2), n_runs=12, burn=12, window=20),
-       full=dict(sigmas=(0.01, 0.03, 0.1, 0.3, 1.0), n_runs=30, burn=12, window=40))
+       full=dict(sigmas=(0.01, 0.03, 0.1, 0.3, 1.0), n_runs=30, burn=12, window=20))
 def floor_linear_in_variance(*, rng, sigmas, n_runs, burn, window):
     """Independent plans and noise for every sigma and run (children of ``rng``), started at
     x* + (1, 1, 1), step 2 x Theorem 4's condition; floor = time average after a burn-in of
@@ -275,9 +277,11 @@ def floor_linear_in_variance(*, rng, sigmas, n_runs, burn, window):
     bootstrap SE (runs resampled). For quadratics the noise-driven part is exactly
     proportional to sigma^2 in expectation and the deterministic transient is independent of
     sigma; its leftover after burn-in is reported as ``transient_over_floor`` (a non-negligible
-    value would bias the slope below 1). Expected to hold. Runs: 30 at full; power: there 4
-    bootstrap SE are 0.015 (seed 0), so a slope off 1 by 0.015 is rejected, far below the 0.5
-    of a floor in sigma instead of sigma^2; the transient is below 1e-5 of the floor."""
+    value would bias the slope below 1). Expected to hold. Runs: 30 at full, each averaged
+    over 20 relaxation times after the burn-in; power: there 4 bootstrap SE are 0.018 (seed 0;
+    slope 0.9988), so a slope off 1 by 0.018 is rejected, far below the 0.5 of a floor in
+    sigma instead of sigma^2; the transient is below 2e-5 of the floor (a bias of the slope
+    below 1e-5). (A 40-time window gave 4 SE 0.015, slope 0.9995, for 1.6x the rounds.)"""
     problem, proc = _instance(rng)
     q_min = float(proc.aggregation_weights().min())
     step = 2 * thm4_step(float(problem.client_mu.min()), problem.L, problem.n_clients, TAU,
@@ -295,17 +299,28 @@ def floor_linear_in_variance(*, rng, sigmas, n_runs, burn, window):
 
 
 def _floor_runs(rng, n_runs, n_rounds, step_fn, observable, every=500):
-    """Checkpointed MC means from x* and from x* + (1, 1, 1), stacked."""
+    """Checkpointed MC means from x* and from x* + (1, 1, 1), stacked. ``rng`` fresh from
+    its seed sequence: the runs are named by that seed, so a claim that draws them from
+    another claim's stream (:func:`verify.replay.shared_generator`) reads that claim's runs
+    (:func:`flbounds.ledger.engine.runs.reused_run`: computed once per ledger run)."""
+    seed, state = seed_of(rng), generator_state(rng)
     problem, proc = _instance(rng)
     q_min = float(proc.aggregation_weights().min())
     step = step_fn(problem, q_min)
-    out = {}
-    for label, x0, child in zip(("from_optimum", "from_offset"),
-                                (problem.x_star, problem.x_star + OFFSET), rng.spawn(2),
-                                strict=True):
-        curves, _ = _curves(problem, proc, child, step=step, sigma=0.1, n_runs=n_runs,
-                            n_rounds=n_rounds, x0=x0, observable=observable)
-        out[label] = (mc_mean(curves[:, ::every]), float(observable(problem, x0[None])[0]))
+    starts = {"from_optimum": problem.x_star, "from_offset": problem.x_star + OFFSET}
+
+    def compute():
+        return {label: _curves(problem, proc, child, step=step, sigma=0.1, n_runs=n_runs,
+                               n_rounds=n_rounds, x0=x0, observable=observable,
+                               noiseless_curve=False)[0][:, ::every]
+                for (label, x0), child in zip(starts.items(), rng.spawn(2), strict=True)}
+
+    description = dict(run="sg_focus_floor_runs", seed=seed, state=state, n_runs=int(n_runs),
+                       n_rounds=int(n_rounds), step=float(step), sigma=0.1,
+                       observable=observable.__name__, every=int(every), offset=OFFSET)
+    curves = reused_run(description, compute, code=__name__)
+    out = {label: (mc_mean(curves[label]), float(observable(problem, x0[None])[0]))
+           for label, x0 in starts.items()}
     return problem, proc, q_min, step, out, np.arange(0, n_rounds + 1, every)
 
 
@@ -329,7 +344,7 @@ def _floor_evidence(out, rounds, rate, floor, details, instance):
        statement="SC, eta <= min{2q/(3N(16L^2/mu + mu/2)), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1)), mu/(128(tau-1)^2 L^2 N)}: Gamma_R <= "
                  "(1 - eta mu N/2)^R Gamma_0 + 4(q_min + N^2) eta sigma^2/(mu N q_min).",
-       quick=dict(n_runs=8, n_rounds=12000), full=dict(n_runs=25, n_rounds=60000))
+       quick=dict(n_runs=8, n_rounds=12000), full=dict(n_runs=12, n_rounds=60000))
 def floor_bound(*, rng, n_runs, n_rounds):
     """At Theorem 4's own step (1.2e-4 here) and sigma = 0.1, two starts with exact stored
     gradients (all nodes equal, so the consensus part of Gamma_0 is 0): x_0 = x* (Gamma_0 = 0,
@@ -338,10 +353,11 @@ def floor_bound(*, rng, n_runs, n_rounds):
     rounds (the consensus coefficient 1 - 16 eta L^2 N/mu is positive here). Spec 8 found a
     floor ratio ~0.006. The floor the proof's geometric sum gives, 4(q_min + 4N^2)... (spec
     7.16; focus.thm4.proof_step_floor), is its own claim: focus.thm4.corrected_floor_bound.
-    Expected to hold. Tolerance: 4 MC SE per checkpoint. Runs: 25 at full; power: there the
-    4 SE are at most 1.2% of the bound at every checkpoint (seed 0), so an excess of 1.2% of
-    the bound is rejected, while the mean is at most 69% of it (from x* + 1) and 1.3% (from
-    x*): margins of 31% and 99%, 25x what the test resolves."""
+    Expected to hold. Tolerance: 4 MC SE per checkpoint (Holm: 5.15 SE). Runs: 12 at full;
+    power: there the tolerance is at most 2.3% of the bound at every checkpoint (seed 0), so
+    an excess of 2.3% of the bound is rejected, while the mean is at most 69% of it (from
+    x* + 1) and 1.2% (from x*): margins of 31% and 99%, 13x what the test resolves (25 runs
+    gave 1.2%, for twice the work)."""
     problem, proc, q_min, step, out, rounds = _floor_runs(
         rng, n_runs, n_rounds,
         lambda pb, q: thm4_step(float(pb.client_mu.min()), pb.L, pb.n_clients, TAU, q),
@@ -359,14 +375,15 @@ def floor_bound(*, rng, n_runs, n_rounds):
        statement="PL, eta <= min{q/(3 beta N(4 - q)), q/(16L^2), q^{3/2}/(4L sqrt(6N)), "
                  "q^{3/2}/(8 sqrt2 L(tau-1))}: Omega_R <= (1 - eta beta N)^R Omega_0 + "
                  "(L/2 + 32(tau-1)^2 L^2 + 8/q_min)(eta/beta) sigma^2.",
-       quick=dict(n_runs=8, n_rounds=12000), full=dict(n_runs=25, n_rounds=60000))
+       quick=dict(n_runs=8, n_rounds=12000), full=dict(n_runs=12, n_rounds=60000))
 def thm5_floor_bound(*, rng, n_runs, n_rounds):
     """Quadratics are PL with beta = lambda_min(mean A_i). Two starts with exact stored
     gradients: x* (Omega_0 = 0) and x* + (1, 1, 1) (Omega_0 = F(x_0) - F*, contraction term
     tested). E[F(x_r) - F*] <= Omega_r <= bound every 500 rounds (the consensus coefficient
     1 - 4 eta L^2 is positive under the condition). sigma = 0.1. Expected to hold. Tolerance
-    4 MC SE per checkpoint. Runs: 25 at full; power: there the 4 SE are at most 0.2% of the
-    bound at every checkpoint (seed 0), the mean at most 6.1% of it: a margin of 94%."""
+    4 MC SE per checkpoint (Holm: 5.15 SE). Runs: 12 at full; power: there the tolerance is
+    at most 0.39% of the bound at every checkpoint (seed 0), the mean at most 6.1% of it: a
+    margin of 94% (25 runs gave 0.2%, for twice the work)."""
     problem, proc, q_min, step, out, rounds = _floor_runs(
         rng, n_runs, n_rounds,
         lambda pb, q: thm5_step(pb.mu, pb.L, pb.n_clients, TAU, q), _optimality_gap)

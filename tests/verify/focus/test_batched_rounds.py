@@ -14,7 +14,14 @@ from flbounds.problems import random_quadratics
 from verify.focus import lemma5_6
 from verify.focus.classes import class_patterns, class_round, expect, expect_batched
 from verify.focus.instances import consistent_state, focus_round, focus_round_outcomes
-from verify.focus.lemma1_2 import SHAPES, _instance, local_models, local_models_together
+from verify.focus.lemma1_2 import (
+    SHAPES,
+    _instance,
+    lemma1_sides,
+    lemma1_sides_batched,
+    local_models,
+    local_models_together,
+)
 from verify.focus.thm6 import full_gradients
 
 
@@ -78,6 +85,25 @@ def test_local_models_together_are_the_one_client_runs():
         assert np.allclose(local_models_together(problem, start, step=0.05, local_steps=5),
                            local_models(problem, start, step=0.05, local_steps=5),
                            rtol=1e-15, atol=1e-15)
+
+
+def test_lemma1_sides_batched_are_the_per_state_sides():
+    """Both sides of Lemma 1's (49) over a batch of states equal the per-state ones to
+    rounding (relative to the larger side, as the claim's tolerance), at states spread over
+    four orders of magnitude; a planted slip (the weights rolled) is caught."""
+    rng = np.random.default_rng(11)
+    for shape in SHAPES:
+        problem, q, delta_q2, _ = _instance(rng, *shape)
+        n, d = problem.n_clients, problem.dim
+        X = problem.x_star + 10 ** rng.uniform(-3, 1, (40, 1, 1)) * rng.standard_normal(
+            (40, n, d))
+        lhs, rhs = lemma1_sides_batched(problem, q, delta_q2, X, 0.1 / problem.L)
+        one = np.array([lemma1_sides(problem, q, delta_q2, x, 0.1 / problem.L) for x in X])
+        scale = np.max(np.abs(one), axis=1)  # the claim's tolerance is relative to it
+        assert np.all(np.abs(lhs - one[:, 0]) <= 1e-13 * scale)
+        assert np.all(np.abs(rhs - one[:, 1]) <= 1e-13 * scale)
+        slipped = lemma1_sides_batched(problem, np.roll(q, 1), delta_q2, X, 0.1 / problem.L)
+        assert np.any(np.abs(slipped[1] - one[:, 1]) > 1e-6 * scale)
 
 
 def _patterns_by_product(p_class, sizes):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from flbounds.ledger import Evidence, Tolerance, claim
+from flbounds.ledger.engine.runs import reused_run
+from verify.replay import generator_state, seed_of
 
 from ..instances import lemma4_step
 from ..one_round import ROUNDING, _expect_all, _instance, _states
@@ -18,26 +20,41 @@ from .counterexample import lemma4_instance
 
 
 def _lemma4(rng, n_states, taus, coefficient, instances=None):
-    measured, theoretical = [], []
+    """(LHS, RHS) of eq. (97) with gradient constant ``coefficient(q_min, N)`` on random
+    reachable states. The states are drawn from ``rng`` (fresh) here; their expectations are
+    named by its seed, so a claim drawing from this claim's stream
+    (:func:`verify.replay.shared_generator`) reads them, computed once per ledger run
+    (:func:`flbounds.ledger.engine.runs.reused_run`)."""
+    seed, state, cells = seed_of(rng), generator_state(rng), []
     for tau in taus:
         problem, proc, masks, probs = _instance(rng, tau)
         q_min = float(proc.aggregation_weights().min())
-        n = problem.n_clients
-        step = lemma4_step(problem.L, n, tau, q_min)
+        step = lemma4_step(problem.L, problem.n_clients, tau, q_min)
         if instances is not None:
             instances.append(dict(q=proc.aggregation_weights(), problem=problem,
                                   mu=float(problem.client_mu.min()), L=problem.L, tau=tau,
                                   step=step))
-        for st in _states(rng, problem, n_states, step):
-            # both expectations from one round per set (bit for bit two _expect calls)
-            lhs, grad = _expect_all(problem, st, masks, probs, step, tau,
-                                    (lambda s: s.consensus_error(),
-                                     lambda s, pb=problem: float(np.sum(pb.gradient(s.x) ** 2))))
-            measured.append(lhs)
-            theoretical.append(lemma4_rhs(q_min=q_min, n=n, step=step,
-                                          consensus=st.consensus_error(), grad=grad,
-                                          constant=coefficient(q_min, n)))
-    return np.array(measured), np.array(theoretical)
+        cells.append((problem, masks, probs, q_min, step, tau,
+                      list(_states(rng, problem, n_states, step))))
+
+    def compute():
+        # both expectations from one round per set (bit for bit two _expect calls)
+        sides = [_expect_all(problem, st, masks, probs, step, tau,
+                             (lambda s: s.consensus_error(),
+                              lambda s, pb=problem: float(np.sum(pb.gradient(s.x) ** 2))))
+                 for problem, masks, probs, _, step, tau, states in cells for st in states]
+        return dict(zip(("lhs", "grad"), np.array(sides).T, strict=True))
+
+    sides = reused_run(dict(run="lemma4_expectations", seed=seed, state=state,
+                            n_states=int(n_states), taus=[int(t) for t in taus]),
+                       compute, code=__name__)
+    theoretical = [lemma4_rhs(q_min=q_min, n=problem.n_clients, step=step,
+                              consensus=st.consensus_error(), grad=grad,
+                              constant=coefficient(q_min, problem.n_clients))
+                   for (problem, _, _, q_min, step, _, states), grads in zip(
+                       cells, np.split(sides["grad"], len(cells)), strict=True)
+                   for st, grad in zip(states, grads, strict=True)]
+    return sides["lhs"], np.array(theoretical)
 
 
 @claim("focus.lemma4.consensus", ref="Lemma 4, eq. (97)", kind="statement", expected="holds",

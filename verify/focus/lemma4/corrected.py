@@ -40,6 +40,7 @@ from flbounds.ledger import Evidence, Tolerance, claim
 from flbounds.participation import Bernoulli
 from flbounds.problems import Quadratic
 
+from ...replay import shared_generator
 from ..instances import lemma4_step
 from ..one_round import ROUNDING
 from . import LEMMA4, lemma4_rhs
@@ -136,7 +137,8 @@ def corrected(*, rng, n_states, taus, variants):
     ``focus.lemma4.consensus``) on two regimes: (a) the reachable rare-participation states of
     ``focus.lemma4.rare_participation`` — its witness (N = 4, p = 0.02, 80 empty rounds,
     :math:`\tau = 1`) and the larger-N variants ``variants`` (N, p, empty rounds) — and (b)
-    ``focus.lemma4.consensus``'s random states (p = 0.3..0.9, :math:`\tau` in ``taus``), all at
+    ``focus.lemma4.consensus``'s random states (p = 0.3..0.9, :math:`\tau` in ``taus``; its
+    stream, so its expectations are computed once per ledger run), all at
     Lemma 4's largest step. The derivation is in the module docstring. Details report the
     ratio LHS/RHS per rare instance with the corrected constant and with the factor N + 1
     removed (the printed statement, above 1 on these instances), and the largest ratio on
@@ -145,7 +147,8 @@ def corrected(*, rng, n_states, taus, variants):
     moves it over. Tolerance: rounding, 1e-12 relative to each bound."""
     lhs_a, rhs_a = _rare_family(variants, corrected_constant)
     instances = [lemma4_instance(n, p) for n, p, _ in variants]
-    lhs_b, rhs_b = _lemma4(rng, n_states, taus, corrected_constant, instances)
+    lhs_b, rhs_b = _lemma4(shared_generator(rng, "focus.lemma4.consensus"), n_states, taus,
+                           corrected_constant, instances)
     instances.append(near_worst_hypotheses_instance())
     lhs_c, rhs_c = near_worst_sides()
     _, without = _rare_family(variants, printed_constant)

@@ -4,7 +4,8 @@ Setting: the online problem of Sec. 5 with Assumption 5.1 feedback (N clients, l
 levels decaying to their limit), each sampler driven by
 :func:`flbounds.sampling.online.run_online` with partial feedback (K-Vib by its compiled twin
 :func:`~flbounds.sampling.online.kvib_online`: the same draws, the costs to rounding), App. F
-hyper-parameters and G = the largest feedback. Observable per run: the cumulative cost :math:`\sum_t \ell_t(w^t) = \sum_t\sum_i \pi_t^2(i)/w_i^t`
+hyper-parameters and G = the largest feedback. Observable per run: the cumulative cost
+:math:`\sum_t \ell_t(w^t) = \sum_t\sum_i \pi_t^2(i)/w_i^t`
 (:math:`w` the sampler's inclusion weights), i.e. the regret plus a constant common to all
 samplers at the same K.
 

@@ -196,6 +196,27 @@ def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, fastmath=False)
+def _average_in_place(theta, weights, start, stop):
+    """Columns start:stop of every client of the (R, K, P) ``theta`` replaced by their
+    :func:`weighted_average` (the same products and additions, in one compiled pass)."""
+    for r in range(theta.shape[0]):
+        avg = weights[0] * theta[r, 0, start:stop]
+        for k in range(1, theta.shape[1]):
+            avg = avg + weights[k] * theta[r, k, start:stop]
+        theta[r, :, start:stop] = avg
+
+
+def _average_group(theta, weights, sl):
+    """Group ``sl`` of every client replaced by the clients' weighted average, in place (the
+    compiled pass for large C-contiguous arrays, as :func:`_descend`)."""
+    if theta.size >= FUSED_STEP_MIN and theta.flags.c_contiguous and sl.step in (None, 1):
+        start, stop, _ = sl.indices(theta.shape[-1])
+        _average_in_place(theta.reshape(-1, *theta.shape[-2:]), weights, start, stop)
+    else:
+        theta[..., sl] = weighted_average(theta[..., sl], weights)[..., None, :]
+
+
 def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[slice],
            weights=None, control: str = "none", periods: Sequence[int] | None = None,
            record_consensus: bool = False, record_every: int | None = None,
@@ -245,7 +266,9 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         Optional ``descend(theta, step, batch)``: the local step :math:`\theta \leftarrow
         \theta - \eta\, g` in place, fused into the oracle (each model moved right after its
         gradient, the gradient never stored; the same numbers as ``grad`` and the step).
-        Only without control variates.
+        With control variates it is called as ``descend(theta, step, batch, c_k, c)`` and
+        takes the corrected step along :math:`(g - c_k) + c` (c with the clients' axis
+        dropped), rounded as written.
     """
     theta, w, sync, scalar, steps = _check_inputs(theta0, weights, sync, groups, step)
     if control not in CONTROLS:
@@ -254,8 +277,6 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         raise ValueError("periods (one per group) are required with control variates")
     if len(plan) < sync.shape[0]:
         raise ValueError("plan must have at least one batch per step")
-    if descend is not None and control != "none":
-        raise ValueError("descend (a fused local step) applies only with control='none'")
     c_k = np.zeros_like(theta)
     c = np.zeros(theta.shape[:-2] + theta.shape[-1:])
     prev = theta.copy()
@@ -265,8 +286,8 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     history = []
     elapsed = np.zeros(len(groups))     # sum of the steps since each group's last sync
     for s in range(sync.shape[0]):
-        if descend is not None:
-            descend(theta, steps[s], plan[s])     # in place (theta is our copy)
+        if descend is not None:     # in place (theta is our copy)
+            descend(theta, steps[s], plan[s], *(() if control == "none" else (c_k, c)))
         else:
             direction = grad(theta, plan[s])
             if control != "none":
@@ -276,15 +297,15 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         for g, sl in enumerate(groups):
             if not sync[s, g]:
                 continue
-            avg = weighted_average(theta[..., sl], w)
             if record_consensus:
-                dev = np.sum((theta[..., sl] - avg[..., None, :]) ** 2, axis=-1)
+                dev = np.sum((theta[..., sl] - weighted_average(theta[..., sl], w)[..., None, :])
+                             ** 2, axis=-1)
                 consensus[g].append(dev @ w)
             if control != "none":
                 scale = scalar * periods[g] if scalar is not None else elapsed[g]
                 _refresh_controls(c_k, c, theta, prev, sl, w, scale, _CONTROL_RULES[control])
             elapsed[g] = 0.0
-            theta[..., sl] = avg[..., None, :]
+            _average_group(theta, w, sl)
             if control != "none":     # the drift reference of the control refresh
                 prev[..., sl] = theta[..., sl]
         if record_every is not None and (s + 1) % record_every == 0:

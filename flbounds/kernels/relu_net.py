@@ -243,13 +243,37 @@ def gradients(theta, X, y, idx, layers, grad):
 
 
 @njit(cache=True, fastmath=False)
-def sgd_step(theta, X, y, idx, layers, step):
-    """``theta[m] = theta[m] - step * grad_m`` in place for every model, each right after
-    its gradient (the numbers of :func:`gradients` followed by that step)."""
+def _steps(theta, X, y, idx, layers, step, c_k, c):
+    """Every model's step right after its gradient; along ``(grad - c_k[m]) + c[m // K]``
+    (K = rows of theta per row of c) when c has rows, else along the gradient."""
     work = _workspace(layers, idx.shape[1])
     grad = np.empty(theta.shape[1])
+    per = theta.shape[0] // max(c.shape[0], 1)
     for m in range(theta.shape[0]):
         _model_gradient(theta, m, X, y, idx, layers, grad, work)
         row = theta[m]
-        for p in range(row.shape[0]):
-            row[p] = row[p] - step * grad[p]
+        if c.shape[0] == 0:
+            for p in range(row.shape[0]):
+                row[p] = row[p] - step * grad[p]
+        else:
+            own, server = c_k[m], c[m // per]
+            for p in range(row.shape[0]):
+                row[p] = row[p] - step * ((grad[p] - own[p]) + server[p])
+
+
+@njit(cache=True, fastmath=False)
+def sgd_step(theta, X, y, idx, layers, step):
+    """``theta[m] = theta[m] - step * grad_m`` in place for every model, each right after
+    its gradient (the numbers of :func:`gradients` followed by that step)."""
+    none = np.empty((0, theta.shape[1]))
+    _steps(theta, X, y, idx, layers, step, none, none)
+
+
+@njit(cache=True, fastmath=False)
+def corrected_sgd_step(theta, X, y, idx, layers, step, c_k, c):
+    """``theta[m] = theta[m] - step * ((grad_m - c_k[m]) + c[m // K])`` in place, K = the
+    rows of theta per row of c: the local step with control variates (client variates
+    ``c_k`` (M, P), server variates ``c`` (M / K, P)), each model moved right after its
+    gradient; the numbers of :func:`gradients` followed by that step as written (the
+    difference, the sum, the product, the subtraction, each rounded)."""
+    _steps(theta, X, y, idx, layers, step, c_k, c)

@@ -205,6 +205,30 @@ def test_a_fused_descend_replaces_the_gradient_step():
                    descend=descend)
     assert np.array_equal(fused.output, plain.output)
     assert np.array_equal(fused.clients, plain.clients)
-    with pytest.raises(ValueError, match="descend"):
-        fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
-               control="scaffold", periods=[3, 6], descend=descend)
+
+    def corrected(theta, step, batch, c_k, c):
+        theta -= step * (grad(theta, batch) - c_k + c[..., None, :])
+
+    for control in ("scaffold", "printed_alg4"):
+        plain = fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+                       control=control, periods=[3, 6])
+        fused = fedals(None, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+                       control=control, periods=[3, 6], descend=corrected)
+        assert np.array_equal(fused.clients, plain.clients)
+
+
+def test_the_compiled_average_gives_numpys_numbers():
+    """Groups of large C-contiguous arrays are averaged by a compiled pass: the same numbers
+    as :func:`weighted_average` written back to every client (uneven weights, every group)."""
+    import importlib
+    impl = importlib.import_module("flbounds.algorithms.fedals")
+    rng = np.random.default_rng(6)
+    theta = rng.standard_normal((2, 5, impl.FUSED_STEP_MIN // 10 + 3))
+    w = rng.uniform(0.1, 1.0, 5)
+    w /= w.sum()
+    for sl in (slice(0, 7), slice(7, theta.shape[-1]), slice(0, theta.shape[-1])):
+        want = theta.copy()
+        want[..., sl] = weighted_average(theta[..., sl], w)[..., None, :]
+        got = theta.copy()
+        impl._average_group(got, w, sl)
+        assert np.array_equal(got, want)

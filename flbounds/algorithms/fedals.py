@@ -28,9 +28,15 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from flbounds.algorithms import schedules
+from flbounds.algorithms._fedals_passes import FUSED_STEP_MIN as FUSED_STEP_MIN
+from flbounds.algorithms._fedals_passes import (
+    _average_group,
+    _descend,
+    _refresh_mean,
+    weighted_average,
+)
 from flbounds.validation import check_int
 
 CONVENTIONS = ("end", "code")
@@ -161,62 +167,6 @@ def _check_inputs(theta0, weights, sync, groups, step):
     return theta, w, sync, scalar, steps[:, 0]
 
 
-@njit(cache=True, fastmath=False)
-def _step_in_place(theta, step, direction):
-    """``theta -= step * direction`` for C-contiguous float64 arrays of one shape, one pass
-    over memory instead of two (the product and the difference, each rounded as numpy
-    rounds them: the same numbers)."""
-    t, g = theta.reshape(-1), direction.reshape(-1)
-    for i in range(t.size):
-        t[i] = t[i] - step * g[i]
-
-
-#: parameter arrays at least this large take the fused step (below it, loading the compiled
-#: loop, about 0.4 s of CPU once per process, costs more than the pass it saves)
-FUSED_STEP_MIN = 1 << 18
-
-
-def _descend(theta, step, direction):
-    """``theta -= step * direction`` in place: the fused loop when both are C-contiguous
-    float64 arrays of one shape with at least :data:`FUSED_STEP_MIN` entries, else numpy."""
-    if (theta.size >= FUSED_STEP_MIN and isinstance(direction, np.ndarray)
-            and direction.dtype == theta.dtype == np.float64
-            and direction.shape == theta.shape and direction.flags.c_contiguous
-            and theta.flags.c_contiguous):
-        _step_in_place(theta, float(step), direction)
-    else:
-        theta -= step * direction
-
-
-def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """sum_k w_k theta[..., k, :], accumulated client by client in index order."""
-    out = weights[0] * theta[..., 0, :]
-    for k in range(1, theta.shape[-2]):
-        out = out + weights[k] * theta[..., k, :]
-    return out
-
-
-@njit(cache=True, fastmath=False)
-def _average_in_place(theta, weights, start, stop):
-    """Columns start:stop of every client of the (R, K, P) ``theta`` replaced by their
-    :func:`weighted_average` (the same products and additions, in one compiled pass)."""
-    for r in range(theta.shape[0]):
-        avg = weights[0] * theta[r, 0, start:stop]
-        for k in range(1, theta.shape[1]):
-            avg = avg + weights[k] * theta[r, k, start:stop]
-        theta[r, :, start:stop] = avg
-
-
-def _average_group(theta, weights, sl):
-    """Group ``sl`` of every client replaced by the clients' weighted average, in place (the
-    compiled pass for large C-contiguous arrays, as :func:`_descend`)."""
-    if theta.size >= FUSED_STEP_MIN and theta.flags.c_contiguous and sl.step in (None, 1):
-        start, stop, _ = sl.indices(theta.shape[-1])
-        _average_in_place(theta.reshape(-1, *theta.shape[-2:]), weights, start, stop)
-    else:
-        theta[..., sl] = weighted_average(theta[..., sl], weights)[..., None, :]
-
-
 def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[slice],
            weights=None, control: str = "none", periods: Sequence[int] | None = None,
            record_consensus: bool = False, record_every: int | None = None,
@@ -326,6 +276,8 @@ def _server_variate(c_k, w, kind):
 def _refresh_controls(c_k, c, theta, prev, sl, w, scale, rule):
     """In place: c_k <- sign (c_k - cbar) + drift / scale on group ``sl``, then the server
     variate used by the local step."""
+    if rule == _CONTROL_RULES["scaffold"] and _refresh_mean(c_k, c, theta, prev, sl, w, scale):
+        return
     server_kind, sign, bar_kind = rule
     drift = (prev[..., sl] - theta[..., sl]) / scale
     bar = _server_variate(c_k[..., sl], w, bar_kind)

@@ -232,3 +232,26 @@ def test_the_compiled_average_gives_numpys_numbers():
         got = theta.copy()
         impl._average_group(got, w, sl)
         assert np.array_equal(got, want)
+
+
+def test_the_compiled_control_refresh_gives_numpys_numbers():
+    """SCAFFOLD's refresh of a group of large C-contiguous arrays is compiled: the numbers
+    of its NumPy form (the printed variants keep NumPy, and agree with it too)."""
+    import importlib
+    impl = importlib.import_module("flbounds.algorithms.fedals")
+    rng = np.random.default_rng(7)
+    shape = (2, 5, impl.FUSED_STEP_MIN // 10 + 3)
+    c_k, theta, prev = (rng.standard_normal(shape) for _ in range(3))
+    w = rng.uniform(0.1, 1.0, 5)
+    w /= w.sum()
+    for sl in (slice(0, 7), slice(7, shape[-1])):
+        drift = (prev[..., sl] - theta[..., sl]) / 0.3
+        want_k = c_k.copy()
+        want_k[..., sl] = 1.0 * (c_k[..., sl] - weighted_average(c_k[..., sl], w)[..., None, :]) \
+            + drift
+        want_c = np.zeros(shape[:1] + shape[2:])
+        want_c[..., sl] = weighted_average(want_k[..., sl], w)
+        got_k, got_c = c_k.copy(), np.zeros_like(want_c)
+        impl._refresh_controls(got_k, got_c, theta, prev, sl, w, 0.3,
+                               impl._CONTROL_RULES["scaffold"])
+        assert np.array_equal(got_k, want_k) and np.array_equal(got_c, want_c)

@@ -28,9 +28,15 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from flbounds.algorithms import schedules
+from flbounds.algorithms._fedals_passes import FUSED_STEP_MIN as FUSED_STEP_MIN
+from flbounds.algorithms._fedals_passes import (
+    _average_group,
+    _descend,
+    _refresh_mean,
+    weighted_average,
+)
 from flbounds.validation import check_int
 
 CONVENTIONS = ("end", "code")
@@ -161,41 +167,6 @@ def _check_inputs(theta0, weights, sync, groups, step):
     return theta, w, sync, scalar, steps[:, 0]
 
 
-@njit(cache=True, fastmath=False)
-def _step_in_place(theta, step, direction):
-    """``theta -= step * direction`` for C-contiguous float64 arrays of one shape, one pass
-    over memory instead of two (the product and the difference, each rounded as numpy
-    rounds them: the same numbers)."""
-    t, g = theta.reshape(-1), direction.reshape(-1)
-    for i in range(t.size):
-        t[i] = t[i] - step * g[i]
-
-
-#: parameter arrays at least this large take the fused step (below it, loading the compiled
-#: loop, about 0.4 s of CPU once per process, costs more than the pass it saves)
-FUSED_STEP_MIN = 1 << 18
-
-
-def _descend(theta, step, direction):
-    """``theta -= step * direction`` in place: the fused loop when both are C-contiguous
-    float64 arrays of one shape with at least :data:`FUSED_STEP_MIN` entries, else numpy."""
-    if (theta.size >= FUSED_STEP_MIN and isinstance(direction, np.ndarray)
-            and direction.dtype == theta.dtype == np.float64
-            and direction.shape == theta.shape and direction.flags.c_contiguous
-            and theta.flags.c_contiguous):
-        _step_in_place(theta, float(step), direction)
-    else:
-        theta -= step * direction
-
-
-def weighted_average(theta: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """sum_k w_k theta[..., k, :], accumulated client by client in index order."""
-    out = weights[0] * theta[..., 0, :]
-    for k in range(1, theta.shape[-2]):
-        out = out + weights[k] * theta[..., k, :]
-    return out
-
-
 def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[slice],
            weights=None, control: str = "none", periods: Sequence[int] | None = None,
            record_consensus: bool = False, record_every: int | None = None,
@@ -245,7 +216,9 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         Optional ``descend(theta, step, batch)``: the local step :math:`\theta \leftarrow
         \theta - \eta\, g` in place, fused into the oracle (each model moved right after its
         gradient, the gradient never stored; the same numbers as ``grad`` and the step).
-        Only without control variates.
+        With control variates it is called as ``descend(theta, step, batch, c_k, c)`` and
+        takes the corrected step along :math:`(g - c_k) + c` (c with the clients' axis
+        dropped), rounded as written.
     """
     theta, w, sync, scalar, steps = _check_inputs(theta0, weights, sync, groups, step)
     if control not in CONTROLS:
@@ -254,8 +227,6 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         raise ValueError("periods (one per group) are required with control variates")
     if len(plan) < sync.shape[0]:
         raise ValueError("plan must have at least one batch per step")
-    if descend is not None and control != "none":
-        raise ValueError("descend (a fused local step) applies only with control='none'")
     c_k = np.zeros_like(theta)
     c = np.zeros(theta.shape[:-2] + theta.shape[-1:])
     prev = theta.copy()
@@ -265,8 +236,8 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
     history = []
     elapsed = np.zeros(len(groups))     # sum of the steps since each group's last sync
     for s in range(sync.shape[0]):
-        if descend is not None:
-            descend(theta, steps[s], plan[s])     # in place (theta is our copy)
+        if descend is not None:     # in place (theta is our copy)
+            descend(theta, steps[s], plan[s], *(() if control == "none" else (c_k, c)))
         else:
             direction = grad(theta, plan[s])
             if control != "none":
@@ -276,15 +247,15 @@ def fedals(grad: Callable, theta0, plan, *, step: float, sync, groups: Sequence[
         for g, sl in enumerate(groups):
             if not sync[s, g]:
                 continue
-            avg = weighted_average(theta[..., sl], w)
             if record_consensus:
-                dev = np.sum((theta[..., sl] - avg[..., None, :]) ** 2, axis=-1)
+                dev = np.sum((theta[..., sl] - weighted_average(theta[..., sl], w)[..., None, :])
+                             ** 2, axis=-1)
                 consensus[g].append(dev @ w)
             if control != "none":
                 scale = scalar * periods[g] if scalar is not None else elapsed[g]
                 _refresh_controls(c_k, c, theta, prev, sl, w, scale, _CONTROL_RULES[control])
             elapsed[g] = 0.0
-            theta[..., sl] = avg[..., None, :]
+            _average_group(theta, w, sl)
             if control != "none":     # the drift reference of the control refresh
                 prev[..., sl] = theta[..., sl]
         if record_every is not None and (s + 1) % record_every == 0:
@@ -305,6 +276,8 @@ def _server_variate(c_k, w, kind):
 def _refresh_controls(c_k, c, theta, prev, sl, w, scale, rule):
     """In place: c_k <- sign (c_k - cbar) + drift / scale on group ``sl``, then the server
     variate used by the local step."""
+    if rule == _CONTROL_RULES["scaffold"] and _refresh_mean(c_k, c, theta, prev, sl, w, scale):
+        return
     server_kind, sign, bar_kind = rule
     drift = (prev[..., sl] - theta[..., sl]) / scale
     bar = _server_variate(c_k[..., sl], w, bar_kind)

@@ -79,6 +79,48 @@ def _masked_store(builder, value, ptr, mask):
     builder.call(fn, [value, ptr, ir.Constant(ir.IntType(32), 8), mask])
 
 
+def _block_ptr(context, builder, ty, arr, off, b):
+    """Pointer to vector ``b`` of a pass: the ``_LANES`` doubles of the C-contiguous array
+    ``arr`` (numba type ``ty``) from flat element ``off + b _LANES``."""
+    ptr = _flat_ptr(context, builder, ty, arr,
+                    builder.add(off, ir.Constant(ir.IntType(64), b * _LANES)))
+    return _vector_ptr(builder, ptr, _LANES)
+
+
+def _block_load(builder, ptr, b, blocks, mask):
+    """Vector ``b`` of a pass of ``blocks`` vectors: the last one masked (0.0 past its
+    ``left`` lanes), the others a plain load."""
+    if b == blocks - 1:
+        return _masked_load(builder, ptr, mask)
+    return builder.load(ptr, align=8)
+
+
+def _block_store(builder, value, ptr, b, blocks, mask):
+    """Store vector ``b`` of a pass of ``blocks`` vectors: the last one to its ``mask``
+    lanes only."""
+    if b == blocks - 1:
+        _masked_store(builder, value, ptr, mask)
+    else:
+        builder.store(value, ptr, align=8)
+
+
+def _block_slots(context, builder, ty, arr, off, stride, rows, blocks, start):
+    """The registers of a pass: for each of ``rows`` rows of ``arr`` (from flat element
+    ``off``, ``stride`` apart) and each of its ``blocks`` vectors, ``(pointer, slot, b)``,
+    the slot (an ``alloca`` of one vector) holding ``start(pointer, b)``."""
+    from numba.core import cgutils
+    vec_t = ir.VectorType(_DOUBLE, _LANES)
+    slots = []
+    for r in range(rows):
+        row = builder.add(off, builder.mul(stride, ir.Constant(ir.IntType(64), r)))
+        for b in range(blocks):
+            ptr = _block_ptr(context, builder, ty, arr, row, b)
+            slot = cgutils.alloca_once(builder, vec_t)
+            builder.store(start(ptr, b), slot)
+            slots.append((ptr, slot, b))
+    return slots
+
+
 def _pass_codegen(blocks, sums):
     """LLVM body of one pass of :func:`madd_rows` / :func:`madd_rows4`: ``blocks`` vectors of
     ``_LANES`` outputs times ``sums`` partial sums, all in registers through a single loop over
@@ -90,27 +132,9 @@ def _pass_codegen(blocks, sums):
         acc, a_off, a_stride, m, m_off, m_stride, v, v_off, count, left = args
         acc_t, m_t, v_t = sig.args[0], sig.args[3], sig.args[6]
         i64 = ir.IntType(64)
-        vec_t = ir.VectorType(_DOUBLE, _LANES)
         mask = _lane_mask(builder, (blocks - 1) * _LANES, left)
-
-        def vector_at(ty, arr, off, b):
-            ptr = _flat_ptr(context, builder, ty, arr,
-                            builder.add(off, ir.Constant(i64, b * _LANES)))
-            return _vector_ptr(builder, ptr, _LANES)
-
-        def load(ptr, b):
-            if b == blocks - 1:
-                return _masked_load(builder, ptr, mask)
-            return builder.load(ptr, align=8)
-
-        slots = []
-        for j in range(sums):
-            row_off = builder.add(a_off, builder.mul(a_stride, ir.Constant(i64, j)))
-            for b in range(blocks):
-                ptr = vector_at(acc_t, acc, row_off, b)
-                slot = cgutils.alloca_once(builder, vec_t)
-                builder.store(load(ptr, b), slot)
-                slots.append((ptr, slot, b))
+        slots = _block_slots(context, builder, acc_t, acc, a_off, a_stride, sums, blocks,
+                             lambda ptr, b: _block_load(builder, ptr, b, blocks, mask))
         with cgutils.for_range(builder, count) as loop:
             for j in range(sums):
                 row = builder.add(builder.mul(loop.index, ir.Constant(i64, sums)),
@@ -119,14 +143,12 @@ def _pass_codegen(blocks, sums):
                 factor = _splat(builder, scalar, _LANES)
                 base = builder.add(m_off, builder.mul(row, m_stride))
                 for b in range(blocks):
-                    x = load(vector_at(m_t, m, base, b), b)
+                    x = _block_load(builder, _block_ptr(context, builder, m_t, m, base, b), b,
+                                    blocks, mask)
                     slot = slots[j * blocks + b][1]
                     builder.store(builder.fadd(builder.load(slot), builder.fmul(x, factor)), slot)
         for ptr, slot, b in slots:
-            if b == blocks - 1:
-                _masked_store(builder, builder.load(slot), ptr, mask)
-            else:
-                builder.store(builder.load(slot), ptr, align=8)
+            _block_store(builder, builder.load(slot), ptr, b, blocks, mask)
         return context.get_dummy_value()
 
     return codegen

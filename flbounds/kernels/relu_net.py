@@ -42,53 +42,38 @@ from numba.extending import intrinsic
 from flbounds.kernels._simd import (
     _DOUBLE,
     _LANES,
+    _block_load,
+    _block_ptr,
+    _block_slots,
+    _block_store,
     _c_doubles,
     _flat_ptr,
     _lane_mask,
-    _masked_load,
-    _masked_store,
     _splat,
-    _vector_ptr,
 )
 
 _I64 = ir.IntType(64)
 
 
-def _block_codegen(rows, blocks, mode):
+def _block_codegen(rows, blocks):
     """LLVM body of one :func:`madd_block` pass: ``rows`` x ``blocks`` vectors of partial
-    sums from 0 in registers, the last vector masked to ``left`` lanes; ``mode`` "relu" stores
-    max(sum, 0), "zero" the sum."""
+    sums from 0 in registers, the last vector masked to ``left`` lanes; stores max(sum, 0)
+    where the first argument (``relu``) is true, else the sum."""
 
     def codegen(context, builder, sig, args):
-        acc, a_off, a_rs, m, m_off, m_rs, v, v_off, v_rs, v_ts, count, left = args
-        acc_t, m_t, v_t = sig.args[0], sig.args[3], sig.args[6]
+        relu, acc, a_off, a_rs, m, m_off, m_rs, v, v_off, v_rs, v_ts, count, left = args
+        acc_t, m_t, v_t = sig.args[1], sig.args[4], sig.args[7]
         vec_t = ir.VectorType(_DOUBLE, _LANES)
         zero = ir.Constant(vec_t, [0.0] * _LANES)
         fma = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(vec_t, [vec_t] * 3), f"llvm.fma.v{_LANES}f64")
         mask = _lane_mask(builder, (blocks - 1) * _LANES, left)
-
-        def vptr(ty, arr, off, b):
-            at = builder.add(off, ir.Constant(_I64, b * _LANES))
-            ptr = _flat_ptr(context, builder, ty, arr, at)
-            return _vector_ptr(builder, ptr, _LANES)
-
-        def load(ptr, b):
-            if b == blocks - 1:
-                return _masked_load(builder, ptr, mask)
-            return builder.load(ptr, align=8)
-
-        slots = []
-        for r in range(rows):
-            row = builder.add(a_off, builder.mul(a_rs, ir.Constant(_I64, r)))
-            for b in range(blocks):
-                ptr = vptr(acc_t, acc, row, b)
-                slot = cgutils.alloca_once(builder, vec_t)
-                builder.store(zero, slot)
-                slots.append((ptr, slot, b))
+        slots = _block_slots(context, builder, acc_t, acc, a_off, a_rs, rows, blocks,
+                             lambda ptr, b: zero)
         with cgutils.for_range(builder, count) as loop:
             base = builder.add(m_off, builder.mul(loop.index, m_rs))
-            xs = [load(vptr(m_t, m, base, b), b) for b in range(blocks)]
+            xs = [_block_load(builder, _block_ptr(context, builder, m_t, m, base, b), b, blocks,
+                              mask) for b in range(blocks)]
             at = builder.add(v_off, builder.mul(loop.index, v_ts))
             for r in range(rows):
                 pos = builder.add(at, builder.mul(v_rs, ir.Constant(_I64, r)))
@@ -99,58 +84,46 @@ def _block_codegen(rows, blocks, mode):
                     builder.store(builder.call(fma, [xs[b], factor, builder.load(slot)]), slot)
         for ptr, slot, b in slots:
             total = builder.load(slot)
-            if mode == "relu":     # x < 0 -> 0 (a NaN stays NaN, as numpy's maximum keeps it)
-                total = builder.select(builder.fcmp_ordered("<", total, zero), zero, total)
-            if b == blocks - 1:
-                _masked_store(builder, total, ptr, mask)
-            else:
-                builder.store(total, ptr, align=8)
+            # with relu, x < 0 -> 0 (a NaN stays NaN, as numpy's maximum keeps it): a select
+            # on the flag once per stored vector, no branch
+            clipped = builder.select(builder.fcmp_ordered("<", total, zero), zero, total)
+            total = builder.select(relu, clipped, total)
+            _block_store(builder, total, ptr, b, blocks, mask)
         return context.get_dummy_value()
 
     return codegen
 
 
-def _block(rows, blocks, mode):
+def _block(rows, blocks):
     @intrinsic
-    def block(typingctx, acc, a_off, a_rs, m, m_off, m_rs, v, v_off, v_rs, v_ts, count, left):
+    def block(typingctx, relu, acc, a_off, a_rs, m, m_off, m_rs, v, v_off, v_rs, v_ts, count,
+              left):
         if not _c_doubles(acc, m, v) or getattr(acc, "mutable", True) is False:
             return None
-        sig = types.void(acc, types.intp, types.intp, m, types.intp, types.intp, v,
-                         types.intp, types.intp, types.intp, types.intp, types.intp)
-        return sig, _block_codegen(rows, blocks, mode)
+        sig = types.void(types.boolean, acc, types.intp, types.intp, m, types.intp, types.intp,
+                         v, types.intp, types.intp, types.intp, types.intp, types.intp)
+        return sig, _block_codegen(rows, blocks)
 
     return block
 
 
-_ZERO = tuple(tuple(_block(r, b, "zero") for b in (1, 2)) for r in (1, 2, 3, 4))
-_RELU = tuple(tuple(_block(r, b, "relu") for b in (1, 2)) for r in (1, 2, 3, 4))
 # numba resolves a call through a tuple of intrinsics only with a literal index: name them
-(_Z11, _Z12), (_Z21, _Z22), (_Z31, _Z32), (_Z41, _Z42) = _ZERO
-(_R11, _R12), (_R21, _R22), (_R31, _R32), (_R41, _R42) = _RELU
+(_B11, _B12), (_B21, _B22), (_B31, _B32), (_B41, _B42) = (
+    tuple(_block(r, b) for b in (1, 2)) for r in (1, 2, 3, 4))
 
 
 @njit(cache=True, fastmath=False, inline="always")
 def _pass(relu, n, two, a):
     """One pass of ``n`` rows (1..4) by one (``two`` False) or two vectors, ``a`` the
-    intrinsic's arguments."""
-    if relu:
-        if n == 4:
-            _R42(*a) if two else _R41(*a)
-        elif n == 3:
-            _R32(*a) if two else _R31(*a)
-        elif n == 2:
-            _R22(*a) if two else _R21(*a)
-        else:
-            _R12(*a) if two else _R11(*a)
+    intrinsic's arguments after ``relu``."""
+    if n == 4:
+        _B42(relu, *a) if two else _B41(relu, *a)
+    elif n == 3:
+        _B32(relu, *a) if two else _B31(relu, *a)
+    elif n == 2:
+        _B22(relu, *a) if two else _B21(relu, *a)
     else:
-        if n == 4:
-            _Z42(*a) if two else _Z41(*a)
-        elif n == 3:
-            _Z32(*a) if two else _Z31(*a)
-        elif n == 2:
-            _Z22(*a) if two else _Z21(*a)
-        else:
-            _Z12(*a) if two else _Z11(*a)
+        _B12(relu, *a) if two else _B11(relu, *a)
 
 
 @njit(cache=True, fastmath=False)
@@ -270,13 +243,37 @@ def gradients(theta, X, y, idx, layers, grad):
 
 
 @njit(cache=True, fastmath=False)
-def sgd_step(theta, X, y, idx, layers, step):
-    """``theta[m] = theta[m] - step * grad_m`` in place for every model, each right after
-    its gradient (the numbers of :func:`gradients` followed by that step)."""
+def _steps(theta, X, y, idx, layers, step, c_k, c):
+    """Every model's step right after its gradient; along ``(grad - c_k[m]) + c[m // K]``
+    (K = rows of theta per row of c) when c has rows, else along the gradient."""
     work = _workspace(layers, idx.shape[1])
     grad = np.empty(theta.shape[1])
+    per = theta.shape[0] // max(c.shape[0], 1)
     for m in range(theta.shape[0]):
         _model_gradient(theta, m, X, y, idx, layers, grad, work)
         row = theta[m]
-        for p in range(row.shape[0]):
-            row[p] = row[p] - step * grad[p]
+        if c.shape[0] == 0:
+            for p in range(row.shape[0]):
+                row[p] = row[p] - step * grad[p]
+        else:
+            own, server = c_k[m], c[m // per]
+            for p in range(row.shape[0]):
+                row[p] = row[p] - step * ((grad[p] - own[p]) + server[p])
+
+
+@njit(cache=True, fastmath=False)
+def sgd_step(theta, X, y, idx, layers, step):
+    """``theta[m] = theta[m] - step * grad_m`` in place for every model, each right after
+    its gradient (the numbers of :func:`gradients` followed by that step)."""
+    none = np.empty((0, theta.shape[1]))
+    _steps(theta, X, y, idx, layers, step, none, none)
+
+
+@njit(cache=True, fastmath=False)
+def corrected_sgd_step(theta, X, y, idx, layers, step, c_k, c):
+    """``theta[m] = theta[m] - step * ((grad_m - c_k[m]) + c[m // K])`` in place, K = the
+    rows of theta per row of c: the local step with control variates (client variates
+    ``c_k`` (M, P), server variates ``c`` (M / K, P)), each model moved right after its
+    gradient; the numbers of :func:`gradients` followed by that step as written (the
+    difference, the sum, the product, the subtraction, each rounded)."""
+    _steps(theta, X, y, idx, layers, step, c_k, c)

@@ -198,13 +198,26 @@ def batch_gradients(theta, data: BatchData, idx) -> np.ndarray:
     return grad.reshape(theta.shape)
 
 
-def sgd_step(theta: np.ndarray, data: BatchData, idx, step: float) -> None:
+def sgd_step(theta: np.ndarray, data: BatchData, idx, step: float, c_k=None, c=None) -> None:
     """``theta <- theta - step * grad`` in place (theta a C-contiguous float64 array): the
     numbers of :func:`batch_gradients` followed by that step, each model moved right after
-    its gradient."""
+    its gradient. With control variates ``c_k`` (theta's shape) and ``c`` (theta's shape
+    without the clients' axis, the second to last), the step is along ``(grad - c_k) + c``,
+    the numbers of that expression in NumPy."""
     if not (isinstance(theta, np.ndarray) and theta.dtype == np.float64
             and theta.flags.c_contiguous and theta.flags.writeable):
         raise ValueError("theta must be a writeable C-contiguous float64 array")
     flat_idx = _flat_batch(theta, data, idx)
-    relu_net.sgd_step(theta.reshape(-1, theta.shape[-1]), data.X, data.y, flat_idx,
-                      data.layers, float(step))
+    flat = theta.reshape(-1, theta.shape[-1])
+    if (c_k is None) != (c is None):
+        raise ValueError("c_k and c must be given together")
+    if c_k is None:
+        relu_net.sgd_step(flat, data.X, data.y, flat_idx, data.layers, float(step))
+        return
+    c_k, c = np.asarray(c_k, dtype=float), np.asarray(c, dtype=float)
+    if theta.ndim < 2 or c_k.shape != theta.shape or \
+            c.shape != theta.shape[:-2] + theta.shape[-1:]:
+        raise ValueError("c_k must have theta's shape and c theta's without its clients' axis")
+    relu_net.corrected_sgd_step(flat, data.X, data.y, flat_idx, data.layers, float(step),
+                                np.ascontiguousarray(c_k).reshape(flat.shape),
+                                np.ascontiguousarray(c).reshape(-1, theta.shape[-1]))

@@ -78,13 +78,14 @@ def batch_oracle(task: Task):
 
 
 def batch_descent(task: Task):
-    """descend(theta (S, K, P), step, idx (S, K, b)): the local SGD step on the clients'
-    mini-batches in place, fused into the gradient kernel (the numbers of
-    :func:`batch_oracle` and the step)."""
+    """descend(theta (S, K, P), step, idx (S, K, b)[, c_k, c]): the local SGD step on the
+    clients' mini-batches in place, fused into the gradient kernel (the numbers of
+    :func:`batch_oracle` and the step; with control variates, of the step along
+    ``(grad - c_k) + c``)."""
     data = mlp.batch_data(task.X, task.y, SIZES)
 
-    def descend(theta, step, idx):
-        mlp.sgd_step(theta, data, idx, step)
+    def descend(theta, step, idx, c_k=None, c=None):
+        mlp.sgd_step(theta, data, idx, step, c_k, c)
     return descend
 
 
@@ -137,7 +138,7 @@ def run_fedals(task: Task, theta0: np.ndarray, plan: np.ndarray, *, step: float,
         tr = fedals(batch_oracle(task), theta0, plan, step=step, sync=sync, groups=groups,
                     record_consensus=record_consensus, control=control,
                     periods=periods if control != "none" else None,
-                    descend=batch_descent(task) if control == "none" else None)
+                    descend=batch_descent(task))
     test_loss, test_acc = mlp.loss_accuracy(tr.output, task.X_test, task.y_test, SIZES)
     K = task.X.shape[1]
     out_b = np.broadcast_to(tr.output[:, None, :], (tr.output.shape[0], K, tr.output.shape[1]))

@@ -205,6 +205,53 @@ def test_a_fused_descend_replaces_the_gradient_step():
                    descend=descend)
     assert np.array_equal(fused.output, plain.output)
     assert np.array_equal(fused.clients, plain.clients)
-    with pytest.raises(ValueError, match="descend"):
-        fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
-               control="scaffold", periods=[3, 6], descend=descend)
+
+    def corrected(theta, step, batch, c_k, c):
+        theta -= step * (grad(theta, batch) - c_k + c[..., None, :])
+
+    for control in ("scaffold", "printed_alg4"):
+        plain = fedals(grad, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+                       control=control, periods=[3, 6])
+        fused = fedals(None, np.zeros((2, 3, 4)), noise, step=0.1, sync=sync, groups=groups,
+                       control=control, periods=[3, 6], descend=corrected)
+        assert np.array_equal(fused.clients, plain.clients)
+
+
+def test_the_compiled_average_gives_numpys_numbers():
+    """Groups of large C-contiguous arrays are averaged by a compiled pass: the same numbers
+    as :func:`weighted_average` written back to every client (uneven weights, every group)."""
+    import importlib
+    impl = importlib.import_module("flbounds.algorithms.fedals")
+    rng = np.random.default_rng(6)
+    theta = rng.standard_normal((2, 5, impl.FUSED_STEP_MIN // 10 + 3))
+    w = rng.uniform(0.1, 1.0, 5)
+    w /= w.sum()
+    for sl in (slice(0, 7), slice(7, theta.shape[-1]), slice(0, theta.shape[-1])):
+        want = theta.copy()
+        want[..., sl] = weighted_average(theta[..., sl], w)[..., None, :]
+        got = theta.copy()
+        impl._average_group(got, w, sl)
+        assert np.array_equal(got, want)
+
+
+def test_the_compiled_control_refresh_gives_numpys_numbers():
+    """SCAFFOLD's refresh of a group of large C-contiguous arrays is compiled: the numbers
+    of its NumPy form (the printed variants keep NumPy, and agree with it too)."""
+    import importlib
+    impl = importlib.import_module("flbounds.algorithms.fedals")
+    rng = np.random.default_rng(7)
+    shape = (2, 5, impl.FUSED_STEP_MIN // 10 + 3)
+    c_k, theta, prev = (rng.standard_normal(shape) for _ in range(3))
+    w = rng.uniform(0.1, 1.0, 5)
+    w /= w.sum()
+    for sl in (slice(0, 7), slice(7, shape[-1])):
+        drift = (prev[..., sl] - theta[..., sl]) / 0.3
+        want_k = c_k.copy()
+        want_k[..., sl] = 1.0 * (c_k[..., sl] - weighted_average(c_k[..., sl], w)[..., None, :]) \
+            + drift
+        want_c = np.zeros(shape[:1] + shape[2:])
+        want_c[..., sl] = weighted_average(want_k[..., sl], w)
+        got_k, got_c = c_k.copy(), np.zeros_like(want_c)
+        impl._refresh_controls(got_k, got_c, theta, prev, sl, w, 0.3,
+                               impl._CONTROL_RULES["scaffold"])
+        assert np.array_equal(got_k, want_k) and np.array_equal(got_c, want_c)

@@ -78,6 +78,23 @@ def test_sgd_step_is_the_gradient_step_bit_for_bit(sizes, n_models, n_rows, batc
     assert np.array_equal(moved, theta - 0.05 * grad)
 
 
+@pytest.mark.parametrize(("sizes", "n_models", "n_rows", "batch"), CASES[:3])
+def test_corrected_step_is_the_control_variate_step_bit_for_bit(sizes, n_models, n_rows,
+                                                                 batch):
+    """The step along (grad - c_k) + c, c one row per group of models (the clients of a
+    replicate), rounded as NumPy rounds that expression."""
+    theta, X, y, idx, layers = _instance(4, sizes, 2 * n_models, n_rows, batch)
+    rng = np.random.default_rng(5)
+    c_k = rng.standard_normal(theta.shape)
+    c = rng.standard_normal((2, theta.shape[1]))
+    grad = np.empty_like(theta)
+    relu_net.gradients(theta, X, y, idx, layers, grad)
+    moved = theta.copy()
+    relu_net.corrected_sgd_step(moved, X, y, idx, layers, 0.05, c_k, c)
+    direction = grad - c_k + np.repeat(c, n_models, axis=0)
+    assert np.array_equal(moved, theta - 0.05 * direction)
+
+
 def test_models_do_not_interact():
     sizes = (4, 6, 5, 3)
     theta, X, y, idx, layers = _instance(2, sizes, 3, 9, 4)

@@ -93,6 +93,11 @@ def test_kernel_gradients_match_the_numpy_backward_pass(sizes):
     moved = theta.copy()
     mlp.sgd_step(moved, data, idx, 0.05)
     assert np.array_equal(moved, theta - 0.05 * got)
+    c_k = np.random.default_rng(6).standard_normal(theta.shape)
+    c = c_k.mean(axis=-2) + 0.5
+    moved = theta.copy()
+    mlp.sgd_step(moved, data, idx, 0.05, c_k, c)
+    assert np.array_equal(moved, theta - 0.05 * (got - c_k + c[..., None, :]))
 
 
 def test_kernel_wrappers_reject_bad_input():
@@ -110,3 +115,7 @@ def test_kernel_wrappers_reject_bad_input():
         mlp.batch_gradients(theta[:, :-1], data, idx)
     with pytest.raises(ValueError, match="theta"):
         mlp.sgd_step(np.asfortranarray(theta), data, idx, 0.1)
+    with pytest.raises(ValueError, match="c_k"):
+        mlp.sgd_step(theta.copy(), data, idx, 0.1, c_k=np.zeros_like(theta))
+    with pytest.raises(ValueError, match="c_k"):
+        mlp.sgd_step(theta.copy(), data, idx, 0.1, np.zeros_like(theta), np.zeros_like(theta))

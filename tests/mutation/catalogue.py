@@ -163,7 +163,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "int(alpha * local_steps)",
            "int(alpha * local_steps) - 1",
            "body period alpha tau - 1 instead of alpha tau"),
-    Mutant("fedals.average.drops_client", ("fedals",), "flbounds/algorithms/fedals.py",
+    Mutant("fedals.average.drops_client", ("fedals",), "flbounds/algorithms/_fedals_passes.py",
            "for k in range(1, theta.shape[-2]):",
            "for k in range(2, theta.shape[-2]):",
            "weighted average that skips client 1"),

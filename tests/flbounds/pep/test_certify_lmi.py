@@ -18,6 +18,8 @@ from flbounds.pep.certify_lmi import (
     stationary_bounds,
 )
 
+from ._planted import lmis_as_equalities
+
 MU, L = 1.0, 4.0
 
 
@@ -93,18 +95,7 @@ def _solved(name, equality=False, monkeypatch=None):
     ``equality`` the LMI T >= 0 is sent as T = 0 (free multipliers: the planted bug's)."""
     round_, setting, measure, law, _ = _case(name)
     if equality:
-        from PEPit.wrappers.cvxpy_wrapper import CvxpyWrapper
-
-        def send(self, psd):
-            import cvxpy as cp
-
-            self._list_of_constraints_sent_to_solver.append(psd)
-            m = cp.Variable(psd.shape, symmetric=True)
-            self._list_of_solver_constraints += [m == 0] + [
-                m[i, j] == self._expression_to_solver(psd[i, j])
-                for i in range(psd.shape[0]) for j in range(psd.shape[1])]
-
-        monkeypatch.setattr(CvxpyWrapper, "send_lmi_constraint_to_solver", send)
+        lmis_as_equalities(monkeypatch)
     problem, parts = engine.build(round_, setting, measure, law)
     problem.solve(wrapper="cvxpy", solver="CLARABEL", verbose=0)
     funcs = list({id(f): f for f in parts["funcs"]}.values())

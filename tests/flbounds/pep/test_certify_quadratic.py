@@ -21,6 +21,8 @@ from flbounds.pep.certify import bracket_tolerance, leaf_bounds
 from flbounds.pep.certify_lmi import certify_lmi, solver_lmi_duals, stationary_bounds
 from flbounds.pep.certify_quadratic import client_functions, quadratic_class
 
+from ._planted import lmis_as_equalities
+
 BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
                       + sum(g ** 2 for g in star.gradients), "heterogeneity budget",
                       bounds=lambda state: {state["x"]: 1.0},
@@ -105,19 +107,8 @@ def test_without_star_bounds_mu_zero_is_still_refused(no_store):
 
 
 def _solved(round_, setting, measure, law, equality=False, monkeypatch=None):
-    if equality:     # T(G) >= 0 sent as T(G) = 0: free multipliers (test_certify_lmi.py)
-        from PEPit.wrappers.cvxpy_wrapper import CvxpyWrapper
-
-        def send(self, psd):
-            import cvxpy as cp
-
-            self._list_of_constraints_sent_to_solver.append(psd)
-            m = cp.Variable(psd.shape, symmetric=True)
-            self._list_of_solver_constraints += [m == 0] + [
-                m[i, j] == self._expression_to_solver(psd[i, j])
-                for i in range(psd.shape[0]) for j in range(psd.shape[1])]
-
-        monkeypatch.setattr(CvxpyWrapper, "send_lmi_constraint_to_solver", send)
+    if equality:     # T(G) >= 0 sent as T(G) = 0: free multipliers (tests/flbounds/pep/_planted.py)
+        lmis_as_equalities(monkeypatch)
     problem, parts = engine.build(round_, setting, measure, law)
     problem.solve(wrapper="cvxpy", solver="CLARABEL", verbose=0)
     funcs = list({id(f): f for f in parts["funcs"]}.values())

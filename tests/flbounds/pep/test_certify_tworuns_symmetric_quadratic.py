@@ -22,6 +22,7 @@ from flbounds.pep.certify_symmargin import reduced_certifiable
 from flbounds.pep.certify_tworuns import pin_stationary
 from flbounds.pep.symmetric import build_symmetric
 
+from ._planted import lmis_as_equalities
 from .test_certify_quadratic import BUMP, L
 
 
@@ -60,18 +61,7 @@ def _pinned(round_, setting, law, classes, sigma, equality=False, monkeypatch=No
     the first of sdp.SOLVERS that returns values; with ``equality`` its LMIs sent as
     T(G) = 0 (free multipliers)."""
     if equality:
-        from PEPit.wrappers.cvxpy_wrapper import CvxpyWrapper
-
-        def send(self, psd):
-            import cvxpy as cp
-
-            self._list_of_constraints_sent_to_solver.append(psd)
-            m = cp.Variable(psd.shape, symmetric=True)
-            self._list_of_solver_constraints += [m == 0] + [
-                m[i, j] == self._expression_to_solver(psd[i, j])
-                for i in range(psd.shape[0]) for j in range(psd.shape[1])]
-
-        monkeypatch.setattr(CvxpyWrapper, "send_lmi_constraint_to_solver", send)
+        lmis_as_equalities(monkeypatch)
     problem, parts = build_symmetric(round_, setting, pep.two_runs(), law, classes=classes)
     metric = problem.list_of_performance_metrics[0]
     funcs = list({id(f): f for f in parts["funcs"]}.values())

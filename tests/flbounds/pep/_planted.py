@@ -1,5 +1,10 @@
-"""A planted bug shared by the certificate tests: every LMI ``T(G) >= 0`` sent to the solver
-as ``T(G) = 0``, so its multipliers are free (not PSD); a certificate must refuse them."""
+"""Helpers shared by the certificate tests: a planted bug (every LMI ``T(G) >= 0`` sent to
+the solver as ``T(G) = 0``, so its multipliers are free, not PSD, and a certificate must
+refuse them), a spy on the star certificate, and the bracket a certified bound must keep."""
+
+from flbounds import pep
+from flbounds.pep import certify
+from flbounds.pep.certify import bracket_tolerance
 
 
 def lmis_as_equalities(monkeypatch) -> None:
@@ -16,3 +21,24 @@ def lmis_as_equalities(monkeypatch) -> None:
             for i in range(psd.shape[0]) for j in range(psd.shape[1])]
 
     monkeypatch.setattr(CvxpyWrapper, "send_lmi_constraint_to_solver", send)
+
+
+def spy_certified_star(monkeypatch) -> list:
+    """The labels of the measures :func:`certify.certified_star` is called with, as it is."""
+    calls = []
+    real = certify.certified_star
+
+    def spy(build, L, measure):
+        calls.append(measure.label)
+        return real(build, L, measure)
+
+    monkeypatch.setattr(certify, "certified_star", spy)
+    return calls
+
+
+def assert_bracketed(bound, accurate) -> None:
+    """``bound`` is a certified value at or above the accurate one, within its bracket."""
+    assert accurate.status == "optimal"
+    assert bound.status.startswith("certified"), bound.status
+    assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)
+    assert bound.worst - accurate.worst <= bracket_tolerance(bound.worst)

@@ -13,10 +13,11 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import Bernoulli
-from flbounds.pep import certify, engine, scenarios, sdp
+from flbounds.pep import engine, scenarios, sdp
 from flbounds.pep.certify import bracket_tolerance, leaf_bounds
 from flbounds.pep.certify_lmi import certify_lmi, solver_lmi_duals, stationary_bounds
 
+from ._planted import spy_certified_star
 from .test_certify_quadratic import BUMP, L, _solved
 
 BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
@@ -51,14 +52,7 @@ def test_a_mixture_with_a_star_measure_gets_the_star_bound(no_store, mu, certifi
 
 
 def test_the_route_calls_certified_star(no_store):
-    calls = []
-    real = certify.certified_star
-
-    def spy(build, L, measure):
-        calls.append(measure.label)
-        return real(build, L, measure)
-
-    no_store.setattr(certify, "certified_star", spy)
+    calls = spy_certified_star(no_store)
     no_store.setattr(sdp, "accurate", lambda *a: False)
     pep.worst_case(SAFARI, _setting(1.0), BUDGET)
     assert calls == [BUDGET.label]

@@ -10,8 +10,10 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import Bernoulli
-from flbounds.pep import certify, engine, sdp
+from flbounds.pep import engine, sdp
 from flbounds.pep.certify import bracket_tolerance
+
+from ._planted import assert_bracketed, spy_certified_star
 
 #: V = ||x - x*||^2 + sum_i ||grad f_i(x*)||^2 (as in test_certify_star.py)
 BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
@@ -37,10 +39,7 @@ def _forced(monkeypatch):
 
 
 def _bracketed(bound, accurate):
-    assert accurate.status == "optimal"
-    assert bound.status.startswith("certified"), bound.status
-    assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)
-    assert bound.worst - accurate.worst <= bracket_tolerance(bound.worst)
+    assert_bracketed(bound, accurate)
     assert bound.gap <= bracket_tolerance(bound.worst)
 
 
@@ -111,14 +110,7 @@ def test_a_route_skipping_the_check_changes_the_outcome(no_store):
 
 def test_certified_star_is_what_the_route_calls(no_store):
     """The forced-inaccurate solve of a star measure goes through certified_star once."""
-    calls = []
-    real = certify.certified_star
-
-    def spy(build, L, measure):
-        calls.append(measure.label)
-        return real(build, L, measure)
-
-    no_store.setattr(certify, "certified_star", spy)
+    calls = spy_certified_star(no_store)
     _forced(no_store)
     pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, BUDGET, LAW)
     assert calls == [BUDGET.label]

@@ -49,8 +49,10 @@ anchor :math:`(x^\star, 0)` at the origin, :math:`x_s = 0`. (The SDP's condition
 interpolation conditions, so every feasible point is such a quadratic.) In the symmetric form
 :math:`x_s` is a class vector (mean plus deviation, :mod:`.symmetric`), each part bounded by
 the same number (:mod:`.certify_symmetric`). With :math:`\mu = 0` there is no such bound and
-the a-priori certificate is refused (``ValueError`` naming ``setting``); the margin one may
-still apply. There PEPit's own stationary leaf, replaced by the class vector, is unused
+PEPit's class is refused here (``ValueError`` naming ``setting``); one-run PEPs, direct and
+symmetric, declare that class about each function's first point instead
+(:mod:`.certify_quadratic`: no stationary leaf). In the symmetric form with PEPit's class
+(:math:`\mu > 0`, or two runs) PEPit's own stationary leaf, replaced by the class vector, is unused
 (:func:`unused_leaves`): the margin's :math:`\operatorname{tr} G` leaves it out (else the
 regularised PEP is unbounded) and so does the slope (its rows of :math:`M` dropped), valid
 since the PEP's value is the same with that leaf at 0.

@@ -60,6 +60,42 @@ from that anchor by :func:`.certify.leaf_bounds` (an L-smooth function), its val
 there is no stationary leaf: :func:`.certify.solve_certified` (shared :math:`x^\star`) and
 :func:`.certify.certified_star` (``star_bounds`` on the :math:`g_i^\star`) apply unchanged, the
 LMI multipliers made PSD as in :mod:`.certify_lmi`.
+
+*In the symmetric form* (:mod:`.symmetric`, one representative per class of interchangeable
+clients). :func:`.symmetric.build_symmetric` declares a class with :math:`\mu_c = 0` (one-run
+measures) in this form too, the representative's first point :math:`(x^\star, g^\star_c, 0)`
+with :math:`g^\star_c = \bar g^\star_c + e^\star_c` (0 with a shared minimizer), added
+before any other. The reduction stays exact, i.e. the first-point form commutes with the
+symmetrisation:
+
+1. *Invariance.* In the direct PEP client i's conditions :math:`C_i` (values, symmetry,
+   :math:`T_i(G) \succeq 0`) are written with client i's points only, about its own first
+   point :math:`(x^\star, \nabla f_i(x^\star), 0)`. A permutation :math:`\sigma` within the
+   classes sends client i's points, in the order made (the same local update from states
+   named alike), to client :math:`\sigma(i)`'s, its first point to :math:`\sigma(i)`'s first
+   point, so :math:`C_i(\sigma\cdot(G, F)) = C_{\sigma(i)}(G, F)`: the feasible set is mapped
+   onto itself, and so is the objective.
+2. *Convexity.* The equalities are linear in :math:`(G, F)` and :math:`T_i` is linear in
+   :math:`G`, so the group average :math:`(\bar G, \bar F)` of a feasible point is feasible:
+   :math:`T_i(\bar G) = |\Gamma|^{-1}\sum_\sigma T_{\sigma(i)}(G) \succeq 0`, a mean of PSD
+   matrices; its objective is the same. The worst case is attained at a symmetric point.
+3. *The representative.* At a symmetric point the Gram entries between two vectors of one
+   client are :math:`\langle \bar u_a + e_a, \bar u_b + e_b\rangle = \langle \bar u_a, \bar
+   u_b\rangle + \Delta_c^{ab}`, the reduced Gram matrix's entries between the
+   representative's vectors (deviations orthogonal to every other coordinate). So every
+   :math:`C_i` of class c is the representative's conditions in the reduced SDP, whose
+   feasible set is that of the symmetric feasible points (the simplex realisation in
+   :mod:`.symmetric`).
+
+Hence the reduced PEP over this class has the direct PEP's value over it, which is PEPit's
+class's value (above). With :math:`\mu_c > 0` PEPit's class is kept (the same class; the tests
+compare the two forms there). Two runs keep PEPit's class with its stationary vectors pinned
+(:mod:`.certify_tworuns`). The certificate: no stationary leaf is left, every representative
+is :math:`L_c`-smooth with the anchor :math:`(0, g^\star_c, 0)`, so the margin certificate
+(:mod:`.certify_symmargin`, the LMI multipliers made PSD) applies whenever :math:`V \le 1`
+bounds the feasible set (a shared minimizer and a measure bounding the start, or a
+heterogeneity budget); the a-priori route of :mod:`.certify_symmetric` keeps to
+:math:`\mu_c > 0`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@ r"""The Gram coordinates and expected inner products of the reduced (symmetric) 
 
 The derivation is in :mod:`flbounds.pep.symmetric`. Here: :class:`Space` (the Gram
 coordinates: shared ones, a mean and a deviation per client vector of a class, and the
-orthogonality that makes the Gram matrix block diagonal), :class:`Representative` (a class's
+orthogonality that makes the Gram matrix block diagonal), :func:`class_constants` (each
+class's :math:`(\mu_c, L_c)`), :class:`Representative` (a class's
 PEPit function whose gradients are a mean plus a deviation), :class:`SymPoint` (a random point
 of the reduced round: shared terms, the generic client of a class, sums over a class) whose
 products are exact expectations (:class:`Context`), and :func:`summed` (a symmetric measure
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import zero
+from .describe import Setting
 
 #: the second difference of a measure over a class's multiplicity must vanish to this,
 #: relative to its largest coefficient (the coefficients are sums of a few products of floats)
@@ -248,6 +250,39 @@ class SymStar:
         return [g for g, k in zip(self.per_class, self.reps, strict=True) for _ in range(k)]
 
 
+def class_constants(setting: Setting, groups) -> list:
+    """``(mu_c, L_c)`` of every class of ``groups`` (a :class:`~.classlaw.Classes`).
+
+    Parameters
+    ----------
+    setting : Setting
+        One ``mu`` and ``L`` for all clients, or one per client (``mu`` ignored, reported
+        as the class's first client's, in the ``"smooth"`` class).
+    groups : Classes
+
+    Returns
+    -------
+    list of (float, float)
+        One pair per class.
+
+    Raises
+    ------
+    ValueError
+        Naming ``classes``, when two clients of one class have different constants.
+    """
+    out = []
+    for group in groups.groups:
+        pairs = {setting.constants(i) for i in group}
+        if setting.function_class == "smooth":   # mu ignored: the class is L-smooth only
+            pairs = {(setting.constants(group[0])[0], ell) for _, ell in pairs}
+        if len(pairs) > 1:
+            raise ValueError(f"classes: the class {list(group)[:5]}... mixes the function "
+                             f"classes (mu, L) {sorted(pairs)[:3]}: clients of one class must "
+                             "be interchangeable")
+        out.append(pairs.pop())
+    return out
+
+
 def _canonical(expr):
     out = {}
     for key, coef in expr.decomposition_dict.items():
@@ -282,4 +317,4 @@ def summed(value, state, star, sizes):
 
 
 __all__ = ["SEPARABLE_TOL", "Context", "Representative", "Space", "SymPoint", "SymStar",
-           "SymState", "summed"]
+           "SymState", "class_constants", "summed"]

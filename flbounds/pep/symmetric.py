@@ -21,8 +21,8 @@ of the same constants, so the constraint set is invariant even when the classes'
 differ, and the averaged :math:`(G, F)` stays feasible (a convex combination of feasible
 points of one convex set). Averaging over permutations across classes would mix
 :math:`\mathcal F_{\mu_c, L_c}` with :math:`\mathcal F_{\mu_d, L_d}` and is not used. Hence
-each representative carries its own class's constants (:func:`class_constants`), and a class
-mixing two constants is refused: its clients are not interchangeable.
+each representative carries its own class's constants (:func:`.symgram.class_constants`), and
+a class mixing two constants is refused: its clients are not interchangeable.
 
 **Symmetric Gram matrices.** Write client :math:`i \in C_c`'s vectors (start state, gradients,
 every point its local run creates: a list indexed by the same names for every client of the
@@ -101,13 +101,28 @@ backwards: the representative's gradient at z is a class client vector :math:`\b
 z is one too (:meth:`.symgram.Representative.proximal_step`), and its interpolation
 conditions are those of every client of the class.
 
+**The quadratic class with** :math:`\mu_c = 0` (one-run measures). PEPit's class makes the
+representative's stationary point a class vector, free along the Hessian's kernel, so the
+reduced SDP has an unbounded feasible set (no accurate solve without a shared minimizer, no
+certificate at all). Such a class is declared as in the direct form instead
+(:func:`.certify_quadratic.quadratic_class`: its conditions written about its first point,
+:math:`(x^\star, \bar g^\star_c + e^\star_c, 0)`, added before any other). Those conditions
+are convex in :math:`(G, F)` (equalities and one LMI per client) and a permutation within
+the class maps client i's first point to client :math:`\sigma(i)`'s, so the averaging above
+applies unchanged and the reduction stays exact; the proof is in the docstring of
+:mod:`.certify_quadratic` ("In the symmetric form"). With :math:`\mu_c > 0` PEPit's class is
+kept (the two are the same class); two runs keep it and pin its stationary vectors
+(:mod:`.certify_tworuns`).
+
 Limits: identical clients (one function for all, ``Setting.identical``) and local updates that
 add points to their function other than through ``f.gradient`` or ``f.proximal_step`` are
 refused. A certified upper bound, valid whatever the solver's accuracy, is rebuilt from the
 reduced solve's multipliers for every one-run measure: from a-priori bounds when the clients
 share :math:`x^\star` and the measure bounds the start (:mod:`.certify_symmetric`; the
-quadratic class's LMIs with :math:`\mu > 0`: :mod:`.certify_lmi`), else with a margin outside
-the quadratic class (:mod:`.certify_symmargin`, which derives why two runs have none).
+quadratic class's LMIs with :math:`\mu > 0`: :mod:`.certify_lmi`), else with a margin
+(:mod:`.certify_symmargin`, the LMIs' multipliers made PSD; the quadratic class with
+:math:`\mu = 0` takes this route too, shared minimizer or not; it derives why two runs have
+none).
 The tests compare the reduced SDP with :func:`.engine.worst_case` at N = 2..8; in the
 built-in rounds with their built-in measures the deviation blocks vanish at the optimum (the
 worst case has identical clients within a class), and a measure that budgets the clients'
@@ -127,6 +142,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import origin, zero
+from .certify_quadratic import quadratic_class
 from .classcounts import count_class_law
 from .classlaw import class_law, classes_of
 from .counts import draws_of
@@ -134,7 +150,16 @@ from .describe import Measure, Round, Setting
 from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import solve_first
-from .symgram import Context, Representative, Space, SymPoint, SymStar, SymState, summed
+from .symgram import (
+    Context,
+    Representative,
+    Space,
+    SymPoint,
+    SymStar,
+    SymState,
+    class_constants,
+    summed,
+)
 
 
 def _start(round_, funcs, space, sizes, pin_model=False):
@@ -187,46 +212,18 @@ def _next(round_, funcs, server, clients, ctx):
     return SymState({**state, **update}, new_clients)
 
 
-def class_constants(setting: Setting, groups) -> list:
-    """``(mu_c, L_c)`` of every class of ``groups`` (a :class:`~.classlaw.Classes`).
-
-    Parameters
-    ----------
-    setting : Setting
-        One ``mu`` and ``L`` for all clients, or one per client (``mu`` ignored, reported
-        as the class's first client's, in the ``"smooth"`` class).
-    groups : Classes
-
-    Returns
-    -------
-    list of (float, float)
-        One pair per class.
-
-    Raises
-    ------
-    ValueError
-        Naming ``classes``, when two clients of one class have different constants.
-    """
-    out = []
-    for group in groups.groups:
-        pairs = {setting.constants(i) for i in group}
-        if setting.function_class == "smooth":   # mu ignored: the class is L-smooth only
-            pairs = {(setting.constants(group[0])[0], ell) for _, ell in pairs}
-        if len(pairs) > 1:
-            raise ValueError(f"classes: the class {list(group)[:5]}... mixes the function "
-                             f"classes (mu, L) {sorted(pairs)[:3]}: clients of one class must "
-                             "be interchangeable")
-        out.append(pairs.pop())
-    return out
-
-
-def _declare(problem, cls, constants, space, c):
-    """Class c's PEPit function, of its class's (mu_c, L_c); the quadratic class's own
-    stationary point (a PEPit leaf) is replaced by a client vector of the class (a mean plus
+def _declare(problem, cls, constants, space, c, about):
+    """Class c's PEPit function, of its class's (mu_c, L_c): over the quadratic class with
+    ``about``, :func:`.certify_quadratic.quadratic_class` (interpolated about the
+    representative's first point, module docstring); otherwise PEPit's class, a quadratic's
+    own stationary point (a PEPit leaf) replaced by a client vector of the class (a mean plus
     a deviation)."""
     mu, L = constants[c]
-    f = problem.declare_function(cls, L=L) if cls.__name__ == "SmoothFunction" else \
-        problem.declare_function(cls, mu=mu, L=L)
+    if cls.__name__ == "SmoothFunction":
+        return problem.declare_function(cls, L=L)
+    if about and cls.__name__ == "SmoothStronglyConvexQuadraticFunction":
+        return problem.declare_function(quadratic_class(), mu=mu, L=L)
+    f = problem.declare_function(cls, mu=mu, L=L)
     for k, (x, g, fx) in enumerate(f.list_of_points):
         if f.list_of_stationary_points and x is f.list_of_stationary_points[0][0]:
             triplet = (space.client(c), g, fx)
@@ -271,7 +268,8 @@ def build_symmetric(round_: Round, setting: Setting, measure: Measure, participa
     space = Space(sizes)
     cls = {"smooth-strongly-convex": SmoothStronglyConvexFunction, "smooth": SmoothFunction,
            "quadratic": SmoothStronglyConvexQuadraticFunction}[setting.function_class]
-    funcs = [Representative(_declare(problem, cls, constants, space, c), space, c)
+    funcs = [Representative(_declare(problem, cls, constants, space, c, about=measure.runs == 1
+                                     and constants[c][0] == 0), space, c)
              for c in range(len(sizes))]
     ctx = Context(space, law)
     runs = None

@@ -122,14 +122,14 @@ def test_any_multipliers_give_a_bound_above_the_value(no_store, factor):
 
 
 def test_where_no_certificate_applies_the_argument_is_named():
-    """The quadratic class with mu = 0 in the symmetric form (no number: its stationary
-    points are unbounded) has no certificate (two runs over the quadratic class are pinned:
-    test_certify_tworuns_symmetric_quadratic; mu > 0: test_certify_lmi); a minimizer the
-    clients do not share and a proximal step go to the margin certificate
-    (test_certify_symmargin)."""
+    """V = ||x - x*||^2 with clients not sharing x* over the quadratic class with mu = 0: the
+    gradients at x* are free, no certificate, no number (the class itself is certified, shared
+    minimizer or a heterogeneity budget: test_certify_symmetric_quadratic; two runs over the
+    quadratic class are pinned: test_certify_tworuns_symmetric_quadratic; mu > 0:
+    test_certify_lmi); a minimizer the clients do not share and a proximal step go to the
+    margin certificate (test_certify_symmargin)."""
     groups, p = _classes(4)
     law, round_ = Bernoulli(p), pep.fedavg_round(1, 0.2)
-    with pytest.raises(sdp.PEPSolveError):      # mu = 0: x_s unbounded, no margin either
-        pep.worst_case(round_, pep.Setting(4, 0.0, 2.0, function_class="quadratic",
-                                           common_minimizer=True), pep.distance(), law,
-                       classes=groups, certified=True)
+    with pytest.raises(sdp.PEPSolveError):      # grad f_i(x*) unbounded: no margin
+        pep.worst_case(round_, pep.Setting(4, 0.0, 2.0, function_class="quadratic"),
+                       pep.distance(), law, classes=groups, certified=True)

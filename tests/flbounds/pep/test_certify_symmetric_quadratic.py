@@ -6,7 +6,7 @@ inaccurate the bound comes out, above the accurate value and within the bracket 
 N = 6 and N = 1000 in two classes; planted bugs (multipliers scaled by 0.9, the PSD
 projection skipped, a misroute that pins the stationary class vectors of PEPit's class as two
 runs may) prove numbers below the worst case, which the certificate refuses or the bracket
-check catches.
+check catches. A class with mu = 0 beside one with mu = 0.5 (and another L) is covered too.
 
 Brackets measured with every solve forced inaccurate (two classes, p = 0.3 and 0.7, L = 2):
 FedAvg tau = 2, step 1.2, shared minimizer: 2.4e-6 (N = 6 and 1000); FedAvg tau = 3, step
@@ -122,3 +122,27 @@ def test_a_misroute_that_pins_pepit_stationary_vectors_is_caught(no_store):
     planted = sdp.solve(problem, reuse=False)
     assert planted.worst < accurate.worst - 0.05       # below the worst case: the check
     assert not planted.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)  # fails
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared", "budget"])
+def test_a_flat_class_beside_a_strongly_convex_one(no_store, shared):
+    """Classes of (mu, L) = (0, 2) and (0.5, 4), N = 4: the flat class about its first point,
+    the other PEPit's (its stationary vector replaced, then unused by the margin); the reduced
+    SDP equals the direct one, and forced inaccurate the margin bound brackets it (measured
+    4.8e-6 shared, FedAvg tau = 2, step 0.6; 3.3e-7 budget, tau = 3, step 0.2)."""
+    groups, law = classes(4, 2)
+    mu, ell = np.r_[0.0, 0.0, 0.5, 0.5], np.r_[2.0, 2.0, 4.0, 4.0]
+    if shared:
+        round_, measure = pep.fedavg_round(2, 0.6), pep.distance()
+    else:
+        round_, _, measure = case("fedavg budget", 4)
+    setting = pep.Setting(4, mu, ell, function_class="quadratic", common_minimizer=shared)
+    direct = pep.worst_case(round_, setting, measure, law)
+    accurate = pep.worst_case(round_, setting, measure, law, classes=groups)
+    assert accurate.params["class_mu"] == [0.0, 0.5]
+    tol = pep.gap_tolerance(direct.worst) + pep.gap_tolerance(accurate.worst)
+    assert abs(direct.worst - accurate.worst) <= tol
+    _forced(no_store)
+    bound = pep.worst_case(round_, setting, measure, law, classes=groups, certified=True)
+    assert_bracketed(bound, accurate)
+    assert bound.gap <= bracket_tolerance(bound.worst)

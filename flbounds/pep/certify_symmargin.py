@@ -18,7 +18,10 @@ of value 0 whose gradient is a combination of leaves, so
 :func:`.certify_margin.value_growth` applies: :math:`|f_c(u)| \le \|g^\star\|\|u\| +
 \tfrac L2 \|u\|^2`, growth :math:`(0, \|\alpha\|\|\beta\| + \tfrac L2\|\beta\|^2)`. Nothing
 here asks in which order the leaves were made, so a proximal step (a gradient at a point
-that depends on it, where :mod:`.certify_symmetric` has no a-priori bound) is covered too.
+that depends on it, where :mod:`.certify_symmetric` has no a-priori bound) is covered too. So is
+the quadratic class with :math:`\mu_c = 0`, shared minimizer or not: declared about its
+first point (:mod:`.certify_quadratic`), it has no stationary vector, its anchor is that
+point, and its LMI multipliers are made PSD (:mod:`.certify_lmi`).
 
 **Bounded feasible set.** The slope of :mod:`.certify_margin` can be negative only when
 :math:`\operatorname{tr} G` is bounded on the feasible set. With a heterogeneity budget it is

@@ -25,8 +25,10 @@
    server sums the N trackers, so the step scales as 1/N as in its Theorem 1(a)), exact
    Bernoulli participation with two classes (the first half p = 0.3, the rest p = 0.7), in
    the direct form (``pep.worst_case``: one function per client, N <= 8, full profile 16),
-   the symmetric form (``classes=``: one representative per class, N = 2 .. 10^4) and, for
-   FedAvg, raw PEPit (the moment form written by hand, N <= 8, full 16).
+   the symmetric form (``classes=``: one representative per class, N = 2 .. 10^4) and raw
+   PEPit, N <= 8, full 16 (FedAvg: the moment form written by hand; FOCUS: the one-round
+   problem written by hand, ``tracking.round_problem`` with the shared minimizer; both given
+   one accurate solve, as the direct form).
 
 The output's notes summarise the growth: the largest one-round N solved within 10 s and the
 multi-round sizes that solve at all.
@@ -238,6 +240,16 @@ def _raw_fedavg_common(n, tau, step, process):
     return solve(problem)
 
 
+def _raw_focus_common(n, tau, step, c, process):
+    """One FOCUS round with a shared minimizer written by hand in PEPit
+    (``tracking.round_problem``: E[Psi+] through the pair moments P(i, j in S)), the direct
+    SDP's twin, given one accurate solve."""
+    from flbounds.pep import participation_moments, solve
+
+    pair = participation_moments(process, n).pair
+    return solve(round_problem(1.0, 2.0, tau, step, c, pair)[0])
+
+
 def _halves(n):
     h = max(1, n // 2)
     return [list(range(h)), list(range(h, n))], np.r_[np.full(h, 0.3), np.full(n - h, 0.7)]
@@ -283,6 +295,10 @@ def against_n(profile):
             if algorithm == "fedavg":
                 out.append(_against_row(algorithm, "raw PEPit", n, lambda n=n, p=p:
                                         _raw_fedavg_common(n, 3, 0.1, Bernoulli(p))))
+            else:  # _described's FOCUS: tau = 2, step 0.1/N, weight 1/N
+                out.append(_against_row(algorithm, "raw PEPit", n, lambda n=n, p=p:
+                                        _raw_focus_common(n, 2, 0.1 / n, 1.0 / n,
+                                                          Bernoulli(p))))
         for n in large:
             groups, p = _halves(n)
             out.append(_against_row(algorithm, "symmetric", n,

@@ -85,11 +85,21 @@ def leaf_bounds(funcs, initial, L):
 
     Each function needs an *anchor*: one of its points :math:`(a, g_a, f_a)` whose point,
     gradient and value are bounded by ``initial`` (or are combinations of bounded leaves, e.g.
-    :math:`x^\star = 0` with value 0). For every L-smooth function, convex or not,
-    :math:`\|\nabla f(u)\| \le \|g_a\| + L\|u - a\|` and :math:`|f(u)| \le |f_a| +
-    \|g_a\|\|u - a\| + \tfrac L2\|u - a\|^2`; the SDP's interpolation conditions of the
-    smooth (strongly) convex and smooth classes are exact, so every feasible point is such a
-    function and the bounds hold on the whole feasible set.
+    :math:`x^\star = 0` with value 0). For every :math:`L_f`-smooth function, convex or not,
+    :math:`\|\nabla f(u)\| \le \|g_a\| + L_f\|u - a\|` and :math:`|f(u)| \le |f_a| +
+    \|g_a\|\|u - a\| + \tfrac{L_f}2\|u - a\|^2`; the SDP's interpolation conditions of the
+    smooth (strongly) convex, quadratic and smooth classes are exact, so every feasible point
+    is such a function and the bounds hold on the whole feasible set.
+
+    Per-client constants. The interpolation conditions of a function are those of its own
+    class :math:`\mathcal F_{\mu_f, L_f}` (PEPit's ``f.L``): each function's coordinates of a
+    feasible point interpolate an :math:`L_f`-smooth function whatever the other functions'
+    constants, so both inequalities hold with :math:`L_f` for the leaves of ``f`` (its
+    gradients and values), and a leaf of one function is bounded from leaves already bounded
+    (the argument is per function, the order of creation is the only link). ``L`` is the
+    largest constant: it bounds a function that carries none (``f.L`` absent), and a function
+    whose ``f.L`` exceeds it is refused (a caller's ``L`` below a client's constant is a bug:
+    e.g. every client given the first client's L).
 
     Parameters
     ----------
@@ -100,7 +110,8 @@ def leaf_bounds(funcs, initial, L):
         function at a bounded point, and ``{leaf expression: bound on |value|}`` for every
         leaf function value at an anchor or outside the functions (e.g. a free :math:`F^\star`).
     L : float
-        Smoothness constant.
+        The largest smoothness constant: each function is bounded with its own ``f.L`` (at
+        most ``L``), one without ``f.L`` with ``L``.
 
     Returns
     -------
@@ -122,9 +133,10 @@ def leaf_bounds(funcs, initial, L):
         if not (np.isfinite(b) and b >= 0):
             raise ValueError(f"initial bounds must be finite and >= 0, got {b}")
         (points if isinstance(key, Point) else values)[id(key)] = float(b)
-    source = {}
+    source, own = {}, {}
     for f in funcs:
-        if not getattr(f, "L", L) <= L:
+        own[id(f)] = float(getattr(f, "L", L))
+        if not own[id(f)] <= L:
             raise ValueError(f"L={L} is below a function's smoothness constant {f.L}")
         for u, g, _v in f.list_of_points:
             if g.get_is_leaf() and id(g) not in points:
@@ -137,13 +149,13 @@ def leaf_bounds(funcs, initial, L):
             raise ValueError("initial: a leaf point is neither bounded nor a gradient")
         f, u = source[id(leaf)]
         a, g_a, _ = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
-        points[id(leaf)] = _norm_bound(g_a, points) + L * _norm_bound(u - a, points)
+        points[id(leaf)] = _norm_bound(g_a, points) + own[id(f)] * _norm_bound(u - a, points)
     for f in funcs:
         a, g_a, f_a = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
         for u, _g, v in f.list_of_points:
             if v.get_is_leaf() and id(v) not in values:
                 d = _norm_bound(u - a, points)
-                values[id(v)] = f_a + _norm_bound(g_a, points) * d + 0.5 * L * d**2
+                values[id(v)] = f_a + _norm_bound(g_a, points) * d + 0.5 * own[id(f)] * d**2
     return points, values
 
 
@@ -233,8 +245,9 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     build : callable
         ``build()`` returns ``(problem, funcs, initial)``: a fully specified
         :class:`PEPit.PEP`, its functions and ``initial`` for :func:`leaf_bounds`.
-    L : float
-        Smoothness constant of every function.
+    L : float or sequence of float
+        The largest smoothness constant, or the clients' constants (their largest is used):
+        each function's leaves are bounded with its own ``f.L`` (:func:`leaf_bounds`).
     alternatives : sequence of callables
         Each returns a fresh equivalent :class:`PEPit.PEP` (same optimal value, no certificate
         needed); when the first certified solve is not accurate, each is given
@@ -252,7 +265,8 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     """
 
     problem, funcs, initial = build()
-    how = [("certified", {"L": float(L), "alternatives": len(alternatives),
+    L = float(np.max(L))
+    how = [("certified", {"L": L, "alternatives": len(alternatives),
                           "rounding": ROUNDING, "bracket": BRACKET_REL})]
     return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives, bounds),
                   solvers=how)
@@ -271,8 +285,9 @@ def certified_star(build, L, measure) -> SolveInfo:
     build : callable
         ``build()`` returns a fresh unsolved PEP and its parts (``funcs``, ``start``,
         ``star``).
-    L : float
-        The largest smoothness constant.
+    L : float or sequence of float
+        The largest smoothness constant, or one per client (:func:`solve_certified`; each
+        client's leaves bounded with its own L and, for its stationary point, its own mu).
     measure : Measure
         With ``bounds`` and ``star_bounds`` (:class:`.measures.Measure`).
 

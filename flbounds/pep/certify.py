@@ -35,12 +35,16 @@ bounded point). They need a bounded feasible set, which the FOCUS PEP
 has once every client is stationary at a common :math:`x^\star = 0` with
 :math:`f_i(0) = 0` (``anchor.anchored_minimizer(common=True)``; the FOCUS round is invariant
 under :math:`f_i \to f_i + \langle a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`, so this loses
-nothing: see :mod:`.tracking`). Then for an L-smooth convex :math:`f_i`,
-:math:`\|\nabla f_i(u)\| \le L\|u\|` and :math:`0 \le f_i(u) \le \tfrac L2 \|u\|^2`. Given
-bounds on the initial leaf points (from the initial condition), every later leaf is a gradient
-at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
-:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L\|u\|`. Then
-:math:`T = \sum_\ell B_\ell^2` and :math:`\Phi = \tfrac L2 B_u^2`.
+nothing: see :mod:`.tracking`). Then for an :math:`L_i`-smooth convex :math:`f_i`,
+:math:`\|\nabla f_i(u)\| \le L_i\|u\|` and :math:`0 \le f_i(u) \le \tfrac{L_i}2 \|u\|^2`.
+Given bounds on the initial leaf points (from the initial condition), every later leaf is a
+gradient at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
+:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L_i\|u\|`.
+Then :math:`T = \sum_\ell B_\ell^2` and :math:`\Phi = \tfrac{L_i}2 B_u^2`. Each client
+keeps its own constant (``Setting(n, mu=(...), L=(...))``): the interpolation conditions
+are written per function, so each function's leaves are those of an :math:`L_i`-smooth
+function whatever the others' constants; bounding them with the largest :math:`L` would be
+valid too, only looser, and with a smaller one (the first client's, say) it is no bound.
 
 The lower end of the reported bracket is the solver's primal value (the objective at its Gram
 matrix, feasible up to the solver's residuals): it is reported, and a certificate is accepted
@@ -278,7 +282,10 @@ def certified_star(build, L, measure) -> SolveInfo:
     with its LMI duals and ``mu > 0``): the free start points are bounded by
     ``measure.bounds``, the free gradients at :math:`x^\\star` by ``measure.star_bounds``;
     each client's point at :math:`x^\\star` (value 0) is then its anchor, and each quadratic
-    stationary point is bounded by :func:`.certify_lmi.stationary_bounds`.
+    stationary point is bounded by :func:`.certify_lmi.stationary_bounds`. With constants per
+    client, client i's leaves are bounded with its own :math:`L_i` (:func:`leaf_bounds`) and
+    its stationary point with its own :math:`\\mu_i`: :math:`\\|x_s - a\\| \\le \\|g_a\\| /
+    \\mu_i` since its Hessian is at least :math:`\\mu_i I`.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from flbounds.pep import certify_symmetric as cs
 from flbounds.pep.certify import bracket_tolerance
 from flbounds.pep.certify_lmi import stationary_bounds, unused_leaves
 
-from ._planted import assert_bracketed
+from ._planted import assert_bracketed, spy_certified_star
 
 #: class 0: (mu, L) = (1, 2); class 1: (0.5, 4)
 CONSTANTS = ((1.0, 2.0), (0.5, 4.0))
@@ -82,7 +82,18 @@ def test_the_fallback_without_certified(forced):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_star_route_over_quadratics(forced, n):
     setting, law, _ = _case(n, "quadratic", shared=False)
+    calls = spy_certified_star(forced)
     _bracketed(lambda c: pep.worst_case(ROUND, setting, BUDGET, law, certified=c), forced)
+    assert calls == [BUDGET.label]
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_mixtures(forced, shared):
+    """SAFARI's coin (flbounds.pep.scenarios): a shared minimizer, or the star route."""
+    setting, law, _ = _case(3, "quadratic", shared=shared)
+    safari, measure = pep.safari_round(0.5, 2, 0.2, 0.3, law), \
+        pep.distance() if shared else BUDGET
+    _bracketed(lambda c: pep.worst_case(safari, setting, measure, certified=c), forced)
 
 
 @pytest.mark.parametrize("function_class", ["smooth-strongly-convex", "quadratic"])
@@ -96,10 +107,16 @@ def test_two_runs(forced, n, function_class):
 @pytest.mark.parametrize("function_class", CLASSES)
 @pytest.mark.parametrize("n", [4, 1000])
 def test_symmetric_classes(forced, n, function_class):
+    """The a-priori route (certify_symmetric), each class bounded with its own L_c."""
+    from flbounds.pep import certify_symmargin
+
     setting, law, groups = _case(n, function_class)
+    calls, real = [], certify_symmargin.certified_symmetric
+    forced.setattr(certify_symmargin, "certified_symmetric",
+                   lambda *a: calls.append(1) or real(*a))
     _, bound = _bracketed(lambda c: pep.worst_case(ROUND, setting, pep.distance(), law,
                                                    classes=groups, certified=c), forced)
-    assert bound.params["class_L"] == [2.0, 4.0]
+    assert bound.params["class_L"] == [2.0, 4.0] and calls == [1]
 
 
 @pytest.mark.parametrize("function_class", ["smooth-strongly-convex", "quadratic"])

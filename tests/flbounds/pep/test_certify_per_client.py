@@ -127,15 +127,31 @@ def test_symmetric_two_runs(forced, n, function_class):
                                         certified=c), forced)
 
 
-def test_first_clients_L_as_the_cap_is_refused(forced):
+def test_the_lyapunov_check_falls_back_on_the_certificate(forced):
+    """pep.lyapunov_rate's check (a worst case of the searched V) with per-client constants:
+    forced inaccurate, the certified bound, within the bracket of the accurate check."""
+    rnd, law = pep.fedavg_round(2, 0.1), Bernoulli([0.5, 0.8])
+    setting = pep.Setting(2, (1.0, 0.5), (2.0, 4.0), common_minimizer=True)
+    accurate = pep.lyapunov_rate(rnd, setting, law)
+    forced.setattr(sdp, "accurate", lambda *a: False)
+    bound = pep.lyapunov_rate(rnd, setting, law)
+    assert_bracketed(bound.worst_case, accurate.worst_case)
+    assert bound.witness <= bound.certified
+
+
+@pytest.mark.parametrize("entry", ["worst_case", "lyapunov_rate"])
+def test_first_clients_L_as_the_cap_is_refused(forced, entry):
     """Planted: the engine hands the first client's L to the certificate."""
-    setting, law, _ = _case(3)
+    setting, law, _ = _case(2)
     real = certify.solve_certified
     forced.setattr(certify, "solve_certified",
                    lambda build, L, **kw: real(build, setting.L[0], **kw))
     forced.setattr(sdp, "accurate", lambda *a: False)
     with pytest.raises(ValueError, match="below a function's smoothness constant"):
-        pep.worst_case(ROUND, setting, pep.distance(), law, certified=True)
+        if entry == "worst_case":
+            pep.worst_case(ROUND, setting, pep.distance(), law, certified=True)
+        else:
+            pep.lyapunov_rate(pep.fedavg_round(2, 0.1), setting, law)
 
 
 class _FirstL:

@@ -35,12 +35,16 @@ bounded point). They need a bounded feasible set, which the FOCUS PEP
 has once every client is stationary at a common :math:`x^\star = 0` with
 :math:`f_i(0) = 0` (``anchor.anchored_minimizer(common=True)``; the FOCUS round is invariant
 under :math:`f_i \to f_i + \langle a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`, so this loses
-nothing: see :mod:`.tracking`). Then for an L-smooth convex :math:`f_i`,
-:math:`\|\nabla f_i(u)\| \le L\|u\|` and :math:`0 \le f_i(u) \le \tfrac L2 \|u\|^2`. Given
-bounds on the initial leaf points (from the initial condition), every later leaf is a gradient
-at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
-:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L\|u\|`. Then
-:math:`T = \sum_\ell B_\ell^2` and :math:`\Phi = \tfrac L2 B_u^2`.
+nothing: see :mod:`.tracking`). Then for an :math:`L_i`-smooth convex :math:`f_i`,
+:math:`\|\nabla f_i(u)\| \le L_i\|u\|` and :math:`0 \le f_i(u) \le \tfrac{L_i}2 \|u\|^2`.
+Given bounds on the initial leaf points (from the initial condition), every later leaf is a
+gradient at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
+:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L_i\|u\|`.
+Then :math:`T = \sum_\ell B_\ell^2` and :math:`\Phi = \tfrac{L_i}2 B_u^2`. Each client
+keeps its own constant (``Setting(n, mu=(...), L=(...))``): the interpolation conditions
+are written per function, so each function's leaves are those of an :math:`L_i`-smooth
+function whatever the others' constants; bounding them with the largest :math:`L` would be
+valid too, only looser, and with a smaller one (the first client's, say) it is no bound.
 
 The lower end of the reported bracket is the solver's primal value (the objective at its Gram
 matrix, feasible up to the solver's residuals): it is reported, and a certificate is accepted
@@ -85,11 +89,21 @@ def leaf_bounds(funcs, initial, L):
 
     Each function needs an *anchor*: one of its points :math:`(a, g_a, f_a)` whose point,
     gradient and value are bounded by ``initial`` (or are combinations of bounded leaves, e.g.
-    :math:`x^\star = 0` with value 0). For every L-smooth function, convex or not,
-    :math:`\|\nabla f(u)\| \le \|g_a\| + L\|u - a\|` and :math:`|f(u)| \le |f_a| +
-    \|g_a\|\|u - a\| + \tfrac L2\|u - a\|^2`; the SDP's interpolation conditions of the
-    smooth (strongly) convex and smooth classes are exact, so every feasible point is such a
-    function and the bounds hold on the whole feasible set.
+    :math:`x^\star = 0` with value 0). For every :math:`L_f`-smooth function, convex or not,
+    :math:`\|\nabla f(u)\| \le \|g_a\| + L_f\|u - a\|` and :math:`|f(u)| \le |f_a| +
+    \|g_a\|\|u - a\| + \tfrac{L_f}2\|u - a\|^2`; the SDP's interpolation conditions of the
+    smooth (strongly) convex, quadratic and smooth classes are exact, so every feasible point
+    is such a function and the bounds hold on the whole feasible set.
+
+    Per-client constants. The interpolation conditions of a function are those of its own
+    class :math:`\mathcal F_{\mu_f, L_f}` (PEPit's ``f.L``): each function's coordinates of a
+    feasible point interpolate an :math:`L_f`-smooth function whatever the other functions'
+    constants, so both inequalities hold with :math:`L_f` for the leaves of ``f`` (its
+    gradients and values), and a leaf of one function is bounded from leaves already bounded
+    (the argument is per function, the order of creation is the only link). ``L`` is the
+    largest constant: it bounds a function that carries none (``f.L`` absent), and a function
+    whose ``f.L`` exceeds it is refused (a caller's ``L`` below a client's constant is a bug:
+    e.g. every client given the first client's L).
 
     Parameters
     ----------
@@ -100,7 +114,8 @@ def leaf_bounds(funcs, initial, L):
         function at a bounded point, and ``{leaf expression: bound on |value|}`` for every
         leaf function value at an anchor or outside the functions (e.g. a free :math:`F^\star`).
     L : float
-        Smoothness constant.
+        The largest smoothness constant: each function is bounded with its own ``f.L`` (at
+        most ``L``), one without ``f.L`` with ``L``.
 
     Returns
     -------
@@ -122,9 +137,10 @@ def leaf_bounds(funcs, initial, L):
         if not (np.isfinite(b) and b >= 0):
             raise ValueError(f"initial bounds must be finite and >= 0, got {b}")
         (points if isinstance(key, Point) else values)[id(key)] = float(b)
-    source = {}
+    source, own = {}, {}
     for f in funcs:
-        if not getattr(f, "L", L) <= L:
+        own[id(f)] = float(getattr(f, "L", L))
+        if not own[id(f)] <= L:
             raise ValueError(f"L={L} is below a function's smoothness constant {f.L}")
         for u, g, _v in f.list_of_points:
             if g.get_is_leaf() and id(g) not in points:
@@ -137,13 +153,13 @@ def leaf_bounds(funcs, initial, L):
             raise ValueError("initial: a leaf point is neither bounded nor a gradient")
         f, u = source[id(leaf)]
         a, g_a, _ = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
-        points[id(leaf)] = _norm_bound(g_a, points) + L * _norm_bound(u - a, points)
+        points[id(leaf)] = _norm_bound(g_a, points) + own[id(f)] * _norm_bound(u - a, points)
     for f in funcs:
         a, g_a, f_a = anchors.get(id(f)) or anchors.setdefault(id(f), _anchor(f, points, values))
         for u, _g, v in f.list_of_points:
             if v.get_is_leaf() and id(v) not in values:
                 d = _norm_bound(u - a, points)
-                values[id(v)] = f_a + _norm_bound(g_a, points) * d + 0.5 * L * d**2
+                values[id(v)] = f_a + _norm_bound(g_a, points) * d + 0.5 * own[id(f)] * d**2
     return points, values
 
 
@@ -233,8 +249,9 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     build : callable
         ``build()`` returns ``(problem, funcs, initial)``: a fully specified
         :class:`PEPit.PEP`, its functions and ``initial`` for :func:`leaf_bounds`.
-    L : float
-        Smoothness constant of every function.
+    L : float or sequence of float
+        The largest smoothness constant, or the clients' constants (their largest is used):
+        each function's leaves are bounded with its own ``f.L`` (:func:`leaf_bounds`).
     alternatives : sequence of callables
         Each returns a fresh equivalent :class:`PEPit.PEP` (same optimal value, no certificate
         needed); when the first certified solve is not accurate, each is given
@@ -252,7 +269,8 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     """
 
     problem, funcs, initial = build()
-    how = [("certified", {"L": float(L), "alternatives": len(alternatives),
+    L = float(np.max(L))
+    how = [("certified", {"L": L, "alternatives": len(alternatives),
                           "rounding": ROUNDING, "bracket": BRACKET_REL})]
     return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives, bounds),
                   solvers=how)
@@ -264,15 +282,19 @@ def certified_star(build, L, measure) -> SolveInfo:
     with its LMI duals and ``mu > 0``): the free start points are bounded by
     ``measure.bounds``, the free gradients at :math:`x^\\star` by ``measure.star_bounds``;
     each client's point at :math:`x^\\star` (value 0) is then its anchor, and each quadratic
-    stationary point is bounded by :func:`.certify_lmi.stationary_bounds`.
+    stationary point is bounded by :func:`.certify_lmi.stationary_bounds`. With constants per
+    client, client i's leaves are bounded with its own :math:`L_i` (:func:`leaf_bounds`) and
+    its stationary point with its own :math:`\\mu_i`: :math:`\\|x_s - a\\| \\le \\|g_a\\| /
+    \\mu_i` since its Hessian is at least :math:`\\mu_i I`.
 
     Parameters
     ----------
     build : callable
         ``build()`` returns a fresh unsolved PEP and its parts (``funcs``, ``start``,
         ``star``).
-    L : float
-        The largest smoothness constant.
+    L : float or sequence of float
+        The largest smoothness constant, or one per client (:func:`solve_certified`; each
+        client's leaves bounded with its own L and, for its stationary point, its own mu).
     measure : Measure
         With ``bounds`` and ``star_bounds`` (:class:`.measures.Measure`).
 

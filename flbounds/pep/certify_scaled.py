@@ -32,6 +32,13 @@ The weight. For :math:`o = \sum_t p_t \|\nabla f(x_t)\|^2` (weights :math:`p_t \
 :math:`r = \|\nabla f(x_0)\|`, :math:`\|\nabla f(x_t)\| \ge r - L\|x_t - x_0\| \ge r(1 - L
 b_t)` with :math:`b_t` the unit bound of :math:`\|x_t - x_0\|`, so :math:`w = \sum_t p_t
 \max(0, 1 - L b_t)^2` (:func:`gradient_weight`).
+
+Constants per function. The unit bounds come from :func:`.certify.leaf_bounds`, which bounds
+each function's leaves with its own ``f.L``; ``L`` here is that of the function whose
+gradient norm is the scale (:func:`gradient_weight`: :math:`\|\nabla f(x_t)\| \ge r - L
+\|x_t - x_0\|` is about that one function). The rounds certified this way
+(:mod:`.descent`, :mod:`.server_steps`) have one function or identical clients, so no
+per-client constant reaches them.
 """
 
 from __future__ import annotations

@@ -29,6 +29,16 @@ start points (``Measure.bounds``, valid for every client's point of the direct P
   \|u - a\|^2`; :math:`\|u - a\|` is bounded by the triangle inequality over the leaves of
   :math:`u` (all created before the gradient, in the order the round makes them).
 
+**Classes of different constants.** Each bullet above is about one representative and
+its own class's constants only: the representative of class c is declared in
+:math:`\mathcal F_{\mu_c, L_c}` (``Setting(n, mu=(...), L=(...))`` with ``classes=``,
+:func:`.symmetric.class_constants`), so its gradient leaves are bounded with :math:`L_c`, its
+values with :math:`\tfrac{L_c}2`, and over quadratics its stationary point with
+:math:`\mu_c` (:func:`.certify_lmi.stationary_bounds`: :math:`\|x_s - a\| \le
+\|g_a\|/\mu_c`). The largest :math:`L_c` handed to :func:`.certify.solve_certified` is a
+label of the solve, not a bound used. Bounding every class with the first class's smaller
+constant is no bound (``tests/flbounds/pep/test_certify_per_client.py``).
+
 With these bounds :func:`.certify.certify` gives the rigorous upper bound, and the value of
 the reduced SDP is the worst case over the N clients (:mod:`.symmetric`), so the bound is one
 on the worst case. :func:`.certify.solve_certified` accepts it as there (an accurate solve is

@@ -285,10 +285,12 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
-    quadratics pinned), or a one-run measure with ``bounds``, one ``mu`` and ``L`` for all
-    clients, sharing :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class
-    with ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
-    (:mod:`.certify_quadratic`).
+    quadratics pinned), or a one-run measure with ``bounds``, clients sharing
+    :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class with
+    ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
+    (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client (each leaf bounded
+    with its own function's constants: :func:`.certify.leaf_bounds`,
+    :func:`.certify_lmi.stationary_bounds`).
 
     Parameters
     ----------
@@ -307,15 +309,15 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
 def certifiable_shared(setting: Setting, measure: Measure) -> bool:
     r"""Whether the shared-minimizer certificate (:func:`.certify.solve_certified`) applies: a
     one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), one
-    ``mu`` and ``L`` for all (any L-smooth class: :func:`.certify.leaf_bounds`)."""
-    return (measure.bounds is not None and measure.runs == 1 and not setting.per_client
+    ``(mu, L)`` for all or per client (any smooth class: :func:`.certify.leaf_bounds`)."""
+    return (measure.bounds is not None and measure.runs == 1
             and bool(setting.common_minimizer or setting.identical))
 
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
     return (measure.runs == 1 and measure.bounds is not None
-            and measure.star_bounds is not None and not setting.per_client
+            and measure.star_bounds is not None
             and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 
@@ -378,9 +380,8 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
         raise ValueError("measure: a certified solve needs a one-run measure with bounds, or "
                          "two runs")
     elif not certifiable_shared(setting, measure):
-        raise ValueError("setting: a certified solve needs clients sharing x* (or identical) "
-                         "of one mu and L, or over the quadratic class a measure with "
-                         "star_bounds")
+        raise ValueError("setting: a certified solve needs clients sharing x* (or identical), "
+                         "or over the quadratic class a measure with star_bounds")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]

@@ -314,8 +314,8 @@ def certifiable_shared(setting: Setting, measure: Measure) -> bool:
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
-    return (measure.runs == 1 and measure.bounds is not None
-            and measure.star_bounds is not None and not setting.per_client
+    return (measure.runs == 1 and (measure.derives_bounds or measure.bounds is not None
+                                   and measure.star_bounds is not None) and not setting.per_client
             and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 

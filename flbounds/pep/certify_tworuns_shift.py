@@ -35,7 +35,9 @@ an instance). Checked against the unpinned value in
 Pinned, the second run's leaves are 0, each client's anchor is its point at 0 (gradient and
 value 0), the first run's start points are bounded by :math:`V \le 1` at the start
 difference (:func:`.certify_derived.norm_bound`, exact and rounded upwards, read from the
-PEP's initial condition), and :func:`.certify.solve_certified` gives the bound.
+PEP's initial condition; exact for its float coefficients, e.g. the exact ones of
+:math:`\|x - \tilde x\|^2`), and :func:`.certify.solve_certified` gives the bound, its
+rounding allowances covering the coefficients of the constraints and the objective.
 
 **Where the argument fails.** With more than one local step, a gradient is evaluated at a
 point that depends on an earlier gradient; the shift then moves the evaluation points of

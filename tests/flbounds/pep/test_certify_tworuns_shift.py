@@ -56,6 +56,10 @@ def test_which_rounds_the_shift_pins():
     focus = engine.build(pep.focus_round(1, 0.1), _setting("smooth-strongly-convex"),
                          pep.two_runs(), LAW)[1]
     assert not shift_pinnable(focus)                 # free tracking points in the second run
+    for other in (pep.scaffold_round(1, 0.1, 3), pep.momentum_round(1, 0.1, 0.5)):
+        parts = engine.build(other, _setting("smooth-strongly-convex"), pep.two_runs(), LAW)[1]
+        assert not shift_pinnable(parts)             # control variates, server momentum
+    assert shift_pinnable(_built(pep.kvib_round(1, 0.3), "smooth")[1])
 
 
 def test_the_start_bound_is_read_from_the_initial_condition():

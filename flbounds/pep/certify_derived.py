@@ -52,9 +52,18 @@ from fractions import Fraction
 
 
 def quadratic_form(expr):
-    """``(leaves, Q, c0)`` of a PEPit expression that is a quadratic form of its leaf points
-    plus a constant: the leaves in order of appearance, ``Q`` symmetric (lists of
-    :class:`~fractions.Fraction`), ``c0`` a Fraction; every float read exactly.
+    """The quadratic form and constant of a PEPit expression, every float read exactly.
+
+    Parameters
+    ----------
+    expr : PEPit.Expression
+        A quadratic form of leaf points plus a constant.
+
+    Returns
+    -------
+    (list, list of list of Fraction, Fraction)
+        ``(leaves, Q, c0)``: the leaf points in order of appearance, ``Q`` symmetric,
+        ``expr = sum_ab Q_ab <leaf_a, leaf_b> + c0``.
 
     Raises
     ------
@@ -84,8 +93,20 @@ def quadratic_form(expr):
 
 
 def schur_entry(q, k):
-    r""":math:`s_k = \inf\{v^\top Q v : v_k = 1\}` in exact arithmetic, or None when
-    :math:`Q \not\succeq 0` (module docstring)."""
+    r""":math:`s_k = \inf\{v^\top Q v : v_k = 1\}` in exact arithmetic (module docstring).
+
+    Parameters
+    ----------
+    q : list of list of Fraction
+        Symmetric.
+    k : int
+        The leaf.
+
+    Returns
+    -------
+    Fraction or None
+        :math:`s_k \ge 0`, or None when :math:`Q \not\succeq 0`.
+    """
     rest = [j for j in range(len(q)) if j != k]
     a = {(i, j): q[i][j] for i in range(len(q)) for j in range(len(q))}
     alive = set(range(len(q)))
@@ -109,8 +130,22 @@ def schur_entry(q, k):
 
 
 def norm_bound(q, c0, k):
-    r"""The largest :math:`\|\ell_k\|` under :math:`\operatorname{tr}(QG) + c_0 \le 1`,
-    rounded upwards to a float (``inf`` when unbounded; module docstring)."""
+    r"""The largest :math:`\|\ell_k\|` under :math:`\operatorname{tr}(QG) + c_0 \le 1`
+    (module docstring).
+
+    Parameters
+    ----------
+    q : list of list of Fraction
+        Symmetric.
+    c0 : Fraction
+    k : int
+        The leaf.
+
+    Returns
+    -------
+    float
+        The exact bound rounded upwards (``inf`` when the leaf is unbounded).
+    """
     s = schur_entry(q, k)
     if s is None or s == 0:
         return math.inf

@@ -86,6 +86,13 @@ def shift_pinnable(parts) -> bool:
 def pin_second_run(problem, parts) -> dict:
     """Pin every gradient of the second run at 0 and its value at 0 (module docstring).
 
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        Built, unsolved; the constraints are added to it.
+    parts : dict
+        Its parts (:func:`.engine.build`, two runs).
+
     Returns
     -------
     dict
@@ -113,6 +120,18 @@ def pin_second_run(problem, parts) -> dict:
 def start_bounds(problem, parts) -> dict:
     """``{first run's free start point: bound}`` from the PEP's initial condition
     :math:`V(\\text{start difference}) \\le 1` (:mod:`.certify_derived`: exact, rounded up).
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        Built by :func:`.engine.build` (its constraint named "Initial condition").
+    parts : dict
+        Its parts.
+
+    Returns
+    -------
+    dict
+        ``{leaf: bound}``.
 
     Raises
     ------

@@ -48,11 +48,31 @@ class Measure:
         return self.runs == 1 and self.bounds is None and self.star_bounds is None
 
     def start_bounds(self, start, star, funcs=()):
-        """``{free start point or gradient at x*: bound on its norm}`` for
-        :func:`.certify.certified_star`: ``bounds(start)`` with ``star_bounds(star)`` when
-        given, else derived from :math:`V \\le 1` (:func:`.certify_derived.derived_bounds`,
-        ``funcs`` the PEP's functions; raises :class:`.sdp.PEPSolveError` when :math:`V`
-        leaves a needed point unbounded)."""
+        """The start bounds of :func:`.certify.certified_star`: ``bounds(start)`` with
+        ``star_bounds(star)`` when given, else derived from :math:`V \\le 1`
+        (:func:`.certify_derived.derived_bounds`).
+
+        Parameters
+        ----------
+        start : State
+            The built PEP's start state.
+        star : Star
+            Its minimizer.
+        funcs : sequence of PEPit functions
+            The PEP's functions (for derived bounds).
+
+        Returns
+        -------
+        dict
+            ``{free start point or gradient at x*: bound on its norm}``.
+
+        Raises
+        ------
+        PEPSolveError
+            When derived bounds leave a needed point unbounded.
+        ValueError
+            Naming ``measure`` when only one of ``bounds`` and ``star_bounds`` is given.
+        """
         if self.derives_bounds:
             from .certify_derived import derived_bounds
 

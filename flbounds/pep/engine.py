@@ -285,10 +285,10 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
-    quadratics pinned), or a one-run measure with ``bounds``, one ``mu`` and ``L`` for all
-    clients, sharing :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class
-    with ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
-    (:mod:`.certify_quadratic`).
+    quadratics pinned), or a one-run measure, one ``mu`` and ``L`` for all clients: with
+    ``bounds`` and clients sharing :math:`x^\star` (:func:`certifiable_shared`), or clients
+    not sharing it and ``bounds`` with ``star_bounds`` or neither (derived from V), any class
+    (:func:`.certify.certified_star`); ``mu = 0`` included (:mod:`.certify_quadratic`).
 
     Parameters
     ----------
@@ -316,7 +316,6 @@ def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
     return (measure.runs == 1 and (measure.derives_bounds or measure.bounds is not None
                                    and measure.star_bounds is not None) and not setting.per_client
-            and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 
 

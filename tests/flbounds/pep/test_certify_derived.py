@@ -9,7 +9,9 @@ changes the outcome).
 Measured (FedAvg, 3 local steps, step 0.2, N = 3, p = 0.3, 0.5, 0.7, L = 2, mu = 1,
 quadratic class, x* not shared, V = ||x - x*||^2 + sum_i ||grad f_i(x*)||^2): accurate
 1.05333107, certified from the derived bounds 1.05333108, bracket 5.9e-9 (5.9e-9 with the
-hand-written bounds); the derived gradient bounds are sqrt(2/3), the hand-written 1."""
+hand-written bounds); the derived gradient bounds are sqrt(2/3), the hand-written 1. The
+same over the smooth strongly convex class: 1.05347155 and 1.05347165 (bracket 9.6e-8); over
+the smooth class (mu = 0): 6.88903383 and 6.88904226 (8.2e-6)."""
 
 import math
 from fractions import Fraction
@@ -138,6 +140,20 @@ def test_a_budget_without_bounds_is_certified_with_a_bracket(no_store, certified
     assert_bracketed(bound, accurate)
     assert bound.gap < 1e-7                          # measured 5.9e-9
     assert calls == [BUDGET.label]
+
+
+@pytest.mark.parametrize("cls, mu", [("smooth-strongly-convex", 1.0), ("smooth", 0.0)])
+def test_other_classes_take_the_star_route_too(no_store, cls, mu):
+    """Any L-smooth class: each client's point at x* (value 0, gradient bounded by V) is its
+    anchor (flbounds.pep.certify.leaf_bounds)."""
+    setting = pep.Setting(3, mu, 2.0, function_class=cls)
+    assert engine.certifiable(setting, BUDGET)
+    accurate = pep.worst_case(FEDAVG, setting, BUDGET, LAW)
+    no_store.setattr(sdp, "accurate", lambda *a: False)
+    bound = pep.worst_case(FEDAVG, setting, BUDGET, LAW, certified=True)
+    assert_bracketed(bound, accurate)                # measured 9.6e-8 and 8.2e-6
+    assert not engine.certifiable(pep.Setting(3, mu, [2.0, 3.0, 2.0], function_class=cls),
+                                  BUDGET)            # per-client constants: not offered
 
 
 def test_a_mixture_with_a_budget_without_bounds_is_certified(no_store):

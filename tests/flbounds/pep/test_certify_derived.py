@@ -1,5 +1,6 @@
 """Start bounds derived from the measure's own V (flbounds.pep.certify_derived): equal to the
-hand-written ones of ``pep.distance()`` and exact for a heterogeneity budget, attained by a
+hand-written ones of ``pep.distance()``, SCAFFOLD's and the server momentum's Lyapunov
+functions (FOCUS's tightened to the exact value), exact for a heterogeneity budget, attained by a
 point with V = 1 (a bound 10% too small is caught), rounded upwards in exact arithmetic; a
 measure whose V leaves a gradient at x* free is reported unbounded; through
 ``flbounds.pep.worst_case`` with every solve forced inaccurate, a budget measure given without
@@ -58,6 +59,27 @@ def test_the_distance_bound_is_the_hand_written_one():
     parts, bounds = _derived(plain, shared)
     hand = pep.distance().bounds(parts["start"])
     assert {id(p): b for p, b in bounds.items()} == {id(p): b for p, b in hand.items()}
+
+
+@pytest.mark.parametrize("round_, measure", [
+    (pep.scaffold_round(2, 0.2, 3), pep.scaffold_lyapunov(0.3)),
+    (pep.momentum_round(2, 0.2, 0.5), pep.momentum_lyapunov(0.7)),
+    (pep.focus_round(2, 0.2), pep.focus_lyapunov(0.4)),
+])
+def test_the_packaged_lyapunov_bounds_are_matched_or_tightened(round_, measure):
+    """With a shared minimizer the derived bounds are the hand-written ||x|| <= 1 and
+    c^{-1/2} (SCAFFOLD's control variates, the server momentum) to rounding; FOCUS's
+    1 + c^{-1/2} on z_i is tightened to the exact sqrt(1 + 1/c)."""
+    shared = pep.Setting(3, 1.0, 2.0, common_minimizer=True)
+    plain = pep.lyapunov(measure.value, "bounds derived")
+    parts, bounds = _derived(plain, shared, round_)
+    got = {id(p): b for p, b in bounds.items()}
+    for point, hand in measure.bounds(parts["start"]).items():
+        if round_.name == "FOCUS" and point is not parts["start"]["x"]:
+            assert got[id(point)] == pytest.approx(math.sqrt(1 + 1 / 0.4), rel=1e-15)
+            assert got[id(point)] < hand
+        else:
+            assert got[id(point)] == pytest.approx(hand, rel=4e-16)
 
 
 def test_the_budget_bounds_are_exact_and_within_the_hand_written_ones():

@@ -274,7 +274,8 @@ def certified_star(build, L, measure) -> SolveInfo:
     L : float
         The largest smoothness constant.
     measure : Measure
-        With ``bounds`` and ``star_bounds`` (:class:`.measures.Measure`).
+        With ``bounds`` and ``star_bounds``, or neither: then derived from :math:`V`
+        (:meth:`.measures.Measure.start_bounds`).
 
     Returns
     -------

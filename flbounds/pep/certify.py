@@ -296,7 +296,8 @@ def certified_star(build, L, measure) -> SolveInfo:
         The largest smoothness constant, or one per client (:func:`solve_certified`; each
         client's leaves bounded with its own L and, for its stationary point, its own mu).
     measure : Measure
-        With ``bounds`` and ``star_bounds`` (:class:`.measures.Measure`).
+        With ``bounds`` and ``star_bounds``, or neither: then derived from :math:`V`
+        (:meth:`.measures.Measure.start_bounds`).
 
     Returns
     -------
@@ -312,14 +313,14 @@ def certified_star(build, L, measure) -> SolveInfo:
     """
     from .certify_lmi import stationary_bounds
 
-    if getattr(measure, "bounds", None) is None or getattr(measure, "star_bounds", None) is None:
+    if not measure.derives_bounds and (measure.bounds is None or measure.star_bounds is None):
         raise ValueError("measure: a certified solve with x* not shared needs bounds and "
-                         "star_bounds")
+                         "star_bounds, or neither (derived from V: .certify_derived)")
 
     def parts_of():
         problem, parts = build()
         funcs = list({id(f): f for f in parts["funcs"]}.values())
-        initial = {**measure.bounds(parts["start"]), **measure.star_bounds(parts["star"])}
+        initial = measure.start_bounds(parts["start"], parts["star"], funcs)
         return problem, funcs, stationary_bounds(funcs, initial)
 
     return solve_certified(parts_of, L)

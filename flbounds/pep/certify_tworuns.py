@@ -48,7 +48,11 @@ L-smooth client at two points whose difference is a combination of :math:`x` and
 :math:`\delta`), so the regularised PEP is bounded and its multipliers for :math:`o` leave
 :math:`M_1 \approx -\sigma I`. The bound is on the SDP as built (its float64 coefficients read
 as exact rationals): the rounding of those coefficients against real-number ones is not
-covered here, unlike in :mod:`.certify`, since it would multiply unbounded coordinates.
+covered here, since it would multiply unbounded coordinates. It is covered where the second
+run can be pinned: the quadratic class (below, :mod:`.certify_margin`'s allowances) and rounds
+whose gradients are evaluated at start points only, with no client state but the model
+(:mod:`.certify_tworuns_shift`, tried first); elsewhere (more than one local step over a
+non-quadratic class, FOCUS's, SCAFFOLD's or MIFA's client state) it is not.
 
 Validity does not rest on the pairing: :math:`B` is invertible for any pairing, so with the
 equalities exact, the multipliers' inequality parts :math:`\ge 0` (both checked in fractions)
@@ -311,6 +315,12 @@ def solve_two_runs(build, sigmas=SIGMAS) -> SolveInfo:
         When no margin and solver give a bound within the bracket tolerance.
     """
     from PEPit import Point
+
+    from .certify_tworuns_shift import shifted_first
+
+    shifted = shifted_first(build)      # the second run pinned by a shift: rounding covered
+    if shifted is not None:
+        return shifted
 
     def attempt(sigma):
         problem, parts = build()

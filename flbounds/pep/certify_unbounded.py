@@ -1,15 +1,21 @@
 r"""Say why a PEP has no worst case: an unbounded SDP told apart from a solver failure.
 
-Why. When every solver stops at ``unbounded`` (or ``unbounded_inaccurate``), no certificate
+Why. When every solver stops at ``unbounded`` (or ``unbounded_inaccurate``), or the start
+bounds derived from :math:`V` leave a point free (:mod:`.certify_derived`), no certificate
 can exist (no multipliers prove a finite bound) and the plain error reads like a numerical
-failure. A worst case is unbounded when the measure :math:`V \le 1` at the start leaves some
-start points free and the round carries them into :math:`V` after it. Measured: FOCUS with
+failure; the cause follows the witness in the message. A worst case is unbounded when the
+measure :math:`V \le 1` at the start leaves some start points free and the round carries
+them into :math:`V` after it. Measured: FOCUS with
 two runs (:func:`.measures.two_runs`, :math:`V = \|x - \tilde x\|^2`) over the quadratic and
 the smooth strongly convex classes: the tracking points :math:`z_i` (hence :math:`g_i =
 \nabla f_i(z_i)` and :math:`y = \sum_i g_i`) of the two runs may differ without bound, and the
 server step reads :math:`y`, so :math:`E\|x^+ - \tilde x^+\|^2` is unbounded; a measure that
 also bounds the tracking difference (for example :math:`\|x - \tilde x\|^2 + c\sum_i \|z_i -
-\tilde z_i\|^2`, ``two_runs(value=...)``) is the well-posed question.
+\tilde z_i\|^2`, ``two_runs(value=...)``) is the well-posed question. One run with
+:math:`x^\star` not shared: FedAvg (3 local steps, step 0.2, N = 3, p = 0.3, 0.5, 0.7,
+quadratic class) under :math:`V = \|x - x^\star\|^2` leaves the gradients at :math:`x^\star`
+free (:mod:`.certify_derived` names them); witness 2.2475 at :math:`R = 10^2`, 174.6 at
+:math:`10^4` (``tests/flbounds/pep/test_certify_derived.py``).
 
 The witness (:func:`unbounded_witness`). The same PEP with :math:`\operatorname{tr} G \le R`
 added is bounded; its value :math:`v(R)` at :data:`RADII` is solved with the accuracy test of
@@ -88,8 +94,8 @@ def unbounded_witness(build, measure, radii=RADII):
         if names:
             free = (f"; V(start difference) <= 1 leaves the difference of {names} free "
                     "(V does not read them), and the round carries it into V after it")
-    return (f"the worst case is unbounded (a solver reported unbounded): with tr G <= R "
-            f"added, the worst case is {v1:.6g} at R = {r1:g} and {v2:.6g} at R = {r2:g} "
+    return (f"the worst case is unbounded: with tr G <= R added, the worst case is "
+            f"{v1:.6g} at R = {r1:g} and {v2:.6g} at R = {r2:g} "
             f"(grows at least like sqrt(R)){free}")
 
 

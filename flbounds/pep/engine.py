@@ -285,11 +285,11 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
-    quadratics pinned), or a one-run measure with ``bounds``, clients sharing
-    :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class with
-    ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
-    (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client (each leaf bounded
-    with its own function's constants: :func:`.certify.leaf_bounds`,
+    quadratics pinned), or a one-run measure: with ``bounds`` and clients sharing
+    :math:`x^\star` (:func:`certifiable_shared`), or clients not sharing it and ``bounds`` with
+    ``star_bounds`` or neither (derived from V), any class (:func:`.certify.certified_star`);
+    ``mu = 0`` included (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client
+    (each leaf bounded with its own function's constants: :func:`.certify.leaf_bounds`,
     :func:`.certify_lmi.stationary_bounds`).
 
     Parameters
@@ -316,9 +316,8 @@ def certifiable_shared(setting: Setting, measure: Measure) -> bool:
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
-    return (measure.runs == 1 and measure.bounds is not None
-            and measure.star_bounds is not None
-            and setting.function_class == "quadratic"
+    return (measure.runs == 1 and (measure.derives_bounds or measure.bounds is not None
+                                   and measure.star_bounds is not None)
             and not (setting.common_minimizer or setting.identical))
 
 

@@ -23,7 +23,10 @@ class Measure:
     bounds : callable, optional
         ``bounds(state) -> {free start point: bound on its norm}`` implied by :math:`V \le 1`
         when every client is stationary at :math:`x^\star = 0`: what a certified solve
-        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs.
+        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs. Given
+        neither ``bounds`` nor ``star_bounds``, a certified solve with :math:`x^\star` not
+        shared derives both from :math:`V` itself (:attr:`derives_bounds`,
+        :mod:`.certify_derived`: exact, rounded upwards).
     star_bounds : callable, optional
         ``star_bounds(star) -> {free point of star: bound on its norm}`` implied by
         :math:`V \le 1` when the clients do not share :math:`x^\star` (the free gradients
@@ -36,6 +39,48 @@ class Measure:
     runs: int = 1
     bounds: Callable | None = None
     star_bounds: Callable | None = None
+
+    @property
+    def derives_bounds(self) -> bool:
+        """Whether a certified solve with :math:`x^\\star` not shared derives its start
+        bounds from :math:`V` (one run, neither ``bounds`` nor ``star_bounds`` given:
+        :mod:`.certify_derived`)."""
+        return self.runs == 1 and self.bounds is None and self.star_bounds is None
+
+    def start_bounds(self, start, star, funcs=()):
+        """The start bounds of :func:`.certify.certified_star`: ``bounds(start)`` with
+        ``star_bounds(star)`` when given, else derived from :math:`V \\le 1`
+        (:func:`.certify_derived.derived_bounds`).
+
+        Parameters
+        ----------
+        start : State
+            The built PEP's start state.
+        star : Star
+            Its minimizer.
+        funcs : sequence of PEPit functions
+            The PEP's functions (for derived bounds).
+
+        Returns
+        -------
+        dict
+            ``{free start point or gradient at x*: bound on its norm}``.
+
+        Raises
+        ------
+        PEPSolveError
+            When derived bounds leave a needed point unbounded.
+        ValueError
+            Naming ``measure`` when only one of ``bounds`` and ``star_bounds`` is given.
+        """
+        if self.derives_bounds:
+            from .certify_derived import derived_bounds
+
+            return derived_bounds(self, start, star, funcs)
+        if self.bounds is None or self.star_bounds is None:
+            raise ValueError("measure: a certified solve with x* not shared needs bounds and "
+                             "star_bounds, or neither (then derived from V)")
+        return {**self.bounds(start), **self.star_bounds(star)}
 
 
 def lyapunov(value, label, bounds=None, star_bounds=None) -> Measure:
@@ -52,7 +97,9 @@ def lyapunov(value, label, bounds=None, star_bounds=None) -> Measure:
         A name for reports.
     bounds : callable, optional
         ``bounds(state) -> {free start point: bound on its norm}``, for a certified solve
-        (see :class:`Measure`).
+        (see :class:`Measure`). With neither ``bounds`` nor ``star_bounds``, the certified
+        solve with :math:`x^\star` not shared derives them from :math:`V`
+        (:mod:`.certify_derived`).
     star_bounds : callable, optional
         ``star_bounds(star) -> {free point of star: bound on its norm}`` (see
         :class:`Measure`).

@@ -174,8 +174,17 @@ def test_other_classes_take_the_star_route_too(no_store, cls, mu):
     no_store.setattr(sdp, "accurate", lambda *a: False)
     bound = pep.worst_case(FEDAVG, setting, BUDGET, LAW, certified=True)
     assert_bracketed(bound, accurate)                # measured 9.6e-8 and 8.2e-6
-    assert not engine.certifiable(pep.Setting(3, mu, [2.0, 3.0, 2.0], function_class=cls),
-                                  BUDGET)            # per-client constants: not offered
+
+
+@pytest.mark.parametrize("cls, mu", [("smooth-strongly-convex", 1.0), ("smooth", 0.0)])
+def test_derived_bounds_with_per_client_constants(no_store, cls, mu):
+    """Per-client constants on the star route with derived bounds: each client's leaves are
+    bounded with its own L_i (flbounds.pep.certify.leaf_bounds)."""
+    setting = pep.Setting(3, mu, [2.0, 3.0, 2.0], function_class=cls)
+    assert engine.certifiable(setting, BUDGET)
+    accurate = pep.worst_case(FEDAVG, setting, BUDGET, LAW)
+    no_store.setattr(sdp, "accurate", lambda *a: False)
+    assert_bracketed(pep.worst_case(FEDAVG, setting, BUDGET, LAW, certified=True), accurate)
 
 
 def test_a_mixture_with_a_budget_without_bounds_is_certified(no_store):

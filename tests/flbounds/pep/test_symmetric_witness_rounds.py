@@ -3,7 +3,7 @@ symmetric_fit, symmetric_replay): the class outcomes reproduce the class laws, e
 rebuilt instance replayed at the full N (N = 100 and 1000, two classes) reaches the symmetric
 solve, the description agrees with flbounds.algorithms on the rebuilt instances, and planted
 bugs in the replay's law (a dropped class, the draws of a class on one client, a wrong class
-size) are caught."""
+size, one class's inclusion probability in the unbiased rule for all) are caught."""
 
 import itertools
 
@@ -233,6 +233,22 @@ def test_planted_bugs_in_the_replayed_law_are_caught(monkeypatch):
     monkeypatch.setattr(sr, "class_outcomes", outcomes)
     monkeypatch.setattr(sr, "within_class_counts", lambda m, n: within(m, N - n))
     assert not _reaches(replay(), solved)
+
+
+def test_a_wrong_class_weight_of_the_unbiased_rule_is_caught(monkeypatch):
+    """Unbiased weights divide by each class's inclusion probability (0.1 and 0.05); a
+    replay that gives every client the first class's is caught."""
+    rnd, measure = ROUNDS["unbiased"]
+    inst = symmetric_instance(rnd, measure, 1.0, 2.0, BERNOULLI, GROUPS)
+
+    def replay():
+        return sr.replay_classes(rnd, inst.problem, inst.free, inst.law, measure)
+
+    assert _reaches(replay(), inst.worst)
+    right = sr.run_round
+    monkeypatch.setattr(sr, "run_round", lambda r, c, s, mask, inclusion, counts: right(
+        r, c, s, mask, np.full(inclusion.size, inclusion[0]), counts))
+    assert not _reaches(replay(), inst.worst)
 
 
 # --------------------------------------------------------------------------- refusals

@@ -49,6 +49,9 @@ import numpy as np
 from .describe import Local
 from .replay import Minimizer, QuadraticClient, _State, run_round, start_state
 
+#: the largest number of outcomes (class totals and splits of the draws) a replay runs
+MAX_OUTCOMES = 200_000
+
 
 def _partitions(total, most, largest=None):
     """Every partition of ``total`` into at most ``most`` parts, parts non-increasing."""
@@ -61,6 +64,15 @@ def _partitions(total, most, largest=None):
     for first in range(min(total, largest), 0, -1):
         for rest in _partitions(total - first, most - 1, first):
             yield (first, *rest)
+
+
+def _n_partitions(total, most):
+    """The number of partitions of ``total`` into at most ``most`` parts."""
+    ways = [1] + [0] * total       # parts of size 1..most (conjugate: at most ``most`` parts)
+    for part in range(1, min(total, most) + 1):
+        for k in range(part, total + 1):
+            ways[k] += ways[k - part]
+    return ways[total]
 
 
 def within_class_counts(total, n_members):
@@ -106,6 +118,11 @@ def class_outcomes(law):
     Yields
     ------
     (bool array (N,), int array (N,) or None, float)
+
+    Raises
+    ------
+    ValueError
+        Naming ``participation`` when the draws have more than :data:`MAX_OUTCOMES` splits.
     """
     from itertools import product
 
@@ -113,6 +130,13 @@ def class_outcomes(law):
 
     groups, n = law.classes.groups, law.classes.n_clients
     drawn = isinstance(law, CountClassLaw)
+    if drawn:
+        size = sum(int(np.prod([_n_partitions(m, len(g)) for g, m in zip(groups, row,
+                                                                         strict=True)]))
+                   for row in law.counts.astype(int))
+        if size > MAX_OUTCOMES:
+            raise ValueError(f"participation: {law.n_draws} draws split between the clients "
+                             f"of the classes in {size} ways, more than {MAX_OUTCOMES}")
     for row, prob in zip(law.counts.astype(int), law.probs, strict=True):
         if not drawn:
             mask = np.zeros(n, dtype=bool)
@@ -200,4 +224,4 @@ def replay_classes(round_, problem, free, law, measure) -> float:
     return total / measure.value(_State(*state), star)
 
 
-__all__ = ["class_outcomes", "replay_classes", "within_class_counts"]
+__all__ = ["MAX_OUTCOMES", "class_outcomes", "replay_classes", "within_class_counts"]

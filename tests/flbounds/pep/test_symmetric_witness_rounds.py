@@ -278,3 +278,7 @@ def test_bad_input_names_the_argument():
         sr.replay_classes(rnd, Quadratic(A, inst.problem.b), inst.free, inst.law, measure)
     with pytest.raises(ValueError, match="total"):
         sr.within_class_counts(-1, 3)
+    many = count_class_law(WithReplacement(np.full(1000, 1e-3), 60),
+                           classes_of([range(500), range(500, 1000)], 1000))
+    with pytest.raises(ValueError, match="participation"):
+        next(sr.class_outcomes(many))

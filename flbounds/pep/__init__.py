@@ -63,9 +63,12 @@ N (:mod:`flbounds.pep.symmetric`, derivation in its docstring; the smooth non-co
 included, certified bounds in :mod:`flbounds.pep.certify_symmetric` and, without a-priori
 bounds, :mod:`flbounds.pep.certify_symmargin`, sampling with replacement in
 :mod:`flbounds.pep.counts`, replayed by :mod:`flbounds.pep.replay`);
-:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness` and
-:func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` rebuild one quadratic per class
-and replay it through ``flbounds.algorithms`` at the full N.
+:func:`~flbounds.pep.symmetric_witness.symmetric_witness` rebuilds one quadratic per class
+for any described round and replays its description at the full N;
+:func:`~flbounds.pep.symmetric_witness.fedavg_symmetric_witness`,
+:func:`~flbounds.pep.symmetric_witness.focus_symmetric_witness` and
+:func:`~flbounds.pep.symmetric_witness.scaffold_symmetric_witness` replay through
+``flbounds.algorithms``.
 
 Rates over many rounds (:mod:`flbounds.pep.lyapunov_search`): :func:`lyapunov_rate` searches the
 quadratic Lyapunov function of a described round's state with the best certified contraction

@@ -7,23 +7,34 @@ every client of a class runs the same trajectory, so one quadratic per class,
 :math:`f_c(x) = \tfrac12 (x - x^\star)^\top Q_c (x - x^\star)` with :math:`\mu_c I \preceq Q_c
 \preceq L_c I` (the class's own constants, which may differ between classes) fitted to the
 class's mean points (:func:`flbounds.pep.witness.fit_quadratic`), interpolates the worst
-case. The instance (N clients, client :math:`i \in C_c` given :math:`Q_c`) is run through
-``flbounds.algorithms.fedavg`` (or ``focus``, from the solve's start state) at the full N;
-its exact expectation over the participation needs one run per value of the class counts :math:`K`
-(given :math:`K`, every set with those counts gives the same iterate, the clients of a class
-being identical), weighted by the law of :math:`K` (:class:`~flbounds.pep.classlaw.ClassLaw`).
-The replayed ratio is a lower bound on the worst case; it reaches it when the solve's
-deviations vanish (reported as ``deviation``, the largest deviation norm relative to the
-largest point norm), otherwise the gap is what one function per class cannot express.
+case; the start state is the class's mean points on each of its clients
+(:func:`flbounds.pep.symmetric_fit.symmetric_instance`). Any described round (SCAFFOLD,
+server momentum, FedAU, MIFA, unbiased weights, a user's round) is replayed on that instance
+at the full N through its own description (:func:`symmetric_witness`,
+:mod:`flbounds.pep.symmetric_replay`); FedAvg, FOCUS and SCAFFOLD also through
+``flbounds.algorithms`` (:func:`fedavg_symmetric_witness`, :func:`focus_symmetric_witness`,
+:func:`scaffold_symmetric_witness`). The exact expectation over the participation needs one
+run per value of the class counts :math:`K` (given :math:`K`, every set with those counts
+gives the same outcome up to a permutation within the classes, the clients of a class being
+identical), weighted by the law of :math:`K` (:class:`~flbounds.pep.classlaw.ClassLaw`);
+drawn with replacement, one run per value of the class totals and split of the draws between
+the clients.
+The replayed ratio is a lower bound on the worst case; it reaches it when one function per
+class can (always where the solve's deviations vanish: ``deviation``, the largest deviation
+norm relative to the largest point norm, a square root of the Gram matrix's deviation block,
+so about the square root of the solver's accuracy when it vanishes), otherwise the gap is what
+one function per class cannot express.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from .witness import Witness, fit_quadratic
+from .symmetric_fit import symmetric_instance
+from .witness import Witness
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class ScaledWitness:
         The largest deviation part of the representative's points and gradients, relative to
         the largest of their norms (0: one function per class is exact).
     seconds : float
-        Time of the replay.
+        CPU seconds of the replay.
     """
 
     witness: Witness
@@ -50,67 +61,52 @@ class ScaledWitness:
     seconds: float
 
 
-def _points(f, space):
-    """(points, gradients, largest deviation, largest norm) of a solved class function."""
-    xs, gs, dev, size = [], [], 0.0, 0.0
-    for x, g, _ in f.list_of_points:
-        for p, out in ((x, xs), (g, gs)):
-            mean, e = space.split(p)
-            m = np.asarray(mean.eval(), float) if mean.decomposition_dict else None
-            out.append(m)
-            size = max(size, 0.0 if m is None else float(np.linalg.norm(m)))
-            if e.decomposition_dict:
-                dev = max(dev, float(np.linalg.norm(e.eval())))
-    return xs, gs, dev, size
+def _witness(instance, replayed, groups, seconds) -> ScaledWitness:
+    x0 = instance.free["x"]
+    witness = Witness(replayed=replayed, pep=instance.worst,
+                      fit_residual=instance.fit_residual, A=np.stack(instance.per_class),
+                      b=np.zeros((len(instance.per_class), x0.size)), x0=x0)
+    return ScaledWitness(witness, groups, instance.deviation, seconds)
 
 
-def _rebuild(round_, measure, mu, L, participation, classes):
-    """Solve ``round_`` over quadratics sharing x* = 0 in the symmetric form and fit one
-    quadratic per class, of its class's constants: ``(info, parts, Q per class, residual,
-    deviation)``."""
-    from .describe import Setting
-    from .sdp import solve
-    from .symmetric import build_symmetric
+def symmetric_witness(round_, measure, mu, L, participation, classes) -> ScaledWitness:
+    r"""The worst case of ``measure`` after one round of any described ``round_`` over
+    quadratics sharing :math:`x^\star`, from a symmetric solve, and the exact expectation
+    the description attains on the rebuilt instance at the full N
+    (:func:`~flbounds.pep.symmetric_fit.symmetric_instance`, replayed by
+    :func:`flbounds.pep.symmetric_replay.replay_classes`: one run of the N clients per
+    value of the class counts, or per value of the class totals and their split between
+    the clients with counts).
 
-    setting = Setting(participation.n_clients, mu, L, function_class="quadratic",
-                      common_minimizer=True)
-    problem, parts = build_symmetric(round_, setting, measure, participation, classes=classes)
-    info = solve(problem)
-    dim = np.asarray(parts["start"][0]["x"].eval(), float).size
-    per_class, residual, deviation = [], 0.0, 0.0
-    for f, (mu_c, L_c) in zip(parts["funcs"], parts["constants"], strict=True):
-        xs, gs, dev, size = _points(f, parts["space"])
-        D = np.column_stack([np.zeros(dim) if x is None else x for x in xs])
-        G = np.column_stack([np.zeros(dim) if g is None else g for g in gs])
-        Q, res = fit_quadratic(D, G, mu_c, L_c)
-        per_class.append(Q)
-        residual = max(residual, res)
-        deviation = max(deviation, dev / max(size, 1e-300))
-    return info, parts, per_class, residual, deviation
+    Parameters
+    ----------
+    round_, measure, mu, L, participation, classes
+        As for :func:`~flbounds.pep.symmetric_fit.symmetric_instance`.
 
+    Returns
+    -------
+    ScaledWitness
+        ``witness.replayed`` (on the instance) against ``witness.pep`` (the solve), with the
+        ``deviation`` that says whether one function per class can reach the solve.
+    """
+    from .symmetric_replay import replay_classes
 
-def _sets(law, groups, n):
-    """One plan row per value of the class counts, with its probability: the first k_c
-    clients of class c participate; drawn with replacement (a class law of totals
-    :math:`M_c`), the first client of class c is drawn :math:`M_c` times (a count plan of
-    ``flbounds.algorithms.fedavg``). The clients of a class are identical, so the round's
-    outcome depends on the class counts only, whichever clients carry them."""
-    from .classcounts import CountClassLaw
-
-    drawn = isinstance(law, CountClassLaw)
-    for counts, prob in zip(law.counts.astype(int), law.probs, strict=True):
-        row = np.zeros(n, dtype=np.int64 if drawn else bool)
-        for group, k in zip(groups.groups, counts, strict=True):
-            if drawn:
-                row[group[0]] = k
-            else:
-                row[list(group[:k])] = True
-        yield row, prob
+    instance = symmetric_instance(round_, measure, mu, L, participation, classes)
+    start = time.process_time()
+    replayed = replay_classes(round_, instance.problem, instance.free, instance.law, measure)
+    return _witness(instance, replayed, instance.law.classes.groups,
+                    time.process_time() - start)
 
 
-def _mean_point(point, space):
-    mean = space.split(point)[0]
-    return np.asarray(mean.eval(), float)
+def _runs(instance, run, value):
+    """Exact expectation of ``value(run(mask, counts))`` over the instance's class outcomes
+    (:func:`~flbounds.pep.symmetric_replay.class_outcomes`) and the CPU seconds it took."""
+    from .symmetric_replay import class_outcomes
+
+    start, total = time.process_time(), 0.0
+    for mask, counts, prob in class_outcomes(instance.law):
+        total += prob * value(run(mask if counts is None else counts))
+    return total, time.process_time() - start
 
 
 def fedavg_symmetric_witness(mu, L, participation, classes, local_steps, step) -> ScaledWitness:
@@ -121,7 +117,7 @@ def fedavg_symmetric_witness(mu, L, participation, classes, local_steps, step) -
     Parameters
     ----------
     mu, L : float or sequence of float
-        :math:`0 \le \mu \le L`: one value for all clients, or one per client (equal within
+        :math:`0 < \mu \le L`: one value for all clients, or one per client (equal within
         each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
         :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
@@ -136,28 +132,19 @@ def fedavg_symmetric_witness(mu, L, participation, classes, local_steps, step) -
     -------
     ScaledWitness
     """
-    import time
-
     from flbounds.algorithms import fedavg
-    from flbounds.problems import Quadratic
 
-    from .describe import distance
     from .described import fedavg_round
+    from .measures import distance
 
-    info, parts, per_class, residual, deviation = _rebuild(
-        fedavg_round(local_steps, step), distance(), mu, L, participation, classes)
-    law, groups, n = parts["law"], parts["classes"], participation.n_clients
-    x0 = np.asarray(parts["start"][0]["x"].eval(), float)
-    instance = Quadratic(np.stack([per_class[c] for c in groups.labels()]),
-                         np.zeros((n, x0.size)))
-    start, total = time.perf_counter(), 0.0
-    for mask, prob in _sets(law, groups, n):
-        x1 = fedavg(instance, mask[None, :], step=step, local_steps=local_steps, x0=x0).x[-1]
-        total += prob * float(np.sum(x1 ** 2))
-    witness = Witness(replayed=total / float(np.sum(x0 ** 2)), pep=info.worst,
-                      fit_residual=residual, A=np.stack(per_class),
-                      b=np.zeros((len(per_class), x0.size)), x0=x0)
-    return ScaledWitness(witness, groups.groups, deviation, time.perf_counter() - start)
+    instance = symmetric_instance(fedavg_round(local_steps, step), distance(), mu, L,
+                                  participation, classes)
+    x0 = instance.free["x"]
+    total, seconds = _runs(instance, lambda plan: fedavg(
+        instance.problem, plan[None, :], step=step, local_steps=local_steps, x0=x0).x[-1],
+        lambda x1: float(np.sum(x1 ** 2)))
+    return _witness(instance, total / float(np.sum(x0 ** 2)), instance.law.classes.groups,
+                    seconds)
 
 
 def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
@@ -168,15 +155,26 @@ def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
     instance at the full N, started from the solve's state (server model, each client's last
     model :math:`z_i`, its stored gradient :math:`\nabla f_i(z_i)`, :math:`y = \sum_i g_i`).
 
+    **Counts.** ``flbounds.algorithms.focus`` runs sets. The engine solves FOCUS drawn with
+    replacement under its count rule (:mod:`flbounds.pep.counts`): a client drawn
+    :math:`c_i \ge 1` times runs once and its correction :math:`v_i` enters
+    :math:`y^+ = y + \sum_i c_i v_i` :math:`c_i` times, so :math:`y = \sum_i g_i` no longer
+    holds after a client is drawn twice. That round is replayed through the description
+    (:func:`flbounds.pep.symmetric_replay.replay_classes`, every split of the class totals
+    between the clients), not through the algorithm. FOCUS's own reading of a draw with
+    replacement is its set of distinct clients (each pushes once; the paper's Case 3 gives
+    :math:`p_i = 1 - (1 - q_i)^m`), which is ``focus`` on the support: a different round,
+    whose law of sets the symmetric form does not build.
+
     Parameters
     ----------
     mu, L : float or sequence of float
-        :math:`0 \le \mu \le L`: one value for all clients, or one per client (equal within
+        :math:`0 < \mu \le L`: one value for all clients, or one per client (equal within
         each class; :class:`~flbounds.pep.describe.Setting`). Class c's quadratic has
         :math:`\mu_c I \preceq Q_c \preceq L_c I`.
     participation : process
-        Exchangeable within each class, N clients (not drawn with replacement:
-        ``flbounds.algorithms.focus`` runs participation masks only).
+        Exchangeable within each class, N clients, or drawing with replacement with one
+        draw probability per class (the engine's count rule, above).
     classes : partition of the N clients
     local_steps : int
     step : float
@@ -187,45 +185,90 @@ def focus_symmetric_witness(mu, L, participation, classes, local_steps, step,
     -------
     ScaledWitness
 
-    Raises
-    ------
-    ValueError
-        Naming ``participation`` for a law drawn with replacement.
+    References
+    ----------
+    Ying, Li and Yang, FOCUS, NeurIPS 2025, arXiv:2503.20117, Section 3 (Case 3).
     """
-    import time
-
     from flbounds.algorithms import FocusState, focus
-    from flbounds.problems import Quadratic
 
-    from .counts import draws_of
+    from .classcounts import CountClassLaw
     from .described import focus_lyapunov, focus_round
 
-    if draws_of(participation) is not None:
-        raise ValueError("participation: flbounds.algorithms.focus runs participation masks, "
-                         "not counts drawn with replacement")
     c = float(consensus_weight)
-    info, parts, per_class, residual, deviation = _rebuild(
-        focus_round(local_steps, step), focus_lyapunov(c), mu, L, participation, classes)
-    law, groups, n = parts["law"], parts["classes"], participation.n_clients
-    server, clients = parts["start"]
-    x0 = np.asarray(server["x"].eval(), float)
-    labels = groups.labels()
-    z0 = np.stack([_mean_point(clients[k]["z"], parts["space"]) for k in labels])
-    A = np.stack([per_class[k] for k in labels])
-    instance = Quadratic(A, np.zeros((n, x0.size)))
-    g0 = np.einsum("nij,nj->ni", A, z0)
+    rnd, measure = focus_round(local_steps, step), focus_lyapunov(c)
+    instance = symmetric_instance(rnd, measure, mu, L, participation, classes)
+    if isinstance(instance.law, CountClassLaw):
+        from .symmetric_replay import replay_classes
+
+        start = time.process_time()
+        replayed = replay_classes(rnd, instance.problem, instance.free, instance.law, measure)
+        return _witness(instance, replayed, instance.law.classes.groups,
+                        time.process_time() - start)
+    x0, z0 = instance.free["x"], instance.free["z"]
+    g0 = np.einsum("nij,nj->ni", instance.problem.A, z0)
 
     def psi(x, z):
         return float(np.sum(x ** 2) + c * np.sum((x - z) ** 2))
 
-    start, total = time.perf_counter(), 0.0
-    for mask, prob in _sets(law, groups, n):
+    def run(mask):
         state = FocusState(x0.copy(), g0.sum(axis=0), g0.copy(), z0.copy())
-        trace = focus(instance, mask[None, :], step=step, local_steps=local_steps, start=state)
-        total += prob * psi(trace.x[-1], trace.models)
-    witness = Witness(replayed=total / psi(x0, z0), pep=info.worst, fit_residual=residual,
-                      A=np.stack(per_class), b=np.zeros((len(per_class), x0.size)), x0=x0)
-    return ScaledWitness(witness, groups.groups, deviation, time.perf_counter() - start)
+        return focus(instance.problem, mask[None, :], step=step, local_steps=local_steps,
+                     start=state)
+
+    total, seconds = _runs(instance, run, lambda trace: psi(trace.x[-1], trace.models))
+    return _witness(instance, total / psi(x0, z0), instance.law.classes.groups, seconds)
 
 
-__all__ = ["ScaledWitness", "fedavg_symmetric_witness", "focus_symmetric_witness"]
+def scaffold_symmetric_witness(mu, L, participation, classes, local_steps, step,
+                               control_weight) -> ScaledWitness:
+    r"""The worst one-round :math:`E[V^+] / V` of SCAFFOLD (option II, mean over S),
+    :math:`V = \|x - x^\star\|^2 + c \sum_i \|c_i - \nabla f_i(x^\star)\|^2` (clients
+    sharing :math:`x^\star`, so :math:`\nabla f_i(x^\star) = 0`), over quadratics, from a
+    symmetric solve, and the ratio SCAFFOLD attains on the rebuilt instance at the full N,
+    run by ``flbounds.algorithms.fedavg_family`` with
+    ``flbounds.algorithms.local_scaffold`` from the solve's state (server model, each
+    client's control :math:`c_i`, the server's :math:`c = \sum_i c_i / N`): the same round
+    as ``flbounds.algorithms.scaffold``, which starts from zero controls only. Counts are
+    run as count plans (a client drawn :math:`c_i` times runs once and enters both
+    aggregates :math:`c_i` times, as the engine's count rule has it).
+
+    Parameters
+    ----------
+    mu, L : float or sequence of float
+        :math:`0 < \mu \le L`, one value or one per client (equal within each class).
+    participation : process
+        Exchangeable within each class, or drawing with replacement with one draw
+        probability per class.
+    classes : partition of the N clients
+    local_steps : int
+    step : float
+    control_weight : float
+        :math:`c > 0`.
+
+    Returns
+    -------
+    ScaledWitness
+    """
+    from flbounds.algorithms import fedavg_family, local_scaffold
+
+    from .described import scaffold_lyapunov, scaffold_round
+
+    n = participation.n_clients
+    cw = float(control_weight)
+    instance = symmetric_instance(scaffold_round(local_steps, step, n),
+                                  scaffold_lyapunov(cw), mu, L, participation, classes)
+    x0, c0 = instance.free["x"], instance.free["ci"]
+    local = local_scaffold(x0.size)
+
+    def value(trace):
+        return float(np.sum(trace.x[-1] ** 2) + cw * np.sum(trace.state ** 2))
+
+    total, seconds = _runs(instance, lambda plan: fedavg_family(
+        instance.problem, plan[None, :], local, step=step, local_steps=local_steps, x0=x0,
+        state0=c0, server0=c0.mean(axis=0)), value)
+    start = float(np.sum(x0 ** 2) + cw * np.sum(c0 ** 2))
+    return _witness(instance, total / start, instance.law.classes.groups, seconds)
+
+
+__all__ = ["ScaledWitness", "fedavg_symmetric_witness", "focus_symmetric_witness",
+           "scaffold_symmetric_witness", "symmetric_witness"]

@@ -143,8 +143,13 @@ def test_the_symmetric_fedavg_witness_replays_count_plans_at_n_100():
     assert abs(w.witness.replayed - w.witness.pep) <= witness_tolerance(w.witness)
 
 
-def test_the_focus_witness_refuses_counts_by_name():
+def test_the_focus_witness_replays_counts_through_the_description():
+    """flbounds.algorithms.focus runs sets, so FOCUS drawn with replacement (the engine's
+    count rule: a correction enters y once per draw) is replayed through its description,
+    over every split of the class totals; N = 3, one class, K = 2."""
     from flbounds.pep.symmetric_witness import focus_symmetric_witness
+    from flbounds.pep.witness import witness_tolerance
 
-    with pytest.raises(ValueError, match="participation"):
-        focus_symmetric_witness(1.0, 2.0, PROCESS, [[0, 1, 2]], 1, 0.1, 1.0)
+    w = focus_symmetric_witness(1.0, 2.0, WithReplacement(np.full(3, 1 / 3), 2), [[0, 1, 2]],
+                                1, 0.1, 1.0)
+    assert w.witness.replayed <= w.witness.pep + witness_tolerance(w.witness)

@@ -99,8 +99,9 @@ def _cell(run, witness=None, lifted=None):
     """One cell: the bracket of ``run()``; when no certificate, ``witness()``'s contraction
     alone (above 1: a replayed instance on which the algorithm diverges). When the bracket is
     open (wider than :data:`OPEN`, or no certificate with a contracting witness), the
-    certificate of ``lifted()`` (the search over the lifted V) where it has one, the quadratic
-    of the state's kept as ``plain``."""
+    certificate of ``lifted(warm)`` (the search over the lifted V, ``warm`` the witness and
+    the plain search's feasible rate) where it has one, the quadratic of the state's kept as
+    ``plain``."""
     try:
         res = run()
     except PEPSolveError as exc:  # no certificate or no accurate solve: said, not hidden
@@ -114,8 +115,8 @@ def _cell(run, witness=None, lifted=None):
                     seconds=round(res.seconds, 3))
         if lifted is None or res.certified - res.witness <= OPEN:
             return cell
-    try:
-        lift = lifted()
+    try:  # warm: the witness is below every certifiable rate, the plain rate is one
+        lift = lifted((cell["witness"], cell.get("search", (None, 1.0))[1]))
     except PEPSolveError as exc:
         return dict(cell, lifted_error=str(exc)[:200])
     plain = {k: cell.pop(k) for k in ("certified", "search", "status", "error") if k in cell}
@@ -173,9 +174,9 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
                                                             Bernoulli([p] * n)),
                            lambda b=build, p=p: witness_rate(b(tau, step, n, p), setting,
                                                              Bernoulli([p] * n)),
-                           (lambda b=build, p=p: lyapunov_rate(
+                           (lambda warm, b=build, p=p: lyapunov_rate(
                                b(tau, step, n, p), setting, Bernoulli([p] * n), witness=False,
-                               values=True)) if values else None)
+                               values=True, warm=warm)) if values else None)
                      for p in ps] for name, build in ALGORITHMS.items()}
     if printed and not callable(printed):
         raise ValueError("printed must be a lookup of printed bounds by id (e.g. "
@@ -197,9 +198,9 @@ def _printed_series(mu, L, tau, n, ps, setting, get, values):
         value = thm1a.evaluate(mu=mu, L=L, p=np.full(n, p), tau=tau)
         cell = _cell(lambda v=value, p=p: lyapunov_rate(
             described.focus_round(tau, v.step), setting, Bernoulli([p] * n), printed=v.value),
-            lifted=(lambda v=value, p=p: lyapunov_rate(
+            lifted=(lambda warm, v=value, p=p: lyapunov_rate(
                 described.focus_round(tau, v.step), setting, Bernoulli([p] * n),
-                printed=v.value, witness=False, values=True)) if values else None)
+                printed=v.value, witness=False, values=True, warm=warm)) if values else None)
         focus.append(dict(cell, step=value.step, printed=value.value))
         eta_c = 4 * L * top / (tau * (L + mu))
         rate = thm5.evaluate(mu=mu, L=L, local_steps=tau, n_sampled=n, q=p, R=1, dist0=1.0,

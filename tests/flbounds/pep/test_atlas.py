@@ -101,11 +101,11 @@ def test_only_open_cells_are_re_searched_with_the_lifted_v():
 
     calls = []
 
-    def lifted():
-        calls.append(1)
+    def lifted(warm):
+        calls.append(warm)
         return _rate(0.93, None)
 
-    def fails():
+    def fails(*warm):
         raise PEPSolveError("no quadratic Lyapunov function certifies rho <= 1")
 
     closed = atlas._cell(lambda: _rate(0.9, 0.9 - atlas.OPEN / 2), lifted=lifted)
@@ -115,7 +115,7 @@ def test_only_open_cells_are_re_searched_with_the_lifted_v():
     assert cell["witness"] == 0.92 and cell["seconds"] == 2.0
     cell = atlas._cell(fails, lambda: (0.97, ()), lifted=lifted)
     assert cell["certified"] == 0.93 and "error" not in cell and "error" in cell["plain"]
-    assert len(calls) == 2
+    assert calls == [(0.92, 0.95), (0.97, 1.0)]
     diverging = atlas._cell(fails, lambda: (1.2, ()), lifted=lifted)
     assert diverging["certified"] is None and len(calls) == 2
     said = atlas._cell(lambda: _rate(0.95, 0.92), lifted=fails)

@@ -96,3 +96,14 @@ def test_a_free_multiplier_of_the_class_lmi_is_caught(monkeypatch):
     monkeypatch.setattr(lyapunov_lmi, "class_lmis", lambda *a: (real(*a)[0], []))
     with pytest.raises(PEPSolveError, match="disagree"):
         lyap.lyapunov_rate(*FOCUS[:1], _setting(2, 0.0), FOCUS[1])
+
+
+def test_the_lifted_search_over_quadratics_stays_between_witness_and_plain():
+    """FOCUS, N = 2, tau = 2, step 1/32, p = 0.2, mu = 1 quadratics (measured: plain
+    [0.927753, 0.940782], lifted [0.927753, 0.929692]; over the smooth strongly convex class
+    0.953630 and 0.937246): the lift also carries the class's LMI."""
+    args = (pep.focus_round(2, 1 / 32), _setting(2, 1.0), Bernoulli([0.2, 0.2]))
+    plain = lyap.lyapunov_rate(*args)
+    lifted = lyap.lyapunov_rate(*args, values=True, witness=False)
+    assert plain.witness <= lifted.certified + _slack(lifted)
+    assert lifted.certified < plain.certified - 5e-3

@@ -41,6 +41,13 @@ Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_
 A cell without a certificate (no quadratic Lyapunov function certifies a rate below 1, or no
 accurate solve) keeps the reason (``error``) and the replayed witness's contraction, which
 is above 1 when the witness diverges.
+
+A cell the quadratic of the state leaves open (bracket wider than :data:`OPEN`, or no
+certificate while the witness contracts) is searched again over the lifted V, which also
+weighs every client's gradient and value at the model
+(:func:`~flbounds.pep.lyapunov_search.lyapunov_rate` with ``values=True``, warm-started from
+the witness and the first search's rate); its certificate replaces the first, kept under
+``plain``.
 """
 
 from __future__ import annotations
@@ -115,7 +122,7 @@ def _cell(run, witness=None, lifted=None):
                     seconds=round(res.seconds, 3))
         if lifted is None or res.certified - res.witness <= OPEN:
             return cell
-    try:  # warm: the witness is below every certifiable rate, the plain rate is one
+    try:  # warm guess (checked by the search): the witness below, the plain rate above
         lift = lifted((cell["witness"], cell.get("search", (None, 1.0))[1]))
     except PEPSolveError as exc:
         return dict(cell, lifted_error=str(exc)[:200])

@@ -3,8 +3,9 @@ r"""Rate atlas: worst-case contraction per round against the participation proba
 Every client participates independently with probability p (N clients sharing a minimizer,
 L/mu = 4, one local step for all: 1/(4 L tau)). For FedAvg, SCAFFOLD, FOCUS, FedAU (weights
 1/p, their steady state) and MIFA, the bracket of ``flbounds.pep.lyapunov_rate``: the contraction
-gap 1 - rho certified by the best quadratic Lyapunov function of the round's state (solid)
-and that of a replayed 1-D witness (dotted; the true worst case lies between). Beside them,
+gap 1 - rho certified by the best quadratic Lyapunov function of the round's state (solid;
+where its bracket is open, the lifted V of ``values=True``) and that of a replayed 1-D
+witness (dotted; the true worst case lies between). Beside them,
 where a paper prints a rate: FOCUS at Theorem 1(a)'s step against its printed
 1 - eta mu N/2, and SAFARI (q = p the probability of a client round) against Theorem 5's
 1 - eta_bar. ``flbounds atlas`` also writes the numbers as a JSON and Markdown table.

@@ -41,6 +41,13 @@ Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_
 A cell without a certificate (no quadratic Lyapunov function certifies a rate below 1, or no
 accurate solve) keeps the reason (``error``) and the replayed witness's contraction, which
 is above 1 when the witness diverges.
+
+A cell the quadratic of the state leaves open (bracket wider than :data:`OPEN`, or no
+certificate while the witness contracts) is searched again over the lifted V, which also
+weighs every client's gradient and value at the model
+(:func:`~flbounds.pep.lyapunov_search.lyapunov_rate` with ``values=True``, warm-started from
+the witness and the first search's rate); its certificate replaces the first, kept under
+``plain``.
 """
 
 from __future__ import annotations
@@ -71,6 +78,8 @@ ALGORITHMS = {
 #: SAFARI's server step as a fraction of Thm 5's largest, 2/(L + mu): at 1 the coupled client
 #: step 4 L eta_s/(K(L + mu)) exceeds 2/L for small K and the client round expands
 SAFARI_FRACTION = 0.3
+#: a bracket wider than this is re-searched with the lifted V (``values=True``)
+OPEN = 1e-4
 #: sizes of the two profiles (the CLI's options override them)
 PROFILES = {
     "quick": dict(n_clients=2, local_steps=2, ps=(0.05, 0.2, 0.5, 0.8, 1.0)),
@@ -93,21 +102,38 @@ def check_args(*, mu, L, local_steps, n_clients, ps, step):
     return mu, L, tau, n, ps, step
 
 
-def _cell(run, witness=None):
+def _cell(run, witness=None, lifted=None):
     """One cell: the bracket of ``run()``; when no certificate, ``witness()``'s contraction
-    alone (above 1: a replayed instance on which the algorithm diverges)."""
+    alone (above 1: a replayed instance on which the algorithm diverges). When the bracket is
+    open (wider than :data:`OPEN`, or no certificate with a contracting witness), the
+    certificate of ``lifted(warm)`` (the search over the lifted V, ``warm`` the witness and
+    the plain search's feasible rate) where it has one, the quadratic of the state's kept as
+    ``plain``."""
     try:
         res = run()
     except PEPSolveError as exc:  # no certificate or no accurate solve: said, not hidden
         low = None if witness is None else witness()[0]
-        return dict(certified=None, witness=low, error=str(exc)[:200])
-    return dict(certified=res.certified, witness=res.witness, search=list(res.search),
-                status=res.worst_case.status, printed=res.printed,
-                seconds=round(res.seconds, 3))
+        cell = dict(certified=None, witness=low, error=str(exc)[:200])
+        if lifted is None or low is None or low >= 1:
+            return cell
+    else:
+        cell = dict(certified=res.certified, witness=res.witness, search=list(res.search),
+                    status=res.worst_case.status, printed=res.printed,
+                    seconds=round(res.seconds, 3))
+        if lifted is None or res.certified - res.witness <= OPEN:
+            return cell
+    try:  # warm guess (checked by the search): the witness below, the plain rate above
+        lift = lifted((cell["witness"], cell.get("search", (None, 1.0))[1]))
+    except PEPSolveError as exc:
+        return dict(cell, lifted_error=str(exc)[:200])
+    plain = {k: cell.pop(k) for k in ("certified", "search", "status", "error") if k in cell}
+    return dict(cell, certified=lift.certified, search=list(lift.search),
+                status=lift.worst_case.status, values=True, plain=plain,
+                seconds=round(cell.get("seconds", 0.0) + lift.seconds, 3))
 
 
 def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, step=None,
-                  profile="quick", printed=None) -> dict:
+                  profile="quick", printed=None, values=True) -> dict:
     r"""The atlas's numbers (module docstring).
 
     Parameters
@@ -126,13 +152,19 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
         ``flbounds.ledger.api.bounds.get`` (with the papers' plugins loaded): adds FOCUS at
         Thm 1(a)'s step and SAFARI under Thm 5, with their printed rates. None or False:
         without them (this module takes no paper's bound from anywhere else).
+    values : bool, default True
+        Re-search the cells the quadratic of the state leaves open (bracket wider than
+        :data:`OPEN`, or no certificate with a contracting witness) over the lifted V
+        (:func:`~flbounds.pep.lyapunov_search.lyapunov_rate` with ``values=True``); such a
+        cell has ``values`` True and the first search's numbers in ``plain``.
 
     Returns
     -------
     dict
         ``constants`` and ``series``:
         name -> list of cells (one per ``p``: ``certified``, ``witness``, ``printed``,
-        ``status``, ``seconds``; ``error`` instead when no accurate solve).
+        ``status``, ``seconds``; ``error`` instead when no accurate solve; ``values`` and
+        ``plain`` when re-searched, ``lifted_error`` when that search failed).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
@@ -148,19 +180,22 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     series = {name: [_cell(lambda b=build, p=p: lyapunov_rate(b(tau, step, n, p), setting,
                                                             Bernoulli([p] * n)),
                            lambda b=build, p=p: witness_rate(b(tau, step, n, p), setting,
-                                                             Bernoulli([p] * n)))
+                                                             Bernoulli([p] * n)),
+                           (lambda warm, b=build, p=p: lyapunov_rate(
+                               b(tau, step, n, p), setting, Bernoulli([p] * n), witness=False,
+                               values=True, warm=warm)) if values else None)
                      for p in ps] for name, build in ALGORITHMS.items()}
     if printed and not callable(printed):
         raise ValueError("printed must be a lookup of printed bounds by id (e.g. "
                          f"flbounds.ledger.api.bounds.get) or None, got {printed!r:.60}")
     if printed:
-        series.update(_printed_series(mu, L, tau, n, ps, setting, printed))
+        series.update(_printed_series(mu, L, tau, n, ps, setting, printed, values))
     return dict(constants=dict(mu=mu, L=L, local_steps=tau, n_clients=n, step=step,
                                ps=list(ps), profile=profile),
                 series=series, seconds=round(time.perf_counter() - clock, 2))
 
 
-def _printed_series(mu, L, tau, n, ps, setting, get):
+def _printed_series(mu, L, tau, n, ps, setting, get, values):
     from flbounds.participation import Bernoulli
 
     focus, safari = [], []
@@ -169,7 +204,10 @@ def _printed_series(mu, L, tau, n, ps, setting, get):
     for p in ps:
         value = thm1a.evaluate(mu=mu, L=L, p=np.full(n, p), tau=tau)
         cell = _cell(lambda v=value, p=p: lyapunov_rate(
-            described.focus_round(tau, v.step), setting, Bernoulli([p] * n), printed=v.value))
+            described.focus_round(tau, v.step), setting, Bernoulli([p] * n), printed=v.value),
+            lifted=(lambda warm, v=value, p=p: lyapunov_rate(
+                described.focus_round(tau, v.step), setting, Bernoulli([p] * n),
+                printed=v.value, witness=False, values=True, warm=warm)) if values else None)
         focus.append(dict(cell, step=value.step, printed=value.value))
         eta_c = 4 * L * top / (tau * (L + mu))
         rate = thm5.evaluate(mu=mu, L=L, local_steps=tau, n_sampled=n, q=p, R=1, dist0=1.0,
@@ -205,7 +243,9 @@ def markdown(atlas: dict) -> str:
              "each cell [witness, certified], (printed) where a paper gives one; SAFARI "
              "without Thm 5's q-condition on the state; FedAU with its weights at their "
              "steady state under Bernoulli(p) participation, omega_i = 1/p (the mean "
-             "interval between participations); MIFA's rate is over its model and memory", ""]
+             "interval between participations); MIFA's rate is over its model and memory; "
+             "(lifted V): the quadratic of the state left the bracket open, certified by "
+             "the V that also weighs the clients' gradients and values at x", ""]
     names = list(atlas["series"])
     head = ["p"] + [f"{k} (printed)" if any(cell.get("printed") is not None
                                             for cell in atlas["series"][k]) else k
@@ -217,6 +257,8 @@ def markdown(atlas: dict) -> str:
             cell = atlas["series"][k][j]
             text = f"[{_fmt(cell['witness'])}, {_fmt(cell['certified'])}]" if "error" not in \
                 cell else _reason(cell)
+            if cell.get("values"):
+                text += " (lifted V)"
             if cell.get("printed") is not None:
                 text += f" ({cell['printed']:.6f})"
             row.append(text)
@@ -245,5 +287,5 @@ def arrays(atlas: dict) -> dict:
     return out
 
 
-__all__ = ["ALGORITHMS", "PROFILES", "arrays", "check_args",
+__all__ = ["ALGORITHMS", "OPEN", "PROFILES", "arrays", "check_args",
            "compute_atlas", "markdown", "write_table"]

@@ -132,6 +132,35 @@ def _mean(law, exprs):
 # --------------------------------------------------------------------------- the search
 
 
+def class_lmis(psd, affine):
+    r"""The class's LMIs :math:`T(G, F) \succeq 0` (the quadratic class's,
+    :mod:`.certify_quadratic`) in the search: :math:`+\langle \Lambda, T\rangle` with
+    :math:`\Lambda \succeq 0` per LMI, which is :math:`\ge 0` wherever :math:`T \succeq 0`,
+    so the S-procedure of :mod:`.lyapunov_search` still bounds :math:`E V^+ - \rho V`.
+
+    Parameters
+    ----------
+    psd : list of ndarray
+        Each LMI's matrix of PEPit expressions.
+    affine : callable
+        ``T -> `` the (n*n + values + 1, T.size) columns of its entries' affine maps.
+
+    Returns
+    -------
+    (expression or 0, list of constraints)
+        The term added to the decrease and the constraints :math:`\Lambda \succeq 0`.
+    """
+    import cvxpy as cp
+
+    term, rules = 0, []
+    for T in psd:
+        W = cp.Variable(T.shape, symmetric=True)
+        term = term + affine(T) @ cp.vec(W, order="C")
+        rules.append(W >> 0)
+    return term, rules
+
+
+
 class Search:
     """The LMI of :mod:`.lyapunov_search`'s docstring over one round's leaves, re-solved at
     each rho; ``values=True`` lifts the state (module docstring)."""
@@ -162,14 +191,14 @@ class Search:
         exprs_before = [before[a] * before[b] for a, b in self.pairs]
         problem.set_performance_metric(exprs_after[0])
         problem._prepare_constraints(verbose=0)
-        if problem._list_of_prepared_psd:
-            raise ValueError("setting: the class adds LMIs, not supported by the search")
+        psd = [np.asarray(m.matrix_of_expressions) for m in problem._list_of_prepared_psd]
         constraints = [c for c in problem._list_of_prepared_constraints
                        if id(problem.objective) not in {id(q) for q in
                                                         c.expression.decomposition_dict}]
         self.leaves = {id(p): i for i, p in enumerate(Point.list_of_leaf_points)}
         self.values = {}
-        for e in [c.expression for c in constraints] + vb + va:
+        for e in [c.expression for c in constraints] + vb + va + \
+                [e for T in psd for e in T.ravel() if hasattr(e, "decomposition_dict")]:
             for key in e.decomposition_dict:
                 if not isinstance(key, tuple | int | float):
                     self.values.setdefault(id(key), len(self.values))
@@ -192,6 +221,8 @@ class Search:
         E = stack(cons)
         lam = cp.Variable(E.shape[1])
         total = decrease(A @ p, B @ p, self.rho) - E @ lam
+        term, lmis = class_lmis(psd, lambda T: stack([self._affine(e) for e in T.ravel()]))
+        total = total + term
         self.q = None
         if vb:
             self.q = cp.Variable(len(vb), nonneg=True)
@@ -203,7 +234,7 @@ class Search:
         ex[0, 0] = 1.0
         rules = [Z == M, Z << 0, total[n * n:n * n + len(self.values)] == 0,
                  total[-1] <= 0, self.P - ex >> 0]
-        rules += [lam[i] >= 0 for i in np.flatnonzero(ineq)]
+        rules += [lam[i] >= 0 for i in np.flatnonzero(ineq)] + lmis
         self.problem = cp.Problem(cp.Minimize(cp.trace(self.P)), rules)
         self.n_leaves, self.n_constraints = n, len(constraints)
         self.unknown = 0  # solves that neither found P nor proved infeasibility
@@ -211,6 +242,8 @@ class Search:
     def _affine(self, expr):
         n = len(self.leaves)
         M, d, const = np.zeros((n, n)), np.zeros(len(self.values)), 0.0
+        if not hasattr(expr, "decomposition_dict"):  # a number in a class's LMI
+            return M, d, float(expr)
         for key, c in expr.decomposition_dict.items():
             c = float(c)
             if isinstance(key, tuple):
@@ -324,5 +357,5 @@ def lifted_check(round_, setting, participation, P, q):
     return solve_first([(lambda: parts()[0], 1.0)], certified=fallback)
 
 
-__all__ = ["Search", "coordinates", "decrease", "lifted_check", "lyapunov_measure", "points",
-           "realize", "value_lift"]
+__all__ = ["Search", "class_lmis", "coordinates", "decrease", "lifted_check", "lyapunov_measure",
+           "points", "realize", "value_lift"]

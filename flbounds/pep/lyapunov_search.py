@@ -132,7 +132,7 @@ class LyapunovRate:
 
 
 def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_max=1.0,
-                  printed=None, witness=True, values=False) -> LyapunovRate:
+                  printed=None, witness=True, values=False, warm=None) -> LyapunovRate:
     r"""The best per-round contraction certified by a quadratic Lyapunov function of the
     round's state, and a replayed witness's contraction (module docstring).
 
@@ -157,6 +157,11 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         client's gradient at ``x``, plus :math:`q_i (f_i(x) - f_i^\star)` and the clients'
         values at their stored-gradient points (``P`` then covers the extra coordinates,
         ``params["q"]`` the values' weights). Never worse than without.
+    warm : (float, float), optional
+        ``(low, high)``: a rate believed not certifiable and one believed certifiable (for
+        ``values=True``: the witness and the certified rate without the lift). The bisection's
+        steps they decide are skipped, its path checked by one solve at each end
+        (a failed check: the cold start); the bracket and ``P`` are the cold bisection's.
 
     Returns
     -------
@@ -178,10 +183,11 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     printed = None if printed is None else float(printed)
     clock = time.perf_counter()
     search = Search(round_, setting, participation, values=values)
-    found = search.feasible(rho_max)
+    lo, hi, found = _warm_start(search, rho_max, warm)
+    if found is None:
+        found = search.feasible(rho_max)
     if found is None:
         raise PEPSolveError(f"no quadratic Lyapunov function certifies rho <= {rho_max:g}")
-    lo, hi = 0.0, rho_max
     while hi - lo > BISECTION_TOL:
         mid = 0.5 * (lo + hi)
         if (step := search.feasible(mid)) is None:
@@ -220,6 +226,35 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         params=dict(check.params, n_leaves=search.n_leaves, n_constraints=search.n_constraints,
                     undecided_solves=search.unknown, values=bool(values),
                     q=None if q is None else (q / scale).tolist()))
+
+
+def _warm_start(search, rho_max, warm):
+    """The bisection's bracket after the steps ``warm = (low, high)`` decides: the path of
+    the bisection on [0, rho_max] is followed, a midpoint below ``low`` taken as infeasible
+    and one at or above ``high`` as feasible, until a midpoint falls in [low, high); the
+    path's last feasible and last infeasible points are then each solved once (both are
+    midpoints the cold bisection solves; by monotonicity they decide every skipped step).
+    Returns ``(lo, hi, found)``: ``(0, rho_max, None)`` (a cold start) when ``warm`` is None
+    or a check fails, else the bracket and the last feasible solve, from where the cold
+    bisection would be after the same steps."""
+    cold = (0.0, rho_max, None)
+    if warm is None:
+        return cold
+    low, high = (float(v) for v in warm)
+    lo, hi = cold[:2]
+    while hi - lo > BISECTION_TOL:
+        mid = 0.5 * (lo + hi)
+        if mid < low:
+            lo = mid
+        elif mid >= high:
+            hi = mid
+        else:
+            break
+    if (found := search.feasible(hi)) is None:
+        return cold
+    if lo > 0.0 and search.feasible(lo) is not None:
+        return cold
+    return lo, hi, found
 
 
 def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,

@@ -47,8 +47,9 @@ def check_setting(round_, setting):
     if not (setting.common_minimizer or setting.identical):
         raise ValueError("setting: the Lyapunov search needs clients sharing x* "
                          "(common_minimizer=True) or identical clients")
-    if setting.function_class != "smooth-strongly-convex":
-        raise ValueError("setting: the Lyapunov search needs the smooth strongly convex class")
+    if setting.function_class not in ("smooth-strongly-convex", "quadratic"):
+        raise ValueError("setting: the Lyapunov search needs the smooth strongly convex "
+                         "or the quadratic class")
 
 
 def round_matrices(round_: Round, problem, law):
@@ -189,6 +190,8 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
         The contraction and the witness: its client curvatures, or ``("fitted", d,
         residual)``.
     """
+    from types import SimpleNamespace
+
     from flbounds.problems import Quadratic
 
     from .expect import law_of
@@ -197,8 +200,11 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
     law = law_of(participation, setting.n_clients)
     best, where = -np.inf, ()
     for lam in _curvatures(setting):
-        problem = Quadratic(np.asarray(lam, float)[:, None, None],
-                            np.zeros((setting.n_clients, 1)))
+        A, b = np.asarray(lam, float)[:, None, None], np.zeros((setting.n_clients, 1))
+        # every client flat (mu = 0): no Quadratic (its mean Hessian must be definite), the
+        # same A and b are all round_matrices reads
+        problem = Quadratic(A, b) if np.any(A > 0) else SimpleNamespace(
+            A=A, b=b, n_clients=setting.n_clients, dim=1)
         rate = second_moment_rate(round_matrices(round_, problem, law), law.probs)
         if rate > best:
             best, where = rate, tuple(float(v) for v in lam)

@@ -83,3 +83,56 @@ def test_arrays_and_markdown_of_a_failed_cell():
     assert "no certificate (no solve)" in text
     assert "unbounded: witness 1.200000 > 1; no quadratic Lyapunov function" in text
     assert np.isnan(atlas.arrays(table)["s0_certified"]).all()
+
+
+def _rate(certified, witness):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(certified=certified, witness=witness, search=(certified,) * 2,
+                           worst_case=SimpleNamespace(status="optimal"), printed=None,
+                           seconds=1.0)
+
+
+def test_only_open_cells_are_re_searched_with_the_lifted_v():
+    """A closed bracket keeps the quadratic of the state; an open one (wider than OPEN) or a
+    failed one with a contracting witness takes the lifted search's certificate, the first
+    kept as ``plain``; a diverging witness is not re-searched; a failed lift is said."""
+    from flbounds.pep.sdp import PEPSolveError
+
+    calls = []
+
+    def lifted(warm):
+        calls.append(warm)
+        return _rate(0.93, None)
+
+    def fails(*warm):
+        raise PEPSolveError("no quadratic Lyapunov function certifies rho <= 1")
+
+    closed = atlas._cell(lambda: _rate(0.9, 0.9 - atlas.OPEN / 2), lifted=lifted)
+    assert "values" not in closed and not calls
+    cell = atlas._cell(lambda: _rate(0.95, 0.92), lifted=lifted)
+    assert cell["values"] and cell["certified"] == 0.93 and cell["plain"]["certified"] == 0.95
+    assert cell["witness"] == 0.92 and cell["seconds"] == 2.0
+    cell = atlas._cell(fails, lambda: (0.97, ()), lifted=lifted)
+    assert cell["certified"] == 0.93 and "error" not in cell and "error" in cell["plain"]
+    assert calls == [(0.92, 0.95), (0.97, 1.0)]
+    diverging = atlas._cell(fails, lambda: (1.2, ()), lifted=lifted)
+    assert diverging["certified"] is None and len(calls) == 2
+    said = atlas._cell(lambda: _rate(0.95, 0.92), lifted=fails)
+    assert said["certified"] == 0.95 and said["lifted_error"].startswith("no quadratic")
+    assert "(lifted V)" in atlas.markdown(dict(
+        constants=dict(mu=1.0, L=4.0, local_steps=2, n_clients=2, step=0.1, ps=[0.2],
+                       profile="quick"), series={"FOCUS": [cell]}))
+
+
+def test_focus_open_cell_narrows_with_the_lifted_v():
+    """The quick profile's FOCUS at p = 0.2 (N = 2, tau = 2; measured [0.927753, 0.953630]
+    with the quadratic of the state, [0.927753, 0.937246] lifted): re-searched, narrower,
+    still above the witness; with ``values=False`` the cell is the plain one."""
+    table = atlas.compute_atlas(ps=(0.2,), printed=False)
+    focus = table["series"]["FOCUS"][0]
+    assert focus["values"] and focus["status"] in ("optimal",) or \
+        focus["status"].startswith("certified")
+    assert focus["witness"] <= focus["certified"] + 1e-5
+    assert focus["certified"] < focus["plain"]["certified"] - 1e-3
+    assert table["series"]["FedAvg"][0].get("values") is None  # closed: not re-searched

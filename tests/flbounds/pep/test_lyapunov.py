@@ -147,7 +147,7 @@ def test_safari_bracket():
     (lambda: lyap.lyapunov_rate(pep.fedavg_round(1, 0.1), pep.Setting(2, 1.0, 2.0)),
      "setting"),
     (lambda: lyap.lyapunov_rate(pep.fedavg_round(1, 0.1),
-                                pep.Setting(1, 1.0, 2.0, function_class="quadratic",
+                                pep.Setting(1, 1.0, 2.0, function_class="smooth",
                                             common_minimizer=True)), "setting"),
     (lambda: lyap.lyapunov_rate(pep.fedavg_round(1, 0.1),
                                 pep.Setting(1, 1.0, 2.0, common_minimizer=True), rho_max=0.0),

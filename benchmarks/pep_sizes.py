@@ -13,7 +13,7 @@
 7. The rounds as descriptions against raw PEPit, N = 2..8 (both profiles): ``fedavg_rate``
    and ``focus_rate`` (tau = 3, Theorem 1(a)'s step), whose rounds are descriptions built
    by ``flbounds.pep.engine``, beside the same SDPs written by hand in PEPit (FedAvg: the
-   moment form written directly; FOCUS: ``tracking.round_problem``, solved as
+   moment form written directly; FOCUS: ``_focus_reference.round_problem``, solved as
    ``focus_rate`` solves). Reported, not asserted: the time of building from a description
    against writing the PEPit problem by hand.
 5. SAFARI Theorem 4 over the 2^R round types (``safari_nonconvex_rate``, K = 3): ~2^R K
@@ -68,8 +68,10 @@ from flbounds.pep import (
     focus_rounds_rate,
     safari_nonconvex_rate,
 )
-from flbounds.pep.tracking import MAX_ALTERNATIVE, round_problem, scenario_focus_rate
+from flbounds.pep.tracking import MAX_ALTERNATIVE
 from verify.focus.pep_conditions import thm1a_lyapunov_weight, thm1b_consensus_weight
+
+from ._focus_reference import round_problem, scenario_focus_rate
 
 NAME = "pep_sizes"
 
@@ -122,7 +124,7 @@ def _raw_fedavg(n, tau, step, process):
 
 
 def _raw_focus(n, tau):
-    """One FOCUS round as written by hand (``tracking.round_problem``), solved as
+    """One FOCUS round as written by hand (``_focus_reference.round_problem``), solved as
     ``focus_rate`` solves it (certified common form, heterogeneous form as a retry)."""
     from flbounds.pep import participation_moments
     from flbounds.pep.certify import solve_certified

@@ -231,7 +231,7 @@ def certify(problem, point_bounds, value_bounds, multipliers=None) -> Certificat
     return acc.bound(point_bounds, value_bounds, leaves, float(metric.eval()))
 
 
-def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
+def solve_certified(build, L, alternatives=(), bounds=None, *, reuse=True) -> SolveInfo:
     """Solve a PEP and accept its certified upper bound (:func:`certify`).
 
     Each solver of :data:`.sdp.SOLVERS` is tried in turn on the problem. A solve that passes
@@ -261,6 +261,9 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
         ``bounds(funcs, initial)`` returns the a-priori bounds of :func:`leaf_bounds` (default
         ``leaf_bounds(funcs, initial, L)``); the symmetric form gives its own
         (:func:`.certify_symmetric.class_leaf_bounds`).
+    reuse : bool
+        Whether a stored solve may stand in (:func:`.sdp.solve`'s ``reuse``); False for a
+        caller that reads the solved problem's points afterwards (a witness).
 
     Raises
     ------
@@ -272,8 +275,8 @@ def solve_certified(build, L, alternatives=(), bounds=None) -> SolveInfo:
     L = float(np.max(L))
     how = [("certified", {"L": L, "alternatives": len(alternatives),
                           "rounding": ROUNDING, "bracket": BRACKET_REL})]
-    return reused(problem, lambda: _certified(problem, funcs, initial, L, alternatives, bounds),
-                  solvers=how)
+    compute = lambda: _certified(problem, funcs, initial, L, alternatives, bounds)  # noqa: E731
+    return reused(problem, compute, solvers=how) if reuse else compute()
 
 
 def certified_star(build, L, measure) -> SolveInfo:

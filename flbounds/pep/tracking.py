@@ -19,9 +19,9 @@ The supremum is over every L-smooth mu-strongly convex :math:`f_i` (any dimensio
 state, with the exact expectation over the participating set (moments, see
 :mod:`flbounds.pep.moments`). :func:`focus_rate` builds the round from its description
 (:func:`flbounds.pep.described.focus_round`, :func:`~flbounds.pep.described.focus_lyapunov`,
-built by :mod:`flbounds.pep.engine`); :func:`round_problem` writes the same SDP by hand in
-PEPit (the expectation expanded in the moments), kept as the independent cross-check of the
-description (the tests compare both on the README's cells) and for :mod:`.certify`'s tests.
+built by :mod:`flbounds.pep.engine`); the same SDP written by hand in PEPit (the expectation
+expanded in the moments, or as the :math:`2^N` scenario sum) lives outside the library, in
+``benchmarks/_focus_reference.py``, as the independent cross-check the tests compare with.
 
 Common minimizer, without loss. The round is invariant under :math:`f_i \to f_i + \langle
 a_i, \cdot\rangle` with :math:`\sum_i a_i = 0`: stored gradients shift by :math:`a_i`, the
@@ -41,8 +41,12 @@ on an O(1) Gram matrix. The reported ``worst`` is therefore the rigorous upper b
 and ``gap`` the width of the bracket down to the solver's primal value (1e-6 to 3e-5), unless
 an accurate solve is found first (the common form, or the heterogeneous one when
 N tau <= :data:`MAX_ALTERNATIVE`): then the value is as accurate as before (1e-6). The
-quadratic class
-(extra LMIs, no certificate) keeps the checked solve of :mod:`.sdp`.
+quadratic class takes the same route: its extra LMIs are certified with their duals made PSD
+(:mod:`.certify_lmi`), each client's own stationary point bounded from its point at the
+shared :math:`x^\star` (:func:`.certify_lmi.stationary_bounds`). :func:`focus_rounds_rate`
+(R rounds, no Lyapunov weight) tries the heterogeneous form first and falls back on the
+certified bound of the shared-minimizer form, for both classes; with ``return_problem`` (a
+witness reads the solved points) that fallback is solved afresh, never read from a store.
 
 References
 ----------
@@ -58,14 +62,14 @@ from flbounds.validation import check_int, check_positive
 
 from .anchor import anchored_minimizer, minimizer
 from .certify import solve_certified
+from .certify_lmi import stationary_bounds
 from .describe import CLASSES, Setting, model_copy
 from .described import focus_lyapunov, focus_round
 from .engine import build, certified_solve, initial_state
 from .gd import check_class
 from .result import WorstCase, make_result, required_step
-from .rounds import focus_local_run, point_sum
 from .scenarios import declare, unroll
-from .sdp import solve, solve_first
+from .sdp import PEPSolveError, solve, solve_first
 
 #: largest N tau at which focus_rate retries the heterogeneous form for an accurate value
 MAX_ALTERNATIVE = 15
@@ -89,24 +93,6 @@ def required_weight(weight, name="consensus_weight") -> float:
         raise ValueError(f"{name} is required: flbounds.pep has no default Lyapunov weight "
                          "(pass one, e.g. a proof's weight at this step)")
     return check_positive(weight, name)
-
-
-def _expected_psi(x, x_star, y, z, V, Z, step, c, pair):
-    """E Psi^+ from the moments: x+ - x* = a + sum_i s_i b_i, z_k+ = z_k + s_k d_k."""
-    n = len(z)
-    a = x - step * y - x_star
-    b = [-step * v for v in V]
-    d = [Z[k] - z[k] for k in range(n)]
-    cross = [[b[i] * b[j] for j in range(n)] for i in range(n)]
-    bb = sum(pair[i, j] * cross[i][j] for i in range(n) for j in range(n))
-    total = a**2 + 2 * sum(pair[i, i] * (a * b[i]) for i in range(n)) + bb
-    for k in range(n):
-        ck = x - step * y - z[k]
-        total = total + c * (ck**2 + 2 * sum(pair[i, i] * (ck * b[i]) for i in range(n))
-                             - 2 * pair[k, k] * (ck * d[k]) + bb
-                             - 2 * sum(pair[i, k] * (b[i] * d[k]) for i in range(n))
-                             + pair[k, k] * d[k] ** 2)
-    return total
 
 
 def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, printed=None,
@@ -153,77 +139,27 @@ def focus_rate(mu, L, p, local_steps, step=None, *, consensus_weight=None, print
         setting = Setting(n, mu, L, function_class, common_minimizer=common)
         return build(rnd, setting, measure, process, form=form)
 
-    if function_class == "quadratic":  # extra LMIs: no certificate, the checked solve
-        info = solve_first([(lambda: described(False, "pepit")[0], 1.0),
-                            (lambda: described(False, "values")[0], 1.0)])
-    else:
-        # the heterogeneous forms as further tries for an accurate value, on small SDPs only:
-        # 2-10x slower than the common form at N tau >= 18 (61 s at N = 8, tau = 5) and
-        # not accurate where the common form was not in the cases measured (N = 6, tau = 3
-        # and N = 8, tau = 5 at p_min 0.2-0.3). Two forms: the same SDP reaches Clarabel
-        # with its terms in another order when it is built from the description, and at
-        # the edge of accuracy that decides (N = 3, tau = 2, p = 0.3, 0.5, 0.7 at Thm 1(a)'s
-        # step: the "pepit" form optimal_inaccurate, the "origin" form optimal, 6e-8 from
-        # the 2^N scenario sum)
-        alternatives = [lambda form=form: described(False, form)[0]
-                        for form in ("pepit", "origin")] if n * tau <= MAX_ALTERNATIVE else []
-        # clients share x* = 0 (module docstring): bounded, certifiable
-        info, _ = certified_solve(rnd, Setting(n, mu, L, function_class, common_minimizer=True),
-                                  measure, process, alternatives=alternatives)
+    # the heterogeneous forms as further tries for an accurate value, on small SDPs only:
+    # 2-10x slower than the common form at N tau >= 18 (61 s at N = 8, tau = 5) and
+    # not accurate where the common form was not in the cases measured (N = 6, tau = 3
+    # and N = 8, tau = 5 at p_min 0.2-0.3). Two forms: the same SDP reaches Clarabel
+    # with its terms in another order when it is built from the description, and at
+    # the edge of accuracy that decides (N = 3, tau = 2, p = 0.3, 0.5, 0.7 at Thm 1(a)'s
+    # step: the "pepit" form optimal_inaccurate, the "origin" form optimal, 6e-8 from
+    # the 2^N scenario sum). The quadratic class keeps the two forms it was solved in
+    # before its certificate (PEPit's stationary point, or the values pinned), at any size.
+    forms = ("pepit", "values") if function_class == "quadratic" else \
+        ("pepit", "origin") if n * tau <= MAX_ALTERNATIVE else ()
+    alternatives = [lambda form=form: described(False, form)[0] for form in forms]
+    # clients share x* = 0 (module docstring): bounded, certifiable (quadratics: their
+    # LMI duals, flbounds.pep.certify_lmi)
+    info, _ = certified_solve(rnd, Setting(n, mu, L, function_class, common_minimizer=True),
+                              measure, process, alternatives=alternatives)
     return make_result(info, printed=printed,
                        metric="E[Psi_{r+1}] / Psi_r, Psi = ||x - x*||^2 + c sum_i ||x - z_i||^2",
                        params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                    local_steps=tau, step=step, consensus_weight=c,
                                    function_class=function_class))
-
-
-def round_problem(mu, L, local_steps, step, c, pair, function_class="smooth-strongly-convex",
-                  form="common"):
-    """The one-round PEP of :func:`focus_rate`, unsolved.
-
-    Parameters
-    ----------
-    mu, L, local_steps, step, c :
-        As in :func:`focus_rate` (``c`` the consensus weight).
-    pair : (N, N) array
-        Participation moments P(i, j in S).
-    form : {"common", "pepit", "values", "origin"}
-        ``"common"``: every client stationary at x* = 0 with value 0 there (module
-        docstring); otherwise the heterogeneous minimizer in that form (:mod:`.anchor`).
-
-    Returns
-    -------
-    (PEPit.PEP, list, dict)
-        The problem, its client functions and the norm bounds of the initial points for
-        :func:`.certify.leaf_bounds` (from Psi <= 1 with x* = 0: ||x|| <= 1 and
-        ||z_i|| <= 1 + c^{-1/2}; valid for ``form="common"``).
-    """
-    from PEPit import PEP
-
-    n = len(pair)
-    problem = PEP()
-    funcs = _client_functions(problem, mu, L, n, function_class)
-    x_star = anchored_minimizer(funcs, common=True) if form == "common" else \
-        minimizer(funcs, form)
-    x = problem.set_initial_point()
-    z = [problem.set_initial_point() for _ in range(n)]
-    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-    y = point_sum(g)
-    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
-    runs = [focus_local_run(f, x, gi, step, local_steps) for f, gi in zip(funcs, g, strict=True)]
-    Z, V = [r[0] for r in runs], [r[1] for r in runs]
-    problem.set_performance_metric(_expected_psi(x, x_star, y, z, V, Z, step, c, pair))
-    return problem, funcs, {x: 1.0, **{zi: 1.0 + c**-0.5 for zi in z}}
-
-
-def _client_functions(problem, mu, L, n, function_class):
-    from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
-
-    classes = {"smooth-strongly-convex": SmoothStronglyConvexFunction,
-               "quadratic": SmoothStronglyConvexQuadraticFunction}
-    if function_class not in classes:
-        raise ValueError(f"function_class must be one of {sorted(classes)}, got {function_class!r}")
-    return [problem.declare_function(classes[function_class], mu=mu, L=L) for _ in range(n)]
 
 
 def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
@@ -254,7 +190,9 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
     function_class : {"smooth-strongly-convex", "quadratic"}
         The class the supremum runs over.
     return_problem : bool
-        Also return the PEPit points (for witnesses).
+        Also return the PEPit points of the solved problem (for witnesses): the
+        heterogeneous form's, or the shared-minimizer form's when only its certified bound
+        is found (status ``certified (...)``, ``gap`` the bracket).
 
     Returns
     -------
@@ -291,52 +229,39 @@ def focus_rounds_rate(mu, L, p, local_steps, step, n_rounds, *, printed=None,
         return problem, funcs, x0, x_star
 
     problem, funcs, x0, x_star = rounds_problem(False)
-    if return_problem or function_class == "quadratic":  # no certificate (points, LMIs)
-        info = solve(problem, reuse=not return_problem)
-    else:  # no accurate solve: the certified bound of the common form (flbounds.pep.certify)
-        def parts():
-            common, funcs_c, x0_c, _ = rounds_problem(True)
-            return common, list({id(f): f for f in funcs_c}.values()), {x0_c: 1.0}
+    solved = []  # the common form's points, as built for its certificate
 
-        info = solve_first([(lambda: problem, 1.0)],
-                           certified=lambda: solve_certified(parts, L))
+    def parts():
+        common, funcs_c, x0_c, x_star_c = rounds_problem(True)
+        funcs_c = list({id(f): f for f in funcs_c}.values())
+        solved.append((x0_c, x_star_c, funcs_c))
+        return common, funcs_c, stationary_bounds(funcs_c, {x0_c: 1.0})
+
+    # no accurate solve: the certified bound of the common form (flbounds.pep.certify; the
+    # quadratic class through its LMI duals, flbounds.pep.certify_lmi, which needs mu > 0 to
+    # bound each client's own stationary point); with return_problem it is solved here
+    # (its points are read), never taken from a store of earlier solves
+    certified = (lambda: solve_certified(parts, L, reuse=not return_problem)) \
+        if mu > 0 or function_class != "quadratic" else None
+    if not return_problem:
+        info = solve_first([(lambda: problem, 1.0)], certified=certified)
+    else:
+        try:
+            info, points = solve(problem, reuse=False), (x0, x_star, funcs)
+        except PEPSolveError as exc:
+            if certified is None:
+                raise
+            try:
+                info, points = certified(), solved[-1]
+            except PEPSolveError as cert_exc:
+                raise PEPSolveError(f"{exc} | certificate: {cert_exc}") from cert_exc
     result = make_result(info, printed=printed, metric="E||x_R - x*||^2 / ||x_0 - x*||^2",
                          params=dict(mu=mu, L=L, p=np.asarray(p, dtype=float).tolist(),
                                      local_steps=tau, step=step, n_rounds=rounds,
                                      function_class=function_class))
     if return_problem:
-        return result, (x0, x_star, funcs)
+        return result, points
     return result
 
 
-def scenario_focus_rate(mu, L, p, local_steps, step, consensus_weight, participation=None):
-    """The one-round PEP with the expectation written as the :math:`2^N` scenario sum (no
-    moments): the independent formulation the tests compare :func:`focus_rate` with."""
-    from PEPit import PEP
-
-    process = _process(p, participation)
-    n = process.n_clients
-    from flbounds.participation import subset_distribution
-    masks, probs = subset_distribution(process)
-    problem = PEP()
-    funcs = _client_functions(problem, mu, L, n, "smooth-strongly-convex")
-    x_star = minimizer(funcs, "pepit")
-    x = problem.set_initial_point()
-    z = [problem.set_initial_point() for _ in range(n)]
-    g = [f.gradient(zi) for f, zi in zip(funcs, z, strict=True)]
-    c = consensus_weight
-    problem.set_initial_condition((x - x_star) ** 2 + c * sum((x - zi) ** 2 for zi in z) <= 1)
-    runs = [focus_local_run(f, x, gi, step, local_steps) for f, gi in zip(funcs, g, strict=True)]
-    metric = None
-    for mask, pr in zip(masks, probs, strict=True):
-        y = point_sum(g + [r[1] for r, s in zip(runs, mask, strict=True) if s])
-        x_new = x - step * y
-        z_new = [r[0] if s else zi for r, zi, s in zip(runs, z, mask, strict=True)]
-        psi = (x_new - x_star) ** 2 + c * sum((x_new - zi) ** 2 for zi in z_new)
-        metric = pr * psi if metric is None else metric + pr * psi
-    problem.set_performance_metric(metric)
-    return solve(problem)
-
-
-__all__ = ["focus_rate", "focus_rounds_rate", "required_weight", "round_problem",
-           "scenario_focus_rate"]
+__all__ = ["focus_rate", "focus_rounds_rate", "required_weight"]

@@ -28,7 +28,10 @@ from .sdp import gap_tolerance
 class Witness:
     """A replayed instance: ``replayed`` is the ratio the project's algorithm attains on it,
     ``pep`` the quadratic-class worst case it was built from (they agree up to
-    ``fit_residual`` and the solver gap); ``A``, ``b``, ``x0`` define the instance."""
+    ``fit_residual`` and the solver gap); ``A``, ``b``, ``x0`` define the instance.
+    ``bracket``: when ``pep`` is a certified upper bound (no accurate solve), the width of its
+    bracket down to the solver's primal value, whose Gram matrix the instance was fitted to;
+    0 for an accurate solve."""
 
     replayed: float
     pep: float
@@ -36,10 +39,12 @@ class Witness:
     A: np.ndarray
     b: np.ndarray
     x0: np.ndarray
+    bracket: float = 0.0
 
     def as_dict(self) -> dict:
-        return dict(replayed=self.replayed, pep=self.pep, fit_residual=self.fit_residual,
-                    A=self.A.tolist(), b=self.b.tolist(), x0=self.x0.tolist())
+        out = dict(replayed=self.replayed, pep=self.pep, fit_residual=self.fit_residual,
+                   A=self.A.tolist(), b=self.b.tolist(), x0=self.x0.tolist())
+        return {**out, "bracket": self.bracket} if self.bracket else out
 
 
 def fit_quadratic(D, G, mu, L):
@@ -125,7 +130,9 @@ def focus_rounds_witness(mu, L, p, local_steps, step, n_rounds) -> Witness:
     x0 = x0_pt.eval()
     ratio = replay_focus_rounds(Quadratic(A, b), Bernoulli(np.asarray(p, float)), x0,
                                 step=step, local_steps=local_steps, n_rounds=n_rounds)
-    return Witness(replayed=ratio, pep=result.worst, fit_residual=residual, A=A, b=b, x0=x0)
+    bracket = result.gap if result.status.startswith("certified") else 0.0
+    return Witness(replayed=ratio, pep=result.worst, fit_residual=residual, A=A, b=b, x0=x0,
+                   bracket=bracket)
 
 
 def fedavg_witness(mu, L, process, local_steps, step) -> Witness:
@@ -150,5 +157,7 @@ def fedavg_witness(mu, L, process, local_steps, step) -> Witness:
 def witness_tolerance(witness: Witness) -> float:
     """How far a replay may sit from its PEP value: the solver gap tolerance plus the fit
     residual, which enters the ratio to first order (times the ratio and a factor 4 for the
-    squared norms over R rounds of tau steps, a conservative constant)."""
-    return gap_tolerance(witness.pep) + 4 * witness.fit_residual * max(1.0, witness.pep)
+    squared norms over R rounds of tau steps, a conservative constant), plus the bracket of
+    a certified ``pep`` (the instance replays the primal point, at most that far below)."""
+    return gap_tolerance(witness.pep) + 4 * witness.fit_residual * max(1.0, witness.pep) \
+        + witness.bracket

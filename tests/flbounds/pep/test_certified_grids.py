@@ -204,3 +204,31 @@ def test_a_pl_certified_bound_is_above_the_accurate_value(monkeypatch):
     # the PL forms agree to their acceptance bound only (tests/flbounds/pep/test_certify_margin)
     assert exact.worst - sdp.gap_tolerance(exact.worst) <= bound.worst
     assert bound.worst <= exact.worst + bracket_tolerance(bound.worst)
+
+
+def test_focus_thm1a_rounds_tightness_from_certified_bounds(inaccurate):
+    """Both grid cells (N = 2, R = 1 and 2): the worst cases are certified bounds of the
+    shared-minimizer form, and the quadratic witness (fitted to that form's Gram matrix,
+    replayed exactly) is compared with its certified value within the bracket."""
+    res = get("focus.thm1a.rounds_tightness").check(seed=0, cases=((2, 1), (2, 2)))
+    assert res.verdict == "holds", res.reason
+    assert all(c["status"].startswith("certified") for c in res.details["cells"])
+
+
+def test_a_wrong_focus_fails_rounds_tightness_from_certified_bounds(inaccurate, monkeypatch):
+    """Planted bug: the replay runs FOCUS with 0.9 times the step. The certified bracket
+    still separates it from the worst case it should attain: the replay's distance to the
+    certified value exceeds its tolerance, and the claim no longer holds (the class
+    instance cannot accuse the paper: not-applicable, flbounds.ledger.api.judge)."""
+    from flbounds.pep import witness
+
+    real = witness.replay_focus_rounds
+
+    def wrong_step(problem, process, x0, *, step, **kw):
+        return real(problem, process, x0, step=0.9 * step, **kw)
+
+    monkeypatch.setattr(witness, "replay_focus_rounds", wrong_step)
+    res = get("focus.thm1a.rounds_tightness").check(seed=0, cases=((2, 1),))
+    assert res.verdict != "holds"
+    mismatch, tol = res.measured[-1], res.tolerance["value"][-1]
+    assert mismatch > 10 * tol, (mismatch, tol)

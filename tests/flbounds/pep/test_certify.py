@@ -4,12 +4,12 @@ on wrong multipliers; bad input refused."""
 import numpy as np
 import pytest
 
+from benchmarks._focus_reference import round_problem, scenario_focus_rate
 from flbounds import pep
 from flbounds.participation import Bernoulli
 from flbounds.pep.certify import certify, leaf_bounds, solve_certified
 from flbounds.pep.moments import participation_moments
 from flbounds.pep.sdp import gap_tolerance, solve
-from flbounds.pep.tracking import round_problem, scenario_focus_rate
 
 MU, L, TAU, STEP = 1.0, 2.0, 2, 0.01
 P = (0.5, 0.8)

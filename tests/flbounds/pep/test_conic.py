@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 import flbounds.pep.sdp as sdp
+from benchmarks._focus_reference import round_problem
 from flbounds.participation import Bernoulli
 from flbounds.pep.certify import certify, leaf_bounds
 from flbounds.pep.conic import NotConic, conic_form, solve_clarabel
 from flbounds.pep.moments import participation_moments
-from flbounds.pep.tracking import round_problem
 
 MU, L, TAU, STEP, C = 1.0, 2.0, 2, 0.01, 0.36
 VIA_CVXPY = (("CLARABEL", {"interface": "cvxpy"}),)

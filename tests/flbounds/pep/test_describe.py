@@ -49,11 +49,12 @@ def _hand_built_fedavg(mu, L, n, tau, step, process, *, homogeneous=False):
 
 
 def _hand_built_focus(mu, L, p, tau, step, c):
-    """FOCUS's round written by hand (``tracking.round_problem``, the moments expanded in
-    ``_expected_psi``) and solved as :func:`flbounds.pep.focus_rate` did before it was a
-    description: the reference."""
+    """FOCUS's round written by hand (``benchmarks._focus_reference.round_problem``, the
+    moments expanded in ``_expected_psi``) and solved as :func:`flbounds.pep.focus_rate` did
+    before it was a description: the reference."""
+    from benchmarks._focus_reference import round_problem
     from flbounds.pep.certify import solve_certified
-    from flbounds.pep.tracking import MAX_ALTERNATIVE, round_problem
+    from flbounds.pep.tracking import MAX_ALTERNATIVE
 
     pair = participation_moments(Bernoulli(p), len(p)).pair
     other = [lambda: round_problem(mu, L, tau, step, c, pair, form="pepit")[0]] \

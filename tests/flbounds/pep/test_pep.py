@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from benchmarks._focus_reference import scenario_focus_rate
 from flbounds import pep
 from flbounds.ledger import bounds
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
-from flbounds.pep.tracking import scenario_focus_rate
 
 
 def _thm1a(p, tau):

@@ -27,7 +27,7 @@
    the direct form (``pep.worst_case``: one function per client, N <= 8, full profile 16),
    the symmetric form (``classes=``: one representative per class, N = 2 .. 10^4) and raw
    PEPit, N <= 8, full 16 (FedAvg: the moment form written by hand; FOCUS: the one-round
-   problem written by hand, ``tracking.round_problem`` with the shared minimizer; both given
+   problem written by hand, ``_focus_reference.round_problem`` with the shared minimizer; both given
    one accurate solve, as the direct form).
 
 The output's notes summarise the growth: the largest one-round N solved within 10 s and the
@@ -244,7 +244,7 @@ def _raw_fedavg_common(n, tau, step, process):
 
 def _raw_focus_common(n, tau, step, c, process):
     """One FOCUS round with a shared minimizer written by hand in PEPit
-    (``tracking.round_problem``: E[Psi+] through the pair moments P(i, j in S)), the direct
+    (``_focus_reference.round_problem``: E[Psi+] through the pair moments P(i, j in S)), the direct
     SDP's twin, given one accurate solve."""
     from flbounds.pep import participation_moments, solve
 

@@ -132,10 +132,11 @@ from .gd import gd_contraction, gd_rate
 from .lyapunov_search import LyapunovRate, lyapunov_rate, safari_bracket
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
+from .replay import replay_measure
 from .result import WorstCase
 from .scenarios import mixture_worst_case
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
-from .second_moment import witness_rate
+from .second_moment import FittedInstance, witness_rate, worst_instance
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
 from .steps import (
@@ -154,7 +155,8 @@ from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "Classes", "LyapunovRate", "PEPSolveError", "SolveInfo",
            "SubsetMoments", "WorstCase", "class_law", "lyapunov_rate", "safari_bracket",
-           "witness_rate", "worst_case_symmetric",
+           "witness_rate", "worst_case_symmetric", "FittedInstance", "replay_measure",
+           "worst_instance",
            "Branch", "FixedWeights", "Local", "Measure", "Mixture", "Normalized", "Round",
            "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",

@@ -222,7 +222,8 @@ def expected_measure(round_, problem, free, law, measure):
     inclusion probabilities)."""
     from .expect import law_of
 
-    law = law_of(law, problem.n_clients)
+    if not (hasattr(law, "masks") and hasattr(law, "probs")):   # a law as it is
+        law = law_of(law, problem.n_clients)
     clients = [QuadraticClient(problem, i) for i in range(problem.n_clients)]
     star = Minimizer(problem, clients)
     state = start_state(round_, clients, free)

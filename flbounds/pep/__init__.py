@@ -50,7 +50,13 @@ over their random branches (several rounds, function values at the next state, r
 imposed where gradients are taken), from which every rate above is built, and solves a
 random round's worst case (:func:`mixture_worst_case`);
 :mod:`flbounds.pep.replay` runs the same descriptions on arrays (a quadratic problem, one
-participating set at a time), which the tests compare with ``flbounds.algorithms``.
+participating set at a time), which the tests compare with ``flbounds.algorithms``;
+:func:`replay_measure` is its exact ratio over the participation argument :func:`worst_case`
+takes, and :func:`worst_instance` the worst case's instance (quadratic clients and a start
+fitted to the solved Gram matrix, a :class:`FittedInstance`) that it replays. Before any SDP is
+built, :func:`worst_case` and :func:`build` name the argument at fault and run the round and
+the measure once on random vectors (:mod:`flbounds.pep.inputs`), so a point read that the
+state lacks or a message not sent is a ``ValueError`` naming it.
 :mod:`flbounds.pep.bridge` writes a FedAvg-family algorithm once, as a :class:`LocalRule`
 (:func:`gradient_steps`, :func:`proximal_steps`, :func:`control_variates`), and gives both its
 simulated run (:func:`simulate`, :func:`local_update`) and its described round
@@ -135,10 +141,11 @@ from .gd import gd_contraction, gd_rate
 from .lyapunov_search import LyapunovRate, lyapunov_rate, safari_bracket
 from .moments import SubsetMoments, moments_from_subsets, participation_moments
 from .pl import focus_pl_rate
+from .replay import replay_measure
 from .result import WorstCase
 from .scenarios import mixture_worst_case
 from .sdp import GAP_ABS, GAP_REL, PEPSolveError, SolveInfo, gap_tolerance, solve
-from .second_moment import witness_rate
+from .second_moment import FittedInstance, witness_rate, worst_instance
 from .server_hetero import safari_hetero_rate
 from .server_steps import safari_nonconvex_rate, safari_rate
 from .steps import (
@@ -157,7 +164,8 @@ from .tracking import focus_rate, focus_rounds_rate
 
 __all__ = ["GAP_ABS", "GAP_REL", "Classes", "LyapunovRate", "PEPSolveError", "SolveInfo",
            "SubsetMoments", "WorstCase", "class_law", "lyapunov_rate", "safari_bracket",
-           "witness_rate", "worst_case_symmetric",
+           "witness_rate", "worst_case_symmetric", "FittedInstance", "replay_measure",
+           "worst_instance",
            "Branch", "FixedWeights", "Local", "Measure", "Mixture", "Normalized", "Round",
            "Server", "Setting", "Sum",
            "Unbiased", "Uniform", "build", "client_mean", "client_sum", "distance",

@@ -34,10 +34,10 @@ Clients that do not participate keep their state. A :class:`Setting` says over w
 supremum runs (N clients, their function class, identical or not, a shared minimizer or
 not), a :class:`Measure` what is measured (:func:`lyapunov`: :math:`E[V(X^+)] / V(X)` for a
 quadratic :math:`V`; :func:`two_runs`: the contraction of two runs that share the clients and
-the participation). :func:`flbounds.pep.engine.worst_case` turns the three into a PEPit
-problem and solves it. Every function here works on PEPit points; the built-in server steps and
-local updates (but ``local_prox``) only use ``+``, ``-``, scaling and ``f.gradient``, so the
-same functions run on arrays (:mod:`flbounds.pep.replay`).
+the participation). :func:`flbounds.pep.worst_case` checks the three (:mod:`.inputs`) and
+turns them into a PEPit problem and solves it. Every function here works on PEPit points; the
+built-in server steps and local updates (but ``local_prox``) only use ``+``, ``-``, scaling
+and ``f.gradient``, so the same functions run on arrays (:mod:`flbounds.pep.replay`).
 """
 
 from __future__ import annotations

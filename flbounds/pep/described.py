@@ -3,7 +3,7 @@ r"""FedAvg, FOCUS, SCAFFOLD and FedAvg with server momentum written in the vocab
 
 Each function returns a :class:`~flbounds.pep.describe.Round`; pass it with a
 :class:`~flbounds.pep.describe.Setting` and a measure to
-:func:`flbounds.pep.engine.worst_case`. The rounds are those of ``flbounds.algorithms``
+:func:`flbounds.pep.worst_case`. The rounds are those of ``flbounds.algorithms``
 (``fedavg``, ``focus``, ``baselines.scaffold``), with SCAFFOLD's global step and the server
 momentum of FedAvgM (Hsu, Qi and Brown, 2019) as parameters.
 

@@ -22,6 +22,7 @@ from .anchor import anchored_minimizer, minimizer, origin
 from .certify_quadratic import client_functions as _functions
 from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
+from .inputs import check_inputs
 from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import PEPSolveError, solve_first
@@ -170,10 +171,7 @@ def build(round_: Round, setting: Setting, measure: Measure, participation=None,
     """
     from PEPit import PEP
 
-    if not isinstance(round_, Round) or not isinstance(setting, Setting) or \
-            not isinstance(measure, Measure):
-        raise ValueError("round_, setting and measure must be a Round, a Setting and a Measure "
-                         "(flbounds.pep.describe)")
+    check_inputs(round_, setting, measure)  # each argument named, then a probe run
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     law = law_of(participation, setting.n_clients)
@@ -205,7 +203,7 @@ MIXTURE_NOTE = """
     :func:`.scenarios.mixture_worst_case` for a Mixture; called here, a Mixture is refused."""
 
 
-def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, participation=None,
+def worst_case(round_: Round, setting: Setting, measure: Measure, participation=None,
                *, printed=None, certified=False, classes=None) -> WorstCase:
     r"""The worst case of ``measure`` after one round of ``round_`` over ``setting``, exact
     in expectation over ``participation`` (module docstring of :mod:`.describe`).
@@ -249,11 +247,9 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         within its bracket tolerance).
     """
     if isinstance(round_, Mixture):  # the package's worst_case dispatches Mixtures
-        raise ValueError("round_: a Mixture goes through flbounds.pep.worst_case "
-                         "(flbounds.pep.entry), which solves it by scenarios")
-    if not isinstance(round_, Round):
-        raise ValueError(f"round_ must be a Round or a Mixture (flbounds.pep.describe), got "
-                         f"{type(round_).__name__}")
+        raise ValueError("round_: flbounds.pep.engine.worst_case takes a Round, got a Mixture; "
+                         "call flbounds.pep.worst_case, which solves a Mixture by scenarios")
+    check_inputs(round_, setting, measure)  # each argument named, then a probe run
     if classes is not None:
         from .symmetric import worst_case_symmetric
 

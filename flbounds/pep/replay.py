@@ -165,12 +165,65 @@ class _State:
         return [c[name] for c in self.clients]
 
 
+def replay_measure(round_, instance, measure, participation=None, *, start=None) -> float:
+    r"""Exact :math:`E[V(X^+)] / V(X)` of ``measure`` after one round of ``round_`` run on a
+    quadratic instance, over ``participation`` as :func:`flbounds.pep.worst_case` takes it:
+    the replay of a worst case on arrays (the round's own local update and server step,
+    every participating set weighed by its probability).
+
+    Parameters
+    ----------
+    round_ : Round
+    instance : flbounds.problems.Quadratic or FittedInstance
+        The clients; a :class:`~flbounds.pep.second_moment.FittedInstance`
+        (:func:`flbounds.pep.worst_instance`) carries its start too.
+    measure : Measure
+        A one-run measure (:func:`flbounds.pep.lyapunov`, :func:`flbounds.pep.distance`).
+    participation : None, bool vector, process or sampler
+        As for :func:`flbounds.pep.worst_case` (:func:`flbounds.pep.expect.law_of`).
+    start : dict, optional
+        The free start points by name (server: a ``(d,)`` array, client: ``(N, d)``);
+        derived ones (:attr:`Round.initial`) are computed. Required unless ``instance``
+        carries one.
+
+    Returns
+    -------
+    float
+        The exact ratio on this instance: a lower bound on the worst case over any class
+        holding the instance.
+    """
+    from .describe import Measure, Round
+
+    problem = getattr(instance, "problem", instance)
+    if start is None:
+        start = getattr(instance, "start", None)
+    if not isinstance(round_, Round):
+        raise ValueError(f"round_ must be a Round, got {type(round_).__name__}")
+    if not (hasattr(problem, "A") and hasattr(problem, "n_clients")):
+        raise ValueError(f"instance must be a flbounds.problems.Quadratic or a FittedInstance, "
+                         f"got {type(instance).__name__}")
+    if not isinstance(measure, Measure) or measure.runs != 1:
+        raise ValueError("measure must be a one-run Measure (flbounds.pep.lyapunov or "
+                         "distance)")
+    free = {k for k in (*round_.server_state, *round_.client_state) if k not in round_.initial}
+    if not isinstance(start, dict) or set(start) != free:
+        given = sorted(start) if isinstance(start, dict) else type(start).__name__
+        raise ValueError(f"start must give the free state points {sorted(free)}, got {given}")
+    return expected_measure(round_, problem, start, participation, measure)
+
+
 def expected_measure(round_, problem, free, law, measure):
     r"""Exact :math:`E[V(X^+)] / V(X)` of ``measure`` after one round of ``round_`` on the
-    quadratic ``problem`` from ``free`` (see :func:`start_state`), over ``law``
-    (:class:`~flbounds.pep.expect.ParticipationLaw`): the sum over its sets, or over its
-    count vectors when it draws with replacement (:func:`run_round` with ``counts``, the
-    rules reading :math:`E[c_i]` in place of the inclusion probabilities)."""
+    quadratic ``problem`` from ``free`` (see :func:`start_state`), over ``law`` (a
+    :class:`~flbounds.pep.expect.ParticipationLaw`, or anything
+    :func:`~flbounds.pep.expect.law_of` takes; :func:`replay_measure` is the checked entry):
+    the sum over its sets, or over its count vectors when it draws with replacement
+    (:func:`run_round` with ``counts``, the rules reading :math:`E[c_i]` in place of the
+    inclusion probabilities)."""
+    from .expect import law_of
+
+    if not (hasattr(law, "masks") and hasattr(law, "probs")):   # a law as it is
+        law = law_of(law, problem.n_clients)
     clients = [QuadraticClient(problem, i) for i in range(problem.n_clients)]
     star = Minimizer(problem, clients)
     state = start_state(round_, clients, free)
@@ -183,4 +236,4 @@ def expected_measure(round_, problem, free, law, measure):
 
 
 __all__ = ["Minimizer", "QuadraticClient", "Vector", "expected_measure", "outcomes",
-           "run_round", "start_state"]
+           "replay_measure", "run_round", "start_state"]

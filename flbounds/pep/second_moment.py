@@ -20,6 +20,7 @@ can be below its contraction.
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,16 +41,21 @@ def free_points(round_: Round):
             [k for k in round_.client_state if k not in round_.initial])
 
 
-def check_setting(round_, setting):
-    """``ValueError`` unless the clients share x* (or are identical), smooth strongly convex."""
-    if not isinstance(round_, Round) or not isinstance(setting, Setting):
-        raise ValueError("round_ and setting must be a Round and a Setting (flbounds.pep)")
+def check_setting(round_, setting, classes=("smooth-strongly-convex", "quadratic"),
+                  what="the Lyapunov search"):
+    """``ValueError`` unless the clients share x* (or are identical), of one of ``classes``
+    (``what`` names the caller in the message)."""
+    if not isinstance(round_, Round):
+        raise ValueError(f"round_ must be a Round (flbounds.pep), got {type(round_).__name__}")
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be a Setting (flbounds.pep), got "
+                         f"{type(setting).__name__}")
     if not (setting.common_minimizer or setting.identical):
-        raise ValueError("setting: the Lyapunov search needs clients sharing x* "
+        raise ValueError(f"setting: {what} needs clients sharing x* "
                          "(common_minimizer=True) or identical clients")
-    if setting.function_class not in ("smooth-strongly-convex", "quadratic"):
-        raise ValueError("setting: the Lyapunov search needs the smooth strongly convex "
-                         "or the quadratic class")
+    if setting.function_class not in classes:
+        raise ValueError(f"setting: {what} needs function_class in {list(classes)}, got "
+                         f"{setting.function_class!r}")
 
 
 def round_matrices(round_: Round, problem, law):
@@ -112,6 +118,24 @@ def second_moment_rate(matrices, probs) -> float:
                                     return_eigenvectors=False))))
 
 
+class FittedInstance(NamedTuple):
+    """Quadratic clients fitted to a solved worst case (:func:`fitted_instance`).
+
+    Attributes
+    ----------
+    problem : flbounds.problems.Quadratic
+        The clients, :math:`x^\\star = 0`.
+    start : dict
+        The free start points (server: an array; client: ``(N, d)``).
+    residual : float
+        The worst relative fit residual (0: the solved Gram matrix is this instance's).
+    """
+
+    problem: object
+    start: dict
+    residual: float
+
+
 def fitted_instance(round_: Round, setting: Setting, participation, measure):
     r"""Quadratic clients fitted to the one-round worst case of ``measure`` (a
     :class:`~flbounds.pep.measures.Measure`, e.g. a searched :math:`V_P`) over the
@@ -124,8 +148,11 @@ def fitted_instance(round_: Round, setting: Setting, participation, measure):
 
     Returns
     -------
-    (flbounds.problems.Quadratic, float)
-        The instance (``b = 0``) and the worst relative fit residual.
+    FittedInstance
+        The instance (``problem``, ``b = 0``), the solved start state (``start``: the free
+        points as :func:`flbounds.pep.replay.start_state` reads them, so
+        ``replay_measure(round_, fitted, measure, participation)`` replays it) and the worst
+        relative fit residual (``residual``).
     """
     import dataclasses
 
@@ -148,7 +175,48 @@ def fitted_instance(round_: Round, setting: Setting, participation, measure):
         A.append(Q)
         residual = max(residual, res)
     A = np.array(A)
-    return Quadratic(A, np.zeros(A.shape[:2])), residual
+    start, server, own = parts["start"], *free_points(round_)
+    free = {k: np.asarray(start[k].eval(), float) for k in server}
+    free.update({k: np.array([p.eval() for p in start.client(k)], float) for k in own})
+    return FittedInstance(Quadratic(A, np.zeros(A.shape[:2])), free, residual)
+
+
+def worst_instance(round_: Round, setting: Setting, measure, participation=None):
+    r"""The worst case's instance: quadratic clients and a start fitted to the solved Gram
+    matrix of ``worst_case(round_, setting, measure, participation)`` over the quadratic
+    class (:func:`fitted_instance`), ready for :func:`flbounds.pep.replay_measure`.
+
+    Parameters
+    ----------
+    round_ : Round
+    setting : Setting
+        Clients sharing :math:`x^\star` (or identical), smooth strongly convex or quadratic;
+        the fit is over quadratics of the same constants.
+    measure : Measure
+        A one-run measure.
+    participation : None, bool vector, process or sampler
+        As for :func:`flbounds.pep.worst_case`.
+
+    Returns
+    -------
+    FittedInstance
+        ``problem`` (a ``flbounds.problems.Quadratic``, :math:`x^\star = 0`), ``start``
+        and the fit ``residual``. Its replayed ratio is exact for this instance, a lower bound
+        on the worst case of any class holding it; it meets the quadratic class's worst case
+        when the residual is at the solver's accuracy.
+
+    Raises
+    ------
+    PEPSolveError
+        When the solve returns no values.
+    """
+    from .describe import Measure
+
+    check_setting(round_, setting, ("smooth-strongly-convex", "quadratic"), "worst_instance")
+    if not isinstance(measure, Measure) or measure.runs != 1:
+        raise ValueError("measure must be a one-run Measure (flbounds.pep.lyapunov or "
+                         "distance)")
+    return fitted_instance(round_, setting, participation, measure)
 
 
 def _curvatures(setting):
@@ -177,7 +245,9 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
     ----------
     round_ : Round
     setting : Setting
-        Clients sharing :math:`x^\\star` (or identical), smooth strongly convex.
+        Clients sharing :math:`x^\\star` (or identical), smooth strongly convex or quadratic
+        (every witness is a quadratic within each client's constants, so a member of both
+        classes).
     participation : None, bool vector, process or sampler
         See :func:`flbounds.pep.expect.law_of` (exact expectation; counts drawn with
         replacement included, replayed as :func:`flbounds.pep.replay.run_round` runs them).
@@ -196,7 +266,7 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
 
     from .expect import law_of
 
-    check_setting(round_, setting)
+    check_setting(round_, setting, ("smooth-strongly-convex", "quadratic"), "witness_rate")
     law = law_of(participation, setting.n_clients)
     best, where = -np.inf, ()
     for lam in _curvatures(setting):
@@ -210,7 +280,7 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
             best, where = rate, tuple(float(v) for v in lam)
     if measure is not None:
         try:
-            problem, residual = fitted_instance(round_, setting, participation, measure)
+            problem, _, residual = fitted_instance(round_, setting, participation, measure)
         except PEPSolveError:
             return best, where
         rate = second_moment_rate(round_matrices(round_, problem, law), law.probs)
@@ -221,5 +291,5 @@ def witness_rate(round_: Round, setting: Setting, participation=None, measure=No
 
 
 
-__all__ = ["check_setting", "fitted_instance", "free_points", "round_matrices",
-           "second_moment_rate", "witness_rate"]
+__all__ = ["FittedInstance", "check_setting", "fitted_instance", "free_points", "round_matrices",
+           "second_moment_rate", "witness_rate", "worst_instance"]

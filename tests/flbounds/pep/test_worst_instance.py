@@ -123,4 +123,4 @@ def test_witness_rate_takes_the_quadratic_class():
                                          r"'smooth'"):
         pep.witness_rate(rnd, dataclasses.replace(QUADRATIC, function_class="smooth"), LAW)
     with pytest.raises(ValueError, match="the Lyapunov search needs function_class"):
-        pep.lyapunov_rate(rnd, QUADRATIC, LAW)
+        pep.lyapunov_rate(rnd, dataclasses.replace(QUADRATIC, function_class="smooth"), LAW)

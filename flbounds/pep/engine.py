@@ -254,6 +254,7 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
     if not isinstance(round_, Round):
         raise ValueError(f"round_ must be a Round or a Mixture (flbounds.pep.describe), got "
                          f"{type(round_).__name__}")
+    check_certified(certified)
     if classes is not None:
         from .symmetric import worst_case_symmetric
 
@@ -283,11 +284,17 @@ def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, part
         inclusion=np.round(law.inclusion, 12).tolist()))
 
 
+def check_certified(certified):
+    """``ValueError`` naming ``certified`` unless it is a bool (``"yes"`` is refused)."""
+    if not isinstance(certified, bool | np.bool_):
+        raise ValueError(f"certified must be a bool, got {certified!r}")
+
+
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
     quadratics pinned), or a one-run measure with ``bounds``, clients sharing
-    :math:`x^\star` (:func:`certifiable_shared`) or over the quadratic class with
-    ``star_bounds`` (:func:`.certify.certified_star`); ``mu = 0`` included
+    :math:`x^\star` (:func:`certifiable_shared`) or not, with ``star_bounds``
+    (:func:`.certify.certified_star`, every class); ``mu = 0`` included
     (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client (each leaf bounded
     with its own function's constants: :func:`.certify.leaf_bounds`,
     :func:`.certify_lmi.stationary_bounds`).
@@ -318,7 +325,6 @@ def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
     return (measure.runs == 1 and measure.bounds is not None
             and measure.star_bounds is not None
-            and setting.function_class == "quadratic"
             and not (setting.common_minimizer or setting.identical))
 
 
@@ -381,10 +387,11 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
                          "two runs")
     elif not certifiable_shared(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical), "
-                         "or over the quadratic class a measure with star_bounds")
+                         "or a measure with star_bounds")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]
 
 __all__ = ["FORMS", "Star", "State", "build", "certifiable", "certifiable_shared",
-           "certified_solve", "initial_state", "next_state", "solve_built", "worst_case"]
+           "certified_solve", "check_certified", "initial_state", "next_state", "solve_built",
+           "worst_case"]

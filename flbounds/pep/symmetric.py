@@ -366,9 +366,9 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         solver says so and the witness agrees (:mod:`.unbounded_said`).
     """
     from .certify_symmargin import certified_reduced, reduced_certifiable
-    from .engine import check_certified
 
-    check_certified(certified)
+    if not isinstance(certified, bool | np.bool_):    # as engine.check_certified
+        raise ValueError(f"certified must be a bool, got {certified!r}")
     def build():
         return build_symmetric(round_, setting, measure, participation, classes=classes)
 

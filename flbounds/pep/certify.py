@@ -39,7 +39,8 @@ nothing: see :mod:`.tracking`). Then for an :math:`L_i`-smooth convex :math:`f_i
 :math:`\|\nabla f_i(u)\| \le L_i\|u\|` and :math:`0 \le f_i(u) \le \tfrac{L_i}2 \|u\|^2`.
 Given bounds on the initial leaf points (from the initial condition), every later leaf is a
 gradient at a linear combination :math:`u = \sum_j a_j \ell_j` of earlier leaves, so
-:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L_i\|u\|`.
+:math:`\|u\| \le \sum_j |a_j| B_j` by the triangle inequality, and :math:`B = L_i\|u\|`
+(a proximal step's gradient enters its own point: :mod:`.certify_prox`).
 Then :math:`T = \sum_\ell B_\ell^2` and :math:`\Phi = \tfrac{L_i}2 B_u^2`. Each client
 keeps its own constant (``Setting(n, mu=(...), L=(...))``): the interpolation conditions
 are written per function, so each function's leaves are those of an :math:`L_i`-smooth

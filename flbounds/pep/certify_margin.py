@@ -197,7 +197,7 @@ def margin_certificate(problem, metric, growth, multipliers=None) -> MarginCerti
     return acc.bound(growth, float(metric.eval()))
 
 
-def solve_margin(build, sigmas=SIGMAS) -> SolveInfo:
+def solve_margin(build, sigmas=SIGMAS, solvers=None) -> SolveInfo:
     """Solve a PEP with the objective ``o + sigma tr G`` for each margin ``sigma`` in turn
     (the two Clarabel settings of :data:`.sdp.SOLVERS`; SCS, slow, is left out) and accept
     the first certified bound on ``o`` (:func:`margin_certificate`) within
@@ -211,6 +211,8 @@ def solve_margin(build, sigmas=SIGMAS) -> SolveInfo:
         norm), the objective ``metric`` and :func:`value_growth`'s bounds.
     sigmas : sequence of float
         The margins, each > 0 (default :data:`SIGMAS`).
+    solvers : sequence of (name, options), optional
+        Instead of the two Clarabel settings (e.g. SCS on a small reduced SDP).
 
     Returns
     -------
@@ -227,17 +229,20 @@ def solve_margin(build, sigmas=SIGMAS) -> SolveInfo:
     """
     def attempt(sigma):
         problem, metric, growth = build(sigma)
-        return reused(problem, lambda: _margin(problem, metric, growth),
-                      solvers=[("certified-margin", {"sigma": sigma, "rounding": ROUNDING})])
+        how = {"sigma": sigma, "rounding": ROUNDING, **({} if solvers is None else
+                                                          {"solvers": list(solvers)})}
+        return reused(problem, lambda: _margin(problem, metric, growth, solvers),
+                      solvers=[("certified-margin", how)])
 
     return first_margin(sigmas, attempt)
 
 
-def _margin(problem, metric, growth) -> SolveInfo:
+def _margin(problem, metric, growth, solvers=None) -> SolveInfo:
     from PEPit import Point
 
     failures = []
-    for name, _dual, status, seconds in attempts(problem, SOLVERS[:2], failures):
+    for name, _dual, status, seconds in attempts(
+            problem, SOLVERS[:2] if solvers is None else solvers, failures):
         if problem.G_value is None or problem.wrapper.objective.value is None:
             failures.append(f"{name}: status {status}, no values")
             continue

@@ -249,6 +249,7 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
     if isinstance(round_, Mixture):  # the package's worst_case dispatches Mixtures
         raise ValueError("round_: flbounds.pep.engine.worst_case takes a Round, got a Mixture; "
                          "call flbounds.pep.worst_case, which solves a Mixture by scenarios")
+    check_certified(certified)
     check_inputs(round_, setting, measure)  # each argument named, then a probe run
     if classes is not None:
         from .symmetric import worst_case_symmetric
@@ -277,6 +278,12 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         identical=setting.identical, common_minimizer=setting.common_minimizer,
         participation=law.label, empty_probability=law.empty_probability,
         inclusion=np.round(law.inclusion, 12).tolist()))
+
+
+def check_certified(certified):
+    """``ValueError`` naming ``certified`` unless it is a bool (``"yes"`` is refused)."""
+    if not isinstance(certified, bool | np.bool_):
+        raise ValueError(f"certified must be a bool, got {certified!r}")
 
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
@@ -376,10 +383,11 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
                          "two runs")
     elif not certifiable_shared(setting, measure):
         raise ValueError("setting: a certified solve needs clients sharing x* (or identical), "
-                         "or over the quadratic class a measure with star_bounds")
+                         "or a measure with star_bounds")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]
 
 __all__ = ["FORMS", "Star", "State", "build", "certifiable", "certifiable_shared",
-           "certified_solve", "initial_state", "next_state", "solve_built", "worst_case"]
+           "certified_solve", "check_certified", "initial_state", "next_state", "solve_built",
+           "worst_case"]

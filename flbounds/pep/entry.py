@@ -18,6 +18,7 @@ from .scenarios import mixture_worst_case
 
 def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, participation=None,
                *, printed=None, certified=False, classes=None) -> WorstCase:
+    engine.check_certified(certified)
     check_inputs(round_, setting, measure, rounds=(Round, Mixture))
     if isinstance(round_, Mixture):
         if participation is not None:

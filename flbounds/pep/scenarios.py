@@ -230,14 +230,16 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     """
     from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
-    from .engine import _star_route, certifiable
+    from .engine import _star_route, certifiable, check_certified
     from .result import make_result
-    from .sdp import solve_first
+    from .sdp import PEPSolveError, solve_first
+    from .unbounded_said import raise_said
 
     _check_one_run(setting, measure)
+    check_certified(certified)
     if certified and not certifiable(setting, measure):
         raise ValueError("certified: a certified solve needs a measure with bounds and clients "
-                         "sharing x* (or identical), or over the quadratic class star_bounds")
+                         "sharing x* (or identical), or star_bounds")
     problem, parts = build_mixture(program, setting, measure, form=form)
 
     def certificate():
@@ -252,8 +254,11 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         return solve_certified(again, setting.L)
 
     fallback = certificate if certifiable(setting, measure) else None
-    info = certificate() if certified else solve_first([(lambda: problem, 1.0)],
-                                                       certified=fallback)
+    try:
+        info = certificate() if certified else solve_first([(lambda: problem, 1.0)],
+                                                           certified=fallback)
+    except PEPSolveError as exc:     # unbounded, or a solver failure: said which
+        raise_said(exc, lambda: build_mixture(program, setting, measure, form=form), measure)
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         branches=[dict(probability=w, algorithm=r.name, local=r.local.label,
                        server=r.server.label, participation=law.label)

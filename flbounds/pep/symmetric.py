@@ -149,7 +149,7 @@ from .counts import draws_of
 from .describe import Measure, Round, Setting
 from .measures import made_leaves
 from .result import WorstCase, make_result
-from .sdp import solve_first
+from .sdp import PEPSolveError, solve_first
 from .symgram import (
     Context,
     Representative,
@@ -160,6 +160,7 @@ from .symgram import (
     class_constants,
     summed,
 )
+from .unbounded_said import raise_said
 
 
 def _start(round_, funcs, space, sizes, pin_model=False):
@@ -361,20 +362,26 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
         apart by the participation, the weights or the constants mu, L), ``participation``,
         ``setting`` or ``measure``.
     PEPSolveError
-        When no solver returns an accurate solve.
+        When no solver returns an accurate solve; "the worst case is unbounded" when a
+        solver says so and the witness agrees (:mod:`.unbounded_said`).
     """
     from .certify_symmargin import certified_reduced, reduced_certifiable
 
+    if not isinstance(certified, bool | np.bool_):    # as engine.check_certified
+        raise ValueError(f"certified must be a bool, got {certified!r}")
     def build():
         return build_symmetric(round_, setting, measure, participation, classes=classes)
 
-    if certified:
-        info, parts = certified_reduced(build, setting, measure)
-    else:
-        problem, parts = build()
-        fallback = (lambda: certified_reduced(build, setting, measure)[0]) \
-            if reduced_certifiable(setting, measure) else None
-        info = solve_first([(lambda: problem, 1.0)], certified=fallback)
+    try:
+        if certified:
+            info, parts = certified_reduced(build, setting, measure)
+        else:
+            problem, parts = build()
+            fallback = (lambda: certified_reduced(build, setting, measure)[0]) \
+                if reduced_certifiable(setting, measure) else None
+            info = solve_first([(lambda: problem, 1.0)], certified=fallback)
+    except PEPSolveError as exc:     # unbounded, or a solver failure: said which
+        raise_said(exc, build, measure)
     law = parts["law"]
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,

@@ -111,6 +111,19 @@ def cli(*args, sites=(), cwd=None):
                           text=True, timeout=300, env=env, cwd=cwd)
 
 
+
+def empty_registry(monkeypatch, plugins):
+    """An empty claim registry whose plugins are ``plugins``, ``[(entry name, module)]``:
+    fake entry points of the claims group, for this test only."""
+    monkeypatch.setattr(registry, "_LOADED", False)
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_FAILED", [])
+    monkeypatch.setattr(papers, "_PAPERS", {})
+    monkeypatch.setattr(papers, "_DECLARED_BY", {})
+    monkeypatch.setattr(results, "_RESULTS", {})
+    fake = [EntryPoint(name, module, CLAIMS_GROUP) for name, module in plugins]
+    monkeypatch.setattr(registry, "entry_points", lambda group: fake)
+
 def test_plugin_claims_list_check_show(plugin_site, tmp_path):
     listed = cli("list", "mypaper", sites=[plugin_site], cwd=tmp_path)
     assert listed.returncode == 0 and listed.stderr == ""
@@ -232,14 +245,7 @@ def test_source_tree_registers_its_own_plugins():
 def test_failed_plugin_is_rolled_back(monkeypatch, tmp_path):
     (tmp_path / "half_plugin.py").write_text(BROKEN_MODULE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "_LOADED", False)
-    monkeypatch.setattr(registry, "_REGISTRY", {})
-    monkeypatch.setattr(registry, "_FAILED", [])
-    monkeypatch.setattr(papers, "_PAPERS", {})
-    monkeypatch.setattr(papers, "_DECLARED_BY", {})
-    monkeypatch.setattr(results, "_RESULTS", {})
-    fake = EntryPoint("half", "half_plugin", CLAIMS_GROUP)
-    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    empty_registry(monkeypatch, [("half", "half_plugin")])
     with pytest.warns(PluginLoadWarning, match=r"plugin 'half' .*RuntimeError.*claims are absent"):
         table = registry.load_all()
     assert table == {} and papers._PAPERS == {} and results._RESULTS == {}
@@ -256,15 +262,7 @@ def test_failed_plugin_leaves_the_plugin_it_builds_on(monkeypatch, tmp_path):
             "from base_plugin import LEMMA").replace(
             "brokenpaper.lemma1", "basepaper.lemma2"), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "_LOADED", False)
-    monkeypatch.setattr(registry, "_REGISTRY", {})
-    monkeypatch.setattr(registry, "_FAILED", [])
-    monkeypatch.setattr(papers, "_PAPERS", {})
-    monkeypatch.setattr(papers, "_DECLARED_BY", {})
-    monkeypatch.setattr(results, "_RESULTS", {})
-    fake = [EntryPoint("a_dep", "dep_plugin", CLAIMS_GROUP),
-            EntryPoint("b_base", "base_plugin", CLAIMS_GROUP)]
-    monkeypatch.setattr(registry, "entry_points", lambda group: fake)
+    empty_registry(monkeypatch, [("a_dep", "dep_plugin"), ("b_base", "base_plugin")])
     with pytest.warns(PluginLoadWarning, match=r"plugin 'a_dep' .*RuntimeError"):
         table = registry.load_all()
     assert list(table) == ["basepaper.lemma1"] and list(papers._PAPERS) == ["basepaper"]

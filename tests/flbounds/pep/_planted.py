@@ -42,3 +42,10 @@ def assert_bracketed(bound, accurate) -> None:
     assert bound.status.startswith("certified"), bound.status
     assert bound.worst >= accurate.worst - pep.gap_tolerance(accurate.worst)
     assert bound.worst - accurate.worst <= bracket_tolerance(bound.worst)
+
+
+def forced(monkeypatch) -> None:
+    """Every solve reported inaccurate, for this test only: what a certificate must survive."""
+    from flbounds.pep import sdp
+
+    monkeypatch.setattr(sdp, "accurate", lambda *a: False)

@@ -41,12 +41,6 @@ LAW = Bernoulli([0.3, 0.5, 0.7])
 FEDAVG = pep.fedavg_round(3, 0.2)
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _derived(measure, setting, round_=FEDAVG):
     _, parts = engine.build(round_, setting, measure, LAW)
     funcs = list({id(f): f for f in parts["funcs"]}.values())

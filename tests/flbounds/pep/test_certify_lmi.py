@@ -37,12 +37,6 @@ CHEBYSHEV = pep.Round("steps 1/L, 1/mu", pep.local_custom(_chebyshev, "1/L then 
 WORST = ((L - MU) ** 2 / (4 * MU * L)) ** 2
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _quadratic(n):
     return pep.Setting(n, 1.0, 2.0, function_class="quadratic", common_minimizer=True)
 

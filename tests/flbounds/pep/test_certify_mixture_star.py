@@ -28,12 +28,6 @@ LAW = Bernoulli([0.3, 0.5, 0.7])
 SAFARI = pep.safari_round(0.5, 2, 0.2, 0.3, LAW)
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _setting(mu):
     return pep.Setting(3, mu, 2.0, function_class="quadratic")
 

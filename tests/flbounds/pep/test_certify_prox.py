@@ -38,12 +38,6 @@ CASES = {"smooth-strongly-convex": (pep.Setting(3, 1.0, 2.0, common_minimizer=Tr
                                 common_minimizer=True), 0.25)}
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 @pytest.mark.parametrize("certified", [False, True])
 @pytest.mark.parametrize("cls", sorted(CASES))
 def test_a_proximal_step_is_certified(no_store, cls, certified):

@@ -45,12 +45,6 @@ BUMP = pep.Round("bump", pep.local_custom(_bump, "H(I - H/L)/L"), push={"delta":
                  server=pep.server_model_step(1.0))
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _bracketed(bound, accurate):
     assert_bracketed(bound, accurate)
     assert bound.gap <= bracket_tolerance(bound.worst)

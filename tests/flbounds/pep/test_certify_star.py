@@ -23,12 +23,6 @@ LAW = Bernoulli([0.3, 0.5, 0.7])
 SETTING = pep.Setting(3, 1.0, 2.0, function_class="quadratic")
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _build(round_):
     return lambda: engine.build(round_, SETTING, BUDGET, LAW)
 

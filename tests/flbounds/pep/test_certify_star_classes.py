@@ -30,12 +30,6 @@ ROUNDS = {"fedavg": (pep.fedavg_round(3, 0.2), LAW),
           "safari": (pep.safari_round(0.5, 2, 0.2, 0.3, LAW), None)}
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 @pytest.mark.parametrize("cls", sorted(SETTINGS))
 def test_every_class_is_certifiable_with_star_bounds(cls):
     assert engine.certifiable(SETTINGS[cls], BUDGET)

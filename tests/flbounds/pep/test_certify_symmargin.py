@@ -27,12 +27,6 @@ GROUPS = [[0, 1, 2], [3, 4, 5]]
 PROX = pep.Round("prox", pep.local_prox(0.3), {"delta": "uniform"}, pep.server_model_step())
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _case(name):
     law = Bernoulli(np.r_[np.full(3, 0.3), np.full(3, 0.7)])
     round_, setting, measure = pep.fedavg_round(3, 0.2), pep.Setting(6, 1.0, 2.0), HETEROGENEITY

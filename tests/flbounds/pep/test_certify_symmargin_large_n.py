@@ -31,12 +31,6 @@ CLASSES = [list(range(H)), list(range(H, N))]
 ROUND = pep.fedavg_round(2, 0.2)
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _solve(**kw):
     return pep.worst_case(ROUND, SETTING, BUDGET, LAW, classes=CLASSES, **kw)
 

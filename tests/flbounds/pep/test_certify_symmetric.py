@@ -15,12 +15,6 @@ from flbounds.pep.certify_symmetric import _StartState, class_leaf_bounds
 from flbounds.pep.symmetric import build_symmetric
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _classes(n):
     h = max(1, n // 2)
     return [list(range(h)), list(range(h, n))], np.r_[np.full(h, 0.3), np.full(n - h, 0.7)]

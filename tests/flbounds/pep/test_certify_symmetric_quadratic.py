@@ -26,19 +26,9 @@ from flbounds.pep.certify_symmetric import certifiable_symmetric
 from flbounds.pep.certify_tworuns import pin_stationary
 from flbounds.pep.symmetric import build_symmetric
 
-from ._planted import assert_bracketed, lmis_as_equalities
+from ._planted import assert_bracketed, forced, lmis_as_equalities
 from .test_certify_quadratic import BUMP, L
 from .test_symmetric_quadratic import CASES, case, classes
-
-
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
-def _forced(monkeypatch):
-    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
 
 
 @pytest.mark.parametrize("certified", [False, True])
@@ -50,7 +40,7 @@ def test_forced_inaccurate_mu_zero_gets_the_margin_bound(no_store, name, n, cert
     assert reduced_certifiable(setting, measure)
     assert not certifiable_symmetric(setting, measure)      # the a-priori route keeps mu > 0
     accurate = pep.worst_case(round_, setting, measure, law, classes=groups)
-    _forced(no_store)
+    forced(no_store)
     bound = pep.worst_case(round_, setting, measure, law, classes=groups, certified=certified)
     assert_bracketed(bound, accurate)
     assert bound.gap <= bracket_tolerance(bound.worst)
@@ -142,7 +132,7 @@ def test_a_flat_class_beside_a_strongly_convex_one(no_store, shared):
     assert accurate.params["class_mu"] == [0.0, 0.5]
     tol = pep.gap_tolerance(direct.worst) + pep.gap_tolerance(accurate.worst)
     assert abs(direct.worst - accurate.worst) <= tol
-    _forced(no_store)
+    forced(no_store)
     bound = pep.worst_case(round_, setting, measure, law, classes=groups, certified=True)
     assert_bracketed(bound, accurate)
     assert bound.gap <= bracket_tolerance(bound.worst)

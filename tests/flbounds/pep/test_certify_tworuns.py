@@ -16,12 +16,6 @@ from flbounds.pep.certify import bracket_tolerance
 from flbounds.pep.certify_tworuns import pairs_of, solve_two_runs, two_run_bound
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _case(name):
     law = Bernoulli([0.3, 0.5, 0.7])
     if name == "fedavg N = 2":

@@ -18,12 +18,6 @@ from flbounds.pep.certify_margin import regularized, value_growth
 from flbounds.pep.certify_tworuns import pin_stationary, solve_two_runs
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _case(n):
     return pep.fedavg_round(2, 0.3), pep.Setting(n, 1.0, 2.0, function_class="quadratic"), \
         pep.two_runs(), Bernoulli(np.linspace(0.3, 0.8, n))

@@ -26,12 +26,6 @@ LAW = Bernoulli([0.3, 0.5, 0.7])
 ONE_STEP = pep.fedavg_round(1, 0.3)
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _setting(cls):
     return pep.Setting(3, 0.0 if cls == "smooth" else 1.0, 2.0, function_class=cls)
 

@@ -26,12 +26,6 @@ from ._planted import lmis_as_equalities
 from .test_certify_quadratic import BUMP, L
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _case(n):
     law = Bernoulli(np.r_[np.full(n // 2, 0.3), np.full(n - n // 2, 0.7)])
     return pep.fedavg_round(2, 0.3), pep.Setting(n, 1.0, 2.0, function_class="quadratic"), \

@@ -20,12 +20,6 @@ X_AND_Z = pep.two_runs(lambda d, star: d["x"] ** 2 + d.client("z")[0] ** 2
                        + d.client("z")[1] ** 2, "x and z")
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 @pytest.mark.parametrize("cls", ["quadratic", "smooth-strongly-convex"])
 def test_focus_two_runs_are_unbounded_and_said_so(no_store, cls):
     setting = pep.Setting(2, 1.0, 2.0, function_class=cls)

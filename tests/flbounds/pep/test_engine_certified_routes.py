@@ -13,7 +13,7 @@ from flbounds.participation import Bernoulli
 from flbounds.pep import engine, sdp
 from flbounds.pep.certify import bracket_tolerance
 
-from ._planted import assert_bracketed, spy_certified_star
+from ._planted import assert_bracketed, forced, spy_certified_star
 
 #: V = ||x - x*||^2 + sum_i ||grad f_i(x*)||^2 (as in test_certify_star.py)
 BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
@@ -26,16 +26,6 @@ NO_STAR = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
                        bounds=lambda state: {state["x"]: 1.0})
 QUADRATIC = pep.Setting(3, 1.0, 2.0, function_class="quadratic")
 LAW = Bernoulli([0.3, 0.5, 0.7])
-
-
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
-def _forced(monkeypatch):
-    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
 
 
 def _bracketed(bound, accurate):
@@ -55,7 +45,7 @@ def test_the_routes_are_certifiable():
 def test_fedavg_without_a_shared_minimizer_gets_the_star_bound(no_store, certified):
     round_ = pep.fedavg_round(3, 0.2)
     accurate = pep.worst_case(round_, QUADRATIC, BUDGET, LAW)
-    _forced(no_store)
+    forced(no_store)
     _bracketed(pep.worst_case(round_, QUADRATIC, BUDGET, LAW, certified=certified), accurate)
 
 
@@ -64,14 +54,14 @@ def test_two_runs_over_the_quadratic_class_get_the_pinned_bound(no_store, certif
     round_, law = pep.fedavg_round(2, 0.3), Bernoulli(np.linspace(0.3, 0.8, 2))
     setting = pep.Setting(2, 1.0, 2.0, function_class="quadratic")
     accurate = pep.worst_case(round_, setting, pep.two_runs(), law)
-    _forced(no_store)
+    forced(no_store)
     _bracketed(pep.worst_case(round_, setting, pep.two_runs(), law, certified=certified),
                accurate)
 
 
 def test_an_unbounded_sdp_still_raises(no_store):
     """Without star_bounds the gradients at x* are free: no route, the error stays."""
-    _forced(no_store)
+    forced(no_store)
     with pytest.raises(sdp.PEPSolveError):
         pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW)
     with pytest.raises(ValueError, match="setting"):
@@ -81,7 +71,7 @@ def test_an_unbounded_sdp_still_raises(no_store):
 def test_a_star_measure_sent_to_the_shared_certificate_fails(no_store):
     """Planted: the old one-run condition without its shared-minimizer test, so a star
     measure goes to the shared-minimizer certificate (x*'s gradients unbounded there)."""
-    _forced(no_store)
+    forced(no_store)
     no_store.setattr(engine, "_star_route", lambda setting, measure: False)
     no_store.setattr(engine, "certifiable_shared", lambda setting, measure:
                      measure.runs == 1 and measure.bounds is not None)
@@ -92,7 +82,7 @@ def test_a_star_measure_sent_to_the_shared_certificate_fails(no_store):
 def test_a_route_skipping_the_star_bounds_check_changes_the_error(no_store):
     """Planted: the route without its star_bounds test sends the unbounded SDP to
     certified_star, which refuses the measure: a ValueError, not the solve error."""
-    _forced(no_store)
+    forced(no_store)
     no_store.setattr(engine, "_star_route", lambda setting, measure:
                      setting.function_class == "quadratic" and not setting.common_minimizer)
     with pytest.raises(ValueError, match="star_bounds"):
@@ -102,7 +92,7 @@ def test_a_route_skipping_the_star_bounds_check_changes_the_error(no_store):
 def test_a_route_skipping_the_check_changes_the_outcome(no_store):
     """Planted: no route (certifiable False, as before), the fallback never taken."""
     round_ = pep.fedavg_round(3, 0.2)
-    _forced(no_store)
+    forced(no_store)
     no_store.setattr(engine, "certifiable", lambda setting, measure: False)
     with pytest.raises(sdp.PEPSolveError):
         pep.worst_case(round_, QUADRATIC, BUDGET, LAW)
@@ -111,6 +101,6 @@ def test_a_route_skipping_the_check_changes_the_outcome(no_store):
 def test_certified_star_is_what_the_route_calls(no_store):
     """The forced-inaccurate solve of a star measure goes through certified_star once."""
     calls = spy_certified_star(no_store)
-    _forced(no_store)
+    forced(no_store)
     pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, BUDGET, LAW)
     assert calls == [BUDGET.label]

@@ -12,21 +12,11 @@ from flbounds.pep import certify_lmi, sdp
 from flbounds.pep.certify import bracket_tolerance
 from flbounds.pep.witness import focus_rounds_witness, witness_tolerance
 
-from ._planted import assert_bracketed
+from ._planted import assert_bracketed, forced
 
 ONE_ROUND = (1.0, 2.0, [0.3, 0.5, 0.7], 2, 0.05)
 QUADRATIC = dict(consensus_weight=0.5, function_class="quadratic")
 ROUNDS = (1.0, 2.0, (0.5, 0.8), 2, 0.05, 2)
-
-
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
-def _forced(monkeypatch):
-    monkeypatch.setattr(sdp, "accurate", lambda *a: False)
 
 
 def _lmi_multipliers_scaled(monkeypatch):
@@ -37,7 +27,7 @@ def _lmi_multipliers_scaled(monkeypatch):
 
 def test_focus_rate_over_quadratics_is_certified(no_store):
     accurate = pep.focus_rate(*ONE_ROUND, **QUADRATIC)
-    _forced(no_store)
+    forced(no_store)
     bound = pep.focus_rate(*ONE_ROUND, **QUADRATIC)
     assert_bracketed(bound, accurate)
     assert bound.gap <= bracket_tolerance(bound.worst)
@@ -47,7 +37,7 @@ def test_focus_rate_over_quadratics_is_certified(no_store):
 
 
 def test_focus_rate_refuses_scaled_lmi_multipliers(no_store):
-    _forced(no_store)
+    forced(no_store)
     _lmi_multipliers_scaled(no_store)
     with pytest.raises(sdp.PEPSolveError, match="no certified solve"):
         pep.focus_rate(*ONE_ROUND, **QUADRATIC)
@@ -55,7 +45,7 @@ def test_focus_rate_refuses_scaled_lmi_multipliers(no_store):
 
 def test_focus_rounds_rate_over_quadratics_is_certified(no_store):
     accurate = pep.focus_rounds_rate(*ROUNDS, function_class="quadratic")
-    _forced(no_store)
+    forced(no_store)
     bound = pep.focus_rounds_rate(*ROUNDS, function_class="quadratic")
     assert_bracketed(bound, accurate)
     _lmi_multipliers_scaled(no_store)
@@ -68,7 +58,7 @@ def test_the_rounds_witness_replays_within_the_certified_bracket(no_store):
     bound) sits below the certified value and within the bracket plus the fit tolerance."""
     accurate = focus_rounds_witness(*ROUNDS)
     assert accurate.bracket == 0.0
-    _forced(no_store)
+    forced(no_store)
     wit = focus_rounds_witness(*ROUNDS)
     assert 0.0 < wit.bracket <= bracket_tolerance(wit.pep)
     assert accurate.pep - pep.gap_tolerance(accurate.pep) <= wit.pep

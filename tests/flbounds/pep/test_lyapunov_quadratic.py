@@ -22,12 +22,6 @@ def _slack(rate):
     return pep.gap_tolerance(rate.certified) + lyap.BISECTION_TOL + rate.worst_case.gap
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def test_the_search_declares_the_first_point_class_at_mu_0():
     """The search's PEP (and the check's) uses certify_quadratic's class at mu = 0."""
     from PEPit import PEP

@@ -20,14 +20,11 @@ convex class allows exactly the gradients :math:`Q(x - x^\star)`, :math:`\mu I \
 \preceq L I`, so the PEP over that class has the same value.
 """
 
-from importlib.metadata import EntryPoint
 
 import pytest
 
-import flbounds.ledger.api.papers as papers
 import flbounds.ledger.api.registry as registry
-import flbounds.ledger.api.results as results
-from flbounds.ledger.api.plugins import CLAIMS_GROUP
+from tests.flbounds.ledger.test_plugins import empty_registry
 
 PLUGIN = r'''
 """Claims of 'Heavy ball in one step' (A. Author, 2026): an algorithm described in a plugin."""
@@ -87,14 +84,7 @@ def plugin(monkeypatch, tmp_path):
     sys.modules.pop("hb_plugin", None)  # a fresh import registers the claims
     (tmp_path / "hb_plugin.py").write_text(PLUGIN, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "_LOADED", False)
-    monkeypatch.setattr(registry, "_REGISTRY", {})
-    monkeypatch.setattr(registry, "_FAILED", [])
-    monkeypatch.setattr(papers, "_PAPERS", {})
-    monkeypatch.setattr(papers, "_DECLARED_BY", {})
-    monkeypatch.setattr(results, "_RESULTS", {})
-    fake = EntryPoint("hbnote", "hb_plugin", CLAIMS_GROUP)
-    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    empty_registry(monkeypatch, [("hbnote", "hb_plugin")])
     table = registry.load_all()
     yield table, importlib.import_module("hb_plugin")
     sys.modules.pop("hb_plugin", None)

@@ -14,16 +14,12 @@ import importlib
 import re
 import subprocess
 import sys
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
 
-import flbounds.ledger.api.papers as papers
 import flbounds.ledger.api.registry as registry
-import flbounds.ledger.api.results as results
-from flbounds.ledger.api.plugins import CLAIMS_GROUP
-from tests.flbounds.ledger.test_plugins import cli, pip_install
+from tests.flbounds.ledger.test_plugins import cli, empty_registry, pip_install
 
 ROOT = Path(__file__).resolve().parents[3]
 CLAIM = "momnote.lemma1.rate"
@@ -86,14 +82,7 @@ def plugin(monkeypatch, tmp_path):
     (tmp_path / "fedavgm_claims.py").write_text(guide_blocks()["fedavgm_claims.py"],
                                                  encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "_LOADED", False)
-    monkeypatch.setattr(registry, "_REGISTRY", {})
-    monkeypatch.setattr(registry, "_FAILED", [])
-    monkeypatch.setattr(papers, "_PAPERS", {})
-    monkeypatch.setattr(papers, "_DECLARED_BY", {})
-    monkeypatch.setattr(results, "_RESULTS", {})
-    fake = EntryPoint("momnote", "fedavgm_claims", CLAIMS_GROUP)
-    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    empty_registry(monkeypatch, [("momnote", "fedavgm_claims")])
     table = registry.load_all()
     yield table, importlib.import_module("fedavgm_claims")
     sys.modules.pop("fedavgm_claims", None)

@@ -28,12 +28,6 @@ BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
 CASES = ["fedavg shared", "fedavg budget", "focus"]
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def classes(n, n_classes):
     """One class at p = 0.5, or clients 0..n//2 - 1 at p = 0.3 and the rest at p = 0.7."""
     if n_classes == 1:

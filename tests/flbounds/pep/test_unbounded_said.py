@@ -22,12 +22,6 @@ SAFARI = (pep.safari_round(0.5, 2, 0.2, 0.3, Bernoulli([0.3, 0.5, 0.7])),
           pep.Setting(3, 1.0, 2.0), pep.distance())
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _growth(message):
     """The two trace-bounded values of the witness in ``message``."""
     import re

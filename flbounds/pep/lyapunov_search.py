@@ -63,6 +63,7 @@ import numpy as np
 from flbounds.validation import check_positive
 
 from .describe import Round, Setting
+from .lyapunov_check import plain_check
 from .lyapunov_lmi import Search, coordinates, lifted_check, lyapunov_measure
 from .result import WorstCase, make_result
 from .sdp import PEPSolveError, gap_tolerance
@@ -84,9 +85,10 @@ class LyapunovRate:
     Attributes
     ----------
     certified : float
-        :math:`\\sup E[V_P^+]/V_P` for the searched :math:`P` (an accepted solve): an upper
-        bound on the contraction of :math:`E V_P` per round, hence of
-        :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V_P(\\xi_0)`).
+        A rigorous upper bound on :math:`\\sup E[V^+]/V` for the searched :math:`V`, rebuilt
+        from the check's multipliers whatever its accuracy (:mod:`.lyapunov_check`): an upper
+        bound on the contraction of :math:`E V` per round, hence of
+        :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V(\\xi_0)`).
     witness : float or None
         Per-round contraction of :math:`E\\|\\xi_R\\|^2` on the worst quadratic witness (a
         lower bound on the class's rate); None when not computed.
@@ -104,6 +106,9 @@ class LyapunovRate:
         The witness's client curvatures.
     seconds : float
     params : dict
+    accurate : float or None
+        The check's accurate solve (its dual value, within 1e-6 of the supremum on either
+        side, so possibly below ``witness``); None when only the certificate was accepted.
     """
 
     certified: float
@@ -116,6 +121,7 @@ class LyapunovRate:
     witness_instance: tuple = ()
     seconds: float = 0.0
     params: dict = field(default_factory=dict)
+    accurate: float | None = None
 
     @property
     def bracket(self) -> tuple:
@@ -128,7 +134,7 @@ class LyapunovRate:
                     printed=self.printed, P=np.asarray(self.P).tolist(),
                     coordinates=list(self.coordinates), status=self.worst_case.status,
                     gap=self.worst_case.gap, witness_instance=list(self.witness_instance),
-                    seconds=self.seconds, params=self.params)
+                    seconds=self.seconds, params=self.params, accurate=self.accurate)
 
 
 def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_max=1.0,
@@ -176,8 +182,6 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         When no quadratic V certifies ``rho_max``, the certifying solve is not accurate, or
         the certified value leaves the bisection's bracket.
     """
-    from .engine import certifiable, worst_case
-
     check_setting(round_, setting)
     rho_max = check_positive(rho_max, "rho_max")
     printed = None if printed is None else float(printed)
@@ -201,18 +205,15 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     scale = np.linalg.eigvalsh(P)[-1]
     k = len(coordinates(round_, setting.n_clients))
     measure = lyapunov_measure(P[:k, :k] / scale, round_)
+    params = dict(algorithm=round_.name, n_clients=setting.n_clients, mu=setting.mu,
+                  L=setting.L)
     if values:
-        info = lifted_check(round_, setting, participation, P / scale, q / scale)
-        check = make_result(info, printed=None, metric="E[V(xi+)] / V(xi), lifted V searched",
-                            params=dict(algorithm=round_.name, n_clients=setting.n_clients,
-                                        mu=setting.mu, L=setting.L))
+        info, accurate = lifted_check(round_, setting, participation, P / scale, q / scale)
+        metric = "E[V(xi+)] / V(xi), lifted V searched"
     else:
-        try:
-            check = worst_case(round_, setting, measure, participation)
-        except PEPSolveError:
-            if not certifiable(setting, measure):  # per-client constants: no certificate yet
-                raise
-            check = worst_case(round_, setting, measure, participation, certified=True)
+        info, accurate = plain_check(round_, setting, participation, measure)
+        metric = measure.label
+    check = make_result(info, printed=None, metric=metric, params=params)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
     low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
     if not low_end <= check.worst <= hi + slack:
@@ -221,6 +222,7 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
     return LyapunovRate(
         certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P,
+        accurate=accurate,
         coordinates=coordinates(round_, setting.n_clients, search.n_lifted), worst_case=check,
         witness_instance=instance, seconds=time.perf_counter() - clock,
         params=dict(check.params, n_leaves=search.n_leaves, n_constraints=search.n_constraints,
@@ -268,6 +270,8 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
     multiplies :math:`x` by :math:`(1 - \eta_c\lambda)^K` (a client round, probability
     :math:`q`) or :math:`1 - \eta_s\lambda`, so :math:`E x_R^2 = \rho_\lambda^R x_0^2` with
     :math:`\rho_\lambda = q(1 - \eta_c\lambda)^{2K} + (1 - q)(1 - \eta_s\lambda)^2`.
+    ``certified`` is the certificate of the one-round SDP's solve
+    (:func:`.lyapunov_check.safari_check`), ``accurate`` that solve's value.
 
     Parameters
     ----------
@@ -281,18 +285,23 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
     LyapunovRate
         ``P`` is ``[[1]]`` over ``("x",)``; ``search`` is the certified value twice.
     """
-    from .server_steps import safari_rate
+    from .lyapunov_check import safari_check
 
     clock = time.perf_counter()
-    check = safari_rate(mu, L, q, local_steps, step_client, step_server, printed=printed)
-    lam = np.linspace(check.params.get("mu", mu), check.params.get("L", L), GRID)
+    info, accurate = safari_check(mu, L, q, local_steps, step_client, step_server)
+    check = make_result(info, printed=printed,
+                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
+                        params=dict(mu=mu, L=L, q=q, local_steps=local_steps,
+                                    step_server=step_server, step_client=step_client,
+                                    state_constraint=None))
+    lam = np.linspace(mu, L, GRID)
     rates = q * (1 - step_client * lam) ** (2 * local_steps) + (1 - q) * (1 - step_server * lam)**2
     k = int(np.argmax(rates))
     return LyapunovRate(certified=check.worst, witness=float(rates[k]),
                         search=(check.worst, check.worst), printed=check.printed,
                         P=np.ones((1, 1)), coordinates=("x",), worst_case=check,
                         witness_instance=(float(lam[k]),),
-                        seconds=time.perf_counter() - clock, params=check.params)
-
+                        seconds=time.perf_counter() - clock, params=check.params,
+                        accurate=accurate)
 
 __all__ = ["BISECTION_TOL", "CONSISTENCY", "LyapunovRate", "lyapunov_rate", "safari_bracket"]

@@ -76,6 +76,10 @@ BISECTION_TOL = 1e-7
 #: is accurate to gap_tolerance (1e-6); a sign error in the decrease condition moves the
 #: bracket by O(rho) (to 0 on gradient descent), far beyond this
 CONSISTENCY = 1e-5
+#: shifts s of the searched (unit-norm) P tried in turn when its check has no certificate:
+#: V_P + s||xi||^2 is another quadratic V, its start leaves bounded (its rate checked the same
+#: way, so it must still lie in the bisection's bracket)
+SHIFTS = (0.0, 1e-8, 1e-6, 1e-4)
 
 
 @dataclass(frozen=True)
@@ -203,16 +207,14 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     # P >= e_x e_x') has entries up to 1e4 with FOCUS, on which Clarabel fails, at unit
     # norm it does not
     scale = np.linalg.eigvalsh(P)[-1]
+    P = P / scale
+    info, accurate, P, shift = _checked(round_, setting, participation, P,
+                                        None if q is None else q / scale)
     k = len(coordinates(round_, setting.n_clients))
-    measure = lyapunov_measure(P[:k, :k] / scale, round_)
+    measure = lyapunov_measure(P[:k, :k], round_)
     params = dict(algorithm=round_.name, n_clients=setting.n_clients, mu=setting.mu,
-                  L=setting.L)
-    if values:
-        info, accurate = lifted_check(round_, setting, participation, P / scale, q / scale)
-        metric = "E[V(xi+)] / V(xi), lifted V searched"
-    else:
-        info, accurate = plain_check(round_, setting, participation, measure)
-        metric = measure.label
+                  L=setting.L, shift=shift)
+    metric = "E[V(xi+)] / V(xi), lifted V searched" if values else measure.label
     check = make_result(info, printed=None, metric=metric, params=params)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
     low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
@@ -221,13 +223,35 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
                             f"[{lo:.9g}, {hi:.9g}], sup E[V+]/V = {check.worst:.9g}")
     low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
     return LyapunovRate(
-        certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P,
+        certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P * scale,
         accurate=accurate,
         coordinates=coordinates(round_, setting.n_clients, search.n_lifted), worst_case=check,
         witness_instance=instance, seconds=time.perf_counter() - clock,
         params=dict(check.params, n_leaves=search.n_leaves, n_constraints=search.n_constraints,
                     undecided_solves=search.unknown, values=bool(values),
                     q=None if q is None else (q / scale).tolist()))
+
+
+def _checked(round_, setting, participation, P, q):
+    """The check of ``(P, q)`` (unit-norm P): :func:`.lyapunov_check.plain_check` or, lifted,
+    :func:`.lyapunov_lmi.lifted_check`; when it has no certificate (a start leaf left free
+    by V, or a bracket too wide), the same for :math:`P + sI` with each shift of
+    :data:`SHIFTS` in turn (another quadratic V, the one then reported). Returns ``(info,
+    accurate, P, shift)``."""
+    failures = []
+    k = len(coordinates(round_, setting.n_clients))
+    for shift in SHIFTS:
+        shifted = P + shift * np.eye(len(P)) if shift else P
+        try:
+            if q is not None:
+                info, accurate = lifted_check(round_, setting, participation, shifted, q)
+            else:
+                info, accurate = plain_check(round_, setting, participation,
+                                             lyapunov_measure(shifted[:k, :k], round_))
+            return info, accurate, shifted, shift
+        except PEPSolveError as exc:
+            failures.append(f"shift {shift:g}: {str(exc)[:300]}")
+    raise PEPSolveError("no certified check of the searched V: " + " | ".join(failures))
 
 
 def _warm_start(search, rho_max, warm):
@@ -304,4 +328,5 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
                         seconds=time.perf_counter() - clock, params=check.params,
                         accurate=accurate)
 
-__all__ = ["BISECTION_TOL", "CONSISTENCY", "LyapunovRate", "lyapunov_rate", "safari_bracket"]
+__all__ = ["BISECTION_TOL", "CONSISTENCY", "SHIFTS", "LyapunovRate", "lyapunov_rate",
+           "safari_bracket"]

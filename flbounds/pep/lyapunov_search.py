@@ -31,13 +31,15 @@ values' coefficients): an LMI in :math:`(P, \lambda)` at fixed :math:`\rho`, and
 :math:`P`, the dual of the one-round PEP of :math:`V_P`. Feasibility is monotone in
 :math:`\rho` (:math:`B(P) \succeq 0`), so :math:`\rho` is found by bisection.
 
-The certificate. The search's solver is not trusted: its last feasible :math:`P` is handed to
-:func:`flbounds.pep.engine.worst_case` as a measure (:func:`flbounds.pep.measures.lyapunov`),
-whose solve has the project's discipline (an inaccurate solve raises; then, when
-:math:`P \succ 0` gives the start's norm bounds, the certified bound rebuilt from the
-multipliers, ``certified=True``, :mod:`.certify`). That value,
-:math:`\sup E[V_P^+]/V_P`, is the reported ``certified`` rate; it must lie in the bisection's
-bracket (:data:`CONSISTENCY`), else :class:`~.sdp.PEPSolveError`.
+The certificate. The search's solver is not trusted: its last feasible :math:`P` (unit
+norm) is handed to the one-round PEP of :math:`V_P` (:func:`.lyapunov_check.plain_check`;
+lifted, :func:`.lyapunov_lmi.lifted_check`), solved with the project's discipline, and the
+reported ``certified`` rate is the bound rebuilt from that solve's multipliers
+(:mod:`.lyapunov_check`: the start's free points bounded by :math:`V \le 1` and the class's
+inequalities at :math:`x^\star`), valid whatever the solve's accuracy; the accurate value is
+``accurate``. Where no start bound exists, :math:`P + sI` (:data:`SHIFTS`) is checked and
+reported instead. The rate must lie in the bisection's bracket (:data:`CONSISTENCY`), else
+:class:`~.sdp.PEPSolveError`.
 
 The witness (:mod:`.second_moment`). A lower bound: quadratic clients (1-D curvatures in
 :math:`\{\mu, L\}^N` and on a grid, and quadratics fitted to the one-round worst case of the

@@ -112,7 +112,7 @@ def test_the_lifted_check_forced_inaccurate_is_certified(no_store, case):
     accurate = lyap.lyapunov_rate(round_, setting, law, values=True)
     no_store.setattr(sdp, "accurate", lambda *a: False)
     forced = lyap.lyapunov_rate(round_, setting, law, values=True)
-    assert forced.accurate is None
+    assert forced.accurate is None and forced.params["shift"] == 0.0
     assert forced.worst_case.status.startswith("certified (")
     assert forced.certified >= accurate.accurate - pep.gap_tolerance(accurate.accurate)
     assert abs(forced.certified - accurate.accurate) <= bracket_tolerance(forced.certified)
@@ -125,6 +125,7 @@ def test_the_lifted_check_names_the_free_leaves_without_the_class(no_store):
     lifted P is singular along the clients' tilt (z_0, g_0, z_1, g_1) ~ (a, -b, -a, b), so V
     <= 1 alone leaves the clients' points free: no certificate, the points named."""
     no_store.setattr(lyapunov_check, "class_forms", lambda *a: [])
+    no_store.setattr(lyap, "SHIFTS", (0.0,))   # no shifted V to fall back on
     with pytest.raises(PEPSolveError, match="z of client"):
         lyap.lyapunov_rate(*FOCUS_LIFTED, values=True, witness=False)
 

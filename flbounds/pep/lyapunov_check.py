@@ -248,9 +248,11 @@ def certified_value(build, L):
     if cert is None or not _fits(cert, sharp=True):
         cert, polished = _polished(problem, bounds, cert)
         if cert is None or not _fits(cert):
-            raise PEPSolveError(f"no certified check within the bracket tolerance (also with "
-                                f"tighter tolerances: {polished})") from \
-                (failure if info is None else None)
+            best = "no values" if cert is None else \
+                f"certified {cert.upper:.9g}, primal {cert.primal:.9g}"
+            first = str(failure)[:300] if info is None else f"accurate {info.worst:.9g}"
+            raise PEPSolveError(f"no certified check within the bracket tolerance ({first}; "
+                                f"tighter tolerances: {polished}, {best})")
         if info is None:  # the certificate of a polished solve, whatever its accuracy
             return _info(cert, polished, problem, "certified (polished)"), None
     return _info(cert, info.solver, problem, f"certified ({info.status})",

@@ -11,7 +11,8 @@ independently, ``Bernoulli([p] * N)``, the expectation exact),
 
 - the upper end, ``certified``: the best contraction of a quadratic Lyapunov function of the
   round's whole state (model, trackers, control variates, MIFA's memory), searched by
-  :func:`flbounds.pep.lyapunov_rate` and checked by an accepted one-round solve (where that
+  :func:`flbounds.pep.lyapunov_rate` and checked by a one-round solve, whose multipliers give
+  a rigorous upper bound, the reported number, whatever the solve's accuracy (where that
   leaves the bracket open, the lifted one, ``values=True``, which also weighs every client's
   gradient and value at the model);
 - the lower end, ``witness``: the exact per-round growth of :math:`E\|\xi_R\|^2` on the worst

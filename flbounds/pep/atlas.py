@@ -38,6 +38,10 @@ Algorithms. :data:`ALGORITHMS` maps a name to a builder ``(local_steps, step, n_
   function of the model and the memory (:func:`~flbounds.pep.described_server.mifa_lyapunov`
   is one such function with a fixed weight).
 
+The upper end is the certificate rebuilt from the check's multipliers (:mod:`.lyapunov_check`),
+a rigorous upper bound; ``accurate`` keeps the check's accurate value, which can sit just
+below the witness.
+
 A cell without a certificate (no quadratic Lyapunov function certifies a rate below 1, or no
 accurate solve) keeps the reason (``error``) and the replayed witness's contraction, which
 is above 1 when the witness diverges.
@@ -119,6 +123,7 @@ def _cell(run, witness=None, lifted=None):
     else:
         cell = dict(certified=res.certified, witness=res.witness, search=list(res.search),
                     status=res.worst_case.status, printed=res.printed,
+                    accurate=getattr(res, "accurate", None),
                     seconds=round(res.seconds, 3))
         if lifted is None or res.certified - res.witness <= OPEN:
             return cell
@@ -126,8 +131,10 @@ def _cell(run, witness=None, lifted=None):
         lift = lifted((cell["witness"], cell.get("search", (None, 1.0))[1]))
     except PEPSolveError as exc:
         return dict(cell, lifted_error=str(exc)[:200])
-    plain = {k: cell.pop(k) for k in ("certified", "search", "status", "error") if k in cell}
+    plain = {k: cell.pop(k) for k in ("certified", "search", "status", "error", "accurate")
+             if k in cell}
     return dict(cell, certified=lift.certified, search=list(lift.search),
+                accurate=getattr(lift, "accurate", None),
                 status=lift.worst_case.status, values=True, plain=plain,
                 seconds=round(cell.get("seconds", 0.0) + lift.seconds, 3))
 
@@ -162,8 +169,10 @@ def compute_atlas(*, mu=1.0, L=4.0, local_steps=None, n_clients=None, ps=None, s
     -------
     dict
         ``constants`` and ``series``:
-        name -> list of cells (one per ``p``: ``certified``, ``witness``, ``printed``,
-        ``status``, ``seconds``; ``error`` instead when no accurate solve; ``values`` and
+        name -> list of cells (one per ``p``: ``certified`` (the certificate of the check's
+        solve, a rigorous upper bound: :mod:`.lyapunov_check`), ``accurate`` (that solve's
+        value when accurate, else None), ``witness``, ``printed``, ``status``, ``seconds``;
+        ``error`` instead when no accurate solve; ``values`` and
         ``plain`` when re-searched, ``lifted_error`` when that search failed).
     """
     if profile not in PROFILES:

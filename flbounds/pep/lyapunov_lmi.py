@@ -313,18 +313,22 @@ def lyapunov_measure(P, round_):
 
 def lifted_check(round_, setting, participation, P, q):
     r""":math:`\sup E[V(\xi^+)]` over :math:`V(\xi) \le 1` for the lifted :math:`V` of
-    ``(P, q)`` (module docstring), solved with the project's discipline.
+    ``(P, q)`` (module docstring): the certified bound of :func:`.lyapunov_check.certified_value`,
+    the free start leaves bounded by the quadratic part of :math:`V` and the class's
+    inequalities (:func:`.lyapunov_check.start_bounds`; the value terms are
+    :math:`\ge 0` on the feasible set, so the quadratic part is :math:`\le V \le 1`).
 
     Returns
     -------
-    SolveInfo
+    (SolveInfo, float or None)
+        The certified bound and the accurate solve's value (None when not accurate).
     """
     from PEPit import PEP
 
     from .anchor import anchored_minimizer
-    from .engine import _functions, certifiable, initial_state, next_state
+    from .engine import _functions, initial_state, next_state
     from .expect import law_of
-    from .sdp import solve_first
+    from .lyapunov_check import certified_value, free_leaves, start_bounds
 
     P, q = np.asarray(P, float), np.asarray(q, float)
 
@@ -337,24 +341,17 @@ def lifted_check(round_, setting, participation, P, q):
         after_state = next_state(round_, funcs, start)
         law, eb, ea, vb, va = value_lift(round_, funcs, start, after_state, law)
         before, after = points(start, round_) + eb, points(after_state, round_) + ea
-        v0, v1 = _quadratic(P, before), _quadratic(P, after)
+        quad, v1 = _quadratic(P, before), _quadratic(P, after)
+        v0 = quad
         for c, b, a in zip(q, vb, va, strict=True):
             if c != 0.0:
                 v0, v1 = v0 + float(c) * b, v1 + float(c) * a
         problem.set_initial_condition(v0 <= 1)
         problem.set_performance_metric(expectation(v1, law))
-        server, own = free_points(round_)
-        names = list(server) + [k for _ in funcs for k in round_.client_state]
-        return problem, list({id(f): f for f in funcs}.values()), \
-            _norm_bounds(P, before, names, set(server) | set(own))
+        unique = list({id(f): f for f in funcs}.values())
+        return problem, unique, start_bounds(quad, free_leaves(start, unique), unique)
 
-    fallback = None
-    if np.linalg.eigvalsh(P)[0] > 0 and certifiable(setting, lyapunov_measure(P, round_)):
-        from .certify import solve_certified
-
-        def fallback():
-            return solve_certified(parts, setting.L)
-    return solve_first([(lambda: parts()[0], 1.0)], certified=fallback)
+    return certified_value(parts, setting.L)
 
 
 __all__ = ["Search", "class_lmis", "coordinates", "decrease", "lifted_check", "lyapunov_measure",

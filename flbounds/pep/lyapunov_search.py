@@ -31,13 +31,15 @@ values' coefficients): an LMI in :math:`(P, \lambda)` at fixed :math:`\rho`, and
 :math:`P`, the dual of the one-round PEP of :math:`V_P`. Feasibility is monotone in
 :math:`\rho` (:math:`B(P) \succeq 0`), so :math:`\rho` is found by bisection.
 
-The certificate. The search's solver is not trusted: its last feasible :math:`P` is handed to
-:func:`flbounds.pep.engine.worst_case` as a measure (:func:`flbounds.pep.measures.lyapunov`),
-whose solve has the project's discipline (an inaccurate solve raises; then, when
-:math:`P \succ 0` gives the start's norm bounds, the certified bound rebuilt from the
-multipliers, ``certified=True``, :mod:`.certify`). That value,
-:math:`\sup E[V_P^+]/V_P`, is the reported ``certified`` rate; it must lie in the bisection's
-bracket (:data:`CONSISTENCY`), else :class:`~.sdp.PEPSolveError`.
+The certificate. The search's solver is not trusted: its last feasible :math:`P` (unit
+norm) is handed to the one-round PEP of :math:`V_P` (:func:`.lyapunov_check.plain_check`;
+lifted, :func:`.lyapunov_lmi.lifted_check`), solved with the project's discipline, and the
+reported ``certified`` rate is the bound rebuilt from that solve's multipliers
+(:mod:`.lyapunov_check`: the start's free points bounded by :math:`V \le 1` and the class's
+inequalities at :math:`x^\star`), valid whatever the solve's accuracy; the accurate value is
+``accurate``. Where no start bound exists, :math:`P + sI` (:data:`SHIFTS`) is checked and
+reported instead. The rate must lie in the bisection's bracket (:data:`CONSISTENCY`), else
+:class:`~.sdp.PEPSolveError`.
 
 The witness (:mod:`.second_moment`). A lower bound: quadratic clients (1-D curvatures in
 :math:`\{\mu, L\}^N` and on a grid, and quadratics fitted to the one-round worst case of the
@@ -63,6 +65,7 @@ import numpy as np
 from flbounds.validation import check_positive
 
 from .describe import Round, Setting
+from .lyapunov_check import plain_check
 from .lyapunov_lmi import Search, coordinates, lifted_check, lyapunov_measure
 from .result import WorstCase, make_result
 from .sdp import PEPSolveError, gap_tolerance
@@ -75,6 +78,10 @@ BISECTION_TOL = 1e-7
 #: is accurate to gap_tolerance (1e-6); a sign error in the decrease condition moves the
 #: bracket by O(rho) (to 0 on gradient descent), far beyond this
 CONSISTENCY = 1e-5
+#: shifts s of the searched (unit-norm) P tried in turn when its check has no certificate:
+#: V_P + s||xi||^2 is another quadratic V, its start leaves bounded (its rate checked the same
+#: way, so it must still lie in the bisection's bracket)
+SHIFTS = (0.0, 1e-8, 1e-6, 1e-4)
 
 
 @dataclass(frozen=True)
@@ -84,9 +91,10 @@ class LyapunovRate:
     Attributes
     ----------
     certified : float
-        :math:`\\sup E[V_P^+]/V_P` for the searched :math:`P` (an accepted solve): an upper
-        bound on the contraction of :math:`E V_P` per round, hence of
-        :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V_P(\\xi_0)`).
+        A rigorous upper bound on :math:`\\sup E[V^+]/V` for the searched :math:`V`, rebuilt
+        from the check's multipliers whatever its accuracy (:mod:`.lyapunov_check`): an upper
+        bound on the contraction of :math:`E V` per round, hence of
+        :math:`E\\|x_R - x^\\star\\|^2` (up to the constant :math:`V(\\xi_0)`).
     witness : float or None
         Per-round contraction of :math:`E\\|\\xi_R\\|^2` on the worst quadratic witness (a
         lower bound on the class's rate); None when not computed.
@@ -104,6 +112,9 @@ class LyapunovRate:
         The witness's client curvatures.
     seconds : float
     params : dict
+    accurate : float or None
+        The check's accurate solve (its dual value, within 1e-6 of the supremum on either
+        side, so possibly below ``witness``); None when only the certificate was accepted.
     """
 
     certified: float
@@ -116,6 +127,7 @@ class LyapunovRate:
     witness_instance: tuple = ()
     seconds: float = 0.0
     params: dict = field(default_factory=dict)
+    accurate: float | None = None
 
     @property
     def bracket(self) -> tuple:
@@ -128,7 +140,7 @@ class LyapunovRate:
                     printed=self.printed, P=np.asarray(self.P).tolist(),
                     coordinates=list(self.coordinates), status=self.worst_case.status,
                     gap=self.worst_case.gap, witness_instance=list(self.witness_instance),
-                    seconds=self.seconds, params=self.params)
+                    seconds=self.seconds, params=self.params, accurate=self.accurate)
 
 
 def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_max=1.0,
@@ -176,8 +188,6 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
         When no quadratic V certifies ``rho_max``, the certifying solve is not accurate, or
         the certified value leaves the bisection's bracket.
     """
-    from .engine import certifiable, worst_case
-
     check_setting(round_, setting)
     rho_max = check_positive(rho_max, "rho_max")
     printed = None if printed is None else float(printed)
@@ -199,20 +209,15 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     # P >= e_x e_x') has entries up to 1e4 with FOCUS, on which Clarabel fails, at unit
     # norm it does not
     scale = np.linalg.eigvalsh(P)[-1]
+    P = P / scale
+    info, accurate, P, shift = _checked(round_, setting, participation, P,
+                                        None if q is None else q / scale)
     k = len(coordinates(round_, setting.n_clients))
-    measure = lyapunov_measure(P[:k, :k] / scale, round_)
-    if values:
-        info = lifted_check(round_, setting, participation, P / scale, q / scale)
-        check = make_result(info, printed=None, metric="E[V(xi+)] / V(xi), lifted V searched",
-                            params=dict(algorithm=round_.name, n_clients=setting.n_clients,
-                                        mu=setting.mu, L=setting.L))
-    else:
-        try:
-            check = worst_case(round_, setting, measure, participation)
-        except PEPSolveError:
-            if not certifiable(setting, measure):  # per-client constants: no certificate yet
-                raise
-            check = worst_case(round_, setting, measure, participation, certified=True)
+    measure = lyapunov_measure(P[:k, :k], round_)
+    params = dict(algorithm=round_.name, n_clients=setting.n_clients, mu=setting.mu,
+                  L=setting.L, shift=shift)
+    metric = "E[V(xi+)] / V(xi), lifted V searched" if values else measure.label
+    check = make_result(info, printed=None, metric=metric, params=params)
     slack = CONSISTENCY * max(1.0, hi) + check.gap + gap_tolerance(check.worst)
     low_end = lo - slack if search.unknown == 0 else -np.inf  # lo is proved only then
     if not low_end <= check.worst <= hi + slack:
@@ -220,12 +225,35 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
                             f"[{lo:.9g}, {hi:.9g}], sup E[V+]/V = {check.worst:.9g}")
     low, instance = witness_rate(round_, setting, participation, measure) if witness else (None, ())
     return LyapunovRate(
-        certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P,
+        certified=check.worst, witness=low, search=(lo, hi), printed=printed, P=P * scale,
+        accurate=accurate,
         coordinates=coordinates(round_, setting.n_clients, search.n_lifted), worst_case=check,
         witness_instance=instance, seconds=time.perf_counter() - clock,
         params=dict(check.params, n_leaves=search.n_leaves, n_constraints=search.n_constraints,
                     undecided_solves=search.unknown, values=bool(values),
                     q=None if q is None else (q / scale).tolist()))
+
+
+def _checked(round_, setting, participation, P, q):
+    """The check of ``(P, q)`` (unit-norm P): :func:`.lyapunov_check.plain_check` or, lifted,
+    :func:`.lyapunov_lmi.lifted_check`; when it has no certificate (a start leaf left free
+    by V, or a bracket too wide), the same for :math:`P + sI` with each shift of
+    :data:`SHIFTS` in turn (another quadratic V, the one then reported). Returns ``(info,
+    accurate, P, shift)``."""
+    failures = []
+    k = len(coordinates(round_, setting.n_clients))
+    for shift in SHIFTS:
+        shifted = P + shift * np.eye(len(P)) if shift else P
+        try:
+            if q is not None:
+                info, accurate = lifted_check(round_, setting, participation, shifted, q)
+            else:
+                info, accurate = plain_check(round_, setting, participation,
+                                             lyapunov_measure(shifted[:k, :k], round_))
+            return info, accurate, shifted, shift
+        except PEPSolveError as exc:
+            failures.append(f"shift {shift:g}: {str(exc)[:300]}")
+    raise PEPSolveError("no certified check of the searched V: " + " | ".join(failures))
 
 
 def _warm_start(search, rho_max, warm):
@@ -268,6 +296,8 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
     multiplies :math:`x` by :math:`(1 - \eta_c\lambda)^K` (a client round, probability
     :math:`q`) or :math:`1 - \eta_s\lambda`, so :math:`E x_R^2 = \rho_\lambda^R x_0^2` with
     :math:`\rho_\lambda = q(1 - \eta_c\lambda)^{2K} + (1 - q)(1 - \eta_s\lambda)^2`.
+    ``certified`` is the certificate of the one-round SDP's solve
+    (:func:`.lyapunov_check.safari_check`), ``accurate`` that solve's value.
 
     Parameters
     ----------
@@ -281,18 +311,24 @@ def safari_bracket(mu, L, q, local_steps, step_client, step_server, *,
     LyapunovRate
         ``P`` is ``[[1]]`` over ``("x",)``; ``search`` is the certified value twice.
     """
-    from .server_steps import safari_rate
+    from .lyapunov_check import safari_check
 
     clock = time.perf_counter()
-    check = safari_rate(mu, L, q, local_steps, step_client, step_server, printed=printed)
-    lam = np.linspace(check.params.get("mu", mu), check.params.get("L", L), GRID)
+    info, accurate = safari_check(mu, L, q, local_steps, step_client, step_server)
+    check = make_result(info, printed=printed,
+                        metric="E||x_{r+1} - x*||^2 / ||x_r - x*||^2 (one SAFARI round)",
+                        params=dict(mu=mu, L=L, q=q, local_steps=local_steps,
+                                    step_server=step_server, step_client=step_client,
+                                    state_constraint=None))
+    lam = np.linspace(mu, L, GRID)
     rates = q * (1 - step_client * lam) ** (2 * local_steps) + (1 - q) * (1 - step_server * lam)**2
     k = int(np.argmax(rates))
     return LyapunovRate(certified=check.worst, witness=float(rates[k]),
                         search=(check.worst, check.worst), printed=check.printed,
                         P=np.ones((1, 1)), coordinates=("x",), worst_case=check,
                         witness_instance=(float(lam[k]),),
-                        seconds=time.perf_counter() - clock, params=check.params)
+                        seconds=time.perf_counter() - clock, params=check.params,
+                        accurate=accurate)
 
-
-__all__ = ["BISECTION_TOL", "CONSISTENCY", "LyapunovRate", "lyapunov_rate", "safari_bracket"]
+__all__ = ["BISECTION_TOL", "CONSISTENCY", "SHIFTS", "LyapunovRate", "lyapunov_rate",
+           "safari_bracket"]

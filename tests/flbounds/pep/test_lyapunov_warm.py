@@ -68,14 +68,18 @@ def test_trusting_low_unchecked_is_caught(cold, monkeypatch):
     assert warm.search != cold.search and warm.certified > cold.certified + 1e-4
 
 
-def test_lifted_check_forced_inaccurate_raises_without_a_certificate(monkeypatch):
+def test_lifted_check_forced_inaccurate_is_certified_with_a_singular_p(monkeypatch):
     """Gradient descent (one client, step 0.1, mu = 1, L = 4) with the lifted V: the searched
-    P is singular (measured; the search minimises tr P over P >= e_x e_x'), so the check has
-    no certified fallback (it needs P > 0 for the start's norm bounds); every solve forced
-    inaccurate, it raises PEPSolveError, never a number (the atlas then keeps the plain
-    cell with ``lifted_error``)."""
+    P is singular (measured; the search minimises tr P over P >= e_x e_x'), yet V <= 1 with
+    the class's inequalities at x* bounds the start (flbounds.pep.lyapunov_check); every
+    solve forced inaccurate, the check is the certified bound, at the known rate
+    max(|1 - eta mu|, |1 - eta L|)^2 within the bracket tolerance."""
+    from flbounds.pep.certify import bracket_tolerance
+
     args = (pep.fedavg_round(1, 0.1), pep.Setting(1, 1.0, 4.0, common_minimizer=True))
     monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
     monkeypatch.setattr(sdp, "accurate", lambda *a: False)
-    with pytest.raises(sdp.PEPSolveError, match="no accurate solve"):
-        lyap.lyapunov_rate(*args, values=True, witness=False)
+    rate = lyap.lyapunov_rate(*args, values=True, witness=False)
+    assert rate.accurate is None and rate.worst_case.status.startswith("certified (")
+    known = 0.9 ** 2
+    assert known - 1e-9 <= rate.certified <= known + bracket_tolerance(known)

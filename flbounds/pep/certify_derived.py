@@ -240,4 +240,40 @@ def _single_leaf(point):
     return [items[0][0]] if len(items) == 1 and abs(items[0][1]) == 1 else []
 
 
-__all__ = ["derived_bounds", "norm_bound", "quadratic_form", "schur_entry"]
+
+
+
+def condition_bounds(problem):
+    r"""``{leaf point: bound on its norm}`` implied by the problem's own initial condition
+    :math:`V - 1 \le 0` (as sent to the solver, every float read exactly), for every leaf it
+    bounds (module docstring); what the symmetric form's certificate needs
+    (:func:`.certify_symmetric.certified_symmetric`), whose :math:`V` is summed over the
+    classes (:func:`.symgram.summed`) and read here as built.
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        With exactly one constraint named ``"Initial condition"``, an inequality.
+
+    Returns
+    -------
+    dict
+        ``{leaf: bound}``, each rounded upwards; leaves :math:`V` leaves unbounded are absent.
+
+    Raises
+    ------
+    ValueError
+        Naming ``measure`` when there is no such condition or it reads a function value.
+    """
+    found = [c for c in problem.list_of_constraints if c.get_name() == "Initial condition"]
+    if len(found) != 1 or found[0].equality_or_inequality != "inequality":
+        raise ValueError("measure: bounds derived from V need one initial condition V <= 1")
+    leaves, q, c0 = quadratic_form(found[0].expression)   # V - 1 <= 0, i.e. tr(QG) + c0 + 1 <= 1
+    bounds = {}
+    for k, leaf in enumerate(leaves):
+        b = norm_bound(q, c0 + 1, k)
+        if math.isfinite(b):
+            bounds[leaf] = b
+    return bounds
+
+__all__ = ["condition_bounds", "derived_bounds", "norm_bound", "quadratic_form", "schur_entry"]

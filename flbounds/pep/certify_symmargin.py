@@ -208,8 +208,9 @@ def certified_reduced(build, setting: Setting, measure: Measure):
     if certifiable_symmetric(setting, measure):
         try:
             return certified_symmetric(build, setting, measure)
-        except ValueError as exc:       # a proximal step: no a-priori bound, a margin instead
-            if not str(exc).startswith("round"):
+        except ValueError as exc:       # a proximal step, or V leaving a leaf unbounded (no
+            derived = measure.bounds is None and str(exc).startswith("measure")  # bounds given)
+            if not (str(exc).startswith("round") or derived):   # no a-priori bound: a margin
                 raise
     return certified_symmetric_margin(build, setting, measure)
 

@@ -45,11 +45,19 @@ on the worst case. :func:`.certify.solve_certified` accepts it as there (an accu
 preferred; otherwise the bracket [solver's primal value, bound] within
 :func:`.certify.bracket_tolerance`).
 
-Where it applies (:func:`certifiable_symmetric`): a one-run measure with ``bounds``, clients
-sharing :math:`x^\star`, any class (the quadratic one with :math:`\mu_c > 0`: its LMI duals
-and its stationary points' bounds, :mod:`.certify_lmi`); each class keeps its own
-(mu_c, L_c). A proximal step's gradient is evaluated at a point that depends on it,
-so no a-priori bound is derived for it: ``ValueError`` naming ``round``.
+**Bounds derived from V.** A measure without ``bounds`` has its leaves bounded by the reduced
+SDP's own initial condition :math:`\sum_c V_c \le 1` (:func:`.certify_derived.condition_bounds`:
+the exact supremum of each leaf's norm over :math:`G \succeq 0` with that condition, read from
+the float coefficients the SDP is built with and rounded upwards), which holds on the reduced
+feasible set; each mean and deviation leaf is then bounded directly. A leaf :math:`V` leaves
+unbounded gets no bound (``ValueError`` naming ``measure``;
+:func:`.certify_symmargin.certified_reduced` then takes the margin certificate).
+
+Where it applies (:func:`certifiable_symmetric`): a one-run measure (``bounds`` given or
+derived), clients sharing :math:`x^\star`, any class (the quadratic one with
+:math:`\mu_c > 0`: its LMI duals and its stationary points' bounds, :mod:`.certify_lmi`);
+each class keeps its own (mu_c, L_c). A proximal step's gradient is evaluated at a point
+that depends on it, so no a-priori bound is derived for it: ``ValueError`` naming ``round``.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certify import _anchor, _norm_bound, solve_certified
+from .certify_derived import condition_bounds
 from .certify_lmi import stationary_bounds, unused_leaves
 from .describe import Measure, Setting
 
@@ -73,7 +82,7 @@ def certifiable_symmetric(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return (measure.bounds is not None and measure.runs == 1 and bool(setting.common_minimizer)
+    return (measure.runs == 1 and bool(setting.common_minimizer)
             and not setting.identical and (setting.function_class != "quadratic"
                                            or bool(np.all(np.asarray(setting.mu) > 0))))
 
@@ -195,8 +204,8 @@ def certified_symmetric(build, setting: Setting, measure: Measure):
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
-    if measure.bounds is None or measure.runs != 1:
-        raise ValueError("measure: a certified solve needs a one-run measure with bounds")
+    if measure.runs != 1:
+        raise ValueError("measure: a certified solve needs a one-run measure")
     if not certifiable_symmetric(setting, measure):
         raise ValueError("setting: a certified symmetric solve needs clients sharing x* "
                          "(and mu > 0 in the quadratic class)")
@@ -205,7 +214,9 @@ def certified_symmetric(build, setting: Setting, measure: Measure):
     def problem_and_bounds():
         problem, parts = build()
         server, clients = parts["start"]
-        initial = stationary_bounds(parts["funcs"], measure.bounds(_StartState(server, clients)))
+        given = condition_bounds(problem) if measure.bounds is None else \
+            measure.bounds(_StartState(server, clients))
+        initial = stationary_bounds(parts["funcs"], given)
         initial.update(dict.fromkeys(unused_leaves(problem, parts["funcs"]), 0.0))
         kept.update(parts, bounds=class_leaf_bounds(parts["funcs"], initial, parts["space"]))
         return problem, parts["funcs"], initial

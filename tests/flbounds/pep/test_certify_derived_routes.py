@@ -38,7 +38,7 @@ def fedavgm(local_steps, step, beta):
                      pep.Server(server, "server momentum"), server_state=("x", "m"))
 
 
-C = 0.5
+C = 1.0
 FEDAVGM = pep.lyapunov(lambda s, star: (s["x"] - star.x) ** 2 + C * s["m"] ** 2,
                        "E[V+] / V, V = |x - x*|^2 + c |m|^2")
 IDENTICAL = pep.Setting(2, 1.0, 4.0, function_class="quadratic", identical=True)
@@ -146,3 +146,15 @@ def test_the_star_route_closed_to_a_missing_star_part_is_caught(no_store):
                      measure.bounds is None or measure.star_bounds is not None)
     with pytest.raises(sdp.PEPSolveError, match="no accurate solve"):
         pep.worst_case(pep.fedavg_round(3, 0.2), QUADRATIC, NO_STAR, LAW)
+
+
+def test_a_mixture_with_a_shared_minimizer_without_bounds(no_store):
+    """A mixture (flbounds.pep.scenarios) over clients sharing x*, V without bounds."""
+    setting = pep.Setting(3, 1.0, 2.0, common_minimizer=True)
+    measure = pep.lyapunov(pep.distance().value, "distance, bounds derived")
+    safari = pep.safari_round(0.5, 2, 0.2, 0.3, LAW)
+    accurate = pep.worst_case(safari, setting, measure)
+    seen = _spy(no_store)
+    forced(no_store)
+    assert_bracketed(pep.worst_case(safari, setting, measure, certified=True), accurate)
+    assert [sorted(b.values()) for b in seen] == [[1.0]]          # ||x|| <= 1, exact

@@ -109,3 +109,15 @@ def test_the_class_route_closed_to_measures_without_bounds_is_caught(no_store):
     pep.worst_case(SCAFFOLD, SETTING, DERIVED, LAW, classes=CLASSES, certified=True)
     with pytest.raises(AssertionError):
         assert routes == ["a priori"]
+
+
+def test_a_leaf_v_leaves_free_falls_back_to_the_margin(no_store):
+    """V = ||x - x*||^2 leaves the control variates free: no a-priori class bound, the margin
+    certificate (flbounds.pep.certify_symmargin) is tried instead; the worst case is unbounded
+    here (measured 4.96 at tr G <= 1e2, 338.2 at 1e4), so it finds no bracket either."""
+    free = pep.lyapunov(pep.distance().value, "distance, control variates free")
+    _, routes = _spy(no_store)
+    forced(no_store)
+    with pytest.raises(pep.PEPSolveError):
+        pep.worst_case(SCAFFOLD, SETTING, free, LAW, classes=CLASSES, certified=True)
+    assert routes == ["a priori", "margin"]

@@ -19,7 +19,7 @@ import pytest
 
 from flbounds import pep
 from flbounds.participation import Bernoulli
-from flbounds.pep import certify_derived, certify_symmargin, certify_symmetric
+from flbounds.pep import certify_derived, certify_symmargin, certify_symmetric, sdp
 from flbounds.pep.certify_derived import quadratic_form
 
 from ._planted import assert_bracketed, forced
@@ -31,11 +31,16 @@ LAW = Bernoulli([0.3, 0.3, 0.7, 0.7])
 CLASSES = [[0, 1], [2, 3]]
 
 
-def _spy(monkeypatch):
+def _no_margin(*args, **kwargs):
+    raise sdp.PEPSolveError("no certified solve (the margin certificate made to fail)")
+
+
+def _spy(monkeypatch, margin_fails=False):
     """``(problem, bounds)`` of each :func:`condition_bounds` call, and the routes taken."""
     seen, routes = [], []
     real, sym, margin = (certify_derived.condition_bounds, certify_symmargin.certified_symmetric,
                          certify_symmargin.certified_symmetric_margin)
+    margin = _no_margin if margin_fails else margin
 
     def spy(problem):
         seen.append((problem, real(problem)))
@@ -121,3 +126,40 @@ def test_a_leaf_v_leaves_free_falls_back_to_the_margin(no_store):
     with pytest.raises(pep.PEPSolveError):
         pep.worst_case(SCAFFOLD, SETTING, free, LAW, classes=CLASSES, certified=True)
     assert routes == ["a priori", "margin"]
+
+
+def _budget(s, st):
+    return (s["x"] - st.x) ** 2 + sum(g ** 2 for g in st.gradients)
+
+
+BUDGET = pep.lyapunov(_budget, "heterogeneity budget, bounds derived")
+
+
+@pytest.mark.parametrize("cls, mu", [("smooth-strongly-convex", 1.0), ("quadratic", 1.0),
+                                     ("smooth", 0.0)])
+def test_clients_not_sharing_x_star_fall_back_on_derived_class_bounds(no_store, cls, mu):
+    """x* not shared: the margin certificate first (as before); where it finds no bracket
+    (made to fail here), each representative anchored at (0, g_c, 0), g_c bounded by the
+    derived bounds (certify_symmetric's module docstring), as the direct form's star route."""
+    setting = pep.Setting(4, mu, 2.0, function_class=cls)
+    round_ = pep.fedavg_round(3, 0.2)
+    accurate = pep.worst_case(round_, setting, BUDGET, LAW, classes=CLASSES)
+    seen, routes = _spy(no_store, margin_fails=True)
+    forced(no_store)
+    bound = pep.worst_case(round_, setting, BUDGET, LAW, classes=CLASSES, certified=True)
+    assert_bracketed(bound, accurate)     # measured 3.3e-8, 3.2e-7 and 2.7e-7
+    assert routes == ["margin", "a priori"]
+    _attained(*seen[0])
+
+
+def test_not_shared_without_the_fallback_is_caught(no_store):
+    """Planted: certifiable_symmetric requiring a shared minimizer (as before): with the
+    margin failing, no certificate."""
+    real = certify_symmetric.certifiable_symmetric
+    no_store.setattr(certify_symmargin, "certifiable_symmetric", lambda setting, measure:
+                     bool(setting.common_minimizer) and real(setting, measure))
+    _spy(no_store, margin_fails=True)
+    forced(no_store)
+    with pytest.raises(sdp.PEPSolveError):
+        pep.worst_case(pep.fedavg_round(3, 0.2), pep.Setting(4, 1.0, 2.0), BUDGET, LAW,
+                       classes=CLASSES, certified=True)

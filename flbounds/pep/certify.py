@@ -286,7 +286,8 @@ def certified_star(build, L, measure) -> SolveInfo:
     """:func:`solve_certified` on a one-run PEP whose clients do not share :math:`x^\\star`
     (direct form, :func:`.engine.build`; any class of :func:`leaf_bounds`, the quadratic one
     with its LMI duals and ``mu > 0``): the free start points are bounded by
-    ``measure.bounds``, the free gradients at :math:`x^\\star` by ``measure.star_bounds``;
+    ``measure.bounds``, the free gradients at :math:`x^\\star` by ``measure.star_bounds``
+    (either, when not given, derived from :math:`V`: :mod:`.certify_derived`);
     each client's point at :math:`x^\\star` (value 0) is then its anchor, and each quadratic
     stationary point is bounded by :func:`.certify_lmi.stationary_bounds`. With constants per
     client, client i's leaves are bounded with its own :math:`L_i` (:func:`leaf_bounds`) and
@@ -311,8 +312,8 @@ def certified_star(build, L, measure) -> SolveInfo:
         The largest smoothness constant, or one per client (:func:`solve_certified`; each
         client's leaves bounded with its own L and, for its stationary point, its own mu).
     measure : Measure
-        With ``bounds`` and ``star_bounds``, or neither: then derived from :math:`V`
-        (:meth:`.measures.Measure.start_bounds`).
+        One run; ``bounds`` and ``star_bounds`` where given, the rest derived from
+        :math:`V` (:meth:`.measures.Measure.start_bounds`).
 
     Returns
     -------
@@ -322,15 +323,15 @@ def certified_star(build, L, measure) -> SolveInfo:
     Raises
     ------
     ValueError
-        Naming ``measure`` when it has no ``bounds`` or ``star_bounds``.
+        Naming ``measure`` when it has two runs.
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
     from .certify_lmi import stationary_bounds
 
-    if not measure.derives_bounds and (measure.bounds is None or measure.star_bounds is None):
-        raise ValueError("measure: a certified solve with x* not shared needs bounds and "
-                         "star_bounds, or neither (derived from V: .certify_derived)")
+    if measure.runs != 1:
+        raise ValueError("measure: a certified solve with x* not shared needs a one-run "
+                         "measure")
 
     def parts_of():
         problem, parts = build()

@@ -177,9 +177,9 @@ def _named_leaves(start, star, funcs):
     return named
 
 
-def derived_bounds(measure, start, star, funcs):
+def derived_bounds(measure, start, star, funcs, given=None):
     """``{leaf point: bound on its norm}`` implied by ``measure``'s :math:`V \\le 1` at the
-    start (module docstring), for every leaf :math:`V` reads and bounds.
+    start (module docstring), for every leaf :math:`V` reads and bounds, with ``given``.
 
     Parameters
     ----------
@@ -193,11 +193,14 @@ def derived_bounds(measure, start, star, funcs):
     funcs : list of PEPit functions
         The PEP's functions (their gradients at the round's points are bounded by
         smoothness, not by :math:`V`).
+    given : dict, optional
+        ``{point: bound}`` the caller already has (``measure.bounds``, ``star_bounds``):
+        these points need no derived bound, and their given bound is kept (both are valid).
 
     Returns
     -------
     dict
-        ``{leaf: bound}``, each bound a valid upper bound (rounded upwards).
+        ``{leaf: bound}`` with ``given``, each bound a valid upper bound (rounded upwards).
 
     Raises
     ------
@@ -216,6 +219,8 @@ def derived_bounds(measure, start, star, funcs):
         if math.isfinite(b):
             bounds[leaf] = b
             found.add(id(leaf))
+    given = dict(given or {})
+    found.update(id(leaf) for point in given for leaf in _single_leaf(point))
     free = []
     for name, leaf in _named_leaves(start, star, funcs):
         if id(leaf) not in found and name not in free:
@@ -226,7 +231,49 @@ def derived_bounds(measure, start, star, funcs):
         raise PEPSolveError(f"no certificate: V <= 1 leaves {free} unbounded ({why}), so no "
                             "a-priori bound exists (measure: give bounds and star_bounds, or "
                             "put those points in V)")
+    return {**bounds, **given}
+
+
+def _single_leaf(point):
+    """The leaf of a point that is one leaf up to sign (a bound on it bounds the leaf)."""
+    items = list(getattr(point, "decomposition_dict", {}).items())
+    return [items[0][0]] if len(items) == 1 and abs(items[0][1]) == 1 else []
+
+
+
+
+
+def condition_bounds(problem):
+    r"""``{leaf point: bound on its norm}`` implied by the problem's own initial condition
+    :math:`V - 1 \le 0` (as sent to the solver, every float read exactly), for every leaf it
+    bounds (module docstring); what the symmetric form's certificate needs
+    (:func:`.certify_symmetric.certified_symmetric`), whose :math:`V` is summed over the
+    classes (:func:`.symgram.summed`) and read here as built.
+
+    Parameters
+    ----------
+    problem : PEPit.PEP
+        With exactly one constraint named ``"Initial condition"``, an inequality.
+
+    Returns
+    -------
+    dict
+        ``{leaf: bound}``, each rounded upwards; leaves :math:`V` leaves unbounded are absent.
+
+    Raises
+    ------
+    ValueError
+        Naming ``measure`` when there is no such condition or it reads a function value.
+    """
+    found = [c for c in problem.list_of_constraints if c.get_name() == "Initial condition"]
+    if len(found) != 1 or found[0].equality_or_inequality != "inequality":
+        raise ValueError("measure: bounds derived from V need one initial condition V <= 1")
+    leaves, q, c0 = quadratic_form(found[0].expression)   # V - 1 <= 0, i.e. tr(QG) + c0 + 1 <= 1
+    bounds = {}
+    for k, leaf in enumerate(leaves):
+        b = norm_bound(q, c0 + 1, k)
+        if math.isfinite(b):
+            bounds[leaf] = b
     return bounds
 
-
-__all__ = ["derived_bounds", "norm_bound", "quadratic_form", "schur_entry"]
+__all__ = ["condition_bounds", "derived_bounds", "norm_bound", "quadratic_form", "schur_entry"]

@@ -45,11 +45,27 @@ on the worst case. :func:`.certify.solve_certified` accepts it as there (an accu
 preferred; otherwise the bracket [solver's primal value, bound] within
 :func:`.certify.bracket_tolerance`).
 
-Where it applies (:func:`certifiable_symmetric`): a one-run measure with ``bounds``, clients
-sharing :math:`x^\star`, any class (the quadratic one with :math:`\mu_c > 0`: its LMI duals
-and its stationary points' bounds, :mod:`.certify_lmi`); each class keeps its own
-(mu_c, L_c). A proximal step's gradient is evaluated at a point that depends on it,
-so no a-priori bound is derived for it: ``ValueError`` naming ``round``.
+**Bounds derived from V.** A measure without ``bounds`` has its leaves bounded by the reduced
+SDP's own initial condition :math:`\sum_c V_c \le 1` (:func:`.certify_derived.condition_bounds`:
+the exact supremum of each leaf's norm over :math:`G \succeq 0` with that condition, read from
+the float coefficients the SDP is built with and rounded upwards), which holds on the reduced
+feasible set; each mean and deviation leaf is then bounded directly. A leaf :math:`V` leaves
+unbounded gets no bound (``ValueError`` naming ``measure``;
+:func:`.certify_symmargin.certified_reduced` then takes the margin certificate).
+
+**Clients not sharing** :math:`x^\star`. The representative of class c then has the point
+:math:`(0, g_c, 0)` at :math:`x^\star = 0`, :math:`g_c` a class mean (the last class's minus
+the weighted sum of the others) plus a deviation. Its anchor is that point, with
+:math:`\|g_c\|` bounded by the triangle inequality over the leaves the initial condition
+bounds (the derived bounds, with the measure's ``bounds`` where given): the third bullet
+above then holds from :math:`(0, g_c)` as in :func:`.certify.certified_star`, which reads only
+each function's smoothness and the exactness of its interpolation conditions.
+
+Where it applies (:func:`certifiable_symmetric`): a one-run measure (``bounds`` given or
+derived), clients sharing :math:`x^\star` or not, not identical, any class (the quadratic one with
+:math:`\mu_c > 0`: its LMI duals and its stationary points' bounds, :mod:`.certify_lmi`);
+each class keeps its own (mu_c, L_c). A proximal step's gradient is evaluated at a point
+that depends on it, so no a-priori bound is derived for it: ``ValueError`` naming ``round``.
 """
 
 from __future__ import annotations
@@ -57,6 +73,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certify import _anchor, _norm_bound, solve_certified
+from .certify_derived import condition_bounds
 from .certify_lmi import stationary_bounds, unused_leaves
 from .describe import Measure, Setting
 
@@ -73,8 +90,7 @@ def certifiable_symmetric(setting: Setting, measure: Measure) -> bool:
     -------
     bool
     """
-    return (measure.bounds is not None and measure.runs == 1 and bool(setting.common_minimizer)
-            and not setting.identical and (setting.function_class != "quadratic"
+    return (measure.runs == 1 and not setting.identical and (setting.function_class != "quadratic"
                                            or bool(np.all(np.asarray(setting.mu) > 0))))
 
 
@@ -195,17 +211,23 @@ def certified_symmetric(build, setting: Setting, measure: Measure):
     PEPSolveError
         When no solve gives a bracket within the tolerance.
     """
-    if measure.bounds is None or measure.runs != 1:
-        raise ValueError("measure: a certified solve needs a one-run measure with bounds")
+    if measure.runs != 1:
+        raise ValueError("measure: a certified solve needs a one-run measure")
     if not certifiable_symmetric(setting, measure):
-        raise ValueError("setting: a certified symmetric solve needs clients sharing x* "
+        raise ValueError("setting: a certified symmetric solve needs clients not identical "
                          "(and mu > 0 in the quadratic class)")
     kept = {}
 
     def problem_and_bounds():
         problem, parts = build()
         server, clients = parts["start"]
-        initial = stationary_bounds(parts["funcs"], measure.bounds(_StartState(server, clients)))
+        if measure.bounds is not None and setting.common_minimizer:
+            given = measure.bounds(_StartState(server, clients))
+        else:   # derived from V, with what the measure gives (module docstring)
+            given = condition_bounds(problem)
+            if measure.bounds is not None:
+                given.update(measure.bounds(_StartState(server, clients)))
+        initial = stationary_bounds(parts["funcs"], given)
         initial.update(dict.fromkeys(unused_leaves(problem, parts["funcs"]), 0.0))
         kept.update(parts, bounds=class_leaf_bounds(parts["funcs"], initial, parts["space"]))
         return problem, parts["funcs"], initial

@@ -288,11 +288,13 @@ def check_certified(certified):
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
     r"""Whether :func:`certified_solve` applies: a two-run measure (:mod:`.certify_tworuns`;
-    quadratics pinned), or a one-run measure: with ``bounds`` and clients sharing
-    :math:`x^\star` (:func:`certifiable_shared`), or clients not sharing it and ``bounds`` with
-    ``star_bounds`` or neither (derived from V), any class (:func:`.certify.certified_star`);
-    ``mu = 0`` included (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client
-    (each leaf bounded with its own function's constants: :func:`.certify.leaf_bounds`,
+    quadratics pinned), or any one-run measure: clients sharing :math:`x^\star`
+    (:func:`certifiable_shared`) or not (:func:`.certify.certified_star`), the start bounds
+    the measure's ``bounds`` and ``star_bounds`` where given, the rest derived from :math:`V`
+    (:meth:`.measures.Measure.start_bounds`, :mod:`.certify_derived`; a point :math:`V`
+    leaves unbounded is then reported, not certified); any class, ``mu = 0`` included
+    (:mod:`.certify_quadratic`); one ``(mu, L)`` for all or one per client (each leaf bounded
+    with its own function's constants: :func:`.certify.leaf_bounds`,
     :func:`.certify_lmi.stationary_bounds`).
 
     Parameters
@@ -311,17 +313,15 @@ def certifiable(setting: Setting, measure: Measure) -> bool:
 
 def certifiable_shared(setting: Setting, measure: Measure) -> bool:
     r"""Whether the shared-minimizer certificate (:func:`.certify.solve_certified`) applies: a
-    one-run measure with ``bounds``, clients sharing :math:`x^\star` (or identical), one
-    ``(mu, L)`` for all or per client (any smooth class: :func:`.certify.leaf_bounds`)."""
-    return (measure.bounds is not None and measure.runs == 1
-            and bool(setting.common_minimizer or setting.identical))
+    one-run measure, clients sharing :math:`x^\star` (or identical), one ``(mu, L)`` for all
+    or per client (any smooth class: :func:`.certify.leaf_bounds`); the start bounds are
+    ``measure.bounds`` or, without it, derived from :math:`V` (:mod:`.certify_derived`)."""
+    return measure.runs == 1 and bool(setting.common_minimizer or setting.identical)
 
 
 def _star_route(setting, measure):
     """The route to :func:`.certify.certified_star` (:func:`certifiable`)."""
-    return (measure.runs == 1 and (measure.derives_bounds or measure.bounds is not None
-                                   and measure.star_bounds is not None)
-            and not (setting.common_minimizer or setting.identical))
+    return measure.runs == 1 and not (setting.common_minimizer or setting.identical)
 
 
 def solve_built(problem, round_: Round, setting: Setting, measure: Measure,
@@ -372,18 +372,16 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
     def parts_of():
         problem, parts = built()
         funcs = list({id(f): f for f in parts["funcs"]}.values())
-        return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
+        initial = measure.start_bounds(parts["start"], parts["star"], funcs, shared=True)
+        return problem, funcs, stationary_bounds(funcs, initial)
 
     if measure.runs == 2:
         info = solve_two_runs(built)
     elif _star_route(setting, measure):
         info = certified_star(built, setting.L, measure)
-    elif measure.bounds is None:
-        raise ValueError("measure: a certified solve needs a one-run measure with bounds, or "
-                         "two runs")
     elif not certifiable_shared(setting, measure):
-        raise ValueError("setting: a certified solve needs clients sharing x* (or identical), "
-                         "or a measure with star_bounds")
+        raise ValueError("setting: a certified one-run solve takes the star route (x* not "
+                         "shared) or the shared one (clients sharing x*, or identical)")
     else:
         info = solve_certified(parts_of, setting.L, alternatives=alternatives)
     return info, law[0][1]["law"]

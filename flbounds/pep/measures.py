@@ -23,10 +23,10 @@ class Measure:
     bounds : callable, optional
         ``bounds(state) -> {free start point: bound on its norm}`` implied by :math:`V \le 1`
         when every client is stationary at :math:`x^\star = 0`: what a certified solve
-        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs. Given
-        neither ``bounds`` nor ``star_bounds``, a certified solve with :math:`x^\star` not
-        shared derives both from :math:`V` itself (:attr:`derives_bounds`,
-        :mod:`.certify_derived`: exact, rounded upwards).
+        (:mod:`flbounds.pep.certify`, ``worst_case(..., certified=True)``) needs. Where
+        ``bounds`` (or, :math:`x^\star` not shared, ``star_bounds``) is not given, a
+        certified solve derives the missing bounds from :math:`V` itself
+        (:attr:`derives_bounds`, :mod:`.certify_derived`: exact, rounded upwards).
     star_bounds : callable, optional
         ``star_bounds(star) -> {free point of star: bound on its norm}`` implied by
         :math:`V \le 1` when the clients do not share :math:`x^\star` (the free gradients
@@ -42,15 +42,15 @@ class Measure:
 
     @property
     def derives_bounds(self) -> bool:
-        """Whether a certified solve with :math:`x^\\star` not shared derives its start
-        bounds from :math:`V` (one run, neither ``bounds`` nor ``star_bounds`` given:
-        :mod:`.certify_derived`)."""
-        return self.runs == 1 and self.bounds is None and self.star_bounds is None
+        """Whether a certified solve may derive start bounds from :math:`V` (one run, ``bounds``
+        or ``star_bounds`` missing: :mod:`.certify_derived`); the points a given callable
+        bounds keep its bounds."""
+        return self.runs == 1 and (self.bounds is None or self.star_bounds is None)
 
-    def start_bounds(self, start, star, funcs=()):
-        """The start bounds of :func:`.certify.certified_star`: ``bounds(start)`` with
-        ``star_bounds(star)`` when given, else derived from :math:`V \\le 1`
-        (:func:`.certify_derived.derived_bounds`).
+    def start_bounds(self, start, star, funcs=(), *, shared=False):
+        r"""The start bounds of a certified one-run solve: ``bounds(start)`` (with
+        ``star_bounds(star)`` when the clients do not share :math:`x^\star`) where given,
+        the rest derived from :math:`V \le 1` (:func:`.certify_derived.derived_bounds`).
 
         Parameters
         ----------
@@ -60,6 +60,8 @@ class Measure:
             Its minimizer.
         funcs : sequence of PEPit functions
             The PEP's functions (for derived bounds).
+        shared : bool
+            The clients share :math:`x^\star` (their gradients there are 0: no star part).
 
         Returns
         -------
@@ -70,17 +72,17 @@ class Measure:
         ------
         PEPSolveError
             When derived bounds leave a needed point unbounded.
-        ValueError
-            Naming ``measure`` when only one of ``bounds`` and ``star_bounds`` is given.
         """
-        if self.derives_bounds:
-            from .certify_derived import derived_bounds
+        given = {} if self.bounds is None else dict(self.bounds(start))
+        if self.bounds is not None and shared:
+            return given
+        if not shared and self.star_bounds is not None:
+            given.update(self.star_bounds(star))
+            if self.bounds is not None:
+                return given
+        from .certify_derived import derived_bounds
 
-            return derived_bounds(self, start, star, funcs)
-        if self.bounds is None or self.star_bounds is None:
-            raise ValueError("measure: a certified solve with x* not shared needs bounds and "
-                             "star_bounds, or neither (then derived from V)")
-        return {**self.bounds(start), **self.star_bounds(star)}
+        return derived_bounds(self, start, star, funcs, given=given)
 
 
 def lyapunov(value, label, bounds=None, star_bounds=None) -> Measure:
@@ -97,9 +99,8 @@ def lyapunov(value, label, bounds=None, star_bounds=None) -> Measure:
         A name for reports.
     bounds : callable, optional
         ``bounds(state) -> {free start point: bound on its norm}``, for a certified solve
-        (see :class:`Measure`). With neither ``bounds`` nor ``star_bounds``, the certified
-        solve with :math:`x^\star` not shared derives them from :math:`V`
-        (:mod:`.certify_derived`).
+        (see :class:`Measure`). What is not given, a certified solve derives from :math:`V`
+        (:mod:`.certify_derived`), shared :math:`x^\star` or not.
     star_bounds : callable, optional
         ``star_bounds(star) -> {free point of star: bound on its norm}`` (see
         :class:`Measure`).

@@ -246,7 +246,8 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
         def again():
             problem, parts = build_mixture(program, setting, measure, form=form)
             funcs = list({id(f): f for f in parts["funcs"]}.values())
-            return problem, funcs, stationary_bounds(funcs, measure.bounds(parts["start"]))
+            initial = measure.start_bounds(parts["start"], parts["star"], funcs, shared=True)
+            return problem, funcs, stationary_bounds(funcs, initial)
 
         if _star_route(setting, measure):   # x* not shared: engine.certified_solve's route
             return certified_star(lambda: build_mixture(program, setting, measure, form=form),

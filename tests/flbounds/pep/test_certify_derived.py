@@ -189,8 +189,9 @@ def test_a_mixture_with_a_budget_without_bounds_is_certified(no_store):
 
 
 def test_a_misrouted_budget_is_not_certified(no_store):
-    """Planted: the star route closed to derived bounds (as before): no certificate."""
+    """Planted: the star route closed: certified_solve refuses x* not shared on the shared
+    route (naming the setting), no certificate."""
     no_store.setattr(sdp, "accurate", lambda *a: False)
     no_store.setattr(engine, "_star_route", lambda setting, measure: False)
-    with pytest.raises(ValueError, match="measure"):
+    with pytest.raises(ValueError, match="setting"):
         pep.worst_case(FEDAVG, QUADRATIC, BUDGET, LAW, certified=True)

@@ -62,10 +62,15 @@ def test_a_mixture_star_measure_sent_to_the_shared_certificate_fails(no_store):
         pep.worst_case(SAFARI, _setting(1.0), BUDGET)
 
 
-def test_without_star_bounds_a_mixture_is_refused(no_store):
+def test_without_star_bounds_a_mixture_derives_them(no_store):
+    """``bounds`` without ``star_bounds``: the gradients' bounds derived from V
+    (flbounds.pep.certify_derived), the mixture certified within its bracket."""
+    from ._planted import assert_bracketed, forced
+
     no_star = pep.lyapunov(BUDGET.value, "budget", bounds=BUDGET.bounds)
-    with pytest.raises(ValueError, match="certified"):
-        pep.worst_case(SAFARI, _setting(1.0), no_star, certified=True)
+    accurate = pep.worst_case(SAFARI, _setting(1.0), no_star)
+    forced(no_store)
+    assert_bracketed(pep.worst_case(SAFARI, _setting(1.0), no_star, certified=True), accurate)
 
 
 def test_scaled_multipliers_on_a_mixture_prove_less_and_are_refused(no_store):

@@ -90,11 +90,15 @@ def test_mu_zero_forced_inaccurate_gets_a_certified_bound(no_store, certified, s
     assert bound.gap < 1e-6      # measured 2.2e-10 (shared), 2.8e-7 (star)
 
 
-def test_without_star_bounds_mu_zero_is_still_refused(no_store):
+def test_without_star_bounds_mu_zero_derives_them(no_store):
+    """``bounds`` without ``star_bounds``: the gradients at x* bounded from V
+    (flbounds.pep.certify_derived), the star route certified within its bracket."""
     no_star = pep.lyapunov(BUDGET.value, "budget", bounds=BUDGET.bounds)
-    assert not engine.certifiable(STAR, no_star)
-    with pytest.raises(ValueError, match="star_bounds"):
-        pep.worst_case(pep.fedavg_round(2, 0.3), STAR, no_star, LAW, certified=True)
+    assert engine.certifiable(STAR, no_star)
+    accurate = pep.worst_case(pep.fedavg_round(2, 0.3), STAR, no_star, LAW)
+    no_store.setattr(sdp, "accurate", lambda *a: False)
+    bound = pep.worst_case(pep.fedavg_round(2, 0.3), STAR, no_star, LAW, certified=True)
+    _bracketed(bound, accurate)
 
 
 def _solved(round_, setting, measure, law, equality=False, monkeypatch=None):

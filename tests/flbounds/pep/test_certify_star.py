@@ -67,8 +67,11 @@ def test_planted_bugs_prove_less_than_the_worst_case_and_are_refused(no_store):
     # test_certify_lmi.py (test_the_psd_projection_is_what_keeps_the_bound_valid)
 
 
-def test_a_measure_without_star_bounds_is_refused():
-    with pytest.raises(ValueError, match="measure"):
+def test_a_measure_leaving_the_star_gradients_free_is_refused():
+    """Without star_bounds they are derived from V; V = ||x - x*||^2 leaves them free."""
+    with pytest.raises(sdp.PEPSolveError, match="unbounded"):
         certified_star(_build(pep.fedavg_round(2, 0.3)), SETTING.L, pep.distance())
+    with pytest.raises(ValueError, match="measure"):
+        certified_star(_build(pep.fedavg_round(2, 0.3)), SETTING.L, pep.two_runs())
     with pytest.raises(ValueError, match="star_bounds"):
         pep.lyapunov(lambda state, star: state["x"] ** 2, "x", star_bounds=1.0)

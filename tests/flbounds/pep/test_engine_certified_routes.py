@@ -20,10 +20,13 @@ BUDGET = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
                       + sum(g ** 2 for g in star.gradients), "heterogeneity budget",
                       bounds=lambda state: {state["x"]: 1.0},
                       star_bounds=lambda star: dict.fromkeys(star.gradients, 1.0))
-#: the same V with no bounds on x*'s gradients: no certificate applies
+#: the same V with no bounds on x*'s gradients: their part derived from V (certify_derived)
 NO_STAR = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2
                        + sum(g ** 2 for g in star.gradients), "heterogeneity budget",
                        bounds=lambda state: {state["x"]: 1.0})
+#: V that does not read the gradients at x*: they are free, the worst case unbounded
+FREE = pep.lyapunov(lambda state, star: (state["x"] - star.x) ** 2, "distance, x* not shared",
+                    bounds=lambda state: {state["x"]: 1.0})
 QUADRATIC = pep.Setting(3, 1.0, 2.0, function_class="quadratic")
 LAW = Bernoulli([0.3, 0.5, 0.7])
 
@@ -36,7 +39,7 @@ def _bracketed(bound, accurate):
 def test_the_routes_are_certifiable():
     assert engine.certifiable(QUADRATIC, BUDGET)
     assert engine.certifiable(QUADRATIC, pep.two_runs())
-    assert not engine.certifiable(QUADRATIC, NO_STAR)
+    assert engine.certifiable(QUADRATIC, NO_STAR)   # test_certify_derived_routes.py
     assert engine.certifiable(pep.Setting(3, 0.0, 2.0, function_class="quadratic"), BUDGET)
     assert not engine.certifiable_shared(QUADRATIC, BUDGET)
 
@@ -60,12 +63,11 @@ def test_two_runs_over_the_quadratic_class_get_the_pinned_bound(no_store, certif
 
 
 def test_an_unbounded_sdp_still_raises(no_store):
-    """Without star_bounds the gradients at x* are free: no route, the error stays."""
+    """V leaves the gradients at x* free: no certificate, the worst case said unbounded."""
     forced(no_store)
-    with pytest.raises(sdp.PEPSolveError):
-        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW)
-    with pytest.raises(ValueError, match="setting"):
-        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW, certified=True)
+    for certified in (False, True):
+        with pytest.raises(sdp.PEPSolveError, match="unbounded"):
+            pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, FREE, LAW, certified=certified)
 
 
 def test_a_star_measure_sent_to_the_shared_certificate_fails(no_store):
@@ -79,14 +81,13 @@ def test_a_star_measure_sent_to_the_shared_certificate_fails(no_store):
         pep.worst_case(pep.fedavg_round(3, 0.2), QUADRATIC, BUDGET, LAW)
 
 
-def test_a_route_skipping_the_star_bounds_check_changes_the_error(no_store):
-    """Planted: the route without its star_bounds test sends the unbounded SDP to
-    certified_star, which refuses the measure: a ValueError, not the solve error."""
+def test_a_star_measure_misrouted_by_certified_solve_is_refused(no_store):
+    """Planted: the star route closed, so certified_solve sends x* not shared to the shared
+    certificate: refused, naming the setting."""
     forced(no_store)
-    no_store.setattr(engine, "_star_route", lambda setting, measure:
-                     setting.function_class == "quadratic" and not setting.common_minimizer)
-    with pytest.raises(ValueError, match="star_bounds"):
-        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW)
+    no_store.setattr(engine, "_star_route", lambda setting, measure: False)
+    with pytest.raises(ValueError, match="setting"):
+        pep.worst_case(pep.fedavg_round(2, 0.3), QUADRATIC, NO_STAR, LAW, certified=True)
 
 
 def test_a_route_skipping_the_check_changes_the_outcome(no_store):

@@ -153,9 +153,9 @@ def lyapunov_rate(round_: Round, setting: Setting, participation=None, *, rho_ma
     round_ : Round
         A described round (:mod:`flbounds.pep.described`).
     setting : Setting
-        Clients sharing :math:`x^\star` (or identical), smooth strongly convex; one
-        :math:`(\mu, L)` for all or one per client (then no certified fallback: the check's
-        solve must be accurate).
+        Clients sharing :math:`x^\star` (or identical), smooth strongly convex or quadratic
+        (:math:`\mu = 0` included); one :math:`(\mu, L)` for all or one per client (each
+        client's leaves bounded with its own constants in the check's certificate).
     participation : None, bool vector, process or sampler
         See :func:`flbounds.pep.expect.law_of` (exact expectation).
     rho_max : float, default 1

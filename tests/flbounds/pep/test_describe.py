@@ -9,6 +9,7 @@ from flbounds.ledger import bounds
 from flbounds.participation import Bernoulli, UniformWithoutReplacement
 from flbounds.pep.expect import ParticipationLaw, law_of, weight
 from flbounds.pep.moments import participation_moments
+from flbounds.pep.sdp import PEPSolveError
 
 #: the old and new builders state the same SDP; each value is accepted within
 #: ``gap_tolerance`` (1e-6 relative) of the exact optimum, so the two agree within twice that
@@ -347,9 +348,11 @@ def test_certified_solve_of_a_described_round(make, monkeypatch):
     assert res.worst <= exact.worst + certify.bracket_tolerance(res.worst)
 
 
-def test_certified_solve_needs_bounds_and_a_shared_minimizer():
-    """(Two runs, the quadratic class included, are certified: test_certify_tworuns and
-    test_engine_certified_routes.)"""
-    with pytest.raises(ValueError, match="setting"):
+def test_certified_solve_names_what_v_leaves_unbounded():
+    """Clients not sharing x* under SCAFFOLD's V, which does not read the gradients at x*:
+    the bounds derived from V (flbounds.pep.certify_derived) leave them free, and the error
+    names them instead of certifying. (Two runs, the quadratic class included, are
+    certified: test_certify_tworuns and test_engine_certified_routes.)"""
+    with pytest.raises(PEPSolveError, match=r"leaves \['grad f_0\(x\*\)'\] unbounded"):
         pep.worst_case(pep.scaffold_round(1, 0.1, 2), pep.Setting(2, 1.0, 2.0),
                        pep.scaffold_lyapunov(0.1), certified=True)

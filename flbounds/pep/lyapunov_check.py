@@ -168,17 +168,11 @@ def start_bounds(value, free, funcs):
 
 
 def free_leaves(start, funcs):
-    """``[(name, leaf)]``: the start's leaf points that are no gradient of ``funcs``."""
-    made = {id(g) for f in funcs for _u, g, _v in f.list_of_points if g.get_is_leaf()}
-    named, seen = [], set()
-    points = list(start.server.items()) + \
-        [(f"{k} of client {i}", v) for i, c in enumerate(start.clients) for k, v in c.items()]
-    for name, point in points:
-        for leaf in point.decomposition_dict:
-            if id(leaf) not in made and id(leaf) not in seen:
-                seen.add(id(leaf))
-                named.append((name, leaf))
-    return named
+    r"""``[(name, leaf)]``: the start's leaf points that are no gradient of ``funcs`` (those
+    of :func:`.certify_derived.derived_bounds`, without :math:`x^\star`)."""
+    from .certify_derived import _named_leaves
+
+    return _named_leaves(start, None, funcs)
 
 
 @contextlib.contextmanager

@@ -40,12 +40,6 @@ BLOCKS = {
 }
 
 
-@pytest.fixture
-def no_store(monkeypatch):
-    monkeypatch.delenv(sdp.CACHE_ENV, raising=False)
-    return monkeypatch
-
-
 def _sound(rate):
     """certified >= witness (up to the witness's rounding)."""
     return rate.certified >= rate.witness - WITNESS_ROUNDING

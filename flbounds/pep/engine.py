@@ -22,10 +22,11 @@ from .anchor import anchored_minimizer, minimizer, origin
 from .certify_quadratic import client_functions as _functions
 from .describe import Measure, Mixture, Round, Setting
 from .expect import RandomPoint, expectation, indicator, law_of, random_sum, weight
-from .inputs import check_inputs
+from .inputs import check_certified, check_inputs
 from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import PEPSolveError, solve_first
+from .unbounded_said import raise_said
 
 
 class Star:
@@ -264,13 +265,7 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
             info, law = solve_built(problem, round_, setting, measure, participation), \
                 parts["law"]
     except PEPSolveError as exc:     # unbounded, or a solver failure: said which
-        from .certify_unbounded import unbounded_witness
-
-        why = unbounded_witness(lambda: build(round_, setting, measure, participation),
-                                measure) if "unbounded" in str(exc) else None
-        if why is None:
-            raise
-        raise PEPSolveError(f"{why} | {exc}") from exc
+        raise_said(exc, lambda: build(round_, setting, measure, participation), measure)
     return make_result(info, printed=printed, metric=measure.label, params=dict(
         algorithm=round_.name, local=round_.local.label, server=round_.server.label,
         push={m: repr(rule) for m, rule in round_.push.items()}, n_clients=setting.n_clients,
@@ -278,12 +273,6 @@ def worst_case(round_: Round, setting: Setting, measure: Measure, participation=
         identical=setting.identical, common_minimizer=setting.common_minimizer,
         participation=law.label, empty_probability=law.empty_probability,
         inclusion=np.round(law.inclusion, 12).tolist()))
-
-
-def check_certified(certified):
-    """``ValueError`` naming ``certified`` unless it is a bool (``"yes"`` is refused)."""
-    if not isinstance(certified, bool | np.bool_):
-        raise ValueError(f"certified must be a bool, got {certified!r}")
 
 
 def certifiable(setting: Setting, measure: Measure) -> bool:
@@ -387,5 +376,5 @@ def certified_solve(round_: Round, setting: Setting, measure: Measure, participa
     return info, law[0][1]["law"]
 
 __all__ = ["FORMS", "Star", "State", "build", "certifiable", "certifiable_shared",
-           "certified_solve", "check_certified", "initial_state", "next_state", "solve_built",
+           "certified_solve", "initial_state", "next_state", "solve_built",
            "worst_case"]

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from . import engine
 from .describe import Measure, Mixture, Round, Setting
-from .inputs import check_inputs
+from .inputs import check_certified, check_inputs
 from .result import WorstCase
 from .scenarios import mixture_worst_case
 
 
 def worst_case(round_: Round | Mixture, setting: Setting, measure: Measure, participation=None,
                *, printed=None, certified=False, classes=None) -> WorstCase:
-    engine.check_certified(certified)
+    check_certified(certified)
     check_inputs(round_, setting, measure, rounds=(Round, Mixture))
     if isinstance(round_, Mixture):
         if participation is not None:

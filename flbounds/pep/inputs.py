@@ -230,4 +230,10 @@ def check_inputs(round_, setting, measure, *, rounds=(Round,)) -> None:
         probe(part, measure, setting.n_clients)
 
 
-__all__ = ["ProbeError", "check_inputs", "probe"]
+def check_certified(certified) -> None:
+    """``ValueError`` naming ``certified`` unless it is a bool (``"yes"`` is refused)."""
+    if not isinstance(certified, bool | np.bool_):
+        raise ValueError(f"certified must be a bool, got {certified!r}")
+
+
+__all__ = ["ProbeError", "check_certified", "check_inputs", "probe"]

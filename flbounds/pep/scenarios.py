@@ -230,7 +230,8 @@ def mixture_worst_case(program, setting, measure, *, printed=None, form="origin"
     """
     from .certify import certified_star, solve_certified
     from .certify_lmi import stationary_bounds
-    from .engine import _star_route, certifiable, check_certified
+    from .engine import _star_route, certifiable
+    from .inputs import check_certified
     from .result import make_result
     from .sdp import PEPSolveError, solve_first
     from .unbounded_said import raise_said

@@ -147,6 +147,7 @@ from .classcounts import count_class_law
 from .classlaw import class_law, classes_of
 from .counts import draws_of
 from .describe import Measure, Round, Setting
+from .inputs import check_certified
 from .measures import made_leaves
 from .result import WorstCase, make_result
 from .sdp import PEPSolveError, solve_first
@@ -367,8 +368,7 @@ def worst_case_symmetric(round_: Round, setting: Setting, measure: Measure,
     """
     from .certify_symmargin import certified_reduced, reduced_certifiable
 
-    if not isinstance(certified, bool | np.bool_):    # as engine.check_certified
-        raise ValueError(f"certified must be a bool, got {certified!r}")
+    check_certified(certified)
     def build():
         return build_symmetric(round_, setting, measure, participation, classes=classes)
 

@@ -112,6 +112,17 @@ def cli(*args, sites=(), cwd=None):
 
 
 
+def loaded_plugin(monkeypatch, tmp_path, entry, module, source):
+    """Write ``source`` as ``module``, register it as the only plugin ``entry`` of an empty
+    registry (:func:`empty_registry`) and load it: ``(table, module)``; the caller pops
+    ``module`` from ``sys.modules`` afterwards."""
+    sys.modules.pop(module, None)  # a fresh import registers the claims
+    (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    empty_registry(monkeypatch, [(entry, module)])
+    return registry.load_all(), importlib.import_module(module)
+
+
 def empty_registry(monkeypatch, plugins):
     """An empty claim registry whose plugins are ``plugins``, ``[(entry name, module)]``:
     fake entry points of the claims group, for this test only."""

@@ -49,3 +49,16 @@ def forced(monkeypatch) -> None:
     from flbounds.pep import sdp
 
     monkeypatch.setattr(sdp, "accurate", lambda *a: False)
+
+
+def scaled_margin_lmi(problem, metric, growth, factor=0.9):
+    """The margin certificate of a solved ``problem`` (:func:`.certify_lmi.
+    margin_certificate_lmi`) from its multipliers, scalar and LMI, all scaled by ``factor``:
+    the planted bug of multipliers that are not the solver's."""
+    import numpy as np
+
+    from flbounds.pep.certify_lmi import margin_certificate_lmi, solver_lmi_duals
+
+    lam = np.array([float(c.eval_dual()) for c in problem._list_of_prepared_constraints])
+    return margin_certificate_lmi(problem, metric, growth, factor * lam,
+                                  [factor * z for z in solver_lmi_duals(problem)])

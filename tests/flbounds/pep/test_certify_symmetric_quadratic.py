@@ -26,7 +26,7 @@ from flbounds.pep.certify_symmetric import certifiable_symmetric
 from flbounds.pep.certify_tworuns import pin_stationary
 from flbounds.pep.symmetric import build_symmetric
 
-from ._planted import assert_bracketed, forced, lmis_as_equalities
+from ._planted import assert_bracketed, forced, lmis_as_equalities, scaled_margin_lmi
 from .test_certify_quadratic import BUMP, L
 from .test_symmetric_quadratic import CASES, case, classes
 
@@ -73,9 +73,7 @@ def test_scaled_multipliers_prove_less_and_are_refused(no_store):
     problem, metric, growth = _regularized(round_, setting, measure, law, groups, 1e-6)
     real = margin_certificate_lmi(problem, metric, growth)
     assert value - pep.gap_tolerance(value) <= real.upper <= value + bracket_tolerance(value)
-    lam = np.array([float(c.eval_dual()) for c in problem._list_of_prepared_constraints])
-    scaled = margin_certificate_lmi(problem, metric, growth, 0.9 * lam,
-                                    [0.9 * z for z in solver_lmi_duals(problem)])
+    scaled = scaled_margin_lmi(problem, metric, growth)
     assert scaled.dual < value - 0.05                      # the bug: k read without the checks
     assert scaled.slope > 0 and scaled.upper == np.inf     # the certificate: none
 

@@ -13,9 +13,11 @@ from flbounds import pep
 from flbounds.participation import Bernoulli
 from flbounds.pep import engine, sdp
 from flbounds.pep.certify import bracket_tolerance
-from flbounds.pep.certify_lmi import margin_certificate_lmi, solver_lmi_duals
+from flbounds.pep.certify_lmi import margin_certificate_lmi
 from flbounds.pep.certify_margin import regularized, value_growth
 from flbounds.pep.certify_tworuns import pin_stationary, solve_two_runs
+
+from ._planted import scaled_margin_lmi
 
 
 def _case(n):
@@ -55,9 +57,7 @@ def test_scaled_multipliers_prove_less_and_are_refused(no_store):
     assert status == "optimal"
     real = margin_certificate_lmi(problem, metric, growth)
     assert value - pep.gap_tolerance(value) <= real.upper <= value + bracket_tolerance(value)
-    lam = np.array([float(c.eval_dual()) for c in problem._list_of_prepared_constraints])
-    scaled = margin_certificate_lmi(problem, metric, growth, 0.9 * lam,
-                                    [0.9 * z for z in solver_lmi_duals(problem)])
+    scaled = scaled_margin_lmi(problem, metric, growth)
     assert scaled.dual < value - 0.02                     # the bug: k without the checks
     assert not math.isfinite(scaled.upper) or \
         scaled.upper - scaled.primal > bracket_tolerance(scaled.upper)    # refused

@@ -23,8 +23,7 @@ convex class allows exactly the gradients :math:`Q(x - x^\star)`, :math:`\mu I \
 
 import pytest
 
-import flbounds.ledger.api.registry as registry
-from tests.flbounds.ledger.test_plugins import empty_registry
+from tests.flbounds.ledger.test_plugins import loaded_plugin
 
 PLUGIN = r'''
 """Claims of 'Heavy ball in one step' (A. Author, 2026): an algorithm described in a plugin."""
@@ -78,15 +77,9 @@ def one_step(*, rng, mu=1.0, L=4.0, alpha=0.3, beta=0.15, c=0.25):
 @pytest.fixture
 def plugin(monkeypatch, tmp_path):
     """The plugin module, loaded through a fake entry point into an empty registry."""
-    import importlib
     import sys
 
-    sys.modules.pop("hb_plugin", None)  # a fresh import registers the claims
-    (tmp_path / "hb_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    empty_registry(monkeypatch, [("hbnote", "hb_plugin")])
-    table = registry.load_all()
-    yield table, importlib.import_module("hb_plugin")
+    yield loaded_plugin(monkeypatch, tmp_path, "hbnote", "hb_plugin", PLUGIN)
     sys.modules.pop("hb_plugin", None)
 
 

@@ -10,7 +10,6 @@ described algorithm or in the analytic value make it ``violated``.
 """
 
 import dataclasses
-import importlib
 import re
 import subprocess
 import sys
@@ -18,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import flbounds.ledger.api.registry as registry
-from tests.flbounds.ledger.test_plugins import cli, empty_registry, pip_install
+from tests.flbounds.ledger.test_plugins import cli, loaded_plugin, pip_install
 
 ROOT = Path(__file__).resolve().parents[3]
 CLAIM = "momnote.lemma1.rate"
@@ -78,13 +76,8 @@ def test_the_guide_session_prints_the_guide_output(installed, tmp_path):
 @pytest.fixture
 def plugin(monkeypatch, tmp_path):
     """The guide's module loaded through a fake entry point into an empty registry."""
-    sys.modules.pop("fedavgm_claims", None)  # a fresh import registers the claim
-    (tmp_path / "fedavgm_claims.py").write_text(guide_blocks()["fedavgm_claims.py"],
-                                                 encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    empty_registry(monkeypatch, [("momnote", "fedavgm_claims")])
-    table = registry.load_all()
-    yield table, importlib.import_module("fedavgm_claims")
+    yield loaded_plugin(monkeypatch, tmp_path, "momnote", "fedavgm_claims",
+                        guide_blocks()["fedavgm_claims.py"])
     sys.modules.pop("fedavgm_claims", None)
 
 
